@@ -1,0 +1,139 @@
+// Starts and stops a local X desktop served over VNC: TigerVNC's Xvnc on a free display and a
+// free loopback port, optionally with a light window manager and an xterm. Used by
+// `overlay-companion serve --desktop local` and by every test that needs a real desktop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './freePort.js';
+import { vncPasswordFile } from './vncPassword.js';
+
+export interface LocalDesktopOptions {
+  width?: number;
+  height?: number;
+  /** VNC password; when absent the desktop uses security type None (loopback only). */
+  password?: string;
+  /** Start a window manager (openbox when installed). Default true. */
+  windowManager?: boolean;
+  /** Start an xterm; pass a command line to run inside it (e.g. ['sh', '-c', 'cat > f']). */
+  xterm?: boolean | { command: string[]; geometry?: string };
+  /** Extra Xvnc parameters, e.g. ['-AcceptSetDesktopSize=0']. */
+  extraArgs?: string[];
+}
+
+export interface LocalDesktop {
+  /** X display name, e.g. ':7'. */
+  display: string;
+  host: string;
+  port: number;
+  password: string | undefined;
+  width: number;
+  height: number;
+  /** Environment for X clients (xdotool, xwd, xclip) aimed at this desktop. */
+  env: NodeJS.ProcessEnv;
+  /** Start another X client on this desktop; it is stopped with the desktop. */
+  spawnClient(command: string, args: string[]): ChildProcess;
+  stop(): Promise<void>;
+}
+
+export class LocalDesktopError extends Error {
+  override name = 'LocalDesktopError';
+}
+
+const INSTALL_HINT =
+  'Install the desktop packages: apt-get install -y tigervnc-standalone-server tigervnc-tools xterm x11-utils xdotool xclip openbox';
+
+export async function startLocalDesktop(options: LocalDesktopOptions = {}): Promise<LocalDesktop> {
+  const width = options.width ?? 1280;
+  const height = options.height ?? 800;
+  const host = '127.0.0.1';
+  const port = await freePort(host);
+  const workDir = await mkdtemp(join(tmpdir(), 'oc-desktop-'));
+  const args = [
+    '-geometry',
+    `${width}x${height}`,
+    '-depth',
+    '24',
+    '-localhost',
+    '-rfbport',
+    String(port),
+    '-displayfd',
+    '3',
+    '-AlwaysShared',
+    '-nolisten',
+    'tcp',
+  ];
+  if (options.password !== undefined) {
+    const file = join(workDir, 'passwd');
+    await writeFile(file, vncPasswordFile(options.password), { mode: 0o600 });
+    args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
+  } else {
+    args.push('-SecurityTypes', 'None');
+  }
+  args.push(...(options.extraArgs ?? []));
+
+  const children: ChildProcess[] = [];
+  const xvnc = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  children.push(xvnc);
+  let stderr = '';
+  xvnc.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+
+  const displayNumber = await new Promise<number>((resolve, reject) => {
+    let text = '';
+    const fd3 = xvnc.stdio[3] as NodeJS.ReadableStream | null;
+    const fail = (why: string) => reject(new LocalDesktopError(`${why}. ${INSTALL_HINT}\n${stderr}`));
+    xvnc.once('error', (err) => fail(`Xvnc could not start (${err.message})`));
+    xvnc.once('exit', (code) => fail(`Xvnc exited with code ${String(code)} before it was ready`));
+    fd3?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /^(\d+)\n/.exec(text);
+      if (match?.[1] !== undefined) resolve(Number(match[1]));
+    });
+    setTimeout(() => fail('Xvnc did not report a display within 15 s'), 15_000).unref();
+  });
+  xvnc.removeAllListeners('exit');
+  xvnc.removeAllListeners('error');
+
+  const display = `:${displayNumber}`;
+  const env = { ...process.env, DISPLAY: display };
+  const spawnClient = (command: string, clientArgs: string[]): ChildProcess => {
+    const child = spawn(command, clientArgs, { env, stdio: 'ignore' });
+    child.on('error', () => undefined); // a missing optional client must not crash the server
+    children.push(child);
+    return child;
+  };
+
+  if (options.windowManager ?? true) spawnClient('openbox', ['--sm-disable']);
+  if (options.xterm) {
+    const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11'];
+    if (typeof options.xterm === 'object') {
+      xtermArgs.push('-geometry', options.xterm.geometry ?? '100x30+40+40', '-e', ...options.xterm.command);
+    } else {
+      xtermArgs.push('-geometry', '100x30+40+40');
+    }
+    spawnClient('xterm', xtermArgs);
+  }
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      await Promise.all(
+        children.reverse().map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+            }),
+        ),
+      );
+      await rm(workDir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+
+  return { display, host, port, password: options.password, width, height, env, spawnClient, stop };
+}
