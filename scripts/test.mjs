@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite in one command — type check, lint and format check, build,
+// unit and integration tests (Vitest, real Xvnc desktops), end-to-end tests (Playwright with
+// Debian's Chromium). Every step runs even when an earlier one failed, so one run shows
+// everything that is wrong; the last line is the plain "tests: N passed, N failed" summary.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const reportDir = mkdtempSync(join(tmpdir(), 'oc-test-'));
+const results = [];
+let passed = 0;
+let failed = 0;
+
+function step(name, command, args, countTests) {
+  const started = Date.now();
+  console.log(`\n=== ${name}: ${command} ${args.join(' ')}`);
+  const run = spawnSync(command, args, {
+    stdio: 'inherit',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
+  const ok = run.status === 0;
+  const counts = countTests?.();
+  if (counts) {
+    passed += counts.passed;
+    failed += counts.failed;
+  } else if (!ok) {
+    failed += 1; // a failing check step counts as one failed test
+  }
+  results.push({ name, ok, seconds: ((Date.now() - started) / 1000).toFixed(1), counts });
+}
+
+function vitestCounts(file) {
+  return () => {
+    if (!existsSync(file)) return { passed: 0, failed: 1 };
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    return {
+      passed: report.numPassedTests,
+      failed: report.numFailedTests + (report.success ? 0 : report.numFailedTests === 0 ? 1 : 0),
+    };
+  };
+}
+
+function playwrightCounts(file) {
+  return () => {
+    if (!existsSync(file)) return { passed: 0, failed: 1 };
+    const { stats } = JSON.parse(readFileSync(file, 'utf8'));
+    return { passed: stats.expected + stats.flaky, failed: stats.unexpected };
+  };
+}
+
+const only = process.argv.slice(2);
+const wanted = (name) => only.length === 0 || only.includes(name);
+
+if (wanted('typecheck')) step('typecheck', 'npm', ['run', '--silent', 'typecheck']);
+if (wanted('lint')) step('lint', 'npm', ['run', '--silent', 'lint']);
+if (wanted('build')) step('build', 'npm', ['run', '--silent', 'build']);
+if (wanted('unit')) {
+  const file = join(reportDir, 'vitest.json');
+  step(
+    'unit+integration',
+    'npx',
+    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`],
+    vitestCounts(file),
+  );
+}
+if (wanted('e2e')) {
+  const file = join(reportDir, 'playwright.json');
+  process.env.PLAYWRIGHT_JSON_OUTPUT_NAME = file;
+  step(
+    'e2e',
+    'npx',
+    ['playwright', 'test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
+    playwrightCounts(file),
+  );
+}
+
+console.log('\n=== summary');
+for (const r of results) {
+  const counts = r.counts ? ` (${r.counts.passed} passed, ${r.counts.failed} failed)` : '';
+  console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} ${r.seconds}s${counts}`);
+}
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(results.every((r) => r.ok) ? 0 : 1);
