@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { BLOB_RAW_BYTES, cursorInstructions, pngInstructions } from './instructions.js';
+
+describe('image instructions', () => {
+  it('splits data into blobs of at most 6048 raw bytes, base64-encoded, then end', () => {
+    const data = Buffer.alloc(BLOB_RAW_BYTES * 2 + 5, 7);
+    const out = pngInstructions(3, 0, 10, 20, data);
+    expect(out[0]).toEqual(['img', 3, 12, 0, 'image/png', 10, 20]);
+    const blobs = out.filter((i) => i[0] === 'blob');
+    expect(blobs).toHaveLength(3);
+    const joined = Buffer.concat(blobs.map((b) => Buffer.from(String(b[2]), 'base64')));
+    expect(joined.equals(data)).toBe(true);
+    expect(Buffer.from(String(blobs[0]?.[2]), 'base64').length).toBe(BLOB_RAW_BYTES);
+    expect(out.at(-1)).toEqual(['end', 3]);
+  });
+
+  it('draws the cursor into buffer -1 before pointing the cursor at it', () => {
+    const out = cursorInstructions(5, 2, 3, 16, 16, Buffer.from('png'));
+    expect(out.map((i) => i[0])).toEqual(['size', 'img', 'blob', 'end', 'cursor']);
+    expect(out[0]).toEqual(['size', -1, 16, 16]);
+    expect(out.at(-1)).toEqual(['cursor', 2, 3, -1, 0, 0, 16, 16]);
+  });
+});

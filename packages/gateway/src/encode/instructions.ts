@@ -1,0 +1,81 @@
+// Builds the Guacamole drawing instructions the gateway sends (as opcode + args tuples, so the
+// connection layer does the wire encoding in one place): PNG images split into blobs the way
+// guacd does, CopyRect moves, the cursor, and clipboard text streams.
+export type OutInstruction = readonly [opcode: string, ...args: (string | number)[]];
+
+/** guacd splits stream data into blobs of at most 6048 raw bytes (8064 base64 characters). */
+export const BLOB_RAW_BYTES = 6048;
+
+/** Composite operations (channel masks) from the Guacamole protocol. */
+export const CompositeMask = { SRC: 0xc, OVER: 0xe } as const;
+
+/** The default layer (the visible desktop) and the buffer layer the cursor image lives in. */
+export const DEFAULT_LAYER = 0;
+export const CURSOR_BUFFER = -1;
+
+export function blobInstructions(stream: number, data: Buffer): OutInstruction[] {
+  const out: OutInstruction[] = [];
+  for (let offset = 0; offset < data.length; offset += BLOB_RAW_BYTES) {
+    out.push(['blob', stream, data.subarray(offset, offset + BLOB_RAW_BYTES).toString('base64')]);
+  }
+  out.push(['end', stream]);
+  return out;
+}
+
+export function pngInstructions(
+  stream: number,
+  layer: number,
+  x: number,
+  y: number,
+  png: Buffer,
+  mask: number = CompositeMask.SRC,
+): OutInstruction[] {
+  return [['img', stream, mask, layer, 'image/png', x, y], ...blobInstructions(stream, png)];
+}
+
+export interface CopyOp {
+  srcX: number;
+  srcY: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export function copyInstruction(op: CopyOp): OutInstruction {
+  return [
+    'copy',
+    DEFAULT_LAYER,
+    op.srcX,
+    op.srcY,
+    op.width,
+    op.height,
+    CompositeMask.SRC,
+    DEFAULT_LAYER,
+    op.x,
+    op.y,
+  ];
+}
+
+/**
+ * The cursor: its image is drawn into buffer layer -1 (sized first, replaced with SRC so
+ * transparent pixels stay transparent), then `cursor` points the browser at that buffer.
+ */
+export function cursorInstructions(
+  stream: number,
+  hotX: number,
+  hotY: number,
+  width: number,
+  height: number,
+  png: Buffer,
+): OutInstruction[] {
+  return [
+    ['size', CURSOR_BUFFER, width, height],
+    ...pngInstructions(stream, CURSOR_BUFFER, 0, 0, png, CompositeMask.SRC),
+    ['cursor', hotX, hotY, CURSOR_BUFFER, 0, 0, width, height],
+  ];
+}
+
+export function clipboardInstructions(stream: number, text: string): OutInstruction[] {
+  return [['clipboard', stream, 'text/plain'], ...blobInstructions(stream, Buffer.from(text, 'utf8'))];
+}
