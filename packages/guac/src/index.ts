@@ -1,0 +1,16 @@
+// @overlay-companion/guac — the Guacamole protocol codec shared by the gateway and the bridge:
+// streaming parser, encoder, instruction streams over sockets, and guacd handshake helpers.
+
+export { GuacStatus, GuacProtocolError, GUAC_PROTOCOL_VERSION } from './status.js';
+export type { GuacStatusCode } from './status.js';
+export { codePointLength, encodeElement, encodeInstruction } from './encoder.js';
+export { GuacParser, DEFAULT_PARSER_LIMITS } from './parser.js';
+export type { GuacInstruction, ParserLimits } from './parser.js';
+export { GuacConnection, errorFromInstruction } from './connection.js';
+export type { GuacConnectionEvents } from './connection.js';
+export { clientHandshake, mapConnectArgs, buildConnectValues } from './handshake.js';
+export type {
+  ClientHandshakeInfo,
+  ClientHandshakeOptions,
+  ClientHandshakeResult,
+} from './handshake.js';
