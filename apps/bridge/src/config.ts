@@ -1,0 +1,82 @@
+// The bridge's one configuration object, validated with zod. Everything the bridge needs to
+// serve and to reach the desktop lives here; connection parameters (hosts, credentials) come
+// only from this server-side object, never from a browser.
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from './errors.js';
+
+export const hostPortSchema = z.object({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535),
+});
+export type HostPort = z.infer<typeof hostPortSchema>;
+
+/** What the bridge asks guacd (or the embedded gateway) to connect to. */
+export const connectionSchema = z.object({
+  protocol: z.enum(['vnc', 'rdp']),
+  /** guacd argument name → value (hostname, port, password, ...). Unnamed args are sent empty. */
+  params: z.record(z.string(), z.string()),
+});
+export type ConnectionConfig = z.infer<typeof connectionSchema>;
+
+export const tunnelConfigSchema = z.object({
+  /** Whole instructions are batched into one WebSocket message up to about this many chars. */
+  maxMessageChars: z.number().int().min(256).default(8192),
+  /** Pause reading from guacd once this many bytes wait in the browser socket... */
+  highWaterBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
+  /** ...and resume once they drop to this. */
+  lowWaterBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(1024 * 1024),
+  /** How long the guacd handshake (select → ready) may take. */
+  handshakeTimeoutMs: z.number().int().min(100).default(15_000),
+  /** Browser instructions buffered while the handshake runs, beyond which the tunnel closes. */
+  maxEarlyMessages: z.number().int().min(0).default(256),
+});
+export type TunnelConfig = z.infer<typeof tunnelConfigSchema>;
+
+const defaultWebRoot = fileURLToPath(new URL('../../web/dist', import.meta.url));
+
+export const bridgeConfigSchema = z.object({
+  host: z.string().min(1).default('127.0.0.1'),
+  /** 0 picks a free port; startBridge reports the real one. */
+  port: z.number().int().min(0).max(65535).default(8080),
+  dataDir: z.string().min(1).default('./.data'),
+  /** The built viewer (apps/web/dist), served at `/`. */
+  webRoot: z.string().min(1).default(defaultWebRoot),
+  /** The guacd-compatible server the tunnel talks to (embedded gateway or real guacd). */
+  guacd: hostPortSchema,
+  connection: connectionSchema,
+  tunnel: tunnelConfigSchema.prefault({}),
+});
+export type BridgeConfig = z.output<typeof bridgeConfigSchema>;
+export type BridgeConfigInput = z.input<typeof bridgeConfigSchema>;
+
+export function parseBridgeConfig(input: unknown): BridgeConfig {
+  const result = bridgeConfigSchema.safeParse(input);
+  if (!result.success) {
+    throw new ConfigError(`Invalid bridge configuration:\n${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}
+
+/**
+ * Parses `HOST:PORT` (IPv6 as `[::1]:4822`). `what` names the flag in the error so the person
+ * knows which one to fix.
+ */
+export function parseHostPort(text: string, what: string): HostPort {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
+  const host = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  const result = hostPortSchema.safeParse({ host, port });
+  if (!match || !result.success) {
+    throw new ConfigError(`${what} expects HOST:PORT (for example 127.0.0.1:5901), got "${text}".`);
+  }
+  return result.data;
+}

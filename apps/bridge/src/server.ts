@@ -1,0 +1,102 @@
+// Starts the bridge: the Hono app on a node http server, WebSocket upgrades routed by path
+// (`/tunnel` now; the control plane adds `/ws/viewer` through `upgrades`), and a close() that
+// ends every tunnel and connection it owns.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { createApp, type HealthReport } from './app.js';
+import { parseBridgeConfig, type BridgeConfig, type BridgeConfigInput } from './config.js';
+import { StartupError } from './errors.js';
+import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
+import { silentLogger } from './logger.js';
+import type { TunnelRegistry } from './tunnel/registry.js';
+import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
+import { BRIDGE_VERSION } from './version.js';
+
+export interface BridgeExtras {
+  logger?: Logger;
+  /** Route groups mounted before the viewer (see createApp). */
+  mounts?: ReadonlyArray<(app: Hono) => void>;
+  /** More WebSocket endpoints by path, e.g. `{ '/ws/viewer': handler }`. */
+  upgrades?: Readonly<Record<string, UpgradeHandler>>;
+}
+
+export interface RunningBridge {
+  /** Base URL to open, e.g. `http://127.0.0.1:8080/`. */
+  url: string;
+  host: string;
+  port: number;
+  config: BridgeConfig;
+  tunnels: TunnelRegistry;
+  close(): Promise<void>;
+}
+
+export async function startBridge(
+  input: BridgeConfigInput,
+  extras: BridgeExtras = {},
+): Promise<RunningBridge> {
+  const config = parseBridgeConfig(input);
+  const logger = extras.logger ?? silentLogger();
+  const startedAt = Date.now();
+  const tunnel = new TunnelEndpoint({
+    target: { guacd: config.guacd, connection: config.connection },
+    limits: config.tunnel,
+    logger: logger.child({ part: 'tunnel' }),
+  });
+
+  const health = (): HealthReport => ({
+    status: 'ok',
+    version: BRIDGE_VERSION,
+    uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+    tunnels: tunnel.registry.size,
+    upstream: {
+      protocol: config.connection.protocol,
+      guacd: `${config.guacd.host}:${config.guacd.port}`,
+    },
+  });
+  const app = createApp({ webRoot: config.webRoot, health, logger, mounts: extras.mounts ?? [] });
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const router = new UpgradeRouter().add('/tunnel', tunnel.handleUpgrade);
+  for (const [path, handler] of Object.entries(extras.upgrades ?? {})) router.add(path, handler);
+  router.attach(server);
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        new StartupError(
+          err.code === 'EADDRINUSE'
+            ? `Port ${config.port} on ${config.host} is already in use. Pick another with --port (0 picks a free one).`
+            : `The bridge could not listen on ${config.host}:${config.port}: ${err.message}`,
+        ),
+      ),
+    );
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${urlHost(config.host)}:${port}/`;
+  logger.info({ url }, 'bridge listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await tunnel.close();
+      server.closeAllConnections();
+      await stopped;
+    })();
+    return closing;
+  };
+
+  return { url, host: config.host, port, config, tunnels: tunnel.registry, close };
+}
+
+/** The host to put in a URL the person can open: wildcard addresses become loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

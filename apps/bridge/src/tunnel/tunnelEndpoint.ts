@@ -1,0 +1,86 @@
+// The `/tunnel` WebSocket endpoint: accepts upgrades that ask for the `guacamole` subprotocol,
+// reads the browser's screen size from the query, and starts one TunnelSession per socket.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from 'pino';
+import { WebSocketServer } from 'ws';
+import { GuacStatus } from '@overlay-companion/guac';
+import type { TunnelConfig } from '../config.js';
+import { rejectUpgrade } from '../http/upgradeRouter.js';
+import { parseBrowserParams } from './browserParams.js';
+import { TunnelRegistry } from './registry.js';
+import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
+
+export const TUNNEL_SUBPROTOCOL = 'guacamole';
+
+// Browser → bridge messages are input events and small clipboard chunks.
+const MAX_BROWSER_MESSAGE_BYTES = 1 << 20;
+
+const CLOSE_GRACE_MS = 1000;
+
+export interface TunnelEndpointOptions {
+  target: TunnelTarget;
+  limits: TunnelConfig;
+  logger: Logger;
+}
+
+export class TunnelEndpoint {
+  readonly registry = new TunnelRegistry();
+  private readonly wss: WebSocketServer;
+
+  constructor(private readonly options: TunnelEndpointOptions) {
+    this.wss = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false, // frames are already PNG/JPEG; deflate would only add latency
+      maxPayload: MAX_BROWSER_MESSAGE_BYTES,
+      handleProtocols: (protocols) =>
+        protocols.has(TUNNEL_SUBPROTOCOL) ? TUNNEL_SUBPROTOCOL : false,
+    });
+  }
+
+  /** An UpgradeHandler for the router. */
+  readonly handleUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const offered = (request.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim());
+    if (!offered.includes(TUNNEL_SUBPROTOCOL)) {
+      return rejectUpgrade(
+        socket,
+        400,
+        `The tunnel needs the WebSocket subprotocol "${TUNNEL_SUBPROTOCOL}" (guacamole-common-js's WebSocketTunnel sends it).`,
+      );
+    }
+    const search = new URL(request.url ?? '/', 'http://bridge.invalid').searchParams;
+    const parsed = parseBrowserParams(search);
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      const session = new TunnelSession(ws, {
+        ...this.options,
+        onStart: (s) => this.registry.add(s),
+        onEnd: (s) => this.registry.delete(s.uuid),
+      });
+      if (!parsed.ok) {
+        session.close(GuacStatus.CLIENT_BAD_REQUEST, parsed.message);
+        return;
+      }
+      void session.start(parsed.params);
+    });
+  };
+
+  /**
+   * Ends every tunnel (the browser sees `status` and `message`) and stops accepting new ones.
+   * Browsers get a moment to answer the close frame; sockets still open after it are dropped so
+   * shutdown never waits on a silent peer.
+   */
+  async close(
+    status: number = GuacStatus.SESSION_CLOSED,
+    message = 'The bridge is shutting down.',
+  ): Promise<void> {
+    this.registry.closeAll(status, message);
+    this.wss.close();
+    const deadline = Date.now() + CLOSE_GRACE_MS;
+    while (this.wss.clients.size > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const ws of this.wss.clients) ws.terminate();
+  }
+}

@@ -1,0 +1,295 @@
+// One Guacamole tunnel: a browser WebSocket on one side, a TCP connection to the
+// guacd-compatible server on the other. The bridge does the guacd handshake itself with
+// server-side connection parameters, then relays whole instructions both ways:
+//   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once;
+//   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
+//   answered here, everything else forwarded.
+// Either side ending ends the other; the browser learns the Guacamole status from the close
+// reason (see closeStatus.ts).
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { WebSocket, type RawData } from 'ws';
+import {
+  GuacConnection,
+  GuacParser,
+  GuacProtocolError,
+  GuacStatus,
+  clientHandshake,
+  encodeInstruction,
+  type GuacInstruction,
+} from '@overlay-companion/guac';
+import type { ConnectionConfig, HostPort, TunnelConfig } from '../config.js';
+import type { BrowserParams } from './browserParams.js';
+import { closeCodeFor, closeReasonFor } from './closeStatus.js';
+import { MessageBatcher } from './messageBatcher.js';
+import type { RegisteredTunnel } from './registry.js';
+import { connectGuacd, describeStartFailure } from './upstream.js';
+
+export interface TunnelTarget {
+  guacd: HostPort;
+  connection: ConnectionConfig;
+}
+
+export interface TunnelSessionOptions {
+  target: TunnelTarget;
+  limits: TunnelConfig;
+  logger: Logger;
+  /** Called once when the session starts and once when it has ended. */
+  onStart(session: TunnelSession): void;
+  onEnd(session: TunnelSession): void;
+}
+
+// The browser only sends input, sizes, clipboard chunks and acks: far below these.
+const BROWSER_PARSER_LIMITS = {
+  maxElementCodePoints: 1 << 20,
+  maxInstructionCodePoints: 1 << 21,
+  maxElements: 64,
+};
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+
+type Side = 'browser' | 'upstream' | 'bridge';
+
+export class TunnelSession implements RegisteredTunnel {
+  readonly uuid = randomUUID();
+  readonly openedAt = Date.now();
+  connectionId: string | undefined;
+
+  private readonly log: Logger;
+  private readonly batcher: MessageBatcher;
+  private readonly browserParser = new GuacParser(BROWSER_PARSER_LIMITS);
+  private socket: Socket | undefined;
+  private conn: GuacConnection | undefined;
+  /** Encoded browser instructions that arrived before the handshake finished. */
+  private readonly early: string[] = [];
+  private relaying = false;
+  private ended = false;
+  private upstreamPaused = false;
+  private browserPaused = false;
+  /** The last `error` instruction guacd sent, reported again in the close reason. */
+  private upstreamError: { status: number; message: string } | undefined;
+  private upstreamFault: Error | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly options: TunnelSessionOptions,
+  ) {
+    this.log = options.logger.child({ tunnel: this.uuid });
+    this.batcher = new MessageBatcher(
+      (message) => this.sendToBrowser(message),
+      options.limits.maxMessageChars,
+    );
+    ws.on('message', (data, isBinary) => this.onBrowserMessage(data, isBinary));
+    ws.on('close', (code) =>
+      this.end(GuacStatus.SUCCESS, `browser closed the WebSocket (${code})`, 'browser'),
+    );
+    ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
+    options.onStart(this);
+  }
+
+  /** Connects to guacd, performs the handshake, then relays until either side ends. */
+  async start(params: BrowserParams): Promise<void> {
+    const { target, limits } = this.options;
+    try {
+      const socket = await connectGuacd(target.guacd, limits.handshakeTimeoutMs);
+      if (this.ended) {
+        socket.destroy();
+        return;
+      }
+      this.socket = socket;
+      const conn = new GuacConnection(socket);
+      this.conn = conn;
+      const { connectionId } = await clientHandshake(conn, {
+        select: target.connection.protocol,
+        params: target.connection.params,
+        info: {
+          width: params.width,
+          height: params.height,
+          dpi: params.dpi,
+          audio: [],
+          video: [],
+          image: IMAGE_TYPES,
+        },
+        timeoutMs: limits.handshakeTimeoutMs,
+      });
+      if (this.ended) return; // end() already closed the connection
+      this.beginRelay(conn, connectionId);
+    } catch (err) {
+      this.failBeforeRelay(err);
+    }
+  }
+
+  /** Ends the tunnel from the bridge's side (bad request parameters, shutdown). */
+  close(status: number, message: string): void {
+    if (!this.relaying && !this.ended && this.ws.readyState === WebSocket.OPEN) {
+      this.sendErrorToBrowser(status, message);
+    }
+    this.end(status, message, 'bridge');
+  }
+
+  private beginRelay(conn: GuacConnection, connectionId: string): void {
+    this.connectionId = connectionId;
+    this.relaying = true;
+    this.log.info({ connectionId }, 'tunnel open');
+    // The UUID goes alone in the first message: guacamole-common-js takes the tunnel UUID from
+    // the first instruction and only then considers the tunnel open.
+    this.batcher.push(encodeInstruction('', this.uuid));
+    this.batcher.flush();
+    // clientHandshake consumed guacd's `ready`; pass it on so the viewer learns the connection
+    // id (other windows join with it). guacamole-common-js ignores the opcode.
+    this.batcher.push(encodeInstruction('ready', connectionId));
+    conn.on('instruction', (instruction) => this.onUpstreamInstruction(instruction));
+    conn.on('error', (err) => {
+      this.upstreamFault = err;
+    });
+    conn.on('close', () => this.onUpstreamClose());
+    if (this.early.length > 0) this.writeUpstream(this.early.splice(0).join(''));
+  }
+
+  private onUpstreamInstruction(instruction: GuacInstruction): void {
+    if (instruction.opcode === 'error') {
+      const [message = '', statusText = ''] = instruction.args;
+      const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
+      this.upstreamError = { status, message };
+    }
+    this.batcher.push(encodeInstruction(instruction.opcode, ...instruction.args));
+  }
+
+  private onUpstreamClose(): void {
+    if (this.upstreamError) {
+      this.end(this.upstreamError.status, this.upstreamError.message, 'upstream');
+    } else if (this.upstreamFault) {
+      this.end(
+        GuacStatus.UPSTREAM_ERROR,
+        `The desktop server connection failed: ${this.upstreamFault.message}`,
+        'upstream',
+      );
+    } else {
+      this.end(GuacStatus.SUCCESS, 'The desktop session ended.', 'upstream');
+    }
+  }
+
+  private onBrowserMessage(data: RawData, isBinary: boolean): void {
+    if (this.ended) return;
+    if (isBinary) {
+      this.close(
+        GuacStatus.CLIENT_BAD_TYPE,
+        'The tunnel accepts Guacamole instructions as text messages only.',
+      );
+      return;
+    }
+    let instructions: GuacInstruction[];
+    try {
+      instructions = this.browserParser.push(rawToBytes(data));
+    } catch (err) {
+      const status = err instanceof GuacProtocolError ? err.status : GuacStatus.CLIENT_BAD_REQUEST;
+      const why = err instanceof Error ? err.message : String(err);
+      this.log.info({ status, why }, 'malformed instruction from the browser');
+      this.close(status, `Malformed Guacamole instruction from the browser: ${why}`);
+      return;
+    }
+    let forward = '';
+    for (const instruction of instructions) {
+      if (instruction.opcode === '') this.onInternal(instruction);
+      else forward += encodeInstruction(instruction.opcode, ...instruction.args);
+    }
+    if (forward === '') return;
+    if (this.relaying) {
+      this.writeUpstream(forward);
+    } else if (this.early.length >= this.options.limits.maxEarlyMessages) {
+      this.close(
+        GuacStatus.CLIENT_OVERRUN,
+        'The browser sent too much before the desktop connection was ready.',
+      );
+    } else {
+      this.early.push(forward);
+    }
+  }
+
+  /** Tunnel-internal instructions (empty opcode) are for the bridge, never for guacd. */
+  private onInternal(instruction: GuacInstruction): void {
+    // Pings before the UUID went out would be taken for the UUID by the client; it only pings
+    // once the tunnel is open, so dropping early ones loses nothing.
+    if (instruction.args[0] === 'ping' && this.relaying) {
+      this.batcher.push(encodeInstruction('', ...instruction.args));
+      this.batcher.flush();
+    }
+  }
+
+  private writeUpstream(encoded: string): void {
+    const conn = this.conn;
+    if (!conn || conn.isClosed) return;
+    if (!conn.sendRaw(encoded) && !this.browserPaused && !conn.isClosed) {
+      // guacd is not keeping up with input: stop reading the browser until it drains.
+      this.browserPaused = true;
+      this.ws.pause();
+      this.socket?.once('drain', () => {
+        this.browserPaused = false;
+        if (!this.ended) this.ws.resume();
+      });
+    }
+  }
+
+  private sendToBrowser(message: string): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.ws.send(message, (err) => {
+      if (!err) this.maybeResumeUpstream();
+    });
+    if (!this.upstreamPaused && this.ws.bufferedAmount > this.options.limits.highWaterBytes) {
+      // The browser (or its network) is slower than the desktop: stop reading guacd so frames
+      // queue in guacd/the gateway, which coalesce them, instead of in our memory.
+      this.upstreamPaused = true;
+      this.socket?.pause();
+      this.log.debug({ buffered: this.ws.bufferedAmount }, 'paused guacd reads for a slow browser');
+    }
+  }
+
+  private maybeResumeUpstream(): void {
+    if (!this.upstreamPaused || this.ws.bufferedAmount > this.options.limits.lowWaterBytes) return;
+    this.upstreamPaused = false;
+    if (!this.ended) this.socket?.resume();
+  }
+
+  private sendErrorToBrowser(status: number, message: string): void {
+    // The client needs its UUID before it acts on anything, then shows the error's text.
+    this.batcher.push(encodeInstruction('', this.uuid));
+    this.batcher.flush();
+    this.batcher.push(encodeInstruction('error', message, status));
+  }
+
+  private failBeforeRelay(err: unknown): void {
+    if (this.ended) return;
+    const { status, message } = describeStartFailure(err);
+    this.log.warn({ status, why: message }, 'tunnel could not be opened');
+    if (this.ws.readyState === WebSocket.OPEN) this.sendErrorToBrowser(status, message);
+    this.end(status, message, 'upstream');
+  }
+
+  private end(status: number, message: string, side: Side): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.log.info({ status, side, why: message }, 'tunnel closed');
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
+      this.batcher.flush();
+      this.ws.close(closeCodeFor(status), closeReasonFor(status, message));
+    } else {
+      this.batcher.discard();
+    }
+    const conn = this.conn;
+    if (conn && !conn.isClosed) {
+      // Tell guacd the user left so it ends the session cleanly rather than on a reset.
+      if (this.relaying && side !== 'upstream') conn.send('disconnect');
+      conn.close();
+    } else if (!conn) {
+      this.socket?.destroy();
+    }
+    this.options.onEnd(this);
+  }
+}
+
+function rawToBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return data;
+}
