@@ -1,0 +1,53 @@
+// Wires the framework-free GuacSession to the browser: the real WebSocketTunnel and Client of
+// guacamole-common-js, the app's stores and the active-client module. Also the one place that
+// asks the server to resize the remote desktop, and only when the person presses the button.
+import Guacamole from 'guacamole-common-js';
+import { GuacSession, type ConnectSize } from './guacSession.js';
+import { getActiveClient, setActiveClient } from './activeClient.js';
+import { connectionEvents } from '../store/connection.js';
+import { connectionStore } from '../store/index.js';
+import { wsUrl } from '../net/wsUrl.js';
+
+/** Marks the element the remote desktop is drawn in; its size is what "fit" means. */
+export const DISPLAY_AREA_ATTRIBUTE = 'data-remote-display';
+
+/** CSS size of the area the desktop is drawn in (the window until the area exists). */
+export function displayAreaSize(): { width: number; height: number } {
+  const area = document.querySelector<HTMLElement>(`[${DISPLAY_AREA_ATTRIBUTE}]`);
+  if (area && area.clientWidth > 0 && area.clientHeight > 0) {
+    return { width: area.clientWidth, height: area.clientHeight };
+  }
+  return { width: window.innerWidth, height: window.innerHeight };
+}
+
+function connectSize(): ConnectSize {
+  return { ...displayAreaSize(), dpi: Math.round(96 * (window.devicePixelRatio || 1)) };
+}
+
+let session: GuacSession<Guacamole.Client> | undefined;
+
+/** The page's one remote-display session (created on first use, started by main.tsx). */
+export function browserSession(): GuacSession<Guacamole.Client> {
+  session ??= new GuacSession<Guacamole.Client>({
+    open: () => {
+      const tunnel = new Guacamole.WebSocketTunnel(wsUrl('/tunnel'));
+      return { tunnel, client: new Guacamole.Client(tunnel) };
+    },
+    events: connectionEvents(connectionStore),
+    size: connectSize,
+    onClientChanged: setActiveClient,
+  });
+  return session;
+}
+
+/**
+ * Ask the server to resize the remote desktop to this window's display area. Never called
+ * automatically: the desktop is shared by several windows, so only the person decides.
+ */
+export function fitDesktopToWindow(): boolean {
+  const client = getActiveClient();
+  if (!client) return false;
+  const { width, height } = displayAreaSize();
+  client.sendSize(Math.round(width), Math.round(height));
+  return true;
+}

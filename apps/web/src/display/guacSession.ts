@@ -1,0 +1,235 @@
+// One remote-display session: creates a Guacamole client + tunnel per attempt, reports what
+// happens to the connection store, and reconnects with jittered exponential backoff. It has no
+// React and no DOM of its own: the factory that builds the real WebSocketTunnel/Client is passed
+// in (guacBrowser.ts), so unit tests drive it with fakes and fake timers.
+//
+// guacamole-common-js 1.5.0's Client does not watch its tunnel: when the WebSocket closes, the
+// client stays "connected". So this module listens to both the tunnel (open, unstable, closed,
+// transport errors) and the client (first frame, server `error` instruction, disconnect).
+import Guacamole from 'guacamole-common-js';
+import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
+import { isRetryable, statusText } from './guacStatus.js';
+import type { ConnectionError, ConnectionEvents } from '../store/connection.js';
+
+/** The part of Guacamole.Status the session reads. */
+export interface StatusLike {
+  code: number;
+  message?: string | undefined;
+}
+
+/** The part of Guacamole.Tunnel the session uses (the real type, so the real tunnel fits). */
+export type SessionTunnel = Pick<Guacamole.Tunnel, 'onstatechange' | 'onerror'>;
+
+/** The part of Guacamole.Client the session uses. */
+export type SessionClient = Pick<
+  Guacamole.Client,
+  'onstatechange' | 'onerror' | 'connect' | 'disconnect'
+>;
+
+/** What the browser tells the server about itself when connecting. Never resizes the desktop. */
+export interface ConnectSize {
+  width: number;
+  height: number;
+  dpi: number;
+}
+
+export interface GuacSessionOptions<C extends SessionClient> {
+  /** Build a fresh tunnel and client for one attempt (they cannot be reused after closing). */
+  open: () => { tunnel: SessionTunnel; client: C };
+  /** Store actions that receive the connection's events. */
+  events: ConnectionEvents;
+  /** Size and dpi to announce in the handshake, read at each attempt. */
+  size: () => ConnectSize;
+  /** Told about each new live client, and null when it goes away. */
+  onClientChanged?: (client: C | null) => void;
+  policy?: BackoffPolicy;
+  random?: () => number;
+}
+
+/**
+ * The handshake query: size and dpi only. The server decides where to connect; nothing else
+ * the browser says may influence that.
+ */
+export function connectQuery(size: ConnectSize): string {
+  const whole = (n: number) => String(Math.max(1, Math.round(Number.isFinite(n) ? n : 1)));
+  return `width=${whole(size.width)}&height=${whole(size.height)}&dpi=${whole(size.dpi)}`;
+}
+
+/** Turn a Guacamole status into the error shown to the person. */
+export function toConnectionError(status: StatusLike): ConnectionError {
+  // The WebSocket tunnel passes the close reason as the message; when that is just the code
+  // ("519") it says nothing a person can use, so fall back to the code's description.
+  const message = status.message?.trim();
+  const useful = message !== undefined && message !== '' && message !== String(status.code);
+  return { status: status.code, message: useful ? message : statusText(status.code) };
+}
+
+const CLOSED_CLEANLY: ConnectionError = {
+  status: Guacamole.Status.Code.SUCCESS,
+  message: 'The server closed the connection.',
+};
+
+interface Attempt<C> {
+  tunnel: SessionTunnel;
+  client: C;
+  ended: boolean;
+  error: ConnectionError | null;
+  stableTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export class GuacSession<C extends SessionClient> {
+  readonly #options: GuacSessionOptions<C>;
+  readonly #policy: BackoffPolicy;
+  #attempt: Attempt<C> | null = null;
+  /** Failures since the last stable connection; drives the backoff. */
+  #failures = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
+  /** The last attempt ended with a status that is not retried; waiting for the person. */
+  #gaveUp = false;
+
+  constructor(options: GuacSessionOptions<C>) {
+    this.#options = options;
+    this.#policy = options.policy ?? DEFAULT_BACKOFF;
+  }
+
+  /** The live client, or null between attempts. */
+  get client(): C | null {
+    const attempt = this.#attempt;
+    return attempt && !attempt.ended ? attempt.client : null;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#failures = 0;
+    this.#begin();
+  }
+
+  /** Disconnect on purpose; no reconnect until start() is called again. */
+  stop(): void {
+    if (!this.#running) return;
+    this.#running = false;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    if (this.#attempt && !this.#attempt.ended) this.#teardown(this.#attempt);
+    this.#options.events.sessionStopped();
+  }
+
+  /** Skip the remaining wait (reconnecting) or try again after a fatal error (failed). */
+  reconnectNow(): void {
+    if (this.client) return;
+    if (!this.#running) {
+      this.start();
+      return;
+    }
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    // After a fatal error the person asked for a fresh start; while merely waiting, keep the
+    // failure count so a still-broken server does not get hammered.
+    if (this.#gaveUp) this.#failures = 0;
+    this.#begin();
+  }
+
+  #begin(): void {
+    this.#gaveUp = false;
+    const { events } = this.#options;
+    events.connectAttempted(this.#failures);
+    const { tunnel, client } = this.#options.open();
+    const attempt: Attempt<C> = {
+      tunnel,
+      client,
+      ended: false,
+      error: null,
+      stableTimer: undefined,
+    };
+    this.#attempt = attempt;
+
+    tunnel.onstatechange = (state) => {
+      if (attempt.ended) return;
+      switch (state) {
+        case Guacamole.Tunnel.State.OPEN:
+          events.tunnelStabilityChanged(false);
+          events.tunnelOpened();
+          break;
+        case Guacamole.Tunnel.State.UNSTABLE:
+          events.tunnelStabilityChanged(true);
+          break;
+        case Guacamole.Tunnel.State.CLOSED:
+          this.#end(attempt);
+          break;
+        default:
+          break;
+      }
+    };
+    // The first error wins: the server's `error` instruction arrives before the socket closes
+    // and carries the message worth showing; the close that follows only repeats the code.
+    tunnel.onerror = (status) => {
+      attempt.error ??= toConnectionError(status);
+    };
+    client.onerror = (status) => {
+      attempt.error ??= toConnectionError(status);
+    };
+    client.onstatechange = (state) => {
+      if (attempt.ended) return;
+      if (state === Guacamole.Client.State.CONNECTED) {
+        events.firstFrameReceived(Date.now());
+        attempt.stableTimer = setTimeout(() => {
+          this.#failures = 0;
+        }, this.#policy.stableAfterMs);
+      } else if (state === Guacamole.Client.State.DISCONNECTED) {
+        this.#end(attempt);
+      }
+    };
+
+    this.#options.onClientChanged?.(client);
+    try {
+      client.connect(connectQuery(this.#options.size()));
+    } catch (thrown) {
+      // Client.connect rethrows a Guacamole.Status when the tunnel cannot even start.
+      const status = thrown as Partial<StatusLike> | null;
+      attempt.error ??=
+        typeof status?.code === 'number'
+          ? toConnectionError(status as StatusLike)
+          : {
+              status: Guacamole.Status.Code.SERVER_ERROR,
+              message: `Could not open the tunnel: ${String(thrown)}`,
+            };
+      this.#end(attempt);
+    }
+  }
+
+  /** Release one attempt's client and tunnel without reporting anything. */
+  #teardown(attempt: Attempt<C>): void {
+    attempt.ended = true;
+    clearTimeout(attempt.stableTimer);
+    attempt.tunnel.onstatechange = null;
+    attempt.tunnel.onerror = null;
+    attempt.client.onstatechange = null;
+    attempt.client.onerror = null;
+    // Stops the client's keep-alive timer; harmless when the tunnel is already closed.
+    attempt.client.disconnect();
+    this.#options.onClientChanged?.(null);
+  }
+
+  #end(attempt: Attempt<C>): void {
+    if (attempt.ended || attempt !== this.#attempt) return;
+    this.#teardown(attempt);
+    if (!this.#running) return;
+    const { events } = this.#options;
+    const error = attempt.error ?? CLOSED_CLEANLY;
+    events.errorReported(error);
+    if (!isRetryable(error.status)) {
+      this.#gaveUp = true;
+      events.connectionFailed(null);
+      return;
+    }
+    const delay = backoffDelay(this.#failures, this.#policy, this.#options.random);
+    this.#failures += 1;
+    events.connectionFailed(Date.now() + delay);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#begin();
+    }, delay);
+  }
+}

@@ -1,0 +1,22 @@
+// Entry point: starts the remote-display session (outside React, so renders never reconnect
+// it) and renders the viewer.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App.js';
+import { browserSession, fitDesktopToWindow } from './display/guacBrowser.js';
+import './styles.css';
+
+const rootElement = document.getElementById('root');
+if (!rootElement)
+  throw new Error('index.html must contain <div id="root"> for the viewer to mount.');
+
+const session = browserSession();
+session.start();
+// Leaving the page closes the tunnel at once instead of waiting for the server's timeout.
+window.addEventListener('pagehide', () => session.stop());
+
+createRoot(rootElement).render(
+  <StrictMode>
+    <App session={session} fitDesktopToWindow={() => void fitDesktopToWindow()} />
+  </StrictMode>,
+);

@@ -1,0 +1,85 @@
+// The chrome bar above the desktop: connection state with the reason for any error, the
+// desktop's size and scale, where the keyboard goes, and the person's buttons. It lives outside
+// the remote canvas so it stays usable whatever the remote desktop does.
+import { useShallow } from 'zustand/react/shallow';
+import { useConnection, useDisplay } from '../store/index.js';
+import { describeConnection } from './describeConnection.js';
+import { useNow } from './useNow.js';
+
+export interface StatusBarProps {
+  onReconnectNow: () => void;
+  onFitDesktop: () => void;
+}
+
+export function StatusBar({ onReconnectNow, onFitDesktop }: StatusBarProps) {
+  const connection = useConnection(
+    useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
+      phase,
+      attempt,
+      retryAt,
+      lastError,
+      unstable,
+      connectedSince,
+    })),
+  );
+  const display = useDisplay(
+    useShallow(({ desktopWidth, desktopHeight, scale, keyboardFocused }) => ({
+      desktopWidth,
+      desktopHeight,
+      scale,
+      keyboardFocused,
+    })),
+  );
+  const now = useNow(connection.phase === 'reconnecting');
+  const status = describeConnection(connection, now);
+  const connected = connection.phase === 'connected';
+  const canReconnect = connection.phase === 'reconnecting' || connection.phase === 'failed';
+
+  return (
+    <header className="status-bar">
+      <span className="status-bar__brand">Overlay Companion</span>
+      <span
+        className={`status-bar__status status-bar__status--${status.tone}`}
+        role="status"
+        aria-live="polite"
+      >
+        <span className="status-bar__dot" aria-hidden="true" />
+        <span data-testid="connection-label">{status.label}</span>
+        {status.detail && (
+          <span
+            className="status-bar__detail"
+            data-testid="connection-detail"
+            title={status.detail}
+          >
+            {status.detail}
+          </span>
+        )}
+      </span>
+      <span className="status-bar__spacer" />
+      {connected && display.desktopWidth > 0 && (
+        <span className="status-bar__info" title="Remote desktop size and the scale it is shown at">
+          {display.desktopWidth}×{display.desktopHeight} · {Math.round(display.scale * 100)} %
+        </span>
+      )}
+      {connected && (
+        <span className="status-bar__info" data-testid="keyboard-target">
+          {display.keyboardFocused ? 'Keyboard → desktop' : 'Click the desktop to type'}
+        </span>
+      )}
+      {canReconnect && (
+        <button type="button" className="status-bar__button" onClick={onReconnectNow}>
+          Reconnect now
+        </button>
+      )}
+      <button
+        type="button"
+        className="status-bar__button"
+        onClick={onFitDesktop}
+        disabled={!connected}
+        title="Resize the remote desktop to this window. It is shared by every viewer window."
+      >
+        Fit desktop to window
+      </button>
+    </header>
+  );
+}
