@@ -57,12 +57,6 @@ export class FrameState {
     this.dirty.addFullScreen();
   }
 
-  /** For a browser that joins late: it needs the size, every pixel and the cursor. */
-  fullRefresh(cursor: CursorImage | undefined): void {
-    this.resize(this.width, this.height);
-    this.cursor = cursor;
-  }
-
   markDirty(rect: Rect): void {
     this.dirty.add(rect);
   }

@@ -1,0 +1,189 @@
+// One shared VNC connection (a guacd "connection"): the RFB client, the browsers joined to
+// it, and the fan-out of framebuffer changes to each browser's own frame pipeline. RFB update
+// requests are paced by the browsers: the next one is made only while at least one browser
+// is not lagging, so a session whose browsers all lag stops pulling pixels instead of
+// buffering them. The RFB connection closes when the last browser leaves.
+import type { Logger } from 'pino';
+import { GuacStatus } from '@overlay-companion/guac';
+import { RfbClient, type RfbConnectOptions } from '../rfb/index.js';
+import type { GuacSocket } from '../server/guacSocket.js';
+import { rfbFailure } from '../server/errors.js';
+import type { VncSettings } from '../server/vncArgs.js';
+import type { CursorImage } from './frameState.js';
+import { Viewer, type FrameSource, type ViewerOptions } from './viewer.js';
+
+export interface SessionOptions {
+  id: string;
+  settings: VncSettings;
+  logger: Logger;
+  connectTimeoutMs: number;
+  viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs'>;
+  /** Called once when the session has ended (last browser left or the VNC side failed). */
+  onEnd: (session: VncSession) => void;
+  /** The RFB connector; tests of failure paths can aim it at fakes. */
+  connect?: (options: RfbConnectOptions) => Promise<RfbClient>;
+}
+
+/** Delay between connection attempts when `autoretry` is set (guacd waits about 1 s). */
+const RETRY_DELAY_MS = 1000;
+
+export class VncSession implements FrameSource {
+  readonly id: string;
+  private rfb: RfbClient | undefined;
+  private readonly viewers = new Set<Viewer>();
+  private cursor: CursorImage | undefined;
+  private ended = false;
+  private updateDeferred = false;
+  updating = true;
+
+  constructor(private readonly options: SessionOptions) {
+    this.id = options.id;
+  }
+
+  get framebuffer(): Buffer | undefined {
+    return this.rfb?.framebuffer;
+  }
+  get width(): number {
+    return this.rfb?.width ?? 0;
+  }
+  get height(): number {
+    return this.rfb?.height ?? 0;
+  }
+  get desktop(): RfbClient | undefined {
+    return this.rfb;
+  }
+  get viewerCount(): number {
+    return this.viewers.size;
+  }
+
+  /** Adds a browser; it is sent the whole desktop as soon as there is one. */
+  addViewer(socket: GuacSocket, settings: VncSettings): Viewer {
+    const viewer = new Viewer(
+      socket,
+      this,
+      {
+        readOnly: settings.readOnly,
+        disablePaste: settings.disablePaste,
+        disableCopy: settings.disableCopy,
+        disableDisplayResize: settings.disableDisplayResize,
+        ...this.options.viewerTimings,
+      },
+      { ready: () => this.viewerReady(), left: (v) => this.viewerLeft(v) },
+      this.options.logger.child({ connection: this.id }),
+    );
+    this.viewers.add(viewer);
+    if (this.rfb !== undefined) viewer.fullRefresh(this.cursor);
+    return viewer;
+  }
+
+  /** Connects to the VNC server (retrying as `autoretry` asks) and starts the update loop. */
+  async start(): Promise<void> {
+    const { settings, connectTimeoutMs } = this.options;
+    const connect = this.options.connect ?? ((o: RfbConnectOptions) => RfbClient.connect(o));
+    let rfb: RfbClient | undefined;
+    for (let attempt = 0; rfb === undefined; attempt++) {
+      try {
+        rfb = await connect({
+          host: settings.hostname,
+          port: settings.port,
+          password: settings.password,
+          shared: true,
+          connectTimeoutMs,
+        });
+      } catch (error) {
+        const retryable = error instanceof Error && 'code' in error && error.code === 'unreachable';
+        if (!retryable || attempt >= settings.autoretry || this.ended) return this.fail(error);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+      }
+    }
+    if (this.ended) {
+      rfb.close();
+      return;
+    }
+    this.attach(rfb);
+  }
+
+  /** Ends the session for everyone (gateway shutdown). */
+  close(): void {
+    for (const viewer of [...this.viewers]) viewer.close();
+    this.end();
+  }
+
+  private attach(rfb: RfbClient): void {
+    this.rfb = rfb;
+    this.options.logger.info(
+      { connection: this.id, name: rfb.name, width: rfb.width, height: rfb.height },
+      'VNC connected',
+    );
+    rfb.on('rect', (rect) => {
+      this.updating = true;
+      for (const v of this.viewers) v.markDirty(rect);
+    });
+    rfb.on('copy', (copy) => {
+      this.updating = true;
+      for (const v of this.viewers) v.addCopy(copy);
+    });
+    rfb.on('resize', ({ width, height }) => {
+      for (const v of this.viewers) v.resize(width, height);
+    });
+    rfb.on('cursor', (cursor) => {
+      this.cursor = cursor;
+      for (const v of this.viewers) v.setCursor(cursor);
+    });
+    rfb.on('frameEnd', () => this.frameEnd());
+    rfb.on('clipboard', (text) => {
+      for (const v of this.viewers) v.sendClipboard(text);
+    });
+    rfb.on('error', (error) => this.fail(error));
+    rfb.on('close', () =>
+      this.fail(new Error('The VNC server closed the connection. Check its log; reconnect to start a new session.')),
+    );
+    for (const v of this.viewers) v.fullRefresh(this.cursor);
+    rfb.requestUpdate(false);
+  }
+
+  private frameEnd(): void {
+    this.updating = false;
+    for (const v of this.viewers) v.pump();
+    this.requestIfWanted();
+  }
+
+  private viewerReady(): void {
+    if (this.updateDeferred) this.requestIfWanted();
+  }
+
+  private requestIfWanted(): void {
+    if (this.rfb === undefined || this.ended) return;
+    const someoneKeepsUp = [...this.viewers].some((v) => !v.lagging);
+    if (someoneKeepsUp) {
+      this.updateDeferred = false;
+      this.rfb.requestUpdate(true);
+    } else {
+      this.updateDeferred = true;
+    }
+  }
+
+  private viewerLeft(viewer: Viewer): void {
+    this.viewers.delete(viewer);
+    if (this.viewers.size === 0) this.end();
+    else if (this.updateDeferred) this.requestIfWanted();
+  }
+
+  private fail(error: unknown): void {
+    if (this.ended) return;
+    const failure =
+      error instanceof Error && !('code' in error)
+        ? { status: GuacStatus.UPSTREAM_ERROR, message: error.message }
+        : rfbFailure(error, { hostname: this.options.settings.hostname, port: this.options.settings.port });
+    this.options.logger.warn({ connection: this.id, err: error, status: failure.status }, 'VNC session failed');
+    for (const viewer of [...this.viewers]) viewer.abort(failure.message, failure.status);
+    this.end();
+  }
+
+  private end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.rfb?.close();
+    this.options.onEnd(this);
+  }
+}

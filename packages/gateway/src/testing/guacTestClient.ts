@@ -1,0 +1,279 @@
+// A small Guacamole client for tests, standing in for the browser: it performs the guacd
+// handshake over TCP, parses everything the gateway sends with the shared codec, applies
+// `size`/`img`/`copy`/`cursor` in order to RGBA layers (PNGs decoded with sharp), replies
+// `sync` after each frame is applied (as guacamole-common-js does after drawing), and keeps the
+// connection alive with `nop`. It records errors, clipboard text and frame counts to assert on.
+import { connect, type Socket } from 'node:net';
+import sharp from 'sharp';
+import { encodeInstruction, GUAC_PROTOCOL_VERSION, GuacParser, type GuacInstruction } from '@overlay-companion/guac';
+
+export interface Layer {
+  width: number;
+  height: number;
+  rgba: Buffer;
+}
+
+export interface TestClientOptions {
+  /** `vnc`, another protocol, or `$<id>` to join. */
+  select: string;
+  /** Connection arguments by name; mapped to the server's `args` order. */
+  params?: Record<string, string>;
+  size?: [number, number, number?];
+  /** Reply `sync` automatically after each frame (default true). Off simulates a lagging browser. */
+  autoSync?: boolean;
+}
+
+interface PendingImage {
+  layer: number;
+  mask: number;
+  x: number;
+  y: number;
+  chunks: Buffer[];
+}
+
+export class GuacTestClient {
+  readonly received: GuacInstruction[] = [];
+  readonly errors: { message: string; status: number }[] = [];
+  readonly clipboard: string[] = [];
+  readonly layers = new Map<number, Layer>();
+  cursor: { hotX: number; hotY: number; width: number; height: number; rgba: Buffer } | undefined;
+  frames = 0;
+  /** `sync` timestamps received but not yet acknowledged (when autoSync is off). */
+  readonly unacknowledged: string[] = [];
+  argNames: string[] = [];
+  connectionId = '';
+  closed = false;
+  autoSync: boolean;
+
+  private readonly parser = new GuacParser();
+  private readonly images = new Map<number, PendingImage>();
+  private readonly outClipboard = new Map<number, Buffer[]>();
+  private work: Promise<void> = Promise.resolve();
+  private waiters: (() => void)[] = [];
+  private readonly keepAlive: NodeJS.Timeout;
+  private failure: Error | undefined;
+
+  private constructor(readonly socket: Socket) {
+    this.autoSync = true;
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const instruction of this.parser.push(chunk)) this.enqueue(instruction);
+      } catch (error) {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+        this.notify();
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      this.closed = true;
+      this.notify();
+    });
+    this.keepAlive = setInterval(() => this.send('nop'), 2000);
+    this.keepAlive.unref();
+  }
+
+  /** Opens a TCP connection without any handshake (for garbage and timeout tests). */
+  static async open(port: number, host = '127.0.0.1'): Promise<GuacTestClient> {
+    const socket = connect({ host, port });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    return new GuacTestClient(socket);
+  }
+
+  /**
+   * Connects and runs the handshake; resolves once `ready` (or an `error`) has arrived.
+   * Check `errors` / `connectionId` afterwards.
+   */
+  static async connect(port: number, options: TestClientOptions): Promise<GuacTestClient> {
+    const client = await GuacTestClient.open(port);
+    client.autoSync = options.autoSync ?? true;
+    client.send('select', options.select);
+    await client.waitFor(() => client.argNames.length > 0 || client.errors.length > 0, 'args');
+    if (client.errors.length > 0) return client;
+    const [w, h, dpi] = options.size ?? [1024, 768, 96];
+    client.send('size', w, h, dpi ?? 96);
+    client.send('audio');
+    client.send('video');
+    client.send('image', 'image/png', 'image/jpeg');
+    client.send('timezone', 'UTC');
+    client.send('name', 'test');
+    const values = client.argNames.map((name, i) =>
+      i === 0 && name.startsWith('VERSION_') ? GUAC_PROTOCOL_VERSION : (options.params?.[name] ?? ''),
+    );
+    client.send('connect', ...values);
+    await client.waitFor(() => client.connectionId !== '' || client.errors.length > 0, 'ready');
+    return client;
+  }
+
+  get screen(): Layer {
+    return this.layers.get(0) ?? { width: 0, height: 0, rgba: Buffer.alloc(0) };
+  }
+
+  send(opcode: string, ...args: (string | number)[]): void {
+    if (!this.closed) this.socket.write(encodeInstruction(opcode, ...args));
+  }
+
+  sendRaw(text: string | Buffer): void {
+    if (!this.closed) this.socket.write(text);
+  }
+
+  /** Sends clipboard text the way guacamole-common-js does: a stream, base64 blobs, end. */
+  sendClipboard(text: string, stream = 7): void {
+    this.send('clipboard', stream, 'text/plain');
+    const data = Buffer.from(text, 'utf8');
+    for (let o = 0; o < data.length; o += 4096) this.send('blob', stream, data.subarray(o, o + 4096).toString('base64'));
+    this.send('end', stream);
+  }
+
+  /** Acknowledges every frame received so far (for tests that hold sync back). */
+  acknowledge(): void {
+    for (const ts of this.unacknowledged.splice(0)) this.send('sync', ts);
+  }
+
+  /** Waits until `predicate` holds after some instruction was applied. */
+  async waitFor(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate()) {
+      if (this.failure) throw this.failure;
+      if (this.closed && !predicate()) {
+        await this.work;
+        if (predicate()) return;
+        throw new Error(`connection closed while waiting for ${what}; errors: ${JSON.stringify(this.errors)}`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`timed out waiting for ${what}; errors: ${JSON.stringify(this.errors)}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 250));
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  async waitForFrames(count: number, timeoutMs?: number): Promise<void> {
+    await this.waitFor(() => this.frames >= count, `${String(count)} frame(s)`, timeoutMs);
+  }
+
+  async waitForError(timeoutMs?: number): Promise<{ message: string; status: number }> {
+    await this.waitFor(() => this.errors.length > 0, 'an error instruction', timeoutMs);
+    return this.errors[0] as { message: string; status: number };
+  }
+
+  async waitForClose(timeoutMs = 5000): Promise<void> {
+    await this.waitFor(() => this.closed, 'the connection to close', timeoutMs).catch(() => {
+      throw new Error('the gateway did not close the connection');
+    });
+  }
+
+  close(): void {
+    clearInterval(this.keepAlive);
+    this.socket.destroy();
+  }
+
+  private enqueue(instruction: GuacInstruction): void {
+    this.received.push(instruction);
+    this.work = this.work
+      .then(() => this.apply(instruction))
+      .catch((error: unknown) => {
+        this.failure = error instanceof Error ? error : new Error(String(error));
+      })
+      .finally(() => this.notify());
+  }
+
+  private notify(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
+  }
+
+  private async apply({ opcode, args }: GuacInstruction): Promise<void> {
+    const n = (i: number): number => Number(args[i]);
+    switch (opcode) {
+      case 'args':
+        this.argNames = args;
+        return;
+      case 'ready':
+        this.connectionId = args[0] ?? '';
+        return;
+      case 'error':
+        this.errors.push({ message: args[0] ?? '', status: n(1) });
+        return;
+      case 'size':
+        this.resizeLayer(n(0), n(1), n(2));
+        return;
+      case 'img':
+        this.images.set(n(0), { mask: n(1), layer: n(2), x: n(4), y: n(5), chunks: [] });
+        return;
+      case 'clipboard':
+        this.outClipboard.set(n(0), []);
+        return;
+      case 'blob': {
+        const data = Buffer.from(args[1] ?? '', 'base64');
+        this.images.get(n(0))?.chunks.push(data);
+        this.outClipboard.get(n(0))?.push(data);
+        return;
+      }
+      case 'end': {
+        const image = this.images.get(n(0));
+        this.images.delete(n(0));
+        if (image !== undefined) await this.drawImage(image);
+        const text = this.outClipboard.get(n(0));
+        this.outClipboard.delete(n(0));
+        if (text !== undefined) this.clipboard.push(Buffer.concat(text).toString('utf8'));
+        return;
+      }
+      case 'copy':
+        this.copy(n(0), n(1), n(2), n(3), n(4), n(6), n(7), n(8));
+        return;
+      case 'cursor': {
+        const src = this.layers.get(n(2));
+        const [sx, sy, w, h] = [n(3), n(4), n(5), n(6)];
+        const rgba = Buffer.alloc(w * h * 4);
+        if (src) for (let y = 0; y < h; y++) src.rgba.copy(rgba, y * w * 4, ((sy + y) * src.width + sx) * 4, ((sy + y) * src.width + sx + w) * 4);
+        this.cursor = { hotX: n(0), hotY: n(1), width: w, height: h, rgba };
+        return;
+      }
+      case 'sync':
+        this.frames++;
+        if (this.autoSync) this.send('sync', args[0] ?? '0');
+        else this.unacknowledged.push(args[0] ?? '0');
+        return;
+      default:
+        return;
+    }
+  }
+
+  private resizeLayer(index: number, width: number, height: number): void {
+    const old = this.layers.get(index);
+    const layer = { width, height, rgba: Buffer.alloc(width * height * 4) };
+    if (old) {
+      for (let y = 0; y < Math.min(height, old.height); y++) {
+        old.rgba.copy(layer.rgba, y * width * 4, y * old.width * 4, y * old.width * 4 + Math.min(width, old.width) * 4);
+      }
+    }
+    this.layers.set(index, layer);
+  }
+
+  private async drawImage(image: PendingImage): Promise<void> {
+    const { data, info } = await sharp(Buffer.concat(image.chunks)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const layer = this.layers.get(image.layer);
+    if (layer === undefined) throw new Error(`img into layer ${String(image.layer)} before its size was set`);
+    for (let y = 0; y < info.height; y++) {
+      const ty = image.y + y;
+      if (ty < 0 || ty >= layer.height) continue;
+      const w = Math.min(info.width, layer.width - image.x);
+      data.copy(layer.rgba, (ty * layer.width + image.x) * 4, y * info.width * 4, (y * info.width + w) * 4);
+    }
+  }
+
+  private copy(srcIndex: number, sx: number, sy: number, w: number, h: number, dstIndex: number, dx: number, dy: number): void {
+    const src = this.layers.get(srcIndex);
+    const dst = this.layers.get(dstIndex);
+    if (!src || !dst) throw new Error('copy between unknown layers');
+    const tmp = Buffer.alloc(w * h * 4);
+    for (let y = 0; y < h; y++) src.rgba.copy(tmp, y * w * 4, ((sy + y) * src.width + sx) * 4, ((sy + y) * src.width + sx + w) * 4);
+    for (let y = 0; y < h; y++) tmp.copy(dst.rgba, ((dy + y) * dst.width + dx) * 4, y * w * 4, (y + 1) * w * 4);
+  }
+}
