@@ -1,0 +1,135 @@
+// Shared building blocks for tool and message schemas: desktop geometry (coordinates, sizes,
+// rectangles, monitor index), CSS colors, length-limited strings and the mode names.
+// Everything here is a plain zod schema or a pure function: no side effects on import.
+import { z } from 'zod';
+import { CSS_NAMED_COLORS } from './cssColors.js';
+
+/** Largest desktop coordinate we accept: X11 and RDP both cap a screen at 32767 px. */
+export const MAX_COORDINATE = 32767;
+
+/** A desktop-pixel coordinate: integer 0..32767. */
+export const Coordinate = z.int().min(0).max(MAX_COORDINATE);
+
+/** A desktop-pixel length: integer 1..32767. */
+export const Size = z.int().min(1).max(MAX_COORDINATE);
+
+/** Largest monitor index accepted; a sanity bound, far above any real multi-monitor layout. */
+export const MAX_MONITOR_INDEX = 63;
+
+/**
+ * Index into `get_display_info().monitors`. When a tool gets one, its coordinates are relative to
+ * that monitor's top-left corner instead of the desktop's (see `monitorToDesktop`).
+ */
+export const MonitorIndex = z
+  .int()
+  .min(0)
+  .max(MAX_MONITOR_INDEX)
+  .describe(
+    "Monitor to work on, an index from get_display_info().monitors. When given, x/y are relative to that monitor's top-left corner; when omitted, x/y are desktop pixels.",
+  );
+
+export const Point = z.strictObject({
+  x: Coordinate.describe('Horizontal position in pixels from the left edge.'),
+  y: Coordinate.describe('Vertical position in pixels from the top edge.'),
+});
+export type Point = z.infer<typeof Point>;
+
+export const Rect = z.strictObject({
+  x: Coordinate.describe('Left edge in pixels.'),
+  y: Coordinate.describe('Top edge in pixels.'),
+  width: Size.describe('Width in pixels.'),
+  height: Size.describe('Height in pixels.'),
+});
+export type Rect = z.infer<typeof Rect>;
+
+/** A rectangle that may be empty (width/height 0), e.g. a clamp result that fell off-screen. */
+export const Bounds = z.strictObject({
+  x: Coordinate.describe('Left edge in desktop pixels.'),
+  y: Coordinate.describe('Top edge in desktop pixels.'),
+  width: Coordinate.describe('Width in desktop pixels (0 when nothing is visible).'),
+  height: Coordinate.describe('Height in desktop pixels (0 when nothing is visible).'),
+});
+export type Bounds = z.infer<typeof Bounds>;
+
+/** Identifier strings the bridge or viewer mint (overlay ids, call ids, subscription ids). */
+export const Id = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+$/, { error: 'must contain only letters, digits, _ . : -' });
+
+/** Milliseconds since the Unix epoch, as produced by `Date.now()`. */
+export const EpochMs = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** Monotonic sequence number of the overlay store (see messages.ts). */
+export const Seq = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
+const NAMED_COLOR_SET: ReadonlySet<string> = new Set(CSS_NAMED_COLORS);
+
+/**
+ * True for the CSS named colors (case-insensitive, as in CSS) and #rgb / #rrggbb / #rrggbbaa.
+ * Other CSS color syntaxes (rgb(), hsl(), #rgba) are refused on purpose: a short fixed grammar
+ * keeps what reaches the viewer's style attribute predictable.
+ */
+export function isCssColor(value: string): boolean {
+  return HEX_COLOR.test(value) || NAMED_COLOR_SET.has(value.toLowerCase());
+}
+
+export const CssColor = z
+  .string()
+  .min(1)
+  .max(32)
+  .refine(isCssColor, {
+    error:
+      'must be a CSS color name such as "red" or "cornflowerblue", or #rgb, #rrggbb, #rrggbbaa',
+  })
+  .describe(
+    'Fill color: a CSS color name (e.g. "red", "gold", "cornflowerblue") or hex #rgb, #rrggbb, #rrggbbaa.',
+  );
+
+/**
+ * Modes the person can put the session in; they decide what input tools may do
+ * (see policy.ts for the exact rules).
+ */
+export const MODES = ['passive', 'assist', 'autopilot', 'composing', 'custom'] as const;
+export const Mode = z
+  .enum(MODES)
+  .describe(
+    'passive: overlays and screenshots only; assist: every input action asks the person; composing: typing and clipboard run freely, pointer actions ask; autopilot: input runs without asking; custom: per-tool allow/deny list.',
+  );
+export type Mode = z.infer<typeof Mode>;
+
+export const MOUSE_BUTTONS = ['left', 'right', 'middle'] as const;
+export const MouseButton = z.enum(MOUSE_BUTTONS).describe('Mouse button.');
+export type MouseButton = z.infer<typeof MouseButton>;
+
+/** A monitor rectangle as reported by get_display_info (desktop pixels). */
+export interface MonitorOrigin {
+  x: number;
+  y: number;
+}
+
+/**
+ * Converts a point or rectangle given relative to a monitor into desktop pixels. Tools that take
+ * `monitor_index` use monitor-relative coordinates; the viewer calls this before acting.
+ */
+export function monitorToDesktop<T extends { x: number; y: number }>(
+  value: T,
+  monitor: MonitorOrigin | undefined,
+): T {
+  if (monitor === undefined) return value;
+  return { ...value, x: value.x + monitor.x, y: value.y + monitor.y };
+}
+
+/**
+ * Clamps a rectangle to the desktop; the result may be empty when the rectangle lies entirely
+ * outside. draw_overlay reports these clamped bounds.
+ */
+export function clampRect(rect: Rect, desktop: { width: number; height: number }): Bounds {
+  const x = Math.min(Math.max(rect.x, 0), desktop.width);
+  const y = Math.min(Math.max(rect.y, 0), desktop.height);
+  const right = Math.min(rect.x + rect.width, desktop.width);
+  const bottom = Math.min(rect.y + rect.height, desktop.height);
+  return { x, y, width: Math.max(0, right - x), height: Math.max(0, bottom - y) };
+}

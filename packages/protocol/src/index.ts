@@ -1,0 +1,12 @@
+// Public API of @overlay-companion/protocol: every MCP tool's schemas (tools/), the
+// viewer⇄bridge messages, error kinds, the mode policy, key combos and PROTOCOL_VERSION.
+// Depends only on zod and has no side effects, so both Node and the browser can import it.
+export { PROTOCOL_VERSION } from './version.js';
+export * from './common.js';
+export { CSS_NAMED_COLORS, type CssNamedColor } from './cssColors.js';
+export * from './keys.js';
+export * from './errors.js';
+export * from './policy.js';
+export * from './tools/index.js';
+export * from './toolParsing.js';
+export * from './messages.js';

@@ -1,0 +1,250 @@
+// Viewer⇄bridge messages on the /ws/viewer WebSocket: JSON text frames, discriminated on `type`.
+// Each direction is one union (BridgeToViewer, ViewerToBridge) with a safe parser that never
+// throws. Overlay store messages (overlay_created, overlay_removed, clear_overlays) travel in
+// both directions: the control viewer sends them, the bridge relays them to mirror windows.
+import { z } from 'zod';
+import { Id, Mode, Seq } from './common.js';
+import { ErrorKind, MAX_ERROR_MESSAGE_LENGTH, formatZodIssues } from './errors.js';
+import { ModeMetadata } from './tools/mode.js';
+import { Overlay, OverlayId } from './tools/overlay.js';
+import { UiEvent } from './tools/events.js';
+import { toolDefinitions } from './tools/index.js';
+import type { ToolName } from './tools/names.js';
+
+/** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
+export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
+/** Most overlays a viewer store holds; sync_state never carries more. */
+export const MAX_OVERLAYS = 1000;
+
+const CallId = Id.describe('Tool call id chosen by the bridge; echoed in tool_result/tool_error.');
+const Reason = z.string().max(500).describe('Why, in words the person can read.');
+
+// ---- overlay store (both directions) ----------------------------------------------------
+
+export const OverlayCreatedMessage = z.strictObject({
+  type: z.literal('overlay_created'),
+  overlay: Overlay,
+  seq: Seq.describe('Store sequence number after this change.'),
+});
+export const OverlayRemovedMessage = z.strictObject({
+  type: z.literal('overlay_removed'),
+  overlay_id: OverlayId,
+  seq: Seq,
+});
+export const ClearOverlaysMessage = z.strictObject({
+  type: z.literal('clear_overlays'),
+  seq: Seq,
+});
+
+// ---- bridge → viewer --------------------------------------------------------------------
+
+export const HelloMessage = z.strictObject({
+  type: z.literal('hello'),
+  protocol_version: z.int().min(0).describe('Compare with PROTOCOL_VERSION; refuse on mismatch.'),
+  viewer_id: Id.describe('Id the bridge gave this viewer window.'),
+  mode: Mode,
+  role: z
+    .enum(['control', 'mirror'])
+    .describe('control executes tool calls and owns the overlay store; mirror only displays.'),
+});
+
+const PolicyForViewer = z
+  .enum(['allow', 'confirm'])
+  .describe('confirm: ask the person before executing; a refusal is tool_error permission_denied.');
+const DeadlineMs = z
+  .int()
+  .min(1)
+  .max(3_600_000)
+  .describe(
+    'Time budget in milliseconds from receipt (relative, to be immune to clock skew); after it the bridge has already failed the call.',
+  );
+
+function toolCallVariant<N extends ToolName>(name: N) {
+  return z.strictObject({
+    type: z.literal('tool_call'),
+    id: CallId,
+    name: z.literal(name),
+    args: toolDefinitions[name].input,
+    policy: PolicyForViewer,
+    deadline_ms: DeadlineMs,
+  });
+}
+
+/**
+ * A tool call for the control viewer. `args` were parsed by the bridge (defaults applied) and
+ * are parsed again here, so the viewer's handler gets exactly ToolArgs<name>.
+ */
+export const ToolCallMessage = z.discriminatedUnion('name', [
+  toolCallVariant('draw_overlay'),
+  toolCallVariant('remove_overlay'),
+  toolCallVariant('clear_overlays'),
+  toolCallVariant('batch_overlay'),
+  toolCallVariant('take_screenshot'),
+  toolCallVariant('get_display_info'),
+  toolCallVariant('wait_for_screen'),
+  toolCallVariant('set_screenshot_frequency'),
+  toolCallVariant('click_at'),
+  toolCallVariant('type_text'),
+  toolCallVariant('press_key'),
+  toolCallVariant('scroll'),
+  toolCallVariant('drag'),
+  toolCallVariant('mouse_move'),
+  toolCallVariant('set_mode'),
+  toolCallVariant('get_clipboard'),
+  toolCallVariant('set_clipboard'),
+  toolCallVariant('subscribe_events'),
+  toolCallVariant('unsubscribe_events'),
+  toolCallVariant('get_events'),
+]);
+export type ToolCallMessage = z.infer<typeof ToolCallMessage>;
+
+export const ToolCancelMessage = z.strictObject({
+  type: z.literal('tool_cancel'),
+  id: CallId,
+  reason: Reason,
+});
+export const ModeChangedMessage = z.strictObject({
+  type: z.literal('mode_changed'),
+  mode: Mode,
+  metadata: ModeMetadata.optional().describe('The custom policy when mode is custom.'),
+});
+/** The bridge asks the person to approve a mode raise (see isModeRaise); answered by `approval`. */
+export const ApprovalRequestMessage = z.strictObject({
+  type: z.literal('approval_request'),
+  request_id: Id,
+  from_mode: Mode,
+  to_mode: Mode,
+  metadata: ModeMetadata.optional().describe('The requested custom policy, to show the person.'),
+  deadline_ms: DeadlineMs,
+});
+export const StopMessage = z.strictObject({ type: z.literal('stop'), reason: Reason });
+export const SyncStateMessage = z.strictObject({
+  type: z.literal('sync_state'),
+  seq: Seq.describe('Sequence number of the snapshot; later changes have larger seq.'),
+  overlays: z.array(Overlay).max(MAX_OVERLAYS),
+});
+
+export const BridgeToViewer = z.discriminatedUnion('type', [
+  HelloMessage,
+  ToolCallMessage,
+  ToolCancelMessage,
+  ModeChangedMessage,
+  ApprovalRequestMessage,
+  StopMessage,
+  SyncStateMessage,
+  OverlayCreatedMessage,
+  OverlayRemovedMessage,
+  ClearOverlaysMessage,
+]);
+export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
+
+// ---- viewer → bridge --------------------------------------------------------------------
+
+/** `result` is checked by the bridge against toolDefinitions[name].viewerResult (parseToolResult). */
+export const ToolResultMessage = z.strictObject({
+  type: z.literal('tool_result'),
+  id: CallId,
+  result: z.record(z.string(), z.unknown()),
+});
+export const ToolErrorMessage = z.strictObject({
+  type: z.literal('tool_error'),
+  id: CallId,
+  kind: ErrorKind,
+  message: z.string().min(1).max(MAX_ERROR_MESSAGE_LENGTH),
+  retry_after_ms: z.int().min(0).max(3_600_000).optional(),
+});
+export const ApprovalMessage = z.strictObject({
+  type: z.literal('approval'),
+  request_id: Id,
+  approved: z.boolean(),
+});
+export const RequestSyncMessage = z.strictObject({ type: z.literal('request_sync') });
+export const StopPressedMessage = z.strictObject({ type: z.literal('stop_pressed') });
+export const EventMessage = z.strictObject({ type: z.literal('event'), event: UiEvent });
+
+export const ViewerToBridge = z.discriminatedUnion('type', [
+  ToolResultMessage,
+  ToolErrorMessage,
+  ApprovalMessage,
+  OverlayCreatedMessage,
+  OverlayRemovedMessage,
+  ClearOverlaysMessage,
+  RequestSyncMessage,
+  StopPressedMessage,
+  EventMessage,
+]);
+export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
+
+// ---- parsing ----------------------------------------------------------------------------
+
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+const BRIDGE_TYPES = new Map<string, z.ZodType<BridgeToViewer>>(
+  BridgeToViewer.options.map((s) => [
+    s instanceof z.ZodDiscriminatedUnion ? 'tool_call' : s.shape.type.value,
+    s,
+  ]),
+);
+const VIEWER_TYPES = new Map<string, z.ZodType<ViewerToBridge>>(
+  ViewerToBridge.options.map((s) => [s.shape.type.value, s]),
+);
+
+export function parseBridgeMessage(raw: unknown): ParseResult<BridgeToViewer> {
+  return parseWith(raw, BRIDGE_TYPES, 'bridge');
+}
+
+export function parseViewerMessage(raw: unknown): ParseResult<ViewerToBridge> {
+  return parseWith(raw, VIEWER_TYPES, 'viewer');
+}
+
+function parseWith<T>(
+  raw: unknown,
+  byType: ReadonlyMap<string, z.ZodType<T>>,
+  from: string,
+): ParseResult<T> {
+  if (typeof raw !== 'string') {
+    return { ok: false, error: `${from} message must be a JSON text frame, got ${typeof raw}` };
+  }
+  if (raw.length > MAX_MESSAGE_CHARS) {
+    return {
+      ok: false,
+      error: `${from} message is ${raw.length} characters, over the ${MAX_MESSAGE_CHARS} limit; send smaller screenshots (region, scale, jpeg)`,
+    };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { ok: false, error: `${from} message is not valid JSON: ${why.slice(0, 200)}` };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, error: `${from} message must be a JSON object with a "type" field` };
+  }
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string') {
+    return { ok: false, error: `${from} message has no string "type" field` };
+  }
+  const schema = byType.get(type);
+  if (schema === undefined) {
+    const known = [...byType.keys()].join(', ');
+    return {
+      ok: false,
+      error: `unknown ${from} message type ${JSON.stringify(type.slice(0, 64))}; expected one of ${known}`,
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, error: `invalid ${type} message: ${formatZodIssues(parsed.error)}` };
+  }
+  return { ok: true, message: parsed.data };
+}
+
+/** Serializes a message for sending; typed so only valid shapes compile. */
+export function encodeBridgeMessage(message: BridgeToViewer): string {
+  return JSON.stringify(message);
+}
+
+export function encodeViewerMessage(message: ViewerToBridge): string {
+  return JSON.stringify(message);
+}

@@ -1,0 +1,197 @@
+// Input tools: click_at, type_text, press_key, scroll, drag, mouse_move. All are governed by
+// the mode policy (policy.ts); coordinates are desktop pixels, monitor-relative for click_at
+// with monitor_index. The viewer turns them into Guacamole mouse/key instructions.
+import { z } from 'zod';
+import { Coordinate, MonitorIndex, MouseButton, Point } from '../common.js';
+import {
+  MAX_KEY_COMBO_LENGTH,
+  MAX_TYPE_TEXT_LENGTH,
+  textKeysyms,
+  tryParseKeyCombo,
+} from '../keys.js';
+import { defineTool } from './define.js';
+
+const INPUT_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  openWorldHint: false,
+} as const;
+
+const POLICY_NOTE =
+  "Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode).";
+
+const RequireUserConfirmation = z
+  .boolean()
+  .default(false)
+  .describe(
+    'Ask the person to approve this action even when the mode would allow it (use for anything risky).',
+  );
+
+const ActionTimingHint = z
+  .int()
+  .min(0)
+  .max(10_000)
+  .optional()
+  .describe('Milliseconds to pause before acting, e.g. to let a menu finish opening.');
+
+const Success = z.boolean().describe('True when the input was delivered to the remote desktop.');
+
+export const ClickAtInput = z.strictObject({
+  x: Coordinate.describe('Horizontal position in pixels (desktop, or monitor-relative).'),
+  y: Coordinate.describe('Vertical position in pixels (desktop, or monitor-relative).'),
+  button: MouseButton.default('left'),
+  clicks: z.int().min(1).max(3).default(1).describe('1 = click, 2 = double, 3 = triple click.'),
+  require_user_confirmation: RequireUserConfirmation,
+  action_timing_hint: ActionTimingHint,
+  monitor_index: MonitorIndex.optional(),
+});
+export const ClickAtResult = z.strictObject({
+  success: Success,
+  was_confirmed: z.boolean().describe('True when the person approved this click in the viewer.'),
+});
+
+export const clickAt = defineTool({
+  name: 'click_at',
+  title: 'Click at',
+  description: `Moves the pointer to (x, y) in desktop pixels (monitor-relative with monitor_index) and clicks. Take a screenshot first to find the target; consider draw_overlay to show the person where you will click. ${POLICY_NOTE} Returns success and whether the person confirmed it.`,
+  input: ClickAtInput,
+  result: ClickAtResult,
+  annotations: INPUT_ANNOTATIONS,
+  kind: 'input',
+  needsInputPolicy: true,
+});
+
+export const TypeTextInput = z.strictObject({
+  text: z
+    .string()
+    .min(1)
+    .max(MAX_TYPE_TEXT_LENGTH)
+    .superRefine((text, ctx) => {
+      const result = textKeysyms(text);
+      if (!result.ok) {
+        const hex = result.codePoint.toString(16).toUpperCase().padStart(4, '0');
+        ctx.addIssue({
+          code: 'custom',
+          message: `contains control character U+${hex} at index ${result.index}; only \\n, \\r and \\t are typeable (as Return and Tab)`,
+        });
+      }
+    })
+    .describe('Text to type, 1..10000 characters; "\\n" presses Return and "\\t" Tab.'),
+  typing_speed_wpm: z
+    .int()
+    .min(10)
+    .max(1000)
+    .default(60)
+    .describe('Typing speed in words per minute (5 characters a word), default 60.'),
+  require_user_confirmation: RequireUserConfirmation,
+  action_timing_hint: ActionTimingHint,
+});
+export const TypeTextResult = z.strictObject({
+  success: Success,
+  typed_length: z.int().min(0).max(MAX_TYPE_TEXT_LENGTH).describe('Characters typed.'),
+});
+
+export const typeText = defineTool({
+  name: 'type_text',
+  title: 'Type text',
+  description: `Types text into whatever has keyboard focus on the remote desktop, one key press per character. Click the target field first. For shortcuts such as ctrl+c use press_key instead. ${POLICY_NOTE} Returns how many characters were typed.`,
+  input: TypeTextInput,
+  result: TypeTextResult,
+  annotations: INPUT_ANNOTATIONS,
+  kind: 'input',
+  needsInputPolicy: true,
+});
+
+export const KeyComboString = z
+  .string()
+  .min(1)
+  .max(MAX_KEY_COMBO_LENGTH)
+  .superRefine((value, ctx) => {
+    const parsed = tryParseKeyCombo(value);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+  });
+
+export const PressKeyInput = z.strictObject({
+  keys: KeyComboString.describe(
+    'One key combo: modifiers ctrl, alt, shift, super, meta joined by "+" before one key, which is a name (Return, Tab, Escape, BackSpace, Delete, Home, End, Page_Up, Page_Down, Left, Up, Right, Down, Insert, space, F1..F24) or a single character. Examples: "ctrl+alt+t", "Return", "F5", "shift+Tab", "ctrl+c".',
+  ),
+  repeat: z.int().min(1).max(50).default(1).describe('Press the combo this many times (1..50).'),
+  require_user_confirmation: RequireUserConfirmation,
+});
+export const PressKeyResult = z.strictObject({
+  success: Success,
+  keysyms: z
+    .array(z.int().min(0).max(0x1ffffff))
+    .min(1)
+    .max(6)
+    .describe('X11 keysyms pressed, modifiers first; released in reverse order.'),
+});
+
+export const pressKey = defineTool({
+  name: 'press_key',
+  title: 'Press key',
+  description: `Presses one key or shortcut on the remote desktop, such as "Return", "ctrl+s" or "alt+F4". Use type_text for ordinary text. ${POLICY_NOTE} Returns the X11 keysyms pressed.`,
+  input: PressKeyInput,
+  result: PressKeyResult,
+  annotations: INPUT_ANNOTATIONS,
+  kind: 'input',
+  needsInputPolicy: true,
+});
+
+export const ScrollInput = z.strictObject({
+  x: Coordinate.describe('Horizontal pointer position in desktop pixels while scrolling.'),
+  y: Coordinate.describe('Vertical pointer position in desktop pixels while scrolling.'),
+  direction: z.enum(['up', 'down', 'left', 'right']).describe('Scroll direction.'),
+  amount: z.int().min(1).max(50).default(3).describe('Wheel steps, 1..50 (default 3).'),
+});
+export const SuccessResult = z.strictObject({ success: Success });
+
+export const scroll = defineTool({
+  name: 'scroll',
+  title: 'Scroll',
+  description: `Moves the pointer to (x, y) in desktop pixels and turns the mouse wheel by amount steps. The pointer position decides which window scrolls. ${POLICY_NOTE} Returns success.`,
+  input: ScrollInput,
+  result: SuccessResult,
+  annotations: INPUT_ANNOTATIONS,
+  kind: 'input',
+  needsInputPolicy: true,
+});
+
+export const DragInput = z.strictObject({
+  from: Point.describe('Start point in desktop pixels, where the button is pressed.'),
+  to: Point.describe('End point in desktop pixels, where the button is released.'),
+  button: MouseButton.default('left'),
+  duration_ms: z
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(300)
+    .describe('How long the move from start to end takes, in milliseconds (default 300).'),
+});
+
+export const drag = defineTool({
+  name: 'drag',
+  title: 'Drag',
+  description: `Presses a mouse button at from, moves to to over duration_ms, and releases: for moving windows, selecting text, sliders. Coordinates are desktop pixels. ${POLICY_NOTE} Returns success.`,
+  input: DragInput,
+  result: SuccessResult,
+  annotations: INPUT_ANNOTATIONS,
+  kind: 'input',
+  needsInputPolicy: true,
+});
+
+export const MouseMoveInput = z.strictObject({
+  x: Coordinate.describe('Horizontal position in desktop pixels.'),
+  y: Coordinate.describe('Vertical position in desktop pixels.'),
+});
+
+export const mouseMove = defineTool({
+  name: 'mouse_move',
+  title: 'Move mouse',
+  description: `Moves the pointer to (x, y) in desktop pixels without clicking, e.g. to reveal a tooltip or hover menu. ${POLICY_NOTE} Returns success.`,
+  input: MouseMoveInput,
+  result: SuccessResult,
+  annotations: { ...INPUT_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
+  kind: 'input',
+  needsInputPolicy: true,
+});
