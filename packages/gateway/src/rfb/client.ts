@@ -1,0 +1,362 @@
+// RfbClient: one RFB 3.8 connection to a VNC server, as the gateway session sees it. Owns the
+// socket, the handshake, the server-message loop and the client-to-server messages. Anything
+// the server does wrong ends this connection with an RfbError ('error' then 'close') and never
+// throws out of the process. Flow control is the owner's: it asks for updates.
+import { EventEmitter } from 'node:events';
+import { connect as netConnect, type Socket } from 'node:net';
+import { ByteReader } from './byteReader.js';
+import * as msg from './clientMessages.js';
+import type { RfbScreen } from './clientMessages.js';
+import { DEFAULT_ENCODINGS, Encoding } from './encodings.js';
+import { RfbError, protocolError } from './errors.js';
+import {
+  ClipFlag,
+  MAX_CLIPBOARD_BYTES,
+  capsMessage,
+  notifyMessage,
+  parseExtendedClipboard,
+  provideTextMessage,
+  requestMessage,
+} from './extendedClipboard.js';
+import { Framebuffer } from './framebuffer.js';
+import { readFramebufferUpdate, type RfbCursor, type RfbRect, type UpdateContext } from './framebufferUpdate.js';
+import { handshake } from './handshake.js';
+import { ZrleDecoder } from './zrle.js';
+
+export { RfbError } from './errors.js';
+export type { RfbErrorCode } from './errors.js';
+export type { RfbCursor, RfbRect } from './framebufferUpdate.js';
+
+export interface RfbConnectOptions {
+  host: string;
+  port: number;
+  /** For VNC authentication (security type 2). */
+  password?: string;
+  /** ClientInit shared flag, default true. */
+  shared?: boolean;
+  /** Default 10 000. Covers TCP connect and the whole handshake. */
+  connectTimeoutMs?: number;
+  /**
+   * Encodings to offer, most preferred first (default: ZRLE, CopyRect, Raw and every
+   * pseudo-encoding this client knows). For tests and diagnostics, e.g. Raw only.
+   */
+  encodings?: readonly number[];
+}
+
+export interface RfbClientEvents {
+  /** Pixels in `framebuffer` changed (already written). */
+  rect: [RfbRect];
+  /** CopyRect already applied to `framebuffer`. */
+  copy: [{ srcX: number; srcY: number } & RfbRect];
+  /** Framebuffer reallocated (DesktopSize / ExtendedDesktopSize). */
+  resize: [{ width: number; height: number }];
+  cursor: [RfbCursor];
+  /** End of one FramebufferUpdate message. */
+  frameEnd: [];
+  /** Server cut text (UTF-8 via Extended Clipboard when offered, else Latin-1). */
+  clipboard: [string];
+  bell: [];
+  /** Protocol / auth / network error; followed by close. */
+  error: [RfbError];
+  close: [];
+}
+
+export interface RfbStats {
+  /** Milliseconds spent decoding pixel data (Raw, ZRLE incl. inflate), excluding network waits. */
+  decodeMs: number;
+  /** Pixel rectangles applied, in total and per encoding. */
+  rects: number;
+  raw: number;
+  copyRect: number;
+  zrle: number;
+  /** FramebufferUpdate messages received. */
+  updates: number;
+}
+
+/** Largest desktop accepted: 8K UHD worth of pixels, 16384 on a side. */
+const LIMITS = { maxPixels: 7680 * 4320, maxSide: 16384 };
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+const SERVER_FRAMEBUFFER_UPDATE = 0;
+const SERVER_SET_COLOUR_MAP = 1;
+const SERVER_BELL = 2;
+const SERVER_CUT_TEXT = 3;
+
+export class RfbClient extends EventEmitter<RfbClientEvents> {
+  readonly name: string;
+  supportsSetDesktopSize = false;
+  /** True once the server has sent its Extended Clipboard capabilities. */
+  extendedClipboard = false;
+  readonly stats: RfbStats = { decodeMs: 0, rects: 0, raw: 0, copyRect: 0, zrle: 0, updates: 0 };
+
+  private readonly fb: Framebuffer;
+  private readonly zrle = new ZrleDecoder(LIMITS.maxPixels * 5);
+  private screens: RfbScreen[] = [];
+  private serverClipActions = 0;
+  private localClipboard: string | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly socket: Socket,
+    private readonly reader: ByteReader,
+    init: { width: number; height: number; name: string },
+  ) {
+    super();
+    this.name = init.name;
+    this.fb = new Framebuffer(init.width, init.height);
+  }
+
+  get width(): number {
+    return this.fb.width;
+  }
+  get height(): number {
+    return this.fb.height;
+  }
+  /** width*height*4 bytes, RGBA, alpha 255. Replaced (not resized) on 'resize'. */
+  get framebuffer(): Buffer {
+    return this.fb.buffer;
+  }
+
+  /** Connects, authenticates, and sets pixel format and encodings. Rejects with RfbError. */
+  static connect(options: RfbConnectOptions): Promise<RfbClient> {
+    const where = `${options.host}:${options.port}`;
+    const timeoutMs = options.connectTimeoutMs ?? 10_000;
+    return new Promise<RfbClient>((resolve, reject) => {
+      const socket = netConnect({ host: options.host, port: options.port });
+      socket.setNoDelay(true);
+      let tcpUp = false;
+      let settled = false;
+      const reader = new ByteReader(socket);
+      const fail = (error: RfbError) => {
+        reader.fail(error);
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.destroy();
+        reject(error);
+      };
+      const timer = setTimeout(() => {
+        fail(
+          new RfbError(
+            'timeout',
+            tcpUp
+              ? `VNC server at ${where} did not finish the RFB handshake within ${timeoutMs} ms. Check that ${where} is a VNC server and that it is not overloaded.`
+              : `Could not connect to VNC server at ${where} within ${timeoutMs} ms. Check the host and port, and any firewall between the gateway and the server.`,
+          ),
+        );
+      }, timeoutMs);
+      socket.on('connect', () => (tcpUp = true));
+      socket.on('data', (chunk: Buffer) => reader.push(chunk));
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (!tcpUp && NETWORK_CODES.has(error.code ?? '')) {
+          fail(new RfbError('unreachable', `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and the host and port are right.`, { cause: error }));
+        } else {
+          fail(new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, { cause: error }));
+        }
+      });
+      socket.on('close', () => {
+        fail(new RfbError('closed', `VNC server at ${where} closed the connection during the handshake. Check the server's log (it may refuse or blacklist this client).`));
+      });
+
+      handshake(reader, (data) => socket.write(data), {
+        password: options.password,
+        shared: options.shared ?? true,
+        where,
+        ...LIMITS,
+      }).then(
+        (init) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          socket.removeAllListeners();
+          const client = new RfbClient(socket, reader, init);
+          client.start(where, options.encodings ?? DEFAULT_ENCODINGS);
+          resolve(client);
+        },
+        (error: unknown) => fail(error instanceof RfbError ? error : protocolError(String(error))),
+      );
+    });
+  }
+
+  requestUpdate(incremental: boolean, rect?: RfbRect): void {
+    const r = rect ?? { x: 0, y: 0, width: this.fb.width, height: this.fb.height };
+    const x = clamp(r.x, 0, this.fb.width);
+    const y = clamp(r.y, 0, this.fb.height);
+    const width = clamp(r.width, 0, this.fb.width - x);
+    const height = clamp(r.height, 0, this.fb.height - y);
+    this.send(msg.framebufferUpdateRequest(incremental, x, y, width, height));
+  }
+
+  /** Mask bits: 1 left, 2 middle, 4 right, 8 wheel up, 16 wheel down. */
+  pointer(x: number, y: number, buttonMask: number): void {
+    this.send(msg.pointerEvent(clamp(x, 0, this.fb.width - 1), clamp(y, 0, this.fb.height - 1), buttonMask));
+  }
+
+  key(keysym: number, down: boolean): void {
+    this.send(msg.keyEvent(keysym, down));
+  }
+
+  /** SetDesktopSize (251) when the server supports it, else nothing. The result arrives as 'resize'. */
+  setDesktopSize(width: number, height: number): void {
+    if (!this.supportsSetDesktopSize) return;
+    const w = clamp(width, 1, LIMITS.maxSide);
+    const h = clamp(height, 1, LIMITS.maxSide);
+    // Keep the first screen's id and flags (the spec asks clients to preserve them); one screen
+    // covering the whole desktop is what a browser window maps to.
+    const first = this.screens[0];
+    this.send(msg.setDesktopSize(w, h, [{ id: first?.id ?? 0, x: 0, y: 0, width: w, height: h, flags: first?.flags ?? 0 }]));
+  }
+
+  /** Extended Clipboard (UTF-8) when offered, else Latin-1 ClientCutText. */
+  setClipboard(text: string): void {
+    if (!this.extendedClipboard) {
+      this.send(msg.clientCutTextLatin1(text));
+      return;
+    }
+    this.localClipboard = text;
+    if (this.serverClipActions & ClipFlag.notify) {
+      this.sendExtendedClipboard(notifyMessage(ClipFlag.text)); // the server asks with 'request'
+    } else if (this.serverClipActions & ClipFlag.provide) {
+      this.sendExtendedClipboard(provideTextMessage(text));
+    }
+  }
+
+  close(): void {
+    this.shutdown(undefined);
+  }
+
+  private start(where: string, encodings: readonly number[]): void {
+    this.socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    this.socket.on('error', (error) => this.shutdown(new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, { cause: error })));
+    this.socket.on('close', () => this.shutdown(new RfbError('closed', `VNC server at ${where} closed the connection.`)));
+    this.send(msg.setPixelFormat());
+    this.send(msg.setEncodings(encodings));
+    void this.messageLoop(where);
+  }
+
+  private async messageLoop(where: string): Promise<void> {
+    const ctx = this.updateContext();
+    let inMessage = false;
+    try {
+      for (;;) {
+        inMessage = false;
+        const type = await this.reader.u8();
+        inMessage = true;
+        switch (type) {
+          case SERVER_FRAMEBUFFER_UPDATE:
+            await readFramebufferUpdate(ctx);
+            this.emit('frameEnd');
+            break;
+          case SERVER_SET_COLOUR_MAP: {
+            // We asked for true colour; a colour map is meaningless, but skip it cleanly.
+            const head = await this.reader.read(5);
+            await this.reader.read(head.readUInt16BE(3) * 6);
+            break;
+          }
+          case SERVER_BELL:
+            this.emit('bell');
+            break;
+          case SERVER_CUT_TEXT:
+            await this.readServerCutText();
+            break;
+          default:
+            throw protocolError(`unknown server message type ${type}`);
+        }
+      }
+    } catch (error) {
+      if (this.closed) return;
+      if (error instanceof RfbError) {
+        this.shutdown(
+          error.code === 'closed' && inMessage
+            ? new RfbError('closed', `VNC server at ${where} closed the connection in the middle of a message.`)
+            : error,
+        );
+      } else {
+        // A bug here or an exception thrown by an event listener: still only this connection ends.
+        this.shutdown(new RfbError('protocol', `Error while handling a message from ${where}: ${(error as Error).message}`, { cause: error }));
+      }
+    }
+  }
+
+  private updateContext(): UpdateContext {
+    return {
+      reader: this.reader,
+      fb: this.fb,
+      zrle: this.zrle,
+      limits: LIMITS,
+      stats: this.stats,
+      rect: (rect) => this.emit('rect', rect),
+      copy: (copy) => this.emit('copy', copy),
+      resized: (width, height) => this.emit('resize', { width, height }),
+      screens: (screens) => {
+        this.supportsSetDesktopSize = true;
+        if (screens.length > 0) this.screens = screens;
+      },
+      cursor: (cursor) => this.emit('cursor', cursor),
+    };
+  }
+
+  private async readServerCutText(): Promise<void> {
+    const head = await this.reader.read(7);
+    const length = head.readInt32BE(3);
+    if (Math.abs(length) > MAX_CLIPBOARD_BYTES) throw protocolError(`cut text of ${Math.abs(length)} bytes (limit ${MAX_CLIPBOARD_BYTES})`);
+    const payload = await this.reader.read(Math.abs(length));
+    if (length >= 0) {
+      this.emit('clipboard', payload.toString('latin1'));
+      return;
+    }
+    const message = parseExtendedClipboard(payload);
+    switch (message.action) {
+      case 'caps':
+        this.extendedClipboard = true;
+        this.serverClipActions = message.actions;
+        this.sendExtendedClipboard(capsMessage());
+        break;
+      case 'notify':
+        // The server's clipboard changed; fetch the text right away (Guacamole pushes clipboard).
+        if (message.formats & ClipFlag.text) this.sendExtendedClipboard(requestMessage(ClipFlag.text));
+        break;
+      case 'request':
+        if (message.formats & ClipFlag.text) this.sendExtendedClipboard(provideTextMessage(this.localClipboard ?? ''));
+        break;
+      case 'peek':
+        this.sendExtendedClipboard(notifyMessage(this.localClipboard === undefined ? 0 : ClipFlag.text));
+        break;
+      case 'provide':
+        if (message.text !== undefined) this.emit('clipboard', message.text);
+        break;
+      default: {
+        const never: never = message;
+        throw protocolError(`unexpected clipboard message ${String(never)}`);
+      }
+    }
+  }
+
+  private sendExtendedClipboard(payload: Buffer): void {
+    this.send(msg.clientCutTextRaw(-payload.length, payload));
+  }
+
+  private send(data: Buffer): void {
+    if (!this.closed) this.socket.write(data);
+  }
+
+  /** Ends the connection once: 'error' (if any, and only if someone listens) then 'close'. */
+  private shutdown(error: RfbError | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reader.fail(error ?? new RfbError('closed', 'RFB client closed'));
+    this.socket.destroy();
+    this.zrle.close();
+    // An 'error' event with no listener would throw out of the event loop; the owner that
+    // does not listen for errors still learns of the end through 'close'.
+    if (error !== undefined && this.listenerCount('error') > 0) this.emit('error', error);
+    this.emit('close');
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.max(min, Math.min(max, Math.trunc(value)));
+}
+
+export { Encoding };
