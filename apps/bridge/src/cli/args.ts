@@ -1,0 +1,158 @@
+// Turns argv into one validated command with node:util parseArgs. Every mistake becomes a
+// UsageError whose message names the flag and the fix; the caller prints it with the usage
+// text and exits 2. Credentials come from the environment so they never show in `ps`.
+import { parseArgs } from 'node:util';
+import { parseHostPort, type HostPort } from '../config.js';
+import { ConfigError, UsageError } from '../errors.js';
+
+export type DesktopSource =
+  | { kind: 'local' }
+  | { kind: 'vnc'; vnc: HostPort; password: string | undefined }
+  | { kind: 'rdp'; rdp: HostPort; username: string | undefined; password: string | undefined };
+
+export interface ServeOptions {
+  host: string;
+  /** 0 = a free port. */
+  port: number;
+  dataDir: string;
+  webRoot: string | undefined;
+  source: DesktopSource;
+  /** A real guacd; when absent the embedded gateway is started in-process. */
+  guacd: HostPort | undefined;
+}
+
+export interface GatewayCommandOptions {
+  listen: HostPort;
+}
+
+export type Command =
+  | { command: 'serve'; options: ServeOptions }
+  | { command: 'gateway'; options: GatewayCommandOptions }
+  | { command: 'help' }
+  | { command: 'version' };
+
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): Command {
+  const [name, ...rest] = argv;
+  switch (name) {
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      return { command: 'help' };
+    case 'version':
+    case '--version':
+      return { command: 'version' };
+    case 'serve':
+      return parseServe(rest, env);
+    case 'gateway':
+      return parseGateway(rest);
+    default:
+      throw new UsageError(`Unknown command "${name}". Use "serve" or "gateway".`);
+  }
+}
+
+/** Runs a parseArgs call, turning its errors into UsageErrors. */
+function flags<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    // parseArgs' messages already name the flag ("Unknown option '--prot'").
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function hostPort(text: string, flag: string, allowPortZero = false): HostPort {
+  try {
+    return parseHostPort(text, flag, { allowPortZero });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
+  const { values } = flags(() =>
+    parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'web-root': { type: 'string' },
+        desktop: { type: 'string' },
+        vnc: { type: 'string' },
+        rdp: { type: 'string' },
+        guacd: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) return { command: 'help' };
+
+  const host = values.host ?? '127.0.0.1';
+  if (host.trim() === '') throw new UsageError('--host needs an address, e.g. 127.0.0.1 or 0.0.0.0.');
+  const portText = values.port ?? '8080';
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
+    throw new UsageError(`--port expects a number from 0 to 65535 (0 picks a free port), got "${portText}".`);
+  }
+
+  const chosen = (['desktop', 'vnc', 'rdp'] as const).filter((flag) => values[flag] !== undefined);
+  if (chosen.length > 1) {
+    throw new UsageError(
+      `Choose one desktop source: ${chosen.map((f) => `--${f}`).join(' and ')} were both given.`,
+    );
+  }
+  const guacd = values.guacd === undefined ? undefined : hostPort(values.guacd, '--guacd');
+
+  let source: DesktopSource;
+  if (values.vnc !== undefined) {
+    source = { kind: 'vnc', vnc: hostPort(values.vnc, '--vnc'), password: env.OC_VNC_PASSWORD };
+  } else if (values.rdp !== undefined) {
+    if (!guacd) {
+      throw new UsageError(
+        '--rdp needs a real guacd: add --guacd HOST:PORT (the embedded gateway speaks VNC only).',
+      );
+    }
+    source = {
+      kind: 'rdp',
+      rdp: hostPort(values.rdp, '--rdp'),
+      username: env.OC_RDP_USER,
+      password: env.OC_RDP_PASSWORD,
+    };
+  } else {
+    const desktop = values.desktop ?? 'local';
+    if (desktop !== 'local') {
+      throw new UsageError(
+        `--desktop only knows "local", got "${desktop}". For another machine use --vnc HOST:PORT or --guacd HOST:PORT --rdp HOST:PORT.`,
+      );
+    }
+    source = { kind: 'local' };
+  }
+
+  return {
+    command: 'serve',
+    options: {
+      host,
+      port: Number(portText),
+      dataDir: values['data-dir'] ?? './.data',
+      webRoot: values['web-root'],
+      source,
+      guacd,
+    },
+  };
+}
+
+function parseGateway(args: readonly string[]): Command {
+  const { values } = flags(() =>
+    parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: false,
+      options: { listen: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }),
+  );
+  if (values.help) return { command: 'help' };
+  return { command: 'gateway', options: { listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true) } };
+}

@@ -1,0 +1,25 @@
+// The help text of the `overlay-companion` command, printed by --help and after a usage error.
+
+export const USAGE = `Usage: overlay-companion <command> [options]
+
+Commands:
+  serve      Run the bridge: the viewer at /, the Guacamole tunnel, and a desktop to show
+  gateway    Run the embedded guacd-compatible VNC gateway alone
+
+overlay-companion serve [options]
+  --host HOST          address to listen on (default 127.0.0.1)
+  --port PORT          port to listen on; 0 picks a free one (default 8080)
+  --data-dir DIR       where the bridge keeps its state (default ./.data)
+  --web-root DIR       the built viewer to serve (default apps/web/dist)
+  Desktop source, at most one (default: --desktop local):
+  --desktop local      start a local Xvnc desktop with openbox and an xterm
+  --vnc HOST:PORT      an existing VNC server; its password from OC_VNC_PASSWORD
+  --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
+                       credentials from OC_RDP_USER and OC_RDP_PASSWORD
+  --guacd HOST:PORT    use this guacd instead of the embedded gateway
+
+overlay-companion gateway [options]
+  --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
+
+Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level; logs go to stderr.
+`;
