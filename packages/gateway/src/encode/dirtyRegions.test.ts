@@ -50,7 +50,8 @@ describe('DirtyRegions', () => {
         for (const r of input) d.add(r);
         const out = d.list();
         expect(out.length).toBeLessThanOrEqual(8);
-        for (const r of out) expect(contains({ x: 0, y: 0, width: 200, height: 120 }, r)).toBe(true);
+        for (const r of out)
+          expect(contains({ x: 0, y: 0, width: 200, height: 120 }, r)).toBe(true);
         for (const r of input)
           for (let y = Math.max(0, r.y); y < Math.min(120, r.y + r.height); y += 3)
             for (let x = Math.max(0, r.x); x < Math.min(200, r.x + r.width); x += 3)

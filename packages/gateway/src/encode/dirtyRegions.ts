@@ -38,7 +38,8 @@ export class DirtyRegions {
 
   overlaps(r: Rect): boolean {
     return this.rects.some(
-      (e) => e.x < r.x + r.width && r.x < e.x + e.width && e.y < r.y + r.height && r.y < e.y + e.height,
+      (e) =>
+        e.x < r.x + r.width && r.x < e.x + e.width && e.y < r.y + r.height && r.y < e.y + e.height,
     );
   }
 

@@ -77,5 +77,8 @@ export function cursorInstructions(
 }
 
 export function clipboardInstructions(stream: number, text: string): OutInstruction[] {
-  return [['clipboard', stream, 'text/plain'], ...blobInstructions(stream, Buffer.from(text, 'utf8'))];
+  return [
+    ['clipboard', stream, 'text/plain'],
+    ...blobInstructions(stream, Buffer.from(text, 'utf8')),
+  ];
 }

@@ -9,7 +9,10 @@ export interface GuacFailure {
   message: string;
 }
 
-export function rfbFailure(error: unknown, target: { hostname: string; port: number }): GuacFailure {
+export function rfbFailure(
+  error: unknown,
+  target: { hostname: string; port: number },
+): GuacFailure {
   const where = `${target.hostname}:${String(target.port)}`;
   if (!(error instanceof RfbError)) {
     return {

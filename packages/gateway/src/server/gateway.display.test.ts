@@ -1,7 +1,7 @@
 // The gateway against a real Xvnc: what the browser sees equals the X screen pixel for pixel,
 // keys type into a real xterm, the pointer lands on the exact pixel, `size` resizes the X
 // desktop, the clipboard works both ways, and a second browser can join the same connection.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ENCODINGS, Encoding, RfbClient } from '../rfb/index.js';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
-import { captureRoot, compareRgba, waitForScreenMatch } from '../testing/desktopCapture.js';
+import { compareRgba, waitForScreenMatch } from '../testing/desktopCapture.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { startGateway, type Gateway } from './gateway.js';
 
@@ -26,7 +26,10 @@ describe('gateway on a real Xvnc desktop', () => {
   const x = async (command: string, args: string[]): Promise<string> =>
     (await run(command, args, { env: desktop.env })).stdout;
 
-  const open = async (params: Record<string, string> = {}, select = 'vnc'): Promise<GuacTestClient> => {
+  const open = async (
+    params: Record<string, string> = {},
+    select = 'vnc',
+  ): Promise<GuacTestClient> => {
     const client = await GuacTestClient.connect(gateway.port, {
       select,
       params: { hostname: desktop.host, port: String(desktop.port), ...params },
@@ -49,7 +52,10 @@ describe('gateway on a real Xvnc desktop', () => {
       ...(process.env.OC_TEST_NO_ZRLE
         ? {
             connectRfb: (o) =>
-              RfbClient.connect({ ...o, encodings: DEFAULT_ENCODINGS.filter((e) => e !== Encoding.ZRLE) }),
+              RfbClient.connect({
+                ...o,
+                encodings: DEFAULT_ENCODINGS.filter((e) => e !== Encoding.ZRLE),
+              }),
           }
         : {}),
     });
@@ -77,21 +83,155 @@ describe('gateway on a real Xvnc desktop', () => {
     client.send('mouse', 1000, 620, 0);
     // The desktop may still be settling; the browser's picture must converge on the X screen.
     const diff = await waitForScreenMatch(desktop.display, () => client.screen);
-    if (diff.mismatches > 0 && process.env.OC_DEBUG) {
-      const shot = await captureRoot(desktop.display);
-      const dump = (img: { width: number; rgba: Buffer }) => {
-        const rows: string[] = [];
-        for (let y = 305; y < 325; y++) {
-          let row = '';
-          for (let xx = 500; xx < 525; xx++) row += img.rgba[(y * img.width + xx) * 4] === 0 ? '#' : img.rgba[(y * img.width + xx) * 4] === 255 ? '.' : '?';
-          rows.push(row);
-        }
-        return rows.join('\n');
-      };
-      console.log(dump(shot) + '\n\n' + dump(client.screen));
-    }
     expect(diff).toEqual({ mismatches: 0 });
     expect(client.cursor).toBeDefined();
     client.close();
+  });
+
+  it('types keysyms into a real xterm', async () => {
+    const client = await open();
+    await client.waitForFrames(1);
+    // Click into the xterm first (the window manager may not have focused it).
+    client.send('mouse', 120, 90, 0);
+    client.send('mouse', 120, 90, 1);
+    client.send('mouse', 120, 90, 0);
+    await expect
+      .poll(() => x('xdotool', ['getwindowfocus', 'getwindowname']), { timeout: 5000 })
+      .toMatch(/cat|sh|xterm/);
+    for (const char of 'hello gateway') {
+      const keysym = char.codePointAt(0) ?? 0;
+      client.send('key', keysym, 1);
+      client.send('key', keysym, 0);
+    }
+    client.send('key', 0xff0d, 1); // Return: cat writes the line
+    client.send('key', 0xff0d, 0);
+    await expect
+      .poll(() => readFile(typedFile, 'utf8').catch(() => ''), { timeout: 10_000 })
+      .toBe('hello gateway\n');
+    client.close();
+  });
+
+  it('puts the pointer on the exact pixel', async () => {
+    const client = await open();
+    await client.waitForFrames(1);
+    client.send('mouse', 123, 77, 0);
+    await expect
+      .poll(() => x('xdotool', ['getmouselocation']), { timeout: 5000 })
+      .toMatch(/^x:123 y:77 /);
+    client.send('mouse', 1023, 639, 0);
+    await expect
+      .poll(() => x('xdotool', ['getmouselocation']), { timeout: 5000 })
+      .toMatch(/^x:1023 y:639 /);
+    client.close();
+  });
+
+  it('ignores all input from a read-only browser (read-only is mapped by its position)', async () => {
+    const client = await open();
+    await client.waitForFrames(1);
+    client.send('mouse', 40, 50, 0);
+    await expect
+      .poll(() => x('xdotool', ['getmouselocation']), { timeout: 5000 })
+      .toMatch(/^x:40 y:50 /);
+    const viewer = await open({ 'read-only': 'true' });
+    await viewer.waitForFrames(1);
+    viewer.send('mouse', 300, 200, 0);
+    viewer.send('size', 640, 480);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(await x('xdotool', ['getmouselocation'])).toMatch(/^x:40 y:50 /);
+    expect(await x('xdotool', ['getdisplaygeometry'])).toBe('1024 640\n');
+    viewer.close();
+    client.close();
+  });
+
+  it('resizes the X desktop on a browser size instruction and redraws it', async () => {
+    const client = await open();
+    await client.waitForFrames(1);
+    client.send('size', 800, 600);
+    await expect
+      .poll(() => x('xdotool', ['getdisplaygeometry']), { timeout: 10_000 })
+      .toBe('800 600\n');
+    await client.waitFor(
+      () => client.screen.width === 800 && client.screen.height === 600,
+      'size,0,800,600',
+    );
+    client.send('mouse', 700, 500, 0);
+    expect(await waitForScreenMatch(desktop.display, () => client.screen)).toEqual({
+      mismatches: 0,
+    });
+    client.send('size', 1024, 640);
+    await expect
+      .poll(() => x('xdotool', ['getdisplaygeometry']), { timeout: 10_000 })
+      .toBe('1024 640\n');
+    await client.waitFor(() => client.screen.width === 1024, 'size back to 1024');
+    client.close();
+  });
+
+  it('carries the clipboard both ways', async () => {
+    const client = await open();
+    await client.waitForFrames(1);
+    client.sendClipboard('from the browser: ünïcode ✓');
+    await expect
+      .poll(() => x('xclip', ['-selection', 'clipboard', '-o']).catch(() => ''), {
+        timeout: 10_000,
+      })
+      .toBe('from the browser: ünïcode ✓');
+
+    const xclip = spawn('xclip', ['-quiet', '-selection', 'clipboard', '-i'], {
+      env: desktop.env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    try {
+      xclip.stdin.end('from the desktop: ∑ ok');
+      await client.waitFor(
+        () => client.clipboard.includes('from the desktop: ∑ ok'),
+        'clipboard from the desktop',
+      );
+    } finally {
+      xclip.kill();
+    }
+    client.close();
+  });
+
+  it('lets a second browser join with select $id and see the same frames', async () => {
+    const owner = await open();
+    await owner.waitForFrames(1);
+    owner.send('mouse', 900, 600, 0);
+    const joiner = await GuacTestClient.connect(gateway.port, { select: owner.connectionId });
+    clients.push(joiner);
+    expect(joiner.errors).toEqual([]);
+    expect(joiner.connectionId).toBe(owner.connectionId);
+    await joiner.waitForFrames(1);
+    expect(joiner.received.find((i) => i.opcode === 'size')?.args).toEqual(['0', '1024', '640']);
+    expect(joiner.cursor).toBeDefined();
+    expect(await waitForScreenMatch(desktop.display, () => joiner.screen)).toEqual({
+      mismatches: 0,
+    });
+
+    // Input from the joined browser reaches the desktop; both browsers see the result.
+    joiner.send('mouse', 901, 601, 0);
+    await expect
+      .poll(() => x('xdotool', ['getmouselocation']), { timeout: 5000 })
+      .toMatch(/^x:901 y:601 /);
+    for (const char of 'joined') {
+      joiner.send('key', char.codePointAt(0) ?? 0, 1);
+      joiner.send('key', char.codePointAt(0) ?? 0, 0);
+    }
+    expect(await waitForScreenMatch(desktop.display, () => joiner.screen)).toEqual({
+      mismatches: 0,
+    });
+    expect(await waitForScreenMatch(desktop.display, () => owner.screen)).toEqual({
+      mismatches: 0,
+    });
+    expect(compareRgba(owner.screen, joiner.screen)).toEqual({ mismatches: 0 });
+    expect(gateway.connectionIds()).toContain(owner.connectionId);
+
+    // The connection outlives its owner while someone is still joined, and ends with the last.
+    owner.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(gateway.connectionIds()).toContain(owner.connectionId);
+    joiner.close();
+    await expect
+      .poll(() => gateway.connectionIds().includes(owner.connectionId), { timeout: 5000 })
+      .toBe(false);
   });
 });

@@ -51,7 +51,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   const handle = async (socket: Socket): Promise<void> => {
     const guac = new GuacSocket(socket);
-    const log = logger.child({ peer: `${socket.remoteAddress ?? '?'}:${String(socket.remotePort ?? '?')}` });
+    const log = logger.child({
+      peer: `${socket.remoteAddress ?? '?'}:${String(socket.remotePort ?? '?')}`,
+    });
     try {
       const { selection, args } = await serverHandshake(guac, {
         timeoutMs: settings.handshakeTimeoutMs,
@@ -74,7 +76,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           settings: vnc,
           logger,
           connectTimeoutMs: settings.connectTimeoutMs,
-          viewerTimings: { idleTimeoutMs: settings.idleTimeoutMs, keepAliveMs: settings.keepAliveMs },
+          viewerTimings: {
+            idleTimeoutMs: settings.idleTimeoutMs,
+            keepAliveMs: settings.keepAliveMs,
+          },
           onEnd: (s) => {
             sessions.delete(s.id);
             logger.info({ connection: s.id }, 'connection ended');
@@ -87,7 +92,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // reach it arrive afterwards as an `error` instruction.
       guac.send([['ready', session.id]]);
       session.addViewer(guac, vnc);
-      log.info({ connection: session.id, join: selection.kind === 'join', viewers: session.viewerCount }, 'browser joined');
+      log.info(
+        { connection: session.id, join: selection.kind === 'join', viewers: session.viewerCount },
+        'browser joined',
+      );
       if (selection.kind === 'new') await session.start();
     } catch (error) {
       if (guac.isClosed) return;

@@ -19,7 +19,10 @@ type Waiter = {
 };
 
 /** Client input limits: generous for clipboard blobs, far below what could hurt the server. */
-const PARSER_LIMITS = { maxElementCodePoints: 1024 * 1024, maxInstructionCodePoints: 2 * 1024 * 1024 };
+const PARSER_LIMITS = {
+  maxElementCodePoints: 1024 * 1024,
+  maxInstructionCodePoints: 2 * 1024 * 1024,
+};
 
 export class GuacSocket {
   private readonly parser = new GuacParser(PARSER_LIMITS);
@@ -108,10 +111,7 @@ export class GuacSocket {
 
   /** Sends `error` (and guacd's closing `disconnect`), then ends the connection. */
   sendErrorAndClose(message: string, status: number): void {
-    this.send([
-      ['error', message, status],
-      ['disconnect'],
-    ]);
+    this.send([['error', message, status], ['disconnect']]);
     this.close();
   }
 
@@ -131,7 +131,8 @@ export class GuacSocket {
     } catch (error) {
       // Instructions completed before the fault still count; then report the fault.
       for (const instruction of out) this.deliver(instruction);
-      const status = error instanceof GuacProtocolError ? error.status : GuacStatus.CLIENT_BAD_REQUEST;
+      const status =
+        error instanceof GuacProtocolError ? error.status : GuacStatus.CLIENT_BAD_REQUEST;
       const message = error instanceof Error ? error.message : String(error);
       this.failure ??= error instanceof Error ? error : new Error(message);
       this.sendErrorAndClose(`Malformed Guacamole instruction from the client: ${message}`, status);
@@ -159,7 +160,9 @@ export class GuacSocket {
     this.closed = true;
     const waiter = this.waiter;
     this.waiter = undefined;
-    waiter?.reject(this.failure ?? new Error('The client closed the connection during the handshake.'));
+    waiter?.reject(
+      this.failure ?? new Error('The client closed the connection during the handshake.'),
+    );
     for (const listener of this.closeListeners) listener(this.failure);
   }
 }

@@ -29,7 +29,8 @@ describe('FrameState', () => {
 
   it('demotes copies past the cap instead of queueing without bound', () => {
     const s = new FrameState(2000, 100);
-    for (let i = 0; i < 40; i++) s.addCopy({ srcX: 0, srcY: 0, x: i * 10 + 100, y: 0, width: 1, height: 1 });
+    for (let i = 0; i < 40; i++)
+      s.addCopy({ srcX: 0, srcY: 0, x: i * 10 + 100, y: 0, width: 1, height: 1 });
     const frame = s.take();
     expect(frame.copies).toHaveLength(32);
     expect(frame.rects.length).toBeGreaterThan(0);

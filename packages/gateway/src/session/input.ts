@@ -103,9 +103,12 @@ export class InputHandler {
   private openClipboard(instruction: GuacInstruction): InputReply {
     const stream = int(instruction, 0, 0, 0x7fffffff);
     const mimetype = instruction.args[1];
-    if (mimetype === undefined) throw new InputError('"clipboard" needs a stream index and a mimetype.');
+    if (mimetype === undefined)
+      throw new InputError('"clipboard" needs a stream index and a mimetype.');
     if (this.streams.size >= MAX_OPEN_STREAMS && !this.streams.has(stream)) {
-      throw new InputError(`Too many open clipboard streams (more than ${String(MAX_OPEN_STREAMS)}); end each stream with "end".`);
+      throw new InputError(
+        `Too many open clipboard streams (more than ${String(MAX_OPEN_STREAMS)}); end each stream with "end".`,
+      );
     }
     this.streams.set(stream, { mimetype, chunks: [], bytes: 0 });
     return {};
@@ -120,7 +123,9 @@ export class InputHandler {
     const open = this.streams.get(stream);
     if (open === undefined) {
       // guacd answers data on a stream it does not know with a negative ack, not a disconnect.
-      return { ack: { stream, message: 'No such stream: open it with "clipboard" first.', status: 0x0100 } };
+      return {
+        ack: { stream, message: 'No such stream: open it with "clipboard" first.', status: 0x0100 },
+      };
     }
     const bytes = Buffer.from(data, 'base64');
     if (open.bytes + bytes.length <= MAX_CLIPBOARD_BYTES) {

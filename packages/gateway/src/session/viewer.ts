@@ -65,7 +65,11 @@ export class Viewer {
     private readonly logger: Logger,
   ) {
     this.state = new FrameState(source.width, source.height);
-    this.input = new InputHandler(() => source.desktop, options, () => source);
+    this.input = new InputHandler(
+      () => source.desktop,
+      options,
+      () => source,
+    );
     socket.onDrain(() => this.pump());
     socket.onClose((error) => {
       if (error !== undefined) logger.info({ err: error }, 'browser connection failed');
@@ -140,7 +144,10 @@ export class Viewer {
       (error: unknown) => {
         this.encoding = false;
         this.logger.error({ err: error }, 'frame encoding failed');
-        this.abort('The gateway failed to encode a frame; reconnect, and report it if it repeats.', GuacStatus.SERVER_ERROR);
+        this.abort(
+          'The gateway failed to encode a frame; reconnect, and report it if it repeats.',
+          GuacStatus.SERVER_ERROR,
+        );
       },
     );
   }
@@ -149,7 +156,10 @@ export class Viewer {
     const stride = this.source.width;
     const frame = this.state.take();
     // Copy pixels out now: the RFB client keeps decoding into this framebuffer while sharp works.
-    const regions = frame.rects.map((rect) => ({ rect, pixels: extractRegion(framebuffer, stride, rect) }));
+    const regions = frame.rects.map((rect) => ({
+      rect,
+      pixels: extractRegion(framebuffer, stride, rect),
+    }));
     const cursor = frame.cursor;
     const [pngs, cursorPng] = await Promise.all([
       Promise.all(regions.map(({ rect, pixels }) => encodePng(pixels, rect.width, rect.height))),
@@ -157,15 +167,26 @@ export class Viewer {
     ]);
     if (this.gone) return;
     const out: OutInstruction[] = [];
-    if (frame.size !== undefined) out.push(['size', DEFAULT_LAYER, frame.size.width, frame.size.height]);
+    if (frame.size !== undefined)
+      out.push(['size', DEFAULT_LAYER, frame.size.width, frame.size.height]);
     for (const op of frame.copies) out.push(copyInstruction(op));
     regions.forEach(({ rect }, i) => {
       const png = pngs[i];
-      if (png !== undefined) out.push(...pngInstructions(this.takeStream(), DEFAULT_LAYER, rect.x, rect.y, png));
+      if (png !== undefined)
+        out.push(...pngInstructions(this.takeStream(), DEFAULT_LAYER, rect.x, rect.y, png));
     });
     if (cursor !== undefined && cursorPng !== undefined) {
       const { width, height } = cursorSize(cursor);
-      out.push(...cursorInstructions(this.takeStream(), cursor.hotX, cursor.hotY, width, height, cursorPng));
+      out.push(
+        ...cursorInstructions(
+          this.takeStream(),
+          cursor.hotX,
+          cursor.hotY,
+          width,
+          height,
+          cursorPng,
+        ),
+      );
     }
     const timestamp = Math.max(Date.now(), this.lastTimestamp + 1);
     this.lastTimestamp = timestamp;
@@ -195,19 +216,27 @@ export class Viewer {
       }
     } catch (error) {
       if (error instanceof InputError) {
-        this.abort(`Malformed "${instruction.opcode}" instruction: ${error.message}`, GuacStatus.CLIENT_BAD_REQUEST);
+        this.abort(
+          `Malformed "${instruction.opcode}" instruction: ${error.message}`,
+          GuacStatus.CLIENT_BAD_REQUEST,
+        );
         return;
       }
       // A bug of ours must end this browser's connection, never the whole gateway.
       this.logger.error({ err: error, opcode: instruction.opcode }, 'input handling failed');
-      this.abort('The gateway failed to handle input; reconnect, and report it if it repeats.', GuacStatus.SERVER_ERROR);
+      this.abort(
+        'The gateway failed to handle input; reconnect, and report it if it repeats.',
+        GuacStatus.SERVER_ERROR,
+      );
     }
   }
 
   private onSync(instruction: GuacInstruction): void {
     const value = instruction.args[0];
     if (value === undefined || !/^\d+$/.test(value)) {
-      throw new InputError(`"sync" needs the timestamp of the frame it acknowledges, got ${JSON.stringify(value ?? null)}.`);
+      throw new InputError(
+        `"sync" needs the timestamp of the frame it acknowledges, got ${JSON.stringify(value ?? null)}.`,
+      );
     }
     const timestamp = Number(value);
     // A sync for an older frame (or a stray one) acknowledges nothing new.
@@ -221,7 +250,10 @@ export class Viewer {
     if (this.gone) return;
     const now = Date.now();
     if (this.options.idleTimeoutMs > 0 && now - this.lastReceived > this.options.idleTimeoutMs) {
-      this.abort('The client sent nothing for too long (it must send nop or sync at least every few seconds).', GuacStatus.CLIENT_TIMEOUT);
+      this.abort(
+        'The client sent nothing for too long (it must send nop or sync at least every few seconds).',
+        GuacStatus.CLIENT_TIMEOUT,
+      );
       return;
     }
     if (now - this.lastKeepAlive >= this.options.keepAliveMs) {

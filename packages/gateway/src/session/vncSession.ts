@@ -136,7 +136,11 @@ export class VncSession implements FrameSource {
     });
     rfb.on('error', (error) => this.fail(error));
     rfb.on('close', () =>
-      this.fail(new Error('The VNC server closed the connection. Check its log; reconnect to start a new session.')),
+      this.fail(
+        new Error(
+          'The VNC server closed the connection. Check its log; reconnect to start a new session.',
+        ),
+      ),
     );
     for (const v of this.viewers) v.fullRefresh(this.cursor);
     rfb.requestUpdate(false);
@@ -174,8 +178,14 @@ export class VncSession implements FrameSource {
     const failure =
       error instanceof Error && !('code' in error)
         ? { status: GuacStatus.UPSTREAM_ERROR, message: error.message }
-        : rfbFailure(error, { hostname: this.options.settings.hostname, port: this.options.settings.port });
-    this.options.logger.warn({ connection: this.id, err: error, status: failure.status }, 'VNC session failed');
+        : rfbFailure(error, {
+            hostname: this.options.settings.hostname,
+            port: this.options.settings.port,
+          });
+    this.options.logger.warn(
+      { connection: this.id, err: error, status: failure.status },
+      'VNC session failed',
+    );
     for (const viewer of [...this.viewers]) viewer.abort(failure.message, failure.status);
     this.end();
   }

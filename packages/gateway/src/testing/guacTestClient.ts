@@ -5,7 +5,12 @@
 // connection alive with `nop`. It records errors, clipboard text and frame counts to assert on.
 import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
-import { encodeInstruction, GUAC_PROTOCOL_VERSION, GuacParser, type GuacInstruction } from '@overlay-companion/guac';
+import {
+  encodeInstruction,
+  GUAC_PROTOCOL_VERSION,
+  GuacParser,
+  type GuacInstruction,
+} from '@overlay-companion/guac';
 
 export interface Layer {
   width: number;
@@ -100,7 +105,9 @@ export class GuacTestClient {
     client.send('timezone', 'UTC');
     client.send('name', 'test');
     const values = client.argNames.map((name, i) =>
-      i === 0 && name.startsWith('VERSION_') ? GUAC_PROTOCOL_VERSION : (options.params?.[name] ?? ''),
+      i === 0 && name.startsWith('VERSION_')
+        ? GUAC_PROTOCOL_VERSION
+        : (options.params?.[name] ?? ''),
     );
     client.send('connect', ...values);
     await client.waitFor(() => client.connectionId !== '' || client.errors.length > 0, 'ready');
@@ -123,7 +130,8 @@ export class GuacTestClient {
   sendClipboard(text: string, stream = 7): void {
     this.send('clipboard', stream, 'text/plain');
     const data = Buffer.from(text, 'utf8');
-    for (let o = 0; o < data.length; o += 4096) this.send('blob', stream, data.subarray(o, o + 4096).toString('base64'));
+    for (let o = 0; o < data.length; o += 4096)
+      this.send('blob', stream, data.subarray(o, o + 4096).toString('base64'));
     this.send('end', stream);
   }
 
@@ -140,10 +148,13 @@ export class GuacTestClient {
       if (this.closed && !predicate()) {
         await this.work;
         if (predicate()) return;
-        throw new Error(`connection closed while waiting for ${what}; errors: ${JSON.stringify(this.errors)}`);
+        throw new Error(
+          `connection closed while waiting for ${what}; errors: ${JSON.stringify(this.errors)}`,
+        );
       }
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; errors: ${JSON.stringify(this.errors)}`);
+      if (left <= 0)
+        throw new Error(`timed out waiting for ${what}; errors: ${JSON.stringify(this.errors)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(left, 250));
         this.waiters.push(() => {
@@ -231,7 +242,14 @@ export class GuacTestClient {
         const src = this.layers.get(n(2));
         const [sx, sy, w, h] = [n(3), n(4), n(5), n(6)];
         const rgba = Buffer.alloc(w * h * 4);
-        if (src) for (let y = 0; y < h; y++) src.rgba.copy(rgba, y * w * 4, ((sy + y) * src.width + sx) * 4, ((sy + y) * src.width + sx + w) * 4);
+        if (src)
+          for (let y = 0; y < h; y++)
+            src.rgba.copy(
+              rgba,
+              y * w * 4,
+              ((sy + y) * src.width + sx) * 4,
+              ((sy + y) * src.width + sx + w) * 4,
+            );
         this.cursor = { hotX: n(0), hotY: n(1), width: w, height: h, rgba };
         return;
       }
@@ -250,30 +268,60 @@ export class GuacTestClient {
     const layer = { width, height, rgba: Buffer.alloc(width * height * 4) };
     if (old) {
       for (let y = 0; y < Math.min(height, old.height); y++) {
-        old.rgba.copy(layer.rgba, y * width * 4, y * old.width * 4, y * old.width * 4 + Math.min(width, old.width) * 4);
+        old.rgba.copy(
+          layer.rgba,
+          y * width * 4,
+          y * old.width * 4,
+          y * old.width * 4 + Math.min(width, old.width) * 4,
+        );
       }
     }
     this.layers.set(index, layer);
   }
 
   private async drawImage(image: PendingImage): Promise<void> {
-    const { data, info } = await sharp(Buffer.concat(image.chunks)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(Buffer.concat(image.chunks))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const layer = this.layers.get(image.layer);
-    if (layer === undefined) throw new Error(`img into layer ${String(image.layer)} before its size was set`);
+    if (layer === undefined)
+      throw new Error(`img into layer ${String(image.layer)} before its size was set`);
     for (let y = 0; y < info.height; y++) {
       const ty = image.y + y;
       if (ty < 0 || ty >= layer.height) continue;
       const w = Math.min(info.width, layer.width - image.x);
-      data.copy(layer.rgba, (ty * layer.width + image.x) * 4, y * info.width * 4, (y * info.width + w) * 4);
+      data.copy(
+        layer.rgba,
+        (ty * layer.width + image.x) * 4,
+        y * info.width * 4,
+        (y * info.width + w) * 4,
+      );
     }
   }
 
-  private copy(srcIndex: number, sx: number, sy: number, w: number, h: number, dstIndex: number, dx: number, dy: number): void {
+  private copy(
+    srcIndex: number,
+    sx: number,
+    sy: number,
+    w: number,
+    h: number,
+    dstIndex: number,
+    dx: number,
+    dy: number,
+  ): void {
     const src = this.layers.get(srcIndex);
     const dst = this.layers.get(dstIndex);
     if (!src || !dst) throw new Error('copy between unknown layers');
     const tmp = Buffer.alloc(w * h * 4);
-    for (let y = 0; y < h; y++) src.rgba.copy(tmp, y * w * 4, ((sy + y) * src.width + sx) * 4, ((sy + y) * src.width + sx + w) * 4);
-    for (let y = 0; y < h; y++) tmp.copy(dst.rgba, ((dy + y) * dst.width + dx) * 4, y * w * 4, (y + 1) * w * 4);
+    for (let y = 0; y < h; y++)
+      src.rgba.copy(
+        tmp,
+        y * w * 4,
+        ((sy + y) * src.width + sx) * 4,
+        ((sy + y) * src.width + sx + w) * 4,
+      );
+    for (let y = 0; y < h; y++)
+      tmp.copy(dst.rgba, ((dy + y) * dst.width + dx) * 4, y * w * 4, (y + 1) * w * 4);
   }
 }
