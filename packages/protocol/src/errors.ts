@@ -100,12 +100,13 @@ function bound(
   dir: 'min' | 'max',
 ): string {
   const n = String(limit);
+  const plural = (word: string) => (n === '1' ? `${n} ${word}` : `${n} ${word}s`);
   switch (origin) {
     case 'string':
-      return dir === 'min' ? `must be at least ${n} characters` : `must be at most ${n} characters`;
+      return `must be ${dir === 'min' ? 'at least' : 'at most'} ${plural('character')}`;
     case 'array':
     case 'set':
-      return dir === 'min' ? `must have at least ${n} items` : `must have at most ${n} items`;
+      return `must have ${dir === 'min' ? 'at least' : 'at most'} ${plural('item')}`;
     default: {
       const op =
         dir === 'min' ? (inclusive === false ? '>' : '≥') : inclusive === false ? '<' : '≤';
@@ -154,24 +155,59 @@ export function describeIssue(issue: Issue): string {
   }
 }
 
+const MISSING = Symbol('missing');
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = input;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return MISSING;
+    if (!Object.hasOwn(current, key)) return MISSING;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current === undefined ? MISSING : current;
+}
+
+export interface FormatIssuesOptions {
+  /**
+   * The value that was parsed. When given, a field that is absent is reported as "is required"
+   * for every issue kind (zod reports a missing enum as a bad value, for instance).
+   */
+  input?: unknown;
+  /** Issues listed before "and N more" (default 10). */
+  maxIssues?: number;
+}
+
 /**
  * One sentence naming each bad field, e.g.
  * "x: must be an integer; color: must be a CSS color name …; foo: is not a known field".
  * Unknown keys are listed under their own path so the caller sees exactly which field to drop.
  */
-export function formatZodIssues(error: z.ZodError | readonly Issue[], maxIssues = 10): string {
+export function formatZodIssues(
+  error: z.ZodError | readonly Issue[],
+  options: FormatIssuesOptions = {},
+): string {
   const issues = Array.isArray(error) ? (error as readonly Issue[]) : (error as z.ZodError).issues;
+  const checkMissing = 'input' in options;
   const parts: string[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         parts.push(`${formatIssuePath([...issue.path, key])}: is not a known field`);
       }
-    } else {
-      parts.push(`${formatIssuePath(issue.path)}: ${describeIssue(issue)}`);
+      continue;
     }
+    let text = describeIssue(issue);
+    const typeLike =
+      issue.code === 'invalid_type' ||
+      issue.code === 'invalid_value' ||
+      issue.code === 'invalid_union';
+    if (typeLike && checkMissing && valueAt(options.input, issue.path) === MISSING) {
+      text = text === 'is required' ? text : `is required (${text})`;
+    }
+    parts.push(`${formatIssuePath(issue.path)}: ${text}`);
   }
   if (parts.length === 0) return 'invalid value';
+  const maxIssues = options.maxIssues ?? 10;
   const shown = parts.slice(0, maxIssues);
   const more = parts.length - shown.length;
   return shown.join('; ') + (more > 0 ? `; and ${more} more` : '');

@@ -235,7 +235,10 @@ function parseWith<T>(
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    return { ok: false, error: `invalid ${type} message: ${formatZodIssues(parsed.error)}` };
+    return {
+      ok: false,
+      error: `invalid ${type} message: ${formatZodIssues(parsed.error, { input: value })}`,
+    };
   }
   return { ok: true, message: parsed.data };
 }

@@ -37,7 +37,8 @@ export type CustomPolicy = z.infer<typeof CustomPolicy>;
  * - composing → allow typing (type_text, press_key) and the clipboard; confirm pointer tools;
  * - autopilot → allow (rate limits are the bridge's business, not the mode's);
  * - custom → `customMetadata` parsed as CustomPolicy: deny list → deny, allow list → allow,
- *   unlisted → confirm; metadata that does not parse → deny every input tool.
+ *   unlisted → confirm; no metadata → confirm every input tool; metadata that does not parse
+ *   (including null) → deny every input tool.
  * An unknown tool name → deny.
  */
 export function decidePolicy(
@@ -62,7 +63,8 @@ export function decidePolicy(
     case 'autopilot':
       return 'allow';
     case 'custom': {
-      const parsed = CustomPolicy.safeParse(customMetadata ?? {});
+      // No metadata at all is an empty list (everything asks); null or any other shape is malformed.
+      const parsed = CustomPolicy.safeParse(customMetadata === undefined ? {} : customMetadata);
       // A policy we cannot read must not grant anything: fail closed.
       if (!parsed.success) return 'deny';
       if (parsed.data.deny?.includes(toolName)) return 'deny';

@@ -15,7 +15,10 @@ export function parseToolArgs<N extends ToolName>(
   if (!isToolName(name)) return { ok: false, error: `unknown tool ${JSON.stringify(name)}` };
   const parsed = toolDefinitions[name].input.safeParse(args ?? {});
   if (!parsed.success) {
-    return { ok: false, error: `invalid arguments for ${name}: ${formatZodIssues(parsed.error)}` };
+    return {
+      ok: false,
+      error: `invalid arguments for ${name}: ${formatZodIssues(parsed.error, { input: args ?? {} })}`,
+    };
   }
   return { ok: true, value: parsed.data as ToolArgs<N> };
 }
@@ -30,7 +33,7 @@ export function parseToolResult<N extends ToolName>(
   if (!parsed.success) {
     return {
       ok: false,
-      error: `the viewer returned an invalid ${name} result: ${formatZodIssues(parsed.error)}`,
+      error: `the viewer returned an invalid ${name} result: ${formatZodIssues(parsed.error, { input: result })}`,
     };
   }
   return { ok: true, value: parsed.data as ToolViewerResult<N> };

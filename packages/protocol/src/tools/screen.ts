@@ -81,9 +81,12 @@ export const TakeScreenshotResult = z.strictObject({
     .max(16)
     .describe("Zoom of the person's viewer: CSS pixels per desktop pixel."),
   viewport_scroll: z
-    .strictObject({ x: Coordinate, y: Coordinate })
+    .strictObject({
+      x: Coordinate.describe('Desktop x at the left edge of the viewer.'),
+      y: Coordinate.describe('Desktop y at the top edge of the viewer.'),
+    })
     .describe("Desktop pixel shown at the top-left corner of the person's viewer."),
-  format: ImageFormat,
+  format: ImageFormat.describe('Encoding of the image content.'),
   byte_length: z
     .int()
     .min(1)
@@ -137,7 +140,10 @@ export type Monitor = z.infer<typeof Monitor>;
 export const GetDisplayInfoInput = z.strictObject({});
 export const GetDisplayInfoResult = z.strictObject({
   desktop: z
-    .strictObject({ width: Size, height: Size })
+    .strictObject({
+      width: Size.describe('Desktop width in pixels.'),
+      height: Size.describe('Desktop height in pixels.'),
+    })
     .describe('Size of the whole remote desktop in pixels; all coordinates live inside it.'),
   monitors: z
     .array(Monitor)
