@@ -30,7 +30,11 @@ export class ByteReader {
     if (this.failure !== undefined || chunk.length === 0) return;
     this.chunks.push(chunk);
     this.buffered += chunk.length;
-    if (!this.paused && this.buffered > HIGH_WATER && (this.waiter === undefined || this.waiter.size < this.buffered)) {
+    if (
+      !this.paused &&
+      this.buffered > HIGH_WATER &&
+      (this.waiter === undefined || this.waiter.size < this.buffered)
+    ) {
       this.paused = true;
       this.flow.pause();
     }

@@ -19,7 +19,12 @@ import {
   requestMessage,
 } from './extendedClipboard.js';
 import { Framebuffer } from './framebuffer.js';
-import { readFramebufferUpdate, type RfbCursor, type RfbRect, type UpdateContext } from './framebufferUpdate.js';
+import {
+  readFramebufferUpdate,
+  type RfbCursor,
+  type RfbRect,
+  type UpdateContext,
+} from './framebufferUpdate.js';
 import { handshake } from './handshake.js';
 import { ZrleDecoder } from './zrle.js';
 
@@ -76,7 +81,14 @@ export interface RfbStats {
 /** Largest desktop accepted: 8K UHD worth of pixels, 16384 on a side. */
 const LIMITS = { maxPixels: 7680 * 4320, maxSide: 16384 };
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EADDRNOTAVAIL',
+]);
 
 const SERVER_FRAMEBUFFER_UPDATE = 0;
 const SERVER_SET_COLOUR_MAP = 1;
@@ -150,13 +162,30 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
       socket.on('data', (chunk: Buffer) => reader.push(chunk));
       socket.on('error', (error: NodeJS.ErrnoException) => {
         if (!tcpUp && NETWORK_CODES.has(error.code ?? '')) {
-          fail(new RfbError('unreachable', `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and the host and port are right.`, { cause: error }));
+          fail(
+            new RfbError(
+              'unreachable',
+              `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and the host and port are right.`,
+              { cause: error },
+            ),
+          );
         } else {
-          fail(new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, { cause: error }));
+          fail(
+            new RfbError(
+              'closed',
+              `Connection to VNC server at ${where} failed (${error.message}).`,
+              { cause: error },
+            ),
+          );
         }
       });
       socket.on('close', () => {
-        fail(new RfbError('closed', `VNC server at ${where} closed the connection during the handshake. Check the server's log (it may refuse or blacklist this client).`));
+        fail(
+          new RfbError(
+            'closed',
+            `VNC server at ${where} closed the connection during the handshake. Check the server's log (it may refuse or blacklist this client).`,
+          ),
+        );
       });
 
       handshake(reader, (data) => socket.write(data), {
@@ -190,7 +219,9 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   /** Mask bits: 1 left, 2 middle, 4 right, 8 wheel up, 16 wheel down. */
   pointer(x: number, y: number, buttonMask: number): void {
-    this.send(msg.pointerEvent(clamp(x, 0, this.fb.width - 1), clamp(y, 0, this.fb.height - 1), buttonMask));
+    this.send(
+      msg.pointerEvent(clamp(x, 0, this.fb.width - 1), clamp(y, 0, this.fb.height - 1), buttonMask),
+    );
   }
 
   key(keysym: number, down: boolean): void {
@@ -205,7 +236,11 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
     // Keep the first screen's id and flags (the spec asks clients to preserve them); one screen
     // covering the whole desktop is what a browser window maps to.
     const first = this.screens[0];
-    this.send(msg.setDesktopSize(w, h, [{ id: first?.id ?? 0, x: 0, y: 0, width: w, height: h, flags: first?.flags ?? 0 }]));
+    this.send(
+      msg.setDesktopSize(w, h, [
+        { id: first?.id ?? 0, x: 0, y: 0, width: w, height: h, flags: first?.flags ?? 0 },
+      ]),
+    );
   }
 
   /** Extended Clipboard (UTF-8) when offered, else Latin-1 ClientCutText. */
@@ -228,8 +263,16 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   private start(where: string, encodings: readonly number[]): void {
     this.socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
-    this.socket.on('error', (error) => this.shutdown(new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, { cause: error })));
-    this.socket.on('close', () => this.shutdown(new RfbError('closed', `VNC server at ${where} closed the connection.`)));
+    this.socket.on('error', (error) =>
+      this.shutdown(
+        new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, {
+          cause: error,
+        }),
+      ),
+    );
+    this.socket.on('close', () =>
+      this.shutdown(new RfbError('closed', `VNC server at ${where} closed the connection.`)),
+    );
     this.send(msg.setPixelFormat());
     this.send(msg.setEncodings(encodings));
     void this.messageLoop(where);
@@ -269,12 +312,21 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
       if (error instanceof RfbError) {
         this.shutdown(
           error.code === 'closed' && inMessage
-            ? new RfbError('closed', `VNC server at ${where} closed the connection in the middle of a message.`)
+            ? new RfbError(
+                'closed',
+                `VNC server at ${where} closed the connection in the middle of a message.`,
+              )
             : error,
         );
       } else {
         // A bug here or an exception thrown by an event listener: still only this connection ends.
-        this.shutdown(new RfbError('protocol', `Error while handling a message from ${where}: ${(error as Error).message}`, { cause: error }));
+        this.shutdown(
+          new RfbError(
+            'protocol',
+            `Error while handling a message from ${where}: ${(error as Error).message}`,
+            { cause: error },
+          ),
+        );
       }
     }
   }
@@ -300,7 +352,8 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   private async readServerCutText(): Promise<void> {
     const head = await this.reader.read(7);
     const length = head.readInt32BE(3);
-    if (Math.abs(length) > MAX_CLIPBOARD_BYTES) throw protocolError(`cut text of ${Math.abs(length)} bytes (limit ${MAX_CLIPBOARD_BYTES})`);
+    if (Math.abs(length) > MAX_CLIPBOARD_BYTES)
+      throw protocolError(`cut text of ${Math.abs(length)} bytes (limit ${MAX_CLIPBOARD_BYTES})`);
     const payload = await this.reader.read(Math.abs(length));
     if (length >= 0) {
       this.emit('clipboard', payload.toString('latin1'));
@@ -315,13 +368,17 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
         break;
       case 'notify':
         // The server's clipboard changed; fetch the text right away (Guacamole pushes clipboard).
-        if (message.formats & ClipFlag.text) this.sendExtendedClipboard(requestMessage(ClipFlag.text));
+        if (message.formats & ClipFlag.text)
+          this.sendExtendedClipboard(requestMessage(ClipFlag.text));
         break;
       case 'request':
-        if (message.formats & ClipFlag.text) this.sendExtendedClipboard(provideTextMessage(this.localClipboard ?? ''));
+        if (message.formats & ClipFlag.text)
+          this.sendExtendedClipboard(provideTextMessage(this.localClipboard ?? ''));
         break;
       case 'peek':
-        this.sendExtendedClipboard(notifyMessage(this.localClipboard === undefined ? 0 : ClipFlag.text));
+        this.sendExtendedClipboard(
+          notifyMessage(this.localClipboard === undefined ? 0 : ClipFlag.text),
+        );
         break;
       case 'provide':
         if (message.text !== undefined) this.emit('clipboard', message.text);

@@ -39,7 +39,13 @@ export function setEncodings(encodings: readonly number[]): Buffer {
   return msg;
 }
 
-export function framebufferUpdateRequest(incremental: boolean, x: number, y: number, width: number, height: number): Buffer {
+export function framebufferUpdateRequest(
+  incremental: boolean,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+): Buffer {
   const msg = Buffer.alloc(10);
   msg[0] = FRAMEBUFFER_UPDATE_REQUEST;
   msg[1] = incremental ? 1 : 0;
@@ -91,7 +97,11 @@ export interface RfbScreen {
   flags: number;
 }
 
-export function setDesktopSize(width: number, height: number, screens: readonly RfbScreen[]): Buffer {
+export function setDesktopSize(
+  width: number,
+  height: number,
+  screens: readonly RfbScreen[],
+): Buffer {
   const msg = Buffer.alloc(8 + 16 * screens.length);
   msg[0] = SET_DESKTOP_SIZE;
   msg.writeUInt16BE(width, 2);

@@ -1,12 +1,7 @@
 // The one error type of the RFB layer. Every failure a VNC server can cause — network, auth,
 // protocol — surfaces as an RfbError with a code the gateway can map to a Guacamole status.
 export type RfbErrorCode =
-  | 'unreachable'
-  | 'timeout'
-  | 'auth-failed'
-  | 'unsupported-security'
-  | 'protocol'
-  | 'closed';
+  'unreachable' | 'timeout' | 'auth-failed' | 'unsupported-security' | 'protocol' | 'closed';
 
 export class RfbError extends Error {
   override name = 'RfbError';
@@ -20,5 +15,8 @@ export class RfbError extends Error {
 
 /** Shorthand for the most common case: the server sent something we cannot accept. */
 export function protocolError(message: string): RfbError {
-  return new RfbError('protocol', `VNC protocol error: ${message}. The VNC server sent invalid data; reconnect, and check the server version if it repeats.`);
+  return new RfbError(
+    'protocol',
+    `VNC protocol error: ${message}. The VNC server sent invalid data; reconnect, and check the server version if it repeats.`,
+  );
 }

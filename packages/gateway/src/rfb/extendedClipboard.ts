@@ -39,15 +39,19 @@ export function parseExtendedClipboard(payload: Buffer): ExtendedClipboardMessag
   const formats = flags & FORMAT_MASK;
   if (flags & ClipFlag.caps) {
     const count = popcount(formats);
-    if (payload.length < 4 + 4 * count) throw protocolError('Extended Clipboard caps message is missing sizes');
+    if (payload.length < 4 + 4 * count)
+      throw protocolError('Extended Clipboard caps message is missing sizes');
     const sizes = Array.from({ length: count }, (_, i) => payload.readUInt32BE(4 + 4 * i));
     return { action: 'caps', formats, actions: (flags & ACTION_MASK) >>> 0, sizes };
   }
   if (flags & ClipFlag.request) return { action: 'request', formats };
   if (flags & ClipFlag.peek) return { action: 'peek' };
   if (flags & ClipFlag.notify) return { action: 'notify', formats };
-  if (flags & ClipFlag.provide) return { action: 'provide', text: parseProvide(formats, payload.subarray(4)) };
-  throw protocolError(`Extended Clipboard message with no known action (flags 0x${flags.toString(16)})`);
+  if (flags & ClipFlag.provide)
+    return { action: 'provide', text: parseProvide(formats, payload.subarray(4)) };
+  throw protocolError(
+    `Extended Clipboard message with no known action (flags 0x${flags.toString(16)})`,
+  );
 }
 
 function parseProvide(formats: number, compressed: Buffer): string | undefined {
@@ -90,7 +94,13 @@ function flagsOnly(flags: number): Buffer {
  * changes with `notify` rather than pushing data unasked (what the spec recommends).
  */
 export function capsMessage(): Buffer {
-  const flags = ClipFlag.caps | ClipFlag.text | ClipFlag.request | ClipFlag.peek | ClipFlag.notify | ClipFlag.provide;
+  const flags =
+    ClipFlag.caps |
+    ClipFlag.text |
+    ClipFlag.request |
+    ClipFlag.peek |
+    ClipFlag.notify |
+    ClipFlag.provide;
   return Buffer.concat([flagsOnly(flags), Buffer.alloc(4)]);
 }
 

@@ -36,7 +36,14 @@ export interface UpdateContext {
   zrle: ZrleDecoder;
   limits: { maxPixels: number; maxSide: number };
   /** Milliseconds spent decoding pixel data (inflate included, network waits excluded). */
-  stats: { decodeMs: number; rects: number; updates: number; raw: number; copyRect: number; zrle: number };
+  stats: {
+    decodeMs: number;
+    rects: number;
+    updates: number;
+    raw: number;
+    copyRect: number;
+    zrle: number;
+  };
   rect(rect: RfbRect): void;
   copy(copy: { srcX: number; srcY: number } & RfbRect): void;
   /** The framebuffer was reallocated to a new size (already done). */
@@ -63,11 +70,20 @@ export async function readFramebufferUpdate(ctx: UpdateContext): Promise<void> {
   }
 }
 
-async function readRect(ctx: UpdateContext, x: number, y: number, width: number, height: number, encoding: number): Promise<void> {
+async function readRect(
+  ctx: UpdateContext,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  encoding: number,
+): Promise<void> {
   const { reader, fb } = ctx;
   const inside = () => {
     if (!fb.contains(x, y, width, height)) {
-      throw protocolError(`rectangle ${width}x${height}+${x}+${y} (encoding ${encoding}) lies outside the ${fb.width}x${fb.height} framebuffer`);
+      throw protocolError(
+        `rectangle ${width}x${height}+${x}+${y} (encoding ${encoding}) lies outside the ${fb.width}x${fb.height} framebuffer`,
+      );
     }
   };
   switch (encoding) {
@@ -88,7 +104,9 @@ async function readRect(ctx: UpdateContext, x: number, y: number, width: number,
       const srcX = src.readUInt16BE(0);
       const srcY = src.readUInt16BE(2);
       if (!fb.contains(srcX, srcY, width, height)) {
-        throw protocolError(`CopyRect source ${width}x${height}+${srcX}+${srcY} lies outside the ${fb.width}x${fb.height} framebuffer`);
+        throw protocolError(
+          `CopyRect source ${width}x${height}+${srcX}+${srcY} lies outside the ${fb.width}x${fb.height} framebuffer`,
+        );
       }
       fb.copy(srcX, srcY, x, y, width, height);
       ctx.stats.rects++;
@@ -101,11 +119,15 @@ async function readRect(ctx: UpdateContext, x: number, y: number, width: number,
       const length = await reader.u32();
       // Worst case is every tile raw: 3 bytes a pixel plus headers; deflate adds a little.
       const limit = width * height * 5 + 65536;
-      if (length > limit) throw protocolError(`ZRLE rectangle ${width}x${height} claims ${length} bytes of data`);
+      if (length > limit)
+        throw protocolError(`ZRLE rectangle ${width}x${height} claims ${length} bytes of data`);
       const compressed = await reader.read(length);
       const start = performance.now();
       // Inflate even an empty rectangle's bytes: they belong to the connection's zlib stream.
-      await ctx.zrle.decode(compressed, x, y, width, height, { pixels: fb.pixels, stride: fb.width });
+      await ctx.zrle.decode(compressed, x, y, width, height, {
+        pixels: fb.pixels,
+        stride: fb.width,
+      });
       ctx.stats.decodeMs += performance.now() - start;
       ctx.stats.rects++;
       ctx.stats.zrle++;
@@ -128,7 +150,13 @@ async function readRect(ctx: UpdateContext, x: number, y: number, width: number,
   }
 }
 
-async function readExtendedDesktopSize(ctx: UpdateContext, reason: number, status: number, width: number, height: number): Promise<void> {
+async function readExtendedDesktopSize(
+  ctx: UpdateContext,
+  reason: number,
+  status: number,
+  width: number,
+  height: number,
+): Promise<void> {
   const head = await ctx.reader.read(4);
   const count = head[0]!;
   if (count > MAX_SCREENS) throw protocolError(`ExtendedDesktopSize with ${count} screens`);
@@ -159,8 +187,15 @@ async function readExtendedDesktopSize(ctx: UpdateContext, reason: number, statu
   }
 }
 
-async function readCursor(ctx: UpdateContext, hotX: number, hotY: number, width: number, height: number): Promise<void> {
-  if (width > MAX_CURSOR_SIDE || height > MAX_CURSOR_SIDE) throw protocolError(`cursor of ${width}x${height} pixels`);
+async function readCursor(
+  ctx: UpdateContext,
+  hotX: number,
+  hotY: number,
+  width: number,
+  height: number,
+): Promise<void> {
+  if (width > MAX_CURSOR_SIDE || height > MAX_CURSOR_SIDE)
+    throw protocolError(`cursor of ${width}x${height} pixels`);
   const maskRow = (width + 7) >> 3;
   const pixels = await ctx.reader.read(width * height * 4);
   const mask = await ctx.reader.read(maskRow * height);
@@ -175,5 +210,11 @@ async function readCursor(ctx: UpdateContext, hotX: number, hotY: number, width:
     }
   }
   // Servers clamp the hotspot themselves, but a hostile one might not.
-  ctx.cursor({ hotX: Math.min(hotX, Math.max(0, width - 1)), hotY: Math.min(hotY, Math.max(0, height - 1)), width, height, rgba });
+  ctx.cursor({
+    hotX: Math.min(hotX, Math.max(0, width - 1)),
+    hotY: Math.min(hotY, Math.max(0, height - 1)),
+    width,
+    height,
+    rgba,
+  });
 }

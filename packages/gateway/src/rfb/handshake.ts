@@ -32,30 +32,49 @@ async function readText(reader: ByteReader, what: string): Promise<string> {
   return (await reader.read(length)).toString('latin1');
 }
 
-export async function handshake(reader: ByteReader, send: (data: Buffer) => void, options: HandshakeOptions): Promise<ServerInit> {
+export async function handshake(
+  reader: ByteReader,
+  send: (data: Buffer) => void,
+  options: HandshakeOptions,
+): Promise<ServerInit> {
   const { where } = options;
   const version = (await reader.read(12)).toString('latin1');
   const match = /^RFB (\d{3})\.(\d{3})\n$/.exec(version);
   if (!match) {
-    throw new RfbError('protocol', `${where} is not a VNC server (it did not greet with "RFB xxx.yyy"). Check the host and port.`);
+    throw new RfbError(
+      'protocol',
+      `${where} is not a VNC server (it did not greet with "RFB xxx.yyy"). Check the host and port.`,
+    );
   }
   const major = Number(match[1]);
   const minor = Number(match[2]);
   if (major < 3 || (major === 3 && minor < 8)) {
-    throw new RfbError('protocol', `VNC server at ${where} speaks RFB ${major}.${minor}; this gateway needs RFB 3.8 or later. Upgrade the VNC server.`);
+    throw new RfbError(
+      'protocol',
+      `VNC server at ${where} speaks RFB ${major}.${minor}; this gateway needs RFB 3.8 or later. Upgrade the VNC server.`,
+    );
   }
   send(Buffer.from('RFB 003.008\n', 'latin1'));
 
   const count = await reader.u8();
   if (count === 0) {
     const reason = await readText(reader, 'connection failure reason');
-    throw new RfbError('unsupported-security', `VNC server at ${where} refused the connection: ${reason}`);
+    throw new RfbError(
+      'unsupported-security',
+      `VNC server at ${where} refused the connection: ${reason}`,
+    );
   }
   const offered = [...(await reader.read(count))];
   let chosen: number;
-  if (offered.includes(SECURITY_VNC_AUTH) && (options.password !== undefined || !offered.includes(SECURITY_NONE))) {
+  if (
+    offered.includes(SECURITY_VNC_AUTH) &&
+    (options.password !== undefined || !offered.includes(SECURITY_NONE))
+  ) {
     if (options.password === undefined) {
-      throw new RfbError('auth-failed', `VNC server at ${where} requires a password (VNC authentication). Provide the VNC password.`);
+      throw new RfbError(
+        'auth-failed',
+        `VNC server at ${where} requires a password (VNC authentication). Provide the VNC password.`,
+      );
     }
     chosen = SECURITY_VNC_AUTH;
   } else if (offered.includes(SECURITY_NONE)) {
@@ -75,7 +94,9 @@ export async function handshake(reader: ByteReader, send: (data: Buffer) => void
   const result = await reader.u32();
   if (result !== 0) {
     // RFB 3.8 sends a reason string after a failed SecurityResult.
-    const reason = await readText(reader, 'authentication failure reason').catch(() => 'no reason given');
+    const reason = await readText(reader, 'authentication failure reason').catch(
+      () => 'no reason given',
+    );
     throw new RfbError(
       'auth-failed',
       chosen === SECURITY_VNC_AUTH
@@ -93,8 +114,20 @@ export async function handshake(reader: ByteReader, send: (data: Buffer) => void
   return { width, height, name };
 }
 
-export function checkSize(width: number, height: number, limits: { maxPixels: number; maxSide: number }): void {
-  if (width === 0 || height === 0 || width > limits.maxSide || height > limits.maxSide || width * height > limits.maxPixels) {
-    throw protocolError(`desktop size ${width}x${height} is outside what this gateway accepts (1..${limits.maxSide} per side, ${limits.maxPixels} pixels)`);
+export function checkSize(
+  width: number,
+  height: number,
+  limits: { maxPixels: number; maxSide: number },
+): void {
+  if (
+    width === 0 ||
+    height === 0 ||
+    width > limits.maxSide ||
+    height > limits.maxSide ||
+    width * height > limits.maxPixels
+  ) {
+    throw protocolError(
+      `desktop size ${width}x${height} is outside what this gateway accepts (1..${limits.maxSide} per side, ${limits.maxPixels} pixels)`,
+    );
   }
 }

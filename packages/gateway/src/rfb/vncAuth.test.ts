@@ -12,7 +12,9 @@ describe('DES', () => {
     ['8001010101010101', '0000000000000000', '95a8d72813daa94d'],
     ['7ca110454a1a6e57', '01a1d6d039776742', '690f5b0d9a26939b'],
   ])('key %s encrypts %s to %s', (key, plain, cipher) => {
-    expect(desEncryptBlock(Buffer.from(key, 'hex'), Buffer.from(plain, 'hex')).toString('hex')).toBe(cipher);
+    expect(
+      desEncryptBlock(Buffer.from(key, 'hex'), Buffer.from(plain, 'hex')).toString('hex'),
+    ).toBe(cipher);
   });
 
   test('rejects wrong block or key sizes', () => {
@@ -21,10 +23,13 @@ describe('DES', () => {
 });
 
 describe('VNC passwords', () => {
-  test.each(['secret', 'a', 'exactly8', 'longer than eight', 'pässwörd'])('stored form of %j equals `vncpasswd -f`', (password) => {
-    const expected = execFileSync('vncpasswd', ['-f'], { input: `${password}\n` });
-    expect(encryptStoredVncPassword(password).toString('hex')).toBe(expected.toString('hex'));
-  });
+  test.each(['secret', 'a', 'exactly8', 'longer than eight', 'pässwörd'])(
+    'stored form of %j equals `vncpasswd -f`',
+    (password) => {
+      const expected = execFileSync('vncpasswd', ['-f'], { input: `${password}\n` });
+      expect(encryptStoredVncPassword(password).toString('hex')).toBe(expected.toString('hex'));
+    },
+  );
 
   test('challenge response encrypts both halves with the bit-mirrored password key', () => {
     const challenge = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
@@ -33,6 +38,8 @@ describe('VNC passwords', () => {
     const mirroredKey = Buffer.from([0xce, 0xa6, 0xc6, 0x4e, 0xa6, 0x2e, 0x00, 0x00]);
     expect(response.subarray(0, 8)).toEqual(desEncryptBlock(mirroredKey, challenge.subarray(0, 8)));
     expect(response.subarray(8)).toEqual(desEncryptBlock(mirroredKey, challenge.subarray(8)));
-    expect(vncAuthResponse(challenge, 'secret-and-more')).toEqual(vncAuthResponse(challenge, 'secret-a'));
+    expect(vncAuthResponse(challenge, 'secret-and-more')).toEqual(
+      vncAuthResponse(challenge, 'secret-a'),
+    );
   });
 });

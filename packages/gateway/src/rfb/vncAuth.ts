@@ -30,7 +30,10 @@ function vncDes(key: Buffer, block: Buffer): Buffer {
 export function vncAuthResponse(challenge: Buffer, password: string): Buffer {
   if (challenge.length !== 16) throw new RangeError('a VNC authentication challenge is 16 bytes');
   const key = passwordKey(password);
-  return Buffer.concat([vncDes(key, challenge.subarray(0, 8)), vncDes(key, challenge.subarray(8, 16))]);
+  return Buffer.concat([
+    vncDes(key, challenge.subarray(0, 8)),
+    vncDes(key, challenge.subarray(8, 16)),
+  ]);
 }
 
 /** The 8 bytes `vncpasswd -f` writes for this password (what Xvnc's -PasswordFile reads). */

@@ -23,6 +23,7 @@ export class ZrleDecoder {
   private output: Buffer[] = [];
   private outputBytes = 0;
   private failure: Error | undefined;
+  private pending: ((error: Error) => void) | undefined;
   // Palettes are at most 127 colours; one reused array avoids per-tile allocation.
   private readonly palette = new Uint32Array(128);
 
@@ -33,14 +34,23 @@ export class ZrleDecoder {
     this.inflater = createInflate({ chunkSize: 1024 * 1024 });
     this.inflater.on('data', (chunk: Buffer) => {
       this.outputBytes += chunk.length;
-      if (this.outputBytes > this.maxInflated) this.inflater.destroy(new Error(`more than ${this.maxInflated} bytes`));
+      if (this.outputBytes > this.maxInflated)
+        this.stop(new Error(`it inflates to more than ${this.maxInflated} bytes`));
       else this.output.push(chunk);
     });
-    this.inflater.on('error', (error) => (this.failure ??= error));
+    this.inflater.on('error', (error) => this.stop(error));
+    this.inflater.on('close', () => this.stop(new Error('the decoder was closed')));
   }
 
   /** Inflates one rectangle's compressed bytes and draws its tiles. Rejects with RfbError on bad data. */
-  async decode(compressed: Buffer, x: number, y: number, width: number, height: number, target: ZrleTarget): Promise<void> {
+  async decode(
+    compressed: Buffer,
+    x: number,
+    y: number,
+    width: number,
+    height: number,
+    target: ZrleTarget,
+  ): Promise<void> {
     const data = await this.inflate(compressed);
     this.drawTiles(data, x, y, width, height, target);
   }
@@ -49,18 +59,29 @@ export class ZrleDecoder {
     this.inflater.destroy();
   }
 
+  /** The stream is unusable from now on: fail the pending and every later rectangle. */
+  private stop(error: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.output = [];
+    this.inflater.destroy();
+    const reject = this.pending;
+    this.pending = undefined;
+    reject?.(error);
+  }
+
   private inflate(compressed: Buffer): Promise<Buffer> {
     const failed = (error: Error) => protocolError(`ZRLE data does not inflate (${error.message})`);
     if (this.failure !== undefined) return Promise.reject(failed(this.failure));
     this.output = [];
     this.outputBytes = 0;
     return new Promise((resolve, reject) => {
-      const onError = (error: Error) => reject(failed(error));
-      this.inflater.once('error', onError);
+      this.pending = (error) => reject(failed(error));
       this.inflater.write(compressed);
       // The flush callback runs after every 'data' event for the bytes written before it.
       this.inflater.flush(constants.Z_SYNC_FLUSH, () => {
-        this.inflater.off('error', onError);
+        if (this.pending === undefined) return; // already rejected
+        this.pending = undefined;
         if (this.failure !== undefined) return reject(failed(this.failure));
         const out = this.output.length === 1 ? this.output[0]! : Buffer.concat(this.output);
         this.output = [];
@@ -69,7 +90,14 @@ export class ZrleDecoder {
     });
   }
 
-  private drawTiles(d: Buffer, x: number, y: number, width: number, height: number, target: ZrleTarget): void {
+  private drawTiles(
+    d: Buffer,
+    x: number,
+    y: number,
+    width: number,
+    height: number,
+    target: ZrleTarget,
+  ): void {
     const fb = target.pixels;
     const stride = target.stride;
     const palette = this.palette;
@@ -122,7 +150,8 @@ export class ZrleDecoder {
               }
               shift -= bits;
               const index = (byte >> shift) & mask;
-              if (index >= sub) throw protocolError(`ZRLE palette index ${index} outside a ${sub}-colour palette`);
+              if (index >= sub)
+                throw protocolError(`ZRLE palette index ${index} outside a ${sub}-colour palette`);
               fb[o++] = palette[index]!;
             }
           }
@@ -164,7 +193,8 @@ export class ZrleDecoder {
                 run += b;
               } while (b === 255);
             }
-            if (index >= size) throw protocolError(`ZRLE palette index ${index} outside a ${size}-colour palette`);
+            if (index >= size)
+              throw protocolError(`ZRLE palette index ${index} outside a ${size}-colour palette`);
             if (run > total - done) throw protocolError('ZRLE run longer than its tile');
             fillRun(fb, base, stride, tw, done, run, palette[index]!);
             done += run;
@@ -189,7 +219,15 @@ export class ZrleDecoder {
 }
 
 /** Fills `run` pixels of a tile starting at linear tile index `start`, wrapping rows. */
-function fillRun(fb: Uint32Array, base: number, stride: number, tw: number, start: number, run: number, colour: number): void {
+function fillRun(
+  fb: Uint32Array,
+  base: number,
+  stride: number,
+  tw: number,
+  start: number,
+  run: number,
+  colour: number,
+): void {
   let row = (start / tw) | 0;
   let col = start - row * tw;
   while (run > 0) {

@@ -51,7 +51,12 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage): RgbaDiffere
     if (a[o] !== b[o] || a[o + 1] !== b[o + 1] || a[o + 2] !== b[o + 2]) {
       if (mismatches === 0) {
         const index = o / 4;
-        first = { x: index % expected.width, y: Math.floor(index / expected.width), expected: hex(a, o), actual: hex(b, o) };
+        first = {
+          x: index % expected.width,
+          y: Math.floor(index / expected.width),
+          expected: hex(a, o),
+          actual: hex(b, o),
+        };
       }
       mismatches++;
     }
@@ -63,7 +68,11 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage): RgbaDiffere
  * Polls until `current()` equals the X screen, or the timeout passes; returns the last
  * difference (mismatches 0 on success). The caller keeps updates flowing meanwhile.
  */
-export async function waitForScreenMatch(display: string, current: () => RgbaImage, timeoutMs = 10_000): Promise<RgbaDifference> {
+export async function waitForScreenMatch(
+  display: string,
+  current: () => RgbaImage,
+  timeoutMs = 10_000,
+): Promise<RgbaDifference> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const screen = await captureRoot(display);

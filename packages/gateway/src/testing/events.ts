@@ -25,7 +25,11 @@ export function nextEvent<T extends unknown[] = unknown[]>(
 }
 
 /** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs`. */
-export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 5000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -35,7 +39,10 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} did not happen within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

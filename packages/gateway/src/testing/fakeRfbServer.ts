@@ -91,7 +91,8 @@ export async function startFakeRfbServer(
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('fake RFB server has no port');
+  if (address === null || typeof address === 'string')
+    throw new Error('fake RFB server has no port');
   return {
     host: '127.0.0.1',
     port: address.port,

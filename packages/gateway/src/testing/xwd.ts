@@ -37,10 +37,13 @@ export function parseXwd(file: Buffer): RgbaImage {
   const masks = [field(13 + 1), field(13 + 2), field(13 + 3)] as const; // red, green, blue
   const ncolors = field(19);
   if (version !== 7) throw new Error(`XWD version ${version} is not supported (expected 7)`);
-  if (format !== ZPIXMAP) throw new Error(`XWD pixmap format ${format} is not supported (expected ZPixmap)`);
-  if (![16, 24, 32].includes(bitsPerPixel)) throw new Error(`XWD with ${bitsPerPixel} bits per pixel is not supported`);
+  if (format !== ZPIXMAP)
+    throw new Error(`XWD pixmap format ${format} is not supported (expected ZPixmap)`);
+  if (![16, 24, 32].includes(bitsPerPixel))
+    throw new Error(`XWD with ${bitsPerPixel} bits per pixel is not supported`);
   const dataStart = headerSize + ncolors * 12;
-  if (file.length < dataStart + bytesPerLine * height) throw new Error('XWD file shorter than its image data');
+  if (file.length < dataStart + bytesPerLine * height)
+    throw new Error('XWD file shorter than its image data');
 
   const bytes = bitsPerPixel / 8;
   const channels = masks.map(maskShift);
