@@ -70,11 +70,17 @@ export function parseBridgeConfig(input: unknown): BridgeConfig {
  * Parses `HOST:PORT` (IPv6 as `[::1]:4822`). `what` names the flag in the error so the person
  * knows which one to fix.
  */
-export function parseHostPort(text: string, what: string, options: { allowPortZero?: boolean } = {}): HostPort {
+export function parseHostPort(
+  text: string,
+  what: string,
+  options: { allowPortZero?: boolean } = {},
+): HostPort {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
   const host = match?.[1] ?? match?.[2];
   const port = Number(match?.[3]);
-  const schema = options.allowPortZero ? hostPortSchema.extend({ port: z.number().int().min(0).max(65535) }) : hostPortSchema;
+  const schema = options.allowPortZero
+    ? hostPortSchema.extend({ port: z.number().int().min(0).max(65535) })
+    : hostPortSchema;
   const result = schema.safeParse({ host, port });
   if (!match || !result.success) {
     throw new ConfigError(`${what} expects HOST:PORT (for example 127.0.0.1:5901), got "${text}".`);

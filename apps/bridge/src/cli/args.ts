@@ -92,10 +92,13 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
   if (values.help) return { command: 'help' };
 
   const host = values.host ?? '127.0.0.1';
-  if (host.trim() === '') throw new UsageError('--host needs an address, e.g. 127.0.0.1 or 0.0.0.0.');
+  if (host.trim() === '')
+    throw new UsageError('--host needs an address, e.g. 127.0.0.1 or 0.0.0.0.');
   const portText = values.port ?? '8080';
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) {
-    throw new UsageError(`--port expects a number from 0 to 65535 (0 picks a free port), got "${portText}".`);
+    throw new UsageError(
+      `--port expects a number from 0 to 65535 (0 picks a free port), got "${portText}".`,
+    );
   }
 
   const chosen = (['desktop', 'vnc', 'rdp'] as const).filter((flag) => values[flag] !== undefined);
@@ -154,5 +157,8 @@ function parseGateway(args: readonly string[]): Command {
     }),
   );
   if (values.help) return { command: 'help' };
-  return { command: 'gateway', options: { listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true) } };
+  return {
+    command: 'gateway',
+    options: { listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true) },
+  };
 }

@@ -10,7 +10,11 @@ export async function runGateway(
   logger: Logger,
 ): Promise<{ host: string; port: number; stop(): Promise<void> }> {
   try {
-    const gateway = await startGateway({ host: options.listen.host, port: options.listen.port, logger });
+    const gateway = await startGateway({
+      host: options.listen.host,
+      port: options.listen.port,
+      logger,
+    });
     return { host: gateway.host, port: gateway.port, stop: () => gateway.close() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -41,9 +41,13 @@ async function main(argv: readonly string[]): Promise<void> {
       const { bridge, source, guacd, embeddedGateway } = handle;
       out('Overlay Companion is running.');
       out(`  Desktop: ${source.description}`);
-      out(`  guacd:   ${embeddedGateway ? 'embedded gateway' : 'guacd'} on ${guacd.host}:${guacd.port}`);
+      out(
+        `  guacd:   ${embeddedGateway ? 'embedded gateway' : 'guacd'} on ${guacd.host}:${guacd.port}`,
+      );
       if (!existsSync(join(bridge.config.webRoot, 'index.html'))) {
-        out(`  Note:    the viewer is not built (${bridge.config.webRoot}); run \`npm run build\`.`);
+        out(
+          `  Note:    the viewer is not built (${bridge.config.webRoot}); run \`npm run build\`.`,
+        );
       }
       out(`  Open:    ${bridge.url}`);
       out('Press Ctrl-C to stop.');
@@ -53,7 +57,9 @@ async function main(argv: readonly string[]): Promise<void> {
       const logger = createLogger('gateway');
       const gateway = await runGateway(command.options, logger);
       stopOnSignal(() => gateway.stop());
-      out(`Gateway (guacd-compatible, VNC) listening on ${gateway.host}:${gateway.port}. Press Ctrl-C to stop.`);
+      out(
+        `Gateway (guacd-compatible, VNC) listening on ${gateway.host}:${gateway.port}. Press Ctrl-C to stop.`,
+      );
       return;
     }
   }

@@ -38,7 +38,9 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     try {
       await mkdir(dataDir, { recursive: true });
     } catch (err) {
-      throw new StartupError(`Cannot create the data directory ${dataDir}: ${errorMessage(err)}. Pick another with --data-dir.`);
+      throw new StartupError(
+        `Cannot create the data directory ${dataDir}: ${errorMessage(err)}. Pick another with --data-dir.`,
+      );
     }
 
     const source = await prepareSource(options.source);
@@ -48,7 +50,11 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     let guacd = options.guacd;
     if (!guacd) {
       try {
-        const gateway = await startGateway({ host: '127.0.0.1', port: 0, logger: logger.child({ part: 'gateway' }) });
+        const gateway = await startGateway({
+          host: '127.0.0.1',
+          port: 0,
+          logger: logger.child({ part: 'gateway' }),
+        });
         stops.push(() => gateway.close());
         guacd = { host: gateway.host, port: gateway.port };
       } catch (err) {

@@ -21,7 +21,10 @@ export interface SessionHandle {
   dispose(): void;
 }
 
-export type SessionFactory = (info: { sessionId: string; principal: McpPrincipal }) => SessionHandle;
+export type SessionFactory = (info: {
+  sessionId: string;
+  principal: McpPrincipal;
+}) => SessionHandle;
 
 interface Session {
   id: string;
@@ -100,7 +103,12 @@ export class McpSessions {
     }
     const length = Number(c.req.header('content-length') ?? '0');
     if (length > MAX_MCP_BODY_BYTES) {
-      return rpcError(c, 413, -32000, `Request body too large (limit ${MAX_MCP_BODY_BYTES} bytes).`);
+      return rpcError(
+        c,
+        413,
+        -32000,
+        `Request body too large (limit ${MAX_MCP_BODY_BYTES} bytes).`,
+      );
     }
     let body: unknown;
     try {

@@ -2,7 +2,12 @@
 // viewer, by Stop, or by an approved set_mode. Listeners (the viewer hub) mirror every change to
 // the viewers with mode_changed. A custom policy that does not parse is stored as given, so the
 // viewer can show it, and decidePolicy denies every input tool under it (fail closed).
-import { CustomPolicy, decidePolicy, type Mode, type PolicyDecision } from '@overlay-companion/protocol';
+import {
+  CustomPolicy,
+  decidePolicy,
+  type Mode,
+  type PolicyDecision,
+} from '@overlay-companion/protocol';
 
 export interface ModeSnapshot {
   mode: Mode;

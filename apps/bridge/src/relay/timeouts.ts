@@ -28,7 +28,9 @@ export function executionBudgetMs(name: ToolName, args: unknown): number {
       const a = argsOf('type_text', args);
       const chars = [...(a.text ?? '')].length;
       const charsPerSecond = ((a.typing_speed_wpm ?? 60) * 5) / 60;
-      return Math.ceil((chars / charsPerSecond) * 1000) + (a.action_timing_hint ?? 0) + 2 * SLACK_MS;
+      return (
+        Math.ceil((chars / charsPerSecond) * 1000) + (a.action_timing_hint ?? 0) + 2 * SLACK_MS
+      );
     }
     case 'press_key':
       return QUICK_CALL_MS + (argsOf('press_key', args).repeat ?? 1) * 100;

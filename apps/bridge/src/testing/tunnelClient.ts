@@ -1,0 +1,147 @@
+// Test support: a real `ws` client speaking to /tunnel the way guacamole-common-js does, that
+// checks the tunnel's framing rules on every message it receives (whole instructions only)
+// and lets tests wait for instructions and for the close frame.
+import { GuacParser, encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
+import { WebSocket } from 'ws';
+
+export interface ReceivedMessage {
+  text: string;
+  instructions: GuacInstruction[];
+}
+
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+export class TunnelClient {
+  readonly messages: ReceivedMessage[] = [];
+  readonly instructions: GuacInstruction[] = [];
+  /** Framing violations seen (a message ending mid-instruction); tests expect none. */
+  readonly framingErrors: string[] = [];
+  readonly closed: Promise<CloseInfo>;
+  private listeners: Array<() => void> = [];
+  /** Set false to stop acknowledging frames (to hold the server back). */
+  ackFrames = true;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data: Buffer, isBinary) => {
+      const text = data.toString('utf8');
+      if (isBinary) this.framingErrors.push('binary message');
+      // A fresh parser per message: the browser's parser does not carry state across messages.
+      const parser = new GuacParser();
+      let instructions: GuacInstruction[] = [];
+      try {
+        instructions = parser.push(text);
+        if (parser.buffered > 0)
+          this.framingErrors.push(`message ends mid-instruction: ${text.slice(-80)}`);
+      } catch (err) {
+        this.framingErrors.push(`unparsable message: ${String(err)}`);
+      }
+      this.messages.push({ text, instructions });
+      this.instructions.push(...instructions);
+      // Acknowledge frames as guacamole-common-js does after drawing them; servers that do flow
+      // control send nothing new until the previous frame is acknowledged.
+      for (const instruction of instructions) {
+        if (instruction.opcode === 'sync' && this.ackFrames && ws.readyState === WebSocket.OPEN) {
+          ws.send(encodeInstruction('sync', instruction.args[0] ?? '0'));
+        }
+      }
+      for (const listener of this.listeners) listener();
+    });
+    this.closed = new Promise((resolve) => {
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString('utf8') });
+        for (const listener of this.listeners) listener();
+      });
+    });
+  }
+
+  static async open(
+    baseUrl: string,
+    query = 'width=1024&height=768&dpi=96',
+  ): Promise<TunnelClient> {
+    const url = `${baseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/tunnel?${query}`;
+    const ws = new WebSocket(url, 'guacamole');
+    const client = new TunnelClient(ws);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return client;
+  }
+
+  get isOpen(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  send(opcode: string, ...args: (string | number)[]): void {
+    this.ws.send(encodeInstruction(opcode, ...args));
+  }
+
+  sendRaw(text: string): void {
+    this.ws.send(text);
+  }
+
+  /** Resolves with the first instruction from index `from` on that matches. */
+  waitFor(
+    match: (instruction: GuacInstruction) => boolean,
+    { from = 0, timeoutMs = 10_000, what = 'instruction' } = {},
+  ): Promise<GuacInstruction> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const found = this.instructions.slice(from).find(match);
+        if (found) {
+          done();
+          resolve(found);
+        } else if (this.ws.readyState === WebSocket.CLOSED) {
+          done();
+          reject(new Error(`tunnel closed before ${what} arrived; got ${this.summary()}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no ${what} within ${timeoutMs} ms; got ${this.summary()}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners = this.listeners.filter((l) => l !== check);
+      };
+      this.listeners.push(check);
+      check();
+    });
+  }
+
+  waitForOpcode(
+    opcode: string,
+    options: { from?: number; timeoutMs?: number } = {},
+  ): Promise<GuacInstruction> {
+    return this.waitFor((i) => i.opcode === opcode, { ...options, what: `'${opcode}'` });
+  }
+
+  close(): Promise<CloseInfo> {
+    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING)
+      this.ws.close(1000);
+    return this.closed;
+  }
+
+  private summary(): string {
+    const counts = new Map<string, number>();
+    for (const { opcode } of this.instructions) counts.set(opcode, (counts.get(opcode) ?? 0) + 1);
+    return JSON.stringify(Object.fromEntries(counts));
+  }
+}
+
+/** Polls `probe` until it returns true. */
+export async function eventually(
+  probe: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+}

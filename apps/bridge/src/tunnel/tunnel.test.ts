@@ -1,0 +1,191 @@
+// The tunnel end to end with real parts: a real bridge, the real embedded gateway and a real
+// Xvnc desktop (openbox + an xterm running `cat > FILE`), driven by a real `ws` client that
+// checks the framing rules on every message.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  startGateway,
+  startLocalDesktop,
+  type Gateway,
+  type LocalDesktop,
+} from '@overlay-companion/gateway';
+import { GuacStatus } from '@overlay-companion/guac';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../logger.js';
+import { startBridge, type RunningBridge } from '../server.js';
+import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+
+const run = promisify(execFile);
+const UUID_MESSAGE = /^0\.,36\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12};$/;
+const KEY = { h: 0x68, i: 0x69, Return: 0xff0d };
+
+let workDir: string;
+let typedFile: string;
+let desktop: LocalDesktop;
+let gateway: Gateway;
+let bridge: RunningBridge;
+const clients: TunnelClient[] = [];
+
+async function openTunnel(query?: string): Promise<TunnelClient> {
+  const client = await TunnelClient.open(bridge.url, query);
+  clients.push(client);
+  return client;
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'oc-tunnel-'));
+  typedFile = join(workDir, 'typed.txt');
+  desktop = await startLocalDesktop({
+    password: 'tunnel1',
+    windowManager: true,
+    xterm: { command: ['sh', '-c', `cat > ${typedFile}`], geometry: '80x20+0+0' },
+  });
+  gateway = await startGateway({ host: '127.0.0.1', port: 0, logger: silentLogger() });
+  bridge = await startBridge({
+    host: '127.0.0.1',
+    port: 0,
+    webRoot: workDir,
+    guacd: { host: gateway.host, port: gateway.port },
+    connection: {
+      protocol: 'vnc',
+      params: { hostname: desktop.host, port: String(desktop.port), password: 'tunnel1' },
+    },
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await bridge?.close();
+  await gateway?.close();
+  await desktop?.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe('the /tunnel relay', () => {
+  it('sends the tunnel UUID first, then ready, size and img in whole-instruction messages', async () => {
+    const client = await openTunnel();
+    await client.waitForOpcode('img');
+    await client.waitForOpcode('sync');
+    expect(client.messages[0]?.text).toMatch(UUID_MESSAGE);
+    const ready = client.instructions[1];
+    expect(ready?.opcode).toBe('ready');
+    expect(ready?.args[0]).toMatch(/^\$/);
+    expect(bridge.tunnels.connectionIds()).toContain(ready?.args[0]);
+    expect(client.instructions.some((i) => i.opcode === 'size' && i.args[0] === '0')).toBe(true);
+    expect(client.framingErrors).toEqual([]);
+    // Several instructions share a message only up to the batch size.
+    for (const message of client.messages) {
+      if (message.instructions.length > 1) expect(message.text.length).toBeLessThanOrEqual(8192);
+    }
+    expect(client.messages.length).toBeLessThan(client.instructions.length);
+  });
+
+  it('answers the browser ping itself, echoing it unchanged', async () => {
+    const client = await openTunnel();
+    await client.waitForOpcode('ready');
+    const from = client.instructions.length;
+    client.sendRaw('0.,4.ping,13.1700000000123;');
+    const echo = await client.waitFor((i) => i.opcode === '' && i.args[0] === 'ping', {
+      from,
+      what: 'ping echo',
+    });
+    expect(echo.args).toEqual(['ping', '1700000000123']);
+    expect(client.isOpen).toBe(true);
+  });
+
+  it(
+    'delivers keys typed through the tunnel to the xterm on the desktop',
+    { timeout: 45_000 },
+    async () => {
+      // xterm takes a few seconds to map on a busy machine (font loading); wait for its window.
+      await eventually(
+        async () =>
+          (
+            await run('xdotool', ['search', '--onlyvisible', '--class', 'xterm'], {
+              env: desktop.env,
+            }).catch(() => ({ stdout: '' }))
+          ).stdout.trim() !== '',
+        20_000,
+        'the xterm window to appear',
+      );
+      const client = await openTunnel();
+      await client.waitForOpcode('img');
+      // Click into the xterm so it has the keyboard focus.
+      client.send('mouse', 100, 100, 0);
+      client.send('mouse', 100, 100, 1);
+      client.send('mouse', 100, 100, 0);
+      for (const keysym of [KEY.h, KEY.i, KEY.Return]) {
+        client.send('key', keysym, 1);
+        client.send('key', keysym, 0);
+      }
+      await eventually(
+        async () => (await readFile(typedFile, 'utf8').catch(() => '')).includes('hi\n'),
+        10_000,
+        '"hi" typed through the tunnel to reach the file',
+      );
+    },
+  );
+
+  it('ignores connection parameters in the query string', async () => {
+    // If hostname/port were honoured, this would aim at a closed port and fail with 519.
+    const client = await openTunnel(
+      'width=800&height=600&hostname=127.0.0.1&port=1&password=wrong&protocol=rdp',
+    );
+    const ready = await client.waitForOpcode('ready');
+    await client.waitForOpcode('img');
+    expect(client.instructions.some((i) => i.opcode === 'error')).toBe(false);
+    expect(gateway.connectionIds()).toContain(ready.args[0]);
+    expect(client.isOpen).toBe(true);
+  });
+
+  it('closes only the offending tunnel with 768 on malformed input; others keep receiving frames', async () => {
+    const good = await openTunnel();
+    const bad = await openTunnel();
+    await good.waitForOpcode('img');
+    await bad.waitForOpcode('ready');
+    bad.sendRaw('4.key,3.65;9999999999999.oops;');
+    const closed = await bad.closed;
+    expect(closed.code).toBe(4000 + GuacStatus.CLIENT_BAD_REQUEST);
+    expect(closed.reason).toMatch(/^768 Malformed Guacamole instruction from the browser/);
+
+    const from = good.instructions.length;
+    await run('xsetroot', ['-solid', '#204060'], { env: desktop.env });
+    await good.waitForOpcode('img', { from });
+    expect(good.isOpen).toBe(true);
+    expect(good.framingErrors).toEqual([]);
+  });
+
+  it('rejects a non-numeric screen size with 768 and says which field', async () => {
+    const client = await openTunnel('width=wide&height=600');
+    const closed = await client.closed;
+    expect(closed.code).toBe(4768);
+    expect(closed.reason).toContain('width');
+    expect(client.messages[0]?.text).toMatch(UUID_MESSAGE);
+    expect(client.instructions.find((i) => i.opcode === 'error')?.args[1]).toBe('768');
+  });
+
+  it('closes the guacd connection when the browser closes its WebSocket', async () => {
+    const client = await openTunnel();
+    const ready = await client.waitForOpcode('ready');
+    const id = ready.args[0] as string;
+    await eventually(
+      () => gateway.connectionIds().includes(id),
+      5000,
+      'gateway to list the connection',
+    );
+    await client.close();
+    await eventually(
+      () => !gateway.connectionIds().includes(id),
+      5000,
+      'gateway to drop the connection',
+    );
+    await eventually(
+      () => !bridge.tunnels.connectionIds().includes(id),
+      5000,
+      'bridge to forget the tunnel',
+    );
+  });
+});
