@@ -28,17 +28,15 @@ describe('decidePolicy', () => {
     );
   });
 
-  const expected: Record<
-    Exclude<Mode, 'custom'>,
-    { pointer: PolicyDecision; typing: PolicyDecision }
-  > = {
+  type Rule = { pointer: PolicyDecision; typing: PolicyDecision };
+  const expected: Record<Exclude<Mode, 'custom'>, Rule> = {
     passive: { pointer: 'deny', typing: 'deny' },
     assist: { pointer: 'confirm', typing: 'confirm' },
     composing: { pointer: 'confirm', typing: 'allow' },
     autopilot: { pointer: 'allow', typing: 'allow' },
   };
 
-  for (const [mode, rule] of Object.entries(expected) as [Exclude<Mode, 'custom'>, typeof rule][]) {
+  for (const [mode, rule] of Object.entries(expected) as [Exclude<Mode, 'custom'>, Rule][]) {
     it.each(POINTER)(`${mode}: %s → ${rule.pointer}`, (tool) => {
       expect(decidePolicy(mode, undefined, tool)).toBe(rule.pointer);
     });
