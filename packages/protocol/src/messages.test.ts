@@ -77,6 +77,7 @@ const bridgeMessages: BridgeToViewer[] = [
   { type: 'overlay_created', overlay, seq: 8 },
   { type: 'overlay_removed', overlay_id: 'ov-1', seq: 9 },
   { type: 'clear_overlays', seq: 10 },
+  { type: 'request_sync' },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -88,6 +89,9 @@ const viewerMessages: ViewerToBridge[] = [
   { type: 'overlay_removed', overlay_id: 'ov-1', seq: 2 },
   { type: 'clear_overlays', seq: 3 },
   { type: 'request_sync' },
+  { type: 'sync_state', seq: 3, overlays: [] },
+  { type: 'mode_set', mode: 'custom', metadata: { allow: ['type_text'], deny: [] } },
+  { type: 'mode_set', mode: 'passive' },
   { type: 'stop_pressed' },
   {
     type: 'event',

@@ -1,7 +1,9 @@
 // Viewer⇄bridge messages on the /ws/viewer WebSocket: JSON text frames, discriminated on `type`.
 // Each direction is one union (BridgeToViewer, ViewerToBridge) with a safe parser that never
-// throws. Overlay store messages (overlay_created, overlay_removed, clear_overlays) travel in
-// both directions: the control viewer sends them, the bridge relays them to mirror windows.
+// throws. Overlay store messages travel in both directions: the control viewer sends
+// overlay_created / overlay_removed / clear_overlays and the bridge relays them to mirror
+// windows; a (re)connecting window sends request_sync, the bridge forwards it to the control
+// viewer (or answers from its own copy), and the answer is a sync_state snapshot.
 import { z } from 'zod';
 import { Id, Mode, Seq } from './common.js';
 import { ErrorKind, MAX_ERROR_MESSAGE_LENGTH, formatZodIssues } from './errors.js';
@@ -35,6 +37,15 @@ export const ClearOverlaysMessage = z.strictObject({
   type: z.literal('clear_overlays'),
   seq: Seq,
 });
+
+/** Full overlay store snapshot; the receiver replaces its store and continues from `seq`. */
+export const SyncStateMessage = z.strictObject({
+  type: z.literal('sync_state'),
+  seq: Seq.describe('Sequence number of the snapshot; later changes have larger seq.'),
+  overlays: z.array(Overlay).max(MAX_OVERLAYS),
+});
+/** "Send me the whole store": from a (re)connecting window, forwarded to the control viewer. */
+export const RequestSyncMessage = z.strictObject({ type: z.literal('request_sync') });
 
 // ---- bridge → viewer --------------------------------------------------------------------
 
@@ -118,11 +129,6 @@ export const ApprovalRequestMessage = z.strictObject({
   deadline_ms: DeadlineMs,
 });
 export const StopMessage = z.strictObject({ type: z.literal('stop'), reason: Reason });
-export const SyncStateMessage = z.strictObject({
-  type: z.literal('sync_state'),
-  seq: Seq.describe('Sequence number of the snapshot; later changes have larger seq.'),
-  overlays: z.array(Overlay).max(MAX_OVERLAYS),
-});
 
 export const BridgeToViewer = z.discriminatedUnion('type', [
   HelloMessage,
@@ -132,6 +138,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   ApprovalRequestMessage,
   StopMessage,
   SyncStateMessage,
+  RequestSyncMessage,
   OverlayCreatedMessage,
   OverlayRemovedMessage,
   ClearOverlaysMessage,
@@ -158,7 +165,15 @@ export const ApprovalMessage = z.strictObject({
   request_id: Id,
   approved: z.boolean(),
 });
-export const RequestSyncMessage = z.strictObject({ type: z.literal('request_sync') });
+/**
+ * The person chose a mode in the viewer. No approval is needed (they are the person), but the
+ * bridge still parses a custom policy with decidePolicy's rules and broadcasts mode_changed.
+ */
+export const ModeSetMessage = z.strictObject({
+  type: z.literal('mode_set'),
+  mode: Mode,
+  metadata: ModeMetadata.optional().describe('The custom policy when mode is custom.'),
+});
 export const StopPressedMessage = z.strictObject({ type: z.literal('stop_pressed') });
 export const EventMessage = z.strictObject({ type: z.literal('event'), event: UiEvent });
 
@@ -169,7 +184,9 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   OverlayCreatedMessage,
   OverlayRemovedMessage,
   ClearOverlaysMessage,
+  SyncStateMessage,
   RequestSyncMessage,
+  ModeSetMessage,
   StopPressedMessage,
   EventMessage,
 ]);
