@@ -263,15 +263,17 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   private start(where: string, encodings: readonly number[]): void {
     this.socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    // Network ends go through the reader so the message loop can tell a clean close between
+    // messages from one in the middle of a message.
     this.socket.on('error', (error) =>
-      this.shutdown(
+      this.reader.fail(
         new RfbError('closed', `Connection to VNC server at ${where} failed (${error.message}).`, {
           cause: error,
         }),
       ),
     );
     this.socket.on('close', () =>
-      this.shutdown(new RfbError('closed', `VNC server at ${where} closed the connection.`)),
+      this.reader.fail(new RfbError('closed', `VNC server at ${where} closed the connection.`)),
     );
     this.send(msg.setPixelFormat());
     this.send(msg.setEncodings(encodings));

@@ -1,7 +1,7 @@
 // The Extended Clipboard pseudo-encoding (0xC0A1E5CE): cut-text messages with a negative length
 // carry a flags word (formats + one action) and, for `provide`, a zlib stream of per-format
 // (size, data) pairs. We only exchange the UTF-8 `text` format; other formats are skipped.
-import { deflateSync, inflateSync } from 'node:zlib';
+import { constants, deflateSync, inflateSync } from 'node:zlib';
 import { protocolError } from './errors.js';
 
 export const ClipFlag = {
@@ -57,8 +57,12 @@ export function parseExtendedClipboard(payload: Buffer): ExtendedClipboardMessag
 function parseProvide(formats: number, compressed: Buffer): string | undefined {
   let data: Buffer;
   try {
-    // Each provide message is its own zlib stream, unlike ZRLE's connection-long one.
-    data = inflateSync(compressed, { maxOutputLength: MAX_CLIPBOARD_BYTES * 2 });
+    // Each provide message is its own zlib stream, unlike ZRLE's connection-long one. TigerVNC
+    // flushes it without a final block, so accept a stream that simply stops (Z_SYNC_FLUSH).
+    data = inflateSync(compressed, {
+      maxOutputLength: MAX_CLIPBOARD_BYTES * 2,
+      finishFlush: constants.Z_SYNC_FLUSH,
+    });
   } catch (error) {
     throw protocolError(`Extended Clipboard data does not inflate (${(error as Error).message})`);
   }
