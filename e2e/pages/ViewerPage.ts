@@ -1,0 +1,53 @@
+// Page object for the viewer: opening it, reading the status bar, and converting desktop
+// pixels to page coordinates through the scale the viewer applied.
+import { expect, type Locator, type Page } from '@playwright/test';
+import type { Rect } from '../support/xdesktop.js';
+
+export class ViewerPage {
+  readonly status: Locator;
+  readonly statusDetail: Locator;
+  readonly keyboardTarget: Locator;
+  /** The Guacamole display element (scaled bounds of the remote desktop). */
+  readonly display: Locator;
+  /** The focusable area around it that receives the keyboard. */
+  readonly area: Locator;
+  readonly fitButton: Locator;
+
+  constructor(
+    readonly page: Page,
+    readonly url: string,
+  ) {
+    this.status = page.getByTestId('connection-label');
+    this.statusDetail = page.getByTestId('connection-detail');
+    this.keyboardTarget = page.getByTestId('keyboard-target');
+    this.display = page.locator('.remote-display__canvas');
+    this.area = page.locator('[data-remote-display]');
+    this.fitButton = page.getByRole('button', { name: 'Fit desktop to window' });
+  }
+
+  async open(): Promise<void> {
+    await this.page.goto(this.url);
+  }
+
+  async waitConnected(timeout = 30_000): Promise<void> {
+    await expect(this.status).toHaveText('Connected', { timeout });
+  }
+
+  /** Bounding box of the displayed desktop in page CSS pixels. */
+  async displayBox(): Promise<Rect> {
+    const box = await this.display.boundingBox();
+    if (!box) throw new Error('The remote display element is not visible.');
+    return box;
+  }
+
+  async areaSize(): Promise<{ width: number; height: number }> {
+    return this.area.evaluate((el) => ({ width: el.clientWidth, height: el.clientHeight }));
+  }
+
+  /** Page position of a desktop pixel, given the desktop's width in desktop pixels. */
+  async pagePoint(desktopWidth: number, x: number, y: number): Promise<{ x: number; y: number }> {
+    const box = await this.displayBox();
+    const scale = box.width / desktopWidth;
+    return { x: box.x + x * scale, y: box.y + y * scale };
+  }
+}

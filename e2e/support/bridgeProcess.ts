@@ -1,0 +1,101 @@
+// Runs the real stack — `overlay-companion serve --desktop local` (bridge + embedded gateway +
+// Xvnc desktop with an xterm) — as a child process for one test worker, reads where it listens
+// and which X display it started from its console output, and stops it with SIGINT the way a
+// person pressing Ctrl-C would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+export const BRIDGE_MAIN = join(REPO_ROOT, 'apps/bridge/dist/cli/main.js');
+
+export interface RunningStack {
+  /** Base URL of the bridge, e.g. http://127.0.0.1:41234/ */
+  url: string;
+  /** X display of the local desktop, e.g. ':7'. */
+  display: string;
+  /** Environment for X clients (xdotool, xwd) aimed at that desktop. */
+  xEnv: NodeJS.ProcessEnv;
+  /** Everything the process printed so far (for failure messages). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+// Lines printed by apps/bridge/src/cli/main.ts once everything is up.
+const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
+const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
+
+export async function startStack(timeoutMs = 45_000): Promise<RunningStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
+  const child = spawn(
+    process.execPath,
+    [BRIDGE_MAIN, 'serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir],
+    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
+  const output = () => `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+
+  const stop = async () => {
+    await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const { url, display } = await new Promise<{ url: string; display: string }>((ok, fail) => {
+      const timer = setTimeout(
+        () =>
+          fail(new Error(`The bridge printed no "Open:" URL within ${timeoutMs} ms.\n${output()}`)),
+        timeoutMs,
+      );
+      const check = () => {
+        const url = URL_LINE.exec(stdout)?.[1];
+        if (url === undefined) return;
+        const display = DISPLAY_LINE.exec(stdout)?.[1];
+        clearTimeout(timer);
+        if (display === undefined) {
+          fail(
+            new Error(
+              `The bridge printed no "Desktop: ... display :N" line; the e2e test needs the X display.\n${output()}`,
+            ),
+          );
+        } else {
+          ok({ url, display });
+        }
+      };
+      child.stdout.on('data', check);
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        fail(
+          new Error(`Could not start ${BRIDGE_MAIN}: ${err.message}. Run \`npm run build\` first.`),
+        );
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        fail(
+          new Error(
+            `The bridge exited (code ${String(code)}, signal ${String(signal)}) before it was ready.\n${output()}`,
+          ),
+        );
+      });
+    });
+    child.removeAllListeners('exit');
+    return { url, display, xEnv: { ...process.env, DISPLAY: display }, output, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** SIGINT, then SIGKILL if the bridge has not exited after `graceMs`. */
+async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,46 @@
+// Observes the remote desktop from the X side (xdotool on the desktop's DISPLAY), so the test
+// checks what really happened on the desktop, not what the viewer believes happened.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+async function xdotool(env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  const { stdout } = await run('xdotool', args, { env, timeout: 15_000 });
+  return stdout;
+}
+
+/** Size of the X screen (the remote desktop), in desktop pixels. */
+export async function screenSize(
+  env: NodeJS.ProcessEnv,
+): Promise<{ width: number; height: number }> {
+  const [width, height] = (await xdotool(env, ['getdisplaygeometry']))
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  if (!width || !height) throw new Error('xdotool getdisplaygeometry printed no size');
+  return { width, height };
+}
+
+/** Geometry of the first visible window of an X class (waits until one is mapped). */
+export async function windowRect(env: NodeJS.ProcessEnv, windowClass: string): Promise<Rect> {
+  const ids = (await xdotool(env, ['search', '--sync', '--onlyvisible', '--class', windowClass]))
+    .trim()
+    .split('\n');
+  const id = ids[0];
+  if (!id) throw new Error(`No visible ${windowClass} window on the desktop`);
+  const shell = await xdotool(env, ['getwindowgeometry', '--shell', id]);
+  const value = (key: string) => {
+    const match = new RegExp(`^${key}=(-?\\d+)$`, 'm').exec(shell);
+    if (!match?.[1]) throw new Error(`xdotool getwindowgeometry printed no ${key}:\n${shell}`);
+    return Number(match[1]);
+  };
+  return { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') };
+}

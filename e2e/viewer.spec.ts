@@ -1,0 +1,143 @@
+// First end-to-end test: the real viewer in Debian's Chromium, the real bridge and embedded
+// gateway, and a real Xvnc desktop with an xterm. Checks what the person would see (pixels of
+// the page) and what really happened on the desktop (X side: window geometry, screen size, and
+// a file written by the shell in the xterm).
+/// <reference lib="dom" />
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { expect, test } from './fixtures.js';
+import { regionStats } from './support/pixels.js';
+import { screenSize, windowRect } from './support/xdesktop.js';
+
+async function fileText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+test('shows the desktop and types into its xterm only while the display has focus', async ({
+  page,
+  stack,
+  viewer,
+  pixelPage,
+}, testInfo) => {
+  const marker = `/tmp/oc-e2e-${randomUUID()}`;
+  const leaked = `${marker}-leaked`;
+  try {
+    await viewer.open();
+    await viewer.waitConnected();
+    const desktop = await screenSize(stack.xEnv);
+    const xterm = await windowRect(stack.xEnv, 'xterm');
+    const box = await viewer.displayBox();
+    const scale = box.width / desktop.width;
+    // Fitted with the aspect ratio kept.
+    expect(box.height / box.width).toBeCloseTo(desktop.height / desktop.width, 2);
+
+    // In screenshot pixels (the display element's own screenshot, device scale 1).
+    const inset = 6;
+    const xtermRegion = {
+      x: (xterm.x + inset) * scale,
+      y: (xterm.y + inset) * scale,
+      width: (xterm.width - 2 * inset) * scale,
+      height: (xterm.height - 2 * inset) * scale,
+    };
+    const belowXterm = {
+      x: 0,
+      y: (xterm.y + xterm.height + 20) * scale,
+      width: box.width,
+      height: box.height - (xterm.y + xterm.height + 20) * scale,
+    };
+    expect(belowXterm.height, 'the test needs desktop below the xterm').toBeGreaterThan(20);
+
+    // Frames keep arriving after "Connected"; poll until the xterm is drawn.
+    let shot: Buffer = Buffer.alloc(0);
+    await expect
+      .poll(
+        async () => {
+          shot = await viewer.display.screenshot();
+          const [all, term, below] = await regionStats(pixelPage, shot, [
+            { x: 0, y: 0, width: box.width, height: box.height },
+            xtermRegion,
+            belowXterm,
+          ]);
+          return {
+            varied: (all?.lumaStdDev ?? 0) > 20 && (all?.colours ?? 0) > 4,
+            xtermIsWhite: (term?.white ?? 0) > 0.6,
+            xtermHasText: (term?.dark ?? 0) > 0.0005,
+            restIsNotWhite: (below?.white ?? 1) < 0.2,
+          };
+        },
+        {
+          timeout: 20_000,
+          message: 'the screenshot should show the xterm (white, with text) on a darker desktop',
+        },
+      )
+      .toEqual({ varied: true, xtermIsWhite: true, xtermHasText: true, restIsNotWhite: true });
+    await testInfo.attach('desktop.png', { body: shot, contentType: 'image/png' });
+    await testInfo.attach('page.png', { body: await page.screenshot(), contentType: 'image/png' });
+
+    // Keys typed while the page (not the desktop) has focus stay with the page.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await expect(viewer.keyboardTarget).toHaveText('Click the desktop to type');
+    await page.keyboard.type(`echo leaked > ${leaked}\n`);
+
+    // Click into the xterm: the display takes the keyboard, and the xterm gets X focus.
+    const target = await viewer.pagePoint(
+      desktop.width,
+      xterm.x + xterm.width / 2,
+      xterm.y + xterm.height / 2,
+    );
+    await page.mouse.click(target.x, target.y);
+    await expect(viewer.keyboardTarget).toHaveText('Keyboard → desktop');
+    await page.keyboard.type(`echo hello-e2e > ${marker}\n`);
+
+    await expect
+      .poll(() => fileText(marker), {
+        timeout: 15_000,
+        message: `the xterm's shell should write ${marker}`,
+      })
+      .toBe('hello-e2e\n');
+    // Anything typed before the click would have run first in the same shell.
+    expect(await fileText(leaked)).toBeNull();
+  } finally {
+    await rm(marker, { force: true });
+    await rm(leaked, { force: true });
+  }
+});
+
+test('never resizes the remote desktop by itself; "Fit desktop to window" does', async ({
+  page,
+  stack,
+  viewer,
+}) => {
+  const before = await screenSize(stack.xEnv);
+  await page.setViewportSize({ width: 1100, height: 700 });
+  await viewer.open();
+  await viewer.waitConnected();
+  expect(await screenSize(stack.xEnv)).toEqual(before);
+
+  // Scaled to fit the display area, aspect kept, centred.
+  const area = await viewer.areaSize();
+  const box = await viewer.displayBox();
+  const fit = Math.min(area.width / before.width, area.height / before.height);
+  expect(box.width).toBeCloseTo(before.width * fit, 0);
+  expect(box.height).toBeCloseTo(before.height * fit, 0);
+
+  // Resizing the window rescales the picture, not the desktop.
+  await page.setViewportSize({ width: 800, height: 640 });
+  const smaller = await viewer.areaSize();
+  const smallerFit = Math.min(smaller.width / before.width, smaller.height / before.height);
+  await expect
+    .poll(async () => (await viewer.displayBox()).width)
+    .toBeCloseTo(before.width * smallerFit, 0);
+  expect(await screenSize(stack.xEnv)).toEqual(before);
+
+  // The button asks the server to match the desktop to this window's display area.
+  const wanted = await viewer.areaSize();
+  await viewer.fitButton.click();
+  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(wanted);
+  // And the viewer follows the new size: now drawn at scale 1.
+  await expect.poll(async () => (await viewer.displayBox()).width).toBeCloseTo(wanted.width, 0);
+});
