@@ -26,7 +26,8 @@ export async function approveThroughClient(
       `${question.what} needs the person's approval, but the control viewer is headless (nobody can answer there) and this MCP client did not declare the elicitation capability, so it cannot ask either. Use a client that supports elicitation, or have the person change the mode in a viewer.`,
     );
   }
-  const signal = AbortSignal.any([ctx.signal, ctx.plane.stopSignal()]);
+  const stop = ctx.plane.stopSignal();
+  const signal = AbortSignal.any([ctx.signal, stop]);
   let approved = false;
   try {
     const answer = await server.elicitInput(
@@ -50,8 +51,11 @@ export async function approveThroughClient(
     );
     approved = answer.action === 'accept' && answer.content?.approve === true;
   } catch (err) {
-    if (ctx.plane.stopSignal().aborted || signal.aborted) {
-      throw new ProtocolError('cancelled', `${question.what} was not approved: the request was stopped or cancelled.`);
+    if (signal.aborted) {
+      throw new ProtocolError(
+        'cancelled',
+        `${question.what} was not approved: the request was stopped or cancelled.`,
+      );
     }
     throw new ProtocolError(
       'permission_denied',

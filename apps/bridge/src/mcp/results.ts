@@ -19,8 +19,10 @@ const HINTED: ReadonlySet<ErrorKind> = new Set(['invalid_parameters', 'system_er
 
 export function errorResult(error: ProtocolError): CallToolResult {
   const info = error.toInfo();
-  const hint = error instanceof ViewerReportedError || HINTED.has(info.kind) ? ` ${error.hint}` : '';
-  const retry = info.retry_after_ms === undefined ? '' : ` (retry_after_ms: ${info.retry_after_ms})`;
+  const hint =
+    error instanceof ViewerReportedError || HINTED.has(info.kind) ? ` ${error.hint}` : '';
+  const retry =
+    info.retry_after_ms === undefined ? '' : ` (retry_after_ms: ${info.retry_after_ms})`;
   return {
     isError: true,
     content: [{ type: 'text', text: `${info.kind}: ${info.message}${retry}${hint}` }],
