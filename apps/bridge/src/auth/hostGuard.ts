@@ -1,0 +1,97 @@
+// DNS-rebinding guard: the Host and Origin of every /mcp and /api request (and of the viewer
+// socket upgrade) must name this bridge. A web page on another site that resolves its own name
+// to 127.0.0.1 still sends its own Host/Origin, so it is refused here before any auth runs.
+// The MCP SDK's built-in allowedHosts/allowedOrigins are deprecated; this replaces them.
+import type { MiddlewareHandler } from 'hono';
+import { hostForUrl, isLoopbackHost } from './loopback.js';
+
+export interface BoundAddress {
+  host: string;
+  port: number;
+}
+
+export interface HostPolicyOptions {
+  /** Where the bridge listens; undefined until listen() has returned. */
+  bound: () => BoundAddress | undefined;
+  /** OC_PUBLIC_URL: the address people use when the bridge sits behind a proxy. */
+  publicUrl?: string | undefined;
+}
+
+export type HostCheck = { ok: true } | { ok: false; status: 403 | 503; message: string };
+
+/** The Host header values this bridge answers to, lower case (`host:port`). */
+export function allowedHosts(bound: BoundAddress, publicUrl?: string): Set<string> {
+  const hosts = new Set<string>();
+  const add = (host: string, port: number): void => {
+    hosts.add(`${hostForUrl(host)}:${port}`.toLowerCase());
+    // Clients omit the port when it is the scheme's default.
+    if (port === 80) hosts.add(hostForUrl(host).toLowerCase());
+  };
+  add(bound.host, bound.port);
+  if (isLoopbackHost(bound.host)) {
+    for (const name of ['localhost', '127.0.0.1', '::1']) add(name, bound.port);
+  }
+  if (publicUrl !== undefined && publicUrl !== '') hosts.add(new URL(publicUrl).host.toLowerCase());
+  return hosts;
+}
+
+/** Checks one request's Host and Origin headers. Pure, so the upgrade path can share it. */
+export function checkHostAndOrigin(
+  options: HostPolicyOptions,
+  host: string | undefined,
+  origin: string | undefined,
+): HostCheck {
+  const bound = options.bound();
+  if (bound === undefined) {
+    return { ok: false, status: 503, message: 'The bridge is still starting; retry in a moment.' };
+  }
+  const allowed = allowedHosts(bound, options.publicUrl);
+  const hint = `This bridge answers to ${[...allowed].join(', ')}. If you reach it through a proxy or another name, set OC_PUBLIC_URL to that address.`;
+  if (host === undefined || !allowed.has(host.trim().toLowerCase())) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden Host header "${host ?? ''}" (DNS rebinding protection). ${hint}`,
+    };
+  }
+  // Non-browser MCP clients send no Origin; browsers always do on cross-origin requests.
+  if (origin !== undefined && !originAllowed(origin, allowed)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Forbidden Origin "${origin}": requests from other web sites are refused. ${hint}`,
+    };
+  }
+  return { ok: true };
+}
+
+function originAllowed(origin: string, allowed: Set<string>): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // includes the opaque origin "null"
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  return allowed.has(url.host.toLowerCase());
+}
+
+/**
+ * Hono middleware refusing foreign Host/Origin with 403. `jsonRpc` answers in the JSON-RPC error
+ * shape MCP clients expect; otherwise `{ error }`.
+ */
+export function hostOriginGuard(
+  options: HostPolicyOptions & { jsonRpc?: boolean },
+): MiddlewareHandler {
+  return async function hostOriginGuard(c, next) {
+    const check = checkHostAndOrigin(options, c.req.header('host'), c.req.header('origin'));
+    if (check.ok) return next();
+    if (options.jsonRpc === true) {
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null },
+        check.status,
+      );
+    }
+    return c.json({ error: check.message }, check.status);
+  };
+}

@@ -1,0 +1,109 @@
+// Background screenshots for one MCP session (set_screenshot_frequency): the bridge asks the
+// control viewer for a capture every interval and keeps the latest as the resource
+// screenshot://latest, notifying a subscribed client with resources/updated. on_change (and
+// periodic with only_on_change) keep a capture only when its pixels differ from the last one.
+// Manual take_screenshot calls also refresh the latest capture.
+import { createHash } from 'node:crypto';
+import {
+  clampScreenshotInterval,
+  toolDefinitions,
+  type TakeScreenshotViewerResult,
+} from '@overlay-companion/protocol';
+import type { Logger } from 'pino';
+import type { ViewerHub } from '../../relay/viewerHub.js';
+import { callBudgetMs } from '../../relay/timeouts.js';
+
+export const LATEST_SCREENSHOT_URI = 'screenshot://latest';
+
+export interface Capture {
+  data: string;
+  mimeType: string;
+  takenAt: number;
+  meta: Omit<TakeScreenshotViewerResult, 'data'>;
+}
+
+export type FrequencyMode = 'manual' | 'periodic' | 'on_change';
+
+/** Background captures are the whole desktop, PNG, at full scale. */
+const BACKGROUND_ARGS = toolDefinitions.take_screenshot.input.parse({ full_screen: true });
+
+export function mimeTypeOf(format: 'png' | 'jpeg'): string {
+  return format === 'png' ? 'image/png' : 'image/jpeg';
+}
+
+export class ScreenshotFeed {
+  private latestCapture: Capture | undefined;
+  private lastHash: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = false;
+  private mode: FrequencyMode = 'manual';
+  private intervalMs = clampScreenshotInterval(undefined);
+  private onlyOnChange = false;
+  private closed = false;
+
+  constructor(
+    private readonly hub: ViewerHub,
+    private readonly onUpdated: (uri: string) => void,
+    private readonly logger: Logger,
+  ) {}
+
+  get latest(): Capture | undefined {
+    return this.latestCapture;
+  }
+
+  get settings(): { mode: FrequencyMode; intervalMs: number } {
+    return { mode: this.mode, intervalMs: this.intervalMs };
+  }
+
+  /** Applies a setting; returns the interval in use after clamping. */
+  configure(mode: FrequencyMode, intervalMs: number | undefined, onlyOnChange: boolean): number {
+    this.mode = mode;
+    this.intervalMs = clampScreenshotInterval(intervalMs);
+    this.onlyOnChange = mode === 'on_change' || onlyOnChange;
+    this.schedule();
+    return this.intervalMs;
+  }
+
+  /** Records a capture from take_screenshot (manual or background). */
+  record(result: TakeScreenshotViewerResult): boolean {
+    const hash = createHash('sha256').update(result.data).digest('hex');
+    const changed = hash !== this.lastHash;
+    this.lastHash = hash;
+    const { data, ...meta } = result;
+    this.latestCapture = { data, mimeType: mimeTypeOf(result.format), takenAt: Date.now(), meta };
+    return changed;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.closed || this.mode === 'manual') return;
+    this.timer = setTimeout(() => void this.tick(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    // A slow viewer must not pile captures up: skip a tick while one is still running.
+    if (this.inFlight || this.hub.control === undefined) return this.schedule();
+    this.inFlight = true;
+    try {
+      const result = await this.hub.call('take_screenshot', BACKGROUND_ARGS, 'allow', {
+        timeoutMs: callBudgetMs('take_screenshot', BACKGROUND_ARGS, 'allow'),
+      });
+      const changed = this.record(result);
+      if (!this.closed && (changed || !this.onlyOnChange)) this.onUpdated(LATEST_SCREENSHOT_URI);
+    } catch (err) {
+      // No viewer, a closed window, a timeout: try again next tick; the AI is not waiting.
+      this.logger.debug({ err }, 'background screenshot failed');
+    } finally {
+      this.inFlight = false;
+      this.schedule();
+    }
+  }
+}

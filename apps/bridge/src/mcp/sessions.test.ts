@@ -1,0 +1,173 @@
+// /mcp transport, auth and DNS-rebinding guard, against a real bridge on a loopback port with
+// the MCP SDK's real client.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  OTHER_TOKEN,
+  TOKEN,
+  connectClient,
+  startTestBridge,
+  type TestBridge,
+} from './testing/fixtures.js';
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw-test', version: '0' },
+  },
+};
+
+function post(
+  bridge: TestBridge,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(bridge.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('/mcp sessions and auth', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await startTestBridge();
+  });
+  afterAll(async () => {
+    await bridge.close();
+  });
+
+  it('refuses a request without a token with 401 and a JSON-RPC error that says what to send', async () => {
+    const response = await post(bridge, INIT);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const body = (await response.json()) as { error: { message: string } };
+    expect(body.error.message).toMatch(/Authorization: Bearer/);
+  });
+
+  it('refuses a wrong token with 401, also through the SDK client', async () => {
+    const response = await post(bridge, INIT, { authorization: 'Bearer not-the-token' });
+    expect(response.status).toBe(401);
+    await expect(connectClient(bridge, { token: 'wrong-token-xxxxxxxxxxxxxxx' })).rejects.toThrow(
+      /401|Bearer/,
+    );
+  });
+
+  it('serves an SDK client with the right token', async () => {
+    const { client } = await connectClient(bridge);
+    expect(client.getServerVersion()?.name).toBe('overlay-companion');
+    await client.close();
+  });
+
+  it('binds a session to its token: another valid token gets 404 for it', async () => {
+    const { client, transport } = await connectClient(bridge, { token: TOKEN });
+    const sessionId = transport.sessionId;
+    expect(sessionId).toBeTruthy();
+    const hijack = await post(
+      bridge,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      {
+        authorization: `Bearer ${OTHER_TOKEN}`,
+        'mcp-session-id': sessionId ?? '',
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
+    expect(hijack.status).toBe(404);
+    // The owner still works.
+    await expect(client.listTools()).resolves.toBeDefined();
+    await client.close();
+  });
+
+  it('ends a session on DELETE; the ended session then answers 404', async () => {
+    const { client, transport } = await connectClient(bridge);
+    const sessionId = transport.sessionId ?? '';
+    const before = bridge.controlPlane.sessions.size;
+    await transport.terminateSession();
+    expect(bridge.controlPlane.sessions.size).toBe(before - 1);
+    const after = await post(
+      bridge,
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      {
+        authorization: `Bearer ${TOKEN}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
+    );
+    expect(after.status).toBe(404);
+    const body = (await after.json()) as { jsonrpc: string; error: { message: string } };
+    expect(body.jsonrpc).toBe('2.0');
+    expect(body.error.message).toMatch(/Session not found/);
+    await client.close().catch(() => undefined);
+  });
+
+  it('answers an unknown session id with 404, and a non-initialize without session with 400', async () => {
+    const unknown = await post(
+      bridge,
+      { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+      { authorization: `Bearer ${TOKEN}`, 'mcp-session-id': 'no-such-session' },
+    );
+    expect(unknown.status).toBe(404);
+    const missing = await post(
+      bridge,
+      { jsonrpc: '2.0', id: 5, method: 'tools/list' },
+      { authorization: `Bearer ${TOKEN}` },
+    );
+    expect(missing.status).toBe(400);
+  });
+
+  it('refuses a foreign Host or Origin with 403 before authentication', async () => {
+    // fetch() will not let us forge Host, so use node:http.
+    const { request } = await import('node:http');
+    const status = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request(
+          bridge.mcpUrl,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/json',
+              authorization: `Bearer ${TOKEN}`,
+              ...headers,
+            },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end(JSON.stringify(INIT));
+      });
+    const evilHost = await status({ host: 'evil.example:80' });
+    expect(evilHost.status).toBe(403);
+    const message = (text: string): string =>
+      (JSON.parse(text) as { error: { message: string } }).error.message;
+    expect(message(evilHost.body)).toMatch(/Forbidden Host header "evil\.example:80"/);
+    const evilOrigin = await status({ origin: 'http://evil.example' });
+    expect(evilOrigin.status).toBe(403);
+    expect(message(evilOrigin.body)).toMatch(/Forbidden Origin "http:\/\/evil\.example"/);
+    // localhost with the right port is fine when bound to loopback.
+    const ok = await status({
+      host: `localhost:${bridge.port}`,
+      accept: 'application/json, text/event-stream',
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it('guards /api with the same Host/Origin check', async () => {
+    const response = await fetch(new URL('/api/viewer/ticket', bridge.url), {
+      method: 'POST',
+      headers: { origin: 'http://attacker.example' },
+    });
+    expect(response.status).toBe(403);
+  });
+});

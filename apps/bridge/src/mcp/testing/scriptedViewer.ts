@@ -1,0 +1,178 @@
+// Test support: a SCRIPTED VIEWER — a plain `ws` client that speaks the viewer side of the
+// protocol so bridge tests can run without a browser (the real Chromium viewer is exercised by
+// the e2e suite). It obtains a ticket like the page does, records every message the bridge sends
+// (checked against the protocol's schemas, so the bridge's output is validated too) and answers
+// tool calls from per-tool scripts.
+import {
+  parseBridgeMessage,
+  type BridgeToViewer,
+  type ToolCallMessage,
+} from '@overlay-companion/protocol';
+import WebSocket from 'ws';
+
+export type Received =
+  BridgeToViewer | { type: 'request_sync' } | { type: 'error'; message: string };
+
+export type Script =
+  | { result: Record<string, unknown> }
+  | { error: { kind: string; message: string; retry_after_ms?: number } }
+  | 'ignore';
+
+export type ScriptFn = (call: ToolCallMessage) => Script | Promise<Script>;
+
+export interface ScriptedViewerOptions {
+  headless?: boolean;
+  origin?: string;
+}
+
+export class ScriptedViewer {
+  readonly received: Received[] = [];
+  /** Frames that failed the protocol's schemas (should stay empty). */
+  readonly invalid: string[] = [];
+  private readonly scripts = new Map<string, ScriptFn>();
+  private readonly waiters = new Set<() => void>();
+  private closedFlag = false;
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data: WebSocket.RawData) => {
+      const text = Buffer.isBuffer(data) ? data.toString('utf8') : String(data);
+      this.onFrame(text);
+    });
+    ws.on('close', () => {
+      this.closedFlag = true;
+      this.wake();
+    });
+  }
+
+  static async ticket(baseUrl: string, body: Record<string, unknown> = {}): Promise<string> {
+    const response = await fetch(new URL('/api/viewer/ticket', baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`ticket: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { ticket: string }).ticket;
+  }
+
+  static async connect(
+    baseUrl: string,
+    options: ScriptedViewerOptions = {},
+  ): Promise<ScriptedViewer> {
+    const ticket = await ScriptedViewer.ticket(baseUrl, options.headless ? { headless: true } : {});
+    return ScriptedViewer.connectWithTicket(baseUrl, ticket, options);
+  }
+
+  static connectWithTicket(
+    baseUrl: string,
+    ticket: string,
+    options: ScriptedViewerOptions = {},
+  ): Promise<ScriptedViewer> {
+    const url = new URL(`/ws/viewer?ticket=${encodeURIComponent(ticket)}`, baseUrl);
+    url.protocol = 'ws:';
+    const ws = new WebSocket(url, options.origin === undefined ? {} : { origin: options.origin });
+    const viewer = new ScriptedViewer(ws);
+    return new Promise((resolve, reject) => {
+      ws.once('unexpected-response', (_req, res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => reject(new Error(`upgrade refused: ${res.statusCode} ${body.trim()}`)));
+      });
+      ws.once('error', reject);
+      ws.once('open', () => {
+        // Resolve once hello arrived, so tests start from a known role.
+        viewer.waitFor((m) => m.type === 'hello').then(() => resolve(viewer), reject);
+      });
+    });
+  }
+
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  get hello(): Extract<Received, { type: 'hello' }> {
+    const hellos = this.received.filter((m) => m.type === 'hello');
+    const last = hellos[hellos.length - 1];
+    if (last === undefined) throw new Error('no hello yet');
+    return last as Extract<Received, { type: 'hello' }>;
+  }
+
+  toolCalls(name?: string): ToolCallMessage[] {
+    return this.received.filter(
+      (m): m is ToolCallMessage =>
+        m.type === 'tool_call' && (name === undefined || m.name === name),
+    );
+  }
+
+  /** Answers every future tool_call named `name` with `script`. */
+  on(name: string, script: ScriptFn | Script): this {
+    this.scripts.set(name, typeof script === 'function' ? script : () => script);
+    return this;
+  }
+
+  send(message: unknown): void {
+    this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  waitFor(predicate: (m: Received) => boolean, timeoutMs = 5000): Promise<Received> {
+    const found = this.received.find(predicate);
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const check = (): void => {
+        const hit = this.received.find(predicate);
+        if (hit !== undefined) {
+          done();
+          resolve(hit);
+        } else if (this.closedFlag) {
+          done();
+          reject(new Error('scripted viewer closed while waiting'));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`scripted viewer: no matching message within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+      };
+      this.waiters.add(check);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closedFlag) return;
+    const closed = new Promise<void>((resolve) => this.ws.once('close', () => resolve()));
+    this.ws.close();
+    await closed;
+  }
+
+  private onFrame(text: string): void {
+    const value = JSON.parse(text) as { type?: unknown };
+    if (value.type === 'request_sync' || value.type === 'error') {
+      this.received.push(value as Received);
+    } else {
+      const parsed = parseBridgeMessage(text);
+      if (!parsed.ok) {
+        this.invalid.push(`${parsed.error}: ${text.slice(0, 200)}`);
+        return;
+      }
+      this.received.push(parsed.message);
+      if (parsed.message.type === 'tool_call') void this.answer(parsed.message);
+    }
+    this.wake();
+  }
+
+  private async answer(call: ToolCallMessage): Promise<void> {
+    const script = this.scripts.get(call.name);
+    if (script === undefined) return;
+    const outcome = await script(call);
+    if (outcome === 'ignore' || this.closedFlag) return;
+    if ('result' in outcome)
+      this.send({ type: 'tool_result', id: call.id, result: outcome.result });
+    else this.send({ type: 'tool_error', id: call.id, ...outcome.error });
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}

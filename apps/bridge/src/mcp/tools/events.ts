@@ -1,0 +1,47 @@
+// Event tools, run by the bridge: subscriptions filter and buffer the UI events viewers stream
+// (`event` messages); get_events drains them. A subscribed client is told about new events with
+// resources/updated on events://<subscription_id> (see resources.ts).
+import { ProtocolError } from '@overlay-companion/protocol';
+import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../events/subscriptions.js';
+import { defineTool } from '../toolkit.js';
+
+export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
+  const id = ctx.session.events.subscribe(args);
+  if (id === undefined) {
+    throw new ProtocolError(
+      'invalid_parameters',
+      `This session already has ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions; unsubscribe_events one you no longer need first.`,
+    );
+  }
+  return Promise.resolve({
+    structured: { subscription_id: id, subscribed: args.events },
+    text: `Subscribed to ${args.events.join(', ')} as ${id}; read with get_events, or subscribe to the resource events://${id} to be notified.`,
+  });
+});
+
+export const unsubscribeEvents = defineTool('unsubscribe_events', (args, ctx) => {
+  const unsubscribed = ctx.session.events.unsubscribe(args.subscription_id);
+  ctx.session.resourceSubscriptions.delete(`events://${args.subscription_id}`);
+  return Promise.resolve({
+    structured: { unsubscribed },
+    text: unsubscribed
+      ? `Unsubscribed ${args.subscription_id}.`
+      : `No subscription ${args.subscription_id} in this session.`,
+  });
+});
+
+export const getEvents = defineTool('get_events', (args, ctx) => {
+  const drained = ctx.session.events.drain(args.subscription_id, args.max);
+  if (drained === undefined) {
+    throw new ProtocolError(
+      'invalid_parameters',
+      `subscription_id: no subscription ${args.subscription_id ?? ''} in this session; use an id returned by subscribe_events.`,
+    );
+  }
+  return Promise.resolve({
+    structured: drained,
+    text: `${drained.events.length} event(s)${drained.dropped > 0 ? `, ${drained.dropped} dropped because the buffer was full` : ''}.`,
+  });
+});
+
+export const eventTools = [subscribeEvents, unsubscribeEvents, getEvents];

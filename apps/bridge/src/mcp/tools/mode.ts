@@ -1,0 +1,59 @@
+// set_mode: lowering the AI's power applies at once; raising it (isModeRaise) waits for the
+// person's approval, asked in the control viewer (approval_request), or through the MCP client
+// by elicitation when the control viewer is headless. A malformed custom policy is stored as
+// given and denies every input tool (decidePolicy fails closed).
+import { ProtocolError, isModeRaise } from '@overlay-companion/protocol';
+import { APPROVAL_WINDOW_MS } from '../../relay/timeouts.js';
+import { approveThroughClient } from '../approvals.js';
+import { defineTool } from '../toolkit.js';
+
+export const setMode = defineTool('set_mode', async (args, ctx) => {
+  const { hub, mode } = ctx.plane;
+  const from = mode.mode;
+  const to = args.mode;
+  const metadata = to === 'custom' ? (args.metadata ?? {}) : undefined;
+  if (isModeRaise(from, to)) {
+    const control = hub.control;
+    if (control === undefined) {
+      throw new ProtocolError(
+        'viewer_unavailable',
+        `Switching from ${from} to ${to} needs the person's approval. ${hub.noViewerGuidance()}`,
+      );
+    }
+    const what = `switching the mode from ${from} to ${to}`;
+    if (control.headless) {
+      await approveThroughClient(ctx, {
+        what,
+        message: `The AI asks to switch from ${from} to ${to}${metadata === undefined ? '' : ` with policy ${JSON.stringify(metadata)}`}. Allow it?`,
+      });
+    } else {
+      const approved = await hub.requestModeApproval(
+        { from, to, metadata },
+        { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal },
+      );
+      if (!approved) {
+        throw new ProtocolError(
+          'permission_denied',
+          `The person did not approve ${what} (declined, or no answer within ${APPROVAL_WINDOW_MS / 1000} s). The mode stays ${mode.mode}.`,
+        );
+      }
+    }
+    // Stop (or the person picking a mode) while we waited wins over this approval.
+    if (mode.mode !== from) {
+      throw new ProtocolError(
+        'permission_denied',
+        `The mode changed to ${mode.mode} while the person was being asked, so ${what} was not applied.`,
+      );
+    }
+  }
+  mode.set(to, metadata, 'ai');
+  const malformed = mode.customPolicyMalformed
+    ? ' The custom policy cannot be read, so every input tool is denied until it is fixed.'
+    : '';
+  return {
+    structured: { ok: true, active_mode: mode.mode },
+    text: `The mode is now ${mode.mode}.${malformed}`,
+  };
+});
+
+export const modeTools = [setMode];
