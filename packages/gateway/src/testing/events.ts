@@ -41,7 +41,7 @@ export async function eventually<T>(
     }
     if (Date.now() > deadline)
       throw new Error(
-        `${what} did not happen within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`,
+        `${what} did not happen within ${timeoutMs} ms${last instanceof Error ? ` (${last.message})` : ''}`,
       );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
