@@ -4,7 +4,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointLength, encodeInstruction } from './encoder.js';
+import { codePointLength, encodeInstruction, encodeInstructionUtf16 } from './encoder.js';
 import { GuacParser, type GuacInstruction, type ParserLimits } from './parser.js';
 import { GuacProtocolError } from './status.js';
 import { instructionsArb, splitBytes, splitsArb, splitText } from './test-support/arbitraries.js';
@@ -38,6 +38,20 @@ describe('codec properties', () => {
         const parser = new GuacParser();
         const parsed: GuacInstruction[] = [];
         for (const piece of splitText(encodeAll(instructions), splits))
+          parsed.push(...parser.push(piece));
+        expect(parsed).toEqual(instructions);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("UTF-16 lengths (the 1.5.0 browser leg): encode → split bytes → 'utf16' parser gives back exactly the instructions", () => {
+    fc.assert(
+      fc.property(instructionsArb, splitsArb, (instructions, splits) => {
+        const text = instructions.map((i) => encodeInstructionUtf16(i.opcode, ...i.args)).join('');
+        const parser = new GuacParser({ lengthUnit: 'utf16' });
+        const parsed: GuacInstruction[] = [];
+        for (const piece of splitBytes(utf8.encode(text), splits))
           parsed.push(...parser.push(piece));
         expect(parsed).toEqual(instructions);
       }),

@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { encodeInstruction } from './encoder.js';
-import { GuacParser, type GuacInstruction, type ParserLimits } from './parser.js';
+import { GuacParser, type GuacInstruction, type ParserOptions } from './parser.js';
 import { GuacProtocolError, GuacStatus } from './status.js';
 
 export interface GuacConnectionEvents {
@@ -62,7 +62,7 @@ export class GuacConnection extends EventEmitter<GuacConnectionEvents> {
   // Why the connection ended, for nextInstruction() calls made afterwards.
   private endReason: Error | undefined;
 
-  constructor(socket: Duplex, limits?: Partial<ParserLimits>) {
+  constructor(socket: Duplex, limits?: Partial<ParserOptions>) {
     super();
     this.socket = socket;
     this.parser = new GuacParser(limits);

@@ -1,7 +1,12 @@
 // Unit tests of the encoder: exact wire text, code point lengths, and speed on blob-sized data.
 
 import { describe, expect, it } from 'vitest';
-import { codePointLength, encodeElement, encodeInstruction } from './encoder.js';
+import {
+  codePointLength,
+  encodeElement,
+  encodeInstruction,
+  encodeInstructionUtf16,
+} from './encoder.js';
 
 describe('encodeInstruction', () => {
   it('writes the wire format of the protocol reference', () => {
@@ -38,6 +43,16 @@ describe('encodeInstruction', () => {
     expect(encoded.endsWith(';')).toBe(true);
     times.sort((a, b) => a - b);
     expect(times[10]).toBeLessThan(2);
+  });
+});
+
+describe('encodeInstructionUtf16 (only for guacamole-common-js ≤ 1.5.1 browsers)', () => {
+  it('counts UTF-16 units and otherwise matches encodeInstruction', () => {
+    expect(encodeInstructionUtf16('name', 'a😀')).toBe('4.name,3.a😀;');
+    expect(encodeInstructionUtf16('size', 0, 1024, 768)).toBe(
+      encodeInstruction('size', 0, 1024, 768),
+    );
+    expect(() => encodeInstructionUtf16('x', Number.NaN)).toThrow(TypeError);
   });
 });
 

@@ -53,3 +53,22 @@ export function encodeInstruction(opcode: string, ...args: readonly (string | nu
   for (const arg of args) out += ',' + encodeElement(arg);
   return out + ';';
 }
+
+/**
+ * An instruction with lengths in UTF-16 units, as guacamole-common-js ≤ 1.5.1 counts them
+ * (`String#length`). Only for the WebSocket leg to such a browser: identical to
+ * encodeInstruction for text without astral characters, and the only framing that browser
+ * reads correctly for text with them. Never send this to guacd.
+ */
+export function encodeInstructionUtf16(
+  opcode: string,
+  ...args: readonly (string | number)[]
+): string {
+  const op = elementText(opcode);
+  let out = `${op.length}.${op}`;
+  for (const arg of args) {
+    const text = elementText(arg);
+    out += `,${text.length}.${text}`;
+  }
+  return out + ';';
+}

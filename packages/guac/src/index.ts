@@ -3,9 +3,14 @@
 
 export { GuacStatus, GuacProtocolError, GUAC_PROTOCOL_VERSION } from './status.js';
 export type { GuacStatusCode } from './status.js';
-export { codePointLength, encodeElement, encodeInstruction } from './encoder.js';
+export {
+  codePointLength,
+  encodeElement,
+  encodeInstruction,
+  encodeInstructionUtf16,
+} from './encoder.js';
 export { GuacParser, DEFAULT_PARSER_LIMITS } from './parser.js';
-export type { GuacInstruction, ParserLimits } from './parser.js';
+export type { GuacInstruction, LengthUnit, ParserLimits, ParserOptions } from './parser.js';
 export { GuacConnection, errorFromInstruction } from './connection.js';
 export type { GuacConnectionEvents } from './connection.js';
 export { clientHandshake, mapConnectArgs, buildConnectValues } from './handshake.js';

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { encodeInstruction } from './encoder.js';
-import { GuacParser, type GuacInstruction, type ParserLimits } from './parser.js';
+import { GuacParser, type GuacInstruction, type ParserOptions } from './parser.js';
 import { GuacProtocolError, GuacStatus } from './status.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -13,7 +13,7 @@ function expectFault(
   input: string | Uint8Array | (string | Uint8Array)[],
   status: number,
   message: RegExp,
-  limits?: Partial<ParserLimits>,
+  limits?: Partial<ParserOptions>,
 ) {
   const parser = new GuacParser(limits);
   const pieces = Array.isArray(input) ? input : [input];
@@ -206,7 +206,22 @@ describe('GuacParser: malformed input fails for this connection only', () => {
     ]);
   });
 
+  it("with lengthUnit 'utf16' counts UTF-16 units, and faults on code point lengths", () => {
+    expect(new GuacParser({ lengthUnit: 'utf16' }).push(utf8('1.x,3.a😀;'))).toEqual([
+      { opcode: 'x', args: ['a😀'] },
+    ]);
+    expectFault(
+      utf8('1.x,2.a😀;'),
+      GuacStatus.CLIENT_BAD_REQUEST,
+      /after an element of 2 UTF-16 units/,
+      {
+        lengthUnit: 'utf16',
+      },
+    );
+  });
+
   it('refuses nonsensical limits', () => {
+    expect(() => new GuacParser({ lengthUnit: 'bytes' as 'utf16' })).toThrow(RangeError);
     expect(() => new GuacParser({ maxElements: 0 })).toThrow(RangeError);
     expect(() => new GuacParser({ maxElementCodePoints: Number.NaN })).toThrow(RangeError);
   });

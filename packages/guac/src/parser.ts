@@ -25,6 +25,17 @@ export interface ParserLimits {
   maxElements: number;
 }
 
+/**
+ * What element lengths count. `code-point` is the protocol (guacd, guacamole-common-js ≥ 1.5.2).
+ * `utf16` is what guacamole-common-js ≤ 1.5.1 writes and expects (`String#length`): use it only
+ * on the WebSocket leg to such a browser, never towards guacd. Limits count the same unit.
+ */
+export type LengthUnit = 'code-point' | 'utf16';
+
+export interface ParserOptions extends ParserLimits {
+  lengthUnit: LengthUnit;
+}
+
 export const DEFAULT_PARSER_LIMITS: Readonly<ParserLimits> = Object.freeze({
   maxElementCodePoints: 4 * 1024 * 1024,
   maxInstructionCodePoints: 8 * 1024 * 1024,
@@ -50,8 +61,15 @@ function describeChar(code: number): string {
     : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-function checkLimits(limits: ParserLimits): void {
-  for (const [name, value] of Object.entries(limits)) {
+function checkOptions(options: ParserOptions): void {
+  if (options.lengthUnit !== 'code-point' && options.lengthUnit !== 'utf16') {
+    throw new RangeError(
+      `lengthUnit must be 'code-point' or 'utf16', got ${String(options.lengthUnit)}.`,
+    );
+  }
+  const limits: ParserLimits = options;
+  for (const name of ['maxElementCodePoints', 'maxInstructionCodePoints', 'maxElements'] as const) {
+    const value = limits[name];
     if (!Number.isSafeInteger(value) || value < 1) {
       throw new RangeError(
         `ParserLimits.${name} must be a positive integer, got ${String(value)}.`,
@@ -61,7 +79,9 @@ function checkLimits(limits: ParserLimits): void {
 }
 
 export class GuacParser {
-  readonly limits: Readonly<ParserLimits>;
+  readonly limits: Readonly<ParserOptions>;
+  private readonly countUtf16Units: boolean;
+  private readonly unitName: string;
 
   // Text not yet consumed; `pos` is the scan position inside it.
   private text = '';
@@ -88,9 +108,15 @@ export class GuacParser {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   private decoderMayHoldBytes = false;
 
-  constructor(limits?: Partial<ParserLimits>) {
-    this.limits = Object.freeze({ ...DEFAULT_PARSER_LIMITS, ...limits });
-    checkLimits(this.limits);
+  constructor(options?: Partial<ParserOptions>) {
+    this.limits = Object.freeze({
+      ...DEFAULT_PARSER_LIMITS,
+      lengthUnit: 'code-point' as const,
+      ...options,
+    });
+    checkOptions(this.limits);
+    this.countUtf16Units = this.limits.lengthUnit === 'utf16';
+    this.unitName = this.countUtf16Units ? 'UTF-16 units' : 'code points';
     // Lengths longer than this many digits are refused outright, even with leading zeros.
     this.maxLengthDigits = String(this.limits.maxElementCodePoints).length;
   }
@@ -193,7 +219,7 @@ export class GuacParser {
             this.pos++;
             if (this.lengthValue > maxElementCodePoints) {
               this.fail(
-                `an element declares a length of at least ${this.lengthValue} code points, over the limit of ${maxElementCodePoints}`,
+                `an element declares a length of at least ${this.lengthValue} ${this.unitName}, over the limit of ${maxElementCodePoints}`,
                 GuacStatus.CLIENT_OVERRUN,
               );
             }
@@ -211,7 +237,7 @@ export class GuacParser {
             // Refuse now rather than buffer an instruction that can only end over the limit.
             if (this.instructionCount + this.lengthValue + 1 > maxInstructionCodePoints) {
               this.fail(
-                `an instruction would exceed the limit of ${maxInstructionCodePoints} code points`,
+                `an instruction would exceed the limit of ${maxInstructionCodePoints} ${this.unitName}`,
                 GuacStatus.CLIENT_OVERRUN,
               );
             }
@@ -263,7 +289,7 @@ export class GuacParser {
         out.push({ opcode, args: elements });
       } else {
         this.fail(
-          `found ${describeChar(c)} after an element of ${this.elementLength} code points where ',' or ';' was expected (the declared length does not match the data; lengths count Unicode code points)`,
+          `found ${describeChar(c)} after an element of ${this.elementLength} ${this.unitName} where ',' or ';' was expected (the declared length does not match the data; lengths count ${this.unitName})`,
           GuacStatus.CLIENT_BAD_REQUEST,
         );
       }
@@ -292,7 +318,7 @@ export class GuacParser {
       const take = remaining < available ? remaining : available;
       const segmentEnd = this.pos + take;
       // Fast path: no surrogate in the next `take` units, so units are code points.
-      if (!SURROGATE.test(text.slice(this.pos, segmentEnd))) {
+      if (this.countUtf16Units || !SURROGATE.test(text.slice(this.pos, segmentEnd))) {
         this.pos = segmentEnd;
         this.valueCount += take;
         continue;

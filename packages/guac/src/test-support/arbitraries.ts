@@ -31,6 +31,18 @@ export const elementArb: fc.Arbitrary<string> = fc.oneof(
   fc.string({ unit: fc.constantFrom(...TRICKY_CHARS), maxLength: 12 }),
 );
 
+const BMP_TRICKY = TRICKY_CHARS.filter((c) => c.length === 1);
+
+/** Element values without any surrogate (Basic Multilingual Plane only), generated directly. */
+export const bmpElementArb: fc.Arbitrary<string> = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom(...BMP_TRICKY),
+    fc.integer({ min: 0, max: 0xd7ff }).map((c) => String.fromCharCode(c)),
+    fc.integer({ min: 0xe000, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  ),
+  maxLength: 12,
+});
+
 export const instructionArb: fc.Arbitrary<GuacInstruction> = fc.record({
   opcode: elementArb,
   args: fc.array(elementArb, { maxLength: 6 }),
