@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ENCODINGS, Encoding, RfbClient } from '../rfb/index.js';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
 import { compareRgba, waitForScreenMatch } from '../testing/desktopCapture.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
@@ -46,21 +45,14 @@ describe('gateway on a real Xvnc desktop', () => {
       height: 640,
       xterm: { command: ['sh', '-c', `cat > ${typedFile}`], geometry: '80x20+30+30' },
     });
-    gateway = await startGateway({
-      port: 0,
-      logger: pino({ level: 'silent' }),
-      ...(process.env.OC_TEST_NO_ZRLE
-        ? {
-            connectRfb: (o) =>
-              RfbClient.connect({
-                ...o,
-                encodings: DEFAULT_ENCODINGS.filter((e) => e !== Encoding.ZRLE),
-              }),
-          }
-        : {}),
-    });
+    gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }) });
     // Let the window manager and xterm map before anyone compares pixels.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await run(
+      'timeout',
+      ['20', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
+      { env: desktop.env },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
   });
 
   afterAll(async () => {

@@ -85,6 +85,11 @@ export class Viewer {
     return (this.encoding || this.awaitingSync !== undefined) && this.state.hasPending;
   }
 
+  /** One line of flow-control state for trace logs. */
+  describe(): string {
+    return `enc=${String(this.encoding)} sync=${String(this.awaitingSync)} pending=${String(this.state.hasPending)} bp=${String(this.socket.isBackpressured)} upd=${String(this.source.updating)}`;
+  }
+
   /** The session's desktop is (now) available: send its size, every pixel and the cursor. */
   fullRefresh(cursor: CursorImage | undefined): void {
     this.state.resize(this.source.width, this.source.height);

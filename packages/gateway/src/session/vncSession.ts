@@ -159,6 +159,10 @@ export class VncSession implements FrameSource {
   private requestIfWanted(): void {
     if (this.rfb === undefined || this.ended) return;
     const someoneKeepsUp = [...this.viewers].some((v) => !v.lagging);
+    if (this.options.logger.isLevelEnabled('trace')) {
+      const viewers = [...this.viewers].map((v) => v.describe());
+      this.options.logger.trace({ connection: this.id, someoneKeepsUp, viewers }, 'update pacing');
+    }
     if (someoneKeepsUp) {
       this.updateDeferred = false;
       this.rfb.requestUpdate(true);

@@ -1,0 +1,118 @@
+// Flow control and CopyRect against a real Xvnc whose xterm prints constantly: a browser that
+// holds its `sync` back gets no new frame (changes coalesce instead) while a second browser on
+// the same connection keeps receiving frames; once it acknowledges, one frame brings it back to
+// the exact X screen. Moving a window exercises `copy`, and the result is still pixel-exact.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
+import { waitForScreenMatch } from '../testing/desktopCapture.js';
+import { GuacTestClient } from '../testing/guacTestClient.js';
+import { startGateway, type Gateway } from './gateway.js';
+
+const run = promisify(execFile);
+
+/**
+ * TigerVNC draws the cursor into the framebuffer while the pointer is where this client did
+ * not put it (xwd never shows it), and only stops when the pointer actually moves: move it.
+ */
+function claimPointer(client: GuacTestClient, x: number, y: number): void {
+  client.send('mouse', x - 1, y - 1, 0);
+  client.send('mouse', x, y, 0);
+}
+
+describe('gateway flow control', () => {
+  let desktop: LocalDesktop;
+  let gateway: Gateway;
+  const clients: GuacTestClient[] = [];
+  const params = (): Record<string, string> => ({
+    hostname: desktop.host,
+    port: String(desktop.port),
+  });
+
+  beforeAll(async () => {
+    desktop = await startLocalDesktop({
+      width: 800,
+      height: 500,
+      xterm: {
+        command: ['sh', '-c', 'while :; do date +%s%N; sleep 0.03; done'],
+        geometry: '40x10+10+10',
+      },
+    });
+    gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }), keepAliveMs: 300 });
+    // Under load xterm can take seconds to map; the tests need it printing.
+    await run(
+      'timeout',
+      ['20', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
+      { env: desktop.env },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await gateway?.close();
+    await desktop?.stop();
+  });
+
+  it('sends no new frame while a sync is outstanding, coalesces, and catches up on ack', async () => {
+    const lagging = await GuacTestClient.connect(gateway.port, {
+      select: 'vnc',
+      params: params(),
+      autoSync: false,
+    });
+    clients.push(lagging);
+    await lagging.waitForFrames(1);
+    const peer = await GuacTestClient.connect(gateway.port, { select: lagging.connectionId });
+    clients.push(peer);
+    await peer.waitForFrames(1);
+    const peerFrames = peer.frames;
+
+    // The xterm changes every 30 ms: the peer keeps receiving frames, the laggard gets none.
+    await peer.waitFor(() => peer.frames > peerFrames + 5, 'the peer to receive frames');
+    expect(lagging.frames).toBe(1);
+
+    lagging.acknowledge();
+    await lagging.waitForFrames(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(lagging.frames).toBe(2);
+    // The one catch-up frame carried small images, not the whole screen again.
+    const images = lagging.received.filter((i) => i.opcode === 'img');
+    expect(images.length).toBeGreaterThan(1);
+
+    // Keep-alives flow regardless of frames.
+    expect(lagging.received.some((i) => i.opcode === 'nop')).toBe(true);
+
+    // With sync answered again, the laggard converges on the X screen exactly.
+    lagging.autoSync = true;
+    lagging.acknowledge();
+    claimPointer(lagging, 790, 490);
+    expect(await waitForScreenMatch(desktop.display, () => lagging.screen)).toEqual({
+      mismatches: 0,
+    });
+    lagging.close();
+    peer.close();
+  });
+
+  it('replays window moves as copy and stays pixel-exact', async () => {
+    const client = await GuacTestClient.connect(gateway.port, { select: 'vnc', params: params() });
+    clients.push(client);
+    await client.waitForFrames(1);
+    claimPointer(client, 780, 480);
+    const { stdout } = await run('xdotool', ['search', '--class', 'xterm'], { env: desktop.env });
+    const window = stdout.trim().split('\n')[0] ?? '';
+    for (const [wx, wy] of [
+      [200, 150],
+      [260, 190],
+      [100, 300],
+    ] as const) {
+      await run('xdotool', ['windowmove', window, String(wx), String(wy)], { env: desktop.env });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const diff = await waitForScreenMatch(desktop.display, () => client.screen);
+    expect(diff).toEqual({ mismatches: 0 });
+    expect(client.received.some((i) => i.opcode === 'copy')).toBe(true);
+    client.close();
+  });
+});
