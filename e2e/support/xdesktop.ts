@@ -29,13 +29,33 @@ export async function screenSize(
   return { width, height };
 }
 
-/** Geometry of the first visible window of an X class (waits until one is mapped). */
-export async function windowRect(env: NodeJS.ProcessEnv, windowClass: string): Promise<Rect> {
-  const ids = (await xdotool(env, ['search', '--sync', '--onlyvisible', '--class', windowClass]))
-    .trim()
-    .split('\n');
-  const id = ids[0];
-  if (!id) throw new Error(`No visible ${windowClass} window on the desktop`);
+/**
+ * Geometry of the first visible window of an X class, waiting up to `timeoutMs` for one to be
+ * mapped (xterm takes several seconds to start on a busy machine).
+ */
+export async function windowRect(
+  env: NodeJS.ProcessEnv,
+  windowClass: string,
+  timeoutMs = 30_000,
+): Promise<Rect> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // `xdotool search` exits 1 while nothing matches yet.
+    const found = await xdotool(env, ['search', '--onlyvisible', '--class', windowClass]).catch(
+      () => '',
+    );
+    const id = found.trim().split('\n')[0];
+    if (id) return geometry(env, id);
+    if (Date.now() > deadline) {
+      throw new Error(
+        `No visible ${windowClass} window appeared on ${env.DISPLAY ?? '?'} within ${timeoutMs} ms`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function geometry(env: NodeJS.ProcessEnv, id: string): Promise<Rect> {
   const shell = await xdotool(env, ['getwindowgeometry', '--shell', id]);
   const value = (key: string) => {
     const match = new RegExp(`^${key}=(-?\\d+)$`, 'm').exec(shell);

@@ -57,11 +57,14 @@ export function connectQuery(size: ConnectSize): string {
 
 /** Turn a Guacamole status into the error shown to the person. */
 export function toConnectionError(status: StatusLike): ConnectionError {
-  // The WebSocket tunnel passes the close reason as the message; when that is just the code
-  // ("519") it says nothing a person can use, so fall back to the code's description.
-  const message = status.message?.trim();
-  const useful = message !== undefined && message !== '' && message !== String(status.code);
-  return { status: status.code, message: useful ? message : statusText(status.code) };
+  // The WebSocket tunnel passes the whole close reason as the message. The bridge writes it as
+  // "<status> <explanation>" (so parseInt finds the status): drop the number, keep the words.
+  // A reason that is only the number says nothing a person can use: describe the code instead.
+  const code = String(status.code);
+  let message = status.message?.trim() ?? '';
+  if (message === code) message = '';
+  else if (message.startsWith(`${code} `)) message = message.slice(code.length + 1).trim();
+  return { status: status.code, message: message === '' ? statusText(status.code) : message };
 }
 
 const CLOSED_CLEANLY: ConnectionError = {
