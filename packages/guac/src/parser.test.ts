@@ -187,6 +187,15 @@ describe('GuacParser: malformed input fails for this connection only', () => {
     );
   });
 
+  it('rejects a UTF-8 character cut short by the next chunk, even when that chunk is plain ASCII', () => {
+    const euro = utf8('€');
+    expectFault(
+      [utf8('1.'), euro.subarray(0, 2), utf8(';')],
+      GuacStatus.CLIENT_BAD_REQUEST,
+      /not valid UTF-8/,
+    );
+  });
+
   it('rejects text pushed while a UTF-8 character is incomplete', () => {
     const euro = utf8('€');
     expectFault(

@@ -9,6 +9,7 @@
 // Values are sliced out of the decoded text by index; large values that arrive over many chunks
 // are kept as a list of slices and joined once, so the cost stays linear in the data.
 
+import { Buffer, isAscii } from 'node:buffer';
 import { GuacProtocolError, GuacStatus } from './status.js';
 
 export interface GuacInstruction {
@@ -178,7 +179,14 @@ export class GuacParser {
       }
       return chunk;
     }
-    this.decoderMayHoldBytes = true;
+    if (chunk.length === 0) return '';
+    // Fast path for pure ASCII (all base64 blob traffic): always valid UTF-8, and Latin-1
+    // decoding gives V8 a one-byte string, which the surrogate probe answers in O(1).
+    if (!this.decoderMayHoldBytes && isAscii(chunk)) {
+      return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length).toString('latin1');
+    }
+    // A chunk ending in an ASCII byte leaves nothing pending in the decoder.
+    this.decoderMayHoldBytes = (chunk[chunk.length - 1] as number) >= 0x80;
     try {
       return this.decoder.decode(chunk, { stream: true });
     } catch (error) {
