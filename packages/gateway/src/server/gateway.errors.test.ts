@@ -144,9 +144,10 @@ describe('gateway failures stay with their connection', () => {
       }),
     );
     await client.waitForFrames(1);
-    client.sendRaw('5.mouse,2.10,2.10;4.key,x;');
+    client.sendRaw('5.mouse,2.10,2.10,1.0;3.key,x;');
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.CLIENT_BAD_REQUEST);
+    expect(error.message).toMatch(/^Malformed Guacamole instruction from the client: /);
     await client.waitForClose();
     await expectHealthy();
   });
@@ -175,7 +176,7 @@ describe('gateway failures stay with their connection', () => {
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.UPSTREAM_NOT_FOUND);
     expect(error.message).toContain(`127.0.0.1:${String(port)}`);
-    expect(error.message).toMatch(/Check the hostname and port/);
+    expect(error.message).toMatch(/host and port/);
     await client.waitForClose();
     await expectHealthy();
   });
@@ -205,8 +206,43 @@ describe('gateway failures stay with their connection', () => {
     expect(fake.cutOff).toBeGreaterThan(0);
     expect(error.status).toBe(GuacStatus.UPSTREAM_ERROR);
     expect(error.message).toContain(`${fake.host}:${String(fake.port)}`);
+    expect(error.message).toMatch(/reconnect/);
     await client.waitForClose();
     expect(gateway.connectionIds()).not.toContain(client.connectionId);
+    await expectHealthy();
+  });
+
+  it('closes a browser that goes silent after the handshake with 776', async () => {
+    const strict = await startGateway({
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      clientIdleTimeoutMs: 1000,
+    });
+    try {
+      const client = track(await GuacTestClient.open(strict.port));
+      client.send('select', 'vnc');
+      await client.waitFor(() => client.argNames.length > 0, 'args');
+      const values = client.argNames.map((name) =>
+        name === 'hostname'
+          ? desktop.host
+          : name === 'port'
+            ? String(desktop.port)
+            : name === 'password'
+              ? PASSWORD
+              : '',
+      );
+      client.send('connect', ...values);
+      // Stop being a well-behaved browser: no nop, no sync.
+      client.stopKeepAlive();
+      client.autoSync = false;
+      const error = await client.waitForError(6000);
+      expect(error.status).toBe(GuacStatus.CLIENT_TIMEOUT);
+      expect(error.message).toMatch(/sent nothing/);
+      await client.waitForClose();
+      client.socket.destroy();
+    } finally {
+      await strict.close();
+    }
     await expectHealthy();
   });
 });

@@ -4,8 +4,7 @@
 // is not lagging, so a session whose browsers all lag stops pulling pixels instead of
 // buffering them. The RFB connection closes when the last browser leaves.
 import type { Logger } from 'pino';
-import { GuacStatus } from '@overlay-companion/guac';
-import { RfbClient, type RfbConnectOptions } from '../rfb/index.js';
+import { RfbClient, RfbError, type RfbConnectOptions } from '../rfb/index.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { rfbFailure } from '../server/errors.js';
 import type { VncSettings } from '../server/vncArgs.js';
@@ -91,7 +90,7 @@ export class VncSession implements FrameSource {
           connectTimeoutMs,
         });
       } catch (error) {
-        const retryable = error instanceof Error && 'code' in error && error.code === 'unreachable';
+        const retryable = error instanceof RfbError && error.code === 'unreachable';
         if (!retryable || attempt >= settings.autoretry || this.ended) return this.fail(error);
         await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
       }
@@ -135,13 +134,10 @@ export class VncSession implements FrameSource {
       for (const v of this.viewers) v.sendClipboard(text);
     });
     rfb.on('error', (error) => this.fail(error));
-    rfb.on('close', () =>
-      this.fail(
-        new Error(
-          'The VNC server closed the connection. Check its log; reconnect to start a new session.',
-        ),
-      ),
-    );
+    rfb.on('close', () => {
+      const where = `${this.options.settings.hostname}:${String(this.options.settings.port)}`;
+      this.fail(new RfbError('closed', `The VNC server at ${where} closed the connection.`));
+    });
     for (const v of this.viewers) v.fullRefresh(this.cursor);
     rfb.requestUpdate(false);
   }
@@ -179,13 +175,10 @@ export class VncSession implements FrameSource {
 
   private fail(error: unknown): void {
     if (this.ended) return;
-    const failure =
-      error instanceof Error && !('code' in error)
-        ? { status: GuacStatus.UPSTREAM_ERROR, message: error.message }
-        : rfbFailure(error, {
-            hostname: this.options.settings.hostname,
-            port: this.options.settings.port,
-          });
+    const failure = rfbFailure(error, {
+      hostname: this.options.settings.hostname,
+      port: this.options.settings.port,
+    });
     this.options.logger.warn(
       { connection: this.id, err: error, status: failure.status },
       'VNC session failed',

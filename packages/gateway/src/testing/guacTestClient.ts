@@ -73,7 +73,7 @@ export class GuacTestClient {
       this.closed = true;
       this.notify();
     });
-    this.keepAlive = setInterval(() => this.send('nop'), 2000);
+    this.keepAlive = setInterval(() => this.send('nop'), 1000);
     this.keepAlive.unref();
   }
 
@@ -178,6 +178,11 @@ export class GuacTestClient {
     await this.waitFor(() => this.closed, 'the connection to close', timeoutMs).catch(() => {
       throw new Error('the gateway did not close the connection');
     });
+  }
+
+  /** Stops the periodic `nop` (to play a browser that went silent). */
+  stopKeepAlive(): void {
+    clearInterval(this.keepAlive);
   }
 
   close(): void {
