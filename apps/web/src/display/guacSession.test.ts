@@ -287,4 +287,15 @@ describe('connectQuery / toConnectionError', () => {
       message: 'Guacamole status 4242',
     });
   });
+
+  it('drops the status number the bridge puts in front of its close reason', () => {
+    expect(toConnectionError({ code: 523, message: '523 The bridge is shutting down.' })).toEqual({
+      status: 523,
+      message: 'The bridge is shutting down.',
+    });
+    // Only the matching code is stripped; other leading numbers are part of the message.
+    expect(toConnectionError({ code: 512, message: '5 retries failed' }).message).toBe(
+      '5 retries failed',
+    );
+  });
 });
