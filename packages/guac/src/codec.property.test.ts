@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { codePointLength, encodeInstruction, encodeInstructionUtf16 } from './encoder.js';
 import { GuacParser, type GuacInstruction, type ParserLimits } from './parser.js';
 import { GuacProtocolError } from './status.js';
-import { instructionsArb, splitBytes, splitsArb, splitText } from './test-support/arbitraries.js';
+import {
+  instructionsArb,
+  splitBytes,
+  splitsArb,
+  splitText,
+  TRICKY_CHARS,
+} from './test-support/arbitraries.js';
 
 const RUNS = 10_000;
 const utf8 = new TextEncoder();
@@ -168,13 +174,36 @@ describe('parser against a reference parser on hostile input', () => {
     ),
     maxLength: 60,
   });
+  // Valid instructions that fit the limits, so that faults come after good instructions too.
+  const small = fc.string({ unit: fc.constantFrom(...TRICKY_CHARS), maxLength: 4 });
+  const fittingArb = fc.array(
+    fc.record({ opcode: small, args: fc.array(small, { maxLength: 2 }) }),
+    {
+      minLength: 1,
+      maxLength: 4,
+    },
+  );
   const validThenNoise = fc
-    .tuple(instructionsArb, hostile)
+    .tuple(fittingArb, hostile)
     .map(([instructions, noise]) => encodeAll(instructions) + noise);
+  // A valid stream with one code point replaced, inserted or deleted: the classic misframing.
+  const mutated = fc
+    .tuple(
+      fittingArb,
+      fc.nat(),
+      fc.constantFrom('', '0', '1', '9', '.', ',', ';', 'a', '😀'),
+      fc.boolean(),
+    )
+    .map(([instructions, at, replacement, insert]) => {
+      const cps = [...encodeAll(instructions)];
+      const index = at % (cps.length + 1);
+      cps.splice(index, insert ? 0 : 1, replacement);
+      return cps.join('');
+    });
 
   it('matches the reference, instruction for instruction and fault for fault, in any chunking', () => {
     fc.assert(
-      fc.property(fc.oneof(hostile, validThenNoise), splitsArb, (input, splits) => {
+      fc.property(fc.oneof(hostile, validThenNoise, mutated), splitsArb, (input, splits) => {
         const expected = referenceParse(input, limits);
         const parser = new GuacParser(limits);
         const parsed: GuacInstruction[] = [];

@@ -165,6 +165,7 @@ describe('GuacParser: malformed input fails for this connection only', () => {
       /found '3' after an element of 2 code points/,
     );
     expectFault('3.nop\n', GuacStatus.CLIENT_BAD_REQUEST, /U\+000A/);
+    expectFault('1.a😀', GuacStatus.CLIENT_BAD_REQUEST, /found U\+1F600 after/);
   });
 
   it('rejects invalid UTF-8', () => {

@@ -56,7 +56,8 @@ const READING_VALUE = 1;
 const READING_TERMINATOR = 2;
 type ParserState = typeof READING_LENGTH | typeof READING_VALUE | typeof READING_TERMINATOR;
 
-function describeChar(code: number): string {
+function describeChar(text: string, index: number): string {
+  const code = text.codePointAt(index) as number;
   return code >= 0x20 && code < 0x7f
     ? `'${String.fromCharCode(code)}'`
     : `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
@@ -259,7 +260,7 @@ export class GuacParser {
             break;
           } else {
             this.fail(
-              `found ${describeChar(c)} where an element length (digits, then '.') was expected`,
+              `found ${describeChar(text, this.pos)} where an element length (digits, then '.') was expected`,
               GuacStatus.CLIENT_BAD_REQUEST,
             );
           }
@@ -297,7 +298,7 @@ export class GuacParser {
         out.push({ opcode, args: elements });
       } else {
         this.fail(
-          `found ${describeChar(c)} after an element of ${this.elementLength} ${this.unitName} where ',' or ';' was expected (the declared length does not match the data; lengths count ${this.unitName})`,
+          `found ${describeChar(text, this.pos - 1)} after an element of ${this.elementLength} ${this.unitName} where ',' or ';' was expected (the declared length does not match the data; lengths count ${this.unitName})`,
           GuacStatus.CLIENT_BAD_REQUEST,
         );
       }
