@@ -48,7 +48,7 @@ export async function runToolCall(
     );
   }
   try {
-    const reply = await tool.handle(parsed.data as never, ctx);
+    const reply = await tool.handle(parsed.data, ctx);
     const checked = tool.definition.result.safeParse(reply.structured);
     if (!checked.success) {
       throw new ProtocolError(
@@ -56,7 +56,7 @@ export async function runToolCall(
         `The ${tool.name} result did not match its schema (${formatZodIssues(checked.error)}); this is a bug in the bridge or viewer.`,
       );
     }
-    return successResult(checked.data as Record<string, unknown>, reply.text, reply.content);
+    return successResult(checked.data, reply.text, reply.content);
   } catch (err) {
     const error = asProtocolError(err);
     if (error.kind === 'system_error') logger.warn({ err, tool: tool.name }, 'tool call failed');

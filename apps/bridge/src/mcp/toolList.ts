@@ -46,7 +46,7 @@ export function toolEntry(tool: BridgeTool): Tool {
     outputSchema: {
       type: 'object',
       anyOf: [jsonSchema(def.result, 'output'), ERROR_ENVELOPE],
-    } as Tool['outputSchema'],
+    },
     annotations: { title: def.title, ...def.annotations },
   };
 }

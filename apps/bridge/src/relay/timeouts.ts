@@ -14,7 +14,7 @@ export const SCREENSHOT_MS = 15_000;
 export const SLACK_MS = 5_000;
 
 function argsOf<N extends ToolName>(_name: N, args: unknown): Partial<ToolArgs<N>> {
-  return (typeof args === 'object' && args !== null ? args : {}) as Partial<ToolArgs<N>>;
+  return typeof args === 'object' && args !== null ? args : {};
 }
 
 /** Execution budget for `name` with parsed `args`, without the approval window. */

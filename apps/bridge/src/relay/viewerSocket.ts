@@ -3,7 +3,6 @@
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008.
 import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { MAX_MESSAGE_CHARS, ViewerToBridge, formatZodIssues } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -52,7 +51,7 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         'Missing, used or expired viewer ticket. Get a fresh one with POST /api/viewer/ticket and connect within 30 seconds; each ticket works once.',
       );
     }
-    wss.handleUpgrade(request, socket as Duplex, head, (ws) => {
+    wss.handleUpgrade(request, socket, head, (ws) => {
       accept(ws, claims.headless);
     });
   };

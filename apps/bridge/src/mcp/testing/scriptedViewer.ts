@@ -35,7 +35,9 @@ export class ScriptedViewer {
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data: WebSocket.RawData) => {
-      const text = Buffer.isBuffer(data) ? data.toString('utf8') : String(data);
+      const text = Array.isArray(data)
+        ? Buffer.concat(data).toString('utf8')
+        : Buffer.from(data as ArrayBuffer).toString('utf8');
       this.onFrame(text);
     });
     ws.on('close', () => {
@@ -93,7 +95,7 @@ export class ScriptedViewer {
     const hellos = this.received.filter((m) => m.type === 'hello');
     const last = hellos[hellos.length - 1];
     if (last === undefined) throw new Error('no hello yet');
-    return last as Extract<Received, { type: 'hello' }>;
+    return last;
   }
 
   toolCalls(name?: string): ToolCallMessage[] {

@@ -18,7 +18,7 @@ const all: readonly BridgeTool<ToolName>[] = [
   ...modeTools,
   ...clipboardTools,
   ...eventTools,
-] as unknown as readonly BridgeTool<ToolName>[];
+];
 
 const byName = new Map<string, BridgeTool<ToolName>>(all.map((t) => [t.name, t]));
 

@@ -1,0 +1,138 @@
+// The /ws/viewer control channel against a real bridge: tickets, Origin, roles and promotion,
+// overlay relay to mirrors, request_sync forwarding, and bad frames. Viewers are SCRIPTED
+// VIEWERS (test ws clients speaking the protocol).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import { waitUntil } from '../mcp/testing/wait.js';
+
+const OVERLAY = {
+  overlay_id: 'ov_1',
+  bounds: { x: 1, y: 2, width: 3, height: 4 },
+  color: 'red',
+  opacity: 0.5,
+  click_through: true,
+  monitor_index: null,
+};
+
+describe('viewer control channel', () => {
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await startTestBridge({ ticketTtlMs: 300 });
+  });
+  afterAll(async () => {
+    await bridge.close();
+  });
+
+  it('sends hello first: protocol version, viewer id, mode and role', async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    expect(viewer.received[0]).toMatchObject({
+      type: 'hello',
+      protocol_version: 1,
+      mode: 'assist',
+      role: 'control',
+    });
+    await viewer.close();
+  });
+
+  it('accepts a ticket once, and never after it expired', async () => {
+    const ticket = await ScriptedViewer.ticket(bridge.url);
+    const first = await ScriptedViewer.connectWithTicket(bridge.url, ticket);
+    await expect(ScriptedViewer.connectWithTicket(bridge.url, ticket)).rejects.toThrow(
+      /401.*ticket/,
+    );
+    await first.close();
+    const stale = await ScriptedViewer.ticket(bridge.url);
+    await new Promise((r) => setTimeout(r, 400));
+    await expect(ScriptedViewer.connectWithTicket(bridge.url, stale)).rejects.toThrow(/401/);
+    await expect(ScriptedViewer.connectWithTicket(bridge.url, 'made-up')).rejects.toThrow(/401/);
+  });
+
+  it('checks Origin on the upgrade', async () => {
+    const ticket = await ScriptedViewer.ticket(bridge.url);
+    await expect(
+      ScriptedViewer.connectWithTicket(bridge.url, ticket, { origin: 'http://evil.example' }),
+    ).rejects.toThrow(/403.*Forbidden Origin/);
+    const again = await ScriptedViewer.ticket(bridge.url);
+    const ok = await ScriptedViewer.connectWithTicket(bridge.url, again, {
+      origin: new URL(bridge.url).origin,
+    });
+    await ok.close();
+  });
+
+  it('makes later viewers mirrors and promotes the oldest mirror when the control viewer leaves', async () => {
+    const a = await ScriptedViewer.connect(bridge.url);
+    const b = await ScriptedViewer.connect(bridge.url);
+    const c = await ScriptedViewer.connect(bridge.url);
+    expect([a.hello.role, b.hello.role, c.hello.role]).toEqual(['control', 'mirror', 'mirror']);
+    await a.close();
+    await b.waitFor((m) => m.type === 'hello' && m.role === 'control');
+    expect(b.hello.viewer_id).toBe(b.received[0]?.type === 'hello' ? b.received[0].viewer_id : '');
+    expect(c.received.filter((m) => m.type === 'hello')).toHaveLength(1);
+    await b.close();
+    await c.waitFor((m) => m.type === 'hello' && m.role === 'control');
+    await c.close();
+  });
+
+  it('relays overlay changes from the control viewer to mirrors, not back, and not from mirrors', async () => {
+    const control = await ScriptedViewer.connect(bridge.url);
+    const mirror = await ScriptedViewer.connect(bridge.url);
+    control.send({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
+    control.send({ type: 'overlay_removed', overlay_id: 'ov_1', seq: 2 });
+    control.send({ type: 'clear_overlays', seq: 3 });
+    await mirror.waitFor((m) => m.type === 'clear_overlays');
+    expect(mirror.received.map((m) => m.type)).toEqual([
+      'hello',
+      'overlay_created',
+      'overlay_removed',
+      'clear_overlays',
+    ]);
+    expect(mirror.received[1]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
+    mirror.send({ type: 'overlay_created', overlay: OVERLAY, seq: 9 });
+    const error = await mirror.waitFor((m) => m.type === 'error');
+    expect((error as { message: string }).message).toMatch(/only the control viewer/);
+    expect(control.received.some((m) => m.type === 'overlay_created')).toBe(false);
+    await control.close();
+    await mirror.close();
+  });
+
+  it("forwards a mirror's request_sync to the control viewer and its sync_state back to that mirror", async () => {
+    const control = await ScriptedViewer.connect(bridge.url);
+    const mirror = await ScriptedViewer.connect(bridge.url);
+    const bystander = await ScriptedViewer.connect(bridge.url);
+    mirror.send({ type: 'request_sync' });
+    await control.waitFor((m) => m.type === 'request_sync');
+    control.send({ type: 'sync_state', seq: 7, overlays: [OVERLAY] });
+    const state = await mirror.waitFor((m) => m.type === 'sync_state');
+    expect(state).toEqual({ type: 'sync_state', seq: 7, overlays: [OVERLAY] });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(bystander.received.some((m) => m.type === 'sync_state')).toBe(false);
+    for (const v of [control, mirror, bystander]) await v.close();
+  });
+
+  it('answers a bad frame with an error, logs it, and keeps the socket up', async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    viewer.send('not json');
+    viewer.send({ type: 'tool_result' });
+    viewer.send({ type: 'teleport' });
+    await waitUntil(() => viewer.received.filter((m) => m.type === 'error').length === 3);
+    const errors = viewer.received
+      .filter((m) => m.type === 'error')
+      .map((m) => (m as { message: string }).message);
+    expect(errors[0]).toMatch(/not valid JSON/);
+    expect(errors[1]).toMatch(/invalid tool_result message: id: is required/);
+    expect(errors[2]).toMatch(/unknown viewer message type "teleport"/);
+    expect(viewer.closed).toBe(false);
+    // Still works: a mode_set is applied.
+    viewer.send({ type: 'mode_set', mode: 'passive' });
+    await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'passive');
+    await viewer.close();
+  });
+
+  it('closes a socket that keeps sending bad frames (flood)', async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    for (let i = 0; i < 40; i += 1) viewer.send('{');
+    await waitUntil(() => viewer.closed);
+    expect(viewer.received.filter((m) => m.type === 'error').length).toBeLessThanOrEqual(21);
+  });
+});
