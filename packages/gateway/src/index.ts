@@ -11,4 +11,6 @@ export type { LocalDesktop, LocalDesktopOptions } from './desktop/localDesktop.j
 export { freePort } from './desktop/freePort.js';
 export { encodeRegionPng, encodePng, extractRegion } from './encode/png.js';
 export type { PngOptions } from './encode/png.js';
+export { measureRegionEncode } from './encode/measure.js';
+export type { EncodeMeasurement } from './encode/measure.js';
 export type { Rect } from './encode/rect.js';

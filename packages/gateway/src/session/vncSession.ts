@@ -25,6 +25,8 @@ export interface SessionOptions {
 
 /** Delay between connection attempts when `autoretry` is set (guacd waits about 1 s). */
 const RETRY_DELAY_MS = 1000;
+/** Longest wait for the first complete picture before showing what there is. */
+const INITIAL_PICTURE_WAIT_MS = 3000;
 
 export class VncSession implements FrameSource {
   readonly id: string;
@@ -33,7 +35,14 @@ export class VncSession implements FrameSource {
   private cursor: CursorImage | undefined;
   private ended = false;
   private updateDeferred = false;
-  updating = true;
+  private midUpdate = false;
+  /**
+   * Pixels of the first full update still to arrive. Servers may answer the first request
+   * with a pseudo-encoding-only update (TigerVNC sends the desktop size first); showing that
+   * would flash a black screen, so frames wait until the screen has been covered once.
+   */
+  private initialPixelsMissing = Infinity;
+  private initialTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: SessionOptions) {
     this.id = options.id;
@@ -50,6 +59,10 @@ export class VncSession implements FrameSource {
   }
   get desktop(): RfbClient | undefined {
     return this.rfb;
+  }
+  /** True while the framebuffer holds a half-applied update or no complete picture yet. */
+  get updating(): boolean {
+    return this.midUpdate || this.initialPixelsMissing > 0;
   }
   get viewerCount(): number {
     return this.viewers.size;
@@ -114,15 +127,25 @@ export class VncSession implements FrameSource {
       { connection: this.id, name: rfb.name, width: rfb.width, height: rfb.height },
       'VNC connected',
     );
+    this.initialPixelsMissing = rfb.width * rfb.height;
+    // A server that never covers the whole screen must not leave browsers blank forever.
+    this.initialTimer = setTimeout(() => {
+      this.initialPixelsMissing = 0;
+      if (!this.midUpdate) for (const v of this.viewers) v.pump();
+    }, INITIAL_PICTURE_WAIT_MS);
+    this.initialTimer.unref();
     rfb.on('rect', (rect) => {
-      this.updating = true;
+      this.midUpdate = true;
+      this.initialPixelsMissing -= rect.width * rect.height;
       for (const v of this.viewers) v.markDirty(rect);
     });
     rfb.on('copy', (copy) => {
-      this.updating = true;
+      this.midUpdate = true;
+      this.initialPixelsMissing -= copy.width * copy.height;
       for (const v of this.viewers) v.addCopy(copy);
     });
     rfb.on('resize', ({ width, height }) => {
+      if (this.initialPixelsMissing > 0) this.initialPixelsMissing = width * height;
       for (const v of this.viewers) v.resize(width, height);
     });
     rfb.on('cursor', (cursor) => {
@@ -143,7 +166,8 @@ export class VncSession implements FrameSource {
   }
 
   private frameEnd(): void {
-    this.updating = false;
+    this.midUpdate = false;
+    if (this.initialPixelsMissing <= 0) clearTimeout(this.initialTimer);
     for (const v of this.viewers) v.pump();
     this.requestIfWanted();
   }
@@ -190,6 +214,7 @@ export class VncSession implements FrameSource {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.initialTimer);
     this.rfb?.close();
     this.options.onEnd(this);
   }
