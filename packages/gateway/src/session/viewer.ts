@@ -13,7 +13,6 @@ import {
   type CopyOp,
   type OutInstruction,
 } from '../encode/instructions.js';
-import { encodePng, extractRegion } from '../encode/png.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameState, type CursorImage } from './frameState.js';
@@ -27,6 +26,9 @@ export interface FrameSource {
   /** True between the first rectangle of an RFB update and its end: pixels are half-new. */
   readonly updating: boolean;
   readonly desktop: DesktopInput | undefined;
+  /** PNG of a region of the current framebuffer; pixels are copied out before it returns. */
+  encodeRegion(rect: Rect): Promise<Buffer>;
+  encodeCursor(cursor: CursorImage): Promise<Buffer>;
 }
 
 export interface ViewerOptions extends InputPolicy {
@@ -137,10 +139,9 @@ export class Viewer {
   pump(): void {
     if (this.gone || this.encoding || this.awaitingSync !== undefined) return;
     if (this.socket.isBackpressured || this.source.updating || !this.state.hasPending) return;
-    const framebuffer = this.source.framebuffer;
-    if (framebuffer === undefined) return;
+    if (this.source.framebuffer === undefined) return;
     this.encoding = true;
-    this.sendFrame(framebuffer).then(
+    this.sendFrame().then(
       () => {
         this.encoding = false;
         // Nothing is outstanding only if the frame was empty; try again for the rest.
@@ -157,18 +158,15 @@ export class Viewer {
     );
   }
 
-  private async sendFrame(framebuffer: Buffer): Promise<void> {
-    const stride = this.source.width;
+  private async sendFrame(): Promise<void> {
     const frame = this.state.take();
-    // Copy pixels out now: the RFB client keeps decoding into this framebuffer while sharp works.
-    const regions = frame.rects.map((rect) => ({
-      rect,
-      pixels: extractRegion(framebuffer, stride, rect),
-    }));
+    // Pixels are copied out synchronously here: the RFB client keeps decoding into the
+    // framebuffer while sharp works.
+    const regions = frame.rects.map((rect) => ({ rect, png: this.source.encodeRegion(rect) }));
     const cursor = frame.cursor;
     const [pngs, cursorPng] = await Promise.all([
-      Promise.all(regions.map(({ rect, pixels }) => encodePng(pixels, rect.width, rect.height))),
-      cursor === undefined ? undefined : encodeCursor(cursor),
+      Promise.all(regions.map(({ png }) => png)),
+      cursor === undefined ? undefined : this.source.encodeCursor(cursor),
     ]);
     if (this.gone) return;
     const out: OutInstruction[] = [];
@@ -284,10 +282,4 @@ export class Viewer {
 /** A 0×0 cursor (the desktop hides it) is sent as one transparent pixel. */
 function cursorSize(cursor: CursorImage): { width: number; height: number } {
   return cursor.width > 0 && cursor.height > 0 ? cursor : { width: 1, height: 1 };
-}
-
-function encodeCursor(cursor: CursorImage): Promise<Buffer> {
-  const { width, height } = cursorSize(cursor);
-  const rgba = cursor.width > 0 && cursor.height > 0 ? cursor.rgba : Buffer.alloc(4);
-  return encodePng(rgba, width, height, { opaque: false });
 }

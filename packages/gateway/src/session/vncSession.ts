@@ -8,6 +8,8 @@ import { RfbClient, RfbError, type RfbConnectOptions } from '../rfb/index.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { rfbFailure } from '../server/errors.js';
 import type { VncSettings } from '../server/vncArgs.js';
+import type { Rect } from '../encode/rect.js';
+import { RegionEncodeCache } from './encodeCache.js';
 import type { CursorImage } from './frameState.js';
 import { Viewer, type FrameSource, type ViewerOptions } from './viewer.js';
 
@@ -34,6 +36,7 @@ export class VncSession implements FrameSource {
   private readonly viewers = new Set<Viewer>();
   private cursor: CursorImage | undefined;
   private ended = false;
+  private readonly encodes = new RegionEncodeCache();
   private updateDeferred = false;
   private midUpdate = false;
   /**
@@ -63,6 +66,18 @@ export class VncSession implements FrameSource {
   /** True while the framebuffer holds a half-applied update or no complete picture yet. */
   get updating(): boolean {
     return this.midUpdate || this.initialPixelsMissing > 0;
+  }
+  encodeRegion(rect: Rect): Promise<Buffer> {
+    const framebuffer = this.rfb?.framebuffer;
+    if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
+    return this.encodes.region(framebuffer, this.width, rect);
+  }
+  encodeCursor(cursor: CursorImage): Promise<Buffer> {
+    return this.encodes.cursor(cursor);
+  }
+  /** PNG encodes shared between browsers so far. */
+  get sharedEncodes(): number {
+    return this.encodes.hits;
   }
   get viewerCount(): number {
     return this.viewers.size;
@@ -136,15 +151,18 @@ export class VncSession implements FrameSource {
     this.initialTimer.unref();
     rfb.on('rect', (rect) => {
       this.midUpdate = true;
+      this.encodes.invalidate();
       this.initialPixelsMissing -= rect.width * rect.height;
       for (const v of this.viewers) v.markDirty(rect);
     });
     rfb.on('copy', (copy) => {
       this.midUpdate = true;
+      this.encodes.invalidate();
       this.initialPixelsMissing -= copy.width * copy.height;
       for (const v of this.viewers) v.addCopy(copy);
     });
     rfb.on('resize', ({ width, height }) => {
+      this.encodes.invalidate();
       if (this.initialPixelsMissing > 0) this.initialPixelsMissing = width * height;
       for (const v of this.viewers) v.resize(width, height);
     });
