@@ -10,3 +10,4 @@ export * from './policy.js';
 export * from './tools/index.js';
 export * from './toolParsing.js';
 export * from './messages.js';
+export * from './ticket.js';

@@ -78,6 +78,7 @@ const bridgeMessages: BridgeToViewer[] = [
   { type: 'overlay_removed', overlay_id: 'ov-1', seq: 9 },
   { type: 'clear_overlays', seq: 10 },
   { type: 'request_sync' },
+  { type: 'error', message: 'tool_result for unknown or finished call c9' },
 ];
 
 const viewerMessages: ViewerToBridge[] = [

@@ -129,6 +129,15 @@ export const ApprovalRequestMessage = z.strictObject({
   deadline_ms: DeadlineMs,
 });
 export const StopMessage = z.strictObject({ type: z.literal('stop'), reason: Reason });
+/**
+ * The bridge could not parse or apply a message this viewer sent (bad frame, late answer for a
+ * finished call, a mirror sending what only the control viewer may). Informational: the socket
+ * stays up; the viewer logs it.
+ */
+export const BridgeErrorMessage = z.strictObject({
+  type: z.literal('error'),
+  message: z.string().min(1).max(MAX_ERROR_MESSAGE_LENGTH),
+});
 
 export const BridgeToViewer = z.discriminatedUnion('type', [
   HelloMessage,
@@ -142,6 +151,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   OverlayCreatedMessage,
   OverlayRemovedMessage,
   ClearOverlaysMessage,
+  BridgeErrorMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
