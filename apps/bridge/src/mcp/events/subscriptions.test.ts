@@ -1,0 +1,49 @@
+// Event subscriptions as a data structure: bounded buffers that count drops, debounce per type,
+// merged draining across subscriptions.
+import type { UiEvent } from '@overlay-companion/protocol';
+import { describe, expect, it } from 'vitest';
+import { EventSubscriptions } from './subscriptions.js';
+
+const move = (at: number, x = 1): UiEvent => ({ type: 'mouse_move', at, data: { x, y: 1 } });
+
+describe('EventSubscriptions', () => {
+  it('keeps the newest events when full and reports how many were dropped, once', () => {
+    const subs = new EventSubscriptions(undefined, 3);
+    const id = subs.subscribe({ events: ['mouse_move'], debounce_ms: 0 }) ?? '';
+    for (let i = 0; i < 5; i += 1) subs.push(move(i));
+    expect(subs.drain(id, 10)).toEqual({ events: [move(2), move(3), move(4)], dropped: 2 });
+    expect(subs.drain(id, 10)).toEqual({ events: [], dropped: 0 });
+  });
+
+  it('debounces per type by event time', () => {
+    const subs = new EventSubscriptions();
+    const id = subs.subscribe({ events: ['mouse_move', 'key_press'], debounce_ms: 100 }) ?? '';
+    const key: UiEvent = { type: 'key_press', at: 50, data: { key: 'a', keysym: 97 } };
+    for (const e of [move(0), key, move(99), move(100), move(150)]) subs.push(e);
+    expect(subs.drain(id, 10)?.events).toEqual([move(0), key, move(100)]);
+  });
+
+  it('drains all subscriptions merged by time and respects max; unknown ids give undefined', () => {
+    let notified = 0;
+    const subs = new EventSubscriptions(() => (notified += 1));
+    subs.subscribe({
+      events: ['mouse_move'],
+      debounce_ms: 0,
+      filter: { region: { x: 0, y: 0, width: 5, height: 5 } },
+    });
+    subs.subscribe({ events: ['mouse_move'], debounce_ms: 0 });
+    subs.push(move(1, 1));
+    subs.push(move(2, 50));
+    expect(notified).toBe(3);
+    expect(subs.drain(undefined, 2)?.events.map((e) => e.at)).toEqual([1, 1]);
+    expect(subs.drain(undefined, 10)?.events.map((e) => e.at)).toEqual([2]);
+    expect(subs.drain('sub_missing', 10)).toBeUndefined();
+  });
+
+  it('caps subscriptions per session', () => {
+    const subs = new EventSubscriptions();
+    for (let i = 0; i < 32; i += 1)
+      expect(subs.subscribe({ events: ['mouse_move'], debounce_ms: 0 })).toBeDefined();
+    expect(subs.subscribe({ events: ['mouse_move'], debounce_ms: 0 })).toBeUndefined();
+  });
+});
