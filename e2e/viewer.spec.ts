@@ -4,7 +4,7 @@
 // a file written by the shell in the xterm).
 /// <reference lib="dom" />
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { expect, test } from './fixtures.js';
 import { regionStats } from './support/pixels.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
@@ -51,32 +51,44 @@ test('shows the desktop and types into its xterm only while the display has focu
     };
     expect(belowXterm.height, 'the test needs desktop below the xterm').toBeGreaterThan(20);
 
-    // Frames keep arriving after "Connected"; poll until the xterm is drawn.
-    let shot: Buffer = Buffer.alloc(0);
-    await expect
-      .poll(
-        async () => {
-          shot = await viewer.display.screenshot();
-          const [all, term, below] = await regionStats(pixelPage, shot, [
-            { x: 0, y: 0, width: box.width, height: box.height },
-            xtermRegion,
-            belowXterm,
-          ]);
-          return {
-            varied: (all?.lumaStdDev ?? 0) > 20 && (all?.colours ?? 0) > 4,
-            xtermIsWhite: (term?.white ?? 0) > 0.6,
-            xtermHasText: (term?.dark ?? 0) > 0.0005,
-            restIsNotWhite: (below?.white ?? 1) < 0.2,
-          };
-        },
-        {
-          timeout: 20_000,
-          message: 'the screenshot should show the xterm (white, with text) on a darker desktop',
-        },
-      )
-      .toEqual({ varied: true, xtermIsWhite: true, xtermHasText: true, restIsNotWhite: true });
-    await testInfo.attach('desktop.png', { body: shot, contentType: 'image/png' });
-    await testInfo.attach('page.png', { body: await page.screenshot(), contentType: 'image/png' });
+    /**
+     * Polls screenshots of the display until the xterm shows (white, with text) on a darker
+     * desktop, then saves the screenshot (and the whole page) as artifacts named `name`.
+     */
+    const expectXtermDrawn = async (name: string) => {
+      let shot: Buffer = Buffer.alloc(0);
+      await expect
+        .poll(
+          async () => {
+            shot = await viewer.display.screenshot();
+            const [all, term, below] = await regionStats(pixelPage, shot, [
+              { x: 0, y: 0, width: box.width, height: box.height },
+              xtermRegion,
+              belowXterm,
+            ]);
+            return {
+              varied: (all?.lumaStdDev ?? 0) > 20 && (all?.colours ?? 0) > 4,
+              xtermIsWhite: (term?.white ?? 0) > 0.6,
+              xtermHasText: (term?.dark ?? 0) > 0.0005,
+              restIsNotWhite: (below?.white ?? 1) < 0.2,
+            };
+          },
+          {
+            timeout: 20_000,
+            message: `${name}: the screenshot should show the xterm (white, with text) on a darker desktop`,
+          },
+        )
+        .toEqual({ varied: true, xtermIsWhite: true, xtermHasText: true, restIsNotWhite: true });
+      const desktopPath = testInfo.outputPath(`${name}-desktop.png`);
+      const pagePath = testInfo.outputPath(`${name}-page.png`);
+      await writeFile(desktopPath, shot);
+      await page.screenshot({ path: pagePath });
+      await testInfo.attach(`${name}-desktop.png`, { path: desktopPath, contentType: 'image/png' });
+      await testInfo.attach(`${name}-page.png`, { path: pagePath, contentType: 'image/png' });
+    };
+
+    // Frames keep arriving after "Connected": the first check polls until the xterm is drawn.
+    await expectXtermDrawn('connected');
 
     // Keys typed while the page (not the desktop) has focus stay with the page.
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -101,6 +113,10 @@ test('shows the desktop and types into its xterm only while the display has focu
       .toBe('hello-e2e\n');
     // Anything typed before the click would have run first in the same shell.
     expect(await fileText(leaked)).toBeNull();
+
+    // Typing redrew parts of the xterm (and its cursor blinks): partial updates must add to
+    // the picture, not replace it.
+    await expectXtermDrawn('after-typing');
   } finally {
     await rm(marker, { force: true });
     await rm(leaked, { force: true });
