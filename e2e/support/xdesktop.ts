@@ -64,3 +64,13 @@ async function geometry(env: NodeJS.ProcessEnv, id: string): Promise<Rect> {
   };
   return { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') };
 }
+
+/** Where the X pointer is, in desktop pixels. */
+export async function pointerLocation(env: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
+  const shell = await xdotool(env, ['getmouselocation', '--shell']);
+  const x = /^X=(\d+)$/m.exec(shell)?.[1];
+  const y = /^Y=(\d+)$/m.exec(shell)?.[1];
+  if (x === undefined || y === undefined)
+    throw new Error(`xdotool getmouselocation printed no X/Y:\n${shell}`);
+  return { x: Number(x), y: Number(y) };
+}
