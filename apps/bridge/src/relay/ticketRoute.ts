@@ -3,19 +3,18 @@
 // the bridge listens on loopback (only this machine can ask). Host/Origin are guarded by the
 // /api middleware mounted before this route.
 import type { Hono } from 'hono';
-import { z } from 'zod';
-import { formatZodIssues } from '@overlay-companion/protocol';
+import {
+  VIEWER_SOCKET_PATH,
+  VIEWER_TICKET_PATH,
+  ViewerTicketRequest,
+  formatZodIssues,
+  type ViewerTicketResponse,
+} from '@overlay-companion/protocol';
 import type { BoundAddress } from '../auth/hostGuard.js';
 import { isLoopbackHost } from '../auth/loopback.js';
 import type { ViewerTickets } from '../auth/viewerTickets.js';
 
-export const VIEWER_TICKET_PATH = '/api/viewer/ticket';
-export const VIEWER_SOCKET_PATH = '/ws/viewer';
-
-const TicketRequest = z.strictObject({
-  /** Seam for the headless-viewer launcher: approvals then go to the MCP client. */
-  headless: z.boolean().optional(),
-});
+export { VIEWER_SOCKET_PATH, VIEWER_TICKET_PATH };
 
 export function mountTicketRoute(
   app: Hono,
@@ -42,7 +41,8 @@ export function mountTicketRoute(
         return c.json({ error: 'The body must be JSON, e.g. {} or {"headless": true}.' }, 400);
       }
     }
-    const parsed = TicketRequest.safeParse(body);
+    // `headless` is the seam for the headless-viewer launcher: approvals then go to the MCP client.
+    const parsed = ViewerTicketRequest.safeParse(body);
     if (!parsed.success) {
       return c.json({ error: `Invalid ticket request: ${formatZodIssues(parsed.error)}.` }, 400);
     }
@@ -50,10 +50,11 @@ export function mountTicketRoute(
     if (issued === undefined) {
       return c.json({ error: 'Too many unused viewer tickets; wait 30 seconds and retry.' }, 429);
     }
-    return c.json({
+    const answer: ViewerTicketResponse = {
       ticket: issued.ticket,
       expires_at: issued.expiresAt,
       url: `${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(issued.ticket)}`,
-    });
+    };
+    return c.json(answer);
   });
 }

@@ -20,7 +20,6 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
-import { REQUEST_SYNC_FOR_CONTROL, type LocalViewerMessage } from './localMessages.js';
 import { PendingTable } from './pendingCalls.js';
 
 export interface ViewerPeer {
@@ -231,7 +230,7 @@ export class ViewerHub {
   }
 
   /** Routes one parsed message from `viewerId`. Returns an error text to send back, if any. */
-  handle(viewerId: string, message: ViewerToBridge | LocalViewerMessage): string | undefined {
+  handle(viewerId: string, message: ViewerToBridge): string | undefined {
     const role = this.roleOf(viewerId);
     if (role === undefined) return undefined;
     switch (message.type) {
@@ -255,7 +254,7 @@ export class ViewerHub {
         const control = this.control;
         if (role === 'control' || control === undefined) return undefined;
         this.syncWaiters.add(viewerId);
-        control.send(REQUEST_SYNC_FOR_CONTROL);
+        control.send(encodeBridgeMessage({ type: 'request_sync' }));
         return undefined;
       }
       case 'sync_state': {

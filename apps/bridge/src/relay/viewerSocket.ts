@@ -3,14 +3,18 @@
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008.
 import type { IncomingMessage } from 'node:http';
-import { MAX_MESSAGE_CHARS, ViewerToBridge, formatZodIssues } from '@overlay-companion/protocol';
+import {
+  MAX_ERROR_MESSAGE_LENGTH,
+  MAX_MESSAGE_CHARS,
+  encodeBridgeMessage,
+  parseViewerMessage,
+} from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { checkHostAndOrigin, type HostPolicyOptions } from '../auth/hostGuard.js';
 import type { ViewerTickets } from '../auth/viewerTickets.js';
 import { rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
 import { TokenBucket } from '../policy/rateLimit.js';
-import { LOCAL_VIEWER_TYPES, type LocalViewerMessage } from './localMessages.js';
 import type { ViewerHub } from './viewerHub.js';
 
 /** Invalid frames tolerated: a burst of 20, refilling 1 per second. Beyond that, close. */
@@ -65,7 +69,8 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       if (ws.readyState === ws.OPEN) ws.send(text);
     };
     const sendError = (message: string): void => {
-      send(JSON.stringify({ type: 'error', message }));
+      const text = message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
+      send(encodeBridgeMessage({ type: 'error', message: text }));
     };
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
@@ -76,7 +81,10 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       }
       all.take();
       const text = isBinary ? undefined : rawText(data);
-      const parsed = parseViewerFrame(text);
+      const parsed =
+        text === undefined
+          ? { ok: false as const, error: 'viewer messages must be JSON text frames' }
+          : parseViewerMessage(text);
       if (!parsed.ok) {
         log.warn({ error: parsed.error }, 'invalid viewer message');
         if (bad.waitMs() > 0) {
@@ -126,50 +134,4 @@ function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
-}
-
-type Parsed =
-  { ok: true; message: ViewerToBridge | LocalViewerMessage } | { ok: false; error: string };
-
-const KNOWN_TYPES = [
-  ...ViewerToBridge.options.map((o) => o.shape.type.value),
-  ...LOCAL_VIEWER_TYPES.keys(),
-].join(', ');
-
-/**
- * Parses one frame: JSON once, then the protocol's schema for its type, or the local schema
- * for the few types the protocol lacks yet (localMessages.ts).
- */
-export function parseViewerFrame(text: string | undefined): Parsed {
-  if (text === undefined) return { ok: false, error: 'viewer messages must be JSON text frames' };
-  if (text.length > MAX_MESSAGE_CHARS) {
-    return { ok: false, error: `message over ${MAX_MESSAGE_CHARS} characters` };
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, error: 'viewer message is not valid JSON' };
-  }
-  const type =
-    typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
-  if (typeof type !== 'string') {
-    return { ok: false, error: 'viewer message must be a JSON object with a string "type" field' };
-  }
-  const local = LOCAL_VIEWER_TYPES.get(type);
-  if (local !== undefined) {
-    const result = local.safeParse(value);
-    return result.success
-      ? { ok: true, message: result.data }
-      : { ok: false, error: `invalid ${type} message: ${formatZodIssues(result.error)}` };
-  }
-  const result = ViewerToBridge.safeParse(value);
-  if (result.success) return { ok: true, message: result.data };
-  if (!KNOWN_TYPES.split(', ').includes(type)) {
-    return {
-      ok: false,
-      error: `unknown viewer message type ${JSON.stringify(type.slice(0, 64))}; expected one of ${KNOWN_TYPES}`,
-    };
-  }
-  return { ok: false, error: `invalid ${type} message: ${formatZodIssues(result.error)}` };
 }

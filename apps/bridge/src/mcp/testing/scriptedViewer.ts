@@ -149,18 +149,13 @@ export class ScriptedViewer {
   }
 
   private onFrame(text: string): void {
-    const value = JSON.parse(text) as { type?: unknown };
-    if (value.type === 'request_sync' || value.type === 'error') {
-      this.received.push(value as Received);
-    } else {
-      const parsed = parseBridgeMessage(text);
-      if (!parsed.ok) {
-        this.invalid.push(`${parsed.error}: ${text.slice(0, 200)}`);
-        return;
-      }
-      this.received.push(parsed.message);
-      if (parsed.message.type === 'tool_call') void this.answer(parsed.message);
+    const parsed = parseBridgeMessage(text);
+    if (!parsed.ok) {
+      this.invalid.push(`${parsed.error}: ${text.slice(0, 200)}`);
+      return;
     }
+    this.received.push(parsed.message);
+    if (parsed.message.type === 'tool_call') void this.answer(parsed.message);
     this.wake();
   }
 
