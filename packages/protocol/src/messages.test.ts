@@ -8,6 +8,7 @@ import {
   encodeBridgeMessage,
   encodeViewerMessage,
   parseBridgeMessage,
+  typedToolCall,
   parseViewerMessage,
 } from './messages.js';
 import { parseToolResult } from './toolParsing.js';
@@ -277,5 +278,25 @@ describe('parseToolResult', () => {
       expect(bad.error).toContain('bounds.height: is required');
       expect(bad.error).toContain('monitor_index: is required');
     }
+  });
+});
+
+describe('typedToolCall', () => {
+  it('narrows args by name without changing the message', () => {
+    const parsed = parseBridgeMessage(
+      JSON.stringify({
+        type: 'tool_call',
+        id: 'c1',
+        name: 'press_key',
+        args: { keys: 'ctrl+c' },
+        policy: 'allow',
+        deadline_ms: 1000,
+      }),
+    );
+    if (!parsed.ok || parsed.message.type !== 'tool_call') throw new Error('expected a tool_call');
+    const call = typedToolCall(parsed.message);
+    expect(call).toBe(parsed.message);
+    // Compiles only because `name` narrows `args` to press_key's parsed args (defaults applied).
+    expect(call.name === 'press_key' ? call.args.repeat : -1).toBe(1);
   });
 });

@@ -12,6 +12,7 @@ import { Overlay, OverlayId } from './tools/overlay.js';
 import { UiEvent } from './tools/events.js';
 import { toolDefinitions } from './tools/index.js';
 import type { ToolName } from './tools/names.js';
+import type { ToolArgs } from './tools/index.js';
 
 /** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
@@ -108,6 +109,20 @@ export const ToolCallMessage = z.discriminatedUnion('name', [
   toolCallVariant('get_events'),
 ]);
 export type ToolCallMessage = z.infer<typeof ToolCallMessage>;
+
+/**
+ * A parsed tool_call with `args` typed by `name`. This is what the union guarantees at run time
+ * (each variant parses its own args), but zod's inferred type loses the name→args link inside
+ * the generic helper above; `switch (call.name)` over this type narrows `args` per tool.
+ */
+export type TypedToolCall = {
+  [N in ToolName]: Omit<ToolCallMessage, 'name' | 'args'> & { name: N; args: ToolArgs<N> };
+}[ToolName];
+
+/** Narrows a parsed tool_call to TypedToolCall (no run-time work: the parse already did it). */
+export function typedToolCall(message: ToolCallMessage): TypedToolCall {
+  return message as TypedToolCall;
+}
 
 export const ToolCancelMessage = z.strictObject({
   type: z.literal('tool_cancel'),
