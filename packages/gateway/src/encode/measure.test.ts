@@ -1,13 +1,12 @@
 // Full-frame encode cost on real desktop pixels: a 1280×800 Xvnc with a window manager and
 // an xterm full of text, captured with xwd. Prints p50/p99 and bytes per frame, and fails if
 // encoding got pathologically slow (the bar is generous: the machine is shared).
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
 import { startGateway } from '../server/gateway.js';
 import { captureRoot } from '../testing/desktopCapture.js';
+import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { measureRegionEncode } from './measure.js';
 
@@ -22,13 +21,7 @@ describe('full-frame PNG encode', () => {
         geometry: '150x45+20+20',
       },
     });
-    await promisify(execFile)(
-      'timeout',
-      ['20', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
-      {
-        env: desktop.env,
-      },
-    );
+    await waitForVisibleWindow(desktop.env, 'xterm');
     await new Promise((resolve) => setTimeout(resolve, 1000));
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
 import { captureRoot, compareRgba, waitForScreenMatch } from '../testing/desktopCapture.js';
+import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { startGateway, type Gateway } from './gateway.js';
 
@@ -47,11 +48,7 @@ describe('gateway on a real Xvnc desktop', () => {
     });
     gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }) });
     // Let the window manager and xterm map before anyone compares pixels.
-    await run(
-      'timeout',
-      ['20', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
-      { env: desktop.env },
-    );
+    await waitForVisibleWindow(desktop.env, 'xterm');
     await new Promise((resolve) => setTimeout(resolve, 500));
   });
 

@@ -245,4 +245,25 @@ describe('gateway failures stay with their connection', () => {
     }
     await expectHealthy();
   });
+
+  it('forgets a connection whose only browser leaves right after connect', async () => {
+    const client = track(await GuacTestClient.open(gateway.port));
+    client.send('select', 'vnc');
+    await client.waitFor(() => client.argNames.length > 0, 'args');
+    const values = client.argNames.map((name) =>
+      name === 'hostname'
+        ? desktop.host
+        : name === 'port'
+          ? String(desktop.port)
+          : name === 'password'
+            ? PASSWORD
+            : '',
+    );
+    client.send('connect', ...values);
+    client.close();
+    await expect
+      .poll(() => gateway.connectionIds(), { timeout: 5000 })
+      .toEqual([healthy.connectionId]);
+    await expectHealthy();
+  });
 });

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
 import { waitForScreenMatch } from '../testing/desktopCapture.js';
+import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { startGateway, type Gateway } from './gateway.js';
 
@@ -42,11 +43,7 @@ describe('gateway flow control', () => {
     });
     gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }), keepAliveMs: 300 });
     // Under load xterm can take seconds to map; the tests need it printing.
-    await run(
-      'timeout',
-      ['20', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
-      { env: desktop.env },
-    );
+    await waitForVisibleWindow(desktop.env, 'xterm');
     await new Promise((resolve) => setTimeout(resolve, 300));
   });
 

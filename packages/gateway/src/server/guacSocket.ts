@@ -59,7 +59,9 @@ export class GuacSocket {
 
   /** Called once when the connection ends; `error` is set for malformed input or socket errors. */
   onClose(listener: (error: Error | undefined) => void): void {
-    this.closeListeners.push(listener);
+    // A connection that already ended still reports it, so no owner waits for it forever.
+    if (this.closed) queueMicrotask(() => listener(this.failure));
+    else this.closeListeners.push(listener);
   }
 
   /** Next instruction during the handshake; rejects on timeout, malformed input or close. */

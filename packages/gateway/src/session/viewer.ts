@@ -72,14 +72,22 @@ export class Viewer {
       options,
       () => source,
     );
-    socket.onDrain(() => this.pump());
-    socket.onClose((error) => {
-      if (error !== undefined) logger.info({ err: error }, 'browser connection failed');
-      this.leave();
-    });
-    socket.setHandler((instruction) => this.receive(instruction));
     this.timer = setInterval(() => this.tick(), Math.min(options.keepAliveMs, 1000));
     this.timer.unref();
+  }
+
+  /**
+   * Starts reading the browser's input (including anything it sent right after `connect`).
+   * Called once the session has registered this viewer, so a browser that is already gone
+   * leaves the session through the normal path.
+   */
+  start(): void {
+    this.socket.onDrain(() => this.pump());
+    this.socket.onClose((error) => {
+      if (error !== undefined) this.logger.info({ err: error }, 'browser connection failed');
+      this.leave();
+    });
+    this.socket.setHandler((instruction) => this.receive(instruction));
   }
 
   /** True when this browser has a frame in flight and more already waiting. */

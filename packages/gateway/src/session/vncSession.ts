@@ -99,6 +99,7 @@ export class VncSession implements FrameSource {
       this.options.logger.child({ connection: this.id }),
     );
     this.viewers.add(viewer);
+    viewer.start();
     if (this.rfb !== undefined) viewer.fullRefresh(this.cursor);
     return viewer;
   }
