@@ -45,28 +45,21 @@ export async function startStack(timeoutMs = 45_000): Promise<RunningStack> {
   };
 
   try {
-    const { url, display } = await new Promise<{ url: string; display: string }>((ok, fail) => {
+    const { url, printedDisplay } = await new Promise<{
+      url: string;
+      printedDisplay: string | undefined;
+    }>((ok, fail) => {
       const timer = setTimeout(
         () =>
           fail(new Error(`The bridge printed no "Open:" URL within ${timeoutMs} ms.\n${output()}`)),
         timeoutMs,
       );
-      const check = () => {
+      child.stdout.on('data', () => {
         const url = URL_LINE.exec(stdout)?.[1];
         if (url === undefined) return;
-        const display = DISPLAY_LINE.exec(stdout)?.[1];
         clearTimeout(timer);
-        if (display === undefined) {
-          fail(
-            new Error(
-              `The bridge printed no "Desktop: ... display :N" line; the e2e test needs the X display.\n${output()}`,
-            ),
-          );
-        } else {
-          ok({ url, display });
-        }
-      };
-      child.stdout.on('data', check);
+        ok({ url, printedDisplay: DISPLAY_LINE.exec(stdout)?.[1] });
+      });
       child.once('error', (err) => {
         clearTimeout(timer);
         fail(
@@ -83,10 +76,36 @@ export async function startStack(timeoutMs = 45_000): Promise<RunningStack> {
       });
     });
     child.removeAllListeners('exit');
+    const display = (await healthzDisplay(url)) ?? printedDisplay;
+    if (display === undefined) {
+      throw new Error(
+        `The bridge reported no X display (neither /healthz desktop.display nor a "Desktop: ... display :N" line); the e2e test needs it for X-side checks.\n${output()}`,
+      );
+    }
     return { url, display, xEnv: { ...process.env, DISPLAY: display }, output, stop };
   } catch (err) {
     await stop();
     throw err;
+  }
+}
+
+/**
+ * The local desktop's X display from `/healthz` (`desktop.display`), when the bridge reports it
+ * there; the console line is only meant for people, so it is the fallback.
+ */
+async function healthzDisplay(baseUrl: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(new URL('healthz', baseUrl));
+    const body: unknown = await response.json();
+    if (typeof body !== 'object' || body === null || !('desktop' in body)) return undefined;
+    const desktop: unknown = body.desktop;
+    if (typeof desktop !== 'object' || desktop === null || !('display' in desktop))
+      return undefined;
+    return typeof desktop.display === 'string' && /^:\d+$/.test(desktop.display)
+      ? desktop.display
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 
