@@ -34,13 +34,25 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   rescale();
 
   const mouse = bindMouse(element, client);
-  // Show the remote pointer as the local CSS cursor (no lag); fall back to the display's own
-  // software cursor where CSS cursors with a hotspot are not supported.
-  display.oncursor = (canvas, x, y) => display.showCursor(!mouse.setCursor(canvas, x, y));
+  // Show the remote pointer's image as the local CSS cursor (no lag); fall back to the
+  // display's own software cursor where CSS cursors with a hotspot are not supported.
+  let cssCursor = false;
+  display.oncursor = (canvas, x, y) => {
+    cssCursor = mouse.setCursor(canvas, x, y);
+    display.showCursor(!cssCursor);
+  };
+  // A server `mouse` instruction (the pointer moved by someone else, e.g. a tool call) shows
+  // the software cursor so the person sees it; once the person moves the mouse again, the CSS
+  // cursor is theirs and the software one would only trail behind it.
+  const hideSoftwareCursor = () => {
+    if (cssCursor) display.showCursor(false);
+  };
+  element.addEventListener('mousemove', hideSoftwareCursor);
 
   const observer = new ResizeObserver(rescale);
   observer.observe(area);
   return () => {
+    element.removeEventListener('mousemove', hideSoftwareCursor);
     observer.disconnect();
     display.onresize = null;
     display.oncursor = null;
