@@ -4,13 +4,18 @@
 import { parseArgs } from 'node:util';
 import { parseHostPort, type HostPort } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
+import {
+  CONTROL_PLANE_FLAGS,
+  parseControlPlaneFlags,
+  type ControlPlaneServeOptions,
+} from '../mcp/serveOptions.js';
 
 export type DesktopSource =
   | { kind: 'local' }
   | { kind: 'vnc'; vnc: HostPort; password: string | undefined }
   | { kind: 'rdp'; rdp: HostPort; username: string | undefined; password: string | undefined };
 
-export interface ServeOptions {
+export interface ServeOptions extends ControlPlaneServeOptions {
   host: string;
   /** 0 = a free port. */
   port: number;
@@ -85,6 +90,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         vnc: { type: 'string' },
         rdp: { type: 'string' },
         guacd: { type: 'string' },
+        ...CONTROL_PLANE_FLAGS,
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -143,6 +149,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       webRoot: values['web-root'],
       source,
       guacd,
+      ...parseControlPlaneFlags(values, host, env),
     },
   };
 }

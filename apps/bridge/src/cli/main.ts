@@ -9,6 +9,7 @@ import { createLogger } from '../logger.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { parseCommandLine, type Command } from './args.js';
 import { runGateway } from './gatewayCommand.js';
+import { mcpBanner } from '../mcp/serveBanner.js';
 import { runServe } from './serve.js';
 import { USAGE } from './usage.js';
 
@@ -50,6 +51,7 @@ async function main(argv: readonly string[]): Promise<void> {
         );
       }
       out(`  Open:    ${bridge.url}`);
+      out(mcpBanner(handle));
       out('Press Ctrl-C to stop.');
       return;
     }

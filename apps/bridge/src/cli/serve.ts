@@ -8,12 +8,17 @@ import type { Logger } from 'pino';
 import { startGateway } from '@overlay-companion/gateway';
 import type { HostPort } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import type { LoadedToken } from '../auth/mcpToken.js';
+import { prepareMcpAuth } from '../mcp/serveOptions.js';
+import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
 
 export interface ServeHandle {
-  bridge: RunningBridge;
+  /** The bridge with the MCP control plane (/mcp, /ws/viewer). */
+  bridge: ControlledBridge;
+  /** The MCP bearer token (undefined under --no-auth). */
+  mcpToken: LoadedToken | undefined;
   source: PreparedSource;
   guacd: HostPort;
   /** True when the gateway runs inside this process. */
@@ -62,7 +67,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       }
     }
 
-    const bridge = await startBridge(
+    const mcp = await prepareMcpAuth(options, dataDir);
+    const bridge = await startWithControlPlane(
       {
         host: options.host,
         port: options.port,
@@ -71,6 +77,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacd,
         connection: source.connection,
       },
+      { auth: mcp.auth, initialMode: options.mode, publicUrl: options.publicUrl },
       { logger },
     );
     stops.push(() => bridge.close());
@@ -78,6 +85,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     let stopping: Promise<void> | undefined;
     return {
       bridge,
+      mcpToken: mcp.token,
       source,
       guacd,
       embeddedGateway: options.guacd === undefined,

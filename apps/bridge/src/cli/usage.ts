@@ -17,9 +17,15 @@ overlay-companion serve [options]
   --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
                        credentials from OC_RDP_USER and OC_RDP_PASSWORD
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
+  --mode MODE          starting mode: passive, assist (default), composing, autopilot,
+                       custom; the person changes it in the viewer
+  --no-auth            no MCP bearer token (local testing; refused unless --host is loopback)
 
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
 
 Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level; logs go to stderr.
+MCP: the endpoint is /mcp (Streamable HTTP) with "Authorization: Bearer <token>"; the token
+is OC_MCP_TOKEN, or generated at first start into <data-dir>/mcp-token. OC_PUBLIC_URL is the
+address people use when a proxy sits in front (allowed as Host/Origin).
 `;

@@ -48,6 +48,8 @@ export interface ControlPlane {
   mode: ModeState;
   tickets: ViewerTickets;
   sessions: McpSessions;
+  /** OC_PUBLIC_URL when set. */
+  publicUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -153,6 +155,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     mode,
     tickets,
     sessions,
+    publicUrl: options.publicUrl === '' ? undefined : options.publicUrl,
     close: async () => {
       endpoint.close();
       await sessions.close();
