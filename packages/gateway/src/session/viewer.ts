@@ -56,8 +56,6 @@ export class Viewer {
   private lastKeepAlive = Date.now();
   private readonly timer: NodeJS.Timeout;
   private gone = false;
-  /** Frames sent, for tests and logs. */
-  framesSent = 0;
 
   constructor(
     private readonly socket: GuacSocket,
@@ -203,7 +201,6 @@ export class Viewer {
     this.lastTimestamp = timestamp;
     out.push(['sync', timestamp]);
     this.awaitingSync = timestamp;
-    this.framesSent++;
     this.socket.send(out);
   }
 
