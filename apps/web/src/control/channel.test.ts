@@ -1,0 +1,161 @@
+// ControlChannel against a FAKE socket (the real /ws/viewer is covered by the e2e test): every
+// frame parsed (bad ones warned about and ignored), sends only while open, reconnects with
+// backoff after a close or a failed ticket, fresh ticket per attempt, stop() means stop.
+import { PROTOCOL_VERSION } from '@overlay-companion/protocol';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ControlChannel, ticketSocketUrl, type SocketLike } from './channel.js';
+
+class FakeSocket implements SocketLike {
+  readyState = 0;
+  sent: string[] = [];
+  closedWith: [number | undefined, string | undefined] | null = null;
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  constructor(readonly url: string) {}
+  send(data: string) {
+    this.sent.push(data);
+  }
+  close(code?: number, reason?: string) {
+    this.closedWith = [code, reason];
+    this.readyState = 3;
+  }
+  open() {
+    this.readyState = 1;
+    this.onopen?.({});
+  }
+  drop(code = 1006, reason = '') {
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
+  }
+}
+
+const hello = JSON.stringify({
+  type: 'hello',
+  protocol_version: PROTOCOL_VERSION,
+  viewer_id: 'v1',
+  mode: 'assist',
+  role: 'control',
+});
+
+describe('ControlChannel', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function setup(tickets: Array<string | Error> = ['t1', 't2', 't3']) {
+    const sockets: FakeSocket[] = [];
+    const messages: unknown[] = [];
+    const warnings: string[] = [];
+    const downs: Array<[string, number | null]> = [];
+    let n = 0;
+    const channel = new ControlChannel({
+      socketUrl: () => {
+        const t = tickets[n++] ?? 'tx';
+        return t instanceof Error
+          ? Promise.reject(t)
+          : Promise.resolve(`ws://h/ws/viewer?ticket=${t}`);
+      },
+      openSocket: (url) => {
+        const s = new FakeSocket(url);
+        sockets.push(s);
+        return s;
+      },
+      onMessage: (m) => messages.push(m),
+      onDown: (detail, retryAt) => downs.push([detail, retryAt]),
+      random: () => 0.5,
+      warn: (w) => warnings.push(w),
+    });
+    return { channel, sockets, messages, warnings, downs };
+  }
+
+  it('delivers parsed messages and ignores bad frames with a warning', async () => {
+    const { channel, sockets, messages, warnings } = setup();
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    const socket = sockets[0];
+    socket?.open();
+    socket?.onmessage?.({ data: hello });
+    socket?.onmessage?.({
+      data: '{"type":"tool_call","id":"x","name":"click_at","args":{"x":-1}}',
+    });
+    socket?.onmessage?.({ data: 'not json' });
+    expect(messages).toHaveLength(1);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/invalid tool_call/);
+  });
+
+  it('sends only while open', async () => {
+    const { channel, sockets } = setup();
+    expect(channel.send({ type: 'stop_pressed' })).toBe(false);
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(channel.send({ type: 'stop_pressed' })).toBe(false);
+    sockets[0]?.open();
+    expect(channel.send({ type: 'stop_pressed' })).toBe(true);
+    expect(sockets[0]?.sent).toEqual(['{"type":"stop_pressed"}']);
+  });
+
+  it('reconnects with backoff and a fresh ticket after a close', async () => {
+    const { channel, sockets, downs } = setup();
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    sockets[0]?.open();
+    sockets[0]?.drop(1001, 'The bridge is shutting down.');
+    expect(downs[0]?.[0]).toMatch(/shutting down/);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(sockets).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sockets).toHaveLength(2);
+    expect(sockets[1]?.url).toContain('ticket=t2');
+  });
+
+  it('retries when the ticket request fails, with growing delays', async () => {
+    const { channel, sockets, downs } = setup([new Error('refused'), new Error('refused'), 't3']);
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(downs[0]?.[0]).toBe('refused');
+    await vi.advanceTimersByTimeAsync(500);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sockets).toHaveLength(1);
+    expect(sockets[0]?.url).toContain('ticket=t3');
+  });
+
+  it('stops for good on stop() and giveUp()', async () => {
+    const { channel, sockets, downs } = setup();
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    sockets[0]?.open();
+    channel.giveUp('The bridge speaks another protocol version.');
+    expect(sockets[0]?.closedWith?.[0]).toBe(1000);
+    expect(downs.at(-1)).toEqual(['The bridge speaks another protocol version.', null]);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sockets).toHaveLength(1);
+  });
+});
+
+describe('ticketSocketUrl', () => {
+  it('posts the headless flag and builds a wss URL with the ticket', async () => {
+    const calls: Array<[string, RequestInit | undefined]> = [];
+    const fetchFake = ((url: string, init?: RequestInit) => {
+      calls.push([url, init]);
+      return Promise.resolve(
+        new Response(JSON.stringify({ ticket: 'a b', expires_at: 5 }), { status: 200 }),
+      );
+    }) as typeof fetch;
+    const url = await ticketSocketUrl(true, { protocol: 'https:', host: 'x:1' }, fetchFake)();
+    expect(url).toBe('wss://x:1/ws/viewer?ticket=a%20b');
+    expect(calls[0]?.[0]).toBe('/api/viewer/ticket');
+    expect(calls[0]?.[1]?.body).toBe('{"headless":true}');
+  });
+
+  it("passes on the bridge's refusal", async () => {
+    const fetchFake = (() =>
+      Promise.resolve(
+        new Response(JSON.stringify({ error: 'Bind to 127.0.0.1.' }), { status: 403 }),
+      )) as typeof fetch;
+    await expect(
+      ticketSocketUrl(false, { protocol: 'http:', host: 'h' }, fetchFake)(),
+    ).rejects.toThrow('Bind to 127.0.0.1.');
+  });
+});

@@ -1,0 +1,205 @@
+// The control channel to the bridge, framework-free: fetch a single-use ticket, open
+// /ws/viewer?ticket=…, parse every frame with the protocol's parseBridgeMessage (a bad frame is
+// logged and ignored; the socket stays up), and reconnect with the viewer's jittered backoff
+// when the socket closes. It knows nothing about tools: messages go to `onMessage`, answers come
+// back through `send`. The socket and ticket source are injected so tests drive it with fakes.
+import {
+  VIEWER_SOCKET_PATH,
+  VIEWER_TICKET_PATH,
+  ViewerTicketError,
+  ViewerTicketResponse,
+  encodeViewerMessage,
+  parseBridgeMessage,
+  type BridgeToViewer,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../display/backoff.js';
+
+/** The part of the browser WebSocket the channel uses. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: { code: number; reason: string }) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+}
+
+const SOCKET_OPEN = 1;
+
+export interface ChannelOptions {
+  /** Returns the full ws(s):// URL to open, with a fresh ticket. */
+  socketUrl: () => Promise<string>;
+  openSocket: (url: string) => SocketLike;
+  onMessage: (message: BridgeToViewer) => void;
+  /** The socket is open (the bridge's hello follows). */
+  onOpen?: () => void;
+  /** The link is down; `retryAt` is when the next attempt starts (null: not retrying). */
+  onDown?: (detail: string, retryAt: number | null) => void;
+  onConnecting?: (attempt: number) => void;
+  policy?: BackoffPolicy;
+  random?: () => number;
+  warn?: (message: string) => void;
+}
+
+export class ControlChannel {
+  readonly #options: ChannelOptions;
+  readonly #policy: BackoffPolicy;
+  #socket: SocketLike | null = null;
+  #running = false;
+  #failures = 0;
+  #openedAt = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #generation = 0;
+
+  constructor(options: ChannelOptions) {
+    this.#options = options;
+    this.#policy = options.policy ?? DEFAULT_BACKOFF;
+  }
+
+  get isOpen(): boolean {
+    return this.#socket?.readyState === SOCKET_OPEN;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    void this.#connect();
+  }
+
+  /** Close on purpose; no reconnect. */
+  stop(): void {
+    this.#running = false;
+    this.#generation += 1;
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const socket = this.#socket;
+    this.#socket = null;
+    if (socket !== null) {
+      socket.onclose = null;
+      socket.close(1000, 'The viewer closed the control channel.');
+    }
+  }
+
+  /** Close and stay closed with a reason (e.g. an incompatible protocol version). */
+  giveUp(detail: string): void {
+    this.stop();
+    this.#options.onDown?.(detail, null);
+  }
+
+  /** Sends when open; returns false (and drops the message) otherwise. */
+  send(message: ViewerToBridge): boolean {
+    const socket = this.#socket;
+    if (socket === null || socket.readyState !== SOCKET_OPEN) return false;
+    socket.send(encodeViewerMessage(message));
+    return true;
+  }
+
+  async #connect(): Promise<void> {
+    const generation = ++this.#generation;
+    this.#options.onConnecting?.(this.#failures);
+    let url: string;
+    try {
+      url = await this.#options.socketUrl();
+    } catch (err) {
+      if (generation !== this.#generation) return;
+      this.#retry(err instanceof Error ? err.message : String(err));
+      return;
+    }
+    if (generation !== this.#generation || !this.#running) return;
+    let socket: SocketLike;
+    try {
+      socket = this.#options.openSocket(url);
+    } catch (err) {
+      this.#retry(
+        `Could not open the control channel: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      return;
+    }
+    this.#socket = socket;
+    socket.onopen = () => {
+      this.#openedAt = Date.now();
+      this.#options.onOpen?.();
+    };
+    socket.onmessage = (event) => this.#receive(event.data);
+    socket.onerror = () => {
+      // A close event always follows; it carries the code worth reporting.
+    };
+    socket.onclose = (event) => {
+      if (this.#socket !== socket) return;
+      this.#socket = null;
+      if (this.#openedAt > 0 && Date.now() - this.#openedAt >= this.#policy.stableAfterMs) {
+        this.#failures = 0;
+      }
+      this.#openedAt = 0;
+      const reason = event.reason.trim();
+      this.#retry(
+        reason !== ''
+          ? `The bridge closed the control channel: ${reason}`
+          : `The control channel closed (code ${event.code}).`,
+      );
+    };
+  }
+
+  #receive(data: unknown): void {
+    const parsed = parseBridgeMessage(data);
+    if (!parsed.ok) {
+      (this.#options.warn ?? console.warn)(`Ignored a control message: ${parsed.error}`);
+      return;
+    }
+    this.#options.onMessage(parsed.message);
+  }
+
+  #retry(detail: string): void {
+    if (!this.#running) return;
+    const delay = backoffDelay(this.#failures, this.#policy, this.#options.random);
+    this.#failures += 1;
+    this.#options.onDown?.(detail, Date.now() + delay);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#connect();
+    }, delay);
+  }
+}
+
+/**
+ * Browser ticket source: POST /api/viewer/ticket (same origin; `headless` marks the window
+ * nobody watches) and build the socket URL from the ticket.
+ */
+export function ticketSocketUrl(
+  headless: boolean,
+  location: { protocol: string; host: string } = window.location,
+  fetchFn: typeof fetch = fetch,
+): () => Promise<string> {
+  return async () => {
+    let response: Response;
+    try {
+      response = await fetchFn(VIEWER_TICKET_PATH, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(headless ? { headless: true } : {}),
+        cache: 'no-store',
+      });
+    } catch (err) {
+      throw new Error(
+        `The bridge cannot be reached for a viewer ticket (${err instanceof Error ? err.message : String(err)}).`,
+      );
+    }
+    const body: unknown = await response.json().catch(() => undefined);
+    if (!response.ok) {
+      const error = ViewerTicketError.safeParse(body);
+      throw new Error(
+        error.success
+          ? error.data.error
+          : `The bridge refused a viewer ticket (HTTP ${response.status}); reload the page to retry.`,
+      );
+    }
+    const parsed = ViewerTicketResponse.safeParse(body);
+    if (!parsed.success)
+      throw new Error('The bridge answered the ticket request without a ticket.');
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    return `${scheme}//${location.host}${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(parsed.data.ticket)}`;
+  };
+}

@@ -1,0 +1,283 @@
+// ViewerController end to end inside the viewer, with the real stores, policy gate, overlay
+// service and input handlers, and a recording FAKE Guacamole client at the edge: synchronous
+// overlay answers, confirmation → approve / deny / timeout / Stop, the viewer's own denial,
+// mirrors following the overlay store, mode approvals, version mismatch.
+import {
+  PROTOCOL_VERSION,
+  parseBridgeMessage,
+  type BridgeToViewer,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import type Guacamole from 'guacamole-common-js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Confirmations } from '../confirm/confirmations.js';
+import { createConfirmationStore } from '../store/confirmations.js';
+import { createControlStore } from '../store/control.js';
+import { createOverlayStore } from '../store/overlays.js';
+import { EMPTY_VIEWPORT } from '../viewport/viewport.js';
+import { ViewerController } from './controller.js';
+import { ClipboardWatch } from './handlers/clipboard.js';
+import { FakeGuacClient } from './handlers/fakeGuacClient.js';
+import { OverlayService } from './handlers/overlay.js';
+import { currentMonitors } from './monitors.js';
+import { FrameWatch } from './screen/frameWatch.js';
+import { sleep } from './sleep.js';
+
+function msg(raw: unknown): BridgeToViewer {
+  const parsed = parseBridgeMessage(JSON.stringify(raw));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.message;
+}
+
+const hello = (role: 'control' | 'mirror', mode = 'assist', version: number = PROTOCOL_VERSION) =>
+  msg({ type: 'hello', protocol_version: version, viewer_id: 'v1', mode, role });
+
+const call = (id: string, name: string, args: unknown, policy = 'allow', deadline_ms = 60_000) =>
+  msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
+
+function setup(options: { headless?: boolean } = {}) {
+  const sent: ViewerToBridge[] = [];
+  const send = (m: ViewerToBridge) => {
+    sent.push(m);
+    return true;
+  };
+  const control = createControlStore(options.headless ?? false);
+  const overlayStore = createOverlayStore();
+  const confirmationStore = createConfirmationStore();
+  const confirmations = new Confirmations(confirmationStore);
+  const client = new FakeGuacClient();
+  const desktop = { width: 1280, height: 800 };
+  const overlays = new OverlayService({
+    store: overlayStore,
+    broadcast: (m) => void send(m),
+    desktop: () => desktop,
+    monitors: () => currentMonitors(desktop, 1),
+    newId: () => `ov_${overlayStore.getState().seq + 1}`,
+  });
+  let gaveUp: string | undefined;
+  const controller = new ViewerController({
+    send,
+    giveUp: (d) => (gaveUp = d),
+    control,
+    overlayStore,
+    confirmations,
+    env: {
+      overlays,
+      clipboard: new ClipboardWatch(),
+      frames: new FrameWatch(),
+      client: () => client as unknown as Guacamole.Client,
+      desktop: () => desktop,
+      monitors: () => currentMonitors(desktop, 1),
+      viewport: () => EMPTY_VIEWPORT,
+      sleep,
+    },
+    warn: () => {},
+  });
+  const pending = () => confirmationStore.getState().pending;
+  return {
+    sent,
+    control,
+    overlayStore,
+    confirmations,
+    client,
+    controller,
+    pending,
+    gaveUp: () => gaveUp,
+  };
+}
+
+describe('ViewerController', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('answers draw_overlay synchronously, result first, then the broadcast', () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('control'));
+    controller.handle(
+      call('c1', 'draw_overlay', { x: 10, y: 20, width: 30, height: 40, color: 'red' }),
+    );
+    // No timers or promises ran: the answer left inside handle().
+    expect(overlayStore.getState().overlays).toHaveLength(1);
+    expect(sent.map((m) => m.type)).toEqual(['overlay_created', 'tool_result']);
+    expect(sent[1]).toEqual({
+      type: 'tool_result',
+      id: 'c1',
+      result: {
+        overlay_id: 'ov_1',
+        bounds: { x: 10, y: 20, width: 30, height: 40 },
+        monitor_index: null,
+      },
+    });
+  });
+
+  it('asks before clicking in assist mode, and clicks only after Approve', async () => {
+    const { controller, sent, client, confirmations, pending } = setup();
+    controller.handle(hello('control', 'assist'));
+    controller.handle(call('c2', 'click_at', { x: 100, y: 200 }, 'confirm'));
+    expect(pending()[0]?.details).toEqual({
+      kind: 'click',
+      x: 100,
+      y: 200,
+      button: 'left',
+      clicks: 1,
+    });
+    expect(client.sent).toEqual([]);
+    confirmations.answer(pending()[0]?.id ?? '', true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(client.sent).toEqual(['mouse,100,200,0', 'mouse,100,200,1', 'mouse,100,200,0']);
+    expect(sent.at(-1)).toEqual({
+      type: 'tool_result',
+      id: 'c2',
+      result: { success: true, was_confirmed: true },
+    });
+  });
+
+  it('answers permission_denied on Deny and on timeout, sending no input', async () => {
+    const { controller, sent, client, confirmations, pending } = setup();
+    controller.handle(hello('control', 'assist'));
+    controller.handle(call('c3', 'type_text', { text: 'secret' }, 'confirm'));
+    confirmations.answer(pending()[0]?.id ?? '', false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_error', id: 'c3', kind: 'permission_denied' });
+    controller.handle(call('c4', 'press_key', { keys: 'Return' }, 'confirm'));
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_error', id: 'c4', kind: 'permission_denied' });
+    expect(client.sent).toEqual([]);
+  });
+
+  it('refuses input in passive mode even when the bridge said allow', () => {
+    const { controller, sent, client, pending } = setup();
+    controller.handle(hello('control', 'passive'));
+    controller.handle(call('c5', 'click_at', { x: 1, y: 1 }, 'allow'));
+    expect(pending()).toHaveLength(0);
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_error', id: 'c5', kind: 'permission_denied' });
+    expect(client.sent).toEqual([]);
+  });
+
+  it('asks even when the bridge said allow if the mode here says confirm (not headless)', () => {
+    const { controller, pending } = setup();
+    controller.handle(hello('control', 'assist'));
+    controller.handle(call('c6', 'mouse_move', { x: 1, y: 1 }, 'allow'));
+    expect(pending()).toHaveLength(1);
+  });
+
+  it('runs without asking in the headless viewer when the bridge already got approval', async () => {
+    const { controller, sent, pending } = setup({ headless: true });
+    controller.handle(hello('control', 'assist'));
+    controller.handle(call('c7', 'mouse_move', { x: 1, y: 1 }, 'allow'));
+    expect(pending()).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.at(-1)).toEqual({ type: 'tool_result', id: 'c7', result: { success: true } });
+  });
+
+  it('Stop denies the pending confirmation, cancels typing, and goes passive', async () => {
+    const { controller, sent, client, control, pending, confirmations } = setup();
+    controller.handle(hello('control', 'autopilot'));
+    controller.handle(call('c8', 'type_text', { text: 'abcdefgh', typing_speed_wpm: 60 }, 'allow'));
+    controller.handle(
+      call('c9', 'click_at', { x: 1, y: 1, require_user_confirmation: true }, 'confirm'),
+    );
+    await vi.advanceTimersByTimeAsync(250);
+    expect(client.sent.length).toBeGreaterThan(0);
+    expect(pending()).toHaveLength(1);
+    controller.pressStop();
+    const typedSoFar = client.sent.length;
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(client.sent.length).toBe(typedSoFar);
+    expect(pending()).toHaveLength(0);
+    expect(confirmations.pendingCount).toBe(0);
+    expect(controller.inflightCount).toBe(0);
+    expect(control.getState().mode).toBe('passive');
+    expect(sent.filter((m) => m.type === 'stop_pressed')).toHaveLength(1);
+    // The bridge failed both calls itself when it got stop_pressed: no late answers.
+    expect(sent.filter((m) => m.type === 'tool_result' || m.type === 'tool_error')).toEqual([]);
+  });
+
+  it('drops a call the bridge cancelled', async () => {
+    const { controller, sent, pending } = setup();
+    controller.handle(hello('control', 'assist'));
+    controller.handle(call('c10', 'click_at', { x: 1, y: 1 }, 'confirm'));
+    controller.handle(msg({ type: 'tool_cancel', id: 'c10', reason: 'timeout' }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pending()).toHaveLength(0);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses tools the bridge runs itself', () => {
+    const { controller, sent } = setup();
+    controller.handle(hello('control'));
+    controller.handle(call('c11', 'get_events', {}));
+    expect(sent.at(-1)).toMatchObject({
+      type: 'tool_error',
+      kind: 'system_error',
+      message: expect.stringContaining('run by the bridge') as unknown,
+    });
+  });
+
+  it('as a mirror: asks for a snapshot, follows changes, re-syncs on a gap, refuses calls', () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('mirror'));
+    expect(sent).toEqual([{ type: 'request_sync' }]);
+    const overlay = {
+      overlay_id: 'a',
+      bounds: { x: 0, y: 0, width: 5, height: 5 },
+      color: 'red',
+      opacity: 1,
+      click_through: true,
+      monitor_index: null,
+    };
+    controller.handle(msg({ type: 'sync_state', seq: 4, overlays: [overlay] }));
+    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'a', seq: 5 }));
+    expect(overlayStore.getState()).toMatchObject({ seq: 5, overlays: [] });
+    controller.handle(msg({ type: 'clear_overlays', seq: 9 }));
+    expect(sent.at(-1)).toEqual({ type: 'request_sync' });
+    controller.handle(
+      call('c12', 'draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }),
+    );
+    expect(sent.at(-1)).toMatchObject({ type: 'tool_error', id: 'c12', kind: 'system_error' });
+  });
+
+  it('as the control window: answers request_sync with the store', () => {
+    const { controller, sent } = setup();
+    controller.handle(hello('control'));
+    controller.handle(
+      call('c13', 'draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }),
+    );
+    controller.handle(msg({ type: 'request_sync' }));
+    expect(sent.at(-1)).toMatchObject({
+      type: 'sync_state',
+      seq: 1,
+      overlays: [{ overlay_id: 'ov_1' }],
+    });
+  });
+
+  it('asks the person about a mode raise and answers the bridge', async () => {
+    const { controller, sent, confirmations, pending } = setup();
+    controller.handle(hello('control', 'passive'));
+    controller.handle(
+      msg({
+        type: 'approval_request',
+        request_id: 'r1',
+        from_mode: 'passive',
+        to_mode: 'autopilot',
+        deadline_ms: 30_000,
+      }),
+    );
+    expect(pending()[0]?.details).toEqual({
+      kind: 'mode',
+      from: 'passive',
+      to: 'autopilot',
+      metadata: undefined,
+    });
+    confirmations.answer(pending()[0]?.id ?? '', true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.at(-1)).toEqual({ type: 'approval', request_id: 'r1', approved: true });
+  });
+
+  it('gives up on a bridge with another protocol version', () => {
+    const { controller, gaveUp, control } = setup();
+    controller.handle(hello('control', 'assist', PROTOCOL_VERSION + 1));
+    expect(gaveUp()).toMatch(/Reload the page/);
+    expect(control.getState().role).toBeNull();
+  });
+});

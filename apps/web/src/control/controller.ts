@@ -1,0 +1,304 @@
+// The viewer side of the control plane, framework-free: handles every bridge message (hello,
+// tool calls, cancels, mode, approvals, Stop, the overlay store's sync), re-checks the mode
+// policy for each call, asks the person when it says so, runs the tool, and answers with
+// tool_result / tool_error. Synchronous tools are answered in the same task as the message
+// arrived — the store is updated, the answer sent, and React renders afterwards.
+import {
+  ERROR_HINTS,
+  MAX_ERROR_MESSAGE_LENGTH,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  toolDefinitions,
+  typedToolCall,
+  type BridgeToViewer,
+  type ErrorKind,
+  type Mode,
+  type TypedToolCall,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import type { Confirmations } from '../confirm/confirmations.js';
+import type { ControlState } from '../store/control.js';
+import { applyRemote, overlayData, type OverlayState } from '../store/overlays.js';
+import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
+import { gateToolCall } from './policyGate.js';
+
+/** Everything a call needs except its signal and whether the person confirmed it. */
+export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
+
+export interface ControllerDeps {
+  send: (message: ViewerToBridge) => boolean;
+  /** Close the link for good (protocol version mismatch). */
+  giveUp: (detail: string) => void;
+  control: StoreApi<ControlState>;
+  overlayStore: StoreApi<OverlayState>;
+  confirmations: Confirmations;
+  env: SharedEnv;
+  warn?: (message: string) => void;
+}
+
+/** The person never gets more than this to answer, whatever the bridge's budget. */
+const MAX_CONFIRM_MS = 30_000;
+
+function errorMessage(kind: ErrorKind, text: string): string {
+  const message = text.trim() === '' ? ERROR_HINTS[kind] : text;
+  return message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
+}
+
+export class ViewerController {
+  readonly #deps: ControllerDeps;
+  /** Calls being worked on, by id: aborting one stops its confirmation and input at once. */
+  readonly #inflight = new Map<string, AbortController>();
+
+  constructor(deps: ControllerDeps) {
+    this.#deps = deps;
+  }
+
+  get inflightCount(): number {
+    return this.#inflight.size;
+  }
+
+  /** The link (re)opened: nothing to do until hello says who we are. */
+  linkOpened(): void {
+    this.#deps.control.getState().linkChanged('open');
+  }
+
+  handle(message: BridgeToViewer): void {
+    const { control, overlayStore } = this.#deps;
+    switch (message.type) {
+      case 'hello': {
+        if (message.protocol_version !== PROTOCOL_VERSION) {
+          this.#deps.giveUp(
+            `The bridge speaks control protocol ${message.protocol_version}, this viewer ${PROTOCOL_VERSION}. Reload the page to get the viewer that matches the bridge.`,
+          );
+          control.getState().linkChanged('incompatible');
+          return;
+        }
+        const wasControl = control.getState().role === 'control';
+        control
+          .getState()
+          .helloReceived({ viewerId: message.viewer_id, role: message.role, mode: message.mode });
+        if (message.role === 'mirror') {
+          if (wasControl) this.#deps.env.overlays.dispose();
+          this.#deps.send({ type: 'request_sync' });
+        }
+        return;
+      }
+      case 'tool_call':
+        this.#call(typedToolCall(message));
+        return;
+      case 'tool_cancel':
+        this.#inflight.get(message.id)?.abort(new ProtocolError('cancelled', message.reason));
+        return;
+      case 'mode_changed':
+        control.getState().modeChanged(message.mode, message.metadata);
+        return;
+      case 'approval_request':
+        void this.#approveMode(message);
+        return;
+      case 'stop':
+        this.stopLocally(message.reason);
+        return;
+      case 'request_sync':
+        if (control.getState().role === 'control')
+          this.#deps.send(this.#deps.env.overlays.snapshot());
+        return;
+      case 'sync_state':
+        if (control.getState().role !== 'control') {
+          overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
+        }
+        return;
+      case 'overlay_created':
+      case 'overlay_removed':
+      case 'clear_overlays': {
+        if (control.getState().role === 'control') return; // our own store is the truth
+        const applied = applyRemote(overlayData(overlayStore), message);
+        if (applied.outcome === 'applied') overlayStore.getState().replaced(applied.data);
+        else if (applied.outcome === 'gap') this.#deps.send({ type: 'request_sync' });
+        return;
+      }
+      case 'error':
+        (this.#deps.warn ?? console.warn)(
+          `The bridge did not accept a message: ${message.message}`,
+        );
+        return;
+      default: {
+        const unknown: never = message;
+        void unknown;
+      }
+    }
+  }
+
+  /** The person pressed Stop in this window. */
+  pressStop(): void {
+    this.#deps.send({ type: 'stop_pressed' });
+    this.stopLocally('You pressed Stop.');
+  }
+
+  /**
+   * Stop here, at once, whatever the link does: deny every question, abort every call (input
+   * sequences release what they hold), and behave as passive until the bridge says otherwise.
+   */
+  stopLocally(reason: string): void {
+    this.#deps.confirmations.denyAll();
+    for (const call of this.#inflight.values()) {
+      call.abort(new ProtocolError('cancelled', `Stopped: ${reason}`));
+    }
+    this.#deps.control.getState().modeChanged('passive', undefined);
+  }
+
+  /** The person picked a mode in the chrome; the bridge applies and broadcasts it. */
+  chooseMode(mode: Mode, metadata?: Record<string, unknown>): boolean {
+    return this.#deps.send(
+      metadata === undefined ? { type: 'mode_set', mode } : { type: 'mode_set', mode, metadata },
+    );
+  }
+
+  async #approveMode(
+    request: Extract<BridgeToViewer, { type: 'approval_request' }>,
+  ): Promise<void> {
+    const approved = await this.#deps.confirmations.ask(
+      { kind: 'mode', from: request.from_mode, to: request.to_mode, metadata: request.metadata },
+      { timeoutMs: Math.min(MAX_CONFIRM_MS, request.deadline_ms) },
+    );
+    this.#deps.send({ type: 'approval', request_id: request.request_id, approved });
+  }
+
+  #call(call: TypedToolCall): void {
+    const { control } = this.#deps;
+    if (control.getState().role !== 'control') {
+      this.#fail(
+        call.id,
+        'system_error',
+        'This viewer window is a mirror; tool calls go to the control window.',
+      );
+      return;
+    }
+    const abort = new AbortController();
+    this.#inflight.set(call.id, abort);
+    const deadline = setTimeout(
+      () =>
+        abort.abort(
+          new ProtocolError(
+            'timeout',
+            `${call.name} ran past its ${call.deadline_ms} ms deadline.`,
+          ),
+        ),
+      call.deadline_ms,
+    );
+    const done = () => {
+      clearTimeout(deadline);
+      this.#inflight.delete(call.id);
+    };
+    try {
+      const outcome = this.#gateAndRun(call, abort.signal);
+      if (outcome instanceof Promise) {
+        outcome.then(
+          (result) => {
+            done();
+            this.#answer(call, abort.signal, result);
+          },
+          (err: unknown) => {
+            done();
+            this.#answerError(call.id, abort.signal, err);
+          },
+        );
+      } else {
+        done();
+        this.#answer(call, abort.signal, outcome);
+      }
+    } catch (err) {
+      done();
+      this.#answerError(call.id, abort.signal, err);
+    }
+  }
+
+  #gateAndRun(
+    call: TypedToolCall,
+    signal: AbortSignal,
+  ): AnyViewerResult | Promise<AnyViewerResult> {
+    const decision = this.#gate(call);
+    if (decision.action === 'deny') throw new ProtocolError('permission_denied', decision.message);
+    if (decision.action === 'run')
+      return runTool(call, { ...this.#deps.env, signal, confirmed: false });
+    return this.#confirmThenRun(call, signal);
+  }
+
+  #gate(call: TypedToolCall) {
+    const s = this.#deps.control.getState();
+    return gateToolCall({
+      mode: s.mode,
+      metadata: s.metadata,
+      name: call.name,
+      args: call.args,
+      bridgePolicy: call.policy,
+      headless: s.headless,
+    });
+  }
+
+  async #confirmThenRun(call: TypedToolCall, signal: AbortSignal): Promise<AnyViewerResult> {
+    const timeoutMs = Math.min(MAX_CONFIRM_MS, call.deadline_ms);
+    const details = confirmDetails(call, this.#safeMonitors());
+    const approved = await this.#deps.confirmations.ask(details, { timeoutMs, signal });
+    if (signal.aborted)
+      throw signal.reason instanceof ProtocolError
+        ? signal.reason
+        : new ProtocolError('cancelled', 'Cancelled.');
+    if (!approved) {
+      throw new ProtocolError(
+        'permission_denied',
+        `The person did not approve ${call.name} in the viewer (they pressed Deny, or did not answer within ${Math.round(timeoutMs / 1000)} s).`,
+      );
+    }
+    // Stop or a mode change while the question was open wins over the approval.
+    const again = this.#gate(call);
+    if (again.action === 'deny') throw new ProtocolError('permission_denied', again.message);
+    return runTool(call, { ...this.#deps.env, signal, confirmed: true });
+  }
+
+  #safeMonitors() {
+    try {
+      return this.#deps.env.monitors();
+    } catch {
+      return [];
+    }
+  }
+
+  #answer(call: TypedToolCall, signal: AbortSignal, result: AnyViewerResult): void {
+    // Cancelled, timed out or stopped: the bridge already failed the call; a late answer would
+    // only earn an error back.
+    if (signal.aborted) return;
+    const definition = toolDefinitions[call.name];
+    // Check our own answer against the schema the bridge will use (the screenshot's metadata
+    // only: its megabytes of base64 are produced by the browser's encoder).
+    const schema = call.name === 'take_screenshot' ? definition.result : definition.viewerResult;
+    const checked = schema.safeParse(result);
+    if (!checked.success) {
+      this.#fail(
+        call.id,
+        'system_error',
+        `The viewer produced an invalid ${call.name} result (a viewer bug): ${checked.error.message.slice(0, 500)}`,
+      );
+      return;
+    }
+    this.#deps.send({
+      type: 'tool_result',
+      id: call.id,
+      result: result,
+    });
+  }
+
+  #answerError(id: string, signal: AbortSignal, err: unknown): void {
+    if (signal.aborted) return;
+    if (err instanceof ProtocolError) {
+      this.#fail(id, err.kind, err.message);
+      return;
+    }
+    const text = err instanceof Error ? err.message : String(err);
+    this.#fail(id, 'system_error', `The viewer failed: ${text}`);
+  }
+
+  #fail(id: string, kind: ErrorKind, message: string): void {
+    this.#deps.send({ type: 'tool_error', id, kind, message: errorMessage(kind, message) });
+  }
+}

@@ -1,0 +1,194 @@
+// OverlayService: clamping to the desktop, monitor-relative placement, broadcasts with the
+// store's sequence numbers, temporary_ms expiry, batches (atomic validation, one_at_a_time
+// pacing and cancellation), capacity errors and the sync_state snapshot.
+import {
+  MAX_OVERLAYS,
+  ProtocolError,
+  parseToolArgs,
+  type ToolArgs,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createOverlayStore } from '../../store/overlays.js';
+import { currentMonitors } from '../monitors.js';
+import { ONE_AT_A_TIME_PAUSE_MS, OverlayService } from './overlay.js';
+
+function args<N extends 'draw_overlay' | 'batch_overlay'>(name: N, raw: unknown): ToolArgs<N> {
+  const parsed = parseToolArgs(name, raw);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
+}
+
+function setup(known = true) {
+  const desktop = known ? { width: 1280, height: 800 } : undefined;
+  const store = createOverlayStore();
+  const sent: ViewerToBridge[] = [];
+  let n = 0;
+  const service = new OverlayService({
+    store,
+    broadcast: (m) => sent.push(m),
+    desktop: () => desktop,
+    monitors: () => currentMonitors(desktop ?? { width: 1, height: 1 }, 1),
+    newId: () => `ov_${++n}`,
+  });
+  return { store, sent, service };
+}
+
+describe('OverlayService', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('draws, clamps to the desktop and broadcasts overlay_created with the seq', () => {
+    const { store, sent, service } = setup();
+    const result = service.draw(
+      args('draw_overlay', {
+        x: 1200,
+        y: 700,
+        width: 200,
+        height: 200,
+        color: 'gold',
+        label: 'here',
+      }),
+    );
+    expect(result).toEqual({
+      overlay_id: 'ov_1',
+      bounds: { x: 1200, y: 700, width: 80, height: 100 },
+      monitor_index: null,
+    });
+    expect(store.getState().seq).toBe(1);
+    expect(sent).toEqual([
+      {
+        type: 'overlay_created',
+        seq: 1,
+        overlay: {
+          overlay_id: 'ov_1',
+          bounds: { x: 1200, y: 700, width: 80, height: 100 },
+          color: 'gold',
+          opacity: 0.5,
+          label: 'here',
+          click_through: true,
+          monitor_index: null,
+        },
+      },
+    ]);
+  });
+
+  it('reports an empty rectangle for an overlay entirely off the desktop', () => {
+    const { service } = setup();
+    const r = service.draw(
+      args('draw_overlay', { x: 2000, y: 10, width: 5, height: 5, color: 'red' }),
+    );
+    expect(r.bounds).toEqual({ x: 1280, y: 10, width: 0, height: 5 });
+  });
+
+  it('places monitor-relative overlays and rejects unknown monitors', () => {
+    const { service, store } = setup();
+    const r = service.draw(
+      args('draw_overlay', { x: 5, y: 6, width: 7, height: 8, color: 'red', monitor_index: 0 }),
+    );
+    expect(r.monitor_index).toBe(0);
+    expect(() =>
+      service.draw(
+        args('draw_overlay', { x: 5, y: 6, width: 7, height: 8, color: 'red', monitor_index: 3 }),
+      ),
+    ).toThrow(/no monitor 3/);
+    expect(store.getState().overlays).toHaveLength(1);
+  });
+
+  it('refuses to draw before the desktop size is known', () => {
+    const { service } = setup(false);
+    expect(() =>
+      service.draw(args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' })),
+    ).toThrow(ProtocolError);
+  });
+
+  it('removes, reports not_found, clears with counts, each with the next seq', () => {
+    const { service, sent } = setup();
+    const { overlay_id } = service.draw(
+      args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }),
+    );
+    service.draw(args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }));
+    expect(service.remove({ overlay_id })).toEqual({ removed: true, not_found: false });
+    expect(service.remove({ overlay_id })).toEqual({ removed: false, not_found: true });
+    expect(service.clear()).toEqual({ cleared: 1 });
+    expect(sent.map((m) => [m.type, 'seq' in m ? m.seq : -1])).toEqual([
+      ['overlay_created', 1],
+      ['overlay_created', 2],
+      ['overlay_removed', 3],
+      ['clear_overlays', 4],
+    ]);
+    expect(service.snapshot()).toEqual({ type: 'sync_state', seq: 4, overlays: [] });
+  });
+
+  it('expires temporary overlays and tells the mirrors', async () => {
+    const { service, sent, store } = setup();
+    service.draw(
+      args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red', temporary_ms: 500 }),
+    );
+    await vi.advanceTimersByTimeAsync(499);
+    expect(store.getState().overlays).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.getState().overlays).toHaveLength(0);
+    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'ov_1', seq: 2 });
+  });
+
+  it('does not fire an expiry for an overlay that was already cleared', async () => {
+    const { service, sent } = setup();
+    service.draw(
+      args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red', temporary_ms: 100 }),
+    );
+    service.clear();
+    await vi.advanceTimersByTimeAsync(200);
+    expect(sent.map((m) => m.type)).toEqual(['overlay_created', 'clear_overlays']);
+  });
+
+  it('draws an all-at-once batch in one store update and validates it first', () => {
+    const { service, store } = setup();
+    const updates: number[] = [];
+    store.subscribe((s) => updates.push(s.overlays.length));
+    const box = { x: 0, y: 0, width: 1, height: 1, color: 'red' };
+    const result = service.batch(
+      args('batch_overlay', { overlays: [box, box, box] }),
+      new AbortController().signal,
+    );
+    expect(result).toEqual({ overlay_ids: ['ov_1', 'ov_2', 'ov_3'] });
+    expect(updates).toEqual([3]);
+    expect(() =>
+      service.batch(
+        args('batch_overlay', { overlays: [box, { ...box, monitor_index: 9 }] }),
+        new AbortController().signal,
+      ),
+    ).toThrow(/monitor 9/);
+    expect(store.getState().overlays).toHaveLength(3);
+  });
+
+  it('draws one_at_a_time with a pause, and stops when cancelled', async () => {
+    const { service, store } = setup();
+    const box = { x: 0, y: 0, width: 1, height: 1, color: 'red' };
+    const controller = new AbortController();
+    const done = service.batch(
+      args('batch_overlay', { overlays: [box, box, box], one_at_a_time: true }),
+      controller.signal,
+    );
+    expect(done).toBeInstanceOf(Promise);
+    expect(store.getState().overlays).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(ONE_AT_A_TIME_PAUSE_MS);
+    expect(store.getState().overlays).toHaveLength(2);
+    controller.abort();
+    await expect(done).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(store.getState().overlays).toHaveLength(2);
+  });
+
+  it('refuses overlays beyond the store capacity with a way out', () => {
+    const { service } = setup();
+    const box = { x: 0, y: 0, width: 1, height: 1, color: 'red' };
+    for (let i = 0; i < MAX_OVERLAYS / 100; i++) {
+      // all-at-once batches answer synchronously (no promise to await)
+      void service.batch(
+        args('batch_overlay', { overlays: Array(100).fill(box) }),
+        new AbortController().signal,
+      );
+    }
+    expect(() => service.draw(args('draw_overlay', box))).toThrow(/clear_overlays/);
+  });
+});

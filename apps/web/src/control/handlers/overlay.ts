@@ -1,0 +1,201 @@
+// Overlay tools in the control window (draw_overlay, remove_overlay, clear_overlays,
+// batch_overlay), the temporary_ms expiry timers, the overlay_* broadcast with sequence numbers,
+// and the sync_state snapshot. Everything but one_at_a_time batches is synchronous, so the
+// answer leaves before React renders the change (the draw_overlay round trip stays ~1–3 ms).
+import {
+  MAX_OVERLAYS,
+  ProtocolError,
+  clampRect,
+  monitorToDesktop,
+  type DrawOverlayArgs,
+  type Monitor,
+  type Overlay,
+  type ToolArgs,
+  type ToolViewerResult,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import type { StoreApi } from 'zustand/vanilla';
+import {
+  cleared,
+  overlayData,
+  withOverlay,
+  withoutOverlay,
+  type OverlayData,
+  type OverlayState,
+} from '../../store/overlays.js';
+import { resolveMonitor, type DesktopSize } from '../monitors.js';
+import { sleep as realSleep, throwIfCancelled, type Sleep } from '../sleep.js';
+
+/** Pause between overlays of a one_at_a_time batch: long enough for the eye to follow. */
+export const ONE_AT_A_TIME_PAUSE_MS = 150;
+
+export interface OverlayServiceDeps {
+  store: StoreApi<OverlayState>;
+  /** Sends an overlay_* message to the bridge (which relays it to mirror windows). */
+  broadcast: (message: ViewerToBridge) => void;
+  /** Desktop size, or undefined before the remote desktop has told us. */
+  desktop: () => DesktopSize | undefined;
+  monitors: () => readonly Monitor[];
+  sleep?: Sleep;
+  /** Source of overlay ids; the default is random plus a counter. */
+  newId?: () => string;
+}
+
+function defaultIds(): () => string {
+  const prefix = Math.random().toString(36).slice(2, 8);
+  let counter = 0;
+  return () => `ov_${prefix}_${++counter}`;
+}
+
+export class OverlayService {
+  readonly #deps: OverlayServiceDeps;
+  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #newId: () => string;
+  readonly #sleep: Sleep;
+
+  constructor(deps: OverlayServiceDeps) {
+    this.#deps = deps;
+    this.#newId = deps.newId ?? defaultIds();
+    this.#sleep = deps.sleep ?? realSleep;
+  }
+
+  draw(args: ToolArgs<'draw_overlay'>): ToolViewerResult<'draw_overlay'> {
+    const [overlay] = this.#drawAll([args]);
+    if (overlay === undefined) throw new Error('drawing produced no overlay'); // cannot happen
+    return {
+      overlay_id: overlay.overlay_id,
+      bounds: overlay.bounds,
+      monitor_index: overlay.monitor_index,
+    };
+  }
+
+  remove(args: ToolArgs<'remove_overlay'>): ToolViewerResult<'remove_overlay'> {
+    const before = overlayData(this.#deps.store);
+    const after = withoutOverlay(before, args.overlay_id);
+    if (after === before) return { removed: false, not_found: true };
+    this.#commit(after);
+    this.#deps.broadcast({ type: 'overlay_removed', overlay_id: args.overlay_id, seq: after.seq });
+    return { removed: true, not_found: false };
+  }
+
+  clear(): ToolViewerResult<'clear_overlays'> {
+    const before = overlayData(this.#deps.store);
+    const after = cleared(before);
+    this.#commit(after);
+    this.#deps.broadcast({ type: 'clear_overlays', seq: after.seq });
+    return { cleared: before.overlays.length };
+  }
+
+  /** all-at-once batches answer synchronously; one_at_a_time ones draw with a short pause. */
+  batch(
+    args: ToolArgs<'batch_overlay'>,
+    signal: AbortSignal,
+  ): ToolViewerResult<'batch_overlay'> | Promise<ToolViewerResult<'batch_overlay'>> {
+    this.#checkRoom(args.overlays.length);
+    if (!args.one_at_a_time) {
+      return { overlay_ids: this.#drawAll(args.overlays).map((o) => o.overlay_id) };
+    }
+    return this.#drawSequentially(args.overlays, signal);
+  }
+
+  /** The sync_state answer to request_sync. */
+  snapshot(): Extract<ViewerToBridge, { type: 'sync_state' }> {
+    const { overlays, seq } = overlayData(this.#deps.store);
+    return { type: 'sync_state', seq, overlays: [...overlays] };
+  }
+
+  /** Stops every expiry timer (the window stops being the control window, or the page ends). */
+  dispose(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  async #drawSequentially(
+    entries: readonly DrawOverlayArgs[],
+    signal: AbortSignal,
+  ): Promise<ToolViewerResult<'batch_overlay'>> {
+    const ids: string[] = [];
+    for (const [i, entry] of entries.entries()) {
+      throwIfCancelled(signal);
+      if (i > 0) await this.#sleep(ONE_AT_A_TIME_PAUSE_MS, signal);
+      this.#checkRoom(1);
+      const [overlay] = this.#drawAll([entry]);
+      if (overlay !== undefined) ids.push(overlay.overlay_id);
+    }
+    return { overlay_ids: ids };
+  }
+
+  #checkRoom(count: number): void {
+    const have = this.#deps.store.getState().overlays.length;
+    if (have + count > MAX_OVERLAYS) {
+      throw new ProtocolError(
+        'invalid_parameters',
+        `The viewer holds ${have} overlays and at most ${MAX_OVERLAYS}; ${count} more do not fit. Remove some with remove_overlay or clear_overlays first.`,
+      );
+    }
+  }
+
+  /** Validates, clamps and adds overlays in one store update; broadcasts one message each. */
+  #drawAll(entries: readonly DrawOverlayArgs[]): Overlay[] {
+    const desktop = this.#deps.desktop();
+    if (desktop === undefined) {
+      throw new ProtocolError(
+        'system_error',
+        'The remote desktop size is not known yet (the viewer is still connecting). Wait a moment and call draw_overlay again.',
+      );
+    }
+    const monitors = this.#deps.monitors();
+    // Resolve every monitor first so a bad index in entry 7 leaves nothing half-drawn.
+    const placed = entries.map((args) => ({
+      args,
+      monitor: resolveMonitor(monitors, args.monitor_index),
+    }));
+    this.#checkRoom(entries.length);
+    let data: OverlayData = overlayData(this.#deps.store);
+    const messages: ViewerToBridge[] = [];
+    const overlays: Overlay[] = [];
+    for (const { args, monitor } of placed) {
+      const rect = monitorToDesktop(
+        { x: args.x, y: args.y, width: args.width, height: args.height },
+        monitor,
+      );
+      const overlay: Overlay = {
+        overlay_id: this.#newId(),
+        bounds: clampRect(rect, desktop),
+        color: args.color,
+        opacity: args.opacity,
+        ...(args.label === undefined ? {} : { label: args.label }),
+        click_through: args.click_through,
+        monitor_index: monitor?.index ?? null,
+      };
+      const next = withOverlay(data, overlay);
+      if (next === undefined) break; // #checkRoom ran first; kept as a guard
+      data = next;
+      overlays.push(overlay);
+      messages.push({ type: 'overlay_created', overlay, seq: data.seq });
+      if (args.temporary_ms !== undefined) this.#expireLater(overlay.overlay_id, args.temporary_ms);
+    }
+    this.#commit(data);
+    for (const message of messages) this.#deps.broadcast(message);
+    return overlays;
+  }
+
+  #expireLater(overlayId: string, ms: number): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(overlayId);
+      this.remove({ overlay_id: overlayId });
+    }, ms);
+    this.#timers.set(overlayId, timer);
+  }
+
+  #commit(data: OverlayData): void {
+    // Timers of overlays that are gone (removed, cleared) must not fire a second removal.
+    for (const [id, timer] of this.#timers) {
+      if (!data.overlays.some((o) => o.overlay_id === id)) {
+        clearTimeout(timer);
+        this.#timers.delete(id);
+      }
+    }
+    this.#deps.store.getState().replaced(data);
+  }
+}

@@ -1,0 +1,66 @@
+// The viewer's own policy check: every mode × bridge policy × headless combination for an input
+// tool, require_user_confirmation, non-input tools, and the fail-closed cases (unknown mode,
+// malformed custom policy).
+import { describe, expect, it } from 'vitest';
+import { gateToolCall, type GateInput } from './policyGate.js';
+
+const base: GateInput = {
+  mode: 'assist',
+  metadata: undefined,
+  name: 'click_at',
+  args: {},
+  bridgePolicy: 'confirm',
+  headless: false,
+};
+
+const action = (over: Partial<GateInput>) => gateToolCall({ ...base, ...over }).action;
+
+describe('gateToolCall', () => {
+  it.each([
+    // mode, bridge policy, headless, expected
+    ['passive', 'allow', false, 'deny'],
+    ['passive', 'allow', true, 'deny'],
+    ['assist', 'confirm', false, 'confirm'],
+    ['assist', 'allow', false, 'confirm'], // the bridge thought allow; the viewer still asks
+    ['assist', 'allow', true, 'run'], // headless: the bridge asked through elicitation
+    ['assist', 'confirm', true, 'confirm'],
+    ['autopilot', 'allow', false, 'run'],
+    ['autopilot', 'confirm', false, 'confirm'], // the stricter answer wins
+  ] as const)('%s + bridge %s (headless %s) → %s', (mode, bridgePolicy, headless, expected) => {
+    expect(action({ mode, bridgePolicy, headless })).toBe(expected);
+  });
+
+  it('denies input before the mode is known', () => {
+    expect(gateToolCall({ ...base, mode: null, bridgePolicy: 'allow' })).toMatchObject({
+      action: 'deny',
+      message: expect.stringContaining('does not know the mode') as unknown,
+    });
+  });
+
+  it('asks when the AI requests confirmation even in autopilot', () => {
+    expect(
+      action({
+        mode: 'autopilot',
+        bridgePolicy: 'allow',
+        args: { require_user_confirmation: true },
+      }),
+    ).toBe('confirm');
+  });
+
+  it('follows the custom policy and fails closed on a malformed one', () => {
+    const metadata = { allow: ['click_at'], deny: ['type_text'] };
+    expect(action({ mode: 'custom', metadata, bridgePolicy: 'allow' })).toBe('run');
+    expect(action({ mode: 'custom', metadata, name: 'type_text', bridgePolicy: 'allow' })).toBe(
+      'deny',
+    );
+    expect(action({ mode: 'custom', metadata, name: 'scroll', bridgePolicy: 'allow' })).toBe(
+      'confirm',
+    );
+    expect(action({ mode: 'custom', metadata: null, bridgePolicy: 'allow' })).toBe('deny');
+  });
+
+  it('runs non-input tools in every mode, passive included', () => {
+    expect(action({ mode: 'passive', name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
+    expect(action({ mode: null, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('run');
+  });
+});

@@ -1,0 +1,113 @@
+// Knows when the remote picture changed. guacamole-common-js 1.5.0 has no "frame drawn" event:
+// Client.onsync fires when a sync instruction arrives, before its images are decoded and drawn.
+// Display.flush(callback) is what the client calls per frame, and the callback runs once the
+// frame is really on the canvas, so we wrap the display's flush to hear about drawn frames.
+// After drawn frames (at most every SAMPLE_INTERVAL_MS) the display is flattened and hashed:
+// listeners get the pixels, the frame's dirty rectangle and the time.
+import type Guacamole from 'guacamole-common-js';
+import { dirtyRect, gridHashes, type PixelRect } from './pixelHash.js';
+
+/** Least time between two samples: flatten + hash of a 1280×800 desktop takes a few ms. */
+export const SAMPLE_INTERVAL_MS = 100;
+/** Cell size of the dirty-region grid, desktop pixels. */
+export const GRID_CELL = 32;
+
+export interface FrameSample {
+  data: Uint8ClampedArray;
+  width: number;
+  height: number;
+  /** What changed since the previous sample; undefined when nothing did. */
+  dirty: PixelRect | undefined;
+  at: number;
+}
+
+export type SampleListener = (sample: FrameSample) => void;
+
+type FlushFn = (callback?: () => void, timestamp?: number, frames?: number) => void;
+
+export class FrameWatch {
+  #display: Guacamole.Display | null = null;
+  #restore: (() => void) | null = null;
+  readonly #listeners = new Set<SampleListener>();
+  #grid: Uint32Array | null = null;
+  #lastSampleAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #latest: FrameSample | undefined;
+  /** Epoch ms of the last drawn frame (whether or not its pixels changed). */
+  lastFrameAt = 0;
+
+  /** Follow a new client's display (null: none). */
+  attach(client: Guacamole.Client | null): void {
+    this.#restore?.();
+    this.#restore = null;
+    this.#display = null;
+    this.#grid = null;
+    this.#latest = undefined;
+    if (client === null) return;
+    const display = client.getDisplay();
+    const holder = display as unknown as { flush: FlushFn };
+    const original = holder.flush;
+    holder.flush = (callback, timestamp, frames) =>
+      original.call(
+        display,
+        () => {
+          callback?.();
+          this.#frameDrawn();
+        },
+        timestamp,
+        frames,
+      );
+    this.#display = display;
+    this.#restore = () => {
+      holder.flush = original;
+    };
+  }
+
+  /** Listen to samples; returns the unsubscribe function. */
+  subscribe(listener: SampleListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A sample of the picture as it is now (taken fresh); undefined when nothing is shown. */
+  sampleNow(): FrameSample | undefined {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    return this.#sample();
+  }
+
+  #frameDrawn(): void {
+    this.lastFrameAt = Date.now();
+    if (this.#listeners.size === 0 || this.#timer !== undefined) return;
+    const wait = Math.max(0, this.#lastSampleAt + SAMPLE_INTERVAL_MS - Date.now());
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#sample();
+    }, wait);
+  }
+
+  #sample(): FrameSample | undefined {
+    const display = this.#display;
+    if (display === null) return undefined;
+    const width = display.getWidth();
+    const height = display.getHeight();
+    if (width <= 0 || height <= 0) return undefined;
+    this.#lastSampleAt = Date.now();
+    const canvas = display.flatten();
+    const context = canvas.getContext('2d', { willReadFrequently: true });
+    if (context === null) return undefined;
+    const data = context.getImageData(0, 0, width, height).data;
+    const grid = gridHashes(data, width, height, GRID_CELL);
+    const dirty =
+      this.#grid === null ? undefined : dirtyRect(this.#grid, grid, width, height, GRID_CELL);
+    this.#grid = grid;
+    const sample: FrameSample = { data, width, height, dirty, at: this.#lastSampleAt };
+    this.#latest = sample;
+    for (const listener of [...this.#listeners]) listener(sample);
+    return sample;
+  }
+
+  get latest(): FrameSample | undefined {
+    return this.#latest;
+  }
+}

@@ -1,0 +1,129 @@
+// Streams what the person does to the bridge as `event` messages, for subscribe_events: pointer
+// moves (throttled) and clicks on the remote display, key presses while the display has the
+// keyboard, the browser window gaining/losing focus, and screen changes (the dirty rectangle of
+// drawn frames, throttled). The protocol has no "someone is subscribed" message, so events are
+// always sent while the link is up, throttled; the bridge keeps only what subscriptions ask for.
+import {
+  keysymForCharacter,
+  keysymForKey,
+  tryParseKeyCombo,
+  type MouseButton,
+  type UiEvent,
+} from '@overlay-companion/protocol';
+import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
+import { windowToDesktopPixel, type Viewport } from '../viewport/viewport.js';
+import type { FrameWatch } from './screen/frameWatch.js';
+
+export const MOUSE_MOVE_INTERVAL_MS = 100;
+export const SCREEN_CHANGE_INTERVAL_MS = 250;
+
+/** Key name and keysym of a DOM key event, as press_key would name it; undefined to skip. */
+export function keyOf(key: string): { key: string; keysym: number } | undefined {
+  if (key === ' ') return { key: 'space', keysym: 0x20 };
+  if ([...key].length === 1) {
+    const keysym = keysymForCharacter(key);
+    return keysym === undefined ? undefined : { key, keysym };
+  }
+  const parsed = tryParseKeyCombo(key);
+  if (!parsed.ok || parsed.combo.modifiers.length > 0) return undefined;
+  const keysym = keysymForKey(parsed.combo.key);
+  return keysym === undefined ? undefined : { key: parsed.combo.key, keysym };
+}
+
+const BUTTONS: Readonly<Record<number, MouseButton>> = { 0: 'left', 1: 'middle', 2: 'right' };
+
+export interface UiEventDeps {
+  send: (event: UiEvent) => void;
+  viewport: () => Viewport;
+  frames: FrameWatch;
+}
+
+/** A simple leading-edge throttle per event type. */
+function throttle(intervalMs: number): () => boolean {
+  let last = -Infinity;
+  return () => {
+    const now = Date.now();
+    if (now - last < intervalMs) return false;
+    last = now;
+    return true;
+  };
+}
+
+export class UiEventStream {
+  readonly #deps: UiEventDeps;
+  readonly #moveAllowed = throttle(MOUSE_MOVE_INTERVAL_MS);
+  readonly #screenAllowed = throttle(SCREEN_CHANGE_INTERVAL_MS);
+  #detachDisplay: (() => void) | null = null;
+
+  constructor(deps: UiEventDeps) {
+    this.#deps = deps;
+  }
+
+  /** Window focus and screen changes; returns the undo. */
+  start(): () => void {
+    const focus = () =>
+      this.#emit({ type: 'window_focus', at: Date.now(), data: { focused: true } });
+    const blur = () =>
+      this.#emit({ type: 'window_focus', at: Date.now(), data: { focused: false } });
+    // Keys count only while the remote display has the keyboard (they go to the desktop);
+    // typing into the page's own controls is not the desktop's business.
+    const key = (event: KeyboardEvent) => {
+      if (event.repeat || !(event.target instanceof Element)) return;
+      if (event.target.closest(`[${DISPLAY_AREA_ATTRIBUTE}]`) === null) return;
+      const k = keyOf(event.key);
+      if (k !== undefined) this.#emit({ type: 'key_press', at: Date.now(), data: k });
+    };
+    window.addEventListener('focus', focus);
+    window.addEventListener('blur', blur);
+    document.addEventListener('keydown', key, { capture: true, passive: true });
+    const unsubscribe = this.#deps.frames.subscribe((sample) => {
+      const d = sample.dirty;
+      if (d === undefined || d.width < 1 || d.height < 1 || !this.#screenAllowed()) return;
+      this.#emit({ type: 'screen_change', at: sample.at, data: { region: d } });
+    });
+    return () => {
+      window.removeEventListener('focus', focus);
+      window.removeEventListener('blur', blur);
+      document.removeEventListener('keydown', key, { capture: true });
+      unsubscribe();
+      this.#detachDisplay?.();
+    };
+  }
+
+  /** Follow the person's pointer on the display element (its box is the picture). */
+  watchDisplay(element: HTMLElement | null): void {
+    this.#detachDisplay?.();
+    this.#detachDisplay = null;
+    if (element === null) return;
+    const at = (event: MouseEvent) => {
+      const box = element.getBoundingClientRect();
+      return windowToDesktopPixel(this.#deps.viewport(), {
+        x: event.clientX - box.left,
+        y: event.clientY - box.top,
+      });
+    };
+    const move = (event: MouseEvent) => {
+      if (!this.#moveAllowed()) return;
+      const p = at(event);
+      if (p !== undefined) this.#emit({ type: 'mouse_move', at: Date.now(), data: p });
+    };
+    const down = (event: MouseEvent) => {
+      const p = at(event);
+      const button = BUTTONS[event.button];
+      if (p !== undefined && button !== undefined) {
+        this.#emit({ type: 'mouse_click', at: Date.now(), data: { ...p, button } });
+      }
+    };
+    // Capture phase and passive: we only watch; Guacamole.Mouse still gets everything.
+    element.addEventListener('mousemove', move, { capture: true, passive: true });
+    element.addEventListener('mousedown', down, { capture: true, passive: true });
+    this.#detachDisplay = () => {
+      element.removeEventListener('mousemove', move, { capture: true });
+      element.removeEventListener('mousedown', down, { capture: true });
+    };
+  }
+
+  #emit(event: UiEvent): void {
+    this.#deps.send(event);
+  }
+}

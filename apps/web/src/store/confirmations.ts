@@ -1,0 +1,58 @@
+// Confirmations waiting for the person, in the order they were asked. Written only by
+// confirm/confirmations.ts; the confirmation panel and the overlay layer's preview marks render
+// from it. Answers never go through this store: they go to the Confirmations object, which the
+// panel's buttons call.
+import type { Mode, MouseButton } from '@overlay-companion/protocol';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+
+/** What will happen if the person approves, in enough detail to show exactly that. */
+export type ConfirmDetails =
+  | { kind: 'click'; x: number; y: number; button: MouseButton; clicks: number }
+  | {
+      kind: 'drag';
+      from: { x: number; y: number };
+      to: { x: number; y: number };
+      button: MouseButton;
+    }
+  | {
+      kind: 'scroll';
+      x: number;
+      y: number;
+      direction: 'up' | 'down' | 'left' | 'right';
+      amount: number;
+    }
+  | { kind: 'move'; x: number; y: number }
+  | { kind: 'type'; text: string }
+  | { kind: 'keys'; keys: string; repeat: number }
+  | { kind: 'clipboard_read' }
+  | { kind: 'clipboard_write'; text: string }
+  | { kind: 'mode'; from: Mode; to: Mode; metadata?: Record<string, unknown> | undefined }
+  /** Any other tool the bridge asked to confirm: its name and arguments as JSON. */
+  | { kind: 'other'; tool: string; args: string };
+
+export interface PendingConfirmation {
+  id: string;
+  details: ConfirmDetails;
+  /** Epoch ms when it was asked (the panel ignores clicks in the first moments after). */
+  askedAt: number;
+  /** Epoch ms after which it is denied. */
+  deadlineAt: number;
+}
+
+export interface ConfirmationState {
+  pending: readonly PendingConfirmation[];
+  asked: (confirmation: PendingConfirmation) => void;
+  settled: (id: string) => void;
+  allSettled: () => void;
+}
+
+export function createConfirmationStore(): StoreApi<ConfirmationState> {
+  return createStore<ConfirmationState>()((set) => ({
+    pending: [],
+    asked: (confirmation) => set((s) => ({ pending: [...s.pending, confirmation] })),
+    settled: (id) => set((s) => ({ pending: s.pending.filter((p) => p.id !== id) })),
+    allSettled: () => set({ pending: [] }),
+  }));
+}
+
+export const confirmationStore = createConfirmationStore();

@@ -1,0 +1,54 @@
+// State of the control channel as the chrome shows it: whether the bridge link is up, this
+// window's role (control executes tool calls; mirror only displays), the person's mode and the
+// custom policy that goes with it, and the latest remote clipboard text. Changes on messages
+// from the bridge only, never per frame.
+import type { Mode } from '@overlay-companion/protocol';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+
+export type LinkPhase = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'incompatible';
+export type ViewerRole = 'control' | 'mirror';
+
+export interface ControlData {
+  link: LinkPhase;
+  /** Why the link is down, in words for the person. */
+  linkDetail: string | null;
+  role: ViewerRole | null;
+  viewerId: string | null;
+  /** Unknown until the bridge says hello; handlers treat null as passive (fail closed). */
+  mode: Mode | null;
+  metadata: Record<string, unknown> | undefined;
+  /** This window was opened as the headless viewer (?headless=1). */
+  headless: boolean;
+}
+
+export interface ControlEvents {
+  linkChanged: (link: LinkPhase, detail?: string | null) => void;
+  helloReceived: (hello: { viewerId: string; role: ViewerRole; mode: Mode }) => void;
+  modeChanged: (mode: Mode, metadata: Record<string, unknown> | undefined) => void;
+}
+
+export type ControlState = ControlData & ControlEvents;
+
+export function createControlStore(headless = false): StoreApi<ControlState> {
+  return createStore<ControlState>()((set) => ({
+    link: 'idle',
+    linkDetail: null,
+    role: null,
+    viewerId: null,
+    mode: null,
+    metadata: undefined,
+    headless,
+    linkChanged: (link, detail = null) => set({ link, linkDetail: detail }),
+    helloReceived: ({ viewerId, role, mode }) =>
+      // hello carries no custom policy (a mode_changed follows when there is one).
+      set({ viewerId, role, mode, metadata: undefined }),
+    modeChanged: (mode, metadata) => set({ mode, metadata }),
+  }));
+}
+
+function headlessFromUrl(): boolean {
+  if (typeof window === 'undefined') return false;
+  return new URLSearchParams(window.location.search).get('headless') === '1';
+}
+
+export const controlStore = createControlStore(headlessFromUrl());
