@@ -140,6 +140,10 @@ test('never resizes the remote desktop by itself; "Fit desktop to window" does',
   const fit = Math.min(area.width / before.width, area.height / before.height);
   expect(box.width).toBeCloseTo(before.width * fit, 0);
   expect(box.height).toBeCloseTo(before.height * fit, 0);
+  const areaBox = await viewer.area.boundingBox();
+  if (!areaBox) throw new Error('the display area is not visible');
+  expect(box.x - areaBox.x).toBeCloseTo((areaBox.width - box.width) / 2, 0);
+  expect(box.y - areaBox.y).toBeCloseTo((areaBox.height - box.height) / 2, 0);
 
   // Resizing the window rescales the picture, not the desktop.
   await page.setViewportSize({ width: 800, height: 640 });
@@ -156,4 +160,11 @@ test('never resizes the remote desktop by itself; "Fit desktop to window" does',
   await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(wanted);
   // And the viewer follows the new size: now drawn at scale 1.
   await expect.poll(async () => (await viewer.displayBox()).width).toBeCloseTo(wanted.width, 0);
+
+  // Put the shared desktop back the same way, so later tests in this worker see the original size.
+  const chrome = 640 - wanted.height;
+  await page.setViewportSize({ width: before.width, height: before.height + chrome });
+  expect(await viewer.areaSize()).toEqual(before);
+  await viewer.fitButton.click();
+  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(before);
 });
