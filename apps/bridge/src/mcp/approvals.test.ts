@@ -89,6 +89,15 @@ describe('approvals with a headless viewer', () => {
     await yes.client.close();
   });
 
+  it('does not let the headless viewer raise the mode itself (it may lower it)', async () => {
+    viewer.send({ type: 'mode_set', mode: 'autopilot' });
+    const error = await viewer.waitFor((m) => m.type === 'error');
+    expect((error as { message: string }).message).toMatch(/headless viewer cannot raise the mode/);
+    expect(bridge.controlPlane.mode.mode).toBe('assist');
+    viewer.send({ type: 'mode_set', mode: 'passive' });
+    await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'passive');
+  });
+
   it('does not elicit for calls the mode allows', async () => {
     bridge.controlPlane.mode.set('autopilot', undefined, 'person');
     const { client, asked } = await elicitingClient({ action: 'decline' });

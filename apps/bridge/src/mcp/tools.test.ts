@@ -163,6 +163,22 @@ describe('tools over MCP', () => {
     expect(errorOf(result).message).toMatch(/disconnected before answering/);
   });
 
+  it('tells the viewer to drop a call the MCP client cancelled, and fails it as cancelled', async () => {
+    viewer.on('wait_for_screen', 'ignore');
+    const abort = new AbortController();
+    const pending = client.callTool(
+      { name: 'wait_for_screen', arguments: { until: 'stable', timeout_ms: 60_000 } },
+      undefined,
+      { signal: abort.signal },
+    );
+    const call = await viewer.waitFor((m) => m.type === 'tool_call');
+    abort.abort('changed my mind');
+    await expect(pending).rejects.toThrow();
+    const cancel = await viewer.waitFor((m) => m.type === 'tool_cancel');
+    expect(cancel).toMatchObject({ id: (call as { id: string }).id });
+    await waitUntil(() => bridge.controlPlane.hub.pendingCalls === 0);
+  });
+
   it('times out a call the viewer never answers, and tells the viewer to drop it', async () => {
     viewer.on('mouse_move', 'ignore');
     const started = performance.now();

@@ -8,6 +8,7 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   encodeBridgeMessage,
+  isModeRaise,
   parseToolResult,
   type BridgeToViewer,
   type Mode,
@@ -269,10 +270,16 @@ export class ViewerHub {
         this.options.logger.warn({ viewerId }, 'Stop pressed');
         this.stop();
         return undefined;
-      case 'mode_set':
-        // The person may set any mode, raise or not: they are the one who approves raises.
+      case 'mode_set': {
+        // The person may set any mode, raise or not: they are the one who approves raises. A
+        // headless viewer has no person behind it, so it may only lower the mode.
+        const peer = this.peer(viewerId);
+        if (peer?.headless === true && isModeRaise(this.options.mode.mode, message.mode)) {
+          return `mode_set ignored: a headless viewer cannot raise the mode from ${this.options.mode.mode} to ${message.mode}; only a person can`;
+        }
         this.options.mode.set(message.mode, message.metadata, 'person');
         return undefined;
+      }
       case 'event':
         for (const listener of this.listeners) listener.event?.(message.event, viewerId);
         return undefined;
