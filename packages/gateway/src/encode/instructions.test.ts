@@ -1,17 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { BLOB_RAW_BYTES, cursorInstructions, pngInstructions } from './instructions.js';
+import {
+  BLOB_RAW_BYTES,
+  copyInstruction,
+  cursorInstructions,
+  pngInstructions,
+} from './instructions.js';
 
 describe('image instructions', () => {
   it('splits data into blobs of at most 6048 raw bytes, base64-encoded, then end', () => {
     const data = Buffer.alloc(BLOB_RAW_BYTES * 2 + 5, 7);
     const out = pngInstructions(3, 0, 10, 20, data);
-    expect(out[0]).toEqual(['img', 3, 12, 0, 'image/png', 10, 20]);
+    // mask 14 (OVER): SRC (12) makes Chromium clear the rest of the visible layer.
+    expect(out[0]).toEqual(['img', 3, 14, 0, 'image/png', 10, 20]);
     const blobs = out.filter((i) => i[0] === 'blob');
     expect(blobs).toHaveLength(3);
     const joined = Buffer.concat(blobs.map((b) => Buffer.from(String(b[2]), 'base64')));
     expect(joined.equals(data)).toBe(true);
     expect(Buffer.from(String(blobs[0]?.[2]), 'base64').length).toBe(BLOB_RAW_BYTES);
     expect(out.at(-1)).toEqual(['end', 3]);
+  });
+
+  it('moves regions on the visible layer with OVER, never SRC', () => {
+    const copy = copyInstruction({ srcX: 1, srcY: 2, x: 3, y: 4, width: 5, height: 6 });
+    expect(copy).toEqual(['copy', 0, 1, 2, 5, 6, 14, 0, 3, 4]);
   });
 
   it('draws the cursor into buffer -1 before pointing the cursor at it', () => {

@@ -28,7 +28,10 @@ export function pngInstructions(
   x: number,
   y: number,
   png: Buffer,
-  mask: number = CompositeMask.SRC,
+  // Desktop pixels are opaque, so OVER draws exactly what SRC would. SRC is not safe on the
+  // visible layer: guacamole-common-js maps it to the canvas mode `copy`, which in Chromium
+  // clears everything outside the drawn rectangle (guacd uses OVER for the same reason).
+  mask: number = CompositeMask.OVER,
 ): OutInstruction[] {
   return [['img', stream, mask, layer, 'image/png', x, y], ...blobInstructions(stream, png)];
 }
@@ -50,7 +53,7 @@ export function copyInstruction(op: CopyOp): OutInstruction {
     op.srcY,
     op.width,
     op.height,
-    CompositeMask.SRC,
+    CompositeMask.OVER, // see pngInstructions: SRC would clear the rest of the layer
     DEFAULT_LAYER,
     op.x,
     op.y,
