@@ -142,6 +142,22 @@ describe('mode policy over MCP', () => {
     await ai.close();
   });
 
+  it('withdraws a waiting input call at once when the person lowers the mode to one that denies it', async () => {
+    setMode('assist');
+    viewer.on('click_at', 'ignore');
+    const pending = callTool(client, 'click_at', CLICK);
+    const call = await viewer.waitFor((m) => m.type === 'tool_call');
+    viewer.send({ type: 'mode_set', mode: 'passive' });
+    const result = await pending;
+    expect(errorOf(result).kind).toBe('permission_denied');
+    expect(errorOf(result).message).toMatch(/withdrawn before it ran: the mode changed to passive/);
+    const cancel = await viewer.waitFor((m) => m.type === 'tool_cancel');
+    expect(cancel).toMatchObject({ id: (call as { id: string }).id });
+    // A late approval answer is refused, not applied.
+    viewer.send({ type: 'tool_result', id: (call as { id: string }).id, result: OK_CLICK.result });
+    await viewer.waitFor((m) => m.type === 'error');
+  });
+
   describe('set_mode', () => {
     it('lowering applies at once, without asking', async () => {
       setMode('autopilot');

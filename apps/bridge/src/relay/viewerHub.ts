@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import {
   PROTOCOL_VERSION,
   ProtocolError,
+  decidePolicy,
   encodeBridgeMessage,
   isModeRaise,
   parseToolResult,
@@ -65,7 +66,10 @@ export class ViewerHub {
   private counter = 0;
 
   constructor(private readonly options: ViewerHubOptions) {
-    options.mode.onChange((snapshot) => this.broadcast(modeChanged(snapshot)));
+    options.mode.onChange((snapshot) => {
+      this.broadcast(modeChanged(snapshot));
+      this.revokeDenied(snapshot);
+    });
   }
 
   get size(): number {
@@ -316,6 +320,29 @@ export class ViewerHub {
       );
     }
     return undefined;
+  }
+
+  /**
+   * A mode change applies to calls still waiting at the viewer too: any the new mode denies is
+   * failed and withdrawn at once, so a confirmation dialog approved after the person lowered
+   * the mode cannot act.
+   */
+  private revokeDenied(snapshot: ModeSnapshot): void {
+    for (const [id, name] of [...this.callNames]) {
+      if (decidePolicy(snapshot.mode, snapshot.metadata, name) !== 'deny') continue;
+      this.cancelOnViewer(
+        id,
+        `The mode changed to ${snapshot.mode}, which does not allow ${name}.`,
+      );
+      this.calls.reject(
+        id,
+        new ProtocolError(
+          'permission_denied',
+          `${name} was withdrawn before it ran: the mode changed to ${snapshot.mode}, which does not allow it. The person can change the mode in the viewer.`,
+        ),
+      );
+      this.callNames.delete(id);
+    }
   }
 
   private cancelOnViewer(id: string, reason: string): void {
