@@ -1,9 +1,14 @@
-// The viewer's layout: the chrome bar on top, the remote desktop filling the rest. The session
+// The viewer's layout: the chrome bar on top (with the mode selector and Stop), the remote
+// desktop with its overlay layer filling the rest, and the confirmation panel beside it. The session
 // is created and started outside React (main.tsx), so re-renders never touch the connection.
 import type Guacamole from 'guacamole-common-js';
 import type { GuacSession } from './display/guacSession.js';
 import { RemoteDisplay } from './display/RemoteDisplay.js';
 import { StatusBar } from './ui/StatusBar.js';
+import { getControlPlane } from './control/browserControl.js';
+import { ConfirmDialog } from './confirm/ConfirmDialog.js';
+import { ControlControls } from './confirm/ControlControls.js';
+import { OverlayLayer } from './overlay/OverlayLayer.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -11,12 +16,24 @@ export interface AppProps {
 }
 
 export function App({ session, fitDesktopToWindow }: AppProps) {
+  // Created once per page (idempotent), outside React's lifecycle like the session.
+  const plane = getControlPlane();
   return (
     <div className="app">
-      <StatusBar onReconnectNow={() => session.reconnectNow()} onFitDesktop={fitDesktopToWindow} />
-      <main className="app__desktop">
-        <RemoteDisplay />
-      </main>
+      <StatusBar
+        onReconnectNow={() => session.reconnectNow()}
+        onFitDesktop={fitDesktopToWindow}
+        controls={<ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />}
+      />
+      <div className="app__body">
+        <main className="app__desktop">
+          <RemoteDisplay />
+          {/* A sibling of the display, above it, click-through. */}
+          <OverlayLayer />
+        </main>
+        {/* Beside the display, never inside it: the desktop cannot receive the approving click. */}
+        <ConfirmDialog answer={plane.answer} />
+      </div>
     </div>
   );
 }

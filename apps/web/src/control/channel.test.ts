@@ -9,10 +9,10 @@ class FakeSocket implements SocketLike {
   readyState = 0;
   sent: string[] = [];
   closedWith: [number | undefined, string | undefined] | null = null;
-  onopen: ((event: unknown) => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onclose: ((event: { code: number; reason: string }) => void) | null = null;
-  onerror: ((event: unknown) => void) | null = null;
+  onopen: ((event: Event) => void) | null = null;
+  onmessage: ((event: MessageEvent) => void) | null = null;
+  onclose: ((event: CloseEvent) => void) | null = null;
+  onerror: ((event: Event) => void) | null = null;
   constructor(readonly url: string) {}
   send(data: string) {
     this.sent.push(data);
@@ -23,11 +23,11 @@ class FakeSocket implements SocketLike {
   }
   open() {
     this.readyState = 1;
-    this.onopen?.({});
+    this.onopen?.({} as Event);
   }
   drop(code = 1006, reason = '') {
     this.readyState = 3;
-    this.onclose?.({ code, reason });
+    this.onclose?.({ code, reason } as CloseEvent);
   }
 }
 
@@ -75,11 +75,10 @@ describe('ControlChannel', () => {
     await vi.advanceTimersByTimeAsync(0);
     const socket = sockets[0];
     socket?.open();
-    socket?.onmessage?.({ data: hello });
-    socket?.onmessage?.({
-      data: '{"type":"tool_call","id":"x","name":"click_at","args":{"x":-1}}',
-    });
-    socket?.onmessage?.({ data: 'not json' });
+    const deliver = (data: string) => socket?.onmessage?.({ data } as MessageEvent);
+    deliver(hello);
+    deliver('{"type":"tool_call","id":"x","name":"click_at","args":{"x":-1}}');
+    deliver('not json');
     expect(messages).toHaveLength(1);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/invalid tool_call/);

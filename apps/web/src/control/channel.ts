@@ -20,10 +20,10 @@ export interface SocketLike {
   readonly readyState: number;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: ((event: Event) => void) | null;
+  onmessage: ((event: MessageEvent) => void) | null;
+  onclose: ((event: CloseEvent) => void) | null;
+  onerror: ((event: Event) => void) | null;
 }
 
 const SOCKET_OPEN = 1;
@@ -122,7 +122,7 @@ export class ControlChannel {
       this.#openedAt = Date.now();
       this.#options.onOpen?.();
     };
-    socket.onmessage = (event) => this.#receive(event.data);
+    socket.onmessage = (event) => this.#receive(event.data as unknown);
     socket.onerror = () => {
       // A close event always follows; it carries the code worth reporting.
     };

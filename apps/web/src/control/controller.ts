@@ -71,7 +71,6 @@ export class ViewerController {
           this.#deps.giveUp(
             `The bridge speaks control protocol ${message.protocol_version}, this viewer ${PROTOCOL_VERSION}. Reload the page to get the viewer that matches the bridge.`,
           );
-          control.getState().linkChanged('incompatible');
           return;
         }
         const wasControl = control.getState().role === 'control';
@@ -126,6 +125,17 @@ export class ViewerController {
         const unknown: never = message;
         void unknown;
       }
+    }
+  }
+
+  /**
+   * The link to the bridge dropped: the bridge failed everything it had sent us, so drop the
+   * work and the questions (an approval after this would reach nobody).
+   */
+  linkLost(): void {
+    this.#deps.confirmations.denyAll();
+    for (const call of this.#inflight.values()) {
+      call.abort(new ProtocolError('viewer_unavailable', 'The link to the bridge dropped.'));
     }
   }
 

@@ -5,7 +5,8 @@
 import { useEffect, useRef } from 'react';
 import type Guacamole from 'guacamole-common-js';
 import { onActiveClientChange } from './activeClient.js';
-import { fitScale } from './fit.js';
+import { fitViewport } from '../viewport/viewport.js';
+import { viewportStore } from '../store/viewport.js';
 import { bindKeyboard, bindMouse } from './inputBindings.js';
 import { DISPLAY_AREA_ATTRIBUTE } from './guacBrowser.js';
 import { displayStore } from '../store/index.js';
@@ -19,12 +20,16 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   const events = displayStore.getState();
 
   const rescale = () => {
-    const scale = fitScale(
+    // The viewport (viewport/) is the one place the window⇄desktop mapping is decided; the
+    // overlay layer and the tool handlers read the same values from the viewport store.
+    const { viewport, origin } = fitViewport(
       { width: area.clientWidth, height: area.clientHeight },
       { width: display.getWidth(), height: display.getHeight() },
     );
+    const scale = viewport.scale;
     if (scale !== display.getScale()) display.scale(scale);
     events.scaleChanged(scale);
+    viewportStore.getState().viewportChanged(viewport, origin);
   };
   display.onresize = (width, height) => {
     events.desktopResized(width, height);

@@ -1,6 +1,7 @@
 // The chrome bar above the desktop: connection state with the reason for any error, the
 // desktop's size and scale, where the keyboard goes, and the person's buttons. It lives outside
 // the remote canvas so it stays usable whatever the remote desktop does.
+import type { ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConnection, useDisplay } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
@@ -9,9 +10,11 @@ import { useNow } from './useNow.js';
 export interface StatusBarProps {
   onReconnectNow: () => void;
   onFitDesktop: () => void;
+  /** The person's control-plane controls (mode, Stop), shown at the right end. */
+  controls?: ReactNode;
 }
 
-export function StatusBar({ onReconnectNow, onFitDesktop }: StatusBarProps) {
+export function StatusBar({ onReconnectNow, onFitDesktop, controls }: StatusBarProps) {
   const connection = useConnection(
     useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
       phase,
@@ -80,6 +83,7 @@ export function StatusBar({ onReconnectNow, onFitDesktop }: StatusBarProps) {
       >
         Fit desktop to window
       </button>
+      {controls}
     </header>
   );
 }

@@ -1,0 +1,26 @@
+// The confirmation wording says exactly what will happen.
+import { describe, expect, it } from 'vitest';
+import { describeConfirmation } from './describe.js';
+
+describe('describeConfirmation', () => {
+  it('names the click, the button and the point', () => {
+    expect(
+      describeConfirmation({ kind: 'click', x: 12, y: 34, button: 'right', clicks: 2 }),
+    ).toEqual({
+      title: 'Double-click with the right button',
+      facts: ['At 12, 34 on the desktop (marked with a crosshair).'],
+    });
+  });
+
+  it('shows text to type verbatim and counts characters, not UTF-16 units', () => {
+    const text = describeConfirmation({ kind: 'type', text: 'hi 😀' });
+    expect(text.verbatim).toBe('hi 😀');
+    expect(text.facts[0]).toMatch(/^4 characters/);
+  });
+
+  it('says from which mode to which', () => {
+    expect(describeConfirmation({ kind: 'mode', from: 'assist', to: 'autopilot' }).facts[0]).toBe(
+      'From assist to autopilot.',
+    );
+  });
+});

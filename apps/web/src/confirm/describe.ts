@@ -1,0 +1,82 @@
+// Words for a confirmation: a title and the facts the person needs to decide, exactly what will
+// happen. Pure so the wording is tested and the panel stays a thin view.
+import type { ConfirmDetails } from '../store/confirmations.js';
+
+export interface ConfirmText {
+  title: string;
+  /** Short lines of facts ("At 120, 340 on the desktop"). */
+  facts: string[];
+  /** Text the AI wants to type or put on the clipboard, shown verbatim in a box. */
+  verbatim?: string;
+}
+
+const BUTTON: Record<string, string> = { left: 'Left', right: 'Right', middle: 'Middle' };
+const TIMES: Record<number, string> = { 1: 'Click', 2: 'Double-click', 3: 'Triple-click' };
+
+export function describeConfirmation(d: ConfirmDetails): ConfirmText {
+  switch (d.kind) {
+    case 'click':
+      return {
+        title: `${TIMES[d.clicks] ?? 'Click'} with the ${(BUTTON[d.button] ?? d.button).toLowerCase()} button`,
+        facts: [`At ${d.x}, ${d.y} on the desktop (marked with a crosshair).`],
+      };
+    case 'drag':
+      return {
+        title: `Drag with the ${d.button} button`,
+        facts: [`From ${d.from.x}, ${d.from.y} to ${d.to.x}, ${d.to.y} (marked with an arrow).`],
+      };
+    case 'scroll':
+      return {
+        title: `Scroll ${d.direction}`,
+        facts: [`${d.amount} wheel step${d.amount === 1 ? '' : 's'} at ${d.x}, ${d.y} (marked).`],
+      };
+    case 'move':
+      return {
+        title: 'Move the pointer',
+        facts: [`To ${d.x}, ${d.y} (marked), without clicking.`],
+      };
+    case 'type':
+      return {
+        title: 'Type text',
+        facts: [`${[...d.text].length} characters into whatever has the keyboard on the desktop:`],
+        verbatim: d.text,
+      };
+    case 'keys':
+      return {
+        title: 'Press keys',
+        facts: [d.repeat === 1 ? `Press ${d.keys}` : `Press ${d.keys} ${d.repeat} times`],
+        verbatim: d.keys,
+      };
+    case 'clipboard_read':
+      return {
+        title: 'Read the clipboard',
+        facts: ["The AI will see the remote desktop's clipboard text."],
+      };
+    case 'clipboard_write':
+      return {
+        title: 'Replace the clipboard',
+        facts: [`Put ${[...d.text].length} characters on the remote desktop's clipboard:`],
+        verbatim: d.text,
+      };
+    case 'mode':
+      return {
+        title: 'Change the mode',
+        facts: [
+          `From ${d.from} to ${d.to}.`,
+          d.to === 'autopilot'
+            ? 'The AI could then click and type without asking you.'
+            : d.to === 'custom'
+              ? 'The AI asks for its own list of what runs without asking:'
+              : `The AI gets the permissions of ${d.to} mode.`,
+        ],
+        ...(d.metadata === undefined ? {} : { verbatim: JSON.stringify(d.metadata, null, 2) }),
+      };
+    case 'other':
+      return { title: `Run ${d.tool}`, facts: ['With these arguments:'], verbatim: d.args };
+    default: {
+      const unknown: never = d;
+      void unknown;
+      return { title: 'Unknown action', facts: ['Deny it.'] };
+    }
+  }
+}

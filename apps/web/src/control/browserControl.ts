@@ -1,0 +1,143 @@
+// Assembles the control plane in the browser, once per page: the stores, the control channel
+// (real WebSocket, ticket from the bridge), the controller, the frame/clipboard watchers and the
+// person's event stream, all following the live Guacamole client. React components get the
+// handle through getControlPlane(); nothing here renders.
+import { ProtocolError, type Mode, type ViewerToBridge } from '@overlay-companion/protocol';
+import { Confirmations } from '../confirm/confirmations.js';
+import { getActiveClient, onActiveClientChange } from '../display/activeClient.js';
+import { confirmationStore } from '../store/confirmations.js';
+import { controlStore } from '../store/control.js';
+import { connectionStore, displayStore } from '../store/index.js';
+import { overlayStore } from '../store/overlays.js';
+import { viewportStore } from '../store/viewport.js';
+import { ControlChannel, ticketSocketUrl } from './channel.js';
+import { ViewerController } from './controller.js';
+import { ClipboardWatch } from './handlers/clipboard.js';
+import { OverlayService } from './handlers/overlay.js';
+import { currentMonitors, type DesktopSize } from './monitors.js';
+import { FrameWatch } from './screen/frameWatch.js';
+import { sleep } from './sleep.js';
+import { installTestApi } from './testApi.js';
+import { UiEventStream } from './uiEvents.js';
+
+export interface ControlPlane {
+  /** The person pressed Stop. */
+  stop: () => void;
+  /** The person picked a mode; false when the bridge is not reachable right now. */
+  chooseMode: (mode: Mode) => boolean;
+  /** The person answered the confirmation `id` in the panel. */
+  answer: (id: string, approved: boolean) => void;
+}
+
+function knownDesktop(): DesktopSize | undefined {
+  const { desktopWidth, desktopHeight } = displayStore.getState();
+  return desktopWidth > 0 && desktopHeight > 0
+    ? { width: desktopWidth, height: desktopHeight }
+    : undefined;
+}
+
+function requireDesktop(): DesktopSize {
+  const desktop = knownDesktop();
+  if (desktop === undefined) {
+    throw new ProtocolError(
+      'system_error',
+      'The remote desktop is not connected yet, so its size is unknown. Wait until the viewer shows the desktop and try again.',
+    );
+  }
+  return desktop;
+}
+
+function requireClient() {
+  const client = getActiveClient();
+  if (client === null || connectionStore.getState().phase !== 'connected') {
+    throw new ProtocolError(
+      'system_error',
+      'The remote desktop is not connected in the viewer right now (it may be reconnecting). Wait a few seconds and try again.',
+    );
+  }
+  return client;
+}
+
+function monitors() {
+  return currentMonitors(requireDesktop(), viewportStore.getState().viewport.scale);
+}
+
+let plane: ControlPlane | undefined;
+
+export function getControlPlane(): ControlPlane {
+  plane ??= startControlPlane();
+  return plane;
+}
+
+function startControlPlane(): ControlPlane {
+  const frames = new FrameWatch();
+  const clipboard = new ClipboardWatch();
+  const confirmations = new Confirmations(confirmationStore);
+  // Its callbacks only run after start(), by which time the controller below exists.
+  const channel = new ControlChannel({
+    socketUrl: ticketSocketUrl(controlStore.getState().headless),
+    openSocket: (url) => new WebSocket(url),
+    onMessage: (message) => controller.handle(message),
+    onOpen: () => controller.linkOpened(),
+    onConnecting: () => {
+      if (controlStore.getState().link !== 'reconnecting')
+        controlStore.getState().linkChanged('connecting');
+    },
+    onDown: (detail, retryAt) => {
+      controller.linkLost();
+      controlStore
+        .getState()
+        .linkChanged(retryAt === null ? 'incompatible' : 'reconnecting', detail);
+    },
+  });
+  const send = (m: ViewerToBridge): boolean => channel.send(m);
+  const overlays = new OverlayService({
+    store: overlayStore,
+    broadcast: (m) => void send(m),
+    desktop: knownDesktop,
+    monitors: () => (knownDesktop() === undefined ? [] : monitors()),
+  });
+  const controller = new ViewerController({
+    send,
+    giveUp: (detail) => channel.giveUp(detail),
+    control: controlStore,
+    overlayStore,
+    confirmations,
+    env: {
+      overlays,
+      clipboard,
+      frames,
+      client: requireClient,
+      desktop: requireDesktop,
+      monitors,
+      viewport: () => viewportStore.getState().viewport,
+      sleep,
+    },
+  });
+
+  const events = new UiEventStream({
+    send: (event) => void send({ type: 'event', event }),
+    viewport: () => viewportStore.getState().viewport,
+    frames,
+  });
+  events.start();
+  onActiveClientChange((client) => {
+    frames.attach(client);
+    clipboard.attach(client);
+    events.watchDisplay(client === null ? null : client.getDisplay().getElement());
+  });
+  channel.start();
+  window.addEventListener('pagehide', () => channel.stop());
+  installTestApi({
+    overlays: overlayStore,
+    control: controlStore,
+    viewport: viewportStore,
+    confirmations: confirmationStore,
+  });
+
+  return {
+    stop: () => controller.pressStop(),
+    chooseMode: (mode) => controller.chooseMode(mode),
+    answer: (id, approved) => confirmations.answer(id, approved),
+  };
+}

@@ -1,0 +1,36 @@
+// A read-only window onto the viewer's state for end-to-end tests and debugging, at
+// window.__overlayCompanion. It only returns copies: nothing here can approve a confirmation,
+// change the mode or draw — approvals come from the person clicking the panel's buttons.
+import type { StoreApi } from 'zustand/vanilla';
+import type { ConfirmationState } from '../store/confirmations.js';
+import type { ControlState } from '../store/control.js';
+import type { OverlayState } from '../store/overlays.js';
+import type { ViewportState } from '../store/viewport.js';
+
+export interface TestApiStores {
+  overlays: StoreApi<OverlayState>;
+  control: StoreApi<ControlState>;
+  viewport: StoreApi<ViewportState>;
+  confirmations: StoreApi<ConfirmationState>;
+}
+
+export function installTestApi(stores: TestApiStores): void {
+  const copy = <T>(value: T): T => structuredClone(value);
+  const api = Object.freeze({
+    overlays: () => copy(stores.overlays.getState().overlays),
+    overlaySeq: () => stores.overlays.getState().seq,
+    viewport: () =>
+      copy({ ...stores.viewport.getState().viewport, origin: stores.viewport.getState().origin }),
+    control: () => {
+      const { link, linkDetail, role, viewerId, mode, metadata, headless } =
+        stores.control.getState();
+      return copy({ link, linkDetail, role, viewerId, mode, metadata, headless });
+    },
+    pendingConfirmations: () => copy(stores.confirmations.getState().pending),
+  });
+  Object.defineProperty(window, '__overlayCompanion', {
+    value: api,
+    writable: false,
+    configurable: false,
+  });
+}
