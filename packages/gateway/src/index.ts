@@ -1,6 +1,7 @@
 // @overlay-companion/gateway — a guacd-compatible server for VNC desktops: the TCP server and
 // its options, the local desktop helpers the bridge and tests start desktops with, and the
 // PNG region encoder (the unit the benchmark measures).
+export { RfbClient, RfbError } from './rfb/index.js';
 export { startGateway } from './server/gateway.js';
 export type { Gateway, GatewayOptions } from './server/gateway.js';
 export { VNC_ARG_NAMES } from './server/vncArgs.js';

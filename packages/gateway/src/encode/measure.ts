@@ -13,6 +13,8 @@ export interface EncodeMeasurement {
   pngBytes: number;
   /** Bytes on the wire for that image: base64 blobs plus instruction framing, roughly. */
   wireBytes: number;
+  /** Every encode time, sorted, for callers that summarise differently. */
+  samplesMs: number[];
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -48,5 +50,6 @@ export async function measureRegionEncode(
     meanMs: times.reduce((s, t) => s + t, 0) / times.length,
     pngBytes,
     wireBytes: Math.ceil(pngBytes / 3) * 4 + blobs * 20,
+    samplesMs: times,
   };
 }

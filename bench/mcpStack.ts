@@ -1,0 +1,188 @@
+// The real stack for the MCP benchmarks: `overlay-companion serve --desktop local --mode
+// autopilot` (input runs without a person approving each call) with a bearer token we choose
+// (OC_MCP_TOKEN), plus the viewer page in headless Chromium as the control viewer that executes
+// the tool calls. e2e/support/bridgeProcess.ts starts the same command without --mode, so this
+// module has its own small launcher.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { BRIDGE_MAIN, REPO_ROOT } from '../e2e/support/bridgeProcess.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
+
+export interface McpStack {
+  url: string;
+  mcpUrl: string;
+  token: string;
+  display: string;
+  xEnv: NodeJS.ProcessEnv;
+  page: Page;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
+const MCP_LINE = /MCP endpoint:\s+(https?:\/\/\S+)/;
+const TOKEN_LINE = /"Authorization":\s*"Bearer ([^"]+)"/;
+const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
+
+/**
+ * Page script (a string: tsx's name helpers do not exist in the page) that records, for every
+ * tool_call the viewer receives on /ws/viewer, the time until it sends the tool_result. Lets the
+ * bench split a round trip into "inside the viewer" and "everything else".
+ */
+const VIEWER_TIMING = `(() => {
+  const samples = [];
+  window.__ocBench = { samples };
+  const Original = window.WebSocket;
+  class Timed extends Original {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (!String(url).includes('/ws/viewer')) return;
+      const received = new Map();
+      this.addEventListener('message', (event) => {
+        const at = performance.now();
+        if (typeof event.data !== 'string' || !event.data.includes('"tool_call"')) return;
+        const m = JSON.parse(event.data);
+        if (m.type === 'tool_call') received.set(m.id, { at, name: m.name, bytes: event.data.length });
+      });
+      const send = this.send.bind(this);
+      this.send = (data) => {
+        const before = performance.now();
+        send(data);
+        const after = performance.now();
+        if (typeof data !== 'string' || !data.includes('"tool_result"')) return;
+        const idMatch = /"id":"([^"]+)"/.exec(data);
+        const start = idMatch && received.get(idMatch[1]);
+        if (!start) return;
+        received.delete(idMatch[1]);
+        samples.push({ name: start.name, handleMs: before - start.at, sendMs: after - before, bytes: data.length });
+      };
+    }
+  }
+  window.WebSocket = Timed;
+})()`;
+
+export async function startMcpStack(timeoutMs = 45_000): Promise<McpStack> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'oc-bench-mcp-'));
+  const token = randomBytes(24).toString('base64url');
+  const child = spawn(
+    process.execPath,
+    [
+      BRIDGE_MAIN,
+      'serve',
+      '--desktop',
+      'local',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+      '--mode',
+      'autopilot',
+    ],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', OC_MCP_TOKEN: token },
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
+  const output = () => `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+  let browser: Browser | undefined;
+  const stop = async () => {
+    await browser?.close().catch(() => undefined);
+    await stopChild(child);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await new Promise<void>((ok, fail) => {
+      const timer = setTimeout(
+        () => fail(new Error(`The bridge printed no MCP banner within ${timeoutMs} ms.\n${output()}`)),
+        timeoutMs,
+      );
+      child.stdout.on('data', () => {
+        if (!URL_LINE.test(stdout) || !TOKEN_LINE.test(stdout)) return;
+        clearTimeout(timer);
+        ok();
+      });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        fail(new Error(`Could not start ${BRIDGE_MAIN}: ${err.message}. Run \`npm run build\`.`));
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        fail(
+          new Error(
+            `The bridge exited (code ${String(code)}, signal ${String(signal)}) before it was ready.\n${output()}`,
+          ),
+        );
+      });
+    });
+    child.removeAllListeners('exit');
+    const url = URL_LINE.exec(stdout)?.[1] ?? '';
+    const mcpUrl = MCP_LINE.exec(stdout)?.[1] ?? new URL('/mcp', url).toString();
+    const printedToken = TOKEN_LINE.exec(stdout)?.[1];
+    if (printedToken !== token) {
+      throw new Error(`The bridge printed a token other than OC_MCP_TOKEN.\n${output()}`);
+    }
+    const display = DISPLAY_LINE.exec(stdout)?.[1];
+    if (display === undefined) throw new Error(`The bridge printed no X display.\n${output()}`);
+
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.addInitScript(VIEWER_TIMING);
+    await page.goto(url);
+    await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
+    await waitForControl(page);
+    return { url, mcpUrl, token, display, xEnv: { ...process.env, DISPLAY: display }, page, output, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Waits until this page is the control viewer (the one the bridge relays tool calls to). */
+async function waitForControl(page: Page, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    last = String(
+      await page.evaluate(
+        `(() => { const c = window.__overlayCompanion && window.__overlayCompanion.control(); return c ? c.link + '/' + c.role + '/' + c.mode : 'no test api'; })()`,
+      ),
+    );
+    if (last.startsWith('open/control/')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The viewer never became the control viewer (last state: ${last}).`);
+}
+
+export interface ViewerSample {
+  name: string;
+  handleMs: number;
+  sendMs: number;
+  bytes: number;
+}
+
+/** Takes (and clears) the viewer-side timings recorded since the last call. */
+export async function drainViewerSamples(page: Page): Promise<ViewerSample[]> {
+  return (await page.evaluate(
+    `(() => { const s = window.__ocBench.samples.splice(0); return s; })()`,
+  )) as ViewerSample[];
+}
+
+/** SIGINT (the bridge stops Xvnc and exits), then SIGKILL after `graceMs`. */
+async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
