@@ -1,7 +1,7 @@
 // Test support: a real `ws` client speaking to /tunnel the way guacamole-common-js does, that
 // checks the tunnel's framing rules on every message it receives (whole instructions only)
 // and lets tests wait for instructions and for the close frame.
-import { GuacParser, encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
+import { GuacParser, encodeInstructionUtf16, type GuacInstruction } from '@overlay-companion/guac';
 import { WebSocket } from 'ws';
 
 export interface ReceivedMessage {
@@ -29,7 +29,8 @@ export class TunnelClient {
       const text = data.toString('utf8');
       if (isBinary) this.framingErrors.push('binary message');
       // A fresh parser per message: the browser's parser does not carry state across messages.
-      const parser = new GuacParser();
+      // UTF-16 lengths, as guacamole-common-js 1.5.0 counts them.
+      const parser = new GuacParser({ lengthUnit: 'utf16' });
       let instructions: GuacInstruction[] = [];
       try {
         instructions = parser.push(text);
@@ -44,7 +45,7 @@ export class TunnelClient {
       // control send nothing new until the previous frame is acknowledged.
       for (const instruction of instructions) {
         if (instruction.opcode === 'sync' && this.ackFrames && ws.readyState === WebSocket.OPEN) {
-          ws.send(encodeInstruction('sync', instruction.args[0] ?? '0'));
+          ws.send(encodeInstructionUtf16('sync', instruction.args[0] ?? '0'));
         }
       }
       for (const listener of this.listeners) listener();
@@ -76,7 +77,7 @@ export class TunnelClient {
   }
 
   send(opcode: string, ...args: (string | number)[]): void {
-    this.ws.send(encodeInstruction(opcode, ...args));
+    this.ws.send(encodeInstructionUtf16(opcode, ...args));
   }
 
   sendRaw(text: string): void {

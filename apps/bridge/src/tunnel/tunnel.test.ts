@@ -96,6 +96,21 @@ describe('the /tunnel relay', () => {
     expect(client.isOpen).toBe(true);
   });
 
+  it('speaks UTF-16 lengths to the browser, as guacamole-common-js 1.5.0 counts them', async () => {
+    const client = await openTunnel();
+    await client.waitForOpcode('ready');
+    const from = client.messages.length;
+    // 1.5.0 sends String#length: the astral character counts 2. A code-point parser would read
+    // the terminator as data and close the tunnel with 768.
+    client.sendRaw('0.,4.ping,2.\u{1F600};');
+    const echo = await client.waitFor((i) => i.opcode === '' && i.args[0] === 'ping', {
+      what: 'astral ping echo',
+    });
+    expect(echo.args).toEqual(['ping', '\u{1F600}']);
+    expect(client.messages.slice(from).map((m) => m.text)).toContain('0.,4.ping,2.\u{1F600};');
+    expect(client.isOpen).toBe(true);
+  });
+
   it(
     'delivers keys typed through the tunnel to the xterm on the desktop',
     { timeout: 45_000 },

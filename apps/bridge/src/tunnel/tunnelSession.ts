@@ -17,6 +17,7 @@ import {
   GuacStatus,
   clientHandshake,
   encodeInstruction,
+  encodeInstructionUtf16 as encodeForBrowser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, HostPort, TunnelConfig } from '../config.js';
@@ -41,7 +42,12 @@ export interface TunnelSessionOptions {
 }
 
 // The browser only sends input, sizes, clipboard chunks and acks: far below these.
+// guacamole-common-js 1.5.0 counts element lengths in UTF-16 units (String#length), in what it
+// sends and in what it parses, so the browser leg uses UTF-16 lengths both ways while the guacd
+// leg keeps the protocol's code points; otherwise an emoji in a clipboard or a window title
+// would misframe the stream.
 const BROWSER_PARSER_LIMITS = {
+  lengthUnit: 'utf16' as const,
   maxElementCodePoints: 1 << 20,
   maxInstructionCodePoints: 1 << 21,
   maxElements: 64,
@@ -134,11 +140,11 @@ export class TunnelSession implements RegisteredTunnel {
     this.log.info({ connectionId }, 'tunnel open');
     // The UUID goes alone in the first message: guacamole-common-js takes the tunnel UUID from
     // the first instruction and only then considers the tunnel open.
-    this.batcher.push(encodeInstruction('', this.uuid));
+    this.batcher.push(encodeForBrowser('', this.uuid));
     this.batcher.flush();
     // clientHandshake consumed guacd's `ready`; pass it on so the viewer learns the connection
     // id (other windows join with it). guacamole-common-js ignores the opcode.
-    this.batcher.push(encodeInstruction('ready', connectionId));
+    this.batcher.push(encodeForBrowser('ready', connectionId));
     conn.on('instruction', (instruction) => this.onUpstreamInstruction(instruction));
     conn.on('error', (err) => {
       this.upstreamFault = err;
@@ -153,7 +159,7 @@ export class TunnelSession implements RegisteredTunnel {
       const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
       this.upstreamError = { status, message };
     }
-    this.batcher.push(encodeInstruction(instruction.opcode, ...instruction.args));
+    this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
   private onUpstreamClose(): void {
@@ -212,7 +218,7 @@ export class TunnelSession implements RegisteredTunnel {
     // Pings before the UUID went out would be taken for the UUID by the client; it only pings
     // once the tunnel is open, so dropping early ones loses nothing.
     if (instruction.args[0] === 'ping' && this.relaying) {
-      this.batcher.push(encodeInstruction('', ...instruction.args));
+      this.batcher.push(encodeForBrowser('', ...instruction.args));
       this.batcher.flush();
     }
   }
@@ -253,9 +259,9 @@ export class TunnelSession implements RegisteredTunnel {
 
   private sendErrorToBrowser(status: number, message: string): void {
     // The client needs its UUID before it acts on anything, then shows the error's text.
-    this.batcher.push(encodeInstruction('', this.uuid));
+    this.batcher.push(encodeForBrowser('', this.uuid));
     this.batcher.flush();
-    this.batcher.push(encodeInstruction('error', message, status));
+    this.batcher.push(encodeForBrowser('error', message, status));
   }
 
   private failBeforeRelay(err: unknown): void {
