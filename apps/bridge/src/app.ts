@@ -14,6 +14,8 @@ export interface HealthReport {
   tunnels: number;
   /** Where the tunnel connects: protocol and guacd address, never credentials. */
   upstream: { protocol: string; guacd: string };
+  /** The local desktop started by `serve --desktop local`, for X-side tools. */
+  desktop?: { display: string };
 }
 
 export interface AppDeps {

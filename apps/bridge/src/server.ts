@@ -7,6 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createApp, type HealthReport } from './app.js';
+import { checkHostAndOrigin, type BoundAddress, type HostPolicyOptions } from './auth/hostGuard.js';
 import { parseBridgeConfig, type BridgeConfig, type BridgeConfigInput } from './config.js';
 import { StartupError } from './errors.js';
 import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
@@ -21,6 +22,10 @@ export interface BridgeExtras {
   mounts?: ReadonlyArray<(app: Hono) => void>;
   /** More WebSocket endpoints by path, e.g. `{ '/ws/viewer': handler }`. */
   upgrades?: Readonly<Record<string, UpgradeHandler>>;
+  /** OC_PUBLIC_URL: one more Host/Origin the bridge answers to (behind a proxy). */
+  publicUrl?: string | undefined;
+  /** The local desktop, reported in /healthz so tools can aim X clients at it. */
+  desktop?: { display: string } | undefined;
 }
 
 export interface RunningBridge {
@@ -55,11 +60,36 @@ export async function startBridge(
       protocol: config.connection.protocol,
       guacd: `${config.guacd.host}:${config.guacd.port}`,
     },
+    ...(extras.desktop ? { desktop: extras.desktop } : {}),
   });
   const app = createApp({ webRoot: config.webRoot, health, logger, mounts: extras.mounts ?? [] });
 
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  const router = new UpgradeRouter().add('/tunnel', tunnel.handleUpgrade);
+  // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
+  // must name this bridge in Host and, when a browser sends one, Origin: a page on another
+  // site (or a DNS-rebound name) must not read the desktop or drive it.
+  const listening: { address?: BoundAddress } = {}; // known once listen() returns
+  const hostPolicy: HostPolicyOptions = {
+    bound: () => listening.address,
+    publicUrl: extras.publicUrl,
+  };
+  const guardedFetch = (request: Request): Response | Promise<Response> => {
+    const check = checkHostAndOrigin(
+      hostPolicy,
+      request.headers.get('host') ?? undefined,
+      request.headers.get('origin') ?? undefined,
+    );
+    if (check.ok) return app.fetch(request);
+    const body = new URL(request.url).pathname.startsWith('/mcp')
+      ? { jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null }
+      : { error: check.message };
+    return Response.json(body, { status: check.status });
+  };
+  const server = createAdaptorServer({ fetch: guardedFetch }) as Server;
+  const router = new UpgradeRouter((request) => {
+    const origin = request.headers.origin;
+    const check = checkHostAndOrigin(hostPolicy, request.headers.host, origin);
+    return check.ok ? undefined : check;
+  }).add('/tunnel', tunnel.handleUpgrade);
   for (const [path, handler] of Object.entries(extras.upgrades ?? {})) router.add(path, handler);
   router.attach(server);
 
@@ -76,6 +106,7 @@ export async function startBridge(
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  listening.address = { host: config.host, port };
   const url = `http://${urlHost(config.host)}:${port}/`;
   logger.info({ url }, 'bridge listening');
 

@@ -13,6 +13,7 @@ import { prepareMcpAuth } from '../mcp/serveOptions.js';
 import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
+import { startHeadlessViewer, type HeadlessViewer } from '../headless/headlessViewer.js';
 
 export interface ServeHandle {
   /** The bridge with the MCP control plane (/mcp, /ws/viewer). */
@@ -23,6 +24,8 @@ export interface ServeHandle {
   guacd: HostPort;
   /** True when the gateway runs inside this process. */
   embeddedGateway: boolean;
+  /** The headless Chromium viewer (--headless-viewer), if started. */
+  headlessViewer: HeadlessViewer | undefined;
   stop(): Promise<void>;
 }
 
@@ -78,9 +81,19 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         connection: source.connection,
       },
       { auth: mcp.auth, initialMode: options.mode, publicUrl: options.publicUrl },
-      { logger },
+      { logger, desktop: desktop ? { display: desktop.display } : undefined },
     );
     stops.push(() => bridge.close());
+    let headlessViewer: HeadlessViewer | undefined;
+    if (options.headlessViewer === true) {
+      const viewer = await startHeadlessViewer({
+        bridgeUrl: bridge.url,
+        logger: logger.child({ part: 'headless-viewer' }),
+      });
+      // Pushed last, so it closes first: the page leaves before the bridge goes away.
+      stops.push(() => viewer.stop());
+      headlessViewer = viewer;
+    }
 
     let stopping: Promise<void> | undefined;
     return {
@@ -89,6 +102,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       source,
       guacd,
       embeddedGateway: options.guacd === undefined,
+      headlessViewer,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (err) {

@@ -20,8 +20,15 @@ export function rejectUpgrade(socket: Duplex, status: number, message: string): 
   );
 }
 
+/** Refuses an upgrade before routing (Host/Origin checks); undefined lets it through. */
+export type UpgradeGuard = (
+  request: IncomingMessage,
+) => { status: number; message: string } | undefined;
+
 export class UpgradeRouter {
   private readonly routes = new Map<string, UpgradeHandler>();
+
+  constructor(private readonly guard?: UpgradeGuard) {}
 
   add(path: string, handler: UpgradeHandler): this {
     if (this.routes.has(path))
@@ -49,6 +56,8 @@ export class UpgradeRouter {
     } catch {
       return rejectUpgrade(socket, 400, 'The upgrade request has a malformed URL.');
     }
+    const refusal = this.guard?.(request);
+    if (refusal) return rejectUpgrade(socket, refusal.status, refusal.message);
     const handler = this.routes.get(path);
     if (!handler) {
       return rejectUpgrade(

@@ -26,6 +26,7 @@ export async function startWithControlPlane(
   try {
     bridge = await startBridge(input, {
       ...extras,
+      publicUrl: extras.publicUrl ?? options.publicUrl,
       logger,
       mounts: [...(extras.mounts ?? []), ...plane.mounts],
       upgrades: { ...extras.upgrades, ...plane.upgrades },
