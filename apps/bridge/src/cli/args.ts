@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { parseHostPort, type HostPort } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import {
   CONTROL_PLANE_FLAGS,
   parseControlPlaneFlags,
@@ -24,6 +25,8 @@ export interface ServeOptions extends ControlPlaneServeOptions {
   source: DesktopSource;
   /** A real guacd; when absent the embedded gateway is started in-process. */
   guacd: HostPort | undefined;
+  /** --headless-viewer: keep a headless Chromium viewer open on the bridge (no person needed). */
+  headlessViewer?: true;
 }
 
 export interface GatewayCommandOptions {
@@ -33,6 +36,7 @@ export interface GatewayCommandOptions {
 export type Command =
   | { command: 'serve'; options: ServeOptions }
   | { command: 'gateway'; options: GatewayCommandOptions }
+  | { command: 'stdio'; options: StdioCommandOptions }
   | { command: 'help' }
   | { command: 'version' };
 
@@ -51,8 +55,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
       return parseServe(rest, env);
     case 'gateway':
       return parseGateway(rest);
+    case 'stdio': {
+      const options = parseStdioArgs(rest);
+      return options === 'help' ? { command: 'help' } : { command: 'stdio', options };
+    }
     default:
-      throw new UsageError(`Unknown command "${name}". Use "serve" or "gateway".`);
+      throw new UsageError(`Unknown command "${name}". Use "serve", "gateway" or "stdio".`);
   }
 }
 
@@ -91,6 +99,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         rdp: { type: 'string' },
         guacd: { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
+        'headless-viewer': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -150,6 +159,8 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       source,
       guacd,
       ...parseControlPlaneFlags(values, host, env),
+      // Only present when given, so option objects compared in tests gain no key by default.
+      ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
     },
   };
 }

@@ -11,6 +11,7 @@ import { parseCommandLine, type Command } from './args.js';
 import { runGateway } from './gatewayCommand.js';
 import { mcpBanner } from '../mcp/serveBanner.js';
 import { runServe } from './serve.js';
+import { runStdio } from '../stdio/command.js';
 import { USAGE } from './usage.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -51,8 +52,23 @@ async function main(argv: readonly string[]): Promise<void> {
         );
       }
       out(`  Open:    ${bridge.url}`);
+      if (handle.headlessViewer !== undefined) {
+        out(`  Headless viewer: Chromium on ${handle.headlessViewer.url}`);
+      }
       out(mcpBanner(handle));
       out('Press Ctrl-C to stop.');
+      return;
+    }
+    case 'stdio': {
+      // stdout carries the MCP client's JSON-RPC stream: only stderr for the person here.
+      const proxy = await runStdio(command.options, process.env, (line) =>
+        err(`overlay-companion stdio: ${line}`),
+      );
+      const finish = (): void => void proxy.close().then(() => process.exit(0));
+      process.on('SIGINT', finish);
+      process.on('SIGTERM', finish);
+      await proxy.closed;
+      process.exit(0);
       return;
     }
     case 'gateway': {

@@ -5,6 +5,7 @@ export const USAGE = `Usage: overlay-companion <command> [options]
 Commands:
   serve      Run the bridge: the viewer at /, the Guacamole tunnel, and a desktop to show
   gateway    Run the embedded guacd-compatible VNC gateway alone
+  stdio      Serve MCP over stdio by forwarding to a running bridge (for stdio-only clients)
 
 overlay-companion serve [options]
   --host HOST          address to listen on (default 127.0.0.1)
@@ -20,6 +21,15 @@ overlay-companion serve [options]
   --mode MODE          starting mode: passive, assist (default), composing, autopilot,
                        custom; the person changes it in the viewer
   --no-auth            no MCP bearer token (local testing; refused unless --host is loopback)
+  --headless-viewer    keep a headless Chromium viewer open (no person needed; approvals go
+                       to the MCP client by elicitation, else are denied); OC_CHROMIUM picks
+                       the binary (default /usr/bin/chromium)
+
+overlay-companion stdio [options]
+  --url URL            the bridge's MCP endpoint (default http://127.0.0.1:8080/mcp)
+  --token-file FILE    file holding the bearer token (default <data-dir>/mcp-token);
+                       OC_MCP_TOKEN wins over both
+  --data-dir DIR       the bridge's data dir, for the default token file (default ./.data)
 
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)

@@ -1,0 +1,139 @@
+// The headless viewer behind `serve --headless-viewer`: a headless Chromium (playwright-core,
+// Debian's binary) kept open on the viewer URL with ?headless=1, so AI clients can work with
+// nobody at a browser. The page asks for a headless ticket, so approvals go to the MCP client
+// through elicitation (the bridge's business, not this file's). If Chromium crashes, its page
+// crashes or closes, or the page cannot load, the whole browser is relaunched after a backoff
+// that grows while failures repeat and resets once a launch stays up. stop() ends it for good.
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Logger } from 'pino';
+import { StartupError, errorMessage } from '../errors.js';
+import { CHROMIUM_FLAGS, chromiumPath, headlessViewerUrl } from './chromium.js';
+
+export interface RelaunchPolicy {
+  /** Delay before the first relaunch. */
+  baseMs: number;
+  /** Largest delay between relaunches. */
+  maxMs: number;
+  /** A launch that stayed up this long resets the delay to baseMs. */
+  stableAfterMs: number;
+}
+
+export const DEFAULT_RELAUNCH: RelaunchPolicy = {
+  baseMs: 500,
+  maxMs: 30_000,
+  stableAfterMs: 60_000,
+};
+
+export function relaunchDelay(failures: number, policy: RelaunchPolicy): number {
+  return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, Math.min(failures, 30)));
+}
+
+export interface HeadlessViewerOptions {
+  /** The bridge's base URL (the viewer is served at /). */
+  bridgeUrl: string;
+  logger: Logger;
+  /** Defaults to OC_CHROMIUM or /usr/bin/chromium. */
+  executablePath?: string;
+  relaunch?: RelaunchPolicy;
+}
+
+export interface HeadlessViewer {
+  /** The viewer URL the page opens. */
+  readonly url: string;
+  /** Launches so far, the first included. */
+  readonly launches: number;
+  /** The live page, when Chromium is up (for tests and diagnostics). */
+  readonly page: Page | undefined;
+  stop(): Promise<void>;
+}
+
+/** Launches Chromium on the viewer; throws StartupError when the first launch fails. */
+export async function startHeadlessViewer(options: HeadlessViewerOptions): Promise<HeadlessViewer> {
+  const executablePath = options.executablePath ?? chromiumPath();
+  const policy = options.relaunch ?? DEFAULT_RELAUNCH;
+  const url = headlessViewerUrl(options.bridgeUrl);
+  const log = options.logger;
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  let launches = 0;
+  let failures = 0;
+  let launchedAt = 0;
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let generation = 0;
+
+  const launch = async (): Promise<void> => {
+    const mine = ++generation;
+    launches += 1;
+    launchedAt = Date.now();
+    const next = await chromium.launch({
+      executablePath,
+      headless: true,
+      args: [...CHROMIUM_FLAGS],
+    });
+    browser = next;
+    next.on('disconnected', () => gone(mine, 'Chromium exited or crashed'));
+    const nextPage = await next.newPage();
+    page = nextPage;
+    nextPage.on('crash', () => gone(mine, 'the viewer page crashed'));
+    nextPage.on('close', () => gone(mine, 'the viewer page was closed'));
+    nextPage.on('pageerror', (err) => log.warn({ err: err.message }, 'headless viewer page error'));
+    await nextPage.goto(url, { waitUntil: 'load' });
+    log.info({ url, launch: launches }, 'headless viewer open');
+  };
+
+  const relaunch = async (): Promise<void> => {
+    timer = undefined;
+    if (stopping) return;
+    try {
+      await launch();
+    } catch (err) {
+      log.warn({ err: errorMessage(err) }, 'headless viewer relaunch failed');
+      gone(generation, `relaunch failed: ${errorMessage(err)}`);
+    }
+  };
+
+  function gone(which: number, reason: string): void {
+    // Only the current launch may schedule a relaunch, and only once.
+    if (stopping || which !== generation || timer !== undefined) return;
+    generation += 1;
+    if (Date.now() - launchedAt >= policy.stableAfterMs) failures = 0;
+    const delayMs = relaunchDelay(failures, policy);
+    failures += 1;
+    log.warn({ reason, delayMs, launches }, 'headless viewer gone; relaunching Chromium');
+    const old = browser;
+    browser = undefined;
+    page = undefined;
+    void old?.close().catch(() => undefined);
+    timer = setTimeout(() => void relaunch(), delayMs);
+  }
+
+  try {
+    await launch();
+  } catch (err) {
+    await browser?.close().catch(() => undefined);
+    throw new StartupError(
+      `The headless viewer could not start Chromium (${executablePath}) on ${url}: ${errorMessage(err)}. Install Debian's chromium or set OC_CHROMIUM to a Chromium binary.`,
+    );
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    get launches() {
+      return launches;
+    },
+    get page() {
+      return page;
+    },
+    stop: () =>
+      (stopped ??= (async () => {
+        stopping = true;
+        clearTimeout(timer);
+        const old = browser;
+        browser = undefined;
+        page = undefined;
+        await old?.close().catch(() => undefined);
+      })()),
+  };
+}
