@@ -77,7 +77,9 @@ describe('quadlets', () => {
 
   it('publish ports only from caddy and reference networks that exist', async () => {
     const units = await readUnits();
-    const networkFiles = new Set(units.filter((u) => u.name.endsWith('.network')).map((u) => u.name));
+    const networkFiles = new Set(
+      units.filter((u) => u.name.endsWith('.network')).map((u) => u.name),
+    );
     for (const unit of units.filter((u) => u.name.endsWith('.container'))) {
       expect(unit.text).toMatch(/^\[Container\]$/m);
       expect(unit.text).toMatch(/^Image=\S+$/m);

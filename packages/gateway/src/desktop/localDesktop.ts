@@ -83,7 +83,8 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   const displayNumber = await new Promise<number>((resolve, reject) => {
     let text = '';
     const fd3 = xvnc.stdio[3] as NodeJS.ReadableStream | null;
-    const fail = (why: string) => reject(new LocalDesktopError(`${why}. ${INSTALL_HINT}\n${stderr}`));
+    const fail = (why: string) =>
+      reject(new LocalDesktopError(`${why}. ${INSTALL_HINT}\n${stderr}`));
     xvnc.once('error', (err) => fail(`Xvnc could not start (${err.message})`));
     xvnc.once('exit', (code) => fail(`Xvnc exited with code ${String(code)} before it was ready`));
     fd3?.on('data', (chunk: Buffer) => {
@@ -109,7 +110,12 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   if (options.xterm) {
     const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11'];
     if (typeof options.xterm === 'object') {
-      xtermArgs.push('-geometry', options.xterm.geometry ?? '100x30+40+40', '-e', ...options.xterm.command);
+      xtermArgs.push(
+        '-geometry',
+        options.xterm.geometry ?? '100x30+40+40',
+        '-e',
+        ...options.xterm.command,
+      );
     } else {
       xtermArgs.push('-geometry', '100x30+40+40');
     }
