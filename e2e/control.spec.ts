@@ -3,157 +3,25 @@
 // what the person sees (overlay and confirmation elements, where they are) and what really
 // happened on the desktop (pointer position and a ButtonPress seen by an `xev` window).
 /// <reference lib="dom" />
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Locator, Page } from '@playwright/test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, test } from './fixtures.js';
-import type { RunningStack } from './support/bridgeProcess.js';
+import {
+  callTool,
+  centre,
+  connectMcp,
+  openControlViewer,
+  pageOf,
+  pointerLocation,
+  recordViewerLatency,
+  startXev,
+} from './support/controlPlane.js';
 import { screenSize } from './support/xdesktop.js';
-
-const run = promisify(execFile);
-
-interface ToolOutcome {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown> | undefined;
-}
-
-/** The bearer token the bridge printed in its client configuration at start. */
-function mcpToken(stack: RunningStack): string {
-  const match = /"Authorization":\s*"Bearer ([^"]+)"/.exec(stack.output());
-  if (!match?.[1]) throw new Error(`The bridge printed no MCP bearer token.\n${stack.output()}`);
-  return match[1];
-}
-
-async function connectMcp(stack: RunningStack): Promise<Client> {
-  const client = new Client({ name: 'overlay-companion-e2e', version: '0.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', stack.url), {
-    requestInit: { headers: { Authorization: `Bearer ${mcpToken(stack)}` } },
-  });
-  await client.connect(transport);
-  return client;
-}
-
-async function callTool(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-): Promise<ToolOutcome> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-  const content = Array.isArray(result.content)
-    ? (result.content as Array<{ type: string; text?: string }>)
-    : [];
-  return {
-    isError: result.isError === true,
-    text: content
-      .filter((c) => c.type === 'text')
-      .map((c) => c.text ?? '')
-      .join('\n'),
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-  };
-}
-
-/** Records, in the page, how long the viewer takes from receiving a tool_call to sending its tool_result. */
-function recordViewerLatency(): void {
-  const samples: number[] = [];
-  (window as unknown as { __ocLatency: number[] }).__ocLatency = samples;
-  const Original = window.WebSocket;
-  class Measured extends Original {
-    constructor(url: string | URL, protocols?: string | string[]) {
-      super(url, protocols);
-      if (!String(url).includes('/ws/viewer')) return;
-      const received = new Map<string, number>();
-      this.addEventListener('message', (event: MessageEvent) => {
-        const at = performance.now();
-        const message = JSON.parse(String(event.data)) as { type?: string; id?: string };
-        if (message.type === 'tool_call' && message.id !== undefined) received.set(message.id, at);
-      });
-      const send = this.send.bind(this);
-      this.send = (data: string | ArrayBufferLike | Blob | ArrayBufferView) => {
-        send(data);
-        const at = performance.now();
-        if (typeof data !== 'string') return;
-        const message = JSON.parse(data) as { type?: string; id?: string };
-        const start = message.id === undefined ? undefined : received.get(message.id);
-        if (message.type === 'tool_result' && start !== undefined) samples.push(at - start);
-      };
-    }
-  }
-  window.WebSocket = Measured;
-}
-
-/** An `xev` window on the desktop: a real X client that reports the clicks it receives. */
-async function startXev(env: NodeJS.ProcessEnv): Promise<{
-  rect: { x: number; y: number; width: number; height: number };
-  log: () => string;
-  stop: () => void;
-}> {
-  let log = '';
-  const child: ChildProcess = spawn('xev', ['-geometry', '240x160+760+420', '-event', 'button'], {
-    env,
-  });
-  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
-  const { stdout } = await run(
-    'xdotool',
-    ['search', '--sync', '--onlyvisible', '--name', 'Event Tester'],
-    { env, timeout: 15_000 },
-  );
-  const id = stdout.trim().split('\n')[0] ?? '';
-  const shell = (await run('xdotool', ['getwindowgeometry', '--shell', id], { env })).stdout;
-  const value = (key: string) => Number(new RegExp(`^${key}=(-?\\d+)$`, 'm').exec(shell)?.[1]);
-  return {
-    rect: { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') },
-    log: () => log,
-    stop: () => child.kill('SIGTERM'),
-  };
-}
-
-async function pointerLocation(env: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
-  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], { env });
-  const value = (key: string) => Number(new RegExp(`^${key}=(\\d+)$`, 'm').exec(stdout)?.[1]);
-  return { x: value('X'), y: value('Y') };
-}
-
-async function centre(locator: Locator): Promise<{ x: number; y: number }> {
-  const box = await locator.boundingBox();
-  if (!box) throw new Error('element not visible');
-  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
-}
-
-/** Page position of the centre of desktop pixel (x, y). */
-async function pageOf(page: Page, desktopWidth: number, x: number, y: number) {
-  const box = await page.locator('.remote-display__canvas').boundingBox();
-  if (!box) throw new Error('The remote display is not visible.');
-  const scale = box.width / desktopWidth;
-  return { x: box.x + (x + 0.5) * scale, y: box.y + (y + 0.5) * scale, scale };
-}
 
 let mcp: Client;
 
-test.beforeEach(async ({ page, stack, viewer }) => {
+test.beforeEach(async ({ page, stack }) => {
   await page.addInitScript(recordViewerLatency);
-  await viewer.open();
-  await viewer.waitConnected();
-  await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
-  // A window closed by the previous test may still hold control for a moment.
-  await expect
-    .poll(
-      () =>
-        page.evaluate(
-          () =>
-            (
-              window as unknown as { __overlayCompanion: { control(): { role: string | null } } }
-            ).__overlayCompanion.control().role,
-        ),
-      { timeout: 10_000 },
-    )
-    .toBe('control');
-  const mode = page.getByTestId('mode-select');
-  if ((await mode.inputValue()) !== 'assist') await mode.selectOption('assist');
-  await expect(mode).toHaveValue('assist');
+  await openControlViewer(page, stack.url, 'assist');
   mcp = await connectMcp(stack);
 });
 

@@ -45,6 +45,11 @@ function errorMessage(kind: ErrorKind, text: string): string {
   return message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
 }
 
+function withoutData(result: object): object {
+  const { data: _data, ...meta } = result as { data?: unknown };
+  return meta;
+}
+
 export class ViewerController {
   readonly #deps: ControllerDeps;
   /** Calls being worked on, by id: aborting one stops its confirmation and input at once. */
@@ -278,11 +283,12 @@ export class ViewerController {
     // Cancelled, timed out or stopped: the bridge already failed the call; a late answer would
     // only earn an error back.
     if (signal.aborted) return;
-    const definition = toolDefinitions[call.name];
-    // Check our own answer against the schema the bridge will use (the screenshot's metadata
-    // only: its megabytes of base64 are produced by the browser's encoder).
-    const schema = call.name === 'take_screenshot' ? definition.result : definition.viewerResult;
-    const checked = schema.safeParse(result);
+    // Check our own answer against the schema the bridge will use. For a screenshot, check the
+    // metadata only: its megabytes of base64 come straight from the browser's encoder.
+    const checked =
+      call.name === 'take_screenshot'
+        ? toolDefinitions.take_screenshot.result.safeParse(withoutData(result))
+        : toolDefinitions[call.name].viewerResult.safeParse(result);
     if (!checked.success) {
       this.#fail(
         call.id,

@@ -1,0 +1,160 @@
+// Helpers for the control-plane e2e specs (control*.spec.ts): an MCP client from the official
+// SDK against the bridge's /mcp (token read from the bridge's start banner), tool calls reduced
+// to {isError, text, structured}, an `xev` window that reports the clicks the desktop really
+// delivers, page positions of desktop pixels, and a probe of the viewer's own answer latency.
+/// <reference lib="dom" />
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect, type Locator, type Page } from '@playwright/test';
+import type { RunningStack } from './bridgeProcess.js';
+
+const run = promisify(execFile);
+
+export interface ToolOutcome {
+  isError: boolean;
+  text: string;
+  structured: Record<string, unknown> | undefined;
+}
+
+/** The bearer token the bridge printed in its client configuration at start. */
+export function mcpToken(stack: RunningStack): string {
+  const match = /"Authorization":\s*"Bearer ([^"]+)"/.exec(stack.output());
+  if (!match?.[1]) throw new Error(`The bridge printed no MCP bearer token.\n${stack.output()}`);
+  return match[1];
+}
+
+export async function connectMcp(stack: RunningStack): Promise<Client> {
+  const client = new Client({ name: 'overlay-companion-e2e', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', stack.url), {
+    requestInit: { headers: { Authorization: `Bearer ${mcpToken(stack)}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolOutcome> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+  const content = Array.isArray(result.content)
+    ? (result.content as Array<{ type: string; text?: string }>)
+    : [];
+  return {
+    isError: result.isError === true,
+    text: content
+      .filter((c) => c.type === 'text')
+      .map((c) => c.text ?? '')
+      .join('\n'),
+    structured: result.structuredContent as Record<string, unknown> | undefined,
+  };
+}
+
+/** Records, in the page, how long the viewer takes from receiving a tool_call to sending its tool_result. */
+export function recordViewerLatency(): void {
+  const samples: number[] = [];
+  (window as unknown as { __ocLatency: number[] }).__ocLatency = samples;
+  const Original = window.WebSocket;
+  class Measured extends Original {
+    constructor(url: string | URL, protocols?: string | string[]) {
+      super(url, protocols);
+      if (!String(url).includes('/ws/viewer')) return;
+      const received = new Map<string, number>();
+      this.addEventListener('message', (event: MessageEvent) => {
+        const at = performance.now();
+        const message = JSON.parse(String(event.data)) as { type?: string; id?: string };
+        if (message.type === 'tool_call' && message.id !== undefined) received.set(message.id, at);
+      });
+      const send = this.send.bind(this);
+      this.send = (data: string | ArrayBufferLike | Blob | ArrayBufferView) => {
+        send(data);
+        const at = performance.now();
+        if (typeof data !== 'string') return;
+        const message = JSON.parse(data) as { type?: string; id?: string };
+        const start = message.id === undefined ? undefined : received.get(message.id);
+        if (message.type === 'tool_result' && start !== undefined) samples.push(at - start);
+      };
+    }
+  }
+  window.WebSocket = Measured;
+}
+
+/** An `xev` window on the desktop: a real X client that reports the clicks it receives. */
+export async function startXev(env: NodeJS.ProcessEnv): Promise<{
+  rect: { x: number; y: number; width: number; height: number };
+  log: () => string;
+  stop: () => void;
+}> {
+  let log = '';
+  const child: ChildProcess = spawn('xev', ['-geometry', '240x160+1010+440', '-event', 'button'], {
+    env,
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (log += chunk.toString()));
+  const { stdout } = await run(
+    'xdotool',
+    ['search', '--sync', '--onlyvisible', '--name', 'Event Tester'],
+    { env, timeout: 15_000 },
+  );
+  const id = stdout.trim().split('\n')[0] ?? '';
+  // Right of the desktop's xterm, and raised: a window manager may map a new window below the
+  // focused one, and then the clicks would land on the xterm instead.
+  await run('xdotool', ['windowraise', id], { env });
+  const shell = (await run('xdotool', ['getwindowgeometry', '--shell', id], { env })).stdout;
+  const value = (key: string) => Number(new RegExp(`^${key}=(-?\\d+)$`, 'm').exec(shell)?.[1]);
+  return {
+    rect: { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') },
+    log: () => log,
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+export async function pointerLocation(env: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
+  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], { env });
+  const value = (key: string) => Number(new RegExp(`^${key}=(\\d+)$`, 'm').exec(stdout)?.[1]);
+  return { x: value('X'), y: value('Y') };
+}
+
+export async function centre(locator: Locator): Promise<{ x: number; y: number }> {
+  const box = await locator.boundingBox();
+  if (!box) throw new Error('element not visible');
+  return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+}
+
+/** Page position of the centre of desktop pixel (x, y). */
+export async function pageOf(page: Page, desktopWidth: number, x: number, y: number) {
+  const box = await page.locator('.remote-display__canvas').boundingBox();
+  if (!box) throw new Error('The remote display is not visible.');
+  const scale = box.width / desktopWidth;
+  return { x: box.x + (x + 0.5) * scale, y: box.y + (y + 0.5) * scale, scale };
+}
+
+/** The viewer's read-only test API (window.__overlayCompanion) as the tests use it. */
+interface TestApi {
+  control(): { role: string | null; mode: string | null };
+  overlays(): Array<{ overlay_id: string }>;
+}
+
+export async function viewerRole(page: Page): Promise<string | null> {
+  return page.evaluate(
+    () => (window as unknown as { __overlayCompanion: TestApi }).__overlayCompanion.control().role,
+  );
+}
+
+/**
+ * Opens the viewer, waits for the desktop and the AI link, waits until this window is the
+ * control window (one closed by an earlier test may hold control for a moment), and has the
+ * person pick `mode` in the selector.
+ */
+export async function openControlViewer(page: Page, url: string, mode: string): Promise<void> {
+  await page.goto(url);
+  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
+  await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+  await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
+  const select = page.getByTestId('mode-select');
+  if ((await select.inputValue()) !== mode) await select.selectOption(mode);
+  await expect(select).toHaveValue(mode);
+}
