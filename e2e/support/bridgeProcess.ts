@@ -26,12 +26,33 @@ export interface RunningStack {
 const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
 const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
 
-export async function startStack(timeoutMs = 45_000): Promise<RunningStack> {
+export interface StackOptions {
+  /** The desktop source flags; default `--desktop local`. */
+  source?: string[];
+  /** Extra environment, e.g. OC_VNC_PASSWORD for `--vnc`. */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Stack without a local desktop (`--vnc …`): no X display to report. */
+export type RemoteStack = Omit<RunningStack, 'display' | 'xEnv'>;
+
+export async function startStack(
+  options?: StackOptions & { source?: undefined },
+): Promise<RunningStack>;
+export async function startStack(options: StackOptions): Promise<RemoteStack>;
+export async function startStack(options: StackOptions = {}): Promise<RunningStack | RemoteStack> {
+  const timeoutMs = options.timeoutMs ?? 45_000;
+  const source = options.source ?? ['--desktop', 'local'];
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
   const child = spawn(
     process.execPath,
-    [BRIDGE_MAIN, 'serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir],
-    { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    [BRIDGE_MAIN, 'serve', ...source, '--port', '0', '--data-dir', dataDir],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+    },
   );
   let stdout = '';
   let stderr = '';
@@ -77,6 +98,7 @@ export async function startStack(timeoutMs = 45_000): Promise<RunningStack> {
     });
     child.removeAllListeners('exit');
     const display = (await healthzDisplay(url)) ?? printedDisplay;
+    if (options.source !== undefined) return { url, output, stop };
     if (display === undefined) {
       throw new Error(
         `The bridge reported no X display (neither /healthz desktop.display nor a "Desktop: ... display :N" line); the e2e test needs it for X-side checks.\n${output()}`,
