@@ -70,6 +70,12 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
       executablePath,
       headless: true,
       args: [...CHROMIUM_FLAGS],
+      // The CLI owns the signals: Ctrl-C runs its orderly stop (which closes this browser) and
+      // exits 0. Playwright's own handlers would exit 130 first. If this process dies anyway,
+      // Chromium sees its control pipe close and exits.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
     browser = next;
     next.on('disconnected', () => gone(mine, 'Chromium exited or crashed'));
