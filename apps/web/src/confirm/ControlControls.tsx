@@ -8,11 +8,20 @@ import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
 
 const MODE_LABELS: Record<Mode, string> = {
-  passive: 'Passive — overlays only',
-  assist: 'Assist — ask every time',
-  composing: 'Composing — typing free',
-  autopilot: 'Autopilot — no asking',
+  passive: 'Passive',
+  assist: 'Assist',
+  composing: 'Composing',
+  autopilot: 'Autopilot',
   custom: 'Custom',
+};
+
+/** What each mode lets the AI do, shown as the selector's tooltip. */
+const MODE_HINTS: Record<Mode, string> = {
+  passive: 'Passive: the AI can only draw overlays and take screenshots.',
+  assist: 'Assist: the AI asks you before every click, key press or clipboard use.',
+  composing: 'Composing: typing and the clipboard run freely; pointer actions ask you.',
+  autopilot: 'Autopilot: the AI clicks and types without asking. Stop is always there.',
+  custom: 'Custom: a per-tool list decides; anything unlisted asks you.',
 };
 
 const LINK_LABELS = {
@@ -50,6 +59,9 @@ export function ControlControls({ onStop, onChooseMode }: ControlControlsProps) 
           data-testid="mode-select"
           value={mode ?? ''}
           disabled={!ready}
+          title={
+            mode === null ? 'The mode is not known until the AI link is up.' : MODE_HINTS[mode]
+          }
           onChange={(event) => onChooseMode(event.target.value as Mode)}
         >
           {mode === null && <option value="">unknown</option>}

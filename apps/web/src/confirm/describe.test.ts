@@ -18,6 +18,13 @@ describe('describeConfirmation', () => {
     expect(text.facts[0]).toMatch(/^4 characters/);
   });
 
+  it('says when the text presses Return or Tab', () => {
+    expect(describeConfirmation({ kind: 'type', text: 'a\r\nb\nc\t' }).facts[1]).toBe(
+      'This presses Return 2 times and Tab once.',
+    );
+    expect(describeConfirmation({ kind: 'type', text: 'plain' }).facts).toHaveLength(1);
+  });
+
   it('says from which mode to which', () => {
     expect(describeConfirmation({ kind: 'mode', from: 'assist', to: 'autopilot' }).facts[0]).toBe(
       'From assist to autopilot.',

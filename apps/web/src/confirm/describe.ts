@@ -35,12 +35,22 @@ export function describeConfirmation(d: ConfirmDetails): ConfirmText {
         title: 'Move the pointer',
         facts: [`To ${d.x}, ${d.y} (marked), without clicking.`],
       };
-    case 'type':
+    case 'type': {
+      const breaks = (d.text.match(/\r\n|\r|\n/g) ?? []).length;
+      const tabs = (d.text.match(/\t/g) ?? []).length;
+      const presses = [
+        breaks > 0 ? `Return ${breaks === 1 ? 'once' : `${breaks} times`}` : '',
+        tabs > 0 ? `Tab ${tabs === 1 ? 'once' : `${tabs} times`}` : '',
+      ].filter((p) => p !== '');
       return {
         title: 'Type text',
-        facts: [`${[...d.text].length} characters into whatever has the keyboard on the desktop:`],
+        facts: [
+          `${[...d.text].length} characters into whatever has the keyboard on the desktop:`,
+          ...(presses.length > 0 ? [`This presses ${presses.join(' and ')}.`] : []),
+        ],
         verbatim: d.text,
       };
+    }
     case 'keys':
       return {
         title: 'Press keys',

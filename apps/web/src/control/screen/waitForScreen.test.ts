@@ -1,0 +1,139 @@
+// waitForScreen and FrameWatch with a FAKE Guacamole display (flush, size, flatten → pixels):
+// FrameWatch hooks the display's flush so the client's own callback still runs, samples after
+// drawn frames at most every SAMPLE_INTERVAL_MS and reports the dirty rectangle; waitForScreen
+// answers changed / stable / timeout and stops when cancelled.
+import type Guacamole from 'guacamole-common-js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FrameWatch, SAMPLE_INTERVAL_MS } from './frameWatch.js';
+import { waitForScreen } from './waitForScreen.js';
+
+/** A FAKE display: 64×32 pixels the test paints, and the flush the client calls per frame. */
+class FakeDisplay {
+  readonly width = 64;
+  readonly height = 32;
+  pixels = new Uint8ClampedArray(64 * 32 * 4);
+  flushedCallbacks = 0;
+  flatten = vi.fn(() => ({
+    getContext: () => ({ getImageData: () => ({ data: this.pixels.slice() }) }),
+  }));
+  flush(callback?: () => void) {
+    // The real display runs the callback once the frame is drawn.
+    callback?.();
+  }
+  getWidth() {
+    return this.width;
+  }
+  getHeight() {
+    return this.height;
+  }
+  paint(x: number, y: number, red: number) {
+    this.pixels[(y * this.width + x) * 4] = red;
+  }
+  /** What the Guacamole client does for a `sync` instruction. */
+  frame() {
+    (this as unknown as { flush: (cb: () => void) => void }).flush(() => {
+      this.flushedCallbacks += 1;
+    });
+  }
+}
+
+function setup() {
+  const display = new FakeDisplay();
+  const client = { getDisplay: () => display } as unknown as Guacamole.Client;
+  const watch = new FrameWatch();
+  watch.attach(client);
+  return { display, watch };
+}
+
+describe('FrameWatch', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps the client flush callback and samples drawn frames, throttled, with the dirty rect', async () => {
+    const { display, watch } = setup();
+    const dirty: unknown[] = [];
+    watch.subscribe((s) => dirty.push(s.dirty));
+    watch.sampleNow();
+    display.paint(40, 5, 200);
+    display.frame();
+    display.frame();
+    expect(display.flushedCallbacks).toBe(2);
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    // One sample for the two frames (plus the explicit one): the grid cell of (40, 5).
+    expect(display.flatten).toHaveBeenCalledTimes(2);
+    expect(dirty.at(-1)).toEqual({ x: 32, y: 0, width: 32, height: 32 });
+  });
+
+  it('puts the original flush back when the client goes away', () => {
+    const { display, watch } = setup();
+    const hooked = (display as unknown as { flush: unknown }).flush;
+    watch.attach(null);
+    expect((display as unknown as { flush: unknown }).flush).not.toBe(hooked);
+    expect((display as unknown as { flush: unknown }).flush).toBe(FakeDisplay.prototype.flush);
+  });
+});
+
+describe('waitForScreen', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('until changed: satisfied by a change inside the region only', async () => {
+    const { display, watch } = setup();
+    const region = { x: 0, y: 0, width: 10, height: 10 };
+    const signal = new AbortController().signal;
+    const waiting = waitForScreen(
+      watch,
+      { until: 'changed', region, timeoutMs: 5000, stableMs: 500 },
+      signal,
+    );
+    display.paint(50, 20, 9); // outside the region
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    display.paint(3, 3, 9);
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    await expect(waiting).resolves.toMatchObject({ satisfied: true });
+  });
+
+  it('until changed: not satisfied on timeout', async () => {
+    const { watch } = setup();
+    const waiting = waitForScreen(
+      watch,
+      { until: 'changed', timeoutMs: 300, stableMs: 50 },
+      new AbortController().signal,
+    );
+    await vi.advanceTimersByTimeAsync(300);
+    await expect(waiting).resolves.toEqual({ satisfied: false, waitedMs: 300 });
+  });
+
+  it('until stable: waits until nothing changed for stable_ms', async () => {
+    const { display, watch } = setup();
+    let result: unknown;
+    void waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 5000, stableMs: 300 },
+      new AbortController().signal,
+    ).then((r) => (result = r));
+    for (let i = 0; i < 5; i++) {
+      display.paint(i, 0, 100 + i);
+      display.frame();
+      await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    }
+    expect(result).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(400);
+    expect(result).toMatchObject({ satisfied: true });
+    expect((result as { waitedMs: number }).waitedMs).toBeGreaterThanOrEqual(800);
+  });
+
+  it('rejects with cancelled when aborted', async () => {
+    const { watch } = setup();
+    const controller = new AbortController();
+    const waiting = waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 5000, stableMs: 300 },
+      controller.signal,
+    );
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+});
