@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite in one command — type check, lint and format check, build,
 // unit and integration tests (Vitest, real Xvnc desktops), end-to-end tests (Playwright with
-// Debian's Chromium). Every step runs even when an earlier one failed, so one run shows
-// everything that is wrong; the last line is the plain "tests: N passed, N failed" summary.
+// Debian's Chromium), the MCP conformance suite against the built bridge. Every step runs even
+// when an earlier one failed, so one run shows everything that is wrong; the last line is the
+// plain "tests: N passed, N failed" summary.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,6 +43,11 @@ function vitestCounts(file) {
   };
 }
 
+function summaryCounts(file) {
+  return () =>
+    existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : { passed: 0, failed: 1 };
+}
+
 function playwrightCounts(file) {
   return () => {
     if (!existsSync(file)) return { passed: 0, failed: 1 };
@@ -73,6 +79,17 @@ if (wanted('e2e')) {
     'npx',
     ['playwright', 'test', '-c', 'e2e/playwright.config.ts', '--reporter=list,json'],
     playwrightCounts(file),
+  );
+}
+
+if (wanted('conformance')) {
+  // Each scenario counts once: passed when its outcome is the one the reviewed baseline expects.
+  const file = join(reportDir, 'conformance.json');
+  step(
+    'conformance',
+    'node',
+    ['apps/bridge/conformance/run.mjs', '--summary', file],
+    summaryCounts(file),
   );
 }
 
