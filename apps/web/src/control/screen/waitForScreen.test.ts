@@ -69,7 +69,11 @@ describe('FrameWatch', () => {
     const hooked = (display as unknown as { flush: unknown }).flush;
     watch.attach(null);
     expect((display as unknown as { flush: unknown }).flush).not.toBe(hooked);
-    expect((display as unknown as { flush: unknown }).flush).toBe(FakeDisplay.prototype.flush);
+    const original: unknown = Object.getOwnPropertyDescriptor(
+      FakeDisplay.prototype,
+      'flush',
+    )?.value;
+    expect((display as unknown as { flush: unknown }).flush).toBe(original);
   });
 });
 
