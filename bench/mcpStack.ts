@@ -13,6 +13,8 @@ import { BRIDGE_MAIN, REPO_ROOT } from '../e2e/support/bridgeProcess.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 
 export interface McpStack {
+  /** The bridge's node process (its children are the desktop's Xvnc, openbox, xterm). */
+  bridgePid: number;
   url: string;
   mcpUrl: string;
   token: string;
@@ -65,12 +67,20 @@ const VIEWER_TIMING = `(() => {
   window.WebSocket = Timed;
 })()`;
 
-export async function startMcpStack(timeoutMs = 45_000): Promise<McpStack> {
+/**
+ * `nodeArgs` go to the bridge's node before its script, e.g. `--cpu-prof` to see where its time
+ * goes (the profile is written when it exits on our SIGINT).
+ */
+export async function startMcpStack(
+  options: { nodeArgs?: string[]; timeoutMs?: number } = {},
+): Promise<McpStack> {
+  const timeoutMs = options.timeoutMs ?? 45_000;
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-bench-mcp-'));
   const token = randomBytes(24).toString('base64url');
   const child = spawn(
     process.execPath,
     [
+      ...(options.nodeArgs ?? []),
       BRIDGE_MAIN,
       'serve',
       '--desktop',
@@ -103,7 +113,8 @@ export async function startMcpStack(timeoutMs = 45_000): Promise<McpStack> {
   try {
     await new Promise<void>((ok, fail) => {
       const timer = setTimeout(
-        () => fail(new Error(`The bridge printed no MCP banner within ${timeoutMs} ms.\n${output()}`)),
+        () =>
+          fail(new Error(`The bridge printed no MCP banner within ${timeoutMs} ms.\n${output()}`)),
         timeoutMs,
       );
       child.stdout.on('data', () => {
@@ -140,7 +151,17 @@ export async function startMcpStack(timeoutMs = 45_000): Promise<McpStack> {
     await page.goto(url);
     await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
     await waitForControl(page);
-    return { url, mcpUrl, token, display, xEnv: { ...process.env, DISPLAY: display }, page, output, stop };
+    return {
+      bridgePid: child.pid ?? Number.NaN,
+      url,
+      mcpUrl,
+      token,
+      display,
+      xEnv: { ...process.env, DISPLAY: display },
+      page,
+      output,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -172,9 +193,7 @@ export interface ViewerSample {
 
 /** Takes (and clears) the viewer-side timings recorded since the last call. */
 export async function drainViewerSamples(page: Page): Promise<ViewerSample[]> {
-  return (await page.evaluate(
-    `(() => { const s = window.__ocBench.samples.splice(0); return s; })()`,
-  )) as ViewerSample[];
+  return page.evaluate<ViewerSample[]>(`window.__ocBench.samples.splice(0)`);
 }
 
 /** SIGINT (the bridge stops Xvnc and exits), then SIGKILL after `graceMs`. */

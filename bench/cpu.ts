@@ -1,0 +1,105 @@
+// CPU time spent by the processes of the stack while a benchmark loop runs, read from
+// /proc/<pid>/stat (utime + stime, in clock ticks). Dividing by the number of calls gives the
+// CPU each call really needs per process; the rest of a round trip is waiting — for a core on a
+// shared 2-core machine, or for a timer. Linux only (the bench's machines).
+import { readFileSync, readdirSync } from 'node:fs';
+
+/** Clock ticks per second; 100 on every Linux we run on (getconf CLK_TCK). */
+const TICKS_PER_S = 100;
+
+interface ProcStat {
+  pid: number;
+  comm: string;
+  ppid: number;
+  cpuMs: number;
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // comm may contain spaces and parentheses: split after the last ')'.
+    const close = text.lastIndexOf(')');
+    const comm = text.slice(text.indexOf('(') + 1, close);
+    const fields = text.slice(close + 2).split(' ');
+    // fields[0] is state (field 3); utime/stime are fields 14/15.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return { pid, comm, ppid: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_S };
+  } catch {
+    return undefined; // gone
+  }
+}
+
+function allStats(): ProcStat[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => readStat(Number(name)))
+    .filter((s): s is ProcStat => s !== undefined);
+}
+
+/** Every descendant of `root` (children, grandchildren, …), from one /proc scan. */
+function descendants(root: number, stats: ProcStat[]): ProcStat[] {
+  const byParent = new Map<number, ProcStat[]>();
+  for (const s of stats) byParent.set(s.ppid, [...(byParent.get(s.ppid) ?? []), s]);
+  const out: ProcStat[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of byParent.get(queue.shift()!) ?? []) {
+      out.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return out;
+}
+
+export interface CpuGroups {
+  /** The bridge's node process itself. */
+  bridge: number;
+  /** Xvnc, openbox and the xterm the bridge started. */
+  desktop: number;
+  /** The headless Chromium that runs the viewer page (all its processes). */
+  viewer_chromium: number;
+  /** This process: the MCP clients of the bench. */
+  bench_client: number;
+}
+
+function snapshot(bridgePid: number): CpuGroups {
+  const stats = allStats();
+  const bridge = stats.find((s) => s.pid === bridgePid);
+  const desktop = descendants(bridgePid, stats);
+  const desktopPids = new Set(desktop.map((s) => s.pid));
+  const chromium = descendants(process.pid, stats).filter(
+    (s) => /^chrom/.test(s.comm) && !desktopPids.has(s.pid),
+  );
+  const sum = (list: ProcStat[]) => list.reduce((total, s) => total + s.cpuMs, 0);
+  const own = process.cpuUsage();
+  return {
+    bridge: bridge?.cpuMs ?? Number.NaN,
+    desktop: sum(desktop),
+    viewer_chromium: sum(chromium),
+    bench_client: (own.user + own.system) / 1000,
+  };
+}
+
+/**
+ * Runs `loop`, which returns how many calls it made, and returns the CPU milliseconds per call
+ * of each group. Tick resolution is 10 ms, so use a few hundred calls.
+ */
+export async function cpuPerCall(
+  bridgePid: number,
+  loop: () => Promise<number>,
+): Promise<CpuGroups & { wall: number }> {
+  const before = snapshot(bridgePid);
+  const start = performance.now();
+  const calls = Math.max(1, await loop());
+  const wall = performance.now() - start;
+  const after = snapshot(bridgePid);
+  const per = (key: keyof CpuGroups) =>
+    Math.round(((after[key] - before[key]) / calls) * 1000) / 1000;
+  return {
+    bridge: per('bridge'),
+    desktop: per('desktop'),
+    viewer_chromium: per('viewer_chromium'),
+    bench_client: per('bench_client'),
+    wall: Math.round((wall / calls) * 1000) / 1000,
+  };
+}

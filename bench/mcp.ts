@@ -1,0 +1,200 @@
+// MCP round trips through the real stack: the SDK client → the bridge's /mcp (Streamable HTTP)
+// → /ws/viewer → the viewer page in headless Chromium → (for input) the Guacamole tunnel, the
+// embedded gateway and Xvnc. Measures draw_overlay, a full 1280×800 PNG take_screenshot,
+// click_at until the X server has the ButtonPress, and 20 concurrent sessions. To say where
+// the time goes it also measures the machine's floor (a bare loopback HTTP round trip), a tool
+// the bridge answers without the viewer, the time inside the viewer page, the CPU each call
+// costs per process, and the screenshot's parts (mcpProfile.ts).
+import { cpuPerCall, type CpuGroups } from './cpu.js';
+import { httpEchoFloor } from './floor.js';
+import { benchClicks, type ClickResults } from './mcpClick.js';
+import { callOk, connectHttp, sleep, timeRuns } from './mcpClient.js';
+import { hammer, type LoadResults } from './mcpLoad.js';
+import { profileScreenshot, type ScreenshotProfile } from './mcpProfile.js';
+import { drainViewerSamples, startMcpStack, type McpStack } from './mcpStack.js';
+import { summarize, type Summary } from './stats.js';
+
+/** A part that could not be measured, and why (e.g. a tool the viewer does not run yet). */
+export interface Failed {
+  failed: string;
+}
+
+export interface TimedTool {
+  round_trip_ms: Summary;
+  /** Between the viewer page receiving the tool_call and sending its result. */
+  in_viewer_ms: Summary;
+  /** CPU milliseconds per call in each process, and the wall time per call in the same loop. */
+  cpu_ms_per_call: CpuGroups & { wall: number };
+}
+
+export interface OurMcpResults {
+  /** Bare HTTP POST round trip to another local Node process: the machine's floor right now. */
+  loopback_http_floor_ms: Summary;
+  /** set_screenshot_frequency: MCP client → bridge → MCP client, no viewer involved. */
+  bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuGroups & { wall: number } };
+  draw_overlay: TimedTool | Failed;
+  take_screenshot: (TimedTool & { png_bytes: number }) | Failed;
+  click_at: ClickResults | Failed;
+  concurrent_paced: (LoadResults & { cpu_ms_per_call: CpuGroups & { wall: number } }) | Failed;
+  concurrent_unthrottled: LoadResults | Failed;
+  screenshot_profile: ScreenshotProfile | Failed;
+}
+
+export interface OurMcpOptions {
+  samples: number;
+  loadSeconds: number;
+  log: (line: string) => void;
+}
+
+const SCREENSHOT = { full_screen: true, format: 'png' };
+/** 20 × 40/s = 800 calls/s offered, each session well under its 100/s limit. */
+const PACED_RATE = 40;
+const SESSIONS = 20;
+
+async function attempt<T>(
+  what: string,
+  log: (line: string) => void,
+  run: () => Promise<T>,
+): Promise<T | Failed> {
+  try {
+    return await run();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log(`bench mcp: ${what} FAILED: ${message.split('\n')[0] ?? ''}`);
+    return { failed: message.slice(0, 1000) };
+  }
+}
+
+/** Times `calls` runs of `once` after `warmup`, with viewer-side times and CPU per call. */
+async function timeTool(
+  stack: McpStack,
+  name: string,
+  calls: number,
+  warmup: number,
+  once: (i: number) => Promise<unknown>,
+): Promise<TimedTool> {
+  for (let i = 0; i < warmup; i++) await once(i);
+  await drainViewerSamples(stack.page);
+  let times: number[] = [];
+  const cpu = await cpuPerCall(stack.bridgePid, async () => {
+    times = await timeRuns(calls, 0, once);
+    return calls;
+  });
+  const viewer = (await drainViewerSamples(stack.page)).filter((s) => s.name === name);
+  return {
+    round_trip_ms: summarize(times),
+    in_viewer_ms: summarize(viewer.map((s) => s.handleMs)),
+    cpu_ms_per_call: cpu,
+  };
+}
+
+export async function benchOurMcp(
+  options: OurMcpOptions,
+): Promise<{ results: OurMcpResults; screenshotPng: Buffer }> {
+  const { samples, log } = options;
+  log('bench mcp: loopback HTTP floor…');
+  const floor = await httpEchoFloor(samples * 2);
+  log('bench mcp: starting the bridge (--mode autopilot) and the viewer in headless Chromium…');
+  const stack = await startMcpStack();
+  const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-bench');
+  try {
+    await callOk(client, 'get_display_info', {});
+
+    log('bench mcp: a tool the bridge answers alone (set_screenshot_frequency)…');
+    let bridgeOnlyTimes: number[] = [];
+    const bridgeOnlyCpu = await cpuPerCall(stack.bridgePid, async () => {
+      bridgeOnlyTimes = await timeRuns(samples * 3, 10, () =>
+        callOk(client, 'set_screenshot_frequency', { mode: 'manual' }),
+      );
+      return samples * 3 + 10;
+    });
+
+    log('bench mcp: draw_overlay round trips…');
+    const draw = await attempt('draw_overlay', log, async () => {
+      const timed = await timeTool(stack, 'draw_overlay', samples * 3, 10, (i) =>
+        callOk(client, 'draw_overlay', {
+          x: 20 + (i % 50) * 10,
+          y: 20 + (i % 30) * 10,
+          width: 40,
+          height: 30,
+          color: 'gold',
+          temporary_ms: 2000,
+        }),
+      );
+      await callOk(client, 'clear_overlays', {});
+      return timed;
+    });
+
+    log('bench mcp: take_screenshot (full 1280x800 PNG)…');
+    const shot = await attempt('take_screenshot', log, async () => {
+      let png = '';
+      const timed = await timeTool(stack, 'take_screenshot', samples, 3, async () => {
+        png = (await callOk(client, 'take_screenshot', SCREENSHOT)).image ?? '';
+      });
+      if (png === '') throw new Error('take_screenshot returned no image content.');
+      return { ...timed, png_bytes: Buffer.from(png, 'base64').length };
+    });
+
+    log('bench mcp: click_at until the X server has the press…');
+    const click = await attempt('click_at', log, () => benchClicks(stack, client, samples));
+
+    log('bench mcp: screenshot parts (page encode, bridge parse)…');
+    let screenshotPng: Buffer = Buffer.alloc(0);
+    const profile = await attempt('screenshot profile', log, async () => {
+      const { profile, png } = await profileScreenshot(
+        stack.page,
+        Math.max(5, Math.floor(samples / 3)),
+      );
+      screenshotPng = png;
+      return profile;
+    });
+
+    log(`bench mcp: ${SESSIONS} sessions paced at ${PACED_RATE}/s each…`);
+    const load = { mcpUrl: stack.mcpUrl, token: stack.token, sessions: SESSIONS };
+    const paced = await attempt('concurrent paced', log, async () => {
+      let result: LoadResults | undefined;
+      const cpu = await cpuPerCall(stack.bridgePid, async () => {
+        result = await hammer({
+          ...load,
+          seconds: options.loadSeconds,
+          perSessionRate: PACED_RATE,
+          tool: 'get_display_info',
+          args: {},
+        });
+        return result.calls + result.errors + result.rate_limited;
+      });
+      // Includes connecting the 20 sessions (initialize + tools/list): an upper bound.
+      return { ...result!, cpu_ms_per_call: cpu };
+    });
+    await sleep(2500); // every session's bucket refills before the unthrottled run
+    log(`bench mcp: ${SESSIONS} sessions unthrottled…`);
+    const unthrottled = await attempt('concurrent unthrottled', log, () =>
+      hammer({
+        ...load,
+        seconds: Math.max(2, options.loadSeconds / 2),
+        tool: 'get_display_info',
+        args: {},
+      }),
+    );
+
+    return {
+      results: {
+        loopback_http_floor_ms: floor,
+        bridge_only_tool: {
+          round_trip_ms: summarize(bridgeOnlyTimes),
+          cpu_ms_per_call: bridgeOnlyCpu,
+        },
+        draw_overlay: draw,
+        take_screenshot: shot,
+        click_at: click,
+        concurrent_paced: paced,
+        concurrent_unthrottled: unthrottled,
+        screenshot_profile: profile,
+      },
+      screenshotPng,
+    };
+  } finally {
+    await client.close().catch(() => undefined);
+    await stack.stop();
+  }
+}

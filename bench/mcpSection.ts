@@ -1,0 +1,99 @@
+// The MCP part of `npm run bench`: our bridge + viewer (mcp.ts), then Playwright MCP on the same
+// picture (playwrightMcp.ts), the our/peer ratios and the issue's targets with met/missed.
+import { benchOurMcp, type Failed, type OurMcpResults } from './mcp.js';
+import {
+  benchPlaywrightMcp,
+  benchPlaywrightMcpClickNoSettle,
+  type PeerClickOnly,
+  type PeerResults,
+} from './playwrightMcp.js';
+import { ratio } from './stats.js';
+
+export interface Target {
+  target: string;
+  measured: number | null;
+  met: boolean | null;
+}
+
+export interface McpSection {
+  ours: OurMcpResults;
+  peer: PeerResults | Failed;
+  peer_click_without_settle: PeerClickOnly | Failed;
+  ratios: {
+    /** Our take_screenshot round trip / browser_take_screenshot, p50. */
+    screenshot_p50: number | null;
+    /** Our click_at round trip / browser_mouse_click_xy (its defaults), p50. */
+    click_p50: number | null;
+    /** Our click_at round trip / browser_mouse_click_xy with --timeout-settle 0, p50. */
+    click_p50_vs_no_settle: number | null;
+  };
+  targets: Record<string, Target>;
+}
+
+const ok = <T extends object>(value: T | Failed): T | undefined =>
+  'failed' in value ? undefined : value;
+
+function target(text: string, measured: number | undefined, met: (v: number) => boolean): Target {
+  return measured === undefined || Number.isNaN(measured)
+    ? { target: text, measured: null, met: null }
+    : { target: text, measured, met: met(measured) };
+}
+
+async function failSoft<T>(
+  log: (line: string) => void,
+  run: () => Promise<T>,
+): Promise<T | Failed> {
+  try {
+    return await run();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log(`bench peer FAILED: ${message.split('\n')[0] ?? ''}`);
+    return { failed: message.slice(0, 1000) };
+  }
+}
+
+export async function benchMcpSection(options: {
+  samples: number;
+  loadSeconds: number;
+  log: (line: string) => void;
+}): Promise<McpSection> {
+  const { results: ours, screenshotPng } = await benchOurMcp(options);
+  const peerOptions = { samples: options.samples, png: screenshotPng, log: options.log };
+  const peer = await failSoft(options.log, () => benchPlaywrightMcp(peerOptions));
+  const peerNoSettle = await failSoft(options.log, () =>
+    benchPlaywrightMcpClickNoSettle(peerOptions),
+  );
+
+  const draw = ok(ours.draw_overlay);
+  const shot = ok(ours.take_screenshot);
+  const click = ok(ours.click_at);
+  const paced = ok(ours.concurrent_paced);
+  const p = ok(peer);
+  const pn = ok(peerNoSettle);
+  const both = (a: number | undefined, b: number | undefined) =>
+    a === undefined || b === undefined ? null : ratio(a, b);
+  const screenshotRatio = both(shot?.round_trip_ms.p50, p?.take_screenshot_ms.p50);
+  return {
+    ours,
+    peer,
+    peer_click_without_settle: peerNoSettle,
+    ratios: {
+      screenshot_p50: screenshotRatio,
+      click_p50: both(click?.round_trip_ms.p50, p?.mouse_click_xy_ms.p50),
+      click_p50_vs_no_settle: both(click?.round_trip_ms.p50, pn?.mouse_click_xy_ms.p50),
+    },
+    targets: {
+      draw_overlay_p50_ms: target('<= 3', draw?.round_trip_ms.p50, (v) => v <= 3),
+      draw_overlay_p99_ms: target('<= 15', draw?.round_trip_ms.p99, (v) => v <= 15),
+      take_screenshot_p50_ms: target('<= 60', shot?.round_trip_ms.p50, (v) => v <= 60),
+      take_screenshot_p50_vs_peer: target('<= 0.7', screenshotRatio ?? undefined, (v) => v <= 0.7),
+      click_to_x_press_p50_ms: target('<= 20', click?.to_x_press_ms.p50, (v) => v <= 20),
+      concurrent_calls_per_s: target('>= 500', paced?.calls_per_s, (v) => v >= 500),
+      concurrent_errors: target(
+        '0',
+        paced === undefined ? undefined : paced.errors + paced.rate_limited,
+        (v) => v === 0,
+      ),
+    },
+  };
+}
