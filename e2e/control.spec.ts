@@ -14,6 +14,7 @@ import {
   pointerLocation,
   recordViewerLatency,
   startXev,
+  viewerRole,
 } from './support/controlPlane.js';
 import { screenSize } from './support/xdesktop.js';
 
@@ -83,8 +84,17 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
   });
 
   // Round trips: the viewer answers draw_overlay without waiting for a render.
-  for (let i = 0; i < 20; i++)
+  const wall: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = performance.now();
     await callTool(mcp, 'draw_overlay', { x: i, y: i, width: 5, height: 5, color: 'gold' });
+    wall.push(performance.now() - started);
+  }
+  wall.sort((a, b) => a - b);
+  test.info().annotations.push({
+    type: 'MCP draw_overlay call, client to client (ms)',
+    description: `median ${(wall[10] ?? 0).toFixed(2)}, max ${(wall.at(-1) ?? 0).toFixed(2)}`,
+  });
   const samples = await page.evaluate(
     () => (window as unknown as { __ocLatency: number[] }).__ocLatency,
   );
@@ -185,4 +195,72 @@ test('Stop denies a pending call and switches to passive', async ({ page }) => {
   const refused = await callTool(mcp, 'click_at', { x: 1, y: 1 });
   expect(refused.text).toMatch(/^permission_denied: /);
   await expect(panel).toHaveCount(0);
+});
+
+test("the person's clicks and keys on the display reach subscribe_events", async ({
+  page,
+  stack,
+}) => {
+  const desktop = await screenSize(stack.xEnv);
+  const sub = await callTool(mcp, 'subscribe_events', {
+    events: ['mouse_click', 'key_press'],
+    debounce_ms: 0,
+  });
+  const id = String(sub.structured?.subscription_id);
+  const target = { x: 640, y: 700 }; // bare desktop below the xterm
+  const at = await pageOf(page, desktop.width, target.x, target.y);
+  await page.mouse.click(at.x, at.y);
+  await page.keyboard.press('q');
+  const seen: Array<{ type: string; data: unknown }> = [];
+  await expect
+    .poll(
+      async () => {
+        const read = await callTool(mcp, 'get_events', { subscription_id: id });
+        seen.push(...((read.structured?.events as typeof seen | undefined) ?? []));
+        return seen.map((e) => e.type);
+      },
+      { timeout: 10_000 },
+    )
+    .toEqual(['mouse_click', 'key_press']);
+  expect(seen[0]?.data).toEqual({ ...target, button: 'left' });
+  expect(seen[1]?.data).toEqual({ key: 'q', keysym: 0x71 });
+  await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
+});
+
+test('a headless viewer runs what the person approved through the MCP client, and nothing else', async ({
+  page,
+  stack,
+}) => {
+  const questions: string[] = [];
+  let approve = true;
+  const asking = await connectMcp(stack, (message) => {
+    questions.push(message);
+    return approve;
+  });
+  const xev = await startXev(stack.xEnv);
+  try {
+    await page.goto(`${stack.url}?headless=1`);
+    await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
+    await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+    await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
+    const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
+
+    const approved = await callTool(asking, 'click_at', { x: target.x, y: target.y });
+    expect(approved.isError, approved.text).toBe(false);
+    expect(approved.structured).toEqual({ success: true, was_confirmed: true });
+    expect(questions).toHaveLength(1);
+    await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+    // Nobody sits at a headless viewer: it never showed a confirmation.
+    await expect(page.getByTestId('confirm-panel')).toHaveCount(0);
+
+    approve = false;
+    const before = xev.log().length;
+    const declined = await callTool(asking, 'click_at', { x: target.x + 10, y: target.y });
+    expect(declined.text).toMatch(/^permission_denied: /);
+    await page.waitForTimeout(300);
+    expect(xev.log().slice(before)).not.toContain('ButtonPress');
+  } finally {
+    xev.stop();
+    await asking.close();
+  }
 });

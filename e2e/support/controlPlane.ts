@@ -8,6 +8,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect, type Locator, type Page } from '@playwright/test';
 import type { RunningStack } from './bridgeProcess.js';
 
@@ -26,8 +27,24 @@ export function mcpToken(stack: RunningStack): string {
   return match[1];
 }
 
-export async function connectMcp(stack: RunningStack): Promise<Client> {
-  const client = new Client({ name: 'overlay-companion-e2e', version: '0.0.0' });
+/**
+ * An MCP client for the bridge. With `elicit`, the client declares the elicitation capability
+ * and answers the bridge's approval questions with it (the headless-viewer path).
+ */
+export async function connectMcp(
+  stack: RunningStack,
+  elicit?: (message: string) => boolean,
+): Promise<Client> {
+  const client = new Client(
+    { name: 'overlay-companion-e2e', version: '0.0.0' },
+    elicit === undefined ? {} : { capabilities: { elicitation: {} } },
+  );
+  if (elicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      const message = 'message' in request.params ? String(request.params.message) : '';
+      return { action: 'accept', content: { approve: elicit(message) } };
+    });
+  }
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', stack.url), {
     requestInit: { headers: { Authorization: `Bearer ${mcpToken(stack)}` } },
   });

@@ -9,6 +9,11 @@ import { dirtyRect, gridHashes, type PixelRect } from './pixelHash.js';
 
 /** Least time between two samples: flatten + hash of a 1280×800 desktop takes a few ms. */
 export const SAMPLE_INTERVAL_MS = 100;
+/**
+ * Sampling may use at most 1/SAMPLE_BUDGET of the time: a sample that took 20 ms (a 4K desktop)
+ * pushes the next one 200 ms away, so a busy screen never costs the page more than ~10 %.
+ */
+export const SAMPLE_BUDGET = 10;
 /** Cell size of the dirty-region grid, desktop pixels. */
 export const GRID_CELL = 32;
 
@@ -31,6 +36,7 @@ export class FrameWatch {
   readonly #listeners = new Set<SampleListener>();
   #grid: Uint32Array | null = null;
   #lastSampleAt = 0;
+  #intervalMs = SAMPLE_INTERVAL_MS;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #latest: FrameSample | undefined;
   /** Epoch ms of the last drawn frame (whether or not its pixels changed). */
@@ -79,7 +85,7 @@ export class FrameWatch {
   #frameDrawn(): void {
     this.lastFrameAt = Date.now();
     if (this.#listeners.size === 0 || this.#timer !== undefined) return;
-    const wait = Math.max(0, this.#lastSampleAt + SAMPLE_INTERVAL_MS - Date.now());
+    const wait = Math.max(0, this.#lastSampleAt + this.#intervalMs - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#sample();
@@ -101,6 +107,8 @@ export class FrameWatch {
     const dirty =
       this.#grid === null ? undefined : dirtyRect(this.#grid, grid, width, height, GRID_CELL);
     this.#grid = grid;
+    const cost = Date.now() - this.#lastSampleAt;
+    this.#intervalMs = Math.max(SAMPLE_INTERVAL_MS, cost * SAMPLE_BUDGET);
     const sample: FrameSample = { data, width, height, dirty, at: this.#lastSampleAt };
     this.#latest = sample;
     for (const listener of [...this.#listeners]) listener(sample);
