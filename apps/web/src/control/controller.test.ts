@@ -35,11 +35,13 @@ const hello = (role: 'control' | 'mirror', mode = 'assist', version: number = PR
 const call = (id: string, name: string, args: unknown, policy = 'allow', deadline_ms = 60_000) =>
   msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
 
-function setup(options: { headless?: boolean } = {}) {
+function setup(options: { headless?: boolean; link?: { up: boolean } } = {}) {
   const sent: ViewerToBridge[] = [];
+  const link = options.link ?? { up: true };
+  // Like the channel: a message sent while the link is down is dropped and send says false.
   const send = (m: ViewerToBridge) => {
-    sent.push(m);
-    return true;
+    if (link.up) sent.push(m);
+    return link.up;
   };
   const control = createControlStore(options.headless ?? false);
   const overlayStore = createOverlayStore();
@@ -191,6 +193,24 @@ describe('ViewerController', () => {
     expect(sent.filter((m) => m.type === 'stop_pressed')).toHaveLength(1);
     // The bridge failed both calls itself when it got stop_pressed: no late answers.
     expect(sent.filter((m) => m.type === 'tool_result' || m.type === 'tool_error')).toEqual([]);
+  });
+
+  it('a Stop pressed while the link is down is delivered on reconnect, and wins over the old mode', () => {
+    const link = { up: true };
+    const { controller, sent, control } = setup({ link });
+    controller.handle(hello('control', 'autopilot'));
+    link.up = false;
+    controller.pressStop();
+    expect(sent).toEqual([]);
+    expect(control.getState().mode).toBe('passive');
+    link.up = true;
+    controller.handle(hello('control', 'autopilot'));
+    expect(control.getState().mode).toBe('passive');
+    expect(sent).toEqual([{ type: 'stop_pressed' }]);
+    // Delivered once: the next hello takes the bridge's mode again.
+    controller.handle(hello('control', 'assist'));
+    expect(control.getState().mode).toBe('assist');
+    expect(sent).toHaveLength(1);
   });
 
   it('drops a call the bridge cancelled', async () => {

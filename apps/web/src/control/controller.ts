@@ -54,6 +54,8 @@ export class ViewerController {
   readonly #deps: ControllerDeps;
   /** Calls being worked on, by id: aborting one stops its confirmation and input at once. */
   readonly #inflight = new Map<string, AbortController>();
+  /** Stop was pressed while the link was down: the bridge has not heard it yet. */
+  #stopOwed = false;
 
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
@@ -79,9 +81,11 @@ export class ViewerController {
           return;
         }
         const wasControl = control.getState().role === 'control';
-        control
-          .getState()
-          .helloReceived({ viewerId: message.viewer_id, role: message.role, mode: message.mode });
+        // A Stop the bridge never heard wins over the mode it remembers: stay passive and tell
+        // it now (it answers with mode_changed passive).
+        const mode = this.#stopOwed ? 'passive' : message.mode;
+        control.getState().helloReceived({ viewerId: message.viewer_id, role: message.role, mode });
+        if (this.#stopOwed && this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = false;
         if (message.role === 'mirror') {
           if (wasControl) this.#deps.env.overlays.dispose();
           this.#deps.send({ type: 'request_sync' });
@@ -146,7 +150,7 @@ export class ViewerController {
 
   /** The person pressed Stop in this window. */
   pressStop(): void {
-    this.#deps.send({ type: 'stop_pressed' });
+    if (!this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = true;
     this.stopLocally('You pressed Stop.');
   }
 

@@ -28,6 +28,8 @@ export function installTestApi(stores: TestApiStores): void {
     },
     pendingConfirmations: () => copy(stores.confirmations.getState().pending),
   });
+  // Installed once per page; a second call (dev reloads of this module) keeps the first.
+  if (Object.hasOwn(window, '__overlayCompanion')) return;
   Object.defineProperty(window, '__overlayCompanion', {
     value: api,
     writable: false,
