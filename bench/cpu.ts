@@ -29,6 +29,11 @@ function readStat(pid: number): ProcStat | undefined {
   }
 }
 
+/** CPU milliseconds `pid` has used so far (NaN when it is gone). */
+export function processCpuMs(pid: number): number {
+  return readStat(pid)?.cpuMs ?? Number.NaN;
+}
+
 function allStats(): ProcStat[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
@@ -62,6 +67,9 @@ export interface CpuGroups {
   bench_client: number;
 }
 
+/** Wall time per call of the measured loop, pacing included. */
+export type CpuPerCall = CpuGroups & { wall: number };
+
 function snapshot(bridgePid: number): CpuGroups {
   const stats = allStats();
   const bridge = stats.find((s) => s.pid === bridgePid);
@@ -87,7 +95,7 @@ function snapshot(bridgePid: number): CpuGroups {
 export async function cpuPerCall(
   bridgePid: number,
   loop: () => Promise<number>,
-): Promise<CpuGroups & { wall: number }> {
+): Promise<CpuPerCall> {
   const before = snapshot(bridgePid);
   const start = performance.now();
   const calls = Math.max(1, await loop());

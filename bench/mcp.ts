@@ -5,8 +5,9 @@
 // the time goes it also measures the machine's floor (a bare loopback HTTP round trip), a tool
 // the bridge answers without the viewer, the time inside the viewer page, the CPU each call
 // costs per process, and the screenshot's parts (mcpProfile.ts).
-import { cpuPerCall, type CpuGroups } from './cpu.js';
+import { cpuPerCall, type CpuPerCall } from './cpu.js';
 import { httpEchoFloor } from './floor.js';
+import { sdkFloor, type SdkFloor } from './sdkFloor.js';
 import { benchClicks, type ClickResults } from './mcpClick.js';
 import { callOk, connectHttp, sleep, timeRuns } from './mcpClient.js';
 import { hammer, type LoadResults } from './mcpLoad.js';
@@ -24,18 +25,20 @@ export interface TimedTool {
   /** Between the viewer page receiving the tool_call and sending its result. */
   in_viewer_ms: Summary;
   /** CPU milliseconds per call in each process, and the wall time per call in the same loop. */
-  cpu_ms_per_call: CpuGroups & { wall: number };
+  cpu_ms_per_call: CpuPerCall;
 }
 
 export interface OurMcpResults {
   /** Bare HTTP POST round trip to another local Node process: the machine's floor right now. */
   loopback_http_floor_ms: Summary;
+  /** A no-op tool on a minimal SDK server (Hono + Streamable HTTP), SSE and JSON responses. */
+  sdk_floor: SdkFloor | Failed;
   /** set_screenshot_frequency: MCP client → bridge → MCP client, no viewer involved. */
-  bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuGroups & { wall: number } };
+  bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuPerCall };
   draw_overlay: TimedTool | Failed;
   take_screenshot: (TimedTool & { png_bytes: number }) | Failed;
   click_at: ClickResults | Failed;
-  concurrent_paced: (LoadResults & { cpu_ms_per_call: CpuGroups & { wall: number } }) | Failed;
+  concurrent_paced: (LoadResults & { cpu_ms_per_call: CpuPerCall }) | Failed;
   concurrent_unthrottled: LoadResults | Failed;
   screenshot_profile: ScreenshotProfile | Failed;
 }
@@ -47,6 +50,11 @@ export interface OurMcpOptions {
 }
 
 const SCREENSHOT = { full_screen: true, format: 'png' };
+/**
+ * Single-session loops start at most one call per 11 ms: the bridge allows 100 calls/s (burst
+ * 200) per session, and a refused call would end the loop. Latency is unaffected.
+ */
+const LOOP_GAP_MS = 11;
 /** 20 × 40/s = 800 calls/s offered, each session well under its 100/s limit. */
 const PACED_RATE = 40;
 const SESSIONS = 20;
@@ -73,11 +81,14 @@ async function timeTool(
   warmup: number,
   once: (i: number) => Promise<unknown>,
 ): Promise<TimedTool> {
-  for (let i = 0; i < warmup; i++) await once(i);
+  for (let i = 0; i < warmup; i++) {
+    await once(i);
+    await sleep(LOOP_GAP_MS);
+  }
   await drainViewerSamples(stack.page);
   let times: number[] = [];
   const cpu = await cpuPerCall(stack.bridgePid, async () => {
-    times = await timeRuns(calls, 0, once);
+    times = await timeRuns(calls, 0, once, LOOP_GAP_MS);
     return calls;
   });
   const viewer = (await drainViewerSamples(stack.page)).filter((s) => s.name === name);
@@ -94,6 +105,8 @@ export async function benchOurMcp(
   const { samples, log } = options;
   log('bench mcp: loopback HTTP floor…');
   const floor = await httpEchoFloor(samples * 2);
+  log('bench mcp: MCP SDK floor (no-op tool on a minimal SDK server)…');
+  const sdk = await attempt('SDK floor', log, () => sdkFloor(samples * 2));
   log('bench mcp: starting the bridge (--mode autopilot) and the viewer in headless Chromium…');
   const stack = await startMcpStack();
   const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-bench');
@@ -103,8 +116,11 @@ export async function benchOurMcp(
     log('bench mcp: a tool the bridge answers alone (set_screenshot_frequency)…');
     let bridgeOnlyTimes: number[] = [];
     const bridgeOnlyCpu = await cpuPerCall(stack.bridgePid, async () => {
-      bridgeOnlyTimes = await timeRuns(samples * 3, 10, () =>
-        callOk(client, 'set_screenshot_frequency', { mode: 'manual' }),
+      bridgeOnlyTimes = await timeRuns(
+        samples * 3,
+        10,
+        () => callOk(client, 'set_screenshot_frequency', { mode: 'manual' }),
+        LOOP_GAP_MS,
       );
       return samples * 3 + 10;
     });
@@ -180,6 +196,7 @@ export async function benchOurMcp(
     return {
       results: {
         loopback_http_floor_ms: floor,
+        sdk_floor: sdk,
         bridge_only_tool: {
           round_trip_ms: summarize(bridgeOnlyTimes),
           cpu_ms_per_call: bridgeOnlyCpu,
