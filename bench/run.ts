@@ -22,22 +22,37 @@ const log = (line: string) => {
   else console.error(line);
 };
 
+/** Runs one section; a section that fails is reported as `{ failed }` and the others still run. */
+const failures: Record<string, string> = {};
+async function section<T>(name: string, what: string, run: () => Promise<T>) {
+  if (!parts.has(name)) return undefined;
+  log(`bench: ${what}…`);
+  try {
+    return await run();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log(`bench: ${name} FAILED: ${message.split('\n')[0] ?? ''}`);
+    failures[name] = message.slice(0, 2000);
+    return undefined;
+  }
+}
+
 const started = Date.now();
-let frames: FrameResults | undefined;
-let paint: PaintResults | undefined;
-let mcp: McpSection | undefined;
-if (parts.has('gateway')) {
-  log('bench: full-frame decode and encode on a busy 1280x800 desktop…');
-  frames = await benchFrames(iterations);
-}
-if (parts.has('viewer')) {
-  log('bench: X change → browser paint through bridge, gateway and headless Chromium…');
-  paint = await benchPaint(iterations);
-}
-if (parts.has('mcp')) {
-  log('bench: MCP round trips through the bridge and a headless viewer, and Playwright MCP…');
-  mcp = await benchMcpSection({ samples: iterations, loadSeconds: values.quick ? 3 : 6, log });
-}
+const frames: FrameResults | undefined = await section(
+  'gateway',
+  'full-frame decode and encode on a busy 1280x800 desktop',
+  () => benchFrames(iterations),
+);
+const paint: PaintResults | undefined = await section(
+  'viewer',
+  'X change → browser paint through bridge, gateway and headless Chromium',
+  () => benchPaint(iterations),
+);
+const mcp: McpSection | undefined = await section(
+  'mcp',
+  'MCP round trips through the bridge and a headless viewer, and Playwright MCP',
+  () => benchMcpSection({ samples: iterations, loadSeconds: values.quick ? 3 : 6, log }),
+);
 
 const os = await import('node:os');
 const results = {
@@ -60,6 +75,7 @@ const results = {
       paint === undefined ? undefined : { target: 30, measured: paint.change_to_paint_ms.p50 },
     ...mcp?.targets,
   },
+  failures: Object.keys(failures).length > 0 ? failures : undefined,
   seconds: Math.round((Date.now() - started) / 100) / 10,
 };
 
