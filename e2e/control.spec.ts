@@ -264,3 +264,44 @@ test('a headless viewer runs what the person approved through the MCP client, an
     await asking.close();
   }
 });
+
+test("only the person's click approves: not a script's click, not Escape meant for the desktop", async ({
+  page,
+}) => {
+  const pending = callTool(mcp, 'press_key', { keys: 'ctrl+alt+Delete' });
+  const panel = page.getByTestId('confirm-panel');
+  await expect(panel).toContainText('Press keys');
+  await expect(page.getByTestId('confirm-verbatim')).toHaveText('ctrl+alt+Delete');
+  const approve = page.getByRole('button', { name: 'Approve' });
+  await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+  // A click made by script (as page code or an extension could) is not trusted: ignored.
+  await approve.evaluate((button) => (button as HTMLButtonElement).click());
+  // Escape while the desktop has the keyboard belongs to the desktop, not to the panel.
+  await page.locator('[data-remote-display]').focus();
+  await page.keyboard.press('Escape');
+  await page.waitForTimeout(300);
+  await expect(panel).toBeVisible();
+  // Escape with the keyboard on the page itself denies.
+  await page.getByTestId('mode-select').focus();
+  await page.keyboard.press('Escape');
+  const result = await pending;
+  expect(result.text).toMatch(/^permission_denied: /);
+  await expect(panel).toHaveCount(0);
+});
+
+test('the AI asking for autopilot shows "from assist to autopilot" and needs Approve', async ({
+  page,
+}) => {
+  const pending = callTool(mcp, 'set_mode', { mode: 'autopilot' });
+  const panel = page.getByTestId('confirm-panel');
+  await expect(panel).toContainText('Change the mode');
+  await expect(panel).toContainText('From assist to autopilot.');
+  await expect(page.getByTestId('mode-select')).toHaveValue('assist');
+  const approve = page.getByRole('button', { name: 'Approve' });
+  await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+  await approve.click();
+  const result = await pending;
+  expect(result.isError, result.text).toBe(false);
+  expect(result.structured).toMatchObject({ ok: true, active_mode: 'autopilot' });
+  await expect(page.getByTestId('mode-select')).toHaveValue('autopilot');
+});
