@@ -224,6 +224,8 @@ test("the person's clicks and keys on the display reach subscribe_events", async
     .toEqual(['mouse_click', 'key_press']);
   expect(seen[0]?.data).toEqual({ ...target, button: 'left' });
   expect(seen[1]?.data).toEqual({ key: 'q', keysym: 0x71 });
+  // The "q" went to the xterm's shell prompt: clear the line for the tests that type there.
+  await page.keyboard.press('Control+u');
   await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
 });
 
@@ -281,6 +283,10 @@ test("only the person's click approves: not a script's click, not Escape meant f
   await page.keyboard.press('Escape');
   await page.waitForTimeout(300);
   await expect(panel).toBeVisible();
+  // That Escape reached the xterm's shell, where it starts a key sequence: cancel it (C-g) and
+  // clear the line (C-u) so later tests typing there start clean.
+  await page.keyboard.press('Control+g');
+  await page.keyboard.press('Control+u');
   // Escape with the keyboard on the page itself denies.
   await page.getByTestId('mode-select').focus();
   await page.keyboard.press('Escape');
