@@ -13,7 +13,7 @@ import { confirmationStore } from '../store/confirmations.js';
 import { useNow } from '../ui/useNow.js';
 import { describeConfirmation } from './describe.js';
 
-/** Clicks on Approve this soon after the panel appears are ignored. */
+/** Clicks on Approve this soon after a request comes to the front of the panel are ignored. */
 export const APPROVE_ARM_MS = 600;
 
 export interface ConfirmDialogProps {
@@ -47,7 +47,10 @@ export function ConfirmDialog({ answer }: ConfirmDialogProps) {
   const total = Math.max(1, current.deadlineAt - current.askedAt);
   const left = Math.max(0, current.deadlineAt - now);
   const seconds = Math.ceil(left / 1000);
-  const armed = now - current.askedAt >= APPROVE_ARM_MS;
+  // Armed from when this request came to the front: a double-click on Approve must not also
+  // approve the request queued behind the first.
+  const shownAt = current.frontAt;
+  const armed = shownAt !== null && now - shownAt >= APPROVE_ARM_MS;
   const isMode = current.details.kind === 'mode';
 
   return (
@@ -95,7 +98,7 @@ export function ConfirmDialog({ answer }: ConfirmDialogProps) {
           onClick={(event) => {
             // Only a person's click: not script-made, not in the first moments of the panel.
             if (!event.nativeEvent.isTrusted) return;
-            if (Date.now() - current.askedAt < APPROVE_ARM_MS) return;
+            if (shownAt === null || Date.now() - shownAt < APPROVE_ARM_MS) return;
             answer(current.id, true);
           }}
         >

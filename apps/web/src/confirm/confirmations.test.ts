@@ -72,6 +72,19 @@ describe('Confirmations', () => {
     await expect(confirmations.ask(click, { signal: controller.signal })).resolves.toBe(false);
   });
 
+  it('arms the next request from when it comes to the front, not from when it was asked', async () => {
+    const { store, confirmations } = setup();
+    const start = Date.now();
+    void confirmations.ask(click);
+    await vi.advanceTimersByTimeAsync(1000);
+    void confirmations.ask({ kind: 'type', text: 'next' });
+    expect(store.getState().pending.map((p) => p.frontAt)).toEqual([start, null]);
+    await vi.advanceTimersByTimeAsync(5000);
+    confirmations.answer(store.getState().pending[0]?.id ?? '', true);
+    expect(store.getState().pending[0]?.frontAt).toBe(start + 6000);
+    confirmations.denyAll();
+  });
+
   it('Stop denies every pending confirmation at once', async () => {
     const { store, confirmations } = setup();
     const answers = [confirmations.ask(click), confirmations.ask({ kind: 'type', text: 'hi' })];

@@ -76,7 +76,7 @@ export class Confirmations {
     this.#waiting.delete(id);
     clearTimeout(waiting.timer);
     waiting.detach();
-    this.#store.getState().settled(id);
+    this.#store.getState().settled(id, this.#now());
     waiting.resolve(approved);
   }
 }

@@ -37,20 +37,37 @@ export interface PendingConfirmation {
   askedAt: number;
   /** Epoch ms after which it is denied. */
   deadlineAt: number;
+  /**
+   * Epoch ms when it came to the front of the queue (null while another one is shown). The
+   * panel arms Approve from this moment, so a double-click cannot approve the next request.
+   */
+  frontAt: number | null;
 }
 
 export interface ConfirmationState {
   pending: readonly PendingConfirmation[];
-  asked: (confirmation: PendingConfirmation) => void;
-  settled: (id: string) => void;
+  asked: (confirmation: Omit<PendingConfirmation, 'frontAt'>) => void;
+  settled: (id: string, now: number) => void;
   allSettled: () => void;
 }
 
 export function createConfirmationStore(): StoreApi<ConfirmationState> {
   return createStore<ConfirmationState>()((set) => ({
     pending: [],
-    asked: (confirmation) => set((s) => ({ pending: [...s.pending, confirmation] })),
-    settled: (id) => set((s) => ({ pending: s.pending.filter((p) => p.id !== id) })),
+    asked: (confirmation) =>
+      set((s) => ({
+        pending: [
+          ...s.pending,
+          { ...confirmation, frontAt: s.pending.length === 0 ? confirmation.askedAt : null },
+        ],
+      })),
+    settled: (id, now) =>
+      set((s) => {
+        const rest = s.pending.filter((p) => p.id !== id);
+        const [first, ...others] = rest;
+        if (first === undefined || first.frontAt !== null) return { pending: rest };
+        return { pending: [{ ...first, frontAt: now }, ...others] };
+      }),
     allSettled: () => set({ pending: [] }),
   }));
 }
