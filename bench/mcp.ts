@@ -12,7 +12,13 @@ import { benchClicks, type ClickResults } from './mcpClick.js';
 import { callOk, connectHttp, sleep, timeRuns } from './mcpClient.js';
 import { hammer, type LoadResults } from './mcpLoad.js';
 import { profileScreenshot, type ScreenshotProfile } from './mcpProfile.js';
-import { drainViewerSamples, startMcpStack, type McpStack } from './mcpStack.js';
+import {
+  drainViewerSamples,
+  rendererTimes,
+  startMcpStack,
+  type McpStack,
+  type RendererTimes,
+} from './mcpStack.js';
 import { summarize, type Summary } from './stats.js';
 
 /** A part that could not be measured, and why (e.g. a tool the viewer does not run yet). */
@@ -26,6 +32,8 @@ export interface TimedTool {
   in_viewer_ms: Summary;
   /** CPU milliseconds per call in each process, and the wall time per call in the same loop. */
   cpu_ms_per_call: CpuPerCall;
+  /** The viewer page's renderer main thread per call (CDP Performance metrics). */
+  viewer_renderer_ms_per_call: RendererTimes;
 }
 
 export interface OurMcpResults {
@@ -87,15 +95,18 @@ async function timeTool(
   }
   await drainViewerSamples(stack.page);
   let times: number[] = [];
+  const renderer = await rendererTimes(stack.page);
   const cpu = await cpuPerCall(stack.bridgePid, async () => {
     times = await timeRuns(calls, 0, once, LOOP_GAP_MS);
     return calls;
   });
+  const rendererPerCall = await renderer(calls);
   const viewer = (await drainViewerSamples(stack.page)).filter((s) => s.name === name);
   return {
     round_trip_ms: summarize(times),
     in_viewer_ms: summarize(viewer.map((s) => s.handleMs)),
     cpu_ms_per_call: cpu,
+    viewer_renderer_ms_per_call: rendererPerCall,
   };
 }
 

@@ -205,3 +205,46 @@ async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** Renderer time counters of the viewer page (CDP Performance.getMetrics), in milliseconds. */
+export interface RendererTimes {
+  task: number;
+  script: number;
+  layout: number;
+  recalc_style: number;
+}
+
+/**
+ * Starts reading the viewer page's renderer counters; the returned function gives the time
+ * spent since, per call, for `calls` calls. Says where the page's CPU goes (script, style,
+ * layout; the rest of task is paint, parsing and other work).
+ */
+export async function rendererTimes(
+  page: Page,
+): Promise<(calls: number) => Promise<RendererTimes>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const read = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const value = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1000;
+    return {
+      task: value('TaskDuration'),
+      script: value('ScriptDuration'),
+      layout: value('LayoutDuration'),
+      recalc_style: value('RecalcStyleDuration'),
+    };
+  };
+  const before = await read();
+  return async (calls) => {
+    const after = await read();
+    await cdp.detach().catch(() => undefined);
+    const per = (key: keyof RendererTimes) =>
+      Math.round(((after[key] - before[key]) / Math.max(1, calls)) * 1000) / 1000;
+    return {
+      task: per('task'),
+      script: per('script'),
+      layout: per('layout'),
+      recalc_style: per('recalc_style'),
+    };
+  };
+}
