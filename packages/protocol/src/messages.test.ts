@@ -80,6 +80,7 @@ const bridgeMessages: BridgeToViewer[] = [
   { type: 'clear_overlays', seq: 10 },
   { type: 'request_sync' },
   { type: 'error', message: 'tool_result for unknown or finished call c9' },
+  { type: 'event_interest', events: ['mouse_click', 'screen_change'] },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -278,6 +279,16 @@ describe('parseToolResult', () => {
       expect(bad.error).toContain('bounds.height: is required');
       expect(bad.error).toContain('monitor_index: is required');
     }
+  });
+});
+
+describe('event_interest', () => {
+  it('accepts an empty list and refuses duplicates and unknown types', () => {
+    const parse = (events: unknown) =>
+      parseBridgeMessage(JSON.stringify({ type: 'event_interest', events })).ok;
+    expect(parse([])).toBe(true);
+    expect(parse(['key_press', 'key_press'])).toBe(false);
+    expect(parse(['scroll'])).toBe(false);
   });
 });
 

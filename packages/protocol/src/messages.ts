@@ -9,7 +9,7 @@ import { Id, Mode, Seq } from './common.js';
 import { ErrorKind, MAX_ERROR_MESSAGE_LENGTH, formatZodIssues } from './errors.js';
 import { ModeMetadata } from './tools/mode.js';
 import { Overlay, OverlayId } from './tools/overlay.js';
-import { UiEvent } from './tools/events.js';
+import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { toolDefinitions } from './tools/index.js';
 import type { ToolName } from './tools/names.js';
 import type { ToolArgs } from './tools/index.js';
@@ -145,6 +145,22 @@ export const ApprovalRequestMessage = z.strictObject({
 });
 export const StopMessage = z.strictObject({ type: z.literal('stop'), reason: Reason });
 /**
+ * Which UI event types some MCP subscription currently collects (subscribe_events). The viewer
+ * streams only these, so what the person types is not sent when nobody asked for key presses.
+ * The bridge sends it after hello and whenever subscriptions change; a viewer that never got
+ * one (an older bridge) streams every type.
+ */
+export const EventInterestMessage = z.strictObject({
+  type: z.literal('event_interest'),
+  events: z
+    .array(EventType)
+    .max(EVENT_TYPES.length)
+    .refine((list) => new Set(list).size === list.length, {
+      error: 'must not list the same event type twice',
+    }),
+});
+
+/**
  * The bridge could not parse or apply a message this viewer sent (bad frame, late answer for a
  * finished call, a mirror sending what only the control viewer may). Informational: the socket
  * stays up; the viewer logs it.
@@ -167,6 +183,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   OverlayRemovedMessage,
   ClearOverlaysMessage,
   BridgeErrorMessage,
+  EventInterestMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
