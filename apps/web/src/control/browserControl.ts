@@ -117,6 +117,7 @@ function startControlPlane(): ControlPlane {
 
   const events = new UiEventStream({
     send: (event) => void send({ type: 'event', event }),
+    interest: () => controlStore.getState().eventInterest,
     viewport: () => viewportStore.getState().viewport,
     frames,
   });

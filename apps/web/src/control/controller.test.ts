@@ -294,6 +294,16 @@ describe('ViewerController', () => {
     expect(sent.at(-1)).toEqual({ type: 'approval', request_id: 'r1', approved: true });
   });
 
+  it('records the event interest, and forgets it on a new hello', () => {
+    const { controller, control } = setup();
+    controller.handle(hello('control'));
+    expect(control.getState().eventInterest).toBeNull();
+    controller.handle(msg({ type: 'event_interest', events: ['mouse_click'] }));
+    expect(control.getState().eventInterest).toEqual(['mouse_click']);
+    controller.handle(hello('control'));
+    expect(control.getState().eventInterest).toBeNull();
+  });
+
   it('gives up on a bridge with another protocol version', () => {
     const { controller, gaveUp, control } = setup();
     controller.handle(hello('control', 'assist', PROTOCOL_VERSION + 1));

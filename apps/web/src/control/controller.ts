@@ -125,6 +125,9 @@ export class ViewerController {
         else if (applied.outcome === 'gap') this.#deps.send({ type: 'request_sync' });
         return;
       }
+      case 'event_interest':
+        control.getState().eventInterestChanged(message.events);
+        return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
           `The bridge did not accept a message: ${message.message}`,

@@ -22,9 +22,17 @@ export function installTestApi(stores: TestApiStores): void {
     viewport: () =>
       copy({ ...stores.viewport.getState().viewport, origin: stores.viewport.getState().origin }),
     control: () => {
-      const { link, linkDetail, role, viewerId, mode, metadata, headless } =
-        stores.control.getState();
-      return copy({ link, linkDetail, role, viewerId, mode, metadata, headless });
+      const s = stores.control.getState();
+      return copy({
+        link: s.link,
+        linkDetail: s.linkDetail,
+        role: s.role,
+        viewerId: s.viewerId,
+        mode: s.mode,
+        metadata: s.metadata,
+        headless: s.headless,
+        eventInterest: s.eventInterest,
+      });
     },
     pendingConfirmations: () => copy(stores.confirmations.getState().pending),
   });

@@ -1,7 +1,7 @@
 // Naming the person's key presses the way press_key does (key + keysym), and skipping keys
 // that have no such name (modifiers alone, dead keys).
 import { describe, expect, it } from 'vitest';
-import { keyOf } from './uiEvents.js';
+import { keyOf, wanted } from './uiEvents.js';
 
 describe('keyOf', () => {
   it.each([
@@ -19,5 +19,14 @@ describe('keyOf', () => {
 
   it.each(['Shift', 'Control', 'Dead', 'Unidentified'])('skips %s', (key) => {
     expect(keyOf(key)).toBeUndefined();
+  });
+});
+
+describe('wanted', () => {
+  it('sends everything until the bridge says, then only what it listed', () => {
+    expect(wanted(null, 'key_press')).toBe(true);
+    expect(wanted(['mouse_click'], 'key_press')).toBe(false);
+    expect(wanted(['mouse_click'], 'mouse_click')).toBe(true);
+    expect(wanted([], 'screen_change')).toBe(false);
   });
 });

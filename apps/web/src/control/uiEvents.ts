@@ -1,12 +1,13 @@
 // Streams what the person does to the bridge as `event` messages, for subscribe_events: pointer
 // moves (throttled) and clicks on the remote display, key presses while the display has the
 // keyboard, the browser window gaining/losing focus, and screen changes (the dirty rectangle of
-// drawn frames, throttled). The protocol has no "someone is subscribed" message, so events are
-// always sent while the link is up, throttled; the bridge keeps only what subscriptions ask for.
+// drawn frames, throttled). Only the types the bridge's event_interest lists are sent; until a
+// bridge sends one (older bridges never do), every type is sent, throttled.
 import {
   keysymForCharacter,
   keysymForKey,
   tryParseKeyCombo,
+  type EventType,
   type MouseButton,
   type UiEvent,
 } from '@overlay-companion/protocol';
@@ -34,8 +35,15 @@ const BUTTONS: Readonly<Record<number, MouseButton>> = { 0: 'left', 1: 'middle',
 
 export interface UiEventDeps {
   send: (event: UiEvent) => void;
+  /** Types someone subscribed to; null = unknown, send all (see event_interest). */
+  interest: () => readonly EventType[] | null;
   viewport: () => Viewport;
   frames: FrameWatch;
+}
+
+/** Whether an event of `type` should be sent, given the bridge's interest (null = unknown). */
+export function wanted(interest: readonly EventType[] | null, type: EventType): boolean {
+  return interest === null || interest.includes(type);
 }
 
 /** A simple leading-edge throttle per event type. */
@@ -124,6 +132,8 @@ export class UiEventStream {
   }
 
   #emit(event: UiEvent): void {
+    // Nothing leaves the page that no subscription asked for (key presses above all).
+    if (!wanted(this.#deps.interest(), event.type)) return;
     this.#deps.send(event);
   }
 }

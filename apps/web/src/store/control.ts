@@ -2,7 +2,7 @@
 // window's role (control executes tool calls; mirror only displays), the person's mode and the
 // custom policy that goes with it, and the latest remote clipboard text. Changes on messages
 // from the bridge only, never per frame.
-import type { Mode } from '@overlay-companion/protocol';
+import type { EventType, Mode } from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 export type LinkPhase = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'incompatible';
@@ -19,12 +19,18 @@ export interface ControlData {
   metadata: Record<string, unknown> | undefined;
   /** This window was opened as the headless viewer (?headless=1). */
   headless: boolean;
+  /**
+   * Event types some MCP subscription collects (event_interest); null until the bridge says,
+   * in which case every type is streamed (an older bridge never says).
+   */
+  eventInterest: readonly EventType[] | null;
 }
 
 export interface ControlEvents {
   linkChanged: (link: LinkPhase, detail?: string | null) => void;
   helloReceived: (hello: { viewerId: string; role: ViewerRole; mode: Mode }) => void;
   modeChanged: (mode: Mode, metadata: Record<string, unknown> | undefined) => void;
+  eventInterestChanged: (events: readonly EventType[]) => void;
 }
 
 export type ControlState = ControlData & ControlEvents;
@@ -38,11 +44,14 @@ export function createControlStore(headless = false): StoreApi<ControlState> {
     mode: null,
     metadata: undefined,
     headless,
+    eventInterest: null,
     linkChanged: (link, detail = null) => set({ link, linkDetail: detail }),
     helloReceived: ({ viewerId, role, mode }) =>
-      // hello carries no custom policy (a mode_changed follows when there is one).
-      set({ viewerId, role, mode, metadata: undefined }),
+      // hello carries no custom policy (a mode_changed follows when there is one); a new link
+      // starts without event interest until this bridge says what it wants.
+      set({ viewerId, role, mode, metadata: undefined, eventInterest: null }),
     modeChanged: (mode, metadata) => set({ mode, metadata }),
+    eventInterestChanged: (events) => set({ eventInterest: [...events] }),
   }));
 }
 
