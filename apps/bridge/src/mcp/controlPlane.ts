@@ -4,6 +4,7 @@
 // which the Host check needs) and `close()`.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { Mode } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -26,6 +27,15 @@ import { runToolCall } from './toolCall.js';
 import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { PlaneServices, SessionState } from './toolkit.js';
+
+// Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
+// as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check
+// answers -32602 Invalid params ("Invalid tools/call request: …") instead, which is the right
+// JSON-RPC code; every object-shaped argument still reaches our zod schemas, which answer
+// invalid_parameters naming the field.
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
 
 export interface ControlPlaneOptions {
   auth: McpAuthenticator;
@@ -110,7 +120,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     };
     registerResources(server, () => state);
     server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList }));
-    server.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    server.server.setRequestHandler(LooseCallToolRequestSchema, (request, extra) =>
       runToolCall(
         findTool(request.params.name),
         request.params.name,
