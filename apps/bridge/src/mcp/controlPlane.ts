@@ -19,7 +19,7 @@ import { VIEWER_SOCKET_PATH, mountTicketRoute } from '../relay/ticketRoute.js';
 import { ViewerHub } from '../relay/viewerHub.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { BRIDGE_VERSION } from '../version.js';
-import { EventSubscriptions } from './events/subscriptions.js';
+import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
 import { UpdateNotifier, eventsUri, registerResources } from './resources.js';
 import { ScreenshotFeed } from './screenshots/feed.js';
 import { McpSessions, type SessionHandle } from './sessions.js';
@@ -89,6 +89,11 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   let stopController = new AbortController();
   const plane: PlaneServices = { hub, mode, stopSignal: () => stopController.signal };
   const live = new Set<SessionState>();
+  // Viewers stream only the event types some live subscription collects (the union over every
+  // session); recomputed whenever a subscription or a session comes or goes.
+  const updateEventInterest = (): void => {
+    hub.setEventInterest([...live].flatMap((session) => [...session.events.types()]));
+  };
   hub.listen({
     event: (event) => {
       for (const session of live) session.events.push(event);
@@ -114,7 +119,11 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       id: sessionId,
       server,
       rateLimiter: new SessionRateLimiter(options.rateLimits ?? RATE_LIMITS),
-      events: new EventSubscriptions((id) => notifier.notify(eventsUri(id))),
+      events: new EventSubscriptions(
+        (id) => notifier.notify(eventsUri(id)),
+        MAX_BUFFERED_EVENTS,
+        updateEventInterest,
+      ),
       screenshots: new ScreenshotFeed(hub, (uri) => notifier.notify(uri), sessionLogger),
       resourceSubscriptions: new Set(),
     };
@@ -137,6 +146,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         notifier.close();
         state.screenshots.close();
         state.events.clear();
+        // Also when it held no subscriptions: cheap, and the union must not outlive a session.
+        updateEventInterest();
       },
     };
   };

@@ -1,10 +1,13 @@
 // The viewers connected to this bridge and everything routed through them: roles (the first
 // viewer controls, later ones mirror; the oldest mirror is promoted when the control viewer
 // leaves), relaying tool calls and approval requests to the control viewer and settling them
-// from its answers, relaying the overlay store to mirrors, Stop, and mirroring the mode.
+// from its answers, relaying the overlay store to mirrors, Stop, mirroring the mode, and the
+// event interest: which UI event types MCP subscriptions collect (told to every viewer, and
+// enforced here: any other `event` a viewer sends is dropped unread).
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
+  EVENT_TYPES,
   PROTOCOL_VERSION,
   ProtocolError,
   decidePolicy,
@@ -12,6 +15,7 @@ import {
   isModeRaise,
   parseToolResult,
   type BridgeToViewer,
+  type EventType,
   type Mode,
   type ToolArgs,
   type ToolCallMessage,
@@ -63,6 +67,8 @@ export class ViewerHub {
   private readonly approvals = new PendingTable<boolean>();
   private readonly syncWaiters = new Set<string>();
   private readonly listeners = new Set<HubListener>();
+  /** Event types some subscription collects; nothing until one subscribes (privacy). */
+  private interest: ReadonlySet<EventType> = new Set();
   private counter = 0;
 
   constructor(private readonly options: ViewerHubOptions) {
@@ -92,6 +98,22 @@ export class ViewerHub {
   listen(listener: HubListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The event types viewers are told to stream, in protocol order. */
+  get eventInterest(): EventType[] {
+    return EVENT_TYPES.filter((type) => this.interest.has(type));
+  }
+
+  /**
+   * Sets the event types MCP subscriptions collect (the union over every session) and tells
+   * every viewer when that changes, so the person's input is streamed only while asked for.
+   */
+  setEventInterest(types: Iterable<EventType>): void {
+    const next = new Set(types);
+    if (next.size === this.interest.size && [...next].every((t) => this.interest.has(t))) return;
+    this.interest = next;
+    this.broadcast(this.eventInterestMessage());
   }
 
   newViewerId(): string {
@@ -285,6 +307,10 @@ export class ViewerHub {
         return undefined;
       }
       case 'event':
+        // Defence in depth: a viewer that has not heard event_interest yet (or an older or
+        // misbehaving one) may send what nobody asked for. Drop it here, unbuffered and
+        // without an error back: the race after an unsubscribe is normal, not a fault.
+        if (!this.interest.has(message.event.type)) return undefined;
         for (const listener of this.listeners) listener.event?.(message.event, viewerId);
         return undefined;
       default: {
@@ -364,6 +390,13 @@ export class ViewerHub {
     // hello carries the mode but not a custom policy; send it so the viewer can show it.
     const snapshot = this.options.mode.snapshot;
     if (snapshot.mode === 'custom') peer.send(encodeBridgeMessage(modeChanged(snapshot)));
+    // A viewer forgets the interest on every hello and streams every type until told; tell it
+    // at once (an empty list when nobody subscribed).
+    peer.send(encodeBridgeMessage(this.eventInterestMessage()));
+  }
+
+  private eventInterestMessage(): BridgeToViewer {
+    return { type: 'event_interest', events: this.eventInterest };
   }
 
   private peer(id: string): ViewerPeer | undefined {

@@ -83,11 +83,12 @@ describe('viewer control channel', () => {
     await mirror.waitFor((m) => m.type === 'clear_overlays');
     expect(mirror.received.map((m) => m.type)).toEqual([
       'hello',
+      'event_interest',
       'overlay_created',
       'overlay_removed',
       'clear_overlays',
     ]);
-    expect(mirror.received[1]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
+    expect(mirror.received[2]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
     mirror.send({ type: 'overlay_created', overlay: OVERLAY, seq: 9 });
     const error = await mirror.waitFor((m) => m.type === 'error');
     expect((error as { message: string }).message).toMatch(/only the control viewer/);

@@ -1,5 +1,5 @@
 // Event subscriptions as a data structure: bounded buffers that count drops, debounce per type,
-// merged draining across subscriptions.
+// merged draining across subscriptions, the types collected and change notices.
 import type { UiEvent } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { EventSubscriptions } from './subscriptions.js';
@@ -38,6 +38,25 @@ describe('EventSubscriptions', () => {
     expect(subs.drain(undefined, 2)?.events.map((e) => e.at)).toEqual([1, 1]);
     expect(subs.drain(undefined, 10)?.events.map((e) => e.at)).toEqual([2]);
     expect(subs.drain('sub_missing', 10)).toBeUndefined();
+  });
+
+  it('reports the types it collects and says when subscriptions come or go', () => {
+    let changes = 0;
+    const subs = new EventSubscriptions(undefined, 10, () => (changes += 1));
+    expect(subs.types()).toEqual(new Set());
+    const keys = subs.subscribe({ events: ['key_press'], debounce_ms: 0 }) ?? '';
+    subs.subscribe({ events: ['mouse_click', 'key_press'], debounce_ms: 0 });
+    expect(subs.types()).toEqual(new Set(['key_press', 'mouse_click']));
+    expect(changes).toBe(2);
+    expect(subs.unsubscribe('sub_missing')).toBe(false);
+    expect(changes).toBe(2);
+    expect(subs.unsubscribe(keys)).toBe(true);
+    expect(changes).toBe(3);
+    subs.clear();
+    expect(subs.types()).toEqual(new Set());
+    expect(changes).toBe(4);
+    subs.clear();
+    expect(changes).toBe(4);
   });
 
   it('caps subscriptions per session', () => {

@@ -1,7 +1,8 @@
 // One MCP session's event subscriptions: which UI events each keeps (types, region/keys filter,
 // per-type debounce), a bounded buffer per subscription that counts what it had to drop, and
 // draining for get_events. Notifying the client (resources/updated) is the caller's job through
-// `onAccepted`, so this stays a plain data structure that tests can drive directly.
+// `onAccepted`, and so is telling viewers which types are wanted (`onTypesChanged`, `types()`),
+// so this stays a plain data structure that tests can drive directly.
 import { randomBytes } from 'node:crypto';
 import type { EventType, Rect, UiEvent } from '@overlay-companion/protocol';
 
@@ -34,6 +35,8 @@ export class EventSubscriptions {
   constructor(
     private readonly onAccepted: (subscriptionId: string) => void = () => undefined,
     private readonly maxBuffered = MAX_BUFFERED_EVENTS,
+    /** Called after any subscription is added or removed (the wanted types may have changed). */
+    private readonly onTypesChanged: () => void = () => undefined,
   ) {}
 
   get size(): number {
@@ -46,6 +49,13 @@ export class EventSubscriptions {
 
   ids(): string[] {
     return [...this.subs.keys()];
+  }
+
+  /** Every event type some subscription here collects. */
+  types(): Set<EventType> {
+    const all = new Set<EventType>();
+    for (const sub of this.subs.values()) for (const type of sub.types) all.add(type);
+    return all;
   }
 
   /** Returns the new id, or undefined when the session already holds too many. */
@@ -62,11 +72,14 @@ export class EventSubscriptions {
       dropped: 0,
       lastKeptAt: new Map(),
     });
+    this.onTypesChanged();
     return id;
   }
 
   unsubscribe(id: string): boolean {
-    return this.subs.delete(id);
+    const removed = this.subs.delete(id);
+    if (removed) this.onTypesChanged();
+    return removed;
   }
 
   /** Offers one event from a viewer to every subscription. */
@@ -126,7 +139,9 @@ export class EventSubscriptions {
   }
 
   clear(): void {
+    if (this.subs.size === 0) return;
     this.subs.clear();
+    this.onTypesChanged();
   }
 }
 
