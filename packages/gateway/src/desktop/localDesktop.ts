@@ -1,7 +1,7 @@
 // Starts and stops a local X desktop served over VNC: TigerVNC's Xvnc on a free display and a
 // free loopback port, optionally with a light window manager and an xterm. Used by
 // `overlay-companion serve --desktop local` and by every test that needs a real desktop.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,9 +106,15 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     return child;
   };
 
-  if (options.windowManager ?? true) spawnClient('openbox', ['--sm-disable']);
+  if (options.windowManager ?? true) {
+    const wm = spawnClient('openbox', ['--sm-disable']);
+    // Clients started while openbox is still taking over the screen can be left unmapped for
+    // good (seen: about one start in three); wait until it has announced itself.
+    await waitForWindowManager(env, wm);
+  }
   if (options.xterm) {
-    const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11'];
+    // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
+    const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
     if (typeof options.xterm === 'object') {
       xtermArgs.push(
         '-geometry',
@@ -142,4 +148,21 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   };
 
   return { display, host, port, password: options.password, width, height, env, spawnClient, stop };
+}
+
+/**
+ * Resolves once a window manager has set _NET_SUPPORTING_WM_CHECK on the root window, or when
+ * it has exited or not appeared within 5 s (the desktop still works without one).
+ */
+async function waitForWindowManager(env: NodeJS.ProcessEnv, wm: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && wm.exitCode === null && wm.signalCode === null) {
+    const announced = await new Promise<boolean>((resolve) => {
+      execFile('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, timeout: 2000 }, (err, out) =>
+        resolve(err === null && out.includes('window id')),
+      );
+    });
+    if (announced) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
