@@ -1,6 +1,8 @@
-// A busy 1280×800 desktop on a real Xvnc for frame benchmarks: an xterm covering the screen
-// with random characters on random 256-colour backgrounds (many colours per tile, so ZRLE and
-// PNG both work hard), a patterned root window and a second xterm with a directory listing.
+// Desktops on a real Xvnc for frame benchmarks. The typical one is what `serve --desktop local`
+// shows a person: openbox and an xterm with a page of text. The busy one is a worst case: an
+// xterm covering the screen with random characters on random 256-colour backgrounds (many
+// colours per tile, so ZRLE and PNG both work hard), a patterned root window and a second
+// xterm with a directory listing.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { RfbClient, startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
@@ -9,6 +11,14 @@ const run = promisify(execFile);
 
 const NOISE =
   'awk \'BEGIN{srand(7); for(i=0;i<12000;i++) printf "\\033[48;5;%dm\\033[38;5;%dm%c", int(rand()*256), int(rand()*256), 33+int(rand()*90)}\'; exec cat';
+
+export async function startTypicalDesktop(): Promise<LocalDesktop> {
+  const desktop = await startLocalDesktop({
+    xterm: { command: ['sh', '-c', 'ls -l /usr/bin | head -40; exec cat'] },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // let the xterm draw its text
+  return desktop;
+}
 
 export async function startBusyDesktop(): Promise<LocalDesktop> {
   const desktop = await startLocalDesktop({

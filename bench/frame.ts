@@ -1,7 +1,8 @@
-// Gateway frame costs on a busy 1280×800 desktop: decoding a full ZRLE frame from a real Xvnc
-// (our RFB client) and encoding it as PNG for the browser (the gateway's own encode path).
-import { RfbClient, measureRegionEncode } from '@overlay-companion/gateway';
-import { fullFrame, startBusyDesktop } from './busyDesktop.js';
+// Gateway frame costs on 1280×800 desktops: decoding a full ZRLE frame from a real Xvnc (our
+// RFB client) and encoding it as PNG for the browser (the gateway's own encode path), on the
+// typical desktop a person sees and on a worst-case busy one.
+import { RfbClient, measureRegionEncode, type LocalDesktop } from '@overlay-companion/gateway';
+import { fullFrame, startBusyDesktop, startTypicalDesktop } from './busyDesktop.js';
 import { summarize, type Summary } from './stats.js';
 
 export interface FrameResults {
@@ -12,8 +13,15 @@ export interface FrameResults {
   bytes_per_full_frame: { png: number; wire: number; raw_rgba: number };
 }
 
-export async function benchFrames(iterations: number): Promise<FrameResults> {
-  const desktop = await startBusyDesktop();
+export async function benchFrames(
+  iterations: number,
+): Promise<{ typical: FrameResults; busy: FrameResults }> {
+  const typical = await measureDesktop(await startTypicalDesktop(), iterations);
+  const busy = await measureDesktop(await startBusyDesktop(), iterations);
+  return { typical, busy };
+}
+
+async function measureDesktop(desktop: LocalDesktop, iterations: number): Promise<FrameResults> {
   const client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
   try {
     client.pointer(client.width - 1, client.height - 1, 0); // keep the cursor out of the pixels

@@ -3,7 +3,7 @@
 // ~70×50 px repaint), the gateway encodes it, the bridge relays it, and the viewer's
 // guacamole-common-js draws it into the display canvas in headless Chromium. Both clocks are
 // this machine's wall clock (performance.timeOrigin + now()), read in Node and in the page.
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,22 +32,25 @@ export async function benchPaint(samples: number): Promise<PaintResults> {
   const stack = await startStack();
   const dir = await mkdtemp(join(tmpdir(), 'oc-bench-paint-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  let probe: ChildProcess | undefined;
   try {
     const fifo = join(dir, 'colors');
     await run('mkfifo', [fifo]);
-    const probe = execFile(
+    // Bottom right, clear of the desktop's own xterm, so the window manager never stacks the
+    // probe underneath it.
+    probe = spawn(
       'xterm',
       [
         '-T',
         'oc-probe',
         '-geometry',
-        '10x3+900+60',
+        '10x3+1100+680',
         '-e',
         'sh',
         '-c',
         `exec 3<>${fifo}; while read c <&3; do printf '\\033]11;%s\\007' "$c"; done`,
       ],
-      { env: stack.xEnv },
+      { env: stack.xEnv, stdio: 'ignore' },
     );
     probe.on('error', () => undefined);
     const { x, y } = await probeCenter(stack.xEnv);
@@ -70,9 +73,9 @@ export async function benchPaint(samples: number): Promise<PaintResults> {
       if (i >= 3) latencies.push(paintedAt - start); // first few warm up the pipeline
     }
     await writer.close();
-    probe.kill();
     return { change_to_paint_ms: summarize(latencies) };
   } finally {
+    probe?.kill();
     await browser.close();
     await stack.stop();
     await rm(dir, { recursive: true, force: true });

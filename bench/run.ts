@@ -38,9 +38,9 @@ async function section<T>(name: string, what: string, run: () => Promise<T>) {
 }
 
 const started = Date.now();
-const frames: FrameResults | undefined = await section(
+const frames: { typical: FrameResults; busy: FrameResults } | undefined = await section(
   'gateway',
-  'full-frame decode and encode on a busy 1280x800 desktop',
+  'full-frame decode and encode on a typical and a busy 1280x800 desktop',
   () => benchFrames(iterations),
 );
 const paint: PaintResults | undefined = await section(
@@ -70,7 +70,13 @@ const results = {
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
-      frames === undefined ? undefined : { target: 10, measured: frames.full_frame_encode_ms.p50 },
+      frames === undefined
+        ? undefined
+        : {
+            target: 10,
+            measured: frames.typical.full_frame_encode_ms.p50,
+            worst_case_busy_desktop: frames.busy.full_frame_encode_ms.p50,
+          },
     change_to_paint_p50_ms:
       paint === undefined ? undefined : { target: 30, measured: paint.change_to_paint_ms.p50 },
     ...mcp?.targets,
