@@ -99,8 +99,12 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
 
   const display = `:${displayNumber}`;
   const env = { ...process.env, DISPLAY: display };
-  const spawnClient = (command: string, clientArgs: string[]): ChildProcess => {
-    const child = spawn(command, clientArgs, { env, stdio: 'ignore' });
+  const spawnClient = (
+    command: string,
+    clientArgs: string[],
+    extraEnv: NodeJS.ProcessEnv = {},
+  ): ChildProcess => {
+    const child = spawn(command, clientArgs, { env: { ...env, ...extraEnv }, stdio: 'ignore' });
     child.on('error', () => undefined); // a missing optional client must not crash the server
     children.push(child);
     return child;
@@ -123,9 +127,12 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
         ...options.xterm.command,
       );
     } else {
-      xtermArgs.push('-geometry', '100x30+40+40');
+      // A plain interactive bash without startup files: the person's .bashrc can take seconds
+      // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
+      // ready when it says it is.
+      xtermArgs.push('-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i');
     }
-    spawnClient('xterm', xtermArgs);
+    spawnClient('xterm', xtermArgs, { PS1: '\\u@\\h:\\w\\$ ' });
   }
 
   let stopped: Promise<void> | undefined;

@@ -1,6 +1,7 @@
-// Full-frame encode cost on real desktop pixels: a 1280×800 Xvnc with a window manager and
-// an xterm full of text, captured with xwd. Prints p50/p99 and bytes per frame, and fails if
-// encoding got pathologically slow (the bar is generous: the machine is shared).
+// The full-frame measuring unit on real desktop pixels (a 1280×800 Xvnc with a window manager
+// and an xterm full of text, captured with xwd): the PNG it measures is lossless — it decodes
+// back to exactly the captured pixels — and its report is complete. Speed itself is reported
+// by `npm run bench`, never asserted here.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
@@ -9,6 +10,8 @@ import { captureRoot } from '../testing/desktopCapture.js';
 import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { measureRegionEncode } from './measure.js';
+import { encodeRegionPng } from './png.js';
+import sharp from 'sharp';
 
 describe('full-frame PNG encode', () => {
   let desktop: LocalDesktop;
@@ -28,15 +31,33 @@ describe('full-frame PNG encode', () => {
     await desktop?.stop();
   });
 
-  it('encodes 1280×800 in well under 100 ms', async () => {
+  it('measures a lossless full-frame encode and reports every sample', async () => {
     const shot = await captureRoot(desktop.display);
     expect([shot.width, shot.height]).toEqual([1280, 800]);
     const result = await measureRegionEncode(shot.rgba, shot.width, shot.height, {
-      iterations: 40,
+      iterations: 5,
     });
-    pino().info({ ...result }, 'full-frame 1280x800 PNG encode');
-    expect(result.p50Ms).toBeLessThan(100);
-    expect(result.pngBytes).toBeGreaterThan(1000);
+    expect(result.samplesMs).toHaveLength(5);
+    expect(result.p50Ms).toBeGreaterThan(0);
+    const png = await encodeRegionPng(shot.rgba, shot.width, {
+      x: 0,
+      y: 0,
+      width: shot.width,
+      height: shot.height,
+    });
+    expect(result.pngBytes).toBe(png.length);
+    const decoded = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect(decoded.info).toMatchObject({ width: 1280, height: 800, channels: 3 });
+    let mismatches = 0;
+    for (let i = 0, j = 0; i < shot.rgba.length; i += 4, j += 3) {
+      if (
+        shot.rgba[i] !== decoded.data[j] ||
+        shot.rgba[i + 1] !== decoded.data[j + 1] ||
+        shot.rgba[i + 2] !== decoded.data[j + 2]
+      )
+        mismatches++;
+    }
+    expect(mismatches).toBe(0);
   });
 
   it('delivers the first full 1280×800 frame through the gateway', async () => {
