@@ -138,13 +138,14 @@ describe('tools over MCP', () => {
     expect(textOf(result)).toMatch(/^system_error: clipboard stream failed/);
   });
 
-  it('fails fast (<200 ms) with guidance when no viewer is connected', async () => {
+  it('fails at once with guidance when no viewer is connected, not at the call timeout', async () => {
     await viewer.close();
     await waitUntil(() => bridge.controlPlane.hub.size === 0);
     const started = performance.now();
     const result = await callTool(client, 'get_display_info');
     const elapsed = performance.now() - started;
-    expect(elapsed).toBeLessThan(200);
+    // get_display_info's own deadline is 5 s: answering well before it means nobody waited.
+    expect(elapsed).toBeLessThan(2000);
     expect(errorOf(result).kind).toBe('viewer_unavailable');
     expect(errorOf(result).message).toContain(
       `No viewer is connected. Open ${bridge.url} in a browser (and sign in) to let the AI act on the desktop.`,
