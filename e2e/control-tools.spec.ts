@@ -18,6 +18,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
+import { captureRoot } from '../packages/gateway/src/testing/desktopCapture.js';
 
 const run = promisify(execFile);
 
@@ -127,6 +128,37 @@ test('take_screenshot returns the sizes and formats asked for, with overlays whe
   const without = await call({ region: inner });
   expect((await mean(without.buffer))[2]).toBeLessThan(200);
   await ok('clear_overlays', {});
+});
+
+test('a full-screen take_screenshot equals the X server pixels (xwd -root)', async ({ stack }) => {
+  const desktop = await screenSize(stack.xEnv);
+  // Park the pointer where the viewer put it: Xvnc then leaves it out of the framebuffer (the
+  // viewer draws its own cursor), so both pictures show the same desktop.
+  await ok('mouse_move', { x: desktop.width - 1, y: desktop.height - 1 });
+  await ok('wait_for_screen', { until: 'stable', stable_ms: 500, timeout_ms: 10_000 });
+  const result = await mcp.callTool({
+    name: 'take_screenshot',
+    arguments: { full_screen: true, format: 'png' },
+  });
+  const image = (result.content as Array<{ type: string; data?: string }>).find(
+    (c) => c.type === 'image',
+  );
+  const shot = await sharp(Buffer.from(image?.data ?? '', 'base64'))
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const x = await captureRoot(stack.display);
+  expect([shot.info.width, shot.info.height]).toEqual([x.width, x.height]);
+  let mismatches = 0;
+  for (let i = 0, j = 0; j < x.rgba.length; i += 3, j += 4) {
+    if (
+      shot.data[i] !== x.rgba[j] ||
+      shot.data[i + 1] !== x.rgba[j + 1] ||
+      shot.data[i + 2] !== x.rgba[j + 2]
+    )
+      mismatches++;
+  }
+  expect(mismatches, 'pixels that differ between take_screenshot and xwd -root').toBe(0);
 });
 
 test('the clipboard goes both ways between the AI and the desktop', async ({ stack }) => {
