@@ -1,15 +1,10 @@
 // The real stack for the MCP benchmarks: `overlay-companion serve --desktop local --mode
 // autopilot` (input runs without a person approving each call) with a bearer token we choose
 // (OC_MCP_TOKEN), plus the viewer page in headless Chromium as the control viewer that executes
-// the tool calls. e2e/support/bridgeProcess.ts starts the same command without --mode, so this
-// module has its own small launcher.
-import { spawn, type ChildProcess } from 'node:child_process';
+// the tool calls, started with the e2e launcher (e2e/support/bridgeProcess.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { BRIDGE_MAIN, REPO_ROOT } from '../e2e/support/bridgeProcess.js';
+import { startStack } from '../e2e/support/bridgeProcess.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 
 export interface McpStack {
@@ -25,10 +20,8 @@ export interface McpStack {
   stop(): Promise<void>;
 }
 
-const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
 const MCP_LINE = /MCP endpoint:\s+(https?:\/\/\S+)/;
 const TOKEN_LINE = /"Authorization":\s*"Bearer ([^"]+)"/;
-const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
 
 /**
  * Page script (a string: tsx's name helpers do not exist in the page) that records, for every
@@ -74,92 +67,44 @@ const VIEWER_TIMING = `(() => {
 export async function startMcpStack(
   options: { nodeArgs?: string[]; timeoutMs?: number } = {},
 ): Promise<McpStack> {
-  const timeoutMs = options.timeoutMs ?? 45_000;
-  const dataDir = await mkdtemp(join(tmpdir(), 'oc-bench-mcp-'));
   const token = randomBytes(24).toString('base64url');
-  const child = spawn(
-    process.execPath,
-    [
-      ...(options.nodeArgs ?? []),
-      BRIDGE_MAIN,
-      'serve',
-      '--desktop',
-      'local',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--mode',
-      'autopilot',
-    ],
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', OC_MCP_TOKEN: token },
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-20_000)));
-  const output = () => `--- stdout ---\n${stdout}\n--- stderr ---\n${stderr}`;
+  const stack = await startStack({
+    flags: ['--mode', 'autopilot'],
+    env: { OC_MCP_TOKEN: token },
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
   let browser: Browser | undefined;
   const stop = async () => {
     await browser?.close().catch(() => undefined);
-    await stopChild(child);
-    await rm(dataDir, { recursive: true, force: true });
+    await stack.stop();
   };
-
   try {
-    await new Promise<void>((ok, fail) => {
-      const timer = setTimeout(
-        () =>
-          fail(new Error(`The bridge printed no MCP banner within ${timeoutMs} ms.\n${output()}`)),
-        timeoutMs,
-      );
-      child.stdout.on('data', () => {
-        if (!URL_LINE.test(stdout) || !TOKEN_LINE.test(stdout)) return;
-        clearTimeout(timer);
-        ok();
-      });
-      child.once('error', (err) => {
-        clearTimeout(timer);
-        fail(new Error(`Could not start ${BRIDGE_MAIN}: ${err.message}. Run \`npm run build\`.`));
-      });
-      child.once('exit', (code, signal) => {
-        clearTimeout(timer);
-        fail(
-          new Error(
-            `The bridge exited (code ${String(code)}, signal ${String(signal)}) before it was ready.\n${output()}`,
-          ),
-        );
-      });
-    });
-    child.removeAllListeners('exit');
-    const url = URL_LINE.exec(stdout)?.[1] ?? '';
-    const mcpUrl = MCP_LINE.exec(stdout)?.[1] ?? new URL('/mcp', url).toString();
-    const printedToken = TOKEN_LINE.exec(stdout)?.[1];
-    if (printedToken !== token) {
-      throw new Error(`The bridge printed a token other than OC_MCP_TOKEN.\n${output()}`);
+    // The MCP banner follows the "Open:" line; it may arrive a moment later.
+    for (let i = 0; i < 100 && !TOKEN_LINE.test(stack.output()); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    const display = DISPLAY_LINE.exec(stdout)?.[1];
-    if (display === undefined) throw new Error(`The bridge printed no X display.\n${output()}`);
+    const printed = stack.output();
+    if (TOKEN_LINE.exec(printed)?.[1] !== token) {
+      throw new Error(`The bridge printed a token other than OC_MCP_TOKEN.\n${printed}`);
+    }
+    const mcpUrl = MCP_LINE.exec(printed)?.[1] ?? new URL('/mcp', stack.url).toString();
 
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.addInitScript(VIEWER_TIMING);
-    await page.goto(url);
+    await page.goto(stack.url);
     await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
     await waitForControl(page);
     return {
-      bridgePid: child.pid ?? Number.NaN,
-      url,
+      bridgePid: stack.pid,
+      url: stack.url,
       mcpUrl,
       token,
-      display,
-      xEnv: { ...process.env, DISPLAY: display },
+      display: stack.display,
+      xEnv: stack.xEnv,
       page,
-      output,
+      output: () => stack.output(),
       stop,
     };
   } catch (err) {
@@ -194,16 +139,6 @@ export interface ViewerSample {
 /** Takes (and clears) the viewer-side timings recorded since the last call. */
 export async function drainViewerSamples(page: Page): Promise<ViewerSample[]> {
   return page.evaluate<ViewerSample[]>(`window.__ocBench.samples.splice(0)`);
-}
-
-/** SIGINT (the bridge stops Xvnc and exits), then SIGKILL after `graceMs`. */
-async function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  child.kill('SIGINT');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** Renderer time counters of the viewer page (CDP Performance.getMetrics), in milliseconds. */

@@ -2,6 +2,7 @@
 // bridge, gateway and Xvnc desktop started by the fixtures in this folder. `npm run e2e`
 // builds first when the build is missing or older than the sources (globalSetup.ts).
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_FLAGS, chromiumPath } from '../apps/bridge/src/headless/chromium.js';
 
 export default defineConfig({
   testDir: '.',
@@ -13,16 +14,8 @@ export default defineConfig({
   reporter: [['list']],
   use: {
     launchOptions: {
-      executablePath: process.env.OC_CHROMIUM ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      executablePath: chromiumPath(),
+      args: [...CHROMIUM_FLAGS],
     },
     viewport: { width: 1280, height: 800 },
   },

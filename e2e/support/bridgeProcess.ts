@@ -17,6 +17,8 @@ export interface RunningStack {
   display: string;
   /** Environment for X clients (xdotool, xwd) aimed at that desktop. */
   xEnv: NodeJS.ProcessEnv;
+  /** The bridge's node process (the desktop's Xvnc, openbox and xterm are its children). */
+  pid: number;
   /** Everything the process printed so far (for failure messages). */
   output(): string;
   stop(): Promise<void>;
@@ -29,6 +31,10 @@ const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
 export interface StackOptions {
   /** The desktop source flags; default `--desktop local`. */
   source?: string[];
+  /** More `serve` flags, e.g. `['--mode', 'autopilot']`. */
+  flags?: string[];
+  /** Flags for node itself, before the script (e.g. `--cpu-prof`). */
+  nodeArgs?: string[];
   /** Extra environment, e.g. OC_VNC_PASSWORD for `--vnc`. */
   env?: Record<string, string>;
   timeoutMs?: number;
@@ -47,7 +53,17 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
   const child = spawn(
     process.execPath,
-    [BRIDGE_MAIN, 'serve', ...source, '--port', '0', '--data-dir', dataDir],
+    [
+      ...(options.nodeArgs ?? []),
+      BRIDGE_MAIN,
+      'serve',
+      ...source,
+      ...(options.flags ?? []),
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ],
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -98,13 +114,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     });
     child.removeAllListeners('exit');
     const display = (await healthzDisplay(url)) ?? printedDisplay;
-    if (options.source !== undefined) return { url, output, stop };
+    const pid = child.pid ?? Number.NaN;
+    if (options.source !== undefined) return { url, pid, output, stop };
     if (display === undefined) {
       throw new Error(
         `The bridge reported no X display (neither /healthz desktop.display nor a "Desktop: ... display :N" line); the e2e test needs it for X-side checks.\n${output()}`,
       );
     }
-    return { url, display, xEnv: { ...process.env, DISPLAY: display }, output, stop };
+    return { url, pid, display, xEnv: { ...process.env, DISPLAY: display }, output, stop };
   } catch (err) {
     await stop();
     throw err;
