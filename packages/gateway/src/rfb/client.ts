@@ -1,23 +1,16 @@
 // RfbClient: one RFB 3.8 connection to a VNC server, as the gateway session sees it. Owns the
-// socket, the handshake, the server-message loop and the client-to-server messages. Anything
-// the server does wrong ends this connection with an RfbError ('error' then 'close') and never
-// throws out of the process. Flow control is the owner's: it asks for updates.
+// socket, the handshake, the server-message loop and the client-to-server messages; the
+// clipboard exchange is RfbClipboard's (clipboard.ts). Anything the server does wrong ends this
+// connection with an RfbError ('error' then 'close') and never throws out of the process. Flow
+// control is the owner's: it asks for updates.
 import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import { ByteReader } from './byteReader.js';
+import { RfbClipboard } from './clipboard.js';
 import * as msg from './clientMessages.js';
 import type { RfbScreen } from './clientMessages.js';
 import { DEFAULT_ENCODINGS, Encoding } from './encodings.js';
 import { RfbError, protocolError } from './errors.js';
-import {
-  ClipFlag,
-  MAX_CLIPBOARD_BYTES,
-  capsMessage,
-  notifyMessage,
-  parseExtendedClipboard,
-  provideTextMessage,
-  requestMessage,
-} from './extendedClipboard.js';
 import { Framebuffer } from './framebuffer.js';
 import {
   readFramebufferUpdate,
@@ -98,15 +91,12 @@ const SERVER_CUT_TEXT = 3;
 export class RfbClient extends EventEmitter<RfbClientEvents> {
   readonly name: string;
   supportsSetDesktopSize = false;
-  /** True once the server has sent its Extended Clipboard capabilities. */
-  extendedClipboard = false;
   readonly stats: RfbStats = { decodeMs: 0, rects: 0, raw: 0, copyRect: 0, zrle: 0, updates: 0 };
 
   private readonly fb: Framebuffer;
   private readonly zrle = new ZrleDecoder(LIMITS.maxPixels * 5);
+  private readonly clipboard: RfbClipboard;
   private screens: RfbScreen[] = [];
-  private serverClipActions = 0;
-  private localClipboard: string | undefined;
   private closed = false;
 
   private constructor(
@@ -117,6 +107,19 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
     super();
     this.name = init.name;
     this.fb = new Framebuffer(init.width, init.height);
+    this.clipboard = new RfbClipboard(reader, {
+      send: (data) => this.send(data),
+      received: (text) => this.emit('clipboard', text),
+    });
+  }
+
+  /** True once the server has sent its Extended Clipboard capabilities. */
+  get extendedClipboard(): boolean {
+    return this.clipboard.extended;
+  }
+  // Writable because it was a plain public field before the clipboard moved out; keeps the API.
+  set extendedClipboard(value: boolean) {
+    this.clipboard.extended = value;
   }
 
   get width(): number {
@@ -245,16 +248,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   /** Extended Clipboard (UTF-8) when offered, else Latin-1 ClientCutText. */
   setClipboard(text: string): void {
-    if (!this.extendedClipboard) {
-      this.send(msg.clientCutTextLatin1(text));
-      return;
-    }
-    this.localClipboard = text;
-    if (this.serverClipActions & ClipFlag.notify) {
-      this.sendExtendedClipboard(notifyMessage(ClipFlag.text)); // the server asks with 'request'
-    } else if (this.serverClipActions & ClipFlag.provide) {
-      this.sendExtendedClipboard(provideTextMessage(text));
-    }
+    this.clipboard.set(text);
   }
 
   close(): void {
@@ -303,7 +297,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
             this.emit('bell');
             break;
           case SERVER_CUT_TEXT:
-            await this.readServerCutText();
+            await this.clipboard.readServerCutText();
             break;
           default:
             throw protocolError(`unknown server message type ${type}`);
@@ -349,51 +343,6 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
       },
       cursor: (cursor) => this.emit('cursor', cursor),
     };
-  }
-
-  private async readServerCutText(): Promise<void> {
-    const head = await this.reader.read(7);
-    const length = head.readInt32BE(3);
-    if (Math.abs(length) > MAX_CLIPBOARD_BYTES)
-      throw protocolError(`cut text of ${Math.abs(length)} bytes (limit ${MAX_CLIPBOARD_BYTES})`);
-    const payload = await this.reader.read(Math.abs(length));
-    if (length >= 0) {
-      this.emit('clipboard', payload.toString('latin1'));
-      return;
-    }
-    const message = parseExtendedClipboard(payload);
-    switch (message.action) {
-      case 'caps':
-        this.extendedClipboard = true;
-        this.serverClipActions = message.actions;
-        this.sendExtendedClipboard(capsMessage());
-        break;
-      case 'notify':
-        // The server's clipboard changed; fetch the text right away (Guacamole pushes clipboard).
-        if (message.formats & ClipFlag.text)
-          this.sendExtendedClipboard(requestMessage(ClipFlag.text));
-        break;
-      case 'request':
-        if (message.formats & ClipFlag.text)
-          this.sendExtendedClipboard(provideTextMessage(this.localClipboard ?? ''));
-        break;
-      case 'peek':
-        this.sendExtendedClipboard(
-          notifyMessage(this.localClipboard === undefined ? 0 : ClipFlag.text),
-        );
-        break;
-      case 'provide':
-        if (message.text !== undefined) this.emit('clipboard', message.text);
-        break;
-      default: {
-        const never: never = message;
-        throw protocolError(`unexpected clipboard message ${String(never)}`);
-      }
-    }
-  }
-
-  private sendExtendedClipboard(payload: Buffer): void {
-    this.send(msg.clientCutTextRaw(-payload.length, payload));
   }
 
   private send(data: Buffer): void {
