@@ -1,13 +1,12 @@
 // The viewers connected to this bridge and everything routed through them: roles (the first
 // viewer controls, later ones mirror; the oldest mirror is promoted when the control viewer
 // leaves), relaying tool calls and approval requests to the control viewer and settling them
-// from its answers, relaying the overlay store to mirrors, Stop, mirroring the mode, and the
-// event interest: which UI event types MCP subscriptions collect (told to every viewer, and
-// enforced here: any other `event` a viewer sends is dropped unread).
+// from its answers, Stop, mirroring the mode, and telling viewers the event interest (kept in
+// eventInterest.ts; enforced here: any other `event` a viewer sends is dropped unread).
+// Relaying the overlay store between the control viewer and mirrors is overlayRelay.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
-  EVENT_TYPES,
   PROTOCOL_VERSION,
   ProtocolError,
   decidePolicy,
@@ -26,6 +25,8 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
+import { EventInterest } from './eventInterest.js';
+import { OverlayRelay } from './overlayRelay.js';
 import { PendingTable } from './pendingCalls.js';
 
 export interface ViewerPeer {
@@ -65,10 +66,15 @@ export class ViewerHub {
   private readonly calls = new PendingTable<Record<string, unknown>>();
   private readonly callNames = new Map<string, ToolName>();
   private readonly approvals = new PendingTable<boolean>();
-  private readonly syncWaiters = new Set<string>();
+  private readonly overlays = new OverlayRelay({
+    control: () => this.control,
+    toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
+    toMirrors: (text) => {
+      for (const v of this.viewers) if (v.id !== this.controlId) v.send(text);
+    },
+  });
   private readonly listeners = new Set<HubListener>();
-  /** Event types some subscription collects; nothing until one subscribes (privacy). */
-  private interest: ReadonlySet<EventType> = new Set();
+  private readonly interest = new EventInterest();
   private counter = 0;
 
   constructor(private readonly options: ViewerHubOptions) {
@@ -102,7 +108,7 @@ export class ViewerHub {
 
   /** The event types viewers are told to stream, in protocol order. */
   get eventInterest(): EventType[] {
-    return EVENT_TYPES.filter((type) => this.interest.has(type));
+    return this.interest.types;
   }
 
   /**
@@ -110,10 +116,7 @@ export class ViewerHub {
    * every viewer when that changes, so the person's input is streamed only while asked for.
    */
   setEventInterest(types: Iterable<EventType>): void {
-    const next = new Set(types);
-    if (next.size === this.interest.size && [...next].every((t) => this.interest.has(t))) return;
-    this.interest = next;
-    this.broadcast(this.eventInterestMessage());
+    if (this.interest.set(types)) this.broadcast(this.interest.message());
   }
 
   newViewerId(): string {
@@ -133,7 +136,7 @@ export class ViewerHub {
     const index = this.viewers.findIndex((v) => v.id === viewerId);
     if (index < 0) return;
     this.viewers.splice(index, 1);
-    this.syncWaiters.delete(viewerId);
+    this.overlays.forget(viewerId);
     const wasControl = viewerId === this.controlId;
     this.options.logger.info({ viewerId, wasControl }, 'viewer left');
     if (!wasControl) return;
@@ -273,25 +276,9 @@ export class ViewerHub {
       case 'overlay_created':
       case 'overlay_removed':
       case 'clear_overlays':
-        if (role !== 'control')
-          return `${message.type} ignored: only the control viewer owns the overlay store`;
-        this.toMirrors(encodeBridgeMessage(message));
-        return undefined;
-      case 'request_sync': {
-        const control = this.control;
-        if (role === 'control' || control === undefined) return undefined;
-        this.syncWaiters.add(viewerId);
-        control.send(encodeBridgeMessage({ type: 'request_sync' }));
-        return undefined;
-      }
-      case 'sync_state': {
-        if (role !== 'control')
-          return 'sync_state ignored: only the control viewer answers request_sync';
-        const text = encodeBridgeMessage(message);
-        for (const waiter of this.syncWaiters) this.peer(waiter)?.send(text);
-        this.syncWaiters.clear();
-        return undefined;
-      }
+      case 'request_sync':
+      case 'sync_state':
+        return this.overlays.handle(viewerId, role === 'control', message);
       case 'stop_pressed':
         this.options.logger.warn({ viewerId }, 'Stop pressed');
         this.stop();
@@ -392,19 +379,11 @@ export class ViewerHub {
     if (snapshot.mode === 'custom') peer.send(encodeBridgeMessage(modeChanged(snapshot)));
     // A viewer forgets the interest on every hello and streams every type until told; tell it
     // at once (an empty list when nobody subscribed).
-    peer.send(encodeBridgeMessage(this.eventInterestMessage()));
-  }
-
-  private eventInterestMessage(): BridgeToViewer {
-    return { type: 'event_interest', events: this.eventInterest };
+    peer.send(encodeBridgeMessage(this.interest.message()));
   }
 
   private peer(id: string): ViewerPeer | undefined {
     return this.viewers.find((v) => v.id === id);
-  }
-
-  private toMirrors(text: string): void {
-    for (const v of this.viewers) if (v.id !== this.controlId) v.send(text);
   }
 
   private broadcast(message: BridgeToViewer): void {
