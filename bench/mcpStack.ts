@@ -95,6 +95,7 @@ export async function startMcpStack(
     await page.addInitScript(VIEWER_TIMING);
     await page.goto(stack.url);
     await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
+    await page.getByTestId('desktop-size').waitFor(); // the first frame has arrived
     await waitForControl(page);
     return {
       bridgePid: stack.pid,

@@ -169,6 +169,9 @@ export async function viewerRole(page: Page): Promise<string | null> {
 export async function openControlViewer(page: Page, url: string, mode: string): Promise<void> {
   await page.goto(url);
   await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
+  // "Connected" comes with the handshake; the desktop's size arrives with its first frame, and
+  // tools that need it (screenshots, display info) answer system_error until then.
+  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
   const select = page.getByTestId('mode-select');

@@ -60,7 +60,11 @@ export function StatusBar({ onReconnectNow, onFitDesktop, controls }: StatusBarP
       </span>
       <span className="status-bar__spacer" />
       {connected && display.desktopWidth > 0 && (
-        <span className="status-bar__info" title="Remote desktop size and the scale it is shown at">
+        <span
+          className="status-bar__info"
+          data-testid="desktop-size"
+          title="Remote desktop size and the scale it is shown at"
+        >
           {display.desktopWidth}×{display.desktopHeight} · {Math.round(display.scale * 100)} %
         </span>
       )}
