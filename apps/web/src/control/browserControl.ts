@@ -47,6 +47,30 @@ function requireDesktop(): DesktopSize {
   return desktop;
 }
 
+/**
+ * In the gap between "connected" (the handshake) and the first frame, a promise that settles
+ * when the desktop's size is known, after `timeoutMs`, or on abort. Undefined otherwise, so a
+ * reconnecting desktop still fails calls at once.
+ */
+function firstFrame(timeoutMs: number, signal: AbortSignal): Promise<void> | undefined {
+  if (knownDesktop() !== undefined || connectionStore.getState().phase !== 'connected') {
+    return undefined;
+  }
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    const unsubscribe = displayStore.subscribe(() => {
+      if (knownDesktop() !== undefined) done();
+    });
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 function requireClient() {
   const client = getActiveClient();
   if (client === null || connectionStore.getState().phase !== 'connected') {
@@ -113,6 +137,7 @@ function startControlPlane(): ControlPlane {
       viewport: () => viewportStore.getState().viewport,
       sleep,
     },
+    firstFrame,
   });
 
   const events = new UiEventStream({

@@ -4,6 +4,7 @@
 // mirrors following the overlay store, mode approvals, version mismatch.
 import {
   PROTOCOL_VERSION,
+  ProtocolError,
   parseBridgeMessage,
   type BridgeToViewer,
   type ViewerToBridge,
@@ -15,7 +16,7 @@ import { createConfirmationStore } from '../store/confirmations.js';
 import { createControlStore } from '../store/control.js';
 import { createOverlayStore } from '../store/overlays.js';
 import { EMPTY_VIEWPORT } from '../viewport/viewport.js';
-import { ViewerController } from './controller.js';
+import { ViewerController, type ControllerDeps } from './controller.js';
 import { ClipboardWatch } from './handlers/clipboard.js';
 import { FakeGuacClient } from './handlers/fakeGuacClient.js';
 import { OverlayService } from './handlers/overlay.js';
@@ -35,7 +36,14 @@ const hello = (role: 'control' | 'mirror', mode = 'assist', version: number = PR
 const call = (id: string, name: string, args: unknown, policy = 'allow', deadline_ms = 60_000) =>
   msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
 
-function setup(options: { headless?: boolean; link?: { up: boolean } } = {}) {
+function setup(
+  options: {
+    headless?: boolean;
+    link?: { up: boolean };
+    desktop?: () => { width: number; height: number };
+    firstFrame?: ControllerDeps['firstFrame'];
+  } = {},
+) {
   const sent: ViewerToBridge[] = [];
   const link = options.link ?? { up: true };
   // Like the channel: a message sent while the link is down is dropped and send says false.
@@ -68,11 +76,12 @@ function setup(options: { headless?: boolean; link?: { up: boolean } } = {}) {
       clipboard: new ClipboardWatch(),
       frames: new FrameWatch(),
       client: () => client as unknown as Guacamole.Client,
-      desktop: () => desktop,
+      desktop: options.desktop ?? (() => desktop),
       monitors: () => currentMonitors(desktop, 1),
       viewport: () => EMPTY_VIEWPORT,
       sleep,
     },
+    ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
     warn: () => {},
   });
   const pending = () => confirmationStore.getState().pending;
@@ -109,6 +118,31 @@ describe('ViewerController', () => {
         bounds: { x: 10, y: 20, width: 30, height: 40 },
         monitor_index: null,
       },
+    });
+  });
+
+  it('waits for the first frame when called between the handshake and the desktop size', async () => {
+    const screen: { size?: { width: number; height: number } } = {};
+    let arrived: () => void = () => undefined;
+    const { controller, sent } = setup({
+      desktop: () => {
+        if (screen.size === undefined) throw new ProtocolError('system_error', 'size unknown');
+        return screen.size;
+      },
+      firstFrame: () =>
+        screen.size === undefined ? new Promise<void>((resolve) => (arrived = resolve)) : undefined,
+    });
+    controller.handle(hello('control', 'autopilot'));
+    controller.handle(call('c0', 'get_display_info', {}));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.filter((m) => m.type === 'tool_result' || m.type === 'tool_error')).toEqual([]);
+    screen.size = { width: 1024, height: 768 };
+    arrived();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sent.at(-1)).toMatchObject({
+      type: 'tool_result',
+      id: 'c0',
+      result: { desktop: { width: 1024, height: 768 } },
     });
   });
 

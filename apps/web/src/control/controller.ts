@@ -34,8 +34,17 @@ export interface ControllerDeps {
   overlayStore: StoreApi<OverlayState>;
   confirmations: Confirmations;
   env: SharedEnv;
+  /**
+   * When the desktop is connected but its first frame (and so its size) has not arrived yet, a
+   * promise that settles when it does, or after `timeoutMs`, or on abort; otherwise undefined.
+   * Calls made in that gap wait for it instead of failing.
+   */
+  firstFrame?: (timeoutMs: number, signal: AbortSignal) => Promise<void> | undefined;
   warn?: (message: string) => void;
 }
+
+/** How long a call made right after connecting waits for the desktop's first frame. */
+const FIRST_FRAME_WAIT_MS = 10_000;
 
 /** The person never gets more than this to answer, whatever the bridge's budget. */
 const MAX_CONFIRM_MS = 30_000;
@@ -241,9 +250,16 @@ export class ViewerController {
   ): AnyViewerResult | Promise<AnyViewerResult> {
     const decision = this.#gate(call);
     if (decision.action === 'deny') throw new ProtocolError('permission_denied', decision.message);
-    if (decision.action === 'run')
-      return runTool(call, { ...this.#deps.env, signal, confirmed: false });
-    return this.#confirmThenRun(call, signal);
+    const proceed = () =>
+      decision.action === 'run'
+        ? runTool(call, { ...this.#deps.env, signal, confirmed: false })
+        : this.#confirmThenRun(call, signal);
+    // Only in the gap between the handshake and the first frame; overlays stay synchronous.
+    const firstFrame = this.#deps.firstFrame?.(
+      Math.min(call.deadline_ms, FIRST_FRAME_WAIT_MS),
+      signal,
+    );
+    return firstFrame === undefined ? proceed() : firstFrame.then(proceed);
   }
 
   #gate(call: TypedToolCall) {
