@@ -1,23 +1,21 @@
 // The viewers connected to this bridge and everything routed through them: roles (the first
 // viewer controls, later ones mirror; the oldest mirror is promoted when the control viewer
-// leaves), relaying tool calls and approval requests to the control viewer and settling them
-// from its answers, Stop, mirroring the mode, and telling viewers the event interest (kept in
+// leaves), Stop, mirroring the mode, and telling viewers the event interest (kept in
 // eventInterest.ts; enforced here: any other `event` a viewer sends is dropped unread).
-// Relaying the overlay store between the control viewer and mirrors is overlayRelay.ts.
+// Relaying tool calls and approval requests to the control viewer and settling them from its
+// answers is callRelay.ts (failed here when that viewer leaves or Stop is pressed); relaying
+// the overlay store between the control viewer and mirrors is overlayRelay.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
   PROTOCOL_VERSION,
   ProtocolError,
-  decidePolicy,
   encodeBridgeMessage,
   isModeRaise,
-  parseToolResult,
   type BridgeToViewer,
   type EventType,
   type Mode,
   type ToolArgs,
-  type ToolCallMessage,
   type ToolName,
   type UiEvent,
   type ViewerToBridge,
@@ -25,9 +23,12 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
+import { CallRelay, type CallOptions } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { OverlayRelay } from './overlayRelay.js';
-import { PendingTable } from './pendingCalls.js';
+
+// Defined with the call relay; exported here too, where the rest of the bridge imports them.
+export { ViewerReportedError, type CallOptions } from './callRelay.js';
 
 export interface ViewerPeer {
   readonly id: string;
@@ -39,19 +40,11 @@ export interface ViewerPeer {
 
 export type ViewerRole = 'control' | 'mirror';
 
-/** A ProtocolError the viewer reported (tool_error), as opposed to one the bridge raised. */
-export class ViewerReportedError extends ProtocolError {}
-
 export interface ViewerHubOptions {
   mode: ModeState;
   logger: Logger;
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
-}
-
-export interface CallOptions {
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
 }
 
 export type HubListener = {
@@ -63,9 +56,11 @@ export class ViewerHub {
   /** In connection order: the oldest mirror is the first non-control entry. */
   private readonly viewers: ViewerPeer[] = [];
   private controlId: string | undefined;
-  private readonly calls = new PendingTable<Record<string, unknown>>();
-  private readonly callNames = new Map<string, ToolName>();
-  private readonly approvals = new PendingTable<boolean>();
+  private readonly calls = new CallRelay({
+    control: () => this.control,
+    toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
+    noViewerGuidance: () => this.noViewerGuidance(),
+  });
   private readonly overlays = new OverlayRelay({
     control: () => this.control,
     toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
@@ -75,12 +70,11 @@ export class ViewerHub {
   });
   private readonly listeners = new Set<HubListener>();
   private readonly interest = new EventInterest();
-  private counter = 0;
 
   constructor(private readonly options: ViewerHubOptions) {
     options.mode.onChange((snapshot) => {
       this.broadcast(modeChanged(snapshot));
-      this.revokeDenied(snapshot);
+      this.calls.revokeDenied(snapshot);
     });
   }
 
@@ -98,7 +92,7 @@ export class ViewerHub {
   }
 
   get pendingCalls(): number {
-    return this.calls.size;
+    return this.calls.pendingCalls;
   }
 
   listen(listener: HubListener): () => void {
@@ -147,8 +141,7 @@ export class ViewerHub {
         'viewer_unavailable',
         `The viewer disconnected before answering, so the action may or may not have happened. Take a screenshot to check. ${this.noViewerGuidance()}`,
       );
-    for (const id of this.calls.rejectForViewer(viewerId, gone)) this.callNames.delete(id);
-    this.approvals.rejectForViewer(viewerId, gone);
+    this.calls.rejectForViewer(viewerId, gone);
     const next = this.viewers[0];
     if (next !== undefined) {
       this.controlId = next.id;
@@ -161,88 +154,22 @@ export class ViewerHub {
     return `No viewer is connected. Open ${this.options.viewerUrl()} in a browser (and sign in) to let the AI act on the desktop.`;
   }
 
-  /**
-   * Relays a validated call to the control viewer and resolves with its validated result.
-   * Rejects with ProtocolError: viewer_unavailable (none, or it left), timeout, cancelled, the
-   * viewer's own tool_error, or system_error for a malformed result.
-   */
-  async call<N extends ToolName>(
+  /** Relays a tool call to the control viewer (see CallRelay.call for how it settles). */
+  call<N extends ToolName>(
     name: N,
     args: ToolArgs<N>,
     policy: 'allow' | 'confirm',
     options: CallOptions,
   ): Promise<ToolViewerResult<N>> {
-    const control = this.control;
-    if (control === undefined)
-      throw new ProtocolError('viewer_unavailable', this.noViewerGuidance());
-    const id = this.nextId('call');
-    const message = {
-      type: 'tool_call',
-      id,
-      name,
-      args,
-      policy,
-      deadline_ms: options.timeoutMs,
-    } as ToolCallMessage;
-    const answer = this.calls.wait(id, {
-      viewerId: control.id,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      onTimeout: () => {
-        this.cancelOnViewer(id, 'The bridge stopped waiting (timeout).');
-        return {
-          error: new ProtocolError(
-            'timeout',
-            `The viewer did not answer ${name} within ${options.timeoutMs} ms${policy === 'confirm' ? ' (including the time the person had to approve it)' : ''}.`,
-          ),
-        };
-      },
-      onAbort: () => {
-        this.cancelOnViewer(id, 'The AI client cancelled the request.');
-        return new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
-      },
-    });
-    this.callNames.set(id, name);
-    control.send(encodeBridgeMessage(message));
-    try {
-      const raw = await answer;
-      const parsed = parseToolResult(name, raw);
-      if (!parsed.ok) throw new ProtocolError('system_error', parsed.error);
-      return parsed.value;
-    } finally {
-      this.callNames.delete(id);
-    }
+    return this.calls.call(name, args, policy, options);
   }
 
-  /**
-   * Asks the person at the control viewer to approve a mode raise. Resolves true/false (false
-   * also when the deadline passes); rejects with viewer_unavailable when no viewer can ask.
-   */
+  /** Asks the person at the control viewer to approve a mode raise (see CallRelay). */
   requestModeApproval(
     request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
     options: CallOptions,
   ): Promise<boolean> {
-    const control = this.control;
-    if (control === undefined) {
-      return Promise.reject(new ProtocolError('viewer_unavailable', this.noViewerGuidance()));
-    }
-    const id = this.nextId('approval');
-    const answer = this.approvals.wait(id, {
-      viewerId: control.id,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
-      onTimeout: () => ({ value: false }),
-    });
-    const message: BridgeToViewer = {
-      type: 'approval_request',
-      request_id: id,
-      from_mode: request.from,
-      to_mode: request.to,
-      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
-      deadline_ms: options.timeoutMs,
-    };
-    control.send(encodeBridgeMessage(message));
-    return answer;
+    return this.calls.requestModeApproval(request, options);
   }
 
   /** The person pressed Stop (or the bridge stops everything): deny all, go passive. */
@@ -252,8 +179,7 @@ export class ViewerHub {
         'cancelled',
         `Stopped by the person: they pressed Stop in the viewer, which denies every pending call and sets the mode to passive. Wait for them before acting again.`,
       );
-    for (const id of this.calls.rejectAll(stopped)) this.callNames.delete(id);
-    this.approvals.rejectAll(stopped);
+    this.calls.rejectAll(stopped);
     this.broadcast({ type: 'stop', reason });
     this.options.mode.set('passive', undefined, 'stop');
     for (const listener of this.listeners) listener.stop?.();
@@ -266,13 +192,9 @@ export class ViewerHub {
     switch (message.type) {
       case 'tool_result':
       case 'tool_error':
-        return this.settleCall(viewerId, message);
+        return this.calls.settleCall(viewerId, message);
       case 'approval':
-        if (this.approvals.viewerOf(message.request_id) !== viewerId) {
-          return `approval for unknown or expired request ${message.request_id}`;
-        }
-        this.approvals.resolve(message.request_id, message.approved);
-        return undefined;
+        return this.calls.settleApproval(viewerId, message);
       case 'overlay_created':
       case 'overlay_removed':
       case 'clear_overlays':
@@ -316,54 +238,6 @@ export class ViewerHub {
     }
   }
 
-  private settleCall(
-    viewerId: string,
-    message: Extract<ViewerToBridge, { type: 'tool_result' | 'tool_error' }>,
-  ): string | undefined {
-    if (this.calls.viewerOf(message.id) !== viewerId) {
-      // Late answers after a timeout or Stop land here; the call was already failed.
-      return `${message.type} for unknown or finished call ${message.id}`;
-    }
-    if (message.type === 'tool_result') {
-      this.calls.resolve(message.id, message.result);
-    } else {
-      this.calls.reject(
-        message.id,
-        new ViewerReportedError(message.kind, message.message, message.retry_after_ms),
-      );
-    }
-    return undefined;
-  }
-
-  /**
-   * A mode change applies to calls still waiting at the viewer too: any the new mode denies is
-   * failed and withdrawn at once, so a confirmation dialog approved after the person lowered
-   * the mode cannot act.
-   */
-  private revokeDenied(snapshot: ModeSnapshot): void {
-    for (const [id, name] of [...this.callNames]) {
-      if (decidePolicy(snapshot.mode, snapshot.metadata, name) !== 'deny') continue;
-      this.cancelOnViewer(
-        id,
-        `The mode changed to ${snapshot.mode}, which does not allow ${name}.`,
-      );
-      this.calls.reject(
-        id,
-        new ProtocolError(
-          'permission_denied',
-          `${name} was withdrawn before it ran: the mode changed to ${snapshot.mode}, which does not allow it. The person can change the mode in the viewer.`,
-        ),
-      );
-      this.callNames.delete(id);
-    }
-  }
-
-  private cancelOnViewer(id: string, reason: string): void {
-    const viewerId = this.calls.viewerOf(id);
-    if (viewerId === undefined) return;
-    this.peer(viewerId)?.send(encodeBridgeMessage({ type: 'tool_cancel', id, reason }));
-  }
-
   private sendHello(peer: ViewerPeer, role: ViewerRole): void {
     peer.send(
       encodeBridgeMessage({
@@ -389,11 +263,6 @@ export class ViewerHub {
   private broadcast(message: BridgeToViewer): void {
     const text = encodeBridgeMessage(message);
     for (const v of this.viewers) v.send(text);
-  }
-
-  private nextId(prefix: string): string {
-    this.counter += 1;
-    return `${prefix}_${this.counter}_${randomBytes(4).toString('hex')}`;
   }
 }
 

@@ -1,0 +1,216 @@
+// Relaying tool calls and mode-approval requests to the control viewer and settling them from
+// its answers. This module owns what is waiting: the pending calls (and the tool name of each,
+// so a mode change can withdraw the ones the new mode denies), the pending approvals, their
+// ids, and the tool_cancel sent when the bridge stops waiting. Which viewer is the control one,
+// how text reaches a socket and when viewers leave or Stop is pressed stay with the hub
+// (viewerHub.ts), which calls rejectForViewer / rejectAll.
+import { randomBytes } from 'node:crypto';
+import {
+  ProtocolError,
+  decidePolicy,
+  encodeBridgeMessage,
+  parseToolResult,
+  type BridgeToViewer,
+  type Mode,
+  type ToolArgs,
+  type ToolCallMessage,
+  type ToolName,
+  type ToolViewerResult,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import type { ModeSnapshot } from '../policy/modeState.js';
+import { PendingTable } from './pendingCalls.js';
+
+/** A ProtocolError the viewer reported (tool_error), as opposed to one the bridge raised. */
+export class ViewerReportedError extends ProtocolError {}
+
+export interface CallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** How the relay reaches viewers; the hub keeps the sockets and the roles. */
+export interface CallRoutes {
+  /** The control viewer, if any. */
+  control(): { readonly id: string; send(text: string): void } | undefined;
+  toViewer(viewerId: string, text: string): void;
+  /** The "no viewer" guidance for viewer_unavailable errors. */
+  noViewerGuidance(): string;
+}
+
+export class CallRelay {
+  private readonly calls = new PendingTable<Record<string, unknown>>();
+  private readonly callNames = new Map<string, ToolName>();
+  private readonly approvals = new PendingTable<boolean>();
+  private counter = 0;
+
+  constructor(private readonly routes: CallRoutes) {}
+
+  get pendingCalls(): number {
+    return this.calls.size;
+  }
+
+  /**
+   * Relays a validated call to the control viewer and resolves with its validated result.
+   * Rejects with ProtocolError: viewer_unavailable (none, or it left), timeout, cancelled, the
+   * viewer's own tool_error, or system_error for a malformed result.
+   */
+  async call<N extends ToolName>(
+    name: N,
+    args: ToolArgs<N>,
+    policy: 'allow' | 'confirm',
+    options: CallOptions,
+  ): Promise<ToolViewerResult<N>> {
+    const control = this.routes.control();
+    if (control === undefined)
+      throw new ProtocolError('viewer_unavailable', this.routes.noViewerGuidance());
+    const id = this.nextId('call');
+    const message = {
+      type: 'tool_call',
+      id,
+      name,
+      args,
+      policy,
+      deadline_ms: options.timeoutMs,
+    } as ToolCallMessage;
+    const answer = this.calls.wait(id, {
+      viewerId: control.id,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onTimeout: () => {
+        this.cancelOnViewer(id, 'The bridge stopped waiting (timeout).');
+        return {
+          error: new ProtocolError(
+            'timeout',
+            `The viewer did not answer ${name} within ${options.timeoutMs} ms${policy === 'confirm' ? ' (including the time the person had to approve it)' : ''}.`,
+          ),
+        };
+      },
+      onAbort: () => {
+        this.cancelOnViewer(id, 'The AI client cancelled the request.');
+        return new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
+      },
+    });
+    this.callNames.set(id, name);
+    control.send(encodeBridgeMessage(message));
+    try {
+      const raw = await answer;
+      const parsed = parseToolResult(name, raw);
+      if (!parsed.ok) throw new ProtocolError('system_error', parsed.error);
+      return parsed.value;
+    } finally {
+      this.callNames.delete(id);
+    }
+  }
+
+  /**
+   * Asks the person at the control viewer to approve a mode raise. Resolves true/false (false
+   * also when the deadline passes); rejects with viewer_unavailable when no viewer can ask.
+   */
+  requestModeApproval(
+    request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
+    options: CallOptions,
+  ): Promise<boolean> {
+    const control = this.routes.control();
+    if (control === undefined) {
+      return Promise.reject(
+        new ProtocolError('viewer_unavailable', this.routes.noViewerGuidance()),
+      );
+    }
+    const id = this.nextId('approval');
+    const answer = this.approvals.wait(id, {
+      viewerId: control.id,
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onTimeout: () => ({ value: false }),
+    });
+    const message: BridgeToViewer = {
+      type: 'approval_request',
+      request_id: id,
+      from_mode: request.from,
+      to_mode: request.to,
+      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+      deadline_ms: options.timeoutMs,
+    };
+    control.send(encodeBridgeMessage(message));
+    return answer;
+  }
+
+  /** Settles a call from `viewerId`'s answer. Returns an error text to send back, if any. */
+  settleCall(
+    viewerId: string,
+    message: Extract<ViewerToBridge, { type: 'tool_result' | 'tool_error' }>,
+  ): string | undefined {
+    if (this.calls.viewerOf(message.id) !== viewerId) {
+      // Late answers after a timeout or Stop land here; the call was already failed.
+      return `${message.type} for unknown or finished call ${message.id}`;
+    }
+    if (message.type === 'tool_result') {
+      this.calls.resolve(message.id, message.result);
+    } else {
+      this.calls.reject(
+        message.id,
+        new ViewerReportedError(message.kind, message.message, message.retry_after_ms),
+      );
+    }
+    return undefined;
+  }
+
+  /** Settles an approval from `viewerId`'s answer. Returns an error text to send back, if any. */
+  settleApproval(
+    viewerId: string,
+    message: Extract<ViewerToBridge, { type: 'approval' }>,
+  ): string | undefined {
+    if (this.approvals.viewerOf(message.request_id) !== viewerId) {
+      return `approval for unknown or expired request ${message.request_id}`;
+    }
+    this.approvals.resolve(message.request_id, message.approved);
+    return undefined;
+  }
+
+  /** Fails every call and approval sent to `viewerId` (it left). */
+  rejectForViewer(viewerId: string, error: () => ProtocolError): void {
+    for (const id of this.calls.rejectForViewer(viewerId, error)) this.callNames.delete(id);
+    this.approvals.rejectForViewer(viewerId, error);
+  }
+
+  /** Fails every call and approval (Stop). */
+  rejectAll(error: () => ProtocolError): void {
+    for (const id of this.calls.rejectAll(error)) this.callNames.delete(id);
+    this.approvals.rejectAll(error);
+  }
+
+  /**
+   * A mode change applies to calls still waiting at the viewer too: any the new mode denies is
+   * failed and withdrawn at once, so a confirmation dialog approved after the person lowered
+   * the mode cannot act.
+   */
+  revokeDenied(snapshot: ModeSnapshot): void {
+    for (const [id, name] of [...this.callNames]) {
+      if (decidePolicy(snapshot.mode, snapshot.metadata, name) !== 'deny') continue;
+      this.cancelOnViewer(
+        id,
+        `The mode changed to ${snapshot.mode}, which does not allow ${name}.`,
+      );
+      this.calls.reject(
+        id,
+        new ProtocolError(
+          'permission_denied',
+          `${name} was withdrawn before it ran: the mode changed to ${snapshot.mode}, which does not allow it. The person can change the mode in the viewer.`,
+        ),
+      );
+      this.callNames.delete(id);
+    }
+  }
+
+  private cancelOnViewer(id: string, reason: string): void {
+    const viewerId = this.calls.viewerOf(id);
+    if (viewerId === undefined) return;
+    this.routes.toViewer(viewerId, encodeBridgeMessage({ type: 'tool_cancel', id, reason }));
+  }
+
+  private nextId(prefix: string): string {
+    this.counter += 1;
+    return `${prefix}_${this.counter}_${randomBytes(4).toString('hex')}`;
+  }
+}
