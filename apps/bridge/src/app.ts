@@ -26,10 +26,13 @@ export interface AppDeps {
   logger?: Logger;
   /** Route groups mounted before the viewer, in order. */
   mounts?: ReadonlyArray<(app: Hono) => void>;
+  /** Middleware that runs before every route (the server's Host/Origin guard). */
+  guard?: (app: Hono) => void;
 }
 
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  deps.guard?.(app);
 
   app.get('/healthz', (c) => {
     c.header('Cache-Control', 'no-store');

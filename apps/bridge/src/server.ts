@@ -7,7 +7,12 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createApp, type HealthReport } from './app.js';
-import { checkHostAndOrigin, type BoundAddress, type HostPolicyOptions } from './auth/hostGuard.js';
+import {
+  checkHostAndOrigin,
+  hostOriginGuard,
+  type BoundAddress,
+  type HostPolicyOptions,
+} from './auth/hostGuard.js';
 import { parseBridgeConfig, type BridgeConfig, type BridgeConfigInput } from './config.js';
 import { StartupError } from './errors.js';
 import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
@@ -62,8 +67,6 @@ export async function startBridge(
     },
     ...(extras.desktop ? { desktop: extras.desktop } : {}),
   });
-  const app = createApp({ webRoot: config.webRoot, health, logger, mounts: extras.mounts ?? [] });
-
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
   // must name this bridge in Host and, when a browser sends one, Origin: a page on another
   // site (or a DNS-rebound name) must not read the desktop or drive it.
@@ -72,19 +75,19 @@ export async function startBridge(
     bound: () => listening.address,
     publicUrl: extras.publicUrl,
   };
-  const guardedFetch = (request: Request): Response | Promise<Response> => {
-    const check = checkHostAndOrigin(
-      hostPolicy,
-      request.headers.get('host') ?? undefined,
-      request.headers.get('origin') ?? undefined,
-    );
-    if (check.ok) return app.fetch(request);
-    const body = new URL(request.url).pathname.startsWith('/mcp')
-      ? { jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null }
-      : { error: check.message };
-    return Response.json(body, { status: check.status });
+  const guard = (app: Hono): void => {
+    app.use('/mcp', hostOriginGuard({ ...hostPolicy, jsonRpc: true })); // MCP clients read JSON-RPC
+    app.use('*', hostOriginGuard(hostPolicy));
   };
-  const server = createAdaptorServer({ fetch: guardedFetch }) as Server;
+  const app = createApp({
+    webRoot: config.webRoot,
+    health,
+    logger,
+    guard,
+    mounts: extras.mounts ?? [],
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const router = new UpgradeRouter((request) => {
     const origin = request.headers.origin;
     const check = checkHostAndOrigin(hostPolicy, request.headers.host, origin);

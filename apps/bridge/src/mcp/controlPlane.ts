@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Mode } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { hostOriginGuard, type BoundAddress } from '../auth/hostGuard.js';
+import type { BoundAddress } from '../auth/hostGuard.js';
 import { hostForUrl } from '../auth/loopback.js';
 import type { McpAuthenticator } from '../auth/mcpAuth.js';
 import { TICKET_TTL_MS, ViewerTickets } from '../auth/viewerTickets.js';
@@ -78,11 +78,9 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   };
   const hub = new ViewerHub({ mode, logger: logger.child({ part: 'viewers' }), viewerUrl });
   const tickets = new ViewerTickets(options.ticketTtlMs ?? TICKET_TTL_MS);
-  const hostPolicy = { bound: () => bound, publicUrl: options.publicUrl };
   const endpoint = createViewerEndpoint({
     hub,
     tickets,
-    hostPolicy,
     logger: logger.child({ part: 'viewer-socket' }),
   });
 
@@ -159,9 +157,9 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
   });
 
+  // Host and Origin are checked for every request and upgrade by the server (startBridge), so
+  // /mcp, /api and /ws/viewer need no guard of their own here.
   const mount = (app: Hono): void => {
-    app.use('/mcp', hostOriginGuard({ ...hostPolicy, jsonRpc: true }));
-    app.use('/api/*', hostOriginGuard(hostPolicy));
     sessions.mount(app);
     mountTicketRoute(app, tickets, () => bound);
   };

@@ -1,5 +1,5 @@
-// The /ws/viewer WebSocket endpoint: checks Host/Origin and redeems the single-use ticket on the
-// upgrade, then parses every frame with the protocol's zod schemas where it arrives. A bad frame
+// The /ws/viewer WebSocket endpoint (Host/Origin are checked by the server's upgrade router):
+// redeems the single-use ticket on the upgrade, then parses every frame with the protocol's zod schemas where it arrives. A bad frame
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008.
 import type { IncomingMessage } from 'node:http';
@@ -11,7 +11,6 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { checkHostAndOrigin, type HostPolicyOptions } from '../auth/hostGuard.js';
 import type { ViewerTickets } from '../auth/viewerTickets.js';
 import { rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
 import { TokenBucket } from '../policy/rateLimit.js';
@@ -25,7 +24,6 @@ export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
 export interface ViewerSocketOptions {
   hub: ViewerHub;
   tickets: ViewerTickets;
-  hostPolicy: HostPolicyOptions;
   logger: Logger;
 }
 
@@ -40,12 +38,6 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_CHARS + 64 * 1024 });
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
-    const check = checkHostAndOrigin(
-      options.hostPolicy,
-      request.headers.host,
-      request.headers.origin,
-    );
-    if (!check.ok) return rejectUpgrade(socket, check.status, check.message);
     const ticket = ticketFrom(request);
     const claims = ticket === undefined ? undefined : tickets.consume(ticket);
     if (claims === undefined) {
