@@ -1,18 +1,13 @@
 // The one MCP client both sides of the comparison use: the official SDK's Client over
-// Streamable HTTP (our bridge) or stdio (Playwright MCP), a tool call that reports isError
-// results instead of hiding them, and a timer that warms up before it records.
+// Streamable HTTP (our bridge) or stdio (Playwright MCP), the e2e suite's tool call (it reports
+// isError results instead of hiding them), and a timer that warms up before it records.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-export interface ToolOutcome {
-  isError: boolean;
-  /** The text content joined, e.g. "rate_limited: Too many calls ..." on an error. */
-  text: string;
-  structured: Record<string, unknown> | undefined;
-  /** Base64 of the first image content block, when there is one. */
-  image: string | undefined;
-}
+import { callTool, type ToolOutcome } from '../e2e/support/controlPlane.js';
+
+export { callTool, type ToolOutcome };
 
 export const now = () => performance.timeOrigin + performance.now();
 
@@ -37,29 +32,6 @@ export async function connectStdio(
   transport.stderr?.on('data', () => undefined);
   await client.connect(transport);
   return client;
-}
-
-export async function callTool(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  timeoutMs = 30_000,
-): Promise<ToolOutcome> {
-  const result = await client.callTool({ name, arguments: args }, undefined, {
-    timeout: timeoutMs,
-  });
-  const content = Array.isArray(result.content)
-    ? (result.content as { type: string; text?: string; data?: string }[])
-    : [];
-  return {
-    isError: result.isError === true,
-    text: content
-      .filter((c) => c.type === 'text')
-      .map((c) => c.text ?? '')
-      .join('\n'),
-    structured: result.structuredContent as Record<string, unknown> | undefined,
-    image: content.find((c) => c.type === 'image')?.data,
-  };
 }
 
 /** Calls the tool and throws with its text when it answered isError: a bench must not time failures. */

@@ -16,8 +16,11 @@ const run = promisify(execFile);
 
 export interface ToolOutcome {
   isError: boolean;
+  /** The text content joined, e.g. "rate_limited: Too many calls ..." on an error. */
   text: string;
   structured: Record<string, unknown> | undefined;
+  /** Base64 of the first image content block, when there is one. */
+  image: string | undefined;
 }
 
 /** The bearer token the bridge printed in its client configuration at start. */
@@ -56,10 +59,13 @@ export async function callTool(
   client: Client,
   name: string,
   args: Record<string, unknown>,
+  timeoutMs = 60_000,
 ): Promise<ToolOutcome> {
-  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
+  const result = await client.callTool({ name, arguments: args }, undefined, {
+    timeout: timeoutMs,
+  });
   const content = Array.isArray(result.content)
-    ? (result.content as Array<{ type: string; text?: string }>)
+    ? (result.content as Array<{ type: string; text?: string; data?: string }>)
     : [];
   return {
     isError: result.isError === true,
@@ -68,6 +74,7 @@ export async function callTool(
       .map((c) => c.text ?? '')
       .join('\n'),
     structured: result.structuredContent as Record<string, unknown> | undefined,
+    image: content.find((c) => c.type === 'image')?.data,
   };
 }
 
