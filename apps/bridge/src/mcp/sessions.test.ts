@@ -1,6 +1,7 @@
 // /mcp transport, auth and DNS-rebinding guard, against a real bridge on a loopback port with
 // the MCP SDK's real client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answersInSse } from './sessions.js';
 import {
   OTHER_TOKEN,
   TOKEN,
@@ -169,5 +170,53 @@ describe('/mcp sessions and auth', () => {
       headers: { origin: 'http://attacker.example' },
     });
     expect(response.status).toBe(403);
+  });
+
+  /** Opens a session with `capabilities`, then returns how it answers a tools/list POST. */
+  async function answerTypeFor(capabilities: Record<string, unknown>): Promise<string> {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const opened = await post(bridge, { ...INIT, params: { ...INIT.params, capabilities } }, auth);
+    expect(opened.status).toBe(200);
+    await opened.text();
+    const session = {
+      ...auth,
+      'mcp-session-id': opened.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-06-18',
+    };
+    const initialized = await post(
+      bridge,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      session,
+    );
+    expect(initialized.status).toBe(202);
+    const listed = await post(bridge, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, session);
+    expect(listed.status).toBe(200);
+    const type = listed.headers.get('content-type') ?? '';
+    const text = await listed.text();
+    expect(text).toContain('draw_overlay'); // the same answer either way
+    return type;
+  }
+
+  it('answers a client that cannot be asked anything with one JSON body per call', async () => {
+    expect(await answerTypeFor({})).toMatch(/^application\/json/);
+    expect(await answerTypeFor({ sampling: {}, roots: {} })).toMatch(/^application\/json/);
+  });
+
+  it('answers a client that declared elicitation with an SSE stream (approvals ride on it)', async () => {
+    expect(await answerTypeFor({ elicitation: {} })).toMatch(/^text\/event-stream/);
+  });
+});
+
+describe('answersInSse', () => {
+  const init = (capabilities: unknown) => ({ ...INIT, params: { ...INIT.params, capabilities } });
+  it('keeps SSE only for clients the bridge may send a request to (elicitation)', () => {
+    expect(answersInSse(init({ elicitation: {} }))).toBe(true);
+    expect(answersInSse(init({ elicitation: { form: {} }, sampling: {} }))).toBe(true);
+    expect(answersInSse(init({}))).toBe(false);
+    expect(answersInSse(init({ sampling: {}, roots: { listChanged: true } }))).toBe(false);
+  });
+  it('falls back to SSE (which carries everything) when the initialize is odd', () => {
+    expect(answersInSse(undefined)).toBe(true);
+    expect(answersInSse('initialize')).toBe(true);
   });
 });

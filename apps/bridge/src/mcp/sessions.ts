@@ -41,6 +41,22 @@ export interface McpSessionsOptions {
   idleMs?: number;
 }
 
+/**
+ * Whether a session's POSTs are answered with an SSE stream (true) or one JSON body (false).
+ * The bridge sends nothing on a request's stream but its response, except elicitation requests
+ * for approvals in headless sessions (approvals.ts) — and it only elicits from clients that
+ * declared the capability at initialize. For every other client a single JSON body carries the
+ * same answer with less work on both ends (no stream to open, parse and close per call); the
+ * SDK's JSON mode would drop a request-related message, which is why elicitation keeps SSE.
+ * Server-initiated notifications (resource updates) use the GET stream in both modes.
+ */
+export function answersInSse(initialize: unknown): boolean {
+  if (typeof initialize !== 'object' || initialize === null) return true;
+  const params = (initialize as { params?: { capabilities?: Record<string, unknown> } }).params;
+  const capabilities = params?.capabilities;
+  return capabilities?.elicitation !== undefined;
+}
+
 function rpcError(c: Context, status: 400 | 401 | 404 | 413, code: number, message: string) {
   return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
 }
@@ -125,15 +141,22 @@ export class McpSessions {
         'Missing mcp-session-id header. Start a session with an initialize request first.',
       );
     }
-    return this.open(principal, c.req.raw, body);
+    const initialize = messages.find((m) => isInitializeRequest(m));
+    return this.open(principal, c.req.raw, body, answersInSse(initialize));
   }
 
-  private async open(principal: McpPrincipal, request: Request, body: unknown): Promise<Response> {
+  private async open(
+    principal: McpPrincipal,
+    request: Request,
+    body: unknown,
+    sse: boolean,
+  ): Promise<Response> {
     const id = randomUUID();
     const handle = this.options.createSession({ sessionId: id, principal });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      enableJsonResponse: !sse,
       onsessioninitialized: (sessionId) => {
         this.sessions.set(sessionId, {
           id: sessionId,
