@@ -8,6 +8,7 @@
 import { cpuPerCall, type CpuPerCall } from './cpu.js';
 import { httpEchoFloor } from './floor.js';
 import { sdkFloor, type SdkFloor } from './sdkFloor.js';
+import { viewerLegFloor } from './viewerLegFloor.js';
 import { benchClicks, type ClickResults } from './mcpClick.js';
 import { callOk, connectHttp, sleep, timeRuns } from './mcpClient.js';
 import { hammer, type LoadResults } from './mcpLoad.js';
@@ -41,6 +42,13 @@ export interface OurMcpResults {
   loopback_http_floor_ms: Summary;
   /** A no-op tool on a minimal SDK server (Hono + Streamable HTTP), SSE and JSON responses. */
   sdk_floor: SdkFloor | Failed;
+  /** A WebSocket message to a bare page in the viewer's Chromium and back (viewerLegFloor.ts). */
+  viewer_leg_floor_ms: Summary | Failed;
+  /**
+   * The least a relayed call (draw_overlay) can take here: the SDK floor in the mode the bench's
+   * sessions get (JSON: the bench client does not declare elicitation) plus the viewer leg, p50.
+   */
+  relayed_call_floor_p50_ms: number | null;
   /** set_screenshot_frequency: MCP client → bridge → MCP client, no viewer involved. */
   bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuPerCall };
   draw_overlay: TimedTool | Failed;
@@ -115,14 +123,23 @@ export async function benchOurMcp(
 ): Promise<{ results: OurMcpResults; screenshotPng: Buffer }> {
   const { samples, log } = options;
   log('bench mcp: loopback HTTP floor…');
-  const floor = await httpEchoFloor(samples * 2);
+  const floor = await httpEchoFloor(samples * 2, LOOP_GAP_MS);
   log('bench mcp: MCP SDK floor (no-op tool on a minimal SDK server)…');
-  const sdk = await attempt('SDK floor', log, () => sdkFloor(samples * 2));
+  const sdk = await attempt('SDK floor', log, () => sdkFloor(samples * 2, LOOP_GAP_MS));
   log('bench mcp: starting the bridge (--mode autopilot) and the viewer in headless Chromium…');
   const stack = await startMcpStack();
   const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-bench');
   try {
     await callOk(client, 'get_display_info', {});
+
+    log('bench mcp: viewer leg floor (WebSocket echo through a bare page in the same Chromium)…');
+    const browser = stack.page.context().browser();
+    const leg = await attempt('viewer leg floor', log, () => {
+      if (browser === null) throw new Error('the viewer page has no browser');
+      return viewerLegFloor(browser, samples * 2, LOOP_GAP_MS);
+    });
+    const sdkJson = 'failed' in sdk ? undefined : sdk.json.round_trip_ms.p50;
+    const legP50 = 'failed' in leg ? undefined : leg.p50;
 
     log('bench mcp: a tool the bridge answers alone (set_screenshot_frequency)…');
     let bridgeOnlyTimes: number[] = [];
@@ -208,6 +225,11 @@ export async function benchOurMcp(
       results: {
         loopback_http_floor_ms: floor,
         sdk_floor: sdk,
+        viewer_leg_floor_ms: leg,
+        relayed_call_floor_p50_ms:
+          sdkJson === undefined || legP50 === undefined
+            ? null
+            : Math.round((sdkJson + legP50) * 1000) / 1000,
         bridge_only_tool: {
           round_trip_ms: summarize(bridgeOnlyTimes),
           cpu_ms_per_call: bridgeOnlyCpu,

@@ -3,6 +3,8 @@
 // bridge's arrangement, without auth, policy or relay) with a tool that returns at once — timed
 // with our SDK client. Run twice: SSE responses (the transport's default, what the bridge uses)
 // and enableJsonResponse. Shows how much of a bridge round trip is the SDK and HTTP layer.
+// Calls are paced like the bridge's loops (`gapMs` apart): on our VMs a process that idles
+// between calls pays for waking up again, so back-to-back calls would understate the floor.
 import { spawn } from 'node:child_process';
 import { REPO_ROOT } from '../e2e/support/bridgeProcess.js';
 import { processCpuMs } from './cpu.js';
@@ -41,11 +43,13 @@ export interface FloorRun {
 }
 
 export interface SdkFloor {
+  /** Time from the end of one call to the start of the next, as in the bridge's loops. */
+  gap_ms: number;
   sse: FloorRun;
   json: FloorRun;
 }
 
-async function floorOnce(json: boolean, samples: number): Promise<FloorRun> {
+async function floorOnce(json: boolean, samples: number, gapMs: number): Promise<FloorRun> {
   const child = spawn(
     process.execPath,
     ['--input-type=module', '-e', SERVER, '--', ...(json ? ['--json'] : [])],
@@ -58,10 +62,10 @@ async function floorOnce(json: boolean, samples: number): Promise<FloorRun> {
     });
     const client = await connectHttp(`http://127.0.0.1:${port}/mcp`, 'unused', 'oc-bench-floor');
     try {
-      await timeRuns(0, 20, () => callOk(client, 'noop', {}));
+      await timeRuns(0, 20, () => callOk(client, 'noop', {}), gapMs);
       const server = processCpuMs(child.pid ?? -1);
       const own = process.cpuUsage();
-      const times = await timeRuns(samples, 0, () => callOk(client, 'noop', {}));
+      const times = await timeRuns(samples, 0, () => callOk(client, 'noop', {}), gapMs);
       const ownUsed = process.cpuUsage(own);
       const per = (ms: number) => Math.round((ms / samples) * 1000) / 1000;
       return {
@@ -79,6 +83,10 @@ async function floorOnce(json: boolean, samples: number): Promise<FloorRun> {
   }
 }
 
-export async function sdkFloor(samples: number): Promise<SdkFloor> {
-  return { sse: await floorOnce(false, samples), json: await floorOnce(true, samples) };
+export async function sdkFloor(samples: number, gapMs: number): Promise<SdkFloor> {
+  return {
+    gap_ms: gapMs,
+    sse: await floorOnce(false, samples, gapMs),
+    json: await floorOnce(true, samples, gapMs),
+  };
 }
