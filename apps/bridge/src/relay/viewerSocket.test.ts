@@ -136,4 +136,32 @@ describe('viewer control channel', () => {
     await waitUntil(() => viewer.closed);
     expect(viewer.received.filter((m) => m.type === 'error').length).toBeLessThanOrEqual(21);
   });
+
+  it("never counts answers to the bridge's own calls as a flood", async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    viewer.on('clear_overlays', { result: { cleared: 0 } });
+    // More answers at once than the unsolicited-frame burst (MESSAGE_LIMIT, 1000) allows: with
+    // 20 MCP sessions at 100 calls/s each the viewer answers 2000 calls a second.
+    const calls = Array.from({ length: 1200 }, () =>
+      bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 20_000 }),
+    );
+    const results = await Promise.all(calls);
+    expect(results).toHaveLength(1200);
+    expect(results.every((r) => r.cleared === 0)).toBe(true);
+    expect(viewer.closed).toBe(false);
+    await viewer.close();
+  });
+
+  it('closes a socket that floods with valid frames nobody asked for, answers to unknown calls included', async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    for (let i = 0; i < 1100; i += 1) {
+      viewer.send({ type: 'tool_result', id: `call_made_up_${i}`, result: { cleared: 0 } });
+    }
+    await waitUntil(() => viewer.closed, 10_000);
+    const errors = viewer.received.filter((m) => m.type === 'error').length;
+    // Each one was answered until the limit (the burst plus what refilled meanwhile), and none
+    // after it.
+    expect(errors).toBeGreaterThan(900);
+    expect(errors).toBeLessThan(1100);
+  });
 });

@@ -1,7 +1,9 @@
 // The /ws/viewer WebSocket endpoint (Host/Origin are checked by the server's upgrade router):
 // redeems the single-use ticket on the upgrade, then parses every frame with the protocol's zod schemas where it arrives. A bad frame
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
-// frames keep coming (flood), in which case it is closed with 1008.
+// frames keep coming (flood), in which case it is closed with 1008. Answers that settle a call
+// or approval the bridge itself sent are never counted as flood: their rate is the MCP clients'
+// call rate (limited per session), not the viewer's choice.
 import type { IncomingMessage } from 'node:http';
 import {
   MAX_ERROR_MESSAGE_LENGTH,
@@ -18,8 +20,14 @@ import type { ViewerHub } from './viewerHub.js';
 
 /** Invalid frames tolerated: a burst of 20, refilling 1 per second. Beyond that, close. */
 export const BAD_MESSAGE_LIMIT = { ratePerSecond: 1, burst: 20 };
-/** All frames: a viewer streaming pointer events stays far below this. */
+/**
+ * Frames the viewer sends of its own accord (everything but answers that settle the bridge's
+ * calls): a viewer streaming pointer events stays far below this.
+ */
 export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
+
+/** Message types that answer something the bridge asked (tool_call, approval_request). */
+const ANSWERS: ReadonlySet<string> = new Set(['tool_result', 'tool_error', 'approval']);
 
 export interface ViewerSocketOptions {
   hub: ViewerHub;
@@ -65,13 +73,19 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       send(encodeBridgeMessage({ type: 'error', message: text }));
     };
 
-    ws.on('message', (data: RawData, isBinary: boolean) => {
+    /** Counts one unsolicited frame; false (and the socket closing) once the viewer floods. */
+    const withinLimit = (): boolean => {
       if (all.waitMs() > 0) {
         log.warn('viewer flooded the control channel; closing it');
         ws.close(1008, 'Too many messages.');
-        return;
+        return false;
       }
       all.take();
+      return true;
+    };
+
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (ws.readyState !== ws.OPEN) return; // closing for a flood: the rest is dropped
       const text = isBinary ? undefined : rawText(data);
       const parsed =
         text === undefined
@@ -79,6 +93,7 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
           : parseViewerMessage(text);
       if (!parsed.ok) {
         log.warn({ error: parsed.error }, 'invalid viewer message');
+        if (!withinLimit()) return;
         if (bad.waitMs() > 0) {
           ws.close(1008, 'Too many invalid messages.');
           return;
@@ -87,8 +102,12 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         sendError(parsed.error);
         return;
       }
+      const answer = ANSWERS.has(parsed.message.type);
+      if (!answer && !withinLimit()) return;
       const problem = hub.handle(id, parsed.message);
       if (problem !== undefined) {
+        // An answer nobody is waiting for (late, made up) was unsolicited after all.
+        if (answer && !withinLimit()) return;
         log.warn({ problem }, 'viewer message not applied');
         sendError(problem);
       }
