@@ -1,7 +1,10 @@
 // CPU time spent by the processes of the stack while a benchmark loop runs, read from
 // /proc/<pid>/stat (utime + stime, in clock ticks). Dividing by the number of calls gives the
 // CPU each call really needs per process; the rest of a round trip is waiting — for a core on a
-// shared 2-core machine, or for a timer. Linux only (the bench's machines).
+// shared 2-core machine, or for a timer. Linux only (the bench's machines). Processes come and
+// go during a loop (Chromium starts and ends renderers), so groups are compared process by
+// process: a new process counts in full, and one that ended counts through its parent's reaped-
+// children time (cutime + cstime) when the parent is in the group.
 import { readFileSync, readdirSync } from 'node:fs';
 
 /** Clock ticks per second; 100 on every Linux we run on (getconf CLK_TCK). */
@@ -12,6 +15,8 @@ interface ProcStat {
   comm: string;
   ppid: number;
   cpuMs: number;
+  /** CPU of children this process has reaped (cutime + cstime). */
+  reapedMs: number;
 }
 
 function readStat(pid: number): ProcStat | undefined {
@@ -22,8 +27,14 @@ function readStat(pid: number): ProcStat | undefined {
     const comm = text.slice(text.indexOf('(') + 1, close);
     const fields = text.slice(close + 2).split(' ');
     // fields[0] is state (field 3); utime/stime are fields 14/15.
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return { pid, comm, ppid: Number(fields[1]), cpuMs: (ticks * 1000) / TICKS_PER_S };
+    const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_S;
+    return {
+      pid,
+      comm,
+      ppid: Number(fields[1]),
+      cpuMs: ms(Number(fields[11]) + Number(fields[12])),
+      reapedMs: ms(Number(fields[13]) + Number(fields[14])),
+    };
   } catch {
     return undefined; // gone
   }
@@ -70,22 +81,44 @@ export interface CpuGroups {
 /** Wall time per call of the measured loop, pacing included. */
 export type CpuPerCall = CpuGroups & { wall: number };
 
-function snapshot(bridgePid: number): CpuGroups {
+type Group = Map<number, ProcStat>;
+
+interface Snapshot {
+  bridge: Group;
+  desktop: Group;
+  viewer_chromium: Group;
+  /** This process, from process.cpuUsage() (finer than ticks). */
+  benchMs: number;
+}
+
+const byPid = (list: ProcStat[]): Group => new Map(list.map((s) => [s.pid, s]));
+
+function snapshot(bridgePid: number): Snapshot {
   const stats = allStats();
-  const bridge = stats.find((s) => s.pid === bridgePid);
+  const bridge = stats.filter((s) => s.pid === bridgePid);
   const desktop = descendants(bridgePid, stats);
   const desktopPids = new Set(desktop.map((s) => s.pid));
   const chromium = descendants(process.pid, stats).filter(
     (s) => /^chrom/.test(s.comm) && !desktopPids.has(s.pid),
   );
-  const sum = (list: ProcStat[]) => list.reduce((total, s) => total + s.cpuMs, 0);
   const own = process.cpuUsage();
   return {
-    bridge: bridge?.cpuMs ?? Number.NaN,
-    desktop: sum(desktop),
-    viewer_chromium: sum(chromium),
-    bench_client: (own.user + own.system) / 1000,
+    bridge: byPid(bridge),
+    desktop: byPid(desktop),
+    viewer_chromium: byPid(chromium),
+    benchMs: (own.user + own.system) / 1000,
   };
+}
+
+/** CPU a group used between two snapshots, process by process (see the header). */
+function used(before: Group, after: Group): number {
+  let total = 0;
+  for (const [pid, now] of after) {
+    const then = before.get(pid);
+    total += now.cpuMs - (then?.cpuMs ?? 0);
+    if (then !== undefined) total += now.reapedMs - then.reapedMs;
+  }
+  return total;
 }
 
 /**
@@ -101,13 +134,14 @@ export async function cpuPerCall(
   const calls = Math.max(1, await loop());
   const wall = performance.now() - start;
   const after = snapshot(bridgePid);
-  const per = (key: keyof CpuGroups) =>
-    Math.round(((after[key] - before[key]) / calls) * 1000) / 1000;
+  const per = (ms: number) => Math.round((ms / calls) * 1000) / 1000;
+  const group = (key: 'bridge' | 'desktop' | 'viewer_chromium') =>
+    per(used(before[key], after[key]));
   return {
-    bridge: per('bridge'),
-    desktop: per('desktop'),
-    viewer_chromium: per('viewer_chromium'),
-    bench_client: per('bench_client'),
+    bridge: after.bridge.size === 0 ? Number.NaN : group('bridge'),
+    desktop: group('desktop'),
+    viewer_chromium: group('viewer_chromium'),
+    bench_client: per(after.benchMs - before.benchMs),
     wall: Math.round((wall / calls) * 1000) / 1000,
   };
 }
