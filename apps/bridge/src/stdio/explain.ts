@@ -18,7 +18,7 @@ export function explainBridgeError(err: unknown, url: string): string {
       case 403:
         return `The bridge at ${url} refused the request (HTTP 403: Host or Origin not allowed). Use the address the bridge listens on, or set OC_PUBLIC_URL on the bridge. (${err.message})`;
       case 404:
-        return `The bridge at ${url} no longer knows this MCP session (it restarted, or the session expired). Restart this MCP server in your client to start a new session.`;
+        return `The bridge at ${url} no longer knows this MCP session (it restarted, or the session expired), and opening a new one failed. Restart this MCP server in your client to start over.`;
       default:
         return `The bridge at ${url} answered with an error: ${err.message}`;
     }

@@ -4,9 +4,9 @@
 // the bridge stays the only MCP server, so tools, resources, progress and elicitation need no
 // code here. What the proxy adds is failure handling: a request the bridge cannot take (down,
 // 401, unknown session) or a response stream that ends without an answer gets a JSON-RPC error
-// back at once, so the client never waits on a request that will not be answered.
+// back at once, so the client never waits on a request that will not be answered; and after a
+// bridge restart the next message opens a new session by itself (bridgeSession.ts).
 import type { Readable, Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -17,6 +17,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { BridgeSession } from './bridgeSession.js';
 import { BRIDGE_ERROR_CODE, explainBridgeError } from './explain.js';
 import { watchResponseStreams } from './streamWatch.js';
 
@@ -71,13 +72,18 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
     }, STREAM_END_GRACE_MS).unref();
   });
 
-  const http = new StreamableHTTPClientTransport(new URL(options.url), {
+  const http = new BridgeSession({
+    url: options.url,
+    token: options.token,
     fetch: fetchWatched,
-    requestInit:
-      options.token === undefined ? {} : { headers: { Authorization: `Bearer ${options.token}` } },
+    onmessage: (message) => fromBridge(message),
+    // Failed POSTs are answered per request below; this reports the background streams (the
+    // GET stream for server-initiated messages) so the person sees why things went quiet.
+    onerror: (err) => options.warn(explainBridgeError(err, options.url)),
+    warn: options.warn,
   });
 
-  http.onmessage = (message: JSONRPCMessage) => {
+  function fromBridge(message: JSONRPCMessage): void {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
       const id = message.id;
       if (id !== undefined && failed.delete(id)) return; // already answered by the proxy
@@ -94,12 +100,7 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
         `Could not write to stdout: ${err instanceof Error ? err.message : String(err)}`,
       );
     });
-  };
-  http.onerror = (err: Error) => {
-    // Failed POSTs are answered per request below; this reports the background streams (the
-    // GET stream for server-initiated messages) so the person sees why things went quiet.
-    options.warn(explainBridgeError(err, options.url));
-  };
+  }
 
   stdio.onmessage = (message: JSONRPCMessage) => {
     const isRequest = isJSONRPCRequest(message);
@@ -123,7 +124,7 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
       if (http.sessionId !== undefined) {
         // Ends the bridge session now instead of leaving it to the idle sweep.
         await Promise.race([
-          http.terminateSession().catch(() => undefined),
+          http.terminate().catch(() => undefined),
           new Promise((resolve) => setTimeout(resolve, 2000).unref()),
         ]);
       }

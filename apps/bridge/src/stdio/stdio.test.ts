@@ -1,7 +1,7 @@
 // `overlay-companion stdio` as a real child process driven by the MCP SDK's StdioClientTransport,
 // forwarding to a real bridge: tools list and call through it, elicitation passes both ways,
-// and failures (wrong token, bridge down, bridge killed mid-call) come back as JSON-RPC errors
-// with a clear stderr line while the proxy keeps running.
+// failures (wrong token, bridge down, bridge killed mid-call) come back as JSON-RPC errors with a
+// clear stderr line while the proxy keeps running, and a restarted bridge gets a new session.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,14 +11,21 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import {
   ElicitRequestSchema,
   LATEST_PROTOCOL_VERSION,
+  ResourceUpdatedNotificationSchema,
   type CallToolResult,
   type ClientCapabilities,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TOKEN, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import {
+  TOKEN,
+  screenshotResult,
+  startTestBridge,
+  type TestBridge,
+} from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import { waitUntil } from '../mcp/testing/wait.js';
 import { cliEntry, startServe } from '../headless/testing/cliProcess.js';
 
 const DISPLAY_INFO = {
@@ -263,6 +270,58 @@ describe('overlay-companion stdio when the bridge is gone', () => {
       expect(run.alive()).toBe(true);
       await viewer.close().catch(() => undefined);
     } finally {
+      await serve.cli.stop('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens a new session by itself after the bridge restarts, resource subscriptions included', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'oc-stdio-restart-'));
+    const flags = ['--no-auth', '--port', String(await closedPort()), '--data-dir', dataDir];
+    const desktop = ['--vnc', '127.0.0.1:9']; // only the control channel is used
+    let serve = await startServe([...flags, ...desktop]);
+    const viewers: ScriptedViewer[] = [];
+    const scriptedViewer = async (url: string): Promise<ScriptedViewer> => {
+      const viewer = await ScriptedViewer.connect(url, { headless: true });
+      viewer.on('get_display_info', { result: DISPLAY_INFO });
+      viewer.on('take_screenshot', { result: screenshotResult() });
+      viewers.push(viewer);
+      return viewer;
+    };
+    try {
+      await scriptedViewer(serve.url);
+      const run = stdioClient(['--url', serve.mcpUrl], {});
+      await run.connected;
+      const updates: string[] = [];
+      run.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        updates.push(n.params.uri);
+      });
+      await run.client.subscribeResource({ uri: 'screenshot://latest' });
+      const before = (await run.client.callTool({ name: 'get_display_info' })) as CallToolResult;
+      expect(before.structuredContent).toEqual(DISPLAY_INFO);
+
+      await serve.cli.stop('SIGINT');
+      serve = await startServe([...flags, ...desktop]);
+      await scriptedViewer(serve.url);
+
+      // The first call after the restart gets a 404 for the old session; the proxy opens a new
+      // one and resends it, so the client sees a plain answer.
+      const after = (await run.client.callTool({ name: 'get_display_info' })) as CallToolResult;
+      expect(after.isError).not.toBe(true);
+      expect(after.structuredContent).toEqual(DISPLAY_INFO);
+      expect(run.stderr()).toMatch(
+        /no longer knew this MCP session .*opened a new one and subscribed again to screenshot:\/\/latest/,
+      );
+      expect(run.stderr()).not.toMatch(/Restart this MCP server/);
+      // The subscription is live in the new session: periodic captures notify the client.
+      await run.client.callTool({
+        name: 'set_screenshot_frequency',
+        arguments: { mode: 'periodic', interval_ms: 250 },
+      });
+      await waitUntil(() => updates.includes('screenshot://latest'), 5000);
+      expect(run.alive()).toBe(true);
+    } finally {
+      for (const viewer of viewers) await viewer.close().catch(() => undefined);
       await serve.cli.stop('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
