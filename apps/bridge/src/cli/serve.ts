@@ -13,7 +13,7 @@ import { prepareMcpAuth } from '../mcp/serveOptions.js';
 import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
-import { startHeadlessViewer, type HeadlessViewer } from '../headless/headlessViewer.js';
+import type { HeadlessViewer } from '../headless/headlessViewer.js';
 
 export interface ServeHandle {
   /** The bridge with the MCP control plane (/mcp, /ws/viewer). */
@@ -86,6 +86,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     stops.push(() => bridge.close());
     let headlessViewer: HeadlessViewer | undefined;
     if (options.headlessViewer === true) {
+      // Loaded only here: playwright-core takes long to import, and most bridges never need it.
+      const { startHeadlessViewer } = await import('../headless/headlessViewer.js');
       const viewer = await startHeadlessViewer({
         bridgeUrl: bridge.url,
         logger: logger.child({ part: 'headless-viewer' }),
