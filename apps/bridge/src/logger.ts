@@ -3,7 +3,11 @@
 import { pino, type Logger } from 'pino';
 
 export function createLogger(name: string, level = process.env.OC_LOG_LEVEL ?? 'info'): Logger {
-  return pino({ name, level }, pino.destination({ fd: 2, sync: false }));
+  const destination = pino.destination({ fd: 2, sync: false });
+  // Once nobody reads stderr (terminal closed, parent gone) log lines are dropped rather than
+  // crashing the process, which may be busy stopping the desktop.
+  destination.on('error', () => undefined);
+  return pino({ name, level }, destination);
 }
 
 /** A logger that drops everything, for tests and embedding. */

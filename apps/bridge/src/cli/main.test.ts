@@ -138,6 +138,37 @@ describe('overlay-companion', () => {
     },
   );
 
+  it.each(['SIGHUP', 'SIGINT'] as const)(
+    'serve stops it all on %s even when nobody reads its output any more (terminal closed, parent gone)',
+    { timeout: 60_000 },
+    async (signal) => {
+      const dataDir = join(dataRoot, `gone-${signal}`);
+      const run = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
+      await eventually(
+        () => /Press Ctrl-C to stop/.test(run.stdout()) || run.child.exitCode !== null,
+        40_000,
+        'the bridge to be ready',
+      );
+      const desktop = /display :(\d+) \(VNC 127\.0\.0\.1:(\d+)\)/.exec(run.stdout());
+      const display = Number(desktop?.[1]);
+      const vncPort = Number(desktop?.[2]);
+      expect(await xvncAlive(vncPort), run.stderr()).toBe(true);
+      await eventually(
+        async () => (await desktopClients(display)).length === 2,
+        20_000,
+        'openbox and xterm to start',
+      );
+      // The reading ends of its stdout and stderr close: every later write fails with EPIPE,
+      // as when the terminal or the process that started it went away.
+      run.child.stdout?.destroy();
+      run.child.stderr?.destroy();
+      run.child.kill(signal);
+      await run.exited;
+      await eventually(async () => !(await xvncAlive(vncPort)), 10_000, 'Xvnc to be stopped');
+      expect(await desktopClients(display)).toEqual([]);
+    },
+  );
+
   it(
     'gateway --listen 127.0.0.1:0 runs the gateway alone until SIGTERM',
     { timeout: 30_000 },

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Entry point of the `overlay-companion` command: parses the command line, starts what the
-// command needs, prints where to find it, and on SIGINT/SIGTERM stops everything it started and
-// exits 0. Usage mistakes exit 2 with the usage text; failures to start exit 1.
+// command needs, prints where to find it, and on SIGINT/SIGTERM/SIGHUP stops everything it
+// started and exits 0 — also when nobody reads its output any more (terminal closed, parent
+// gone), since writing there then fails. Usage mistakes exit 2 with the usage text; failures to
+// start exit 1.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, UsageError, errorMessage } from '../errors.js';
@@ -16,6 +18,11 @@ import { USAGE } from './usage.js';
 
 const out = (text: string) => process.stdout.write(`${text}\n`);
 const err = (text: string) => process.stderr.write(`${text}\n`);
+
+// What we print is for a person; once nobody reads it (EPIPE, EIO) it is dropped. Left unhandled,
+// the failed write would crash the process in the middle of stopping the desktop and leave
+// Xvnc running.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
 async function main(argv: readonly string[]): Promise<void> {
   let command: Command;
@@ -103,6 +110,7 @@ function stopOnSignal(stop: () => Promise<void>): void {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal); // the terminal closed
   // A crash must still take the desktop down, or Xvnc would outlive us.
   process.on('uncaughtException', (e) => {
     err(`overlay-companion: unexpected error: ${e.stack ?? e.message}`);
