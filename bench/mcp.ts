@@ -216,11 +216,9 @@ export async function benchOurMcp(
 
     // Last: closing its page ends a renderer, whose CPU would land in a later loop's numbers.
     log('bench mcp: viewer leg floor (WebSocket echo through a bare page in the same Chromium)…');
-    const browser = stack.page.context().browser();
-    const leg = await attempt('viewer leg floor', log, () => {
-      if (browser === null) throw new Error('the viewer page has no browser');
-      return viewerLegFloor(browser, samples * 2, LOOP_GAP_MS);
-    });
+    const leg = await attempt('viewer leg floor', log, () =>
+      viewerLegFloor(stack.browser, samples * 2, LOOP_GAP_MS),
+    );
     const sdkJson = 'failed' in sdk ? undefined : sdk.json.round_trip_ms.p50;
     const legP50 = 'failed' in leg ? undefined : leg.p50;
 

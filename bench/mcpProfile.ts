@@ -6,7 +6,7 @@
 //   the JSON of the MCP response the client then parses.
 import { createHash } from 'node:crypto';
 import { parseToolResult, parseViewerMessage } from '@overlay-companion/protocol';
-import type { Page } from 'playwright-core';
+import type { CdpPage } from './cdpBrowser.js';
 import { summarize, type Summary } from './stats.js';
 
 export interface ScreenshotProfile {
@@ -83,7 +83,7 @@ function timed(n: number, once: () => unknown): Summary {
  * the page encoded, so a peer can be shown the very same pixels.
  */
 export async function profileScreenshot(
-  page: Page,
+  page: Pick<CdpPage, 'evaluate'>,
   n: number,
 ): Promise<{ profile: ScreenshotProfile; png: Buffer }> {
   const enc = await page.evaluate<PageEncode>(`${PAGE_ENCODE}(${n})`);

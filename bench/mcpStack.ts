@@ -1,11 +1,11 @@
 // The real stack for the MCP benchmarks: `overlay-companion serve --desktop local --mode
 // autopilot` (input runs without a person approving each call) with a bearer token we choose
 // (OC_MCP_TOKEN), plus the viewer page in headless Chromium as the control viewer that executes
-// the tool calls, started with the e2e launcher (e2e/support/bridgeProcess.ts).
+// the tool calls, started with the e2e launcher (e2e/support/bridgeProcess.ts). The page runs
+// in Chromium without Playwright (cdpBrowser.ts says why).
 import { randomBytes } from 'node:crypto';
-import { chromium, type Browser, type Page } from 'playwright-core';
 import { startStack } from '../e2e/support/bridgeProcess.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
+import { launchCdpBrowser, type CdpBrowser, type CdpPage } from './cdpBrowser.js';
 
 export interface McpStack {
   /** The bridge's node process (its children are the desktop's Xvnc, openbox, xterm). */
@@ -15,7 +15,8 @@ export interface McpStack {
   token: string;
   display: string;
   xEnv: NodeJS.ProcessEnv;
-  page: Page;
+  browser: CdpBrowser;
+  page: CdpPage;
   output(): string;
   stop(): Promise<void>;
 }
@@ -74,7 +75,7 @@ export async function startMcpStack(
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
-  let browser: Browser | undefined;
+  let browser: CdpBrowser | undefined;
   const stop = async () => {
     await browser?.close().catch(() => undefined);
     await stack.stop();
@@ -90,12 +91,14 @@ export async function startMcpStack(
     }
     const mcpUrl = MCP_LINE.exec(printed)?.[1] ?? new URL('/mcp', stack.url).toString();
 
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.addInitScript(VIEWER_TIMING);
-    await page.goto(stack.url);
-    await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
-    await page.getByTestId('desktop-size').waitFor(); // the first frame has arrived
+    browser = await launchCdpBrowser();
+    const page = await browser.newPage(stack.url, { initScript: VIEWER_TIMING });
+    await waitForPage(
+      page,
+      // Connected, and the first frame has arrived (its size is in the status bar).
+      `(() => { const label = document.querySelector('[data-testid="connection-label"]'); return !!label && label.textContent.includes('Connected') && !!document.querySelector('[data-testid="desktop-size"]'); })()`,
+      'the viewer never connected and showed the desktop',
+    );
     await waitForControl(page);
     return {
       bridgePid: stack.pid,
@@ -104,6 +107,7 @@ export async function startMcpStack(
       token,
       display: stack.display,
       xEnv: stack.xEnv,
+      browser,
       page,
       output: () => stack.output(),
       stop,
@@ -114,8 +118,23 @@ export async function startMcpStack(
   }
 }
 
+/** Polls `condition` (a page expression) until it is true. */
+async function waitForPage(
+  page: CdpPage,
+  condition: string,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await page.evaluate<boolean>(condition).catch(() => false)) === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} within ${timeoutMs} ms.`);
+}
+
 /** Waits until this page is the control viewer (the one the bridge relays tool calls to). */
-async function waitForControl(page: Page, timeoutMs = 20_000): Promise<void> {
+async function waitForControl(page: CdpPage, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
@@ -138,7 +157,7 @@ export interface ViewerSample {
 }
 
 /** Takes (and clears) the viewer-side timings recorded since the last call. */
-export async function drainViewerSamples(page: Page): Promise<ViewerSample[]> {
+export async function drainViewerSamples(page: CdpPage): Promise<ViewerSample[]> {
   return page.evaluate<ViewerSample[]>(`window.__ocBench.samples.splice(0)`);
 }
 
@@ -156,12 +175,11 @@ export interface RendererTimes {
  * layout; the rest of task is paint, parsing and other work).
  */
 export async function rendererTimes(
-  page: Page,
+  page: CdpPage,
 ): Promise<(calls: number) => Promise<RendererTimes>> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
+  await page.client.Performance.enable({});
   const read = async () => {
-    const { metrics } = await cdp.send('Performance.getMetrics');
+    const { metrics } = await page.client.Performance.getMetrics();
     const value = (name: string) => (metrics.find((m) => m.name === name)?.value ?? 0) * 1000;
     return {
       task: value('TaskDuration'),
@@ -173,7 +191,7 @@ export async function rendererTimes(
   const before = await read();
   return async (calls) => {
     const after = await read();
-    await cdp.detach().catch(() => undefined);
+    await page.client.Performance.disable().catch(() => undefined);
     const per = (key: keyof RendererTimes) =>
       Math.round(((after[key] - before[key]) / Math.max(1, calls)) * 1000) / 1000;
     return {

@@ -4,7 +4,7 @@
 // once, so the MCP SDK floor plus this floor is the least any relayed call can take here.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser } from 'playwright-core';
+import type { CdpBrowser } from './cdpBrowser.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { timeRuns } from './mcpClient.js';
 import { summarize, type Summary } from './stats.js';
@@ -21,20 +21,25 @@ function listen(server: Server): Promise<number> {
 }
 
 export async function viewerLegFloor(
-  browser: Browser,
+  browser: CdpBrowser,
   samples: number,
   gapMs: number,
 ): Promise<Summary> {
   const server = createServer((_request, response) => response.end('<!doctype html><title>echo'));
   const sockets = new WebSocketServer({ server });
   const port = await listen(server);
-  const page = await browser.newPage();
+  const connected = new Promise<WebSocket>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the echo page never connected')), 15_000);
+    sockets.once('connection', (socket) => {
+      clearTimeout(timer);
+      resolve(socket);
+    });
+  });
+  // The page opens the socket as soon as it loads.
+  const page = await browser.newPage(`http://127.0.0.1:${port}/`, {
+    initScript: `addEventListener('load', () => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onmessage = (e) => ws.send(e.data); });`,
+  });
   try {
-    const connected = new Promise<WebSocket>((resolve) => sockets.once('connection', resolve));
-    await page.goto(`http://127.0.0.1:${port}/`);
-    await page.evaluate(
-      `(() => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onmessage = (e) => ws.send(e.data); })()`,
-    );
     const socket = await connected;
     const once = () =>
       new Promise<void>((resolve) => {
