@@ -5,9 +5,12 @@
 // notifications/initialized, subscribes again to the resources the client had subscribed to,
 // and then resends the message that got the 404. Resending is safe because a 404 means the
 // bridge refused the message before running it. Messages of its own (ids `oc-proxy-…`) are
-// answered here and never reach the client.
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// answered here and never reach the client. It also sets the MCP-Protocol-Version header from
+// the bridge's answer to initialize, as the SDK Client does for itself.
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   InitializeResultSchema,
@@ -47,6 +50,8 @@ const uriOf = (request: JSONRPCRequest): string | undefined => {
 export class BridgeSession {
   private http: StreamableHTTPClientTransport;
   private clientInitialize: JSONRPCRequest | undefined;
+  /** The client's initialize, until the bridge answers it. */
+  private initializeId: RequestId | undefined;
   private protocolVersion: string | undefined;
   /** Resources the client subscribed to (answered with success), replayed on renewal. */
   private readonly subscribed = new Set<string>();
@@ -69,8 +74,8 @@ export class BridgeSession {
     return this.http.start();
   }
 
-  /** The version the bridge answered the client's initialize with (sent as a header). */
-  setProtocolVersion(version: string): void {
+  /** The version the bridge answered initialize with (sent as a header on later requests). */
+  private setProtocolVersion(version: string): void {
     this.protocolVersion = version;
     this.http.setProtocolVersion(version);
   }
@@ -117,7 +122,10 @@ export class BridgeSession {
   /** Remembers what a renewal has to replay. */
   private note(message: JSONRPCMessage): void {
     if (!isJSONRPCRequest(message)) return;
-    if (message.method === 'initialize') this.clientInitialize = message;
+    if (message.method === 'initialize') {
+      this.clientInitialize = message;
+      this.initializeId = message.id;
+    }
     const uri = uriOf(message);
     if (uri === undefined) return;
     if (message.method === 'resources/subscribe') this.subscribing.set(message.id, uri);
@@ -131,6 +139,13 @@ export class BridgeSession {
       if (mine !== undefined) {
         mine(message);
         return;
+      }
+      if (id !== undefined && id === this.initializeId) {
+        this.initializeId = undefined;
+        const init = InitializeResultSchema.safeParse(
+          isJSONRPCResultResponse(message) ? message.result : undefined,
+        );
+        if (init.success) this.setProtocolVersion(init.data.protocolVersion);
       }
       const uri = id === undefined ? undefined : this.subscribing.get(id);
       if (id !== undefined && uri !== undefined) {

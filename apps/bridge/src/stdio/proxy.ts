@@ -10,7 +10,6 @@ import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  InitializeResultSchema,
   isJSONRPCErrorResponse,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
@@ -48,7 +47,6 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
   // its id to `failed`, so a late answer from the bridge is dropped instead of duplicated.
   const pending = new Set<RequestId>();
   const failed = new Set<RequestId>();
-  const initializeIds = new Set<RequestId>();
 
   const fail = (id: RequestId, message: string): void => {
     if (!pending.delete(id)) return;
@@ -88,12 +86,6 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
       const id = message.id;
       if (id !== undefined && failed.delete(id)) return; // already answered by the proxy
       if (id !== undefined) pending.delete(id);
-      if (id !== undefined && initializeIds.delete(id) && isJSONRPCResultResponse(message)) {
-        // The SDK Client does this itself; a transparent proxy has to, so later requests carry
-        // the MCP-Protocol-Version header the bridge expects.
-        const init = InitializeResultSchema.safeParse(message.result);
-        if (init.success) http.setProtocolVersion(init.data.protocolVersion);
-      }
     }
     void stdio.send(message).catch((err: unknown) => {
       options.warn(
@@ -104,10 +96,7 @@ export async function startStdioProxy(options: StdioProxyOptions): Promise<Stdio
 
   stdio.onmessage = (message: JSONRPCMessage) => {
     const isRequest = isJSONRPCRequest(message);
-    if (isRequest) {
-      pending.add(message.id);
-      if (message.method === 'initialize') initializeIds.add(message.id);
-    }
+    if (isRequest) pending.add(message.id);
     http.send(message).catch((err: unknown) => {
       // onerror has already printed the explanation; the client gets it as the answer.
       if (isRequest) fail(message.id, explainBridgeError(err, options.url));

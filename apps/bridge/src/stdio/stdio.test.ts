@@ -42,12 +42,11 @@ interface StdioRun {
 
 const runs: StdioRun[] = [];
 
-/** Spawns `overlay-companion stdio` and connects an SDK client to it over stdio. */
-function stdioClient(
+/** `overlay-companion stdio` as a child behind a stdio transport, its stderr collected. */
+function spawnProxy(
   args: string[],
   env: Record<string, string>,
-  capabilities: ClientCapabilities = {},
-): StdioRun & { connected: Promise<void> } {
+): { transport: StdioClientTransport; stderr: () => string; alive: () => boolean } {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...cliEntry().argv, 'stdio', ...args],
@@ -56,8 +55,6 @@ function stdioClient(
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const client = new Client({ name: 'stdio-test', version: '0.0.0' }, { capabilities });
-  const connected = client.connect(transport);
   const alive = (): boolean => {
     const pid = transport.pid;
     if (pid === null) return false;
@@ -68,7 +65,19 @@ function stdioClient(
       return false;
     }
   };
-  const run = { client, transport, stderr: () => stderr, alive };
+  return { transport, stderr: () => stderr, alive };
+}
+
+/** Spawns `overlay-companion stdio` and connects an SDK client to it over stdio. */
+function stdioClient(
+  args: string[],
+  env: Record<string, string>,
+  capabilities: ClientCapabilities = {},
+): StdioRun & { connected: Promise<void> } {
+  const { transport, stderr, alive } = spawnProxy(args, env);
+  const client = new Client({ name: 'stdio-test', version: '0.0.0' }, { capabilities });
+  const connected = client.connect(transport);
+  const run = { client, transport, stderr, alive };
   runs.push(run);
   return { ...run, connected };
 }
@@ -94,14 +103,7 @@ const raws: RawStdio[] = [];
 
 /** The proxy over a bare StdioClientTransport, so a failed initialize does not close it. */
 async function rawStdio(args: string[], env: Record<string, string>): Promise<RawStdio> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...cliEntry().argv, 'stdio', ...args],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const { transport, stderr, alive } = spawnProxy(args, env);
   const answers = new Map<unknown, (m: JSONRPCMessage) => void>();
   transport.onmessage = (message) => {
     if ('id' in message) answers.get(message.id)?.(message);
@@ -116,15 +118,8 @@ async function rawStdio(args: string[], env: Record<string, string>): Promise<Ra
         throw new Error(`expected an error, got ${JSON.stringify(message)}`);
       return message;
     },
-    stderr: () => stderr,
-    alive: () => {
-      try {
-        process.kill(transport.pid ?? -1, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    stderr,
+    alive,
     close: () => transport.close(),
   };
   raws.push(raw);
