@@ -6,6 +6,7 @@
 // the bridge answers without the viewer, the time inside the viewer page, the CPU each call
 // costs per process, and the screenshot's parts (mcpProfile.ts).
 import { cpuPerCall, type CpuPerCall } from './cpu.js';
+import { attempt, ok, type Failed } from './failSoft.js';
 import { httpEchoFloor } from './floor.js';
 import { sdkFloor, type SdkFloor } from './sdkFloor.js';
 import { viewerLegFloor } from './viewerLegFloor.js';
@@ -21,11 +22,6 @@ import {
   type RendererTimes,
 } from './mcpStack.js';
 import { summarize, type Summary } from './stats.js';
-
-/** A part that could not be measured, and why (e.g. a tool the viewer does not run yet). */
-export interface Failed {
-  failed: string;
-}
 
 export interface TimedTool {
   round_trip_ms: Summary;
@@ -75,20 +71,6 @@ const LOOP_GAP_MS = 11;
 const PACED_RATE = 40;
 const SESSIONS = 20;
 
-async function attempt<T>(
-  what: string,
-  log: (line: string) => void,
-  run: () => Promise<T>,
-): Promise<T | Failed> {
-  try {
-    return await run();
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    log(`bench mcp: ${what} FAILED: ${message.split('\n')[0] ?? ''}`);
-    return { failed: message.slice(0, 1000) };
-  }
-}
-
 /** Times `calls` runs of `once` after `warmup`, with viewer-side times and CPU per call. */
 async function timeTool(
   stack: McpStack,
@@ -125,7 +107,7 @@ export async function benchOurMcp(
   log('bench mcp: loopback HTTP floor…');
   const floor = await httpEchoFloor(samples * 2, LOOP_GAP_MS);
   log('bench mcp: MCP SDK floor (no-op tool on a minimal SDK server)…');
-  const sdk = await attempt('SDK floor', log, () => sdkFloor(samples * 2, LOOP_GAP_MS));
+  const sdk = await attempt('bench mcp: SDK floor', log, () => sdkFloor(samples * 2, LOOP_GAP_MS));
   log('bench mcp: starting the bridge (--mode autopilot) and the viewer in headless Chromium…');
   const stack = await startMcpStack();
   const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-bench');
@@ -145,7 +127,7 @@ export async function benchOurMcp(
     });
 
     log('bench mcp: draw_overlay round trips…');
-    const draw = await attempt('draw_overlay', log, async () => {
+    const draw = await attempt('bench mcp: draw_overlay', log, async () => {
       // Ten per sample (600 calls, ~7 s): its p99 target needs enough calls that the p99 is
       // not just the second-worst of a short run.
       const timed = await timeTool(stack, 'draw_overlay', samples * 10, 10, (i) =>
@@ -163,7 +145,7 @@ export async function benchOurMcp(
     });
 
     log('bench mcp: take_screenshot (full 1280x800 PNG)…');
-    const shot = await attempt('take_screenshot', log, async () => {
+    const shot = await attempt('bench mcp: take_screenshot', log, async () => {
       let png = '';
       const timed = await timeTool(stack, 'take_screenshot', samples, 3, async () => {
         png = (await callOk(client, 'take_screenshot', SCREENSHOT)).image ?? '';
@@ -173,11 +155,13 @@ export async function benchOurMcp(
     });
 
     log('bench mcp: click_at until the X server has the press…');
-    const click = await attempt('click_at', log, () => benchClicks(stack, client, samples));
+    const click = await attempt('bench mcp: click_at', log, () =>
+      benchClicks(stack, client, samples),
+    );
 
     log('bench mcp: screenshot parts (page encode, bridge parse)…');
     let screenshotPng: Buffer = Buffer.alloc(0);
-    const profile = await attempt('screenshot profile', log, async () => {
+    const profile = await attempt('bench mcp: screenshot profile', log, async () => {
       const { profile, png } = await profileScreenshot(
         stack.page,
         Math.max(5, Math.floor(samples / 3)),
@@ -188,7 +172,7 @@ export async function benchOurMcp(
 
     log(`bench mcp: ${SESSIONS} sessions paced at ${PACED_RATE}/s each…`);
     const load = { mcpUrl: stack.mcpUrl, token: stack.token, sessions: SESSIONS };
-    const paced = await attempt('concurrent paced', log, async () => {
+    const paced = await attempt('bench mcp: concurrent paced', log, async () => {
       let result: LoadResults | undefined;
       const cpu = await cpuPerCall(stack.bridgePid, async () => {
         result = await hammer({
@@ -205,7 +189,7 @@ export async function benchOurMcp(
     });
     await sleep(2500); // every session's bucket refills before the unthrottled run
     log(`bench mcp: ${SESSIONS} sessions unthrottled…`);
-    const unthrottled = await attempt('concurrent unthrottled', log, () =>
+    const unthrottled = await attempt('bench mcp: concurrent unthrottled', log, () =>
       hammer({
         ...load,
         seconds: Math.max(2, options.loadSeconds / 2),
@@ -216,11 +200,11 @@ export async function benchOurMcp(
 
     // Last: closing its page ends a renderer, whose CPU would land in a later loop's numbers.
     log('bench mcp: viewer leg floor (WebSocket echo through a bare page in the same Chromium)…');
-    const leg = await attempt('viewer leg floor', log, () =>
+    const leg = await attempt('bench mcp: viewer leg floor', log, () =>
       viewerLegFloor(stack.browser, samples * 2, LOOP_GAP_MS),
     );
-    const sdkJson = 'failed' in sdk ? undefined : sdk.json.round_trip_ms.p50;
-    const legP50 = 'failed' in leg ? undefined : leg.p50;
+    const sdkJson = ok(sdk)?.json.round_trip_ms.p50;
+    const legP50 = ok(leg)?.p50;
 
     return {
       results: {

@@ -1,6 +1,7 @@
 // The MCP part of `npm run bench`: our bridge + viewer (mcp.ts), then Playwright MCP on the same
 // picture (playwrightMcp.ts), the our/peer ratios and the issue's targets with met/missed.
-import { benchOurMcp, type Failed, type OurMcpResults } from './mcp.js';
+import { attempt, ok, type Failed } from './failSoft.js';
+import { benchOurMcp, type OurMcpResults } from './mcp.js';
 import {
   benchPlaywrightMcp,
   benchPlaywrightMcpClickNoSettle,
@@ -30,26 +31,10 @@ export interface McpSection {
   targets: Record<string, Target>;
 }
 
-const ok = <T extends object>(value: T | Failed): T | undefined =>
-  'failed' in value ? undefined : value;
-
 function target(text: string, measured: number | undefined, met: (v: number) => boolean): Target {
   return measured === undefined || Number.isNaN(measured)
     ? { target: text, measured: null, met: null }
     : { target: text, measured, met: met(measured) };
-}
-
-async function failSoft<T>(
-  log: (line: string) => void,
-  run: () => Promise<T>,
-): Promise<T | Failed> {
-  try {
-    return await run();
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    log(`bench peer FAILED: ${message.split('\n')[0] ?? ''}`);
-    return { failed: message.slice(0, 1000) };
-  }
 }
 
 export async function benchMcpSection(options: {
@@ -59,8 +44,8 @@ export async function benchMcpSection(options: {
 }): Promise<McpSection> {
   const { results: ours, screenshotPng } = await benchOurMcp(options);
   const peerOptions = { samples: options.samples, png: screenshotPng, log: options.log };
-  const peer = await failSoft(options.log, () => benchPlaywrightMcp(peerOptions));
-  const peerNoSettle = await failSoft(options.log, () =>
+  const peer = await attempt('bench peer', options.log, () => benchPlaywrightMcp(peerOptions));
+  const peerNoSettle = await attempt('bench peer', options.log, () =>
     benchPlaywrightMcpClickNoSettle(peerOptions),
   );
 
