@@ -1,7 +1,7 @@
 // Shares PNG encodes between the browsers of one connection: browsers that keep up ask for the
 // same rectangles of the same framebuffer state, and encoding them once instead of once per
 // browser keeps connection sharing cheap. Entries live only until the framebuffer changes.
-import { encodePng, extractRegion } from '../encode/png.js';
+import { encodePng, encodeRegionPng } from '../encode/png.js';
 import type { Rect } from '../encode/rect.js';
 import type { CursorImage } from './frameState.js';
 
@@ -24,8 +24,8 @@ export class RegionEncodeCache {
       this.hits++;
       return cached;
     }
-    const pixels = extractRegion(framebuffer, stride, rect);
-    const encoded = encodePng(pixels, rect.width, rect.height);
+    // The same unit the bench measures, so its numbers are this path's.
+    const encoded = encodeRegionPng(framebuffer, stride, rect);
     this.entries.set(key, encoded);
     return encoded;
   }
