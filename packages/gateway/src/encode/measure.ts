@@ -1,6 +1,7 @@
 // Measures what a full-screen frame costs the gateway: the copy-out plus PNG encode of one
 // region with the same settings the frame path uses. Shared by the bench script and tests so
 // the numbers reported are those of the real code path.
+import { BLOB_RAW_BYTES } from './instructions.js';
 import { encodeRegionPng, type PngOptions } from './png.js';
 import type { Rect } from './rect.js';
 
@@ -42,7 +43,7 @@ export async function measureRegionEncode(
     pngBytes = png.length;
   }
   times.sort((a, b) => a - b);
-  const blobs = Math.ceil(pngBytes / 6048);
+  const blobs = Math.ceil(pngBytes / BLOB_RAW_BYTES);
   return {
     iterations,
     p50Ms: percentile(times, 50),
