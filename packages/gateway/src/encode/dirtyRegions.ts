@@ -4,7 +4,7 @@
 // of a full-screen update fuse into a few large bands. The list is capped: past the cap the
 // two rectangles whose union wastes least are fused, which keeps memory bounded however long
 // a browser lags.
-import { area, clip, contains, isEmpty, union, type Rect } from './rect.js';
+import { area, clip, contains, intersects, isEmpty, union, type Rect } from './rect.js';
 
 export interface DirtyRegionOptions {
   /** Extra pixels a merge may add (PNG and instruction overhead makes tiny images costly). */
@@ -31,16 +31,13 @@ export class DirtyRegions {
     return this.rects.length === 0;
   }
 
-  /** A copy of the current rectangles (for tests and for copy-overlap checks). */
+  /** The current rectangles, read-only (for tests). */
   list(): readonly Rect[] {
     return this.rects;
   }
 
   overlaps(r: Rect): boolean {
-    return this.rects.some(
-      (e) =>
-        e.x < r.x + r.width && r.x < e.x + e.width && e.y < r.y + r.height && r.y < e.y + e.height,
-    );
+    return this.rects.some((e) => intersects(e, r));
   }
 
   /** Forgets everything and adopts a new screen size (after a resize). */
