@@ -8,6 +8,7 @@ import {
   GuacProtocolError,
   GuacStatus,
   mapConnectArgs,
+  type ClientHandshakeInfo,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { GuacSocket } from './guacSocket.js';
@@ -15,15 +16,8 @@ import { VNC_ARG_NAMES } from './vncArgs.js';
 
 export const SUPPORTED_PROTOCOLS = ['vnc'] as const;
 
-export interface ClientInfo {
-  width: number;
-  height: number;
-  dpi: number;
-  audio: string[];
-  video: string[];
-  image: string[];
-  timezone: string | undefined;
-  name: string | undefined;
+/** What the client told us: the same fields the client side of the handshake sends. */
+export interface ClientInfo extends ClientHandshakeInfo {
   /** The protocol version the client announced in `connect` ('' when it sent none). */
   version: string;
 }
