@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
-import { GuacStatus } from '@overlay-companion/guac';
+import { buildConnectValues, GuacStatus } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../desktop/freePort.js';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
@@ -31,6 +31,23 @@ describe('gateway failures stay with their connection', () => {
   const track = (client: GuacTestClient): GuacTestClient => {
     clients.push(client);
     return client;
+  };
+
+  /**
+   * `select vnc`, then `connect` to the desktop at once: no size/audio/video/image, and no
+   * waiting for `ready`, for tests of what happens right after `connect`.
+   */
+  const selectAndConnect = async (client: GuacTestClient): Promise<void> => {
+    client.send('select', 'vnc');
+    await client.waitFor(() => client.argNames.length > 0, 'args');
+    client.send(
+      'connect',
+      ...buildConnectValues(client.argNames, {
+        hostname: desktop.host,
+        port: String(desktop.port),
+        password: PASSWORD,
+      }),
+    );
   };
 
   /** The healthy browser still drives the real desktop and is still connected. */
@@ -220,18 +237,7 @@ describe('gateway failures stay with their connection', () => {
     });
     try {
       const client = track(await GuacTestClient.open(strict.port));
-      client.send('select', 'vnc');
-      await client.waitFor(() => client.argNames.length > 0, 'args');
-      const values = client.argNames.map((name) =>
-        name === 'hostname'
-          ? desktop.host
-          : name === 'port'
-            ? String(desktop.port)
-            : name === 'password'
-              ? PASSWORD
-              : '',
-      );
-      client.send('connect', ...values);
+      await selectAndConnect(client);
       // Stop being a well-behaved browser: no nop, no sync.
       client.stopKeepAlive();
       client.autoSync = false;
@@ -248,18 +254,7 @@ describe('gateway failures stay with their connection', () => {
 
   it('forgets a connection whose only browser leaves right after connect', async () => {
     const client = track(await GuacTestClient.open(gateway.port));
-    client.send('select', 'vnc');
-    await client.waitFor(() => client.argNames.length > 0, 'args');
-    const values = client.argNames.map((name) =>
-      name === 'hostname'
-        ? desktop.host
-        : name === 'port'
-          ? String(desktop.port)
-          : name === 'password'
-            ? PASSWORD
-            : '',
-    );
-    client.send('connect', ...values);
+    await selectAndConnect(client);
     client.close();
     await expect
       .poll(() => gateway.connectionIds(), { timeout: 5000 })

@@ -6,8 +6,8 @@
 import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
 import {
+  buildConnectValues,
   encodeInstruction,
-  GUAC_PROTOCOL_VERSION,
   GuacParser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
@@ -104,12 +104,7 @@ export class GuacTestClient {
     client.send('image', 'image/png', 'image/jpeg');
     client.send('timezone', 'UTC');
     client.send('name', 'test');
-    const values = client.argNames.map((name, i) =>
-      i === 0 && name.startsWith('VERSION_')
-        ? GUAC_PROTOCOL_VERSION
-        : (options.params?.[name] ?? ''),
-    );
-    client.send('connect', ...values);
+    client.send('connect', ...buildConnectValues(client.argNames, options.params ?? {}));
     await client.waitFor(() => client.connectionId !== '' || client.errors.length > 0, 'ready');
     return client;
   }
