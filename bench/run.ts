@@ -85,8 +85,5 @@ const results = {
   seconds: Math.round((Date.now() - started) / 100) / 10,
 };
 
-if (values.json) {
-  console.log(JSON.stringify(results, null, 2));
-} else {
-  console.log(JSON.stringify(results, null, 2));
-}
+// The results go to stdout either way; --json only moves the progress lines to stderr (`log`).
+console.log(JSON.stringify(results, null, 2));
