@@ -75,9 +75,10 @@ export async function startBridge(
     bound: () => listening.address,
     publicUrl: extras.publicUrl,
   };
+  // One check per request; only the refusal's shape depends on the path: MCP clients read
+  // JSON-RPC errors on /mcp (exactly that path, as Hono's `use('/mcp')` matched it).
   const guard = (app: Hono): void => {
-    app.use('/mcp', hostOriginGuard({ ...hostPolicy, jsonRpc: true })); // MCP clients read JSON-RPC
-    app.use('*', hostOriginGuard(hostPolicy));
+    app.use('*', hostOriginGuard({ ...hostPolicy, jsonRpc: (path) => path === '/mcp' }));
   };
   const app = createApp({
     webRoot: config.webRoot,

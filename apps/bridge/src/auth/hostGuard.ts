@@ -1,5 +1,5 @@
-// DNS-rebinding guard: the Host and Origin of every /mcp and /api request (and of the viewer
-// socket upgrade) must name this bridge. A web page on another site that resolves its own name
+// DNS-rebinding guard: the Host and Origin of every request (and of every WebSocket upgrade)
+// must name this bridge. A web page on another site that resolves its own name
 // to 127.0.0.1 still sends its own Host/Origin, so it is refused here before any auth runs.
 // The MCP SDK's built-in allowedHosts/allowedOrigins are deprecated; this replaces them.
 import type { MiddlewareHandler } from 'hono';
@@ -78,15 +78,18 @@ function originAllowed(origin: string, allowed: Set<string>): boolean {
 
 /**
  * Hono middleware refusing foreign Host/Origin with 403. `jsonRpc` answers in the JSON-RPC error
- * shape MCP clients expect; otherwise `{ error }`.
+ * shape MCP clients expect — for every path (true) or for the paths it accepts — and otherwise
+ * `{ error }`. A predicate lets one middleware guard the whole app, so no request is checked
+ * twice just to pick the answer's shape.
  */
 export function hostOriginGuard(
-  options: HostPolicyOptions & { jsonRpc?: boolean },
+  options: HostPolicyOptions & { jsonRpc?: boolean | ((path: string) => boolean) },
 ): MiddlewareHandler {
+  const { jsonRpc } = options;
   return async function hostOriginGuard(c, next) {
     const check = checkHostAndOrigin(options, c.req.header('host'), c.req.header('origin'));
     if (check.ok) return next();
-    if (options.jsonRpc === true) {
+    if (jsonRpc === true || (typeof jsonRpc === 'function' && jsonRpc(c.req.path))) {
       return c.json(
         { jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null },
         check.status,

@@ -1,7 +1,7 @@
 // POST /api/viewer/ticket: the page asks for a single-use, 30-second ticket before opening
 // /ws/viewer. Until sign-in exists, tickets are handed out without it, and therefore only when
 // the bridge listens on loopback (only this machine can ask). Host/Origin are guarded by the
-// /api middleware mounted before this route.
+// server's app-wide middleware (startBridge) before this route runs.
 import type { Hono } from 'hono';
 import {
   VIEWER_SOCKET_PATH,
