@@ -5,8 +5,8 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
 import { freePort } from './freePort.js';
-import { vncPasswordFile } from './vncPassword.js';
 
 export interface LocalDesktopOptions {
   width?: number;
@@ -65,7 +65,8 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   ];
   if (options.password !== undefined) {
     const file = join(workDir, 'passwd');
-    await writeFile(file, vncPasswordFile(options.password), { mode: 0o600 });
+    // TigerVNC's password file is exactly the 8 bytes `vncpasswd -f` writes.
+    await writeFile(file, encryptStoredVncPassword(options.password), { mode: 0o600 });
     args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
   } else {
     args.push('-SecurityTypes', 'None');
