@@ -11,12 +11,11 @@ import {
   connectMcp,
   openControlViewer,
   pageOf,
-  pointerLocation,
   recordViewerLatency,
   startXev,
   viewerRole,
 } from './support/controlPlane.js';
-import { screenSize } from './support/xdesktop.js';
+import { pointerLocation, screenSize } from './support/xdesktop.js';
 
 let mcp: Client;
 

@@ -136,12 +136,6 @@ export async function startXev(env: NodeJS.ProcessEnv): Promise<{
   };
 }
 
-export async function pointerLocation(env: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
-  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], { env });
-  const value = (key: string) => Number(new RegExp(`^${key}=(\\d+)$`, 'm').exec(stdout)?.[1]);
-  return { x: value('X'), y: value('Y') };
-}
-
 export async function centre(locator: Locator): Promise<{ x: number; y: number }> {
   const box = await locator.boundingBox();
   if (!box) throw new Error('element not visible');
