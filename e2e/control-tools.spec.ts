@@ -18,7 +18,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
-import { captureRoot } from '../packages/gateway/src/testing/desktopCapture.js';
+import { captureRoot, compareRgba } from '../packages/gateway/src/testing/desktopCapture.js';
 
 const run = promisify(execFile);
 
@@ -144,20 +144,16 @@ test('a full-screen take_screenshot equals the X server pixels (xwd -root)', asy
     (c) => c.type === 'image',
   );
   const shot = await sharp(Buffer.from(image?.data ?? '', 'base64'))
-    .removeAlpha()
+    .ensureAlpha()
     .raw()
     .toBuffer({ resolveWithObject: true });
   const x = await captureRoot(stack.display);
   expect([shot.info.width, shot.info.height]).toEqual([x.width, x.height]);
-  let mismatches = 0;
-  for (let i = 0, j = 0; j < x.rgba.length; i += 3, j += 4) {
-    if (
-      shot.data[i] !== x.rgba[j] ||
-      shot.data[i + 1] !== x.rgba[j + 1] ||
-      shot.data[i + 2] !== x.rgba[j + 2]
-    )
-      mismatches++;
-  }
+  const { mismatches } = compareRgba(x, {
+    width: shot.info.width,
+    height: shot.info.height,
+    rgba: shot.data,
+  });
   expect(mismatches, 'pixels that differ between take_screenshot and xwd -root').toBe(0);
 });
 
