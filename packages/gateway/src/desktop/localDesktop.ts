@@ -81,61 +81,6 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
 
-  const displayNumber = await new Promise<number>((resolve, reject) => {
-    let text = '';
-    const fd3 = xvnc.stdio[3] as NodeJS.ReadableStream | null;
-    const fail = (why: string) =>
-      reject(new LocalDesktopError(`${why}. ${INSTALL_HINT}\n${stderr}`));
-    xvnc.once('error', (err) => fail(`Xvnc could not start (${err.message})`));
-    xvnc.once('exit', (code) => fail(`Xvnc exited with code ${String(code)} before it was ready`));
-    fd3?.on('data', (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = /^(\d+)\n/.exec(text);
-      if (match?.[1] !== undefined) resolve(Number(match[1]));
-    });
-    setTimeout(() => fail('Xvnc did not report a display within 15 s'), 15_000).unref();
-  });
-  xvnc.removeAllListeners('exit');
-  xvnc.removeAllListeners('error');
-
-  const display = `:${displayNumber}`;
-  const env = { ...process.env, DISPLAY: display };
-  const spawnClient = (
-    command: string,
-    clientArgs: string[],
-    extraEnv: NodeJS.ProcessEnv = {},
-  ): ChildProcess => {
-    const child = spawn(command, clientArgs, { env: { ...env, ...extraEnv }, stdio: 'ignore' });
-    child.on('error', () => undefined); // a missing optional client must not crash the server
-    children.push(child);
-    return child;
-  };
-
-  if (options.windowManager ?? true) {
-    const wm = spawnClient('openbox', ['--sm-disable']);
-    // Clients started while openbox is still taking over the screen can be left unmapped for
-    // good (seen: about one start in three); wait until it has announced itself.
-    await waitForWindowManager(env, wm);
-  }
-  if (options.xterm) {
-    // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
-    const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
-    if (typeof options.xterm === 'object') {
-      xtermArgs.push(
-        '-geometry',
-        options.xterm.geometry ?? '100x30+40+40',
-        '-e',
-        ...options.xterm.command,
-      );
-    } else {
-      // A plain interactive bash without startup files: the person's .bashrc can take seconds
-      // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
-      // ready when it says it is.
-      xtermArgs.push('-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i');
-    }
-    spawnClient('xterm', xtermArgs, { PS1: '\\u@\\h:\\w\\$ ' });
-  }
-
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
@@ -143,7 +88,9 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
         children.reverse().map(
           (child) =>
             new Promise<void>((resolve) => {
-              if (child.exitCode !== null || child.signalCode !== null) return resolve();
+              // Gone already, or never started (no pid: spawn failed, no exit event follows).
+              if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+                return resolve();
               child.once('exit', () => resolve());
               child.kill('SIGTERM');
               setTimeout(() => child.kill('SIGKILL'), 3000).unref();
@@ -155,7 +102,85 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     return stopped;
   };
 
-  return { display, host, port, password: options.password, width, height, env, spawnClient, stop };
+  /** Waits for Xvnc's display, then starts the window manager and the xterm. */
+  const startClients = async (): Promise<LocalDesktop> => {
+    const displayNumber = await new Promise<number>((resolve, reject) => {
+      let text = '';
+      const fd3 = xvnc.stdio[3] as NodeJS.ReadableStream | null;
+      const fail = (why: string) =>
+        reject(new LocalDesktopError(`${why}. ${INSTALL_HINT}\n${stderr}`));
+      xvnc.once('error', (err) => fail(`Xvnc could not start (${err.message})`));
+      xvnc.once('exit', (code) =>
+        fail(`Xvnc exited with code ${String(code)} before it was ready`),
+      );
+      fd3?.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        const match = /^(\d+)\n/.exec(text);
+        if (match?.[1] !== undefined) resolve(Number(match[1]));
+      });
+      setTimeout(() => fail('Xvnc did not report a display within 15 s'), 15_000).unref();
+    });
+    xvnc.removeAllListeners('exit');
+    xvnc.removeAllListeners('error');
+
+    const display = `:${displayNumber}`;
+    const env = { ...process.env, DISPLAY: display };
+    const spawnClient = (
+      command: string,
+      clientArgs: string[],
+      extraEnv: NodeJS.ProcessEnv = {},
+    ): ChildProcess => {
+      const child = spawn(command, clientArgs, { env: { ...env, ...extraEnv }, stdio: 'ignore' });
+      child.on('error', () => undefined); // a missing optional client must not crash the server
+      children.push(child);
+      return child;
+    };
+
+    if (options.windowManager ?? true) {
+      const wm = spawnClient('openbox', ['--sm-disable']);
+      // Clients started while openbox is still taking over the screen can be left unmapped for
+      // good (seen: about one start in three); wait until it has announced itself.
+      await waitForWindowManager(env, wm);
+    }
+    if (options.xterm) {
+      // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
+      const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
+      if (typeof options.xterm === 'object') {
+        xtermArgs.push(
+          '-geometry',
+          options.xterm.geometry ?? '100x30+40+40',
+          '-e',
+          ...options.xterm.command,
+        );
+      } else {
+        // A plain interactive bash without startup files: the person's .bashrc can take seconds
+        // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
+        // ready when it says it is.
+        xtermArgs.push('-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i');
+      }
+      spawnClient('xterm', xtermArgs, { PS1: '\\u@\\h:\\w\\$ ' });
+    }
+
+    return {
+      display,
+      host,
+      port,
+      password: options.password,
+      width,
+      height,
+      env,
+      spawnClient,
+      stop,
+    };
+  };
+
+  try {
+    return await startClients();
+  } catch (err) {
+    // A desktop that did not come up must not leave Xvnc (or its password file) behind.
+    await stop();
+    throw err;
+  }
 }
 
 /**
