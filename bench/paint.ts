@@ -12,6 +12,7 @@ import { chromium, type Page } from 'playwright-core';
 import { startStack } from '../e2e/support/bridgeProcess.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 import { summarize, type Summary } from './stats.js';
+import { mappedWindowRect } from './xWindow.js';
 
 const run = promisify(execFile);
 
@@ -53,7 +54,9 @@ export async function benchPaint(samples: number): Promise<PaintResults> {
       { env: stack.xEnv, stdio: 'ignore' },
     );
     probe.on('error', () => undefined);
-    const { x, y } = await probeCenter(stack.xEnv);
+    const probeRect = await mappedWindowRect(stack.xEnv, 'oc-probe', 'The probe xterm');
+    const x = probeRect.x + Math.floor(probeRect.width / 2);
+    const y = probeRect.y + Math.floor(probeRect.height / 2);
     await run('xdotool', ['mousemove', '5', '795'], { env: stack.xEnv });
     const writer = await open(fifo, 'r+');
 
@@ -80,28 +83,6 @@ export async function benchPaint(samples: number): Promise<PaintResults> {
     await stack.stop();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-/**
- * Desktop coordinates of the middle of the probe xterm, once it is mapped. xwininfo reports
- * absolute positions; xdotool's geometry is off by the window-manager frame.
- */
-async function probeCenter(env: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      const { stdout } = await run('xwininfo', ['-name', 'oc-probe'], { env, timeout: 2000 });
-      const value = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(stdout)?.[1]);
-      const center = {
-        x: value('Absolute upper-left X') + Math.floor(value('Width') / 2),
-        y: value('Absolute upper-left Y') + Math.floor(value('Height') / 2),
-      };
-      if (stdout.includes('IsViewable') && Number.isFinite(center.x + center.y)) return center;
-    } catch {
-      // not mapped yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the probe xterm never appeared on the desktop');
 }
 
 /**

@@ -4,15 +4,13 @@
 // read the event; we stamp it with our wall clock the moment it arrives. The window sits in the
 // bottom-right corner, clear of the local desktop's xterm (904×544 at 41,60), which openbox may
 // keep above a newer window.
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { now } from './mcpClient.js';
-
-const run = promisify(execFile);
+import { mappedWindowRect, type XRect } from './xWindow.js';
 
 export interface ButtonWatcher {
   /** The window's inside, in desktop pixels. */
-  rect: { x: number; y: number; width: number; height: number };
+  rect: XRect;
   /** Resolves with our wall-clock time of the first ButtonPress seen after `after`. */
   nextPress(after: number, timeoutMs?: number): Promise<number>;
   stop(): void;
@@ -38,7 +36,7 @@ export async function watchButtons(env: NodeJS.ProcessEnv): Promise<ButtonWatche
     for (const wake of waiters.splice(0)) wake();
   });
   try {
-    const rect = await windowRect(env);
+    const rect = await mappedWindowRect(env, TITLE, 'The xev window');
     return {
       rect,
       nextPress: async (after, timeoutMs = 5_000) => {
@@ -63,26 +61,4 @@ export async function watchButtons(env: NodeJS.ProcessEnv): Promise<ButtonWatche
     child.kill('SIGTERM');
     throw err;
   }
-}
-
-/** Absolute position of the mapped xev window (xwininfo; the window manager may move it). */
-async function windowRect(env: NodeJS.ProcessEnv): Promise<ButtonWatcher['rect']> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    try {
-      const { stdout } = await run('xwininfo', ['-name', TITLE], { env, timeout: 2000 });
-      const value = (label: string) =>
-        Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(stdout)?.[1]);
-      const rect = {
-        x: value('Absolute upper-left X'),
-        y: value('Absolute upper-left Y'),
-        width: value('Width'),
-        height: value('Height'),
-      };
-      if (stdout.includes('IsViewable') && Object.values(rect).every(Number.isFinite)) return rect;
-    } catch {
-      // not mapped yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('The xev window never appeared on the desktop.');
 }
