@@ -146,6 +146,24 @@ describe('ViewerController', () => {
     });
   });
 
+  it('judges a call that waited for the first frame by the mode when it runs', async () => {
+    let arrived: () => void = () => undefined;
+    let waiting = true;
+    const { controller, sent, client, pending } = setup({
+      firstFrame: () => (waiting ? new Promise<void>((resolve) => (arrived = resolve)) : undefined),
+    });
+    controller.handle(hello('control', 'autopilot'));
+    controller.handle(call('c1', 'click_at', { x: 5, y: 5 }, 'allow'));
+    // The person lowers the mode while the call waits for the desktop.
+    controller.handle(msg({ type: 'mode_changed', mode: 'assist' }));
+    waiting = false;
+    arrived();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(pending()).toHaveLength(1); // asked, as assist requires
+    expect(client.sent).toEqual([]);
+    expect(sent.filter((m) => m.type === 'tool_result')).toEqual([]);
+  });
+
   it('asks before clicking in assist mode, and clicks only after Approve', async () => {
     const { controller, sent, client, confirmations, pending } = setup();
     controller.handle(hello('control', 'assist'));

@@ -248,12 +248,19 @@ export class ViewerController {
     call: TypedToolCall,
     signal: AbortSignal,
   ): AnyViewerResult | Promise<AnyViewerResult> {
-    const decision = this.#gate(call);
-    if (decision.action === 'deny') throw new ProtocolError('permission_denied', decision.message);
-    const proceed = () =>
-      decision.action === 'run'
+    const proceed = () => {
+      // Decided when it runs: a call that waited for the first frame is judged by the mode
+      // the person has now, not the one it arrived under.
+      const decision = this.#gate(call);
+      if (decision.action === 'deny')
+        throw new ProtocolError('permission_denied', decision.message);
+      return decision.action === 'run'
         ? runTool(call, { ...this.#deps.env, signal, confirmed: false })
         : this.#confirmThenRun(call, signal);
+    };
+    // A call the mode denies fails at once, without waiting for the desktop.
+    const early = this.#gate(call);
+    if (early.action === 'deny') throw new ProtocolError('permission_denied', early.message);
     // Only in the gap between the handshake and the first frame; overlays stay synchronous.
     const firstFrame = this.#deps.firstFrame?.(
       Math.min(call.deadline_ms, FIRST_FRAME_WAIT_MS),
