@@ -2,7 +2,7 @@
 // refuse before anything listens.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { startTestBridge } from '../mcp/testing/fixtures.js';
+import { INITIALIZE_REQUEST, startTestBridge } from '../mcp/testing/fixtures.js';
 import { assertNoAuthAllowed, noAuthAuthenticator, tokenAuthenticator } from './mcpAuth.js';
 import { clientConfigBanner, clientConfigJson } from './clientConfig.js';
 
@@ -46,16 +46,7 @@ describe('--no-auth', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 't', version: '0' },
-          },
-        }),
+        body: JSON.stringify(INITIALIZE_REQUEST),
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('mcp-session-id')).toBeTruthy();

@@ -3,23 +3,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answersInSse } from './sessions.js';
 import {
+  INITIALIZE_REQUEST as INIT,
   OTHER_TOKEN,
   TOKEN,
   connectClient,
   startTestBridge,
   type TestBridge,
 } from './testing/fixtures.js';
-
-const INIT = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-06-18',
-    capabilities: {},
-    clientInfo: { name: 'raw-test', version: '0' },
-  },
-};
 
 function post(
   bridge: TestBridge,

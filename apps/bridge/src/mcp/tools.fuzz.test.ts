@@ -16,7 +16,13 @@ import {
 } from '@overlay-companion/protocol';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOKEN, connectClient, startTestBridge, type TestBridge } from './testing/fixtures.js';
+import {
+  INITIALIZE_REQUEST,
+  TOKEN,
+  connectClient,
+  startTestBridge,
+  type TestBridge,
+} from './testing/fixtures.js';
 import { ScriptedViewer } from './testing/scriptedViewer.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -314,16 +320,7 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
     const init = await fetch(bridge.mcpUrl, {
       method: 'POST',
       headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '0' },
-        },
-      }),
+      body: JSON.stringify(INITIALIZE_REQUEST),
     });
     const sessionId = init.headers.get('mcp-session-id') ?? '';
     await init.text();

@@ -14,6 +14,18 @@ import type { ControlPlaneOptions } from '../controlPlane.js';
 export const TOKEN = 'test-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const OTHER_TOKEN = 'test-token-bbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 
+/** An initialize request as raw JSON-RPC, for tests that POST to /mcp without the SDK client. */
+export const INITIALIZE_REQUEST = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw-test', version: '0' },
+  },
+};
+
 export interface TestBridge extends ControlledBridge {
   dataDir: string;
 }
