@@ -133,7 +133,8 @@ export class McpSessions {
       return rpcError(c, 400, -32700, 'Parse error: the request body is not valid JSON.');
     }
     const messages = Array.isArray(body) ? (body as unknown[]) : [body];
-    if (!messages.some((m) => isInitializeRequest(m))) {
+    const initialize = messages.find((m) => isInitializeRequest(m));
+    if (initialize === undefined) {
       return rpcError(
         c,
         400,
@@ -141,7 +142,6 @@ export class McpSessions {
         'Missing mcp-session-id header. Start a session with an initialize request first.',
       );
     }
-    const initialize = messages.find((m) => isInitializeRequest(m));
     return this.open(principal, c.req.raw, body, answersInSse(initialize));
   }
 
