@@ -13,6 +13,7 @@ import {
   type BoundAddress,
   type HostPolicyOptions,
 } from './auth/hostGuard.js';
+import { openableHost } from './auth/loopback.js';
 import { parseBridgeConfig, type BridgeConfig, type BridgeConfigInput } from './config.js';
 import { StartupError } from './errors.js';
 import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
@@ -111,7 +112,7 @@ export async function startBridge(
   });
   const port = (server.address() as AddressInfo).port;
   listening.address = { host: config.host, port };
-  const url = `http://${urlHost(config.host)}:${port}/`;
+  const url = `http://${openableHost(config.host)}:${port}/`;
   logger.info({ url }, 'bridge listening');
 
   let closing: Promise<void> | undefined;
@@ -127,11 +128,4 @@ export async function startBridge(
   };
 
   return { url, host: config.host, port, config, tunnels: tunnel.registry, close };
-}
-
-/** The host to put in a URL the person can open: wildcard addresses become loopback. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
 }

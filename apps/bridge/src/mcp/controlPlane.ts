@@ -9,7 +9,7 @@ import type { Mode } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { BoundAddress } from '../auth/hostGuard.js';
-import { hostForUrl } from '../auth/loopback.js';
+import { openableHost } from '../auth/loopback.js';
 import type { McpAuthenticator } from '../auth/mcpAuth.js';
 import { TICKET_TTL_MS, ViewerTickets } from '../auth/viewerTickets.js';
 import type { UpgradeHandler } from '../http/upgradeRouter.js';
@@ -73,8 +73,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const viewerUrl = (): string => {
     if (options.publicUrl !== undefined && options.publicUrl !== '') return options.publicUrl;
     if (bound === undefined) return 'the bridge URL';
-    const host = bound.host === '0.0.0.0' ? '127.0.0.1' : bound.host === '::' ? '::1' : bound.host;
-    return `http://${hostForUrl(host)}:${bound.port}/`;
+    return `http://${openableHost(bound.host)}:${bound.port}/`;
   };
   const hub = new ViewerHub({ mode, logger: logger.child({ part: 'viewers' }), viewerUrl });
   const tickets = new ViewerTickets(options.ticketTtlMs ?? TICKET_TTL_MS);
