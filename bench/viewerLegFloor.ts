@@ -4,7 +4,7 @@
 // once, so the MCP SDK floor plus this floor is the least any relayed call can take here.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { CdpBrowser } from './cdpBrowser.js';
+import type { CdpBrowser, CdpPage } from './cdpBrowser.js';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { timeRuns } from './mcpClient.js';
 import { summarize, type Summary } from './stats.js';
@@ -28,18 +28,18 @@ export async function viewerLegFloor(
   const server = createServer((_request, response) => response.end('<!doctype html><title>echo'));
   const sockets = new WebSocketServer({ server });
   const port = await listen(server);
+  let timer: NodeJS.Timeout | undefined;
   const connected = new Promise<WebSocket>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the echo page never connected')), 15_000);
-    sockets.once('connection', (socket) => {
-      clearTimeout(timer);
-      resolve(socket);
-    });
+    timer = setTimeout(() => reject(new Error('the echo page never connected')), 15_000);
+    sockets.once('connection', resolve);
   });
-  // The page opens the socket as soon as it loads.
-  const page = await browser.newPage(`http://127.0.0.1:${port}/`, {
-    initScript: `addEventListener('load', () => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onmessage = (e) => ws.send(e.data); });`,
-  });
+  connected.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+  let page: CdpPage | undefined;
   try {
+    // The page opens the socket as soon as it loads.
+    page = await browser.newPage(`http://127.0.0.1:${port}/`, {
+      initScript: `addEventListener('load', () => { const ws = new WebSocket('ws://127.0.0.1:${port}/'); ws.onmessage = (e) => ws.send(e.data); });`,
+    });
     const socket = await connected;
     const once = () =>
       new Promise<void>((resolve) => {
@@ -48,7 +48,8 @@ export async function viewerLegFloor(
       });
     return summarize(await timeRuns(samples, 20, once, gapMs));
   } finally {
-    await page.close().catch(() => undefined);
+    clearTimeout(timer);
+    await page?.close().catch(() => undefined);
     sockets.close();
     server.close();
   }
