@@ -1,48 +1,25 @@
-// The `overlay-companion` command as a child process (run from source through tsx): serve starts
-// a real desktop, gateway and bridge on a free port and prints the URL; SIGINT stops all of it
-// and exits 0, leaving no Xvnc behind; usage errors exit 2 with the usage text.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The `overlay-companion` command as a child process (the built CLI when it is fresh, else the
+// source through tsx; see headless/testing/cliProcess.ts): serve starts a real desktop, gateway
+// and bridge on a free port and prints the URL; SIGINT stops all of it and exits 0, leaving no
+// Xvnc behind; usage errors exit 2 with the usage text.
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli, type CliProcess } from '../headless/testing/cliProcess.js';
 import { eventually } from '../testing/tunnelClient.js';
-
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 let dataRoot: string;
 const children: ChildProcess[] = [];
 
-interface Cli {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function cli(args: string[]): Cli {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=overlay-source', MAIN, ...args],
-    {
-      cwd: REPO,
-      env: { ...process.env, OC_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+/** Spawns the CLI (see spawnCli) and remembers it, so afterEach can kill what a test left. */
+function cli(args: string[]): CliProcess {
+  const run = spawnCli(args);
+  children.push(run.child);
+  return run;
 }
 
 function canConnect(port: number): Promise<boolean> {
