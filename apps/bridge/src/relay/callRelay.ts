@@ -61,6 +61,10 @@ export class CallRelay {
     policy: 'allow' | 'confirm',
     options: CallOptions,
   ): Promise<ToolViewerResult<N>> {
+    // Cancelled before it left (e.g. while the MCP client was asked to approve it): the viewer
+    // must never see it, or it could run an action the client was told was cancelled.
+    if (options.signal?.aborted === true)
+      throw new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
     const control = this.routes.control();
     if (control === undefined)
       throw new ProtocolError('viewer_unavailable', this.routes.noViewerGuidance());

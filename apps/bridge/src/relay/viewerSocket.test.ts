@@ -164,4 +164,22 @@ describe('viewer control channel', () => {
     expect(errors).toBeGreaterThan(900);
     expect(errors).toBeLessThan(1100);
   });
+
+  it('never sends a call the MCP client cancelled before it left the bridge', async () => {
+    const viewer = await ScriptedViewer.connect(bridge.url);
+    viewer.on('clear_overlays', { result: { cleared: 0 } });
+    const abort = new AbortController();
+    abort.abort();
+    await expect(
+      bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', {
+        timeoutMs: 5000,
+        signal: abort.signal,
+      }),
+    ).rejects.toThrow(/cancelled by the MCP client/);
+    // A later call goes through; the cancelled one never reached the viewer before it.
+    await bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 5000 });
+    expect(viewer.toolCalls()).toHaveLength(1);
+    expect(viewer.received.filter((m) => m.type === 'tool_cancel')).toEqual([]);
+    await viewer.close();
+  });
 });
