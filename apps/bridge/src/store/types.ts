@@ -1,0 +1,194 @@
+// What the bridge keeps between restarts, as the rest of the bridge sees it: people, sign-in
+// sessions, API tokens (hashed), per-person permissions, bridge-wide settings, monitor layouts
+// and the audit log. One interface, two backends behind it (SQLite in the data dir by default,
+// PostgreSQL when DATABASE_URL is set), one kysely schema and one migration list for both.
+// Times are epoch milliseconds (numbers) everywhere; ids are opaque strings minted here.
+import type { AuditKind, Permissions, PermissionsPatch, Role } from '@overlay-companion/protocol';
+
+export interface PersonRecord {
+  id: string;
+  /** Stored lower-case; unique. */
+  username: string;
+  displayName: string;
+  /** argon2id PHC string; null for people who sign in only with OpenID Connect. */
+  passwordHash: string | null;
+  role: Role;
+  disabled: boolean;
+  oidcIssuer: string | null;
+  oidcSubject: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewPerson {
+  username: string;
+  displayName: string;
+  passwordHash: string | null;
+  role: Role;
+  oidcIssuer?: string | null;
+  oidcSubject?: string | null;
+}
+
+export type PersonPatch = Partial<
+  Pick<
+    PersonRecord,
+    'displayName' | 'passwordHash' | 'role' | 'disabled' | 'oidcIssuer' | 'oidcSubject'
+  >
+>;
+
+export interface PeopleRepo {
+  /** Throws StoreConflictError when the username (case-insensitive) is taken. */
+  add(person: NewPerson): Promise<PersonRecord>;
+  byId(id: string): Promise<PersonRecord | undefined>;
+  /** Case-insensitive. */
+  byUsername(username: string): Promise<PersonRecord | undefined>;
+  byOidc(issuer: string, subject: string): Promise<PersonRecord | undefined>;
+  /** Ordered by username. */
+  list(): Promise<PersonRecord[]>;
+  /** Undefined when there is no such person. */
+  update(id: string, patch: PersonPatch): Promise<PersonRecord | undefined>;
+  /** Removes the person with their sessions, tokens, permissions and layouts (not the audit). */
+  remove(id: string): Promise<boolean>;
+  /** Admins that are not disabled. */
+  countActiveAdmins(): Promise<number>;
+}
+
+export interface WebSessionRecord {
+  /** sha256 (hex) of the cookie value; the cookie value itself is never stored. */
+  idHash: string;
+  personId: string;
+  csrfToken: string;
+  method: 'password' | 'oidc';
+  createdAt: number;
+  lastSeenAt: number;
+  /** Absolute expiry. */
+  expiresAt: number;
+  /** Where it signed in from (an address), for the person's own review. */
+  source: string | null;
+}
+
+export interface WebSessionRepo {
+  create(session: WebSessionRecord): Promise<void>;
+  byIdHash(idHash: string): Promise<WebSessionRecord | undefined>;
+  touch(idHash: string, lastSeenAt: number): Promise<void>;
+  remove(idHash: string): Promise<boolean>;
+  /** Ends every session of a person (password change, disable, removal); returns their hashes. */
+  removeForPerson(personId: string, exceptIdHash?: string): Promise<string[]>;
+  /** Deletes sessions past their absolute expiry or idle since before `idleBefore`. */
+  removeExpired(now: number, idleBefore: number): Promise<string[]>;
+}
+
+export interface ApiTokenRecord {
+  id: string;
+  personId: string;
+  name: string;
+  /** sha256 (hex) of the whole token. */
+  tokenHash: string;
+  /** First characters of the token, for people to tell tokens apart. */
+  hint: string;
+  createdAt: number;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export interface ApiTokenRepo {
+  create(token: Omit<ApiTokenRecord, 'lastUsedAt' | 'revokedAt'>): Promise<ApiTokenRecord>;
+  byHash(tokenHash: string): Promise<ApiTokenRecord | undefined>;
+  byId(id: string): Promise<ApiTokenRecord | undefined>;
+  /** A person's tokens, newest first, revoked ones included. */
+  listForPerson(personId: string): Promise<ApiTokenRecord[]>;
+  /** Sets revokedAt (once); false when there is no such token of that person. */
+  revoke(id: string, personId: string, at: number): Promise<boolean>;
+  touch(id: string, lastUsedAt: number): Promise<void>;
+}
+
+export interface PermissionRepo {
+  /** Defaults (PERMISSION_DEFAULTS) for a person who never changed anything. */
+  get(personId: string): Promise<Permissions>;
+  /** Applies the patch and returns the result. */
+  update(personId: string, patch: PermissionsPatch): Promise<Permissions>;
+}
+
+export interface SettingsRepo {
+  /** A bridge-wide setting's JSON value, or undefined when never set. */
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+export interface LayoutRecord {
+  personId: string;
+  name: string;
+  /** The layout as JSON (validated by the API against MonitorLayout). */
+  layout: unknown;
+  updatedAt: number;
+}
+
+export interface LayoutRepo {
+  list(personId: string): Promise<LayoutRecord[]>;
+  put(record: LayoutRecord): Promise<void>;
+  remove(personId: string, name: string): Promise<boolean>;
+}
+
+export interface NewAuditEntry {
+  at: number;
+  kind: AuditKind;
+  actor: 'ai' | 'person' | 'system';
+  personId: string | null;
+  personName: string | null;
+  tokenId?: string | null;
+  tokenName?: string | null;
+  clientName?: string | null;
+  tool?: string | null;
+  summary?: string | null;
+  decision?: 'allow' | 'confirm' | 'deny' | null;
+  approvedBy?: string | null;
+  outcome?: string | null;
+  durationMs?: number | null;
+  detail?: string | null;
+  /** PNG/JPEG/WebP bytes, only when the person chose to keep screenshots. */
+  screenshot?: { mimeType: string; data: Buffer } | null;
+}
+
+export interface AuditRecord extends Required<Omit<NewAuditEntry, 'screenshot'>> {
+  id: number;
+  hasScreenshot: boolean;
+}
+
+export interface AuditFilter {
+  personId?: string | undefined;
+  kind?: AuditKind | undefined;
+  tool?: string | undefined;
+  outcome?: string | undefined;
+  from?: number | undefined;
+  to?: number | undefined;
+  /** Entries with id < before (paging, newest first). */
+  before?: number | undefined;
+  limit: number;
+}
+
+export interface AuditRepo {
+  append(entry: NewAuditEntry): Promise<number>;
+  /** Newest first. */
+  query(filter: AuditFilter): Promise<AuditRecord[]>;
+  screenshot(id: number): Promise<{ mimeType: string; data: Buffer } | undefined>;
+  /** Deletes entries older than `before`; returns how many. */
+  purgeBefore(before: number): Promise<number>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  readonly people: PeopleRepo;
+  readonly sessions: WebSessionRepo;
+  readonly tokens: ApiTokenRepo;
+  readonly permissions: PermissionRepo;
+  readonly settings: SettingsRepo;
+  readonly layouts: LayoutRepo;
+  readonly audit: AuditRepo;
+  close(): Promise<void>;
+}
+
+/** A unique constraint was hit (e.g. a username that exists). */
+export class StoreConflictError extends Error {
+  override name = 'StoreConflictError';
+}

@@ -1,0 +1,74 @@
+// The audit log as the API shows it (/api/audit, /api/audit/export): what happened, when, who
+// (person, token, MCP client), what the policy decided, who approved, the outcome.
+import { z } from 'zod';
+import { EpochMs } from '../common.js';
+
+export const AUDIT_KINDS = [
+  'tool_call',
+  'mode_change',
+  'approval',
+  'stop',
+  'sign_in',
+  'sign_in_failed',
+  'sign_out',
+  'password_changed',
+  'token_created',
+  'token_revoked',
+  'person_added',
+  'person_changed',
+  'person_removed',
+  'permissions_changed',
+  'settings_changed',
+] as const;
+export const AuditKind = z.enum(AUDIT_KINDS);
+export type AuditKind = z.infer<typeof AuditKind>;
+
+/** Who acted: the AI (through a token), the person, or the bridge itself. */
+export const AuditActor = z.enum(['ai', 'person', 'system']);
+
+export const AuditEntryView = z.object({
+  id: z.int().min(1),
+  at: EpochMs,
+  kind: AuditKind,
+  actor: AuditActor,
+  person_id: z.string().nullable(),
+  /** The person's display name when the entry was written (people can be removed later). */
+  person_name: z.string().nullable(),
+  token_name: z.string().nullable(),
+  client_name: z.string().nullable(),
+  tool: z.string().nullable(),
+  /** The arguments, summarized; typed text and clipboard contents redacted unless opted in. */
+  summary: z.string().nullable(),
+  decision: z.enum(['allow', 'confirm', 'deny']).nullable(),
+  approved_by: z.string().nullable(),
+  /** ok, or the error kind (permission_denied, timeout, …). */
+  outcome: z.string().nullable(),
+  duration_ms: z.int().min(0).nullable(),
+  detail: z.string().nullable(),
+  has_screenshot: z.boolean(),
+});
+export type AuditEntryView = z.infer<typeof AuditEntryView>;
+
+const MAX_PAGE = 500;
+
+/** Query string of GET /api/audit and /api/audit/export (all optional). */
+export const AuditQuery = z.strictObject({
+  /** Admins only; everyone else always sees their own entries. */
+  person_id: z.string().max(64).optional(),
+  kind: AuditKind.optional(),
+  tool: z.string().max(64).optional(),
+  outcome: z.string().max(64).optional(),
+  from: z.coerce.number().int().min(0).optional(),
+  to: z.coerce.number().int().min(0).optional(),
+  /** Paging: entries with an id below this (the previous page's next_before). */
+  before: z.coerce.number().int().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE).default(50),
+});
+export type AuditQuery = z.infer<typeof AuditQuery>;
+
+export const AuditPage = z.object({
+  entries: z.array(AuditEntryView),
+  /** Pass as `before` for the next (older) page; null when this was the last. */
+  next_before: z.int().min(1).nullable(),
+});
+export type AuditPage = z.infer<typeof AuditPage>;

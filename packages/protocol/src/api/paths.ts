@@ -1,0 +1,55 @@
+// Every HTTP path the web app and the bridge share: the public sign-in surface, the signed-in
+// API, the pages, and the header that carries the CSRF token. One list so a renamed route cannot
+// leave one side behind.
+
+export const API = {
+  /** GET, public: is setup needed, is OIDC on, is this browser signed in. */
+  authState: '/api/auth/state',
+  /** POST, public (with the one-time setup code): create the first admin and sign in. */
+  setup: '/api/auth/setup',
+  /** POST, public: sign in with a username and password. */
+  signIn: '/api/auth/signin',
+  /** POST: end this browser's session (and its sockets). */
+  signOut: '/api/auth/signout',
+  /** GET, public: start OpenID Connect sign-in (redirects to the provider). */
+  oidcStart: '/api/auth/oidc/start',
+  /** GET, public: the provider redirects back here. */
+  oidcCallback: '/api/auth/oidc/callback',
+  /** GET: who is signed in, their permissions and the CSRF token. */
+  me: '/api/me',
+  /** PUT: change one's own password. */
+  myPassword: '/api/me/password',
+  /** PUT: change one's own permission toggles. */
+  myPermissions: '/api/me/permissions',
+  /** GET list, POST create; DELETE `${tokens}/:id` revokes. */
+  tokens: '/api/tokens',
+  /** Admin: GET list, POST add; PATCH / DELETE `${people}/:id`. */
+  people: '/api/people',
+  /** GET entries (filters, paging). */
+  audit: '/api/audit',
+  /** GET the same entries as JSON lines (a download). */
+  auditExport: '/api/audit/export',
+  /** Admin: GET / PUT bridge-wide settings. */
+  settings: '/api/settings',
+  /** GET list; PUT / DELETE `${layouts}/:name`. */
+  layouts: '/api/layouts',
+  /** POST: a single-use ticket for one WebSocket. */
+  tickets: '/api/tickets',
+} as const;
+
+/** Pages served by the bridge. The first two are public; the rest need sign-in. */
+export const PAGES = {
+  signIn: '/signin',
+  setup: '/setup',
+  viewer: '/',
+  config: '/config',
+  settings: '/settings',
+  audit: '/audit',
+  people: '/people',
+} as const;
+
+/** Header every state-changing /api request of a signed-in browser carries (from GET /api/me). */
+export const CSRF_HEADER = 'X-CSRF-Token';
+
+/** The sign-in cookie (HttpOnly, SameSite=Strict; Secure over https). */
+export const SESSION_COOKIE = 'oc_session';

@@ -1,0 +1,112 @@
+// What each person lets an AI do on their behalf, beyond the mode: the permission toggles, their
+// defaults (the seed: "clipboard access requires explicit permission" — clipboard read and the
+// person's key presses start off), the words the settings page and denial messages use, and
+// which permission each tool and each event type needs. The policy (policy.ts) reads this table;
+// nothing else decides which toggle governs what.
+import { z } from 'zod';
+import type { EventType } from './tools/events.js';
+import type { ToolName } from './tools/names.js';
+
+export const PERMISSION_NAMES = [
+  'screenshots',
+  'input_actions',
+  'clipboard_write',
+  'clipboard_read',
+  'read_pointer_events',
+  'read_key_events',
+] as const;
+export type PermissionName = (typeof PERMISSION_NAMES)[number];
+
+/** Privacy choices about the audit log (not AI powers, but the person's, kept with them). */
+export const AUDIT_PREFERENCE_NAMES = ['audit_typed_text', 'audit_screenshots'] as const;
+export type AuditPreferenceName = (typeof AUDIT_PREFERENCE_NAMES)[number];
+
+export type PersonSettingName = PermissionName | AuditPreferenceName;
+
+export const PERMISSION_DEFAULTS: Readonly<Record<PersonSettingName, boolean>> = {
+  screenshots: true,
+  input_actions: true,
+  clipboard_write: true,
+  clipboard_read: false,
+  read_pointer_events: true,
+  read_key_events: false,
+  audit_typed_text: false,
+  audit_screenshots: false,
+};
+
+/** The label on the settings page; denial messages quote it so the person can find the toggle. */
+export const PERMISSION_LABELS: Readonly<Record<PersonSettingName, string>> = {
+  screenshots: 'Let the AI see the screen (screenshots)',
+  input_actions: 'Let the AI click, type and press keys',
+  clipboard_write: 'Let the AI put text on the clipboard',
+  clipboard_read: 'Let the AI read the clipboard',
+  read_pointer_events: 'Let the AI follow my pointer and clicks',
+  read_key_events: 'Let the AI read my key presses',
+  audit_typed_text: 'Keep typed text and clipboard contents in the audit log',
+  audit_screenshots: 'Keep screenshots in the audit log',
+};
+
+const toggle = (name: PersonSettingName) =>
+  z.boolean().describe(`${PERMISSION_LABELS[name]} (default ${PERMISSION_DEFAULTS[name]}).`);
+
+/** Every toggle of one person, as stored and as sent to their viewers. */
+export const Permissions = z.strictObject({
+  screenshots: toggle('screenshots'),
+  input_actions: toggle('input_actions'),
+  clipboard_write: toggle('clipboard_write'),
+  clipboard_read: toggle('clipboard_read'),
+  read_pointer_events: toggle('read_pointer_events'),
+  read_key_events: toggle('read_key_events'),
+  audit_typed_text: toggle('audit_typed_text'),
+  audit_screenshots: toggle('audit_screenshots'),
+});
+export type Permissions = z.infer<typeof Permissions>;
+
+/** A change to some toggles (PUT /api/me/permissions). */
+export const PermissionsPatch = Permissions.partial();
+export type PermissionsPatch = z.infer<typeof PermissionsPatch>;
+
+export function defaultPermissions(): Permissions {
+  return { ...PERMISSION_DEFAULTS };
+}
+
+/**
+ * The permission a tool needs, if any. Overlays, display info, the mode and event bookkeeping
+ * need none; reading events is checked per event type (EVENT_PERMISSIONS) at subscribe time and
+ * again for every event delivered.
+ */
+export const TOOL_PERMISSIONS: Readonly<Partial<Record<ToolName, PermissionName>>> = {
+  take_screenshot: 'screenshots',
+  wait_for_screen: 'screenshots',
+  set_screenshot_frequency: 'screenshots',
+  click_at: 'input_actions',
+  type_text: 'input_actions',
+  press_key: 'input_actions',
+  scroll: 'input_actions',
+  drag: 'input_actions',
+  mouse_move: 'input_actions',
+  get_clipboard: 'clipboard_read',
+  set_clipboard: 'clipboard_write',
+};
+
+/** The permission needed to receive each kind of the person's UI events. */
+export const EVENT_PERMISSIONS: Readonly<Record<EventType, PermissionName>> = {
+  mouse_move: 'read_pointer_events',
+  mouse_click: 'read_pointer_events',
+  window_focus: 'read_pointer_events',
+  key_press: 'read_key_events',
+  screen_change: 'screenshots',
+};
+
+/** The event types `permissions` lets an AI receive, in the order given. */
+export function permittedEventTypes(
+  types: Iterable<EventType>,
+  permissions: Permissions,
+): EventType[] {
+  return [...types].filter((type) => permissions[EVENT_PERMISSIONS[type]]);
+}
+
+/** "… is off: turn on “Let the AI read the clipboard” in Settings." */
+export function permissionDeniedMessage(what: string, permission: PermissionName): string {
+  return `${what} is not allowed: the person has turned off "${PERMISSION_LABELS[permission]}". They can turn it on in the viewer under Settings → Permissions (/settings); you cannot.`;
+}
