@@ -1,14 +1,17 @@
-// @overlay-companion/gateway — a guacd-compatible server for VNC desktops: the TCP server and
-// its options, the local desktop helpers the bridge and tests start desktops with, and the
+// @overlay-companion/gateway — a guacd-compatible server for VNC desktops: the server (TCP or
+// Unix socket) and its options, the local desktop helpers the bridge and tests start desktops with, and the
 // PNG region encoder (the unit the benchmark measures).
 export { RfbClient, RfbError } from './rfb/index.js';
+export type { RfbTarget } from './rfb/index.js';
 export { startGateway } from './server/gateway.js';
-export type { Gateway, GatewayOptions } from './server/gateway.js';
+export type { Gateway, GatewayOptions, TcpGateway, UnixGateway } from './server/gateway.js';
+export { JOIN_SECRET_ARG } from './server/joinAccess.js';
+export { connectionLabel } from './session/connectionLabel.js';
 export { VNC_ARG_NAMES } from './server/vncArgs.js';
 export type { VncSettings } from './server/vncArgs.js';
 export { SUPPORTED_PROTOCOLS } from './server/handshake.js';
 export { startLocalDesktop, LocalDesktopError } from './desktop/localDesktop.js';
-export type { LocalDesktop, LocalDesktopOptions } from './desktop/localDesktop.js';
+export type { LocalDesktop, LocalDesktopOptions, TcpLocalDesktop } from './desktop/localDesktop.js';
 export { freePort } from './desktop/freePort.js';
 export { encodeRegionPng, encodePng, extractRegion } from './encode/png.js';
 export type { PngOptions } from './encode/png.js';

@@ -1,6 +1,7 @@
 // Turns the chosen desktop source into what the tunnel needs: the guacd protocol and its
 // connection arguments. `--desktop local` also starts the desktop (Xvnc, openbox, xterm) and
-// hands back how to stop it.
+// hands back how to stop it, and the Unix socket of its VNC server, which only the embedded
+// gateway started by this process may reach (GatewayOptions.vncUnixSockets).
 import { randomBytes } from 'node:crypto';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
 import type { ConnectionConfig } from '../config.js';
@@ -13,6 +14,11 @@ export interface PreparedSource {
   description: string;
   /** The local desktop this process started, if any. */
   desktop: LocalDesktop | undefined;
+  /**
+   * Unix-socket VNC servers the embedded gateway must be allowed to reach for this source
+   * (pass as `vncUnixSockets` to startGateway); empty for the other sources.
+   */
+  vncUnixSockets: string[];
 }
 
 // RDP arguments for Apache guacd: accept whatever security the server offers (xrdp negotiates
@@ -29,8 +35,8 @@ const RDP_DEFAULTS: Record<string, string> = {
 export async function prepareSource(source: DesktopSource): Promise<PreparedSource> {
   switch (source.kind) {
     case 'local': {
-      // VNC authentication uses at most 8 characters; a random one per run keeps other local
-      // users off the desktop even though Xvnc listens on loopback only.
+      // The desktop's VNC server listens only on a 0600 Unix socket in a 0700 dir; a random
+      // password per run (VNC authentication uses at most 8 characters) is a second lock.
       const password = randomBytes(6).toString('base64url');
       let desktop: LocalDesktop;
       try {
@@ -39,12 +45,13 @@ export async function prepareSource(source: DesktopSource): Promise<PreparedSour
         throw new StartupError(`The local desktop could not start: ${errorMessage(err)}`);
       }
       return {
-        connection: {
-          protocol: 'vnc',
-          params: { hostname: desktop.host, port: String(desktop.port), password },
-        },
-        description: `local desktop on display ${desktop.display} (VNC ${desktop.host}:${desktop.port})`,
+        // The gateway reaches a Unix-socket VNC server named by its path as `hostname`.
+        connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath, password } },
+        // X clients outside this process need the display's cookie: say where it is (the
+        // path only; the file is the owner's alone).
+        description: `local desktop on display ${desktop.display} (XAUTHORITY=${desktop.xauthority}; VNC on a Unix socket, no TCP port)`,
         desktop,
+        vncUnixSockets: [desktop.rfbPath],
       };
     }
     case 'vnc':
@@ -59,6 +66,7 @@ export async function prepareSource(source: DesktopSource): Promise<PreparedSour
         },
         description: `VNC server ${source.vnc.host}:${source.vnc.port}`,
         desktop: undefined,
+        vncUnixSockets: [],
       };
     case 'rdp':
       return {
@@ -74,6 +82,7 @@ export async function prepareSource(source: DesktopSource): Promise<PreparedSour
         },
         description: `RDP server ${source.rdp.host}:${source.rdp.port}`,
         desktop: undefined,
+        vncUnixSockets: [],
       };
   }
 }

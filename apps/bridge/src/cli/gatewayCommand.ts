@@ -1,5 +1,8 @@
 // `overlay-companion gateway`: the embedded guacd-compatible VNC gateway on its own, as a
-// drop-in for guacd's VNC support (e.g. for another Guacamole web application).
+// drop-in for guacd's VNC support (e.g. for another Guacamole web application). Like guacd, it
+// trusts whoever connects to its TCP port: they choose the VNC server and join running
+// connections by id. That is the operator's choice (firewall, loopback, a private network),
+// so it is said at every start; `serve` does not use this command's TCP listener.
 import type { Logger } from 'pino';
 import { startGateway } from '@overlay-companion/gateway';
 import { StartupError, errorMessage } from '../errors.js';
@@ -15,6 +18,10 @@ export async function runGateway(
       port: options.listen.port,
       logger,
     });
+    logger.warn(
+      { host: gateway.host, port: gateway.port },
+      'whoever can connect to this port can reach every VNC desktop this machine can reach, and join running connections by id: keep it reachable only by the Guacamole web application',
+    );
     return { host: gateway.host, port: gateway.port, stop: () => gateway.close() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

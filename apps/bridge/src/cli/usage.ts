@@ -33,6 +33,10 @@ overlay-companion stdio [options]
 
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
+  Like guacd, the gateway trusts whoever connects: anyone who can reach HOST:PORT (any
+  local user, on loopback) can reach every VNC desktop this machine can reach and join
+  running connections by id. Keep the port reachable only by your Guacamole web app.
+  (serve does not use this: its gateway is reached only by the bridge, over a Unix socket.)
 
 Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level; logs go to stderr.
 MCP: the endpoint is /mcp (Streamable HTTP) with "Authorization: Bearer <token>"; the token

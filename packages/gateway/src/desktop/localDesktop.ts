@@ -1,22 +1,35 @@
-// Starts and stops a local X desktop served over VNC: TigerVNC's Xvnc on a free display and a
-// free loopback port, optionally with a light window manager and an xterm. Used by
-// `overlay-companion serve --desktop local` and by every test that needs a real desktop.
+// Starts and stops a local X desktop served over VNC: TigerVNC's Xvnc on a free display,
+// optionally with a light window manager and an xterm. Used by `overlay-companion serve
+// --desktop local` and by every test that needs a real desktop.
+//
+// The desktop reaches nobody but its creator: the RFB server listens only on a Unix socket
+// (0600, in a 0700 work dir; `-rfbport -1`, because with `-rfbunixpath` alone Xvnc 1.12 still
+// opens TCP 5900 on every interface), with VNC authentication when a password is given, and
+// the X display needs the cookie in `xauthority` (see xauthority.ts). A loopback TCP port is
+// opened only on request (`rfbTcp`), for VNC clients that cannot use a Unix socket.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
 import { freePort } from './freePort.js';
+import { newCookie, writeXauthority } from './xauthority.js';
 
 export interface LocalDesktopOptions {
   width?: number;
   height?: number;
-  /** VNC password; when absent the desktop uses security type None (loopback only). */
+  /** VNC password; when absent the desktop uses security type None (its socket is 0600). */
   password?: string;
   /** Start a window manager (openbox when installed). Default true. */
   windowManager?: boolean;
   /** Start an xterm; pass a command line to run inside it (e.g. ['sh', '-c', 'cat > f']). */
   xterm?: boolean | { command: string[]; geometry?: string };
+  /**
+   * Also serve RFB on a free loopback TCP port, for VNC clients that cannot use a Unix socket
+   * (Apache guacd, some tests). Every local user can then connect to that port, so only the
+   * password stands between them and the desktop. Default false.
+   */
+  rfbTcp?: boolean;
   /** Extra Xvnc parameters, e.g. ['-AcceptSetDesktopSize=0']. */
   extraArgs?: string[];
 }
@@ -24,16 +37,29 @@ export interface LocalDesktopOptions {
 export interface LocalDesktop {
   /** X display name, e.g. ':7'. */
   display: string;
-  host: string;
-  port: number;
+  /** The RFB server's Unix socket (0600, in a 0700 dir): give it to the gateway. */
+  rfbPath: string;
+  /** The X authority file (0600) holding this display's cookie; `env.XAUTHORITY` names it. */
+  xauthority: string;
+  /** Loopback TCP address of the RFB server: only with `rfbTcp: true`. */
+  host: string | undefined;
+  port: number | undefined;
+  /** Xvnc's process id. */
+  pid: number;
   password: string | undefined;
   width: number;
   height: number;
-  /** Environment for X clients (xdotool, xwd, xclip) aimed at this desktop. */
+  /** Environment for X clients (xdotool, xwd, xclip): DISPLAY and XAUTHORITY. */
   env: NodeJS.ProcessEnv;
   /** Start another X client on this desktop; it is stopped with the desktop. */
   spawnClient(command: string, args: string[]): ChildProcess;
   stop(): Promise<void>;
+}
+
+/** A desktop started with `rfbTcp: true`. */
+export interface TcpLocalDesktop extends LocalDesktop {
+  host: string;
+  port: number;
 }
 
 export class LocalDesktopError extends Error {
@@ -41,69 +67,80 @@ export class LocalDesktopError extends Error {
 }
 
 const INSTALL_HINT =
-  'Install the desktop packages: apt-get install -y tigervnc-standalone-server tigervnc-tools xterm x11-utils xdotool xclip openbox';
+  'Install the desktop packages: apt-get install -y tigervnc-standalone-server tigervnc-tools xauth xterm x11-utils xdotool xclip openbox';
 
+/** Linux allows 107 bytes of path in a Unix socket address. */
+const MAX_SOCKET_PATH_BYTES = 107;
+/** The entry Xvnc reads its cookie from before its display number is known. */
+const PLACEHOLDER_DISPLAY = ':0';
+
+export function startLocalDesktop(
+  options: LocalDesktopOptions & { rfbTcp: true },
+): Promise<TcpLocalDesktop>;
+export function startLocalDesktop(options?: LocalDesktopOptions): Promise<LocalDesktop>;
 export async function startLocalDesktop(options: LocalDesktopOptions = {}): Promise<LocalDesktop> {
   const width = options.width ?? 1280;
   const height = options.height ?? 800;
-  const host = '127.0.0.1';
-  const port = await freePort(host);
+  const tcp = options.rfbTcp === true ? { host: '127.0.0.1', port: await freePort() } : undefined;
+  // mkdtemp makes it 0700 already; said again because everything below relies on it.
   const workDir = await mkdtemp(join(tmpdir(), 'oc-desktop-'));
-  const args = [
-    '-geometry',
-    `${width}x${height}`,
-    '-depth',
-    '24',
-    '-localhost',
-    '-rfbport',
-    String(port),
-    '-displayfd',
-    '3',
-    '-AlwaysShared',
-    '-nolisten',
-    'tcp',
-  ];
-  if (options.password !== undefined) {
-    const file = join(workDir, 'passwd');
-    // TigerVNC's password file is exactly the 8 bytes `vncpasswd -f` writes.
-    await writeFile(file, encryptStoredVncPassword(options.password), { mode: 0o600 });
-    args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
-  } else {
-    args.push('-SecurityTypes', 'None');
-  }
-  args.push(...(options.extraArgs ?? []));
+  await chmod(workDir, 0o700);
+  const rfbPath = join(workDir, 'rfb.sock');
+  const xauthority = join(workDir, 'Xauthority');
+  const cookie = newCookie();
 
   const children: ChildProcess[] = [];
-  const xvnc = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
-  children.push(xvnc);
-  let stderr = '';
-  xvnc.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
-      await Promise.all(
-        children.reverse().map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              // Gone already, or never started (no pid: spawn failed, no exit event follows).
-              if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
-                return resolve();
-              child.once('exit', () => resolve());
-              child.kill('SIGTERM');
-              setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-            }),
-        ),
-      );
+      await Promise.all(children.reverse().map(stopChild));
       await rm(workDir, { recursive: true, force: true });
     })();
     return stopped;
   };
 
-  /** Waits for Xvnc's display, then starts the window manager and the xterm. */
-  const startClients = async (): Promise<LocalDesktop> => {
+  /** Starts Xvnc, waits for its display, then starts the window manager and the xterm. */
+  const start = async (): Promise<LocalDesktop> => {
+    if (Buffer.byteLength(rfbPath) > MAX_SOCKET_PATH_BYTES) {
+      throw new LocalDesktopError(
+        `The desktop's socket path ${rfbPath} is longer than Unix sockets allow (${String(MAX_SOCKET_PATH_BYTES)} bytes). Point TMPDIR at a shorter directory.`,
+      );
+    }
+    await writeXauthority(xauthority, PLACEHOLDER_DISPLAY, cookie);
+    const args = [
+      '-geometry',
+      `${width}x${height}`,
+      '-depth',
+      '24',
+      '-displayfd',
+      '3',
+      '-AlwaysShared',
+      '-nolisten',
+      'tcp',
+      '-auth',
+      xauthority,
+      '-rfbunixpath',
+      rfbPath,
+      '-rfbunixmode',
+      '384', // 0600
+      ...(tcp === undefined ? ['-rfbport', '-1'] : ['-localhost', '-rfbport', String(tcp.port)]),
+    ];
+    if (options.password !== undefined) {
+      const file = join(workDir, 'passwd');
+      // TigerVNC's password file is exactly the 8 bytes `vncpasswd -f` writes.
+      await writeFile(file, encryptStoredVncPassword(options.password), { mode: 0o600 });
+      args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
+    } else {
+      args.push('-SecurityTypes', 'None');
+    }
+    args.push(...(options.extraArgs ?? []));
+
+    const xvnc = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    children.push(xvnc);
+    let stderr = '';
+    xvnc.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
     const displayNumber = await new Promise<number>((resolve, reject) => {
       let text = '';
       const fd3 = xvnc.stdio[3] as NodeJS.ReadableStream | null;
@@ -124,7 +161,15 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     xvnc.removeAllListeners('error');
 
     const display = `:${displayNumber}`;
-    const env = { ...process.env, DISPLAY: display };
+    await writeXauthority(xauthority, display, cookie, PLACEHOLDER_DISPLAY);
+    // Xvnc opens its sockets before it reports the display; make sure, rather than let the
+    // gateway fail later with a less helpful message.
+    if (!(await isSocket(rfbPath))) {
+      throw new LocalDesktopError(
+        `Xvnc reported display ${display} but no RFB socket at ${rfbPath}.\n${stderr}`,
+      );
+    }
+    const env = { ...process.env, DISPLAY: display, XAUTHORITY: xauthority };
     const spawnClient = (
       command: string,
       clientArgs: string[],
@@ -142,29 +187,15 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       // good (seen: about one start in three); wait until it has announced itself.
       await waitForWindowManager(env, wm);
     }
-    if (options.xterm) {
-      // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
-      const xtermArgs = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
-      if (typeof options.xterm === 'object') {
-        xtermArgs.push(
-          '-geometry',
-          options.xterm.geometry ?? '100x30+40+40',
-          '-e',
-          ...options.xterm.command,
-        );
-      } else {
-        // A plain interactive bash without startup files: the person's .bashrc can take seconds
-        // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
-        // ready when it says it is.
-        xtermArgs.push('-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i');
-      }
-      spawnClient('xterm', xtermArgs, { PS1: '\\u@\\h:\\w\\$ ' });
-    }
+    if (options.xterm) spawnClient('xterm', xtermArgs(options.xterm), { PS1: '\\u@\\h:\\w\\$ ' });
 
     return {
       display,
-      host,
-      port,
+      rfbPath,
+      xauthority,
+      host: tcp?.host,
+      port: tcp?.port,
+      pid: xvnc.pid ?? 0,
       password: options.password,
       width,
       height,
@@ -175,12 +206,48 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   };
 
   try {
-    return await startClients();
+    return await start();
   } catch (err) {
-    // A desktop that did not come up must not leave Xvnc (or its password file) behind.
+    // A desktop that did not come up must not leave Xvnc (or its password and cookie) behind.
     await stop();
-    throw err;
+    throw err instanceof LocalDesktopError
+      ? err
+      : new LocalDesktopError(
+          `The desktop could not start: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
   }
+}
+
+function xtermArgs(xterm: true | { command: string[]; geometry?: string }): string[] {
+  // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
+  const args = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
+  if (typeof xterm === 'object') {
+    return [...args, '-geometry', xterm.geometry ?? '100x30+40+40', '-e', ...xterm.command];
+  }
+  // A plain interactive bash without startup files: the person's .bashrc can take seconds
+  // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
+  // ready when it says it is.
+  return [...args, '-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i'];
+}
+
+function isSocket(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isSocket(),
+    () => false,
+  );
+}
+
+/** SIGTERM, then SIGKILL after 3 s; resolves when the child has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    // Gone already, or never started (no pid: spawn failed, no exit event follows).
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+      return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+  });
 }
 
 /**

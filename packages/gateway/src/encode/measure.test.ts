@@ -32,7 +32,7 @@ describe('full-frame PNG encode', () => {
   });
 
   it('measures a lossless full-frame encode and reports every sample', async () => {
-    const shot = await captureRoot(desktop.display);
+    const shot = await captureRoot(desktop.env);
     expect([shot.width, shot.height]).toEqual([1280, 800]);
     const result = await measureRegionEncode(shot.rgba, shot.width, shot.height, {
       iterations: 5,
@@ -61,11 +61,15 @@ describe('full-frame PNG encode', () => {
   });
 
   it('delivers the first full 1280×800 frame through the gateway', async () => {
-    const gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }) });
+    const gateway = await startGateway({
+      port: 0,
+      vncUnixSockets: [desktop.rfbPath],
+      logger: pino({ level: 'silent' }),
+    });
     try {
-      const client = await GuacTestClient.connect(gateway.port, {
+      const client = await GuacTestClient.connect(gateway, {
         select: 'vnc',
-        params: { hostname: desktop.host, port: String(desktop.port) },
+        params: { hostname: desktop.rfbPath },
       });
       const start = performance.now();
       const before = client.socket.bytesRead;

@@ -1,7 +1,10 @@
-// Connecting: security None and VNC authentication against a real Xvnc, and each way a connect
-// can fail (wrong password, closed port, a silent server) rejecting with the right RfbError.
+// Connecting: security None and VNC authentication against a real Xvnc on its Unix socket
+// (TCP: localDesktop.test.ts), and each way a connect can fail (wrong password, closed port, a
+// missing socket, a silent server) rejecting with the right RfbError.
 import { once } from 'node:events';
 import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { freePort } from '../desktop/freePort.js';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
@@ -27,7 +30,7 @@ describe('connect with security None', () => {
   afterAll(() => desktop.stop());
 
   test('reaches ServerInit and reports the desktop', async () => {
-    const client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
+    const client = await RfbClient.connect({ path: desktop.rfbPath });
     expect(client.width).toBe(desktop.width);
     expect(client.height).toBe(desktop.height);
     expect(client.framebuffer.length).toBe(desktop.width * desktop.height * 4);
@@ -47,8 +50,7 @@ describe('connect with VNC authentication', () => {
 
   test('the right password connects and the desktop answers a full update', async () => {
     const client = await RfbClient.connect({
-      host: desktop.host,
-      port: desktop.port,
+      path: desktop.rfbPath,
       password: 'pa55word',
     });
     client.pointer(0, 0, 0);
@@ -59,13 +61,13 @@ describe('connect with VNC authentication', () => {
   });
 
   test("a wrong password rejects with 'auth-failed' and says to check the password", async () => {
-    const error = await connectError({ host: desktop.host, port: desktop.port, password: 'wrong' });
+    const error = await connectError({ path: desktop.rfbPath, password: 'wrong' });
     expect(error.code).toBe('auth-failed');
     expect(error.message).toMatch(/Check the VNC password/);
   });
 
   test("no password for a server that needs one rejects with 'auth-failed'", async () => {
-    const error = await connectError({ host: desktop.host, port: desktop.port });
+    const error = await connectError({ path: desktop.rfbPath });
     expect(error.code).toBe('auth-failed');
     expect(error.message).toMatch(/requires a password/);
   });
@@ -78,6 +80,14 @@ describe('connect failures without a VNC server', () => {
     expect(error.code).toBe('unreachable');
     expect(error.message).toContain(`127.0.0.1:${port}`);
     expect(error.message).toMatch(/Check that the VNC server is running/);
+  });
+
+  test("a Unix socket path with no server rejects with 'unreachable' naming the path", async () => {
+    const path = join(tmpdir(), `oc-no-such-${String(process.pid)}.sock`);
+    const error = await connectError({ path });
+    expect(error.code).toBe('unreachable');
+    expect(error.message).toContain(path);
+    expect(error.message).toMatch(/ENOENT.*the socket path is right/);
   });
 
   test("a server that accepts but never speaks rejects with 'timeout' (FAKE silent server)", async () => {

@@ -39,24 +39,24 @@ describe('RfbClient display against a real Xvnc', () => {
   afterAll(() => desktop.stop());
 
   test('full update equals xwd, then incremental ZRLE updates follow X drawing', async () => {
-    const client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
+    const client = await RfbClient.connect({ path: desktop.rfbPath });
     try {
       expect(client.width).toBe(1280);
       expect(client.height).toBe(800);
       pump(client);
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       expect(client.stats.zrle).toBeGreaterThan(0);
 
       await run('xsetroot', ['-solid', '#3a7f2c'], { env: desktop.env });
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       await run('xsetroot', ['-mod', '6', '6', '-fg', '#ff00aa', '-bg', '#102030'], {
         env: desktop.env,
       });
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       expect(client.stats.raw).toBe(0);
@@ -67,8 +67,7 @@ describe('RfbClient display against a real Xvnc', () => {
 
   test('Raw-only client (test option) matches xwd through full and incremental updates', async () => {
     const client = await RfbClient.connect({
-      host: desktop.host,
-      port: desktop.port,
+      path: desktop.rfbPath,
       // Cursor stays on so the server does not paint the pointer into our pixels.
       encodings: [
         Encoding.Raw,
@@ -80,11 +79,11 @@ describe('RfbClient display against a real Xvnc', () => {
     });
     try {
       pump(client);
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       await run('xsetroot', ['-solid', '#c0ffee'], { env: desktop.env });
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       expect(client.stats.raw).toBeGreaterThan(0);
@@ -95,10 +94,10 @@ describe('RfbClient display against a real Xvnc', () => {
   });
 
   test('moving a window arrives as CopyRect and the framebuffer still matches', async () => {
-    const client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
+    const client = await RfbClient.connect({ path: desktop.rfbPath });
     try {
       pump(client);
-      expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+      expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
         mismatches: 0,
       });
       const window = await eventually('xterm window', async () => {
@@ -115,7 +114,7 @@ describe('RfbClient display against a real Xvnc', () => {
       ] as const) {
         await run('xdotool', ['windowmove', window, String(x), String(y)], { env: desktop.env });
         await nextEvent(client, 'frameEnd');
-        expect(await waitForScreenMatch(desktop.display, () => view(client))).toEqual({
+        expect(await waitForScreenMatch(desktop.env, () => view(client))).toEqual({
           mismatches: 0,
         });
       }

@@ -26,7 +26,7 @@ describe('RfbClient input against a real Xvnc', () => {
     desktop = await startLocalDesktop({
       xterm: { command: ['sh', '-c', `cat > ${typed}`], geometry: '60x10+100+100' },
     });
-    client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
+    client = await RfbClient.connect({ path: desktop.rfbPath });
     client.on('error', (error) => {
       throw error; // fails the running test loudly instead of timing out later
     });
@@ -131,7 +131,7 @@ describe('RfbClient input against a real Xvnc', () => {
     expect(stdout).toMatch(/dimensions:\s+1024x700 pixels/);
     client.pointer(1023, 699, 0);
     expect(
-      await waitForScreenMatch(desktop.display, () => ({
+      await waitForScreenMatch(desktop.env, () => ({
         width: client.width,
         height: client.height,
         rgba: client.framebuffer,
@@ -148,8 +148,7 @@ describe('RfbClient clipboard without Extended Clipboard (Latin-1)', () => {
   beforeAll(async () => {
     desktop = await startLocalDesktop({ windowManager: false });
     client = await RfbClient.connect({
-      host: desktop.host,
-      port: desktop.port,
+      path: desktop.rfbPath,
       encodings: DEFAULT_ENCODINGS.filter((e) => e !== Encoding.ExtendedClipboard),
     });
     client.on('frameEnd', () => client.requestUpdate(true));

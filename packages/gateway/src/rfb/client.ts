@@ -25,9 +25,20 @@ export { RfbError } from './errors.js';
 export type { RfbErrorCode } from './errors.js';
 export type { RfbCursor, RfbRect } from './framebufferUpdate.js';
 
-export interface RfbConnectOptions {
-  host: string;
-  port: number;
+/**
+ * Where the VNC server listens: a TCP host and port, or a Unix socket path (TigerVNC's
+ * `-rfbunixpath`, which keeps a local desktop off the network entirely).
+ */
+export type RfbTarget =
+  | { host: string; port: number; path?: undefined }
+  | { path: string; host?: undefined; port?: undefined };
+
+/** How messages name a target: `host:port`, or the socket path. */
+export function describeRfbTarget(target: RfbTarget): string {
+  return target.path ?? `${target.host}:${String(target.port)}`;
+}
+
+export type RfbConnectOptions = RfbTarget & {
   /** For VNC authentication (security type 2). */
   password?: string;
   /** ClientInit shared flag, default true. */
@@ -39,7 +50,7 @@ export interface RfbConnectOptions {
    * pseudo-encoding this client knows). For tests and diagnostics, e.g. Raw only.
    */
   encodings?: readonly number[];
-}
+};
 
 export interface RfbClientEvents {
   /** Pixels in `framebuffer` changed (already written). */
@@ -76,6 +87,7 @@ const LIMITS = { maxPixels: 7680 * 4320, maxSide: 16384 };
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
+  'ENOENT', // a Unix socket path with nothing there
   'EHOSTUNREACH',
   'ENETUNREACH',
   'ENOTFOUND',
@@ -135,12 +147,18 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   /** Connects, authenticates, and sets pixel format and encodings. Rejects with RfbError. */
   static connect(options: RfbConnectOptions): Promise<RfbClient> {
-    const where = `${options.host}:${options.port}`;
+    const where = describeRfbTarget(options);
+    const checkAddress =
+      options.path === undefined
+        ? 'the host and port are right'
+        : 'the socket path is right and this process may open it';
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
     return new Promise<RfbClient>((resolve, reject) => {
-      const socket = netConnect({ host: options.host, port: options.port });
-      socket.setNoDelay(true);
-      let tcpUp = false;
+      const socket =
+        options.path === undefined
+          ? netConnect({ host: options.host, port: options.port }).setNoDelay(true)
+          : netConnect({ path: options.path });
+      let connected = false;
       let settled = false;
       const reader = new ByteReader(socket);
       const fail = (error: RfbError) => {
@@ -155,20 +173,24 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
         fail(
           new RfbError(
             'timeout',
-            tcpUp
+            connected
               ? `VNC server at ${where} did not finish the RFB handshake within ${timeoutMs} ms. Check that ${where} is a VNC server and that it is not overloaded.`
-              : `Could not connect to VNC server at ${where} within ${timeoutMs} ms. Check the host and port, and any firewall between the gateway and the server.`,
+              : `Could not connect to VNC server at ${where} within ${timeoutMs} ms. ${
+                  options.path === undefined
+                    ? 'Check the host and port, and any firewall between the gateway and the server.'
+                    : 'Check that the VNC server is running and not overloaded.'
+                }`,
           ),
         );
       }, timeoutMs);
-      socket.on('connect', () => (tcpUp = true));
+      socket.on('connect', () => (connected = true));
       socket.on('data', (chunk: Buffer) => reader.push(chunk));
       socket.on('error', (error: NodeJS.ErrnoException) => {
-        if (!tcpUp && NETWORK_CODES.has(error.code ?? '')) {
+        if (!connected && NETWORK_CODES.has(error.code ?? '')) {
           fail(
             new RfbError(
               'unreachable',
-              `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and the host and port are right.`,
+              `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and ${checkAddress}.`,
               { cause: error },
             ),
           );

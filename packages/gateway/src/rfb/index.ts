@@ -1,5 +1,5 @@
 // Public surface of the RFB (VNC) client used by the gateway session.
-export { RfbClient, RfbError, Encoding } from './client.js';
+export { RfbClient, RfbError, Encoding, describeRfbTarget } from './client.js';
 export type {
   RfbClientEvents,
   RfbConnectOptions,
@@ -7,6 +7,7 @@ export type {
   RfbErrorCode,
   RfbRect,
   RfbStats,
+  RfbTarget,
 } from './client.js';
 export { DEFAULT_ENCODINGS } from './encodings.js';
 export { encryptStoredVncPassword, vncAuthResponse } from './vncAuth.js';

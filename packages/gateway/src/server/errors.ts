@@ -24,11 +24,8 @@ const HINT: Partial<Record<RfbErrorCode, string>> = {
   protocol: 'The session has ended; reconnect to start a new one.',
 };
 
-export function rfbFailure(
-  error: unknown,
-  target: { hostname: string; port: number },
-): GuacFailure {
-  const where = `${target.hostname}:${String(target.port)}`;
+/** `where` names the VNC server as the RFB layer does (`host:port` or the socket path). */
+export function rfbFailure(error: unknown, where: string): GuacFailure {
   if (!(error instanceof RfbError)) {
     const detail = error instanceof Error ? error.message : String(error);
     return {

@@ -30,9 +30,9 @@ describe('gateway on a real Xvnc desktop', () => {
     params: Record<string, string> = {},
     select = 'vnc',
   ): Promise<GuacTestClient> => {
-    const client = await GuacTestClient.connect(gateway.port, {
+    const client = await GuacTestClient.connect(gateway, {
       select,
-      params: { hostname: desktop.host, port: String(desktop.port), ...params },
+      params: { hostname: desktop.rfbPath, ...params },
     });
     clients.push(client);
     return client;
@@ -46,7 +46,11 @@ describe('gateway on a real Xvnc desktop', () => {
       height: 640,
       xterm: { command: ['sh', '-c', `cat > ${typedFile}`], geometry: '80x20+30+30' },
     });
-    gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }) });
+    gateway = await startGateway({
+      port: 0,
+      vncUnixSockets: [desktop.rfbPath],
+      logger: pino({ level: 'silent' }),
+    });
     // Let the window manager and xterm map before anyone compares pixels.
     await waitForVisibleWindow(desktop.env, 'xterm');
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -70,7 +74,7 @@ describe('gateway on a real Xvnc desktop', () => {
     await client.waitForFrames(1);
     expect(client.received.find((i) => i.opcode === 'size')?.args).toEqual(['0', '1024', '640']);
     // The very first frame, not an eventual one: the desktop is idle, so it must match now.
-    expect(compareRgba(await captureRoot(desktop.display), client.screen)).toEqual({
+    expect(compareRgba(await captureRoot(desktop.env), client.screen)).toEqual({
       mismatches: 0,
     });
     expect(client.cursor).toBeDefined();
@@ -144,7 +148,7 @@ describe('gateway on a real Xvnc desktop', () => {
       'size,0,800,600',
     );
     client.send('mouse', 700, 500, 0);
-    expect(await waitForScreenMatch(desktop.display, () => client.screen)).toEqual({
+    expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({
       mismatches: 0,
     });
     client.send('size', 1024, 640);
@@ -185,14 +189,14 @@ describe('gateway on a real Xvnc desktop', () => {
     const owner = await open();
     await owner.waitForFrames(1);
     owner.send('mouse', 900, 600, 0);
-    const joiner = await GuacTestClient.connect(gateway.port, { select: owner.connectionId });
+    const joiner = await GuacTestClient.connect(gateway, { select: owner.connectionId });
     clients.push(joiner);
     expect(joiner.errors).toEqual([]);
     expect(joiner.connectionId).toBe(owner.connectionId);
     await joiner.waitForFrames(1);
     expect(joiner.received.find((i) => i.opcode === 'size')?.args).toEqual(['0', '1024', '640']);
     expect(joiner.cursor).toBeDefined();
-    expect(await waitForScreenMatch(desktop.display, () => joiner.screen)).toEqual({
+    expect(await waitForScreenMatch(desktop.env, () => joiner.screen)).toEqual({
       mismatches: 0,
     });
 
@@ -205,10 +209,10 @@ describe('gateway on a real Xvnc desktop', () => {
       joiner.send('key', char.codePointAt(0) ?? 0, 1);
       joiner.send('key', char.codePointAt(0) ?? 0, 0);
     }
-    expect(await waitForScreenMatch(desktop.display, () => joiner.screen)).toEqual({
+    expect(await waitForScreenMatch(desktop.env, () => joiner.screen)).toEqual({
       mismatches: 0,
     });
-    expect(await waitForScreenMatch(desktop.display, () => owner.screen)).toEqual({
+    expect(await waitForScreenMatch(desktop.env, () => owner.screen)).toEqual({
       mismatches: 0,
     });
     expect(compareRgba(owner.screen, joiner.screen)).toEqual({ mismatches: 0 });

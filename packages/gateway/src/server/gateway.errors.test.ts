@@ -43,8 +43,7 @@ describe('gateway failures stay with their connection', () => {
     client.send(
       'connect',
       ...buildConnectValues(client.argNames, {
-        hostname: desktop.host,
-        port: String(desktop.port),
+        hostname: desktop.rfbPath,
         password: PASSWORD,
       }),
     );
@@ -75,13 +74,14 @@ describe('gateway failures stay with their connection', () => {
     fake = await startFakeVncServerThatClosesMidFrame();
     gateway = await startGateway({
       port: 0,
+      vncUnixSockets: [desktop.rfbPath],
       logger: pino({ level: 'silent' }),
       handshakeTimeoutMs: 800,
     });
     healthy = track(
-      await GuacTestClient.connect(gateway.port, {
+      await GuacTestClient.connect(gateway, {
         select: 'vnc',
-        params: { hostname: desktop.host, port: String(desktop.port), password: PASSWORD },
+        params: { hostname: desktop.rfbPath, password: PASSWORD },
       }),
     );
     await healthy.waitForFrames(1);
@@ -100,7 +100,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers select rdp with error 256 naming vnc', async () => {
-    const client = track(await GuacTestClient.connect(gateway.port, { select: 'rdp' }));
+    const client = track(await GuacTestClient.connect(gateway, { select: 'rdp' }));
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.UNSUPPORTED);
     expect(error.message).toContain('"rdp" is not supported');
@@ -110,9 +110,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers an unknown connection id with 516', async () => {
-    const client = track(
-      await GuacTestClient.connect(gateway.port, { select: '$no-such-connection' }),
-    );
+    const client = track(await GuacTestClient.connect(gateway, { select: '$no-such-connection' }));
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.RESOURCE_NOT_FOUND);
     expect(error.message).toContain('No such connection');
@@ -121,7 +119,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers garbage during the handshake with 768', async () => {
-    const client = track(await GuacTestClient.open(gateway.port));
+    const client = track(await GuacTestClient.open(gateway));
     client.sendRaw('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.CLIENT_BAD_REQUEST);
@@ -131,7 +129,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers a handshake that stalls with 776', async () => {
-    const client = track(await GuacTestClient.open(gateway.port));
+    const client = track(await GuacTestClient.open(gateway));
     client.send('select', 'vnc');
     await client.waitFor(() => client.received.some((i) => i.opcode === 'args'), 'args');
     const error = await client.waitForError(5000);
@@ -142,10 +140,10 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers connect with the wrong number of values with 768', async () => {
-    const client = track(await GuacTestClient.open(gateway.port));
+    const client = track(await GuacTestClient.open(gateway));
     client.send('select', 'vnc');
     await client.waitFor(() => client.received.some((i) => i.opcode === 'args'), 'args');
-    client.send('connect', 'VERSION_1_5_0', desktop.host, String(desktop.port));
+    client.send('connect', 'VERSION_1_5_0', desktop.rfbPath, '');
     const error = await client.waitForError();
     expect(error.status).toBe(GuacStatus.CLIENT_BAD_REQUEST);
     expect(error.message).toMatch(/one value per name/);
@@ -155,9 +153,9 @@ describe('gateway failures stay with their connection', () => {
 
   it('answers a malformed instruction after the handshake with 768 and closes only that browser', async () => {
     const client = track(
-      await GuacTestClient.connect(gateway.port, {
+      await GuacTestClient.connect(gateway, {
         select: 'vnc',
-        params: { hostname: desktop.host, port: String(desktop.port), password: PASSWORD },
+        params: { hostname: desktop.rfbPath, password: PASSWORD },
       }),
     );
     await client.waitForFrames(1);
@@ -170,9 +168,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('answers bad arguments to a known instruction with 768', async () => {
-    const client = track(
-      await GuacTestClient.connect(gateway.port, { select: healthy.connectionId }),
-    );
+    const client = track(await GuacTestClient.connect(gateway, { select: healthy.connectionId }));
     await client.waitForFrames(1);
     client.send('mouse', 'left', 'top', 0);
     const error = await client.waitForError();
@@ -185,7 +181,7 @@ describe('gateway failures stay with their connection', () => {
   it('reports an unreachable VNC host with 519 and what to check', async () => {
     const port = await freePort();
     const client = track(
-      await GuacTestClient.connect(gateway.port, {
+      await GuacTestClient.connect(gateway, {
         select: 'vnc',
         params: { hostname: '127.0.0.1', port: String(port) },
       }),
@@ -200,9 +196,9 @@ describe('gateway failures stay with their connection', () => {
 
   it('reports a wrong VNC password with 769', async () => {
     const client = track(
-      await GuacTestClient.connect(gateway.port, {
+      await GuacTestClient.connect(gateway, {
         select: 'vnc',
-        params: { hostname: desktop.host, port: String(desktop.port), password: 'wrong' },
+        params: { hostname: desktop.rfbPath, password: 'wrong' },
       }),
     );
     const error = await client.waitForError();
@@ -214,7 +210,7 @@ describe('gateway failures stay with their connection', () => {
 
   it('reports a (fake) VNC server that closes mid-frame with 515', async () => {
     const client = track(
-      await GuacTestClient.connect(gateway.port, {
+      await GuacTestClient.connect(gateway, {
         select: 'vnc',
         params: { hostname: fake.host, port: String(fake.port) },
       }),
@@ -232,11 +228,12 @@ describe('gateway failures stay with their connection', () => {
   it('closes a browser that goes silent after the handshake with 776', async () => {
     const strict = await startGateway({
       port: 0,
+      vncUnixSockets: [desktop.rfbPath],
       logger: pino({ level: 'silent' }),
       clientIdleTimeoutMs: 1000,
     });
     try {
-      const client = track(await GuacTestClient.open(strict.port));
+      const client = track(await GuacTestClient.open(strict));
       await selectAndConnect(client);
       // Stop being a well-behaved browser: no nop, no sync.
       client.stopKeepAlive();
@@ -253,7 +250,7 @@ describe('gateway failures stay with their connection', () => {
   });
 
   it('forgets a connection whose only browser leaves right after connect', async () => {
-    const client = track(await GuacTestClient.open(gateway.port));
+    const client = track(await GuacTestClient.open(gateway));
     await selectAndConnect(client);
     client.close();
     await expect

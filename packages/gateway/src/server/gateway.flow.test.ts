@@ -28,8 +28,7 @@ describe('gateway flow control', () => {
   let gateway: Gateway;
   const clients: GuacTestClient[] = [];
   const params = (): Record<string, string> => ({
-    hostname: desktop.host,
-    port: String(desktop.port),
+    hostname: desktop.rfbPath,
   });
 
   beforeAll(async () => {
@@ -41,7 +40,12 @@ describe('gateway flow control', () => {
         geometry: '40x10+10+10',
       },
     });
-    gateway = await startGateway({ port: 0, logger: pino({ level: 'silent' }), keepAliveMs: 300 });
+    gateway = await startGateway({
+      port: 0,
+      vncUnixSockets: [desktop.rfbPath],
+      logger: pino({ level: 'silent' }),
+      keepAliveMs: 300,
+    });
     // Under load xterm can take seconds to map; the tests need it printing.
     await waitForVisibleWindow(desktop.env, 'xterm');
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -54,14 +58,14 @@ describe('gateway flow control', () => {
   });
 
   it('sends no new frame while a sync is outstanding, coalesces, and catches up on ack', async () => {
-    const lagging = await GuacTestClient.connect(gateway.port, {
+    const lagging = await GuacTestClient.connect(gateway, {
       select: 'vnc',
       params: params(),
       autoSync: false,
     });
     clients.push(lagging);
     await lagging.waitForFrames(1);
-    const peer = await GuacTestClient.connect(gateway.port, { select: lagging.connectionId });
+    const peer = await GuacTestClient.connect(gateway, { select: lagging.connectionId });
     clients.push(peer);
     await peer.waitForFrames(1);
     const peerFrames = peer.frames;
@@ -85,7 +89,7 @@ describe('gateway flow control', () => {
     lagging.autoSync = true;
     lagging.acknowledge();
     claimPointer(lagging, 790, 490);
-    expect(await waitForScreenMatch(desktop.display, () => lagging.screen)).toEqual({
+    expect(await waitForScreenMatch(desktop.env, () => lagging.screen)).toEqual({
       mismatches: 0,
     });
     lagging.close();
@@ -93,7 +97,7 @@ describe('gateway flow control', () => {
   });
 
   it('replays window moves as copy and stays pixel-exact', async () => {
-    const client = await GuacTestClient.connect(gateway.port, { select: 'vnc', params: params() });
+    const client = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
     clients.push(client);
     await client.waitForFrames(1);
     claimPointer(client, 780, 480);
@@ -107,7 +111,7 @@ describe('gateway flow control', () => {
       await run('xdotool', ['windowmove', window, String(wx), String(wy)], { env: desktop.env });
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
-    const diff = await waitForScreenMatch(desktop.display, () => client.screen);
+    const diff = await waitForScreenMatch(desktop.env, () => client.screen);
     expect(diff).toEqual({ mismatches: 0 });
     expect(client.received.some((i) => i.opcode === 'copy')).toBe(true);
     client.close();

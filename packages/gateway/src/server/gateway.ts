@@ -1,7 +1,12 @@
-// The guacd-compatible TCP server: accepts browser-side connections (normally from the
-// bridge's tunnel), runs the guacd handshake on each, and either starts a new VNC session or
-// joins a running one. Every failure is answered on the one connection it concerns — an
-// `error` instruction, then close — and the server keeps serving everyone else.
+// The guacd-compatible server: accepts browser-side connections (normally from the bridge's
+// tunnel), runs the guacd handshake on each, and either starts a new VNC session or joins a
+// running one. Every failure is answered on the one connection it concerns — an `error`
+// instruction, then close — and the server keeps serving everyone else.
+//
+// Whoever can connect to a gateway can reach desktops through it, as with guacd. Inside
+// `serve` it is therefore reached only by the bridge: a Unix socket in the 0700 data dir
+// (listen.ts), a join secret (joinAccess.ts), VNC servers on Unix sockets only when the caller
+// listed them (vncTarget.ts), and logs that name connections by a label, never by their id.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
@@ -9,14 +14,38 @@ import { GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
 import type { RfbClient, RfbConnectOptions } from '../rfb/index.js';
 import { VncSession } from '../session/vncSession.js';
 import { GuacSocket } from './guacSocket.js';
-import { serverHandshake } from './handshake.js';
+import { serverHandshake, type Selection } from './handshake.js';
+import { JOIN_SECRET_ARG, JoinSecret, unknownConnection } from './joinAccess.js';
+import { listenOn, type ListenTarget } from './listen.js';
 import { parseVncSettings, VncArgsError } from './vncArgs.js';
+import { VncTargets } from './vncTarget.js';
 
 export interface GatewayOptions {
-  /** Interface to listen on; loopback by default (the gateway trusts whoever connects). */
+  /**
+   * TCP interface to listen on; loopback by default. Whoever can reach the port can reach
+   * every desktop the gateway can: use `path` when only this machine's owner should.
+   */
   host?: string;
   /** TCP port; 0 picks a free one. Default 4822, guacd's port. */
   port?: number;
+  /**
+   * Listen on this Unix socket instead of TCP (no host or port then). Its directory must
+   * belong to this user and be closed to others (0700); the socket is made 0600, a stale one
+   * from a crashed run is replaced, and close() removes it.
+   */
+  path?: string;
+  /**
+   * When set, `select $<id>` needs this secret as the `join-secret` argument (named in `args`
+   * only then); a wrong or missing one is answered like an unknown id. At least 22 characters.
+   * Without it, joining works as with guacd: the id alone.
+   */
+  joinSecret?: string;
+  /**
+   * Absolute paths of Unix-socket VNC servers that clients may name as `hostname` (e.g. the
+   * local desktop `serve` started: LocalDesktop.rfbPath). Passed in-process only; any other
+   * path is refused, so a client can never make the gateway open other sockets on this host.
+   */
+  vncUnixSockets?: readonly string[];
   logger?: Logger;
   /** Time allowed to reach and authenticate with the VNC server. Default 10 s. */
   connectTimeoutMs?: number;
@@ -30,16 +59,38 @@ export interface GatewayOptions {
   connectRfb?: (options: RfbConnectOptions) => Promise<RfbClient>;
 }
 
-export interface Gateway {
-  host: string;
-  port: number;
+interface GatewayBase {
   /** Ids (with the leading `$`) of the running connections, as sent in `ready`. */
   connectionIds(): string[];
   close(): Promise<void>;
 }
 
+export interface TcpGateway extends GatewayBase {
+  kind: 'tcp';
+  host: string;
+  port: number;
+  path?: undefined;
+}
+
+export interface UnixGateway extends GatewayBase {
+  kind: 'unix';
+  /** The socket's absolute path. */
+  path: string;
+  host?: undefined;
+  port?: undefined;
+}
+
+export type Gateway = TcpGateway | UnixGateway;
+
+export function startGateway(options: GatewayOptions & { path: string }): Promise<UnixGateway>;
+export function startGateway(options?: GatewayOptions & { path?: undefined }): Promise<TcpGateway>;
+export function startGateway(options?: GatewayOptions): Promise<Gateway>;
 export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const logger = options.logger ?? pino({ name: 'gateway', level: 'info' });
+  const target = listenTarget(options);
+  const joinSecret =
+    options.joinSecret === undefined ? undefined : new JoinSecret(options.joinSecret);
+  const vncTargets = new VncTargets(options.vncUnixSockets);
   const settings = {
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 15_000,
@@ -49,30 +100,36 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const sessions = new Map<string, VncSession>();
   const sockets = new Set<Socket>();
 
+  /** The running session a join names, or the one answer for every way a join can fail. */
+  const joinable = (selection: Selection & { kind: 'join' }, args: Map<string, string>) => {
+    const session = sessions.get(selection.connectionId);
+    // Both checks always run, so a wrong secret costs the same time as an unknown id.
+    const secretOk = joinSecret?.matches(args.get(JOIN_SECRET_ARG)) ?? true;
+    if (session === undefined || !secretOk) throw unknownConnection();
+    return session;
+  };
+
   const handle = async (socket: Socket): Promise<void> => {
     const guac = new GuacSocket(socket);
-    const log = logger.child({
-      peer: `${socket.remoteAddress ?? '?'}:${String(socket.remotePort ?? '?')}`,
-    });
+    const log = logger.child({ peer: peerName(socket) });
     try {
       const { selection, args } = await serverHandshake(guac, {
         timeoutMs: settings.handshakeTimeoutMs,
         connectionExists: (id) => sessions.has(id),
+        joinSecretRequired: joinSecret !== undefined,
       });
+      // A join is checked before its other arguments, so that nothing about them can tell a
+      // wrong secret from an unknown id.
+      const joined = selection.kind === 'join' ? joinable(selection, args) : undefined;
       const vnc = parseVncSettings(args, { requireHostname: selection.kind === 'new' });
       if (guac.isClosed) return;
-      let session: VncSession | undefined;
-      if (selection.kind === 'join') {
-        session = sessions.get(selection.connectionId);
-        if (session === undefined) {
-          throw new GuacProtocolError(
-            `Connection "${selection.connectionId}" ended during the handshake; use "select vnc" to start a new one.`,
-            GuacStatus.RESOURCE_NOT_FOUND,
-          );
-        }
+      let session: VncSession;
+      if (joined !== undefined) {
+        session = joined;
       } else {
         session = new VncSession({
           id: `$${randomUUID()}`,
+          target: vncTargets.resolve(vnc),
           settings: vnc,
           logger,
           connectTimeoutMs: settings.connectTimeoutMs,
@@ -82,7 +139,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           },
           onEnd: (s) => {
             sessions.delete(s.id);
-            logger.info({ connection: s.id }, 'connection ended');
+            logger.info({ connection: s.label }, 'connection ended');
           },
           ...(options.connectRfb ? { connect: options.connectRfb } : {}),
         });
@@ -93,10 +150,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       guac.send([['ready', session.id]]);
       session.addViewer(guac, vnc);
       log.info(
-        { connection: session.id, join: selection.kind === 'join', viewers: session.viewerCount },
+        { connection: session.label, join: joined !== undefined, viewers: session.viewerCount },
         'browser joined',
       );
-      if (selection.kind === 'new') await session.start();
+      if (joined === undefined) await session.start();
     } catch (error) {
       if (guac.isClosed) return;
       const status =
@@ -106,6 +163,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             ? GuacStatus.CLIENT_BAD_REQUEST
             : GuacStatus.SERVER_ERROR;
       const message = error instanceof Error ? error.message : String(error);
+      // Handshake messages hold no connection id, join secret or password (an id a client
+      // sent is not echoed, nor is any argument that can hold a credential), so they can be
+      // logged as they are.
       log.info({ status, message }, 'handshake failed');
       guac.sendErrorAndClose(message, status);
     }
@@ -123,31 +183,43 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   server.on('error', (error) => logger.error({ err: error }, 'gateway server error'));
 
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error): void => reject(error);
-    server.once('error', onError);
-    server.listen(options.port ?? 4822, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  logger.info({ host, port }, 'gateway listening');
+  const { address, removeSocket } = await listenOn(server, target);
+  logger.info(
+    address.kind === 'tcp' ? { host: address.host, port: address.port } : { path: address.path },
+    'gateway listening',
+  );
 
   let closing: Promise<void> | undefined;
-  return {
-    host,
-    port,
+  const base: GatewayBase = {
     connectionIds: () => [...sessions.keys()],
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const session of [...sessions.values()]) session.close();
         for (const socket of sockets) socket.destroy();
-      });
+      }).then(removeSocket);
       return closing;
     },
   };
+  return address.kind === 'tcp'
+    ? { ...base, kind: 'tcp', host: address.host, port: address.port }
+    : { ...base, kind: 'unix', path: address.path };
+}
+
+function listenTarget(options: GatewayOptions): ListenTarget {
+  if (options.path === undefined) {
+    return { host: options.host ?? '127.0.0.1', port: options.port ?? 4822 };
+  }
+  if (options.host !== undefined || options.port !== undefined) {
+    throw new Error(
+      'startGateway takes either a Unix socket path or a TCP host and port, not both; drop one.',
+    );
+  }
+  return { path: options.path };
+}
+
+/** For logs: the TCP peer, or that the peer came through the Unix socket. */
+function peerName(socket: Socket): string {
+  if (socket.remoteAddress === undefined) return 'unix';
+  return `${socket.remoteAddress}:${String(socket.remotePort ?? '?')}`;
 }

@@ -3,6 +3,8 @@
 // the client's `size`/`audio`/`video`/`image`/`timezone`/`name` in any order, then `connect`
 // whose values are mapped to the names by position. Anything else fails with a status and a
 // message that says what the client should have sent; the caller sends it as `error`.
+// With a join secret configured, `select $<id>` is not checked here: `args` also names
+// `join-secret`, and the caller checks id and secret together after `connect` (joinAccess.ts).
 import {
   GUAC_PROTOCOL_VERSION,
   GuacProtocolError,
@@ -12,6 +14,7 @@ import {
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { GuacSocket } from './guacSocket.js';
+import { JOIN_SECRET_ARG, unknownConnection } from './joinAccess.js';
 import { VNC_ARG_NAMES } from './vncArgs.js';
 
 export const SUPPORTED_PROTOCOLS = ['vnc'] as const;
@@ -35,12 +38,21 @@ const MAX_HANDSHAKE_INSTRUCTIONS = 32;
 
 export async function serverHandshake(
   socket: GuacSocket,
-  options: { timeoutMs: number; connectionExists: (id: string) => boolean },
+  options: {
+    timeoutMs: number;
+    connectionExists: (id: string) => boolean;
+    /** Joins must prove a secret: ask for it, and leave the id check to the caller. */
+    joinSecretRequired?: boolean;
+  },
 ): Promise<HandshakeResult> {
   const select = await socket.next(options.timeoutMs, '"select"');
-  const selection = parseSelect(select, options.connectionExists);
+  const secretRequired = options.joinSecretRequired ?? false;
+  // Checking the id now would answer an unknown id earlier than a wrong secret.
+  const exists = secretRequired ? () => true : options.connectionExists;
+  const selection = parseSelect(select, exists);
 
-  const argNames = [GUAC_PROTOCOL_VERSION, ...VNC_ARG_NAMES];
+  const argNames: string[] = [GUAC_PROTOCOL_VERSION, ...VNC_ARG_NAMES];
+  if (selection.kind === 'join' && secretRequired) argNames.push(JOIN_SECRET_ARG);
   socket.send([['args', ...argNames]]);
 
   const info: ClientInfo = {
@@ -80,13 +92,8 @@ function parseSelect(instruction: GuacInstruction, exists: (id: string) => boole
   }
   const target = instruction.args[0] ?? '';
   if (target.startsWith('$')) {
-    if (!exists(target)) {
-      // guacd answers an unknown connection id with RESOURCE_NOT_FOUND.
-      throw new GuacProtocolError(
-        `No such connection "${target.slice(0, 64)}": it may have ended. Use an id from a current "ready" instruction, or "select vnc" to start a new connection.`,
-        GuacStatus.RESOURCE_NOT_FOUND,
-      );
-    }
+    // guacd answers an unknown connection id with RESOURCE_NOT_FOUND.
+    if (!exists(target)) throw unknownConnection();
     return { kind: 'join', connectionId: target };
   }
   if (target !== 'vnc') {

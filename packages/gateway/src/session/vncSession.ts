@@ -2,19 +2,29 @@
 // it, and the fan-out of framebuffer changes to each browser's own frame pipeline. RFB update
 // requests are paced by the browsers: the next one is made only while at least one browser
 // is not lagging, so a session whose browsers all lag stops pulling pixels instead of
-// buffering them. The RFB connection closes when the last browser leaves.
+// buffering them. The RFB connection closes when the last browser leaves. Logs name the
+// session by its label, never by its id (see connectionLabel.ts).
 import type { Logger } from 'pino';
-import { RfbClient, RfbError, type RfbConnectOptions } from '../rfb/index.js';
+import {
+  RfbClient,
+  RfbError,
+  describeRfbTarget,
+  type RfbConnectOptions,
+  type RfbTarget,
+} from '../rfb/index.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { rfbFailure } from '../server/errors.js';
 import type { VncSettings } from '../server/vncArgs.js';
 import type { Rect } from '../encode/rect.js';
+import { connectionLabel } from './connectionLabel.js';
 import { RegionEncodeCache } from './encodeCache.js';
 import type { CursorImage } from './frameState.js';
 import { Viewer, type FrameSource, type ViewerOptions } from './viewer.js';
 
 export interface SessionOptions {
   id: string;
+  /** Where the VNC server is, already checked against what this gateway may reach. */
+  target: RfbTarget;
   settings: VncSettings;
   logger: Logger;
   connectTimeoutMs: number;
@@ -32,6 +42,8 @@ const INITIAL_PICTURE_WAIT_MS = 3000;
 
 export class VncSession implements FrameSource {
   readonly id: string;
+  /** What logs call this session: not the id, which would let a log reader join it. */
+  readonly label: string;
   private rfb: RfbClient | undefined;
   private readonly viewers = new Set<Viewer>();
   private cursor: CursorImage | undefined;
@@ -49,6 +61,7 @@ export class VncSession implements FrameSource {
 
   constructor(private readonly options: SessionOptions) {
     this.id = options.id;
+    this.label = connectionLabel(options.id);
   }
 
   get framebuffer(): Buffer | undefined {
@@ -96,7 +109,7 @@ export class VncSession implements FrameSource {
         ...this.options.viewerTimings,
       },
       { ready: () => this.viewerReady(), left: (v) => this.viewerLeft(v) },
-      this.options.logger.child({ connection: this.id }),
+      this.options.logger.child({ connection: this.label }),
     );
     this.viewers.add(viewer);
     viewer.start();
@@ -106,14 +119,13 @@ export class VncSession implements FrameSource {
 
   /** Connects to the VNC server (retrying as `autoretry` asks) and starts the update loop. */
   async start(): Promise<void> {
-    const { settings, connectTimeoutMs } = this.options;
+    const { settings, target, connectTimeoutMs } = this.options;
     const connect = this.options.connect ?? ((o: RfbConnectOptions) => RfbClient.connect(o));
     let rfb: RfbClient | undefined;
     for (let attempt = 0; rfb === undefined; attempt++) {
       try {
         rfb = await connect({
-          host: settings.hostname,
-          port: settings.port,
+          ...target,
           password: settings.password,
           shared: true,
           connectTimeoutMs,
@@ -140,7 +152,7 @@ export class VncSession implements FrameSource {
   private attach(rfb: RfbClient): void {
     this.rfb = rfb;
     this.options.logger.info(
-      { connection: this.id, name: rfb.name, width: rfb.width, height: rfb.height },
+      { connection: this.label, name: rfb.name, width: rfb.width, height: rfb.height },
       'VNC connected',
     );
     this.initialPixelsMissing = rfb.width * rfb.height;
@@ -177,7 +189,7 @@ export class VncSession implements FrameSource {
     });
     rfb.on('error', (error) => this.fail(error));
     rfb.on('close', () => {
-      const where = `${this.options.settings.hostname}:${String(this.options.settings.port)}`;
+      const where = describeRfbTarget(this.options.target);
       this.fail(new RfbError('closed', `The VNC server at ${where} closed the connection.`));
     });
     for (const v of this.viewers) v.fullRefresh(this.cursor);
@@ -200,7 +212,10 @@ export class VncSession implements FrameSource {
     const someoneKeepsUp = [...this.viewers].some((v) => !v.lagging);
     if (this.options.logger.isLevelEnabled('trace')) {
       const viewers = [...this.viewers].map((v) => v.describe());
-      this.options.logger.trace({ connection: this.id, someoneKeepsUp, viewers }, 'update pacing');
+      this.options.logger.trace(
+        { connection: this.label, someoneKeepsUp, viewers },
+        'update pacing',
+      );
     }
     if (someoneKeepsUp) {
       this.updateDeferred = false;
@@ -218,12 +233,9 @@ export class VncSession implements FrameSource {
 
   private fail(error: unknown): void {
     if (this.ended) return;
-    const failure = rfbFailure(error, {
-      hostname: this.options.settings.hostname,
-      port: this.options.settings.port,
-    });
+    const failure = rfbFailure(error, describeRfbTarget(this.options.target));
     this.options.logger.warn(
-      { connection: this.id, err: error, status: failure.status },
+      { connection: this.label, err: error, status: failure.status },
       'VNC session failed',
     );
     for (const viewer of [...this.viewers]) viewer.abort(failure.message, failure.status);

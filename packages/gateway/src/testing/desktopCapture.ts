@@ -10,18 +10,38 @@ const run = promisify(execFile);
 const BUFFER = { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 } as const;
 
 /**
- * Captures the whole X screen of `display` (e.g. ':7') as RGBA with `xwd -root`. Debian ships
- * xwd in x11-apps, which not every machine has; ImageMagick's `import -window root` writes the
- * same XWD format from the same XGetImage call, so it stands in when xwd is missing.
+ * Which X desktop to look at: the environment X clients need for it (DISPLAY and XAUTHORITY,
+ * e.g. `LocalDesktop.env`), or a bare display name such as ':7' for a display that needs no
+ * cookie.
  */
-export async function captureRoot(display: string): Promise<RgbaImage> {
+export type XTarget = string | NodeJS.ProcessEnv;
+
+function xEnv(target: XTarget): NodeJS.ProcessEnv & { DISPLAY: string } {
+  const env = typeof target === 'string' ? { ...process.env, DISPLAY: target } : target;
+  const display = env.DISPLAY;
+  if (display === undefined) throw new Error('The X environment has no DISPLAY; pass desktop.env.');
+  return { ...env, DISPLAY: display };
+}
+
+/**
+ * Captures the whole X screen as RGBA with `xwd -root`. Debian ships xwd in x11-apps, which
+ * not every machine has; ImageMagick's `import -window root` writes the same XWD format from
+ * the same XGetImage call, so it stands in when xwd is missing.
+ */
+export async function captureRoot(target: XTarget): Promise<RgbaImage> {
+  const env = xEnv(target);
+  const options = { ...BUFFER, env };
   try {
-    const { stdout } = await run('xwd', ['-root', '-silent', '-display', display], BUFFER);
+    const { stdout } = await run('xwd', ['-root', '-silent', '-display', env.DISPLAY], options);
     return parseXwd(stdout);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const { stdout } = await run('import', ['-display', display, '-window', 'root', 'xwd:-'], BUFFER);
+  const { stdout } = await run(
+    'import',
+    ['-display', env.DISPLAY, '-window', 'root', 'xwd:-'],
+    options,
+  );
   return parseXwd(stdout);
 }
 
@@ -69,7 +89,7 @@ export function compareRgba(expected: RgbaImage, actual: RgbaImage): RgbaDiffere
  * difference (mismatches 0 on success). The caller keeps updates flowing meanwhile.
  */
 export async function waitForScreenMatch(
-  display: string,
+  display: XTarget,
   current: () => RgbaImage,
   timeoutMs = 10_000,
 ): Promise<RgbaDifference> {

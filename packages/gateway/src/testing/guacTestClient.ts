@@ -1,5 +1,5 @@
 // A small Guacamole client for tests, standing in for the browser: it performs the guacd
-// handshake over TCP, parses everything the gateway sends with the shared codec, applies
+// handshake over TCP or a Unix socket, parses everything the gateway sends with the shared codec, applies
 // `size`/`img`/`copy`/`cursor` in order to RGBA layers (PNGs decoded with sharp), replies
 // `sync` after each frame is applied (as guacamole-common-js does after drawing), and keeps the
 // connection alive with `nop`. It records errors, clipboard text and frame counts to assert on.
@@ -17,6 +17,12 @@ export interface Layer {
   height: number;
   rgba: Buffer;
 }
+
+/** A TCP port on 127.0.0.1, a host and port, or a Unix socket (a `Gateway` is either). */
+export type GuacServerAddress =
+  | number
+  | { host: string; port: number; path?: undefined }
+  | { path: string; host?: undefined; port?: undefined };
 
 export interface TestClientOptions {
   /** `vnc`, another protocol, or `$<id>` to join. */
@@ -77,9 +83,14 @@ export class GuacTestClient {
     this.keepAlive.unref();
   }
 
-  /** Opens a TCP connection without any handshake (for garbage and timeout tests). */
-  static async open(port: number, host = '127.0.0.1'): Promise<GuacTestClient> {
-    const socket = connect({ host, port });
+  /** Opens a connection without any handshake (for garbage and timeout tests). */
+  static async open(address: GuacServerAddress, host = '127.0.0.1'): Promise<GuacTestClient> {
+    const socket =
+      typeof address === 'number'
+        ? connect({ host, port: address })
+        : address.path === undefined
+          ? connect({ host: address.host, port: address.port })
+          : connect({ path: address.path });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);
@@ -91,8 +102,11 @@ export class GuacTestClient {
    * Connects and runs the handshake; resolves once `ready` (or an `error`) has arrived.
    * Check `errors` / `connectionId` afterwards.
    */
-  static async connect(port: number, options: TestClientOptions): Promise<GuacTestClient> {
-    const client = await GuacTestClient.open(port);
+  static async connect(
+    address: GuacServerAddress,
+    options: TestClientOptions,
+  ): Promise<GuacTestClient> {
+    const client = await GuacTestClient.open(address);
     client.autoSync = options.autoSync ?? true;
     client.send('select', options.select);
     await client.waitFor(() => client.argNames.length > 0 || client.errors.length > 0, 'args');

@@ -1,12 +1,14 @@
-// Shared test helpers for the gateway: XWD parsing, framebuffer-vs-X-screen comparison, and a
-// FAKE RFB server for hostile-server tests.
+// Shared test helpers for the gateway: XWD parsing, framebuffer-vs-X-screen comparison, what a
+// process listens on (/proc), and a FAKE RFB server for hostile-server tests.
 export { parseXwd, type RgbaImage } from './xwd.js';
 export {
   captureRoot,
   compareRgba,
   waitForScreenMatch,
   type RgbaDifference,
+  type XTarget,
 } from './desktopCapture.js';
+export { tcpListenersOf, unixListenersOf, type TcpListener } from './listeners.js';
 export {
   startFakeRfbServer,
   type FakeRfbConnection,

@@ -1,0 +1,116 @@
+// Where the gateway listens: a TCP host and port (guacd's way, for an operator who chose it),
+// or a Unix socket that only its owner can open — how `serve` keeps the embedded gateway
+// reachable by the bridge alone. The socket goes in a directory that belongs to the caller and
+// is closed to everyone else (serve's 0700 data dir), so nobody else can reach the socket even
+// in the moment between its creation and its chmod to 0600. A socket file left by a run that
+// crashed is replaced; one that a live process still answers on is not.
+import { lstat, stat, chmod, unlink } from 'node:fs/promises';
+import { connect, type Server } from 'node:net';
+import { dirname, resolve } from 'node:path';
+
+export type ListenTarget = { host: string; port: number } | { path: string };
+
+export type ListenAddress =
+  { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+
+/** Linux allows 107 bytes of path in a Unix socket address (108 with the final NUL). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+export class GatewayListenError extends Error {
+  override name = 'GatewayListenError';
+}
+
+export async function listenOn(
+  server: Server,
+  target: ListenTarget,
+): Promise<{ address: ListenAddress; removeSocket: () => Promise<void> }> {
+  if (!('path' in target)) {
+    await bind(server, { host: target.host, port: target.port });
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    return {
+      address: { kind: 'tcp', host: target.host, port },
+      removeSocket: () => Promise.resolve(),
+    };
+  }
+
+  const path = resolve(target.path);
+  await checkSocketPlace(path);
+  await removeStaleSocket(path);
+  await bind(server, { path });
+  await chmod(path, 0o600);
+  const { ino } = await lstat(path);
+  return {
+    address: { kind: 'unix', path },
+    // Node removes its socket file on close; this covers the cases where it did not, and
+    // never removes a file that another process has put there since.
+    removeSocket: async () => {
+      const now = await lstat(path).catch(() => undefined);
+      if (now?.isSocket() === true && now.ino === ino) await unlink(path).catch(() => undefined);
+    },
+  };
+}
+
+function bind(server: Server, options: { host: string; port: number } | { path: string }) {
+  return new Promise<void>((resolvePromise, reject) => {
+    const onError = (error: Error): void => reject(error);
+    server.once('error', onError);
+    server.listen(options, () => {
+      server.off('error', onError);
+      resolvePromise();
+    });
+  });
+}
+
+async function checkSocketPlace(path: string): Promise<void> {
+  if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+    throw new GatewayListenError(
+      `The socket path ${path} is ${String(Buffer.byteLength(path))} bytes; Unix sockets allow ${String(MAX_SOCKET_PATH_BYTES)}. Use a shorter directory.`,
+    );
+  }
+  const dir = dirname(path);
+  const info = await stat(dir).catch((error: NodeJS.ErrnoException) => {
+    throw new GatewayListenError(
+      `The socket's directory ${dir} cannot be used (${error.code ?? error.message}). Create it with mode 0700 first.`,
+    );
+  });
+  const uid = process.getuid?.();
+  if (!info.isDirectory() || info.uid !== uid || (info.mode & 0o077) !== 0) {
+    const mode = (info.mode & 0o777).toString(8).padStart(4, '0');
+    throw new GatewayListenError(
+      `The socket's directory ${dir} must be a directory that belongs to this user (uid ${String(uid)}) and is closed to others; it belongs to uid ${String(info.uid)} with mode ${mode}. Run \`chmod 700 ${dir}\` as its owner, or use another directory.`,
+    );
+  }
+}
+
+/** Removes a socket file nobody answers on; refuses to touch anything else. */
+async function removeStaleSocket(path: string): Promise<void> {
+  const existing = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing === undefined) return;
+  if (!existing.isSocket()) {
+    throw new GatewayListenError(
+      `${path} exists and is not a socket; the gateway will not replace it. Remove it, or use another path.`,
+    );
+  }
+  if (await answers(path)) {
+    throw new GatewayListenError(
+      `Another process is listening on ${path} (a gateway still running?). Stop it, or use another path.`,
+    );
+  }
+  await unlink(path);
+}
+
+function answers(path: string): Promise<boolean> {
+  return new Promise((resolvePromise) => {
+    const probe = connect({ path });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolvePromise(true);
+    });
+    // ECONNREFUSED: the socket file outlived its server.
+    probe.once('error', () => resolvePromise(false));
+  });
+}
