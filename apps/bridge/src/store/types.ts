@@ -74,11 +74,15 @@ export interface WebSessionRepo {
   remove(idHash: string): Promise<boolean>;
   /** Ends every session of a person (password change, disable, removal); returns their hashes. */
   removeForPerson(personId: string, exceptIdHash?: string): Promise<string[]>;
-  /** Deletes sessions past their absolute expiry or idle since before `idleBefore`. */
+  /**
+   * Deletes sessions past their absolute expiry (expiresAt <= now) or idle since before
+   * `idleBefore` (lastSeenAt < idleBefore); returns their hashes.
+   */
   removeExpired(now: number, idleBefore: number): Promise<string[]>;
 }
 
 export interface ApiTokenRecord {
+  /** Minted by the caller with newId('tok') (store/ids.ts). */
   id: string;
   personId: string;
   name: string;
@@ -98,7 +102,10 @@ export interface ApiTokenRepo {
   byId(id: string): Promise<ApiTokenRecord | undefined>;
   /** A person's tokens, newest first, revoked ones included. */
   listForPerson(personId: string): Promise<ApiTokenRecord[]>;
-  /** Sets revokedAt (once); false when there is no such token of that person. */
+  /**
+   * Sets revokedAt (once: revoking again succeeds and keeps the first time); false when there is
+   * no such token of that person.
+   */
   revoke(id: string, personId: string, at: number): Promise<boolean>;
   touch(id: string, lastUsedAt: number): Promise<void>;
 }
@@ -134,6 +141,7 @@ export interface NewAuditEntry {
   at: number;
   kind: AuditKind;
   actor: 'ai' | 'person' | 'system';
+  /** Kept after the person is removed (no foreign key), so their entries still name them. */
   personId: string | null;
   personName: string | null;
   tokenId?: string | null;
@@ -160,14 +168,18 @@ export interface AuditFilter {
   kind?: AuditKind | undefined;
   tool?: string | undefined;
   outcome?: string | undefined;
+  /** at >= from. */
   from?: number | undefined;
+  /** at <= to. */
   to?: number | undefined;
   /** Entries with id < before (paging, newest first). */
   before?: number | undefined;
+  /** Page size (at least 1; the API caps it). */
   limit: number;
 }
 
 export interface AuditRepo {
+  /** One INSERT (the hot path of every tool call); returns the new id (ids are never reused). */
   append(entry: NewAuditEntry): Promise<number>;
   /** Newest first. */
   query(filter: AuditFilter): Promise<AuditRecord[]>;
@@ -188,7 +200,10 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** A unique constraint was hit (e.g. a username that exists). */
+/**
+ * A unique constraint was hit (e.g. a username that exists), or a write named a person who is
+ * not there (foreign key). The message is for the person and never quotes secrets or hashes.
+ */
 export class StoreConflictError extends Error {
   override name = 'StoreConflictError';
 }

@@ -1,0 +1,17 @@
+// The one ordered list of schema migrations, for both backends, and the kysely migration
+// provider that serves it from code (no files read at runtime, so the built bridge needs no
+// migration folder next to it). Names sort in the order they run: add new ones at the end.
+import type { Migration, MigrationProvider } from 'kysely';
+import { initialMigration } from './0001_initial.js';
+
+export type StoreDialect = 'sqlite' | 'postgres';
+
+export function migrationProvider(dialect: StoreDialect): MigrationProvider {
+  return {
+    getMigrations(): Promise<Record<string, Migration>> {
+      return Promise.resolve({
+        '0001_initial': initialMigration(dialect),
+      });
+    },
+  };
+}
