@@ -1,65 +1,60 @@
 // The bridge's HTTP application, built without listening so tests can call `app.request()`.
-// Feature areas mount themselves through `deps.mounts` (the MCP control plane adds `/mcp` and
-// `/api/*` there); the viewer and its SPA fallback are mounted last so they never shadow them.
+// Order matters and is fixed here: the Host/Origin guard, the app-wide guards (security headers,
+// body limits, JSON-only), /healthz (public, says only "ok"), who is signed in (and the CSRF
+// check), then the feature routes (`mounts`: /mcp and /api), then the pages and static files,
+// which are mounted last so they never shadow an API route.
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
-import { mountViewer } from './http/viewer.js';
-
-export interface HealthReport {
-  status: 'ok';
-  version: string;
-  uptimeSeconds: number;
-  /** Open Guacamole tunnels. */
-  tunnels: number;
-  /** Where the tunnel connects: protocol and guacd address, never credentials. */
-  upstream: { protocol: string; guacd: string };
-  /** The local desktop started by `serve --desktop local`, for X-side tools. */
-  desktop?: { display: string };
-}
+import type { Access } from './auth/access.js';
+import { apiError } from './http/apiError.js';
+import type { BridgeEnv } from './http/env.js';
+import { installGuards } from './http/guards.js';
+import { mountPages } from './http/pages.js';
+import { installSignIn } from './http/signedIn.js';
 
 export interface AppDeps {
-  /** Folder of the built viewer (apps/web/dist). */
+  /** Folder of the built web app (apps/web/dist). */
   webRoot: string;
-  /** Snapshot for `/healthz`. */
-  health: () => HealthReport;
+  access: Access;
   logger?: Logger;
-  /** Route groups mounted before the viewer, in order. */
-  mounts?: ReadonlyArray<(app: Hono) => void>;
-  /** Middleware that runs before every route (the server's Host/Origin guard). */
-  guard?: (app: Hono) => void;
+  /** True when people reach the bridge over https (OC_PUBLIC_URL): HSTS on. */
+  https?: boolean;
+  /** Route groups mounted before the pages, in order. */
+  mounts?: ReadonlyArray<(app: Hono<BridgeEnv>) => void>;
+  /** Middleware that runs before everything (the server's Host/Origin guard). */
+  guard?: (app: Hono<BridgeEnv>) => void;
 }
 
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+export function createApp(deps: AppDeps): Hono<BridgeEnv> {
+  const app = new Hono<BridgeEnv>();
   deps.guard?.(app);
-
+  installGuards(app, { https: deps.https ?? false });
+  // Public, and deliberately uninformative: no version, hosts, ports or displays.
   app.get('/healthz', (c) => {
     c.header('Cache-Control', 'no-store');
-    return c.json(deps.health());
+    return c.text('ok');
   });
-
+  installSignIn(app, deps.access);
   // A plain GET on the tunnel means the caller is not speaking WebSocket (or a proxy stripped
-  // the Upgrade header); say so instead of serving the viewer.
+  // the Upgrade header); say so (to signed-in people) instead of serving a page.
   app.get('/tunnel', (c) =>
-    c.json(
-      {
-        error:
-          'The Guacamole tunnel is a WebSocket endpoint: connect with subprotocol "guacamole". If a proxy sits in front of the bridge, make it forward the Upgrade and Connection headers.',
-      },
-      426,
-    ),
+    c.get('signedIn') === undefined
+      ? apiError(c, 401, 'Sign in first.')
+      : c.json(
+          {
+            error:
+              'The Guacamole tunnel is a WebSocket endpoint: connect with subprotocol "guacamole" and a ticket from POST /api/tickets. If a proxy sits in front of the bridge, make it forward the Upgrade and Connection headers.',
+          },
+          426,
+        ),
   );
-
   for (const mount of deps.mounts ?? []) mount(app);
-
-  mountViewer(app, deps.webRoot);
-
+  mountPages(app, deps.webRoot);
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();
-    deps.logger?.error({ err, path: c.req.path }, 'request failed');
+    deps.logger?.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.json({ error: 'Internal error in the bridge; see its log for details.' }, 500);
   });
-
   return app;
 }

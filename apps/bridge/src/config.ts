@@ -11,6 +11,18 @@ export const hostPortSchema = z.object({
 });
 export type HostPort = z.infer<typeof hostPortSchema>;
 
+/**
+ * Where the guacd-compatible server is: TCP (a real guacd, `--guacd`) or a Unix socket (the
+ * embedded gateway inside `serve`, reachable only through the 0700 data dir).
+ */
+export const guacdAddressSchema = z.union([hostPortSchema, z.strictObject({ path: z.string().min(1) })]);
+export type GuacdAddress = z.infer<typeof guacdAddressSchema>;
+
+/** "host:port" or the socket path, for messages (never credentials). */
+export function describeGuacd(address: GuacdAddress): string {
+  return 'path' in address ? address.path : `${address.host}:${address.port}`;
+}
+
 /** What the bridge asks guacd (or the embedded gateway) to connect to. */
 export const connectionSchema = z.object({
   protocol: z.enum(['vnc', 'rdp']),
@@ -51,7 +63,7 @@ export const bridgeConfigSchema = z.object({
   /** The built viewer (apps/web/dist), served at `/`. */
   webRoot: z.string().min(1).default(defaultWebRoot),
   /** The guacd-compatible server the tunnel talks to (embedded gateway or real guacd). */
-  guacd: hostPortSchema,
+  guacd: guacdAddressSchema,
   connection: connectionSchema,
   tunnel: tunnelConfigSchema.prefault({}),
 });

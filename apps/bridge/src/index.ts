@@ -1,6 +1,6 @@
 // @overlay-companion/bridge — the Hono bridge: HTTP app, Guacamole WebSocket tunnel, and the
 // pieces the CLI and the control plane build on.
-export { createApp, type AppDeps, type HealthReport } from './app.js';
+export { createApp, type AppDeps } from './app.js';
 export { startBridge, type BridgeExtras, type RunningBridge } from './server.js';
 export {
   bridgeConfigSchema,

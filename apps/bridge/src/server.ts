@@ -1,12 +1,14 @@
 // Starts the bridge: the Hono app on a node http server, WebSocket upgrades routed by path
-// (`/tunnel` now; the control plane adds `/ws/viewer` through `upgrades`), and a close() that
-// ends every tunnel and connection it owns.
+// (`/tunnel` here; the control plane adds `/ws/viewer` through `upgrades`) after the Host/Origin
+// check, and a close() that ends every tunnel and connection it owns.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createApp, type HealthReport } from './app.js';
+import { createApp } from './app.js';
+import type { Access } from './auth/access.js';
+import type { BridgeEnv } from './http/env.js';
 import {
   checkHostAndOrigin,
   hostOriginGuard,
@@ -20,18 +22,18 @@ import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
 import { silentLogger } from './logger.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
-import { BRIDGE_VERSION } from './version.js';
+import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
 
 export interface BridgeExtras {
+  /** Who may reach the bridge (sign-in, tickets, tokens): every route and socket needs it. */
+  access: Access;
   logger?: Logger;
   /** Route groups mounted before the viewer (see createApp). */
-  mounts?: ReadonlyArray<(app: Hono) => void>;
+  mounts?: ReadonlyArray<(app: Hono<BridgeEnv>) => void>;
   /** More WebSocket endpoints by path, e.g. `{ '/ws/viewer': handler }`. */
   upgrades?: Readonly<Record<string, UpgradeHandler>>;
   /** OC_PUBLIC_URL: one more Host/Origin the bridge answers to (behind a proxy). */
   publicUrl?: string | undefined;
-  /** The local desktop, reported in /healthz so tools can aim X clients at it. */
-  desktop?: { display: string } | undefined;
 }
 
 export interface RunningBridge {
@@ -46,27 +48,15 @@ export interface RunningBridge {
 
 export async function startBridge(
   input: BridgeConfigInput,
-  extras: BridgeExtras = {},
+  extras: BridgeExtras,
 ): Promise<RunningBridge> {
   const config = parseBridgeConfig(input);
   const logger = extras.logger ?? silentLogger();
-  const startedAt = Date.now();
   const tunnel = new TunnelEndpoint({
     target: { guacd: config.guacd, connection: config.connection },
     limits: config.tunnel,
     logger: logger.child({ part: 'tunnel' }),
-  });
-
-  const health = (): HealthReport => ({
-    status: 'ok',
-    version: BRIDGE_VERSION,
-    uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
-    tunnels: tunnel.registry.size,
-    upstream: {
-      protocol: config.connection.protocol,
-      guacd: `${config.guacd.host}:${config.guacd.port}`,
-    },
-    ...(extras.desktop ? { desktop: extras.desktop } : {}),
+    access: extras.access,
   });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
   // must name this bridge in Host and, when a browser sends one, Origin: a page on another
@@ -78,23 +68,31 @@ export async function startBridge(
   };
   // One check per request; only the refusal's shape depends on the path: MCP clients read
   // JSON-RPC errors on /mcp (exactly that path, as Hono's `use('/mcp')` matched it).
-  const guard = (app: Hono): void => {
+  const guard = (app: Hono<BridgeEnv>): void => {
     app.use('*', hostOriginGuard({ ...hostPolicy, jsonRpc: (path) => path === '/mcp' }));
   };
   const app = createApp({
     webRoot: config.webRoot,
-    health,
+    access: extras.access,
     logger,
     guard,
+    https: extras.publicUrl?.toLowerCase().startsWith('https:') ?? false,
     mounts: extras.mounts ?? [],
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   const router = new UpgradeRouter((request) => {
     const origin = request.headers.origin;
+    // Browsers always send Origin on a WebSocket; one without it is not a page of ours.
+    if (origin === undefined) {
+      return {
+        status: 403,
+        message: 'WebSocket upgrades must carry an Origin header naming this bridge.',
+      };
+    }
     const check = checkHostAndOrigin(hostPolicy, request.headers.host, origin);
     return check.ok ? undefined : check;
-  }).add('/tunnel', tunnel.handleUpgrade);
+  }).add(TUNNEL_SOCKET_PATH, tunnel.handleUpgrade);
   for (const [path, handler] of Object.entries(extras.upgrades ?? {})) router.add(path, handler);
   router.attach(server);
 

@@ -12,6 +12,7 @@ import {
   parseViewerMessage,
 } from './messages.js';
 import { parseToolResult } from './toolParsing.js';
+import { defaultPermissions } from './permissions.js';
 import type { Overlay } from './tools/overlay.js';
 
 const overlay: Overlay = {
@@ -31,6 +32,8 @@ const bridgeMessages: BridgeToViewer[] = [
     viewer_id: 'v1',
     mode: 'assist',
     role: 'control',
+    headless: false,
+    permissions: defaultPermissions(),
   },
   {
     type: 'tool_call',
@@ -71,8 +74,10 @@ const bridgeMessages: BridgeToViewer[] = [
     request_id: 'r1',
     from_mode: 'passive',
     to_mode: 'autopilot',
+    requested_by: 'ai',
     deadline_ms: 60000,
   },
+  { type: 'permissions_changed', permissions: { ...defaultPermissions(), clipboard_read: true } },
   { type: 'stop', reason: 'The person pressed Stop in another window.' },
   { type: 'sync_state', seq: 7, overlays: [overlay] },
   { type: 'overlay_created', overlay, seq: 8 },

@@ -10,6 +10,7 @@ import { ErrorKind, MAX_ERROR_MESSAGE_LENGTH, formatZodIssues } from './errors.j
 import { ModeMetadata } from './tools/mode.js';
 import { Overlay, OverlayId } from './tools/overlay.js';
 import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
+import { Permissions } from './permissions.js';
 import { toolDefinitions } from './tools/index.js';
 import type { ToolName } from './tools/names.js';
 import type { ToolArgs } from './tools/index.js';
@@ -58,6 +59,12 @@ export const HelloMessage = z.strictObject({
   role: z
     .enum(['control', 'mirror'])
     .describe('control executes tool calls and owns the overlay store; mirror only displays.'),
+  headless: z
+    .boolean()
+    .describe(
+      "This window is the bridge's own headless viewer (nobody watches it): approvals go to the MCP client instead. Decided by the bridge from the sign-in session, never by the page.",
+    ),
+  permissions: Permissions.describe("The person's permission toggles (see permissions.ts)."),
 });
 
 const PolicyForViewer = z
@@ -134,16 +141,26 @@ export const ModeChangedMessage = z.strictObject({
   mode: Mode,
   metadata: ModeMetadata.optional().describe('The custom policy when mode is custom.'),
 });
-/** The bridge asks the person to approve a mode raise (see isModeRaise); answered by `approval`. */
+/**
+ * The bridge asks the person to approve a mode raise (see decideModeChange); answered by
+ * `approval`. The AI asks with set_mode; the person asks by choosing a higher mode in a window,
+ * and confirms it here, outside the remote canvas.
+ */
 export const ApprovalRequestMessage = z.strictObject({
   type: z.literal('approval_request'),
   request_id: Id,
   from_mode: Mode,
   to_mode: Mode,
+  requested_by: z.enum(['ai', 'person']).describe('Who asked for the raise.'),
   metadata: ModeMetadata.optional().describe('The requested custom policy, to show the person.'),
   deadline_ms: DeadlineMs,
 });
 export const StopMessage = z.strictObject({ type: z.literal('stop'), reason: Reason });
+/** The person changed their permission toggles (in any window or the settings page). */
+export const PermissionsChangedMessage = z.strictObject({
+  type: z.literal('permissions_changed'),
+  permissions: Permissions,
+});
 /**
  * Which UI event types some MCP subscription currently collects (subscribe_events). The viewer
  * streams only these, so what the person types is not sent when nobody asked for key presses.
@@ -184,6 +201,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   ClearOverlaysMessage,
   BridgeErrorMessage,
   EventInterestMessage,
+  PermissionsChangedMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
@@ -208,8 +226,9 @@ export const ApprovalMessage = z.strictObject({
   approved: z.boolean(),
 });
 /**
- * The person chose a mode in the viewer. No approval is needed (they are the person), but the
- * bridge still parses a custom policy with decidePolicy's rules and broadcasts mode_changed.
+ * The person chose a mode in the viewer. Lowering applies at once; raising is applied only once
+ * the person approves the approval_request the bridge sends back (decideModeChange), and a
+ * headless viewer can never raise. Either way the bridge broadcasts mode_changed.
  */
 export const ModeSetMessage = z.strictObject({
   type: z.literal('mode_set'),

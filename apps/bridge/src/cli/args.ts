@@ -158,7 +158,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       webRoot: values['web-root'],
       source,
       guacd,
-      ...parseControlPlaneFlags(values, host, env),
+      ...parseControlPlaneFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
     },

@@ -6,12 +6,13 @@
 // start exit 1.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeGuacd } from '../config.js';
 import { ConfigError, UsageError, errorMessage } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { parseCommandLine, type Command } from './args.js';
 import { runGateway } from './gatewayCommand.js';
-import { mcpBanner } from '../mcp/serveBanner.js';
+import { serveBanner } from '../mcp/serveBanner.js';
 import { runServe } from './serve.js';
 import { runStdio } from '../stdio/command.js';
 import { USAGE } from './usage.js';
@@ -51,7 +52,7 @@ async function main(argv: readonly string[]): Promise<void> {
       out('Overlay Companion is running.');
       out(`  Desktop: ${source.description}`);
       out(
-        `  guacd:   ${embeddedGateway ? 'embedded gateway' : 'guacd'} on ${guacd.host}:${guacd.port}`,
+        `  guacd:   ${embeddedGateway ? 'embedded gateway (in-process, Unix socket)' : 'guacd'} on ${describeGuacd(guacd)}`,
       );
       if (!existsSync(join(bridge.config.webRoot, 'index.html'))) {
         out(
@@ -62,7 +63,13 @@ async function main(argv: readonly string[]): Promise<void> {
       if (handle.headlessViewer !== undefined) {
         out(`  Headless viewer: Chromium on ${handle.headlessViewer.url}`);
       }
-      out(mcpBanner(handle));
+      out(
+        serveBanner({
+          bridge,
+          firstRun: handle.firstRun,
+          envToken: command.options.mcpToken !== undefined,
+        }),
+      );
       out('Press Ctrl-C to stop.');
       return;
     }

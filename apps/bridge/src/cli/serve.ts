@@ -1,27 +1,34 @@
-// `overlay-companion serve`: starts, in order, the desktop (for --desktop local), the embedded
-// gateway (unless --guacd names a real guacd) and the bridge, and returns one stop() that ends
-// them in reverse. If a later part fails to start, the earlier ones are stopped before the
-// error is thrown, so a failed start leaves no Xvnc behind.
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+// `overlay-companion serve`: starts, in order, the data dir and the store (checked and migrated),
+// who may sign in (the scripted admin, or a one-time setup code), the desktop (for --desktop
+// local), the embedded gateway (unless --guacd names a real guacd) and the bridge, and returns
+// one stop() that ends them in reverse. If a later part fails to start, the earlier ones are
+// stopped before the error is thrown, so a failed start leaves no Xvnc behind.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { startGateway } from '@overlay-companion/gateway';
-import type { HostPort } from '../config.js';
+import { createAccess, type Access } from '../auth/access.js';
+import { firstActiveAdmin } from '../auth/apiTokens.js';
+import { prepareFirstRun, type FirstRun } from '../auth/firstRun.js';
+import { OidcSignIn } from '../auth/oidc.js';
+import type { GuacdAddress } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
-import type { LoadedToken } from '../auth/mcpToken.js';
-import { prepareMcpAuth } from '../mcp/serveOptions.js';
 import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
+import { openStore, prepareDataDir } from '../store/index.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
 import type { HeadlessViewer } from '../headless/headlessViewer.js';
 
 export interface ServeHandle {
-  /** The bridge with the MCP control plane (/mcp, /ws/viewer). */
+  /** The bridge with the MCP control plane (/mcp, /ws/viewer) and the API. */
   bridge: ControlledBridge;
-  /** The MCP bearer token (undefined under --no-auth). */
-  mcpToken: LoadedToken | undefined;
+  access: Access;
+  /** What the person must do to sign in for the first time, if anything. */
+  firstRun: FirstRun;
   source: PreparedSource;
-  guacd: HostPort;
+  guacd: GuacdAddress;
   /** True when the gateway runs inside this process. */
   embeddedGateway: boolean;
   /** The headless Chromium viewer (--headless-viewer), if started. */
@@ -43,11 +50,27 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
 
   try {
     const dataDir = resolve(options.dataDir);
-    try {
-      await mkdir(dataDir, { recursive: true });
-    } catch (err) {
+    await prepareDataDir(dataDir);
+    const store = await openStore({
+      dataDir,
+      databaseUrl: options.databaseUrl,
+      logger: logger.child({ part: 'store' }),
+    });
+    stops.push(() => store.close());
+    const access = createAccess({
+      store,
+      logger,
+      envToken: options.mcpToken,
+      publicUrl: options.publicUrl,
+      ...(options.sessionLimits === undefined ? {} : { sessionLimits: options.sessionLimits }),
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+      ...(options.trustedProxies === undefined ? {} : { trustedProxies: options.trustedProxies }),
+    });
+    stops.push(() => access.close());
+    const firstRun = await prepareFirstRun(store, access.setup, access.audit, options.admin);
+    if (options.headlessViewer === true && firstRun.kind === 'setup') {
       throw new StartupError(
-        `Cannot create the data directory ${dataDir}: ${errorMessage(err)}. Pick another with --data-dir.`,
+        '--headless-viewer acts for the admin, and there is none yet: set OC_ADMIN_USER and OC_ADMIN_PASSWORD (or finish setup with the link from a run without --headless-viewer), then start again.',
       );
     }
 
@@ -55,22 +78,35 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     const desktop = source.desktop;
     if (desktop) stops.push(() => desktop.stop());
 
-    let guacd = options.guacd;
+    let guacd: GuacdAddress | undefined = options.guacd;
     if (!guacd) {
+      // Only the bridge reaches the embedded gateway: no TCP port, a Unix socket in a 0700
+      // directory of ours, and a join secret only this process knows.
+      const runDir = await privateRunDir(dataDir);
+      stops.push(runDir.remove);
       try {
         const gateway = await startGateway({
-          host: '127.0.0.1',
-          port: 0,
+          path: join(runDir.path, 'gateway.sock'),
+          joinSecret: randomBytes(32).toString('base64url'),
+          vncUnixSockets: source.vncUnixSockets,
           logger: logger.child({ part: 'gateway' }),
         });
         stops.push(() => gateway.close());
-        guacd = { host: gateway.host, port: gateway.port };
+        guacd = { path: gateway.path };
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);
       }
     }
 
-    const mcp = await prepareMcpAuth(options, dataDir);
+    // The callback is on the address people use; without OC_PUBLIC_URL that is the bridge's
+    // own URL, known once it listens (port 0 picks one).
+    let listeningUrl: string | undefined;
+    const oidc =
+      options.oidc === undefined
+        ? undefined
+        : new OidcSignIn(options.oidc, store, () =>
+            new URL('/api/auth/oidc/callback', options.publicUrl ?? listeningUrl).toString(),
+          );
     const bridge = await startWithControlPlane(
       {
         host: options.host,
@@ -80,17 +116,31 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacd,
         connection: source.connection,
       },
-      { auth: mcp.auth, initialMode: options.mode, publicUrl: options.publicUrl },
-      { logger, desktop: desktop ? { display: desktop.display } : undefined },
+      { access, initialMode: options.mode, publicUrl: options.publicUrl, oidc },
+      { logger },
     );
     stops.push(() => bridge.close());
+    listeningUrl = bridge.url;
     let headlessViewer: HeadlessViewer | undefined;
     if (options.headlessViewer === true) {
+      const admin = await firstActiveAdmin(store);
+      if (admin === undefined) throw new StartupError('--headless-viewer needs an admin to act for.');
+      let headlessSession: string | undefined;
       // Loaded only here: playwright-core takes long to import, and most bridges never need it.
       const { startHeadlessViewer } = await import('../headless/headlessViewer.js');
       const viewer = await startHeadlessViewer({
         bridgeUrl: bridge.url,
         logger: logger.child({ part: 'headless-viewer' }),
+        // A session that exists only in this process, handed to the Chromium it launches; a
+        // relaunch ends the previous one (and so its sockets).
+        signIn: () => {
+          if (headlessSession !== undefined) {
+            void access.sessions.end(headlessSession, 'the headless viewer was relaunched');
+          }
+          const minted = access.sessions.createHeadless(admin.id);
+          headlessSession = minted.session.idHash;
+          return { name: access.cookie.name, value: minted.cookieValue };
+        },
       });
       // Pushed last, so it closes first: the page leaves before the bridge goes away.
       stops.push(() => viewer.stop());
@@ -100,7 +150,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     let stopping: Promise<void> | undefined;
     return {
       bridge,
-      mcpToken: mcp.token,
+      access,
+      firstRun,
       source,
       guacd,
       embeddedGateway: options.guacd === undefined,
@@ -111,4 +162,23 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     await stopAll();
     throw err;
   }
+}
+
+/** Unix socket paths are limited to about 107 bytes; leave room for the file name. */
+const MAX_RUN_DIR_LENGTH = 90;
+
+/**
+ * A 0700 directory for the gateway's socket: `<data dir>/run`, or a private temporary directory
+ * when the data dir's path is too long for a Unix socket.
+ */
+async function privateRunDir(dataDir: string): Promise<{ path: string; remove(): Promise<void> }> {
+  const inData = join(dataDir, 'run');
+  if (Buffer.byteLength(inData) <= MAX_RUN_DIR_LENGTH) {
+    await mkdir(inData, { recursive: true, mode: 0o700 });
+    await chmod(inData, 0o700);
+    return { path: inData, remove: () => Promise.resolve() };
+  }
+  const temporary = await mkdtemp(join(tmpdir(), 'oc-run-'));
+  await chmod(temporary, 0o700);
+  return { path: temporary, remove: () => rm(temporary, { recursive: true, force: true }) };
 }

@@ -18,9 +18,3 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   return chosen === undefined || chosen === '' ? DEFAULT_CHROMIUM : chosen;
 }
 
-/** The viewer URL with ?headless=1, which makes the page ask for a headless ticket. */
-export function headlessViewerUrl(bridgeUrl: string): string {
-  const url = new URL(bridgeUrl);
-  url.searchParams.set('headless', '1');
-  return url.toString();
-}

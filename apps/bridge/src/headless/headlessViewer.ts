@@ -1,13 +1,14 @@
 // The headless viewer behind `serve --headless-viewer`: a headless Chromium (playwright-core,
-// Debian's binary) kept open on the viewer URL with ?headless=1, so AI clients can work with
-// nobody at a browser. The page asks for a headless ticket, so approvals go to the MCP client
-// through elicitation (the bridge's business, not this file's). If Chromium crashes, its page
+// Debian's binary) kept open on the viewer URL, so AI clients can work with nobody at a browser.
+// Each launch gets a sign-in cookie the bridge minted in-process for a headless session (never
+// issued over HTTP, so no page can claim to be headless); the bridge then marks that page's
+// sockets headless, and approvals go to the MCP client through elicitation. If Chromium crashes, its page
 // crashes or closes, or the page cannot load, the whole browser is relaunched after a backoff
 // that grows while failures repeat and resets once a launch stays up. stop() ends it for good.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { StartupError, errorMessage } from '../errors.js';
-import { CHROMIUM_FLAGS, chromiumPath, headlessViewerUrl } from './chromium.js';
+import { CHROMIUM_FLAGS, chromiumPath } from './chromium.js';
 
 export interface RelaunchPolicy {
   /** Delay before the first relaunch. */
@@ -32,6 +33,8 @@ export interface HeadlessViewerOptions {
   /** The bridge's base URL (the viewer is served at /). */
   bridgeUrl: string;
   logger: Logger;
+  /** A fresh headless sign-in cookie for each launch (minted in-process by the bridge). */
+  signIn: () => { name: string; value: string };
   /** Defaults to OC_CHROMIUM or /usr/bin/chromium. */
   executablePath?: string;
   relaunch?: RelaunchPolicy;
@@ -51,7 +54,7 @@ export interface HeadlessViewer {
 export async function startHeadlessViewer(options: HeadlessViewerOptions): Promise<HeadlessViewer> {
   const executablePath = options.executablePath ?? chromiumPath();
   const policy = options.relaunch ?? DEFAULT_RELAUNCH;
-  const url = headlessViewerUrl(options.bridgeUrl);
+  const url = options.bridgeUrl;
   const log = options.logger;
   let browser: Browser | undefined;
   let page: Page | undefined;
@@ -79,7 +82,12 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
     });
     browser = next;
     next.on('disconnected', () => gone(mine, 'Chromium exited or crashed'));
-    const nextPage = await next.newPage();
+    const context = await next.newContext();
+    const cookie = options.signIn();
+    await context.addCookies([
+      { name: cookie.name, value: cookie.value, url: options.bridgeUrl, httpOnly: true, sameSite: 'Strict' },
+    ]);
+    const nextPage = await context.newPage();
     page = nextPage;
     nextPage.on('crash', () => gone(mine, 'the viewer page crashed'));
     nextPage.on('close', () => gone(mine, 'the viewer page was closed'));

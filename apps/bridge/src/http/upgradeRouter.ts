@@ -73,3 +73,13 @@ export class UpgradeRouter {
     }
   }
 }
+
+/** The `ticket` query parameter of an upgrade request, if any. */
+export function ticketFrom(request: IncomingMessage): string | undefined {
+  try {
+    const value = new URL(request.url ?? '/', 'http://bridge.invalid').searchParams.get('ticket');
+    return value === null || value === '' ? undefined : value;
+  } catch {
+    return undefined;
+  }
+}

@@ -17,8 +17,8 @@ describe('approvals with a headless viewer', () => {
     await bridge.close();
   });
   beforeEach(async () => {
-    bridge.controlPlane.mode.set('assist', undefined, 'person');
-    viewer = await ScriptedViewer.connect(bridge.url, { headless: true });
+    bridge.adminPlane.mode.set('assist', undefined, 'person');
+    viewer = await ScriptedViewer.connect(bridge, { headless: true });
     viewer.on('click_at', { result: { success: true, was_confirmed: false } });
   });
   afterEach(async () => {
@@ -78,7 +78,7 @@ describe('approvals with a headless viewer', () => {
     expect(errorOf(await callTool(no.client, 'set_mode', { mode: 'autopilot' })).kind).toBe(
       'permission_denied',
     );
-    expect(bridge.controlPlane.mode.mode).toBe('assist');
+    expect(bridge.adminPlane.mode.mode).toBe('assist');
     expect(no.asked[0]).toMatch(/switch from assist to autopilot/);
     await no.client.close();
 
@@ -93,13 +93,13 @@ describe('approvals with a headless viewer', () => {
     viewer.send({ type: 'mode_set', mode: 'autopilot' });
     const error = await viewer.waitFor((m) => m.type === 'error');
     expect((error as { message: string }).message).toMatch(/headless viewer cannot raise the mode/);
-    expect(bridge.controlPlane.mode.mode).toBe('assist');
+    expect(bridge.adminPlane.mode.mode).toBe('assist');
     viewer.send({ type: 'mode_set', mode: 'passive' });
     await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'passive');
   });
 
   it('does not elicit for calls the mode allows', async () => {
-    bridge.controlPlane.mode.set('autopilot', undefined, 'person');
+    bridge.adminPlane.mode.set('autopilot', undefined, 'person');
     const { client, asked } = await elicitingClient({ action: 'decline' });
     expect((await callTool(client, 'click_at', { x: 1, y: 1 })).isError).toBeFalsy();
     expect(asked).toEqual([]);

@@ -2,9 +2,8 @@
 // the MCP client through elicitation, and only when the client declared that capability;
 // otherwise it is denied with a message that says why. Declines, cancels, timeouts, Stop and a
 // malformed answer all deny (fail closed).
-import { ProtocolError } from '@overlay-companion/protocol';
+import { APPROVAL_WINDOW_MS, ProtocolError } from '@overlay-companion/protocol';
 import type { ToolContext } from './toolkit.js';
-import { APPROVAL_WINDOW_MS } from '../relay/timeouts.js';
 
 export interface ApprovalQuestion {
   /** Shown to the person by their MCP client. */

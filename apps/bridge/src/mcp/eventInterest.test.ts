@@ -76,7 +76,7 @@ describe('event interest', () => {
 
   async function viewer(): Promise<ScriptedViewer> {
     if (bridge === undefined) throw new Error('start the bridge first');
-    const v = await ScriptedViewer.connect(bridge.url);
+    const v = await ScriptedViewer.connect(bridge);
     viewers.push(v);
     return v;
   }
@@ -188,7 +188,7 @@ describe('event interest', () => {
     bridge = await startTestBridge();
     const v = await viewer();
     const forwarded: UiEvent[] = [];
-    const stopListening = bridge.controlPlane.hub.listen({ event: (e) => forwarded.push(e) });
+    const stopListening = bridge.adminPlane.hub.listen({ event: (e) => forwarded.push(e) });
     try {
       // Nobody subscribed: even a viewer that ignores event_interest gets nothing through.
       const t = Date.now();

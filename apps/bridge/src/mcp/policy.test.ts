@@ -32,7 +32,7 @@ describe('mode policy over MCP', () => {
     await bridge.close();
   });
   beforeEach(async () => {
-    viewer = await ScriptedViewer.connect(bridge.url);
+    viewer = await ScriptedViewer.connect(bridge);
     viewer.on('click_at', OK_CLICK).on('type_text', OK_TYPE);
   });
   afterEach(async () => {
@@ -41,7 +41,7 @@ describe('mode policy over MCP', () => {
   });
 
   const setMode = (mode: string, metadata?: Record<string, unknown>): void =>
-    bridge.controlPlane.mode.set(mode as 'assist', metadata, 'person');
+    bridge.adminPlane.mode.set(mode as 'assist', metadata, 'person');
 
   it('passive denies input with a clear error and relays nothing', async () => {
     setMode('passive');
@@ -128,11 +128,11 @@ describe('mode policy over MCP', () => {
     const set = await pending;
     expect(set.structuredContent).toEqual({ ok: true, active_mode: 'custom' });
     expect(textOf(set)).toMatch(/cannot be read/);
-    expect(bridge.controlPlane.mode.snapshot.metadata).toEqual({ allow: 'everything' });
+    expect(bridge.adminPlane.mode.snapshot.metadata).toEqual({ allow: 'everything' });
     for (const [tool, args] of [
       ['type_text', { text: 'a' }],
       ['click_at', CLICK],
-      ['get_clipboard', {}],
+      ['set_clipboard', { text: 'a' }],
     ] as const) {
       const result = await callTool(ai, tool, args);
       expect(errorOf(result).kind).toBe('permission_denied');
@@ -150,7 +150,9 @@ describe('mode policy over MCP', () => {
     viewer.send({ type: 'mode_set', mode: 'passive' });
     const result = await pending;
     expect(errorOf(result).kind).toBe('permission_denied');
-    expect(errorOf(result).message).toMatch(/withdrawn before it ran: the mode changed to passive/);
+    expect(errorOf(result).message).toMatch(
+      /withdrawn before it ran: click_at is not allowed in passive mode/,
+    );
     const cancel = await viewer.waitFor((m) => m.type === 'tool_cancel');
     expect(cancel).toMatchObject({ id: (call as { id: string }).id });
     // A late approval answer is refused, not applied.
@@ -163,7 +165,7 @@ describe('mode policy over MCP', () => {
       setMode('autopilot');
       const result = await callTool(client, 'set_mode', { mode: 'assist' });
       expect(result.structuredContent).toEqual({ ok: true, active_mode: 'assist' });
-      expect(bridge.controlPlane.mode.mode).toBe('assist');
+      expect(bridge.adminPlane.mode.mode).toBe('assist');
       expect(viewer.received.some((m) => m.type === 'approval_request')).toBe(false);
       expect(
         await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'assist'),
@@ -179,11 +181,11 @@ describe('mode policy over MCP', () => {
         to_mode: string;
       };
       expect(request).toMatchObject({ from_mode: 'assist', to_mode: 'autopilot' });
-      expect(bridge.controlPlane.mode.mode).toBe('assist');
+      expect(bridge.adminPlane.mode.mode).toBe('assist');
       viewer.send({ type: 'approval', request_id: request.request_id, approved: true });
       const result = await pending;
       expect(result.structuredContent).toEqual({ ok: true, active_mode: 'autopilot' });
-      expect(bridge.controlPlane.mode.mode).toBe('autopilot');
+      expect(bridge.adminPlane.mode.mode).toBe('autopilot');
     });
 
     it('raising is refused when the person declines, and the mode stays', async () => {
@@ -198,21 +200,45 @@ describe('mode policy over MCP', () => {
       expect(errorOf(result).message).toMatch(
         /did not approve switching the mode from passive to assist/,
       );
-      expect(bridge.controlPlane.mode.mode).toBe('passive');
+      expect(bridge.adminPlane.mode.mode).toBe('passive');
     });
 
-    it('the person can set any mode from the viewer (mode_set), mirrored to viewers', async () => {
+    it('a window raises the mode only once the person approves it there; lowering applies at once', async () => {
       setMode('passive');
       viewer.send({ type: 'mode_set', mode: 'autopilot' });
+      const request = (await viewer.waitFor((m) => m.type === 'approval_request')) as {
+        request_id: string;
+        requested_by: string;
+        to_mode: string;
+      };
+      expect(request).toMatchObject({ requested_by: 'person', to_mode: 'autopilot' });
+      // Not yet: choosing is not confirming.
+      expect(bridge.adminPlane.mode.mode).toBe('passive');
+      viewer.send({ type: 'approval', request_id: request.request_id, approved: true });
       await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'autopilot');
-      expect(bridge.controlPlane.mode.mode).toBe('autopilot');
+      expect(bridge.adminPlane.mode.mode).toBe('autopilot');
+      viewer.send({ type: 'mode_set', mode: 'assist' });
+      await viewer.waitFor((m) => m.type === 'mode_changed' && m.mode === 'assist');
+      expect(bridge.adminPlane.mode.mode).toBe('assist');
+    });
+
+    it('a declined raise from a window leaves the mode as it was', async () => {
+      setMode('assist');
+      viewer.send({ type: 'mode_set', mode: 'autopilot' });
+      const request = (await viewer.waitFor((m) => m.type === 'approval_request')) as {
+        request_id: string;
+      };
+      viewer.send({ type: 'approval', request_id: request.request_id, approved: false });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(bridge.adminPlane.mode.mode).toBe('assist');
+      expect(viewer.received.some((m) => m.type === 'mode_changed' && m.mode === 'autopilot')).toBe(false);
     });
   });
 
   describe('Stop', () => {
     it('denies every pending call at once, sets passive, and tells every viewer', async () => {
       setMode('autopilot');
-      const mirror = await ScriptedViewer.connect(bridge.url);
+      const mirror = await ScriptedViewer.connect(bridge);
       expect(mirror.hello.role).toBe('mirror');
       viewer.on('wait_for_screen', 'ignore').on('click_at', 'ignore');
       const pending: Promise<CallToolResult>[] = [
@@ -228,7 +254,7 @@ describe('mode policy over MCP', () => {
         expect(errorOf(result).kind).toBe('cancelled');
         expect(errorOf(result).message).toMatch(/^Stopped by the person/);
       }
-      expect(bridge.controlPlane.mode.mode).toBe('passive');
+      expect(bridge.adminPlane.mode.mode).toBe('passive');
       for (const v of [viewer, mirror]) {
         await v.waitFor((m) => m.type === 'stop');
         await v.waitFor((m) => m.type === 'mode_changed' && m.mode === 'passive');
@@ -244,7 +270,7 @@ describe('mode policy over MCP', () => {
       await viewer.waitFor((m) => m.type === 'approval_request');
       viewer.send({ type: 'stop_pressed' });
       expect(errorOf(await pending).kind).toBe('cancelled');
-      expect(bridge.controlPlane.mode.mode).toBe('passive');
+      expect(bridge.adminPlane.mode.mode).toBe('passive');
     });
   });
 });
@@ -258,7 +284,7 @@ describe('rate limits', () => {
         input: { ratePerSecond: 2, burst: 3 },
       },
     });
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     viewer.on('mouse_move', { result: { success: true } });
     viewer.on('clear_overlays', { result: { cleared: 0 } });
     const { client } = await connectClient(bridge);

@@ -1,13 +1,14 @@
-// The policy gate in front of the viewer: decides allow / confirm / deny for a parsed call under
-// the current mode (plus require_user_confirmation), gets the approval through the MCP client
-// when the control viewer is headless, then relays with the per-tool time budget.
+// The policy gate in front of the viewer: the call arrives with the policy's decision
+// (decideCall, made in toolCall.ts). A confirm gets the person's approval through the MCP client
+// when the control viewer is headless (nobody sits there), else the control viewer asks the
+// person; then the call is relayed with the per-tool time budget.
 import {
   ProtocolError,
+  decideCall,
   type ToolArgs,
   type ToolName,
   type ToolViewerResult,
 } from '@overlay-companion/protocol';
-import { denialMessage, effectiveDecision } from '../policy/decide.js';
 import { callBudgetMs } from '../relay/timeouts.js';
 import { approveThroughClient } from './approvals.js';
 import type { ToolContext } from './toolkit.js';
@@ -23,15 +24,10 @@ export async function relayWithPolicy<N extends ToolName>(
   name: N,
   args: ToolArgs<N>,
 ): Promise<RelayOutcome<N>> {
-  const { hub, mode } = ctx.plane;
-  const snapshot = mode.snapshot;
-  const decision = effectiveDecision(snapshot, name, args);
-  if (decision === 'deny')
-    throw new ProtocolError('permission_denied', denialMessage(snapshot, name));
-
-  let policy: 'allow' | 'confirm' = decision;
+  const { hub } = ctx.plane;
+  let policy = ctx.decision;
   let approvedByPerson = false;
-  if (decision === 'confirm') {
+  if (policy === 'confirm') {
     const control = hub.control;
     if (control === undefined)
       throw new ProtocolError('viewer_unavailable', hub.noViewerGuidance());
@@ -40,19 +36,25 @@ export async function relayWithPolicy<N extends ToolName>(
         what: name,
         message: `The AI wants to run ${name} on the desktop with ${JSON.stringify(args)}. Allow it?`,
       });
-      // The mode may have changed (Stop) while the client was asking: decide again.
-      const now = mode.snapshot;
-      if (effectiveDecision(now, name, args) === 'deny') {
-        throw new ProtocolError('permission_denied', denialMessage(now, name));
-      }
+      // The mode or the toggles may have changed (Stop) while the client was asking: decide again.
+      const again = decideCall({
+        mode: ctx.plane.mode.mode,
+        metadata: ctx.plane.mode.snapshot.metadata,
+        permissions: ctx.plane.permissions(),
+        tool: name,
+        args,
+      });
+      if (again.decision === 'deny') throw new ProtocolError('permission_denied', again.message);
       // The person already approved; the headless viewer must not ask (nobody would answer).
       policy = 'allow';
       approvedByPerson = true;
+      ctx.note.approvedBy = `${ctx.session.principal.personName} (through the MCP client)`;
     }
   }
   const result = await hub.call(name, args, policy, {
     timeoutMs: callBudgetMs(name, args, policy),
     signal: ctx.signal,
   });
+  if (policy === 'confirm') ctx.note.approvedBy = ctx.session.principal.personName;
   return { result, approvedByPerson };
 }

@@ -23,7 +23,7 @@ describe('resources', () => {
 
   beforeAll(async () => {
     bridge = await startTestBridge();
-    viewer = await ScriptedViewer.connect(bridge.url);
+    viewer = await ScriptedViewer.connect(bridge);
     viewer.on('take_screenshot', { result: screenshotResult() });
     ({ client } = await connectClient(bridge));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {

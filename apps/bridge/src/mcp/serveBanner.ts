@@ -1,20 +1,38 @@
-// What `serve` prints about MCP once the bridge listens: the endpoint, where the token lives and
-// a client configuration to paste (the token itself included: the person needs it, and stdout
-// is their terminal; logs on stderr never carry it).
-import { clientConfigBanner } from '../auth/clientConfig.js';
-import type { LoadedToken } from '../auth/mcpToken.js';
+// What `serve` prints once everything is up (stdout, for the person): where to open the viewer,
+// how to sign in — the one-time setup link on a first run —, and how to connect an AI client:
+// the MCP endpoint and where to make a token. Never a token or a password (logs and terminals
+// get copied around); the setup code is printed because it is the way in on a first run, and it
+// works once, only until the bridge restarts.
+import { PAGES } from '@overlay-companion/protocol';
+import type { FirstRun } from '../auth/firstRun.js';
 import type { ControlledBridge } from './startWithControlPlane.js';
 
-export function mcpBanner(handle: {
+export function serveBanner(handle: {
   bridge: ControlledBridge;
-  mcpToken: LoadedToken | undefined;
+  firstRun: FirstRun;
+  envToken: boolean;
 }): string {
-  const publicUrl = handle.bridge.controlPlane.publicUrl;
-  const mcpUrl =
-    publicUrl === undefined ? handle.bridge.mcpUrl : new URL('/mcp', publicUrl).toString();
-  return clientConfigBanner({
-    mcpUrl,
-    token: handle.mcpToken?.token,
-    tokenPath: handle.mcpToken?.path,
-  }).trimEnd();
+  const base = handle.bridge.controlPlane.publicUrl ?? handle.bridge.url;
+  const at = (path: string): string => new URL(path, base).toString();
+  const lines: string[] = [];
+  switch (handle.firstRun.kind) {
+    case 'setup':
+      lines.push(
+        `  First run: open ${at(PAGES.setup)}#code=${handle.firstRun.code}`,
+        '             to create the admin account (the link works once, until the bridge restarts).',
+      );
+      break;
+    case 'admin-created':
+      lines.push(`  Sign in:  as ${handle.firstRun.username} (created from OC_ADMIN_USER / OC_ADMIN_PASSWORD).`);
+      break;
+    case 'admin-exists':
+      lines.push(`  Sign in:  at ${at(PAGES.signIn)} (admin: ${handle.firstRun.username}).`);
+      break;
+  }
+  lines.push(
+    `  MCP endpoint: ${at('/mcp')} (Streamable HTTP, "Authorization: Bearer <token>")`,
+    `  AI clients: create a token on ${at(PAGES.config)} (signed in); it shows the client configuration to paste.`,
+  );
+  if (handle.envToken) lines.push('  OC_MCP_TOKEN is set: it works as a token that acts for the admin.');
+  return lines.join('\n');
 }

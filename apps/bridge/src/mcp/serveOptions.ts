@@ -1,16 +1,13 @@
-// The control plane's part of `overlay-companion serve`: its flags (--mode, --no-auth) and
-// environment (OC_MCP_TOKEN, OC_PUBLIC_URL), turned into validated options, and the MCP
-// authenticator built from them (the token loaded or generated in the data dir). Kept here so
-// the CLI files only spread these in.
-import { MODES, type Mode } from '@overlay-companion/protocol';
-import { UsageError } from '../errors.js';
-import {
-  assertNoAuthAllowed,
-  noAuthAuthenticator,
-  tokenAuthenticator,
-  type McpAuthenticator,
-} from '../auth/mcpAuth.js';
-import { MIN_TOKEN_LENGTH, loadOrCreateMcpToken, type LoadedToken } from '../auth/mcpToken.js';
+// The sign-in and control-plane part of `overlay-companion serve`: its flags (--mode) and
+// environment (OC_MCP_TOKEN, OC_PUBLIC_URL, OC_ADMIN_USER/OC_ADMIN_PASSWORD, DATABASE_URL,
+// OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect), turned into validated options
+// with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
+import { MIN_PASSWORD_LENGTH, MODES, Username, type Mode } from '@overlay-companion/protocol';
+import { MIN_ENV_TOKEN_LENGTH } from '../auth/apiTokens.js';
+import { oidcConfigFromEnv, type OidcConfig } from '../auth/oidc.js';
+import { DEFAULT_THROTTLE, type ThrottleLimits } from '../auth/signInThrottle.js';
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/webSessions.js';
+import { ConfigError, UsageError } from '../errors.js';
 
 /** parseArgs option declarations to merge into serve's. */
 export const CONTROL_PLANE_FLAGS = {
@@ -21,26 +18,46 @@ export const CONTROL_PLANE_FLAGS = {
 export interface ControlPlaneServeOptions {
   /** Starting mode; undefined means the default (assist). */
   mode?: Mode | undefined;
-  noAuth?: boolean | undefined;
   publicUrl?: string | undefined;
-  /** OC_MCP_TOKEN. */
+  /** OC_MCP_TOKEN: acts for the first admin (scripted setups). */
   mcpToken?: string | undefined;
+  /** OC_ADMIN_USER + OC_ADMIN_PASSWORD: the admin to create when none exists yet. */
+  admin?: { username: string; password: string } | undefined;
+  /** DATABASE_URL: PostgreSQL instead of the SQLite file in the data dir. */
+  databaseUrl?: string | undefined;
+  trustedProxies?: string[] | undefined;
+  sessionLimits?: SessionLimits | undefined;
+  throttle?: ThrottleLimits | undefined;
+  oidc?: OidcConfig | undefined;
+}
+
+function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name]?.trim();
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${name} must be a positive number, got "${text}".`);
+  }
+  return value;
 }
 
 export function parseControlPlaneFlags(
   values: { mode?: string | undefined; 'no-auth'?: boolean | undefined },
-  host: string,
   env: NodeJS.ProcessEnv,
 ): ControlPlaneServeOptions {
   const mode = values.mode;
   if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode expects one of ${MODES.join(', ')}, got "${mode}".`);
   }
-  if (values['no-auth'] === true) assertNoAuthAllowed(host);
-  const envToken = env.OC_MCP_TOKEN?.trim();
-  if (envToken !== undefined && envToken !== '' && envToken.length < MIN_TOKEN_LENGTH) {
+  if (values['no-auth'] === true) {
     throw new UsageError(
-      `OC_MCP_TOKEN is too short (${envToken.length} characters); use at least ${MIN_TOKEN_LENGTH}, or unset it to let the bridge generate one.`,
+      '--no-auth was removed: the desktop is reached only by signed-in people and the AI clients they made tokens for. For scripts, set OC_ADMIN_USER and OC_ADMIN_PASSWORD (the admin) and OC_MCP_TOKEN (a token that acts for the admin).',
+    );
+  }
+  const envToken = env.OC_MCP_TOKEN?.trim();
+  if (envToken !== undefined && envToken !== '' && envToken.length < MIN_ENV_TOKEN_LENGTH) {
+    throw new UsageError(
+      `OC_MCP_TOKEN is too short (${envToken.length} characters); use at least ${MIN_ENV_TOKEN_LENGTH} random characters, or unset it and create tokens on the /config page.`,
     );
   }
   const publicUrl = env.OC_PUBLIC_URL?.trim() || undefined;
@@ -57,28 +74,59 @@ export function parseControlPlaneFlags(
       );
     }
   }
+  const adminUser = env.OC_ADMIN_USER?.trim() || undefined;
+  const adminPassword = env.OC_ADMIN_PASSWORD || undefined;
+  if ((adminUser === undefined) !== (adminPassword === undefined)) {
+    throw new UsageError('Set both OC_ADMIN_USER and OC_ADMIN_PASSWORD, or neither.');
+  }
+  if (adminUser !== undefined && !Username.safeParse(adminUser).success) {
+    throw new UsageError('OC_ADMIN_USER may contain only letters, digits and . _ @ - (at most 64).');
+  }
+  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw new UsageError(`OC_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters.`);
+  }
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new UsageError('DATABASE_URL must be a PostgreSQL URL such as postgres://user@host:5432/db.');
+  }
+  const idleMinutes = positiveNumber(env, 'OC_SESSION_IDLE_MINUTES');
+  const maxHours = positiveNumber(env, 'OC_SESSION_MAX_HOURS');
+  const maxFailures = positiveNumber(env, 'OC_SIGNIN_MAX_FAILURES');
+  const banSeconds = positiveNumber(env, 'OC_SIGNIN_BAN_SECONDS');
+  let oidc: OidcConfig | undefined;
+  try {
+    oidc = oidcConfigFromEnv(env);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  const proxies = env.OC_TRUSTED_PROXIES?.split(',').map((p) => p.trim()).filter(Boolean);
   return {
     // Only present when given, so callers comparing option objects see no new keys by default.
     ...(mode === undefined ? {} : { mode: mode as Mode }),
-    ...(values['no-auth'] === true ? { noAuth: true } : {}),
     ...(publicUrl === undefined ? {} : { publicUrl }),
-    ...(env.OC_MCP_TOKEN === undefined || env.OC_MCP_TOKEN === ''
+    ...(envToken === undefined || envToken === '' ? {} : { mcpToken: envToken }),
+    ...(adminUser === undefined || adminPassword === undefined
       ? {}
-      : { mcpToken: env.OC_MCP_TOKEN }),
+      : { admin: { username: adminUser, password: adminPassword } }),
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    ...(proxies === undefined || proxies.length === 0 ? {} : { trustedProxies: proxies }),
+    ...(idleMinutes === undefined && maxHours === undefined
+      ? {}
+      : {
+          sessionLimits: {
+            idleMs: (idleMinutes ?? DEFAULT_SESSION_LIMITS.idleMs / 60_000) * 60_000,
+            absoluteMs: (maxHours ?? DEFAULT_SESSION_LIMITS.absoluteMs / 3_600_000) * 3_600_000,
+          },
+        }),
+    ...(maxFailures === undefined && banSeconds === undefined
+      ? {}
+      : {
+          throttle: {
+            maxFailures: Math.round(maxFailures ?? DEFAULT_THROTTLE.maxFailures),
+            banMs: (banSeconds ?? DEFAULT_THROTTLE.banMs / 1000) * 1000,
+          },
+        }),
+    ...(oidc === undefined ? {} : { oidc }),
   };
-}
-
-export interface PreparedMcpAuth {
-  auth: McpAuthenticator;
-  /** Undefined under --no-auth. */
-  token: LoadedToken | undefined;
-}
-
-export async function prepareMcpAuth(
-  options: ControlPlaneServeOptions,
-  dataDir: string,
-): Promise<PreparedMcpAuth> {
-  if (options.noAuth === true) return { auth: noAuthAuthenticator(), token: undefined };
-  const token = await loadOrCreateMcpToken({ dataDir, envToken: options.mcpToken });
-  return { auth: tokenAuthenticator([token.token]), token };
 }

@@ -1,19 +1,23 @@
 // The /mcp endpoint: MCP over Streamable HTTP. Owns the session map (one transport + McpServer
-// per `mcp-session-id`), bearer authentication, binding each session to the token that created
-// it, and ending sessions (DELETE, idle expiry, bridge shutdown). Which tools and resources a
-// session has is the factory's business (see controlPlane.ts).
+// per `mcp-session-id`), bearer authentication (API tokens, apiTokens.ts), binding each session
+// to the token that created it, the caps on concurrent sessions per token and per person, and
+// ending sessions (DELETE, idle expiry, a revoked token, a disabled person, bridge shutdown).
+// Which tools and resources a session has is the factory's business (see controlPlane.ts).
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_MCP_BODY_BYTES } from '../http/guards.js';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
-import type { McpAuthenticator, McpPrincipal } from '../auth/mcpAuth.js';
+import type { BridgeEnv } from '../http/env.js';
+import type { ApiTokenAuth, McpPrincipal } from '../auth/apiTokens.js';
 
-/** Largest POST body: set_clipboard takes 1 Mi characters, which JSON may escape to ~6 MiB. */
-export const MAX_MCP_BODY_BYTES = 8 * 1024 * 1024;
 /** A session with no request for this long is ended (clients that never send DELETE). */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
+/** Concurrent MCP sessions one token may hold, and all tokens of one person together. */
+export const MAX_SESSIONS_PER_TOKEN = 32;
+export const MAX_SESSIONS_PER_PERSON = 64;
 
 export interface SessionHandle {
   server: McpServer;
@@ -24,18 +28,19 @@ export interface SessionHandle {
 export type SessionFactory = (info: {
   sessionId: string;
   principal: McpPrincipal;
-}) => SessionHandle;
+}) => Promise<SessionHandle>;
 
 interface Session {
   id: string;
   tokenId: string;
+  personId: string;
   transport: WebStandardStreamableHTTPServerTransport;
   handle: SessionHandle;
   lastSeen: number;
 }
 
 export interface McpSessionsOptions {
-  auth: McpAuthenticator;
+  auth: ApiTokenAuth;
   createSession: SessionFactory;
   logger: Logger;
   idleMs?: number;
@@ -57,7 +62,12 @@ export function answersInSse(initialize: unknown): boolean {
   return capabilities?.elicitation !== undefined;
 }
 
-function rpcError(c: Context, status: 400 | 401 | 404 | 413, code: number, message: string) {
+function rpcError(
+  c: Context,
+  status: 400 | 401 | 404 | 413 | 429,
+  code: number,
+  message: string,
+) {
   return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
 }
 
@@ -76,21 +86,17 @@ export class McpSessions {
   }
 
   /** Adds `ALL /mcp` to `app`. Host/Origin are guarded by middleware mounted before this. */
-  mount(app: Hono): void {
+  mount(app: Hono<BridgeEnv>): void {
     app.all('/mcp', (c) => this.handle(c));
   }
 
   private async handle(c: Context): Promise<Response> {
-    const principal = this.options.auth.authenticate(c.req.header('authorization'));
-    if (principal === undefined) {
+    const check = await this.options.auth.authenticate(c.req.header('authorization'));
+    if (!check.ok) {
       c.header('WWW-Authenticate', 'Bearer realm="overlay-companion"');
-      return rpcError(
-        c,
-        401,
-        -32001,
-        'Missing or wrong bearer token. Send "Authorization: Bearer <token>" with the token the bridge printed at start (stored in its data dir as mcp-token, or set by OC_MCP_TOKEN).',
-      );
+      return rpcError(c, 401, -32001, check.message);
     }
+    const principal = check.principal;
 
     const sessionId = c.req.header('mcp-session-id');
     if (sessionId !== undefined) {
@@ -117,15 +123,8 @@ export class McpSessions {
         'Missing mcp-session-id header. Start a session with a POST of initialize first.',
       );
     }
-    const length = Number(c.req.header('content-length') ?? '0');
-    if (length > MAX_MCP_BODY_BYTES) {
-      return rpcError(
-        c,
-        413,
-        -32000,
-        `Request body too large (limit ${MAX_MCP_BODY_BYTES} bytes).`,
-      );
-    }
+    // The body's size was already limited (Content-Length and chunked alike) by the app-wide
+    // guard (http/guards.ts).
     let body: unknown;
     try {
       body = await c.req.json();
@@ -142,6 +141,11 @@ export class McpSessions {
         'Missing mcp-session-id header. Start a session with an initialize request first.',
       );
     }
+    const cap = this.capReached(principal);
+    if (cap !== undefined) {
+      c.header('Retry-After', String(Math.ceil(this.idleMs / 1000)));
+      return rpcError(c, 429, -32000, cap);
+    }
     return this.open(principal, c.req.raw, body, answersInSse(initialize));
   }
 
@@ -152,7 +156,7 @@ export class McpSessions {
     sse: boolean,
   ): Promise<Response> {
     const id = randomUUID();
-    const handle = this.options.createSession({ sessionId: id, principal });
+    const handle = await this.options.createSession({ sessionId: id, principal });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
@@ -161,11 +165,15 @@ export class McpSessions {
         this.sessions.set(sessionId, {
           id: sessionId,
           tokenId: principal.tokenId,
+          personId: principal.personId,
           transport,
           handle,
           lastSeen: Date.now(),
         });
-        this.options.logger.info({ sessionId, tokenId: principal.tokenId }, 'MCP session opened');
+        this.options.logger.info(
+          { sessionId, tokenId: principal.tokenId, personId: principal.personId },
+          'MCP session opened',
+        );
       },
       onsessionclosed: (sessionId) => this.end(sessionId, 'closed by client'),
     });
@@ -188,6 +196,41 @@ export class McpSessions {
     this.options.logger.info({ sessionId, reason }, 'MCP session ended');
     session.handle.dispose();
     void session.handle.server.close().catch(() => undefined);
+  }
+
+  private get idleMs(): number {
+    return this.options.idleMs ?? SESSION_IDLE_MS;
+  }
+
+  /** Why a new session for `principal` is refused (a cap is reached), or undefined. */
+  private capReached(principal: McpPrincipal): string | undefined {
+    let ofToken = 0;
+    let ofPerson = 0;
+    for (const session of this.sessions.values()) {
+      if (session.tokenId === principal.tokenId) ofToken += 1;
+      if (session.personId === principal.personId) ofPerson += 1;
+    }
+    const retry = `End sessions you no longer use (DELETE /mcp with their mcp-session-id) or wait until they idle out (${Math.round(this.idleMs / 60_000)} min without a request).`;
+    if (ofToken >= MAX_SESSIONS_PER_TOKEN) {
+      return `This token already has ${ofToken} open MCP sessions (limit ${MAX_SESSIONS_PER_TOKEN}). ${retry}`;
+    }
+    if (ofPerson >= MAX_SESSIONS_PER_PERSON) {
+      return `This person's tokens already have ${ofPerson} open MCP sessions (limit ${MAX_SESSIONS_PER_PERSON}). ${retry}`;
+    }
+    return undefined;
+  }
+
+  /** Ends every session of a token (revoked) or of a person (disabled, removed). */
+  endWhere(match: { tokenId?: string; personId?: string }, reason: string): number {
+    let ended = 0;
+    for (const session of [...this.sessions.values()]) {
+      if (session.tokenId === match.tokenId || session.personId === match.personId) {
+        this.end(session.id, reason);
+        void session.transport.close().catch(() => undefined);
+        ended += 1;
+      }
+    }
+    return ended;
   }
 
   private sweep(idleMs: number): void {

@@ -1,34 +1,54 @@
-// startBridge plus the MCP control plane: mounts /mcp and /api/viewer/ticket, registers the
-// /ws/viewer upgrade, binds the Host check to the real port once listening, and closes the
-// plane (sessions, viewer sockets) before the bridge. Used by `serve` and by the tests.
+// startBridge plus everything behind sign-in: the MCP control plane (/mcp, /ws/viewer, one
+// plane per person) and the /api routes, sharing one Access (store, sessions, tokens, tickets,
+// audit). Binds the Host check to the real port once listening, and closes the plane (sessions,
+// viewer sockets) before the bridge. Used by `serve` and by the tests.
+import type { Access } from '../auth/access.js';
+import type { OidcSignIn } from '../auth/oidc.js';
+import { mountApi } from '../api/index.js';
 import type { BridgeConfigInput } from '../config.js';
-import { assertNoAuthAllowed } from '../auth/mcpAuth.js';
 import { silentLogger } from '../logger.js';
 import { startBridge, type BridgeExtras, type RunningBridge } from '../server.js';
 import { createControlPlane, type ControlPlane, type ControlPlaneOptions } from './controlPlane.js';
 
 export interface ControlledBridge extends RunningBridge {
   controlPlane: ControlPlane;
+  access: Access;
   /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
   mcpUrl: string;
 }
 
+export interface ControlledBridgeOptions extends Omit<ControlPlaneOptions, 'logger'> {
+  oidc?: OidcSignIn | undefined;
+}
+
 export async function startWithControlPlane(
   input: BridgeConfigInput,
-  options: Omit<ControlPlaneOptions, 'logger'>,
-  extras: BridgeExtras = {},
+  options: ControlledBridgeOptions,
+  extras: Omit<BridgeExtras, 'access'> = {},
 ): Promise<ControlledBridge> {
-  // Refuse before anything listens: --no-auth on a reachable address is never started.
-  if (!options.auth.required) assertNoAuthAllowed(input.host ?? '127.0.0.1');
   const logger = extras.logger ?? silentLogger();
-  const plane = createControlPlane({ ...options, logger });
+  const { oidc, ...planeOptions } = options;
+  const plane = createControlPlane({ ...planeOptions, logger });
+  const access = options.access;
   let bridge: RunningBridge;
   try {
     bridge = await startBridge(input, {
       ...extras,
+      access,
       publicUrl: extras.publicUrl ?? options.publicUrl,
       logger,
-      mounts: [...(extras.mounts ?? []), ...plane.mounts],
+      mounts: [
+        ...(extras.mounts ?? []),
+        ...plane.mounts,
+        (app) =>
+          mountApi(app, {
+            access,
+            planes: plane.planes,
+            endMcpSessions: (match, reason) => plane.sessions.endWhere(match, reason),
+            oidc,
+            logger: logger.child({ part: 'api' }),
+          }),
+      ],
       upgrades: { ...extras.upgrades, ...plane.upgrades },
     });
   } catch (err) {
@@ -40,5 +60,11 @@ export async function startWithControlPlane(
     await plane.close();
     await bridge.close();
   };
-  return { ...bridge, controlPlane: plane, mcpUrl: new URL('/mcp', bridge.url).toString(), close };
+  return {
+    ...bridge,
+    controlPlane: plane,
+    access,
+    mcpUrl: new URL('/mcp', bridge.url).toString(),
+    close,
+  };
 }

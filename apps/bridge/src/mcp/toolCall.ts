@@ -1,54 +1,118 @@
-// The tools/call pipeline, in the order that keeps the desktop safe: rate limit → parse args
-// with the tool's zod schema (bad args never reach a viewer) → the tool's handler (policy gate
-// and relay live in relayCall.ts) → check the structured result against the tool's schema.
-// Every failure becomes an isError result with a kind (results.ts); nothing here throws.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// The tools/call pipeline, in the order that keeps the desktop safe: rate limits (the session's,
+// then the token's and the person's) → parse args with the tool's zod schema (bad args never
+// reach a viewer) → the one policy (decideCall: permissions, mode, require_user_confirmation) →
+// the tool's handler (approval and relay live in relayCall.ts) → check the structured result
+// against the tool's schema → one audit entry, whatever happened. Every failure becomes an
+// isError result with a kind (results.ts); nothing here throws.
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import {
   ProtocolError,
+  decideCall,
   formatZodIssues,
   needsInputPolicy,
   type ToolName,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/auditLog.js';
+import { summarizeArgs } from '../audit/summarize.js';
+import type { SharedRateLimits } from '../policy/rateLimit.js';
 import { asProtocolError, errorResult, successResult } from './results.js';
-import type { BridgeTool, ToolContext } from './toolkit.js';
+import type { BridgeTool, CallNote, ToolContext } from './toolkit.js';
+
+export interface CallServices {
+  limits: SharedRateLimits;
+  audit: AuditLog;
+  logger: Logger;
+}
+
+export type CallContext = Omit<ToolContext, 'decision' | 'note'>;
 
 export async function runToolCall(
   tool: BridgeTool<ToolName> | undefined,
   name: string,
   rawArgs: unknown,
-  ctx: ToolContext,
-  logger: Logger,
+  ctx: CallContext,
+  services: CallServices,
 ): Promise<CallToolResult> {
+  const startedAt = Date.now();
+  const started = performance.now();
+  const note: CallNote = { decision: null, approvedBy: null };
+  let outcome = 'ok';
+  let screenshot: { mimeType: string; data: Buffer } | null = null;
+  const finish = (result: CallToolResult): CallToolResult => {
+    const { principal } = ctx.session;
+    const permissions = ctx.plane.permissions();
+    if (permissions.audit_screenshots) screenshot = imageOf(result.content);
+    services.audit.record({
+      at: startedAt,
+      kind: 'tool_call',
+      actor: 'ai',
+      personId: principal.personId,
+      personName: principal.personName,
+      tokenId: principal.tokenId,
+      tokenName: principal.tokenName,
+      clientName: ctx.session.clientName(),
+      tool: name.slice(0, 64),
+      summary: summarizeArgs(name, rawArgs, permissions.audit_typed_text),
+      decision: note.decision,
+      approvedBy: note.approvedBy,
+      outcome,
+      durationMs: Math.round(performance.now() - started),
+      screenshot,
+    });
+    return result;
+  };
+  const fail = (error: ProtocolError): CallToolResult => {
+    outcome = error.kind;
+    return finish(errorResult(error));
+  };
+
   if (tool === undefined) {
-    return errorResult(
+    return fail(
       new ProtocolError(
         'invalid_parameters',
         `name: there is no tool ${JSON.stringify(name.slice(0, 64))}; call tools/list for the available tools.`,
       ),
     );
   }
-  const rate = ctx.session.rateLimiter.tryTake(needsInputPolicy(tool.name));
-  if (!rate.ok) {
-    return errorResult(
+  const isInput = needsInputPolicy(tool.name);
+  const { principal } = ctx.session;
+  const rate = ctx.session.rateLimiter.tryTake(isInput);
+  const shared = rate.ok
+    ? services.limits.tryTake(principal.tokenId, principal.personId, isInput)
+    : rate;
+  if (!shared.ok) {
+    return fail(
       new ProtocolError(
         'rate_limited',
-        `Too many calls (limit for ${rate.limit}). Retry in ${rate.retryAfterMs} ms.`,
-        rate.retryAfterMs,
+        `Too many calls (limit for ${shared.limit}). Retry in ${shared.retryAfterMs} ms.`,
+        shared.retryAfterMs,
       ),
     );
   }
   const parsed = tool.definition.input.safeParse(rawArgs ?? {});
   if (!parsed.success) {
-    return errorResult(
+    return fail(
       new ProtocolError(
         'invalid_parameters',
         `invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}.`,
       ),
     );
   }
+  const { mode } = ctx.plane;
+  const verdict = decideCall({
+    mode: mode.mode,
+    metadata: mode.snapshot.metadata,
+    permissions: ctx.plane.permissions(),
+    tool: tool.name,
+    args: parsed.data,
+  });
+  note.decision = verdict.decision;
+  if (verdict.decision === 'deny') {
+    return fail(new ProtocolError('permission_denied', verdict.message));
+  }
   try {
-    const reply = await tool.handle(parsed.data, ctx);
+    const reply = await tool.handle(parsed.data, { ...ctx, decision: verdict.decision, note });
     const checked = tool.definition.result.safeParse(reply.structured);
     if (!checked.success) {
       throw new ProtocolError(
@@ -56,10 +120,18 @@ export async function runToolCall(
         `The ${tool.name} result did not match its schema (${formatZodIssues(checked.error)}); this is a bug in the bridge or viewer.`,
       );
     }
-    return successResult(checked.data, reply.text, reply.content);
+    return finish(successResult(checked.data, reply.text, reply.content));
   } catch (err) {
     const error = asProtocolError(err);
-    if (error.kind === 'system_error') logger.warn({ err, tool: tool.name }, 'tool call failed');
-    return errorResult(error);
+    if (error.kind === 'system_error')
+      services.logger.warn({ err, tool: tool.name }, 'tool call failed');
+    return fail(error);
   }
+}
+
+/** The image of a screenshot result, for the audit log (only when the person keeps them). */
+function imageOf(content: ContentBlock[] | undefined): { mimeType: string; data: Buffer } | null {
+  const image = content?.find((block) => block.type === 'image');
+  if (image === undefined || image.type !== 'image') return null;
+  return { mimeType: image.mimeType, data: Buffer.from(image.data, 'base64') };
 }

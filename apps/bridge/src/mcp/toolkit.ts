@@ -12,24 +12,21 @@ import {
   type ToolName,
   type ToolResult,
 } from '@overlay-companion/protocol';
-import type { ModeState } from '../policy/modeState.js';
+import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { SessionRateLimiter } from '../policy/rateLimit.js';
-import type { ViewerHub } from '../relay/viewerHub.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
+import type { PersonPlane } from './personPlanes.js';
 import type { ScreenshotFeed } from './screenshots/feed.js';
-
-/** Bridge-wide services every session shares. */
-export interface PlaneServices {
-  hub: ViewerHub;
-  mode: ModeState;
-  /** Aborts when the person presses Stop; a fresh signal after each Stop. */
-  stopSignal(): AbortSignal;
-}
 
 /** What one MCP session owns. */
 export interface SessionState {
   id: string;
   server: McpServer;
+  /** The token (and so the person) this session acts for. */
+  principal: McpPrincipal;
+  /** The MCP client's name from initialize (for the audit log). */
+  clientName(): string | null;
+  /** The session's own bucket; the token's and the person's are checked too (callLimits.ts). */
   rateLimiter: SessionRateLimiter;
   events: EventSubscriptions;
   screenshots: ScreenshotFeed;
@@ -37,9 +34,20 @@ export interface SessionState {
   resourceSubscriptions: Set<string>;
 }
 
+/** What the policy and the person did with one call, filled in as it runs (for the audit log). */
+export interface CallNote {
+  decision: 'allow' | 'confirm' | 'deny' | null;
+  /** Who approved it, when someone had to. */
+  approvedBy: string | null;
+}
+
 export interface ToolContext {
-  plane: PlaneServices;
+  /** The plane of the person the session acts for. */
+  plane: PersonPlane;
   session: SessionState;
+  /** The policy's decision for this call (decideCall), made before the handler runs. */
+  decision: 'allow' | 'confirm';
+  note: CallNote;
   /** Aborts when the MCP client cancels this request. */
   signal: AbortSignal;
   requestId: RequestId;

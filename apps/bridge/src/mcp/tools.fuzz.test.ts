@@ -214,7 +214,7 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
         input: { ratePerSecond: 1e6, burst: 1e6 },
       },
     });
-    viewer = await ScriptedViewer.connect(bridge.url);
+    viewer = await ScriptedViewer.connect(bridge);
     for (const name of TOOL_NAMES) {
       viewer.on(name, {
         error: { kind: 'system_error', message: 'scripted viewer: not executed' },
@@ -279,7 +279,7 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
             }),
           );
           // A lowered mode (set_mode passive) would deny all input from here on; restore it.
-          bridge.controlPlane.mode.set('autopilot', undefined, 'person');
+          bridge.adminPlane.mode.set('autopilot', undefined, 'person');
         },
       ),
       320,

@@ -30,8 +30,8 @@ describe('tools over MCP', () => {
     await bridge.close();
   });
   beforeEach(async () => {
-    bridge.controlPlane.mode.set('autopilot', undefined, 'person');
-    viewer = await ScriptedViewer.connect(bridge.url);
+    bridge.adminPlane.mode.set('autopilot', undefined, 'person');
+    viewer = await ScriptedViewer.connect(bridge);
   });
   afterEach(async () => {
     expect(viewer.invalid).toEqual([]);
@@ -130,17 +130,17 @@ describe('tools over MCP', () => {
   });
 
   it("passes the viewer's tool_error through with its kind", async () => {
-    viewer.on('get_clipboard', {
+    viewer.on('set_clipboard', {
       error: { kind: 'system_error', message: 'clipboard stream failed' },
     });
-    const result = await callTool(client, 'get_clipboard');
+    const result = await callTool(client, 'set_clipboard', { text: 'x' });
     expect(errorOf(result)).toEqual({ kind: 'system_error', message: 'clipboard stream failed' });
     expect(textOf(result)).toMatch(/^system_error: clipboard stream failed/);
   });
 
   it('fails at once with guidance when no viewer is connected, not at the call timeout', async () => {
     await viewer.close();
-    await waitUntil(() => bridge.controlPlane.hub.size === 0);
+    await waitUntil(() => bridge.adminPlane.hub.size === 0);
     const started = performance.now();
     const result = await callTool(client, 'get_display_info');
     const elapsed = performance.now() - started;
@@ -177,7 +177,7 @@ describe('tools over MCP', () => {
     await expect(pending).rejects.toThrow();
     const cancel = await viewer.waitFor((m) => m.type === 'tool_cancel');
     expect(cancel).toMatchObject({ id: (call as { id: string }).id });
-    await waitUntil(() => bridge.controlPlane.hub.pendingCalls === 0);
+    await waitUntil(() => bridge.adminPlane.hub.pendingCalls === 0);
   });
 
   it('times out a call the viewer never answers, and tells the viewer to drop it', async () => {

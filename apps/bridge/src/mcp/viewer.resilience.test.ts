@@ -69,7 +69,7 @@ afterEach(async () => {
 describe('the viewer dies while a call waits at it', () => {
   let stack: LiveStack;
   let client: Client;
-  const hub = () => stack.bridge.controlPlane.hub;
+  const hub = () => stack.bridge.adminPlane.hub;
   // click_at in assist mode waits for the person at the viewer: a call that stays pending.
   const args = { x: 40, y: 40 };
   const budget = callBudgetMs('click_at', args, 'confirm');

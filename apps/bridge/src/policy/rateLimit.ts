@@ -1,5 +1,6 @@
-// Per-session rate limits as token buckets. The limits live in RATE_LIMITS (one place); every
-// MCP session gets its own SessionRateLimiter so one noisy client cannot starve the others.
+// Rate limits as token buckets: per MCP session (RATE_LIMITS), and shared by every session of a
+// token and every token of a person (SHARED_RATE_LIMITS), so neither more sessions nor more
+// tokens buy more calls. The limits live here, in one place.
 
 export interface BucketLimit {
   /** Tokens added per second. */
@@ -61,6 +62,11 @@ export class SessionRateLimiter {
     this.input = new TokenBucket(limits.input, now);
   }
 
+  /** Milliseconds until a call could be taken (0: now), without taking anything. */
+  wouldWaitMs(isInput: boolean): number {
+    return Math.max(this.all.waitMs(), isInput ? this.input.waitMs() : 0);
+  }
+
   /**
    * Takes a token from every bucket that applies, or none at all when any is empty (a refused
    * call must not use up budget).
@@ -80,5 +86,58 @@ export class SessionRateLimiter {
     this.all.take();
     if (isInput) this.input.take();
     return { ok: true };
+  }
+}
+
+/**
+ * Limits above the session's: every session of one token, and every token of one person, share
+ * one budget each, so opening more sessions (or more tokens) never buys more calls.
+ */
+export const SHARED_RATE_LIMITS = {
+  token: { all: { ratePerSecond: 1000, burst: 2000 }, input: { ratePerSecond: 20, burst: 40 } },
+  person: { all: { ratePerSecond: 1500, burst: 3000 }, input: { ratePerSecond: 30, burst: 60 } },
+} as const satisfies Record<string, { all: BucketLimit; input: BucketLimit }>;
+
+/** Per-token and per-person limiters, made on first use. */
+export class SharedRateLimits {
+  private readonly byToken = new Map<string, SessionRateLimiter>();
+  private readonly byPerson = new Map<string, SessionRateLimiter>();
+
+  constructor(private readonly limits: typeof SHARED_RATE_LIMITS = SHARED_RATE_LIMITS) {}
+
+  /**
+   * Checks the token's and the person's budgets; takes from both or from neither. The session's
+   * own limiter is checked by the caller first.
+   */
+  tryTake(tokenId: string, personId: string, isInput: boolean): RateDecision {
+    const token = this.limiter(this.byToken, tokenId, this.limits.token);
+    const person = this.limiter(this.byPerson, personId, this.limits.person);
+    const peek = (l: SessionRateLimiter) => l.wouldWaitMs(isInput);
+    const tokenWait = peek(token);
+    const personWait = peek(person);
+    if (tokenWait > 0 || personWait > 0) {
+      const tokenBound = tokenWait >= personWait;
+      return {
+        ok: false,
+        retryAfterMs: Math.max(tokenWait, personWait),
+        limit: tokenBound ? 'all sessions of this token' : 'all tokens of this person',
+      };
+    }
+    token.tryTake(isInput);
+    person.tryTake(isInput);
+    return { ok: true };
+  }
+
+  private limiter(
+    map: Map<string, SessionRateLimiter>,
+    key: string,
+    limits: { all: BucketLimit; input: BucketLimit },
+  ): SessionRateLimiter {
+    let limiter = map.get(key);
+    if (limiter === undefined) {
+      limiter = new SessionRateLimiter(limits);
+      map.set(key, limiter);
+    }
+    return limiter;
   }
 }

@@ -7,11 +7,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
-  decidePolicy,
+  decideCall,
   encodeBridgeMessage,
   parseToolResult,
   type BridgeToViewer,
   type Mode,
+  type Permissions,
   type ToolArgs,
   type ToolCallMessage,
   type ToolName,
@@ -36,12 +37,14 @@ export interface CallRoutes {
   toViewer(viewerId: string, text: string): void;
   /** The "no viewer" guidance for viewer_unavailable errors. */
   noViewerGuidance(): string;
+  /** The person's toggles, for withdrawing calls they no longer allow. */
+  permissions(): Permissions;
 }
 
 export class CallRelay {
   private readonly calls = new PendingTable<Record<string, unknown>>();
   private readonly callNames = new Map<string, ToolName>();
-  private readonly approvals = new PendingTable<boolean>();
+  private readonly approvals = new PendingTable<{ approved: boolean; answered: boolean }>();
   private counter = 0;
 
   constructor(private readonly routes: CallRoutes) {}
@@ -108,13 +111,19 @@ export class CallRelay {
   }
 
   /**
-   * Asks the person at the control viewer to approve a mode raise. Resolves true/false (false
-   * also when the deadline passes); rejects with viewer_unavailable when no viewer can ask.
+   * Asks the person at the control viewer to approve a mode raise. Resolves with the answer
+   * (not approved, and not answered, when the deadline passes); rejects with
+   * viewer_unavailable when no viewer can ask.
    */
   requestModeApproval(
-    request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
+    request: {
+      from: Mode;
+      to: Mode;
+      metadata: Record<string, unknown> | undefined;
+      requestedBy: 'ai' | 'person';
+    },
     options: CallOptions,
-  ): Promise<boolean> {
+  ): Promise<{ approved: boolean; answered: boolean }> {
     const control = this.routes.control();
     if (control === undefined) {
       return Promise.reject(
@@ -126,13 +135,14 @@ export class CallRelay {
       viewerId: control.id,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
-      onTimeout: () => ({ value: false }),
+      onTimeout: () => ({ value: { approved: false, answered: false } }),
     });
     const message: BridgeToViewer = {
       type: 'approval_request',
       request_id: id,
       from_mode: request.from,
       to_mode: request.to,
+      requested_by: request.requestedBy,
       ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
       deadline_ms: options.timeoutMs,
     };
@@ -168,7 +178,7 @@ export class CallRelay {
     if (this.approvals.viewerOf(message.request_id) !== viewerId) {
       return `approval for unknown or expired request ${message.request_id}`;
     }
-    this.approvals.resolve(message.request_id, message.approved);
+    this.approvals.resolve(message.request_id, { approved: message.approved, answered: true });
     return undefined;
   }
 
@@ -185,22 +195,27 @@ export class CallRelay {
   }
 
   /**
-   * A mode change applies to calls still waiting at the viewer too: any the new mode denies is
-   * failed and withdrawn at once, so a confirmation dialog approved after the person lowered
-   * the mode cannot act.
+   * A mode or permission change applies to calls still waiting at the viewer too: any the new
+   * policy denies is failed and withdrawn at once, so a confirmation dialog approved after the
+   * person lowered the mode (or turned a toggle off) cannot act.
    */
   revokeDenied(snapshot: ModeSnapshot): void {
+    const permissions = this.routes.permissions();
     for (const [id, name] of [...this.callNames]) {
-      if (decidePolicy(snapshot.mode, snapshot.metadata, name) !== 'deny') continue;
-      this.cancelOnViewer(
-        id,
-        `The mode changed to ${snapshot.mode}, which does not allow ${name}.`,
-      );
+      const verdict = decideCall({
+        mode: snapshot.mode,
+        metadata: snapshot.metadata,
+        permissions,
+        tool: name,
+        args: undefined,
+      });
+      if (verdict.decision !== 'deny') continue;
+      this.cancelOnViewer(id, `The policy changed and no longer allows ${name}.`);
       this.calls.reject(
         id,
         new ProtocolError(
           'permission_denied',
-          `${name} was withdrawn before it ran: the mode changed to ${snapshot.mode}, which does not allow it. The person can change the mode in the viewer.`,
+          `${name} was withdrawn before it ran: ${verdict.message}`,
         ),
       );
       this.callNames.delete(id);

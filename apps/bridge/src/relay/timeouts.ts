@@ -2,10 +2,7 @@
 // for its own work, stretched by what its args ask for (typing speed, drag duration, waits),
 // plus the person's approval window when the call carries policy 'confirm'. After the budget
 // the bridge fails the call (timeout) and tells the viewer to drop it (tool_cancel).
-import type { ToolArgs, ToolName } from '@overlay-companion/protocol';
-
-/** How long the person has to approve or deny a confirmation; the viewer denies after it. */
-export const APPROVAL_WINDOW_MS = 30_000;
+import { APPROVAL_WINDOW_MS, type ToolArgs, type ToolName } from '@overlay-companion/protocol';
 /** Base budget for quick viewer-side work (overlays, display info, one input action). */
 export const QUICK_CALL_MS = 5_000;
 /** Screenshots flatten, crop, scale and encode a whole desktop. */

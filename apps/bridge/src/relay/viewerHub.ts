@@ -8,15 +8,18 @@
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
+  APPROVAL_WINDOW_MS,
+  EVENT_PERMISSIONS,
   PROTOCOL_VERSION,
   ProtocolError,
+  decideModeChange,
   encodeBridgeMessage,
-  isModeRaise,
   type BridgeToViewer,
   type EventType,
   type Mode,
   type ToolArgs,
   type ToolName,
+  type Permissions,
   type UiEvent,
   type ViewerToBridge,
   type ToolViewerResult,
@@ -42,14 +45,27 @@ export type ViewerRole = 'control' | 'mirror';
 
 export interface ViewerHubOptions {
   mode: ModeState;
+  /** The person's permission toggles right now. */
+  permissions: () => Permissions;
   logger: Logger;
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
 }
 
+/** What happened to an approval the bridge asked for (for the audit log). */
+export interface ApprovalOutcome {
+  requestedBy: 'ai' | 'person';
+  from: Mode;
+  to: Mode;
+  approved: boolean;
+  /** 'answered' by the person, or how it ended without an answer. */
+  how: 'answered' | 'timeout' | 'failed';
+}
+
 export type HubListener = {
   event?: (event: UiEvent, viewerId: string) => void;
   stop?: () => void;
+  approval?: (outcome: ApprovalOutcome) => void;
 };
 
 export class ViewerHub {
@@ -60,6 +76,7 @@ export class ViewerHub {
     control: () => this.control,
     toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
     noViewerGuidance: () => this.noViewerGuidance(),
+    permissions: () => this.options.permissions(),
   });
   private readonly overlays = new OverlayRelay({
     control: () => this.control,
@@ -76,6 +93,15 @@ export class ViewerHub {
       this.broadcast(modeChanged(snapshot));
       this.calls.revokeDenied(snapshot);
     });
+  }
+
+  /**
+   * The person changed their permission toggles: tell every window, and withdraw waiting calls
+   * the new toggles deny (a confirmation approved after the toggle went off cannot act).
+   */
+  permissionsChanged(): void {
+    this.broadcast({ type: 'permissions_changed', permissions: this.options.permissions() });
+    this.calls.revokeDenied(this.options.mode.snapshot);
   }
 
   get size(): number {
@@ -165,11 +191,33 @@ export class ViewerHub {
   }
 
   /** Asks the person at the control viewer to approve a mode raise (see CallRelay). */
-  requestModeApproval(
-    request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
+  async requestModeApproval(
+    request: {
+      from: Mode;
+      to: Mode;
+      metadata: Record<string, unknown> | undefined;
+      requestedBy: 'ai' | 'person';
+    },
     options: CallOptions,
   ): Promise<boolean> {
-    return this.calls.requestModeApproval(request, options);
+    const report = (approved: boolean, how: ApprovalOutcome['how']): void => {
+      const outcome: ApprovalOutcome = {
+        requestedBy: request.requestedBy,
+        from: request.from,
+        to: request.to,
+        approved,
+        how,
+      };
+      for (const listener of this.listeners) listener.approval?.(outcome);
+    };
+    try {
+      const answer = await this.calls.requestModeApproval(request, options);
+      report(answer.approved, answer.answered ? 'answered' : 'timeout');
+      return answer.approved;
+    } catch (err) {
+      report(false, 'failed');
+      throw err;
+    }
   }
 
   /** The person pressed Stop (or the bridge stops everything): deny all, go passive. */
@@ -205,21 +253,15 @@ export class ViewerHub {
         this.options.logger.warn({ viewerId }, 'Stop pressed');
         this.stop();
         return undefined;
-      case 'mode_set': {
-        // The person may set any mode, raise or not: they are the one who approves raises. A
-        // headless viewer has no person behind it, so it may only lower the mode.
-        const peer = this.peer(viewerId);
-        if (peer?.headless === true && isModeRaise(this.options.mode.mode, message.mode)) {
-          return `mode_set ignored: a headless viewer cannot raise the mode from ${this.options.mode.mode} to ${message.mode}; only a person can`;
-        }
-        this.options.mode.set(message.mode, message.metadata, 'person');
-        return undefined;
-      }
+      case 'mode_set':
+        return this.modeSet(viewerId, message);
       case 'event':
         // Defence in depth: a viewer that has not heard event_interest yet (or an older or
-        // misbehaving one) may send what nobody asked for. Drop it here, unbuffered and
-        // without an error back: the race after an unsubscribe is normal, not a fault.
+        // misbehaving one) may send what nobody asked for, or what the person's toggles no
+        // longer allow. Drop it here, unbuffered and without an error back: the race after an
+        // unsubscribe or a toggle is normal, not a fault.
         if (!this.interest.has(message.event.type)) return undefined;
+        if (!this.options.permissions()[EVENT_PERMISSIONS[message.event.type]]) return undefined;
         for (const listener of this.listeners) listener.event?.(message.event, viewerId);
         return undefined;
       default: {
@@ -238,6 +280,42 @@ export class ViewerHub {
     }
   }
 
+  /**
+   * A window chose a mode (decideModeChange): lowering applies at once from any of the person's
+   * windows; a raise is applied only when the person approves it in the approval panel of their
+   * control window (outside the remote canvas), and a headless viewer never raises.
+   */
+  private modeSet(
+    viewerId: string,
+    message: Extract<ViewerToBridge, { type: 'mode_set' }>,
+  ): string | undefined {
+    const mode = this.options.mode;
+    const from = mode.mode;
+    const headless = this.peer(viewerId)?.headless === true;
+    const verdict = decideModeChange(from, message.mode, headless ? 'headless_viewer' : 'person');
+    if (verdict === 'refuse') {
+      return `mode_set ignored: a headless viewer cannot raise the mode from ${from} to ${message.mode}; only a person can`;
+    }
+    if (verdict === 'apply') {
+      mode.set(message.mode, message.metadata, 'person');
+      return undefined;
+    }
+    const metadata = message.mode === 'custom' ? (message.metadata ?? {}) : undefined;
+    void this.requestModeApproval(
+      { from, to: message.mode, metadata, requestedBy: 'person' },
+      { timeoutMs: APPROVAL_WINDOW_MS },
+    ).then(
+      (approved) => {
+        // Stop (or another choice) while the panel was open wins over this approval.
+        if (approved && mode.mode === from) mode.set(message.mode, metadata, 'person');
+      },
+      (err: unknown) => {
+        this.options.logger.info({ err }, 'mode raise not asked: no control viewer');
+      },
+    );
+    return undefined;
+  }
+
   private sendHello(peer: ViewerPeer, role: ViewerRole): void {
     peer.send(
       encodeBridgeMessage({
@@ -246,6 +324,8 @@ export class ViewerHub {
         viewer_id: peer.id,
         mode: this.options.mode.mode,
         role,
+        headless: peer.headless,
+        permissions: this.options.permissions(),
       }),
     );
     // hello carries the mode but not a custom policy; send it so the viewer can show it.

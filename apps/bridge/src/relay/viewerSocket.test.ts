@@ -25,7 +25,7 @@ describe('viewer control channel', () => {
   });
 
   it('sends hello first: protocol version, viewer id, mode and role', async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     expect(viewer.received[0]).toMatchObject({
       type: 'hello',
       protocol_version: 1,
@@ -61,9 +61,9 @@ describe('viewer control channel', () => {
   });
 
   it('makes later viewers mirrors and promotes the oldest mirror when the control viewer leaves', async () => {
-    const a = await ScriptedViewer.connect(bridge.url);
-    const b = await ScriptedViewer.connect(bridge.url);
-    const c = await ScriptedViewer.connect(bridge.url);
+    const a = await ScriptedViewer.connect(bridge);
+    const b = await ScriptedViewer.connect(bridge);
+    const c = await ScriptedViewer.connect(bridge);
     expect([a.hello.role, b.hello.role, c.hello.role]).toEqual(['control', 'mirror', 'mirror']);
     await a.close();
     await b.waitFor((m) => m.type === 'hello' && m.role === 'control');
@@ -75,8 +75,8 @@ describe('viewer control channel', () => {
   });
 
   it('relays overlay changes from the control viewer to mirrors, not back, and not from mirrors', async () => {
-    const control = await ScriptedViewer.connect(bridge.url);
-    const mirror = await ScriptedViewer.connect(bridge.url);
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
     control.send({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
     control.send({ type: 'overlay_removed', overlay_id: 'ov_1', seq: 2 });
     control.send({ type: 'clear_overlays', seq: 3 });
@@ -98,9 +98,9 @@ describe('viewer control channel', () => {
   });
 
   it("forwards a mirror's request_sync to the control viewer and its sync_state back to that mirror", async () => {
-    const control = await ScriptedViewer.connect(bridge.url);
-    const mirror = await ScriptedViewer.connect(bridge.url);
-    const bystander = await ScriptedViewer.connect(bridge.url);
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    const bystander = await ScriptedViewer.connect(bridge);
     mirror.send({ type: 'request_sync' });
     await control.waitFor((m) => m.type === 'request_sync');
     control.send({ type: 'sync_state', seq: 7, overlays: [OVERLAY] });
@@ -112,7 +112,7 @@ describe('viewer control channel', () => {
   });
 
   it('answers a bad frame with an error, logs it, and keeps the socket up', async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     viewer.send('not json');
     viewer.send({ type: 'tool_result' });
     viewer.send({ type: 'teleport' });
@@ -131,19 +131,19 @@ describe('viewer control channel', () => {
   });
 
   it('closes a socket that keeps sending bad frames (flood)', async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     for (let i = 0; i < 40; i += 1) viewer.send('{');
     await waitUntil(() => viewer.closed);
     expect(viewer.received.filter((m) => m.type === 'error').length).toBeLessThanOrEqual(21);
   });
 
   it("never counts answers to the bridge's own calls as a flood", async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     viewer.on('clear_overlays', { result: { cleared: 0 } });
     // More answers at once than the unsolicited-frame burst (MESSAGE_LIMIT, 1000) allows: with
     // 20 MCP sessions at 100 calls/s each the viewer answers 2000 calls a second.
     const calls = Array.from({ length: 1200 }, () =>
-      bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 20_000 }),
+      bridge.adminPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 20_000 }),
     );
     const results = await Promise.all(calls);
     expect(results).toHaveLength(1200);
@@ -153,7 +153,7 @@ describe('viewer control channel', () => {
   });
 
   it('closes a socket that floods with valid frames nobody asked for, answers to unknown calls included', async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     for (let i = 0; i < 1100; i += 1) {
       viewer.send({ type: 'tool_result', id: `call_made_up_${i}`, result: { cleared: 0 } });
     }
@@ -166,18 +166,18 @@ describe('viewer control channel', () => {
   });
 
   it('never sends a call the MCP client cancelled before it left the bridge', async () => {
-    const viewer = await ScriptedViewer.connect(bridge.url);
+    const viewer = await ScriptedViewer.connect(bridge);
     viewer.on('clear_overlays', { result: { cleared: 0 } });
     const abort = new AbortController();
     abort.abort();
     await expect(
-      bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', {
+      bridge.adminPlane.hub.call('clear_overlays', {}, 'allow', {
         timeoutMs: 5000,
         signal: abort.signal,
       }),
     ).rejects.toThrow(/cancelled by the MCP client/);
     // A later call goes through; the cancelled one never reached the viewer before it.
-    await bridge.controlPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 5000 });
+    await bridge.adminPlane.hub.call('clear_overlays', {}, 'allow', { timeoutMs: 5000 });
     expect(viewer.toolCalls()).toHaveLength(1);
     expect(viewer.received.filter((m) => m.type === 'tool_cancel')).toEqual([]);
     await viewer.close();

@@ -1,10 +1,12 @@
 // The /ws/viewer WebSocket endpoint (Host/Origin are checked by the server's upgrade router):
-// redeems the single-use ticket on the upgrade, then parses every frame with the protocol's zod schemas where it arrives. A bad frame
+// redeems the single-use viewer ticket on the upgrade — which names the person, their sign-in
+// session and whether it is the bridge's own headless viewer — and attaches the socket to that
+// person's plane only; signing out closes it (SocketRegistry). Then it parses every frame with
+// the protocol's zod schemas where it arrives. A bad frame
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008. Answers that settle a call
 // or approval the bridge itself sent are never counted as flood: their rate is the MCP clients'
 // call rate (limited per session), not the viewer's choice.
-import type { IncomingMessage } from 'node:http';
 import {
   MAX_ERROR_MESSAGE_LENGTH,
   MAX_MESSAGE_CHARS,
@@ -13,8 +15,10 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { ViewerTickets } from '../auth/viewerTickets.js';
-import { rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
+import type { Access } from '../auth/access.js';
+import type { TicketClaims } from '../auth/tickets.js';
+import { rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
+import type { PersonPlanes } from '../mcp/personPlanes.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { ViewerHub } from './viewerHub.js';
 
@@ -30,8 +34,8 @@ export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
 const ANSWERS: ReadonlySet<string> = new Set(['tool_result', 'tool_error', 'approval']);
 
 export interface ViewerSocketOptions {
-  hub: ViewerHub;
-  tickets: ViewerTickets;
+  planes: PersonPlanes;
+  access: Access;
   logger: Logger;
 }
 
@@ -41,26 +45,39 @@ export interface ViewerEndpoint {
 }
 
 export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoint {
-  const { hub, tickets, logger } = options;
+  const { planes, access, logger } = options;
   // Screenshots are base64 text: one character is one byte, plus room for the envelope.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_CHARS + 64 * 1024 });
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
-    const ticket = ticketFrom(request);
-    const claims = ticket === undefined ? undefined : tickets.consume(ticket);
+    const claims = access.tickets.consume(ticketFrom(request), 'viewer');
     if (claims === undefined) {
       return rejectUpgrade(
         socket,
         401,
-        'Missing, used or expired viewer ticket. Get a fresh one with POST /api/viewer/ticket and connect within 30 seconds; each ticket works once.',
+        'Missing, used or expired viewer ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"viewer"} and connect within 30 seconds; each ticket works once.',
       );
     }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      accept(ws, claims.headless);
-    });
+    planes.get(claims.personId).then(
+      (plane) => {
+        if (socket.destroyed) return;
+        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, claims, plane.hub));
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'could not load the person for a viewer socket');
+        rejectUpgrade(socket, 503, 'The bridge could not load your account; retry in a moment.');
+      },
+    );
   };
 
-  function accept(ws: WebSocket, headless: boolean): void {
+  function accept(ws: WebSocket, claims: TicketClaims, hub: ViewerHub): void {
+    const headless = claims.headless;
+    const unregister = access.sockets.add({
+      personId: claims.personId,
+      sessionIdHash: claims.sessionIdHash,
+      kind: 'viewer',
+      close: (reason) => ws.close(4401, reason.slice(0, 120)),
+    });
     const id = hub.newViewerId();
     const log = logger.child({ viewerId: id });
     const bad = new TokenBucket(BAD_MESSAGE_LIMIT);
@@ -112,7 +129,10 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         sendError(problem);
       }
     });
-    ws.on('close', () => hub.detach(id));
+    ws.on('close', () => {
+      unregister();
+      hub.detach(id);
+    });
     ws.on('error', (err) => log.warn({ err }, 'viewer socket error'));
     hub.attach({
       id,
@@ -125,20 +145,10 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
   return {
     handleUpgrade,
     close: () => {
-      hub.closeAll();
       for (const client of wss.clients) client.terminate();
       wss.close();
     },
   };
-}
-
-function ticketFrom(request: IncomingMessage): string | undefined {
-  try {
-    const value = new URL(request.url ?? '/', 'http://bridge.invalid').searchParams.get('ticket');
-    return value === null || value === '' ? undefined : value;
-  } catch {
-    return undefined;
-  }
 }
 
 function rawText(data: RawData): string {

@@ -1,24 +1,22 @@
 // `overlay-companion stdio`: its flags, where the token comes from (OC_MCP_TOKEN, else
-// --token-file, else <data-dir>/mcp-token — the file `serve` writes), and the run itself.
+// --token-file: a token the person created on the bridge's /config page), and the run itself.
 // stdout belongs to the MCP client, so everything for the person goes to stderr.
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import { MCP_TOKEN_FILE } from '../auth/mcpToken.js';
 import { startStdioProxy, type StdioProxy } from './proxy.js';
 
 export const DEFAULT_STDIO_URL = 'http://127.0.0.1:8080/mcp';
 
 export interface StdioCommandOptions {
   url: string;
-  /** Explicit --token-file; otherwise <dataDir>/mcp-token. */
+  /** --token-file: a file holding the token (OC_MCP_TOKEN wins). */
   tokenFile: string | undefined;
-  dataDir: string;
 }
 
 export function parseStdioArgs(args: readonly string[]): StdioCommandOptions | 'help' {
-  let values: { url?: string; 'token-file'?: string; 'data-dir'?: string; help?: boolean };
+  let values: { url?: string; 'token-file'?: string; help?: boolean };
   try {
     ({ values } = parseArgs({
       args: [...args],
@@ -27,7 +25,6 @@ export function parseStdioArgs(args: readonly string[]): StdioCommandOptions | '
       options: {
         url: { type: 'string' },
         'token-file': { type: 'string' },
-        'data-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -47,7 +44,7 @@ export function parseStdioArgs(args: readonly string[]): StdioCommandOptions | '
       `--url expects the bridge's MCP endpoint, e.g. ${DEFAULT_STDIO_URL}, got "${url}".`,
     );
   }
-  return { url, tokenFile: values['token-file'], dataDir: values['data-dir'] ?? './.data' };
+  return { url, tokenFile: values['token-file'] };
 }
 
 export interface ResolvedToken {
@@ -62,20 +59,24 @@ export async function resolveToken(
 ): Promise<ResolvedToken> {
   const fromEnv = env.OC_MCP_TOKEN?.trim();
   if (fromEnv !== undefined && fromEnv !== '') return { token: fromEnv, from: 'OC_MCP_TOKEN' };
-  const path = resolve(options.tokenFile ?? join(options.dataDir, MCP_TOKEN_FILE));
-  try {
-    const token = (await readFile(path, 'utf8')).trim();
-    if (token !== '') return { token, from: path };
-  } catch (err) {
-    // An explicit --token-file that cannot be read is a mistake worth stopping for; the
-    // default file may legitimately be missing (a bridge started with --no-auth).
-    if (options.tokenFile !== undefined) {
-      throw new UsageError(
-        `--token-file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}). Point it at the bridge's mcp-token file, or set OC_MCP_TOKEN.`,
-      );
-    }
+  if (options.tokenFile === undefined) {
+    throw new UsageError(
+      `No token: create one on the bridge's /config page (signed in), then set OC_MCP_TOKEN to it or pass --token-file FILE.`,
+    );
   }
-  return { token: undefined, from: `nowhere (no OC_MCP_TOKEN, no ${path})` };
+  const path = resolve(options.tokenFile);
+  let token: string;
+  try {
+    token = (await readFile(path, 'utf8')).trim();
+  } catch (err) {
+    throw new UsageError(
+      `--token-file ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}). Point it at a file holding a token from the bridge's /config page, or set OC_MCP_TOKEN.`,
+    );
+  }
+  if (token === '') {
+    throw new UsageError(`--token-file ${path} is empty; put a token from the bridge's /config page in it.`);
+  }
+  return { token, from: path };
 }
 
 export async function runStdio(
@@ -84,10 +85,6 @@ export async function runStdio(
   warn: (line: string) => void,
 ): Promise<StdioProxy> {
   const { token, from } = await resolveToken(options, env);
-  warn(
-    token === undefined
-      ? `Forwarding MCP over stdio to ${options.url} without a token (found ${from}); this works only with a bridge started with --no-auth.`
-      : `Forwarding MCP over stdio to ${options.url} (token from ${from}).`,
-  );
+  warn(`Forwarding MCP over stdio to ${options.url} (token from ${from}).`);
   return startStdioProxy({ url: options.url, token, warn });
 }

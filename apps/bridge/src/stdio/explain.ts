@@ -14,7 +14,7 @@ export function explainBridgeError(err: unknown, url: string): string {
   if (err instanceof StreamableHTTPError) {
     switch (err.code) {
       case 401:
-        return `The bridge at ${url} refused the token (HTTP 401). Set OC_MCP_TOKEN, or --token-file, to the token the bridge printed at start (stored in its data dir as mcp-token).`;
+        return `The bridge at ${url} refused the token (HTTP 401: missing, wrong, expired or revoked). Create a token on the bridge's /config page and set OC_MCP_TOKEN (or --token-file) to it.`;
       case 403:
         return `The bridge at ${url} refused the request (HTTP 403: Host or Origin not allowed). Use the address the bridge listens on, or set OC_PUBLIC_URL on the bridge. (${err.message})`;
       case 404:

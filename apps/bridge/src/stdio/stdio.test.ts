@@ -141,7 +141,7 @@ describe('overlay-companion stdio against a live bridge', () => {
 
   beforeEach(async () => {
     bridge = await startTestBridge();
-    viewer = await ScriptedViewer.connect(bridge.url, { headless: true });
+    viewer = await ScriptedViewer.connect(bridge, { headless: true });
     viewer.on('get_display_info', { result: DISPLAY_INFO });
   });
   afterEach(async () => {

@@ -58,12 +58,14 @@ export class TunnelClient {
     });
   }
 
+  /** Opens /tunnel with a tunnel ticket (see BrowserSession.ticket or testAccess). */
   static async open(
     baseUrl: string,
+    ticket: string,
     query = 'width=1024&height=768&dpi=96',
   ): Promise<TunnelClient> {
-    const url = `${baseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/tunnel?${query}`;
-    const ws = new WebSocket(url, 'guacamole');
+    const url = `${baseUrl.replace(/^http/, 'ws').replace(/\/$/, '')}/tunnel?${query}&ticket=${encodeURIComponent(ticket)}`;
+    const ws = new WebSocket(url, 'guacamole', { origin: new URL(baseUrl).origin });
     const client = new TunnelClient(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

@@ -1,12 +1,15 @@
-// The `/tunnel` WebSocket endpoint: accepts upgrades that ask for the `guacamole` subprotocol,
-// reads the browser's screen size from the query, and starts one TunnelSession per socket.
+// The `/tunnel` WebSocket endpoint: accepts upgrades that carry a single-use tunnel ticket (a
+// signed-in person's, for this socket kind) and ask for the `guacamole` subprotocol, caps each
+// person's open tunnels, reads the browser's screen size from the query, and starts one
+// TunnelSession per socket. Signing out (or the person being disabled) closes their tunnels.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { GuacStatus } from '@overlay-companion/guac';
+import type { Access } from '../auth/access.js';
 import type { TunnelConfig } from '../config.js';
-import { rejectUpgrade } from '../http/upgradeRouter.js';
+import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
 import { parseBrowserParams } from './browserParams.js';
 import { TunnelRegistry } from './registry.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
@@ -18,10 +21,14 @@ const MAX_BROWSER_MESSAGE_BYTES = 1 << 20;
 
 const CLOSE_GRACE_MS = 1000;
 
+/** Desktop connections one person may hold open (several monitors, plus reconnect overlap). */
+export const MAX_TUNNELS_PER_PERSON = 16;
+
 export interface TunnelEndpointOptions {
   target: TunnelTarget;
   limits: TunnelConfig;
   logger: Logger;
+  access: Access;
 }
 
 export class TunnelEndpoint {
@@ -40,6 +47,23 @@ export class TunnelEndpoint {
 
   /** An UpgradeHandler for the router. */
   readonly handleUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { access } = this.options;
+    const claims = access.tickets.consume(ticketFrom(request), 'tunnel');
+    if (claims === undefined) {
+      return rejectUpgrade(
+        socket,
+        401,
+        'Missing, used or expired tunnel ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"tunnel"} and connect within 30 seconds; each ticket works once.',
+      );
+    }
+    const open = access.sockets.count(claims.personId, 'tunnel');
+    if (open >= MAX_TUNNELS_PER_PERSON) {
+      return rejectUpgrade(
+        socket,
+        429,
+        `You already have ${open} desktop connections open (limit ${MAX_TUNNELS_PER_PERSON}). Close a viewer window, then retry in a few seconds.`,
+      );
+    }
     const offered = (request.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim());
@@ -58,6 +82,13 @@ export class TunnelEndpoint {
         onStart: (s) => this.registry.add(s),
         onEnd: (s) => this.registry.delete(s.uuid),
       });
+      const unregister = access.sockets.add({
+        personId: claims.personId,
+        sessionIdHash: claims.sessionIdHash,
+        kind: 'tunnel',
+        close: (reason) => session.close(GuacStatus.CLIENT_UNAUTHORIZED, reason),
+      });
+      ws.once('close', unregister);
       if (!parsed.ok) {
         session.close(GuacStatus.CLIENT_BAD_REQUEST, parsed.message);
         return;

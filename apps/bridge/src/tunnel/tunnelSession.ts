@@ -20,7 +20,7 @@ import {
   encodeInstructionUtf16 as encodeForBrowser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
-import type { ConnectionConfig, HostPort, TunnelConfig } from '../config.js';
+import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
 import type { BrowserParams } from './browserParams.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { MessageBatcher } from './messageBatcher.js';
@@ -28,7 +28,7 @@ import type { RegisteredTunnel } from './registry.js';
 import { connectGuacd, describeStartFailure } from './upstream.js';
 
 export interface TunnelTarget {
-  guacd: HostPort;
+  guacd: GuacdAddress;
   connection: ConnectionConfig;
 }
 
@@ -137,14 +137,16 @@ export class TunnelSession implements RegisteredTunnel {
   private beginRelay(conn: GuacConnection, connectionId: string): void {
     this.connectionId = connectionId;
     this.relaying = true;
-    this.log.info({ connectionId }, 'tunnel open');
+    // The connection id would let anyone who reaches guacd join this desktop: never logged.
+    this.log.info('tunnel open');
     // The UUID goes alone in the first message: guacamole-common-js takes the tunnel UUID from
     // the first instruction and only then considers the tunnel open.
     this.batcher.push(encodeForBrowser('', this.uuid));
     this.batcher.flush();
-    // clientHandshake consumed guacd's `ready`; pass it on so the viewer learns the connection
-    // id (other windows join with it). guacamole-common-js ignores the opcode.
-    this.batcher.push(encodeForBrowser('ready', connectionId));
+    // clientHandshake consumed guacd's `ready`. The browser gets one too, but with this tunnel's
+    // own id: guacd's connection id is a capability to join the desktop (with real guacd, for
+    // anyone who can reach it) and must not leave the bridge.
+    this.batcher.push(encodeForBrowser('ready', `$${this.uuid}`));
     conn.on('instruction', (instruction) => this.onUpstreamInstruction(instruction));
     conn.on('error', (err) => {
       this.upstreamFault = err;

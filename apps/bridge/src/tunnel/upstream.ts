@@ -2,7 +2,7 @@
 // relay starts into a Guacamole status plus a sentence the person can act on.
 import { connect, type Socket } from 'node:net';
 import { GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
-import type { HostPort } from '../config.js';
+import { describeGuacd, type GuacdAddress } from '../config.js';
 
 /** A failure while opening the tunnel, with the status the browser should see. */
 export class TunnelStartError extends Error {
@@ -15,14 +15,15 @@ export class TunnelStartError extends Error {
   }
 }
 
-export function connectGuacd(guacd: HostPort, timeoutMs: number): Promise<Socket> {
+export function connectGuacd(guacd: GuacdAddress, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: guacd.host, port: guacd.port });
+    const socket =
+      'path' in guacd ? connect({ path: guacd.path }) : connect({ host: guacd.host, port: guacd.port });
     const fail = (why: string, status: number) => {
       socket.destroy();
       reject(
         new TunnelStartError(
-          `The bridge cannot reach the guacd-compatible server at ${guacd.host}:${guacd.port} (${why}). Start it, or point the bridge at a running one with --guacd HOST:PORT.`,
+          `The bridge cannot reach the guacd-compatible server at ${describeGuacd(guacd)} (${why}). Start it, or point the bridge at a running one with --guacd HOST:PORT.`,
           status,
         ),
       );

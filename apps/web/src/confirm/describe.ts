@@ -70,13 +70,15 @@ export function describeConfirmation(d: ConfirmDetails): ConfirmText {
       };
     case 'mode':
       return {
-        title: 'Change the mode',
+        title: d.requestedBy === 'person' ? `Confirm: switch to ${d.to}` : 'Change the mode',
         facts: [
-          `From ${d.from} to ${d.to}.`,
+          d.requestedBy === 'person'
+            ? `You chose ${d.to} (from ${d.from}). Raising the mode takes effect only once you confirm it here.`
+            : `The AI asks to go from ${d.from} to ${d.to}.`,
           d.to === 'autopilot'
             ? 'The AI could then click and type without asking you.'
             : d.to === 'custom'
-              ? 'The AI asks for its own list of what runs without asking:'
+              ? 'The custom list of what runs without asking:'
               : `The AI gets the permissions of ${d.to} mode.`,
         ],
         ...(d.metadata === undefined ? {} : { verbatim: JSON.stringify(d.metadata, null, 2) }),

@@ -99,7 +99,7 @@ function startControlPlane(): ControlPlane {
   const confirmations = new Confirmations(confirmationStore);
   // Its callbacks only run after start(), by which time the controller below exists.
   const channel = new ControlChannel({
-    socketUrl: ticketSocketUrl(controlStore.getState().headless),
+    socketUrl: ticketSocketUrl(),
     openSocket: (url) => new WebSocket(url),
     onMessage: (message) => controller.handle(message),
     onOpen: () => controller.linkOpened(),

@@ -1,7 +1,7 @@
 // ControlChannel against a FAKE socket (the real /ws/viewer is covered by the e2e test): every
 // frame parsed (bad ones warned about and ignored), sends only while open, reconnects with
 // backoff after a close or a failed ticket, fresh ticket per attempt, stop() means stop.
-import { PROTOCOL_VERSION } from '@overlay-companion/protocol';
+import { PROTOCOL_VERSION, defaultPermissions } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ControlChannel, ticketSocketUrl, type SocketLike } from './channel.js';
 
@@ -37,6 +37,8 @@ const hello = JSON.stringify({
   viewer_id: 'v1',
   mode: 'assist',
   role: 'control',
+  headless: false,
+  permissions: defaultPermissions(),
 });
 
 describe('ControlChannel', () => {
@@ -134,27 +136,20 @@ describe('ControlChannel', () => {
 });
 
 describe('ticketSocketUrl', () => {
-  it('posts the headless flag and builds a wss URL with the ticket', async () => {
-    const calls: Array<[string, RequestInit | undefined]> = [];
-    const fetchFake = ((url: string, init?: RequestInit) => {
-      calls.push([url, init]);
-      return Promise.resolve(
-        new Response(JSON.stringify({ ticket: 'a b', expires_at: 5 }), { status: 200 }),
-      );
-    }) as typeof fetch;
-    const url = await ticketSocketUrl(true, { protocol: 'https:', host: 'x:1' }, fetchFake)();
-    expect(url).toBe('wss://x:1/ws/viewer?ticket=a%20b');
-    expect(calls[0]?.[0]).toBe('/api/viewer/ticket');
-    expect(calls[0]?.[1]?.body).toBe('{"headless":true}');
+  it('asks for a fresh ticket per attempt and builds a wss URL with it', async () => {
+    let n = 0;
+    const source = ticketSocketUrl({ protocol: 'https:', host: 'x:1' }, () =>
+      Promise.resolve(`a b${++n}`),
+    );
+    expect(await source()).toBe('wss://x:1/ws/viewer?ticket=a%20b1');
+    expect(await source()).toBe('wss://x:1/ws/viewer?ticket=a%20b2');
   });
 
-  it("passes on the bridge's refusal", async () => {
-    const fetchFake = (() =>
-      Promise.resolve(
-        new Response(JSON.stringify({ error: 'Bind to 127.0.0.1.' }), { status: 403 }),
-      )) as typeof fetch;
+  it("passes on the ticket source's refusal", async () => {
     await expect(
-      ticketSocketUrl(false, { protocol: 'http:', host: 'h' }, fetchFake)(),
-    ).rejects.toThrow('Bind to 127.0.0.1.');
+      ticketSocketUrl({ protocol: 'http:', host: 'h' }, () =>
+        Promise.reject(new Error('Sign in first.')),
+      )(),
+    ).rejects.toThrow('Sign in first.');
   });
 });

@@ -5,15 +5,13 @@
 // back through `send`. The socket and ticket source are injected so tests drive it with fakes.
 import {
   VIEWER_SOCKET_PATH,
-  VIEWER_TICKET_PATH,
-  ViewerTicketError,
-  ViewerTicketResponse,
   encodeViewerMessage,
   parseBridgeMessage,
   type BridgeToViewer,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../display/backoff.js';
+import { fetchTicket } from '../net/tickets.js';
 
 /** The part of the browser WebSocket the channel uses. */
 export interface SocketLike {
@@ -165,41 +163,16 @@ export class ControlChannel {
 }
 
 /**
- * Browser ticket source: POST /api/viewer/ticket (same origin; `headless` marks the window
- * nobody watches) and build the socket URL from the ticket.
+ * Browser ticket source: a fresh single-use viewer ticket (POST /api/tickets, signed in and
+ * CSRF-checked; see net/tickets.ts) per attempt, and the socket URL on this page's origin.
  */
 export function ticketSocketUrl(
-  headless: boolean,
   location: { protocol: string; host: string } = window.location,
-  fetchFn: typeof fetch = fetch,
+  ticket: () => Promise<string> = () => fetchTicket('viewer'),
 ): () => Promise<string> {
   return async () => {
-    let response: Response;
-    try {
-      response = await fetchFn(VIEWER_TICKET_PATH, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(headless ? { headless: true } : {}),
-        cache: 'no-store',
-      });
-    } catch (err) {
-      throw new Error(
-        `The bridge cannot be reached for a viewer ticket (${err instanceof Error ? err.message : String(err)}).`,
-      );
-    }
-    const body: unknown = await response.json().catch(() => undefined);
-    if (!response.ok) {
-      const error = ViewerTicketError.safeParse(body);
-      throw new Error(
-        error.success
-          ? error.data.error
-          : `The bridge refused a viewer ticket (HTTP ${response.status}); reload the page to retry.`,
-      );
-    }
-    const parsed = ViewerTicketResponse.safeParse(body);
-    if (!parsed.success)
-      throw new Error('The bridge answered the ticket request without a ticket.');
+    const value = await ticket();
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${scheme}//${location.host}${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(parsed.data.ticket)}`;
+    return `${scheme}//${location.host}${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(value)}`;
   };
 }

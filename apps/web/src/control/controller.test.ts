@@ -3,6 +3,8 @@
 // overlay answers, confirmation → approve / deny / timeout / Stop, the viewer's own denial,
 // mirrors following the overlay store, mode approvals, version mismatch.
 import {
+  defaultPermissions,
+  type Permissions,
   PROTOCOL_VERSION,
   ProtocolError,
   parseBridgeMessage,
@@ -30,15 +32,28 @@ function msg(raw: unknown): BridgeToViewer {
   return parsed.message;
 }
 
-const hello = (role: 'control' | 'mirror', mode = 'assist', version: number = PROTOCOL_VERSION) =>
-  msg({ type: 'hello', protocol_version: version, viewer_id: 'v1', mode, role });
+const hello = (
+  role: 'control' | 'mirror',
+  mode = 'assist',
+  version: number = PROTOCOL_VERSION,
+  headless = false,
+  permissions: Permissions = defaultPermissions(),
+) =>
+  msg({
+    type: 'hello',
+    protocol_version: version,
+    viewer_id: 'v1',
+    mode,
+    role,
+    headless,
+    permissions,
+  });
 
 const call = (id: string, name: string, args: unknown, policy = 'allow', deadline_ms = 60_000) =>
   msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
 
 function setup(
   options: {
-    headless?: boolean;
     link?: { up: boolean };
     desktop?: () => { width: number; height: number };
     firstFrame?: ControllerDeps['firstFrame'];
@@ -51,7 +66,7 @@ function setup(
     if (link.up) sent.push(m);
     return link.up;
   };
-  const control = createControlStore(options.headless ?? false);
+  const control = createControlStore();
   const overlayStore = createOverlayStore();
   const confirmationStore = createConfirmationStore();
   const confirmations = new Confirmations(confirmationStore);
@@ -216,8 +231,9 @@ describe('ViewerController', () => {
   });
 
   it('runs without asking in the headless viewer when the bridge already got approval', async () => {
-    const { controller, sent, pending } = setup({ headless: true });
-    controller.handle(hello('control', 'assist'));
+    const { controller, sent, pending } = setup();
+    // Only the bridge says a window is headless (from its session), in hello.
+    controller.handle(hello('control', 'assist', PROTOCOL_VERSION, true));
     controller.handle(call('c7', 'mouse_move', { x: 1, y: 1 }, 'allow'));
     expect(pending()).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(0);
@@ -332,6 +348,7 @@ describe('ViewerController', () => {
         request_id: 'r1',
         from_mode: 'passive',
         to_mode: 'autopilot',
+        requested_by: 'ai',
         deadline_ms: 30_000,
       }),
     );
@@ -340,6 +357,7 @@ describe('ViewerController', () => {
       from: 'passive',
       to: 'autopilot',
       metadata: undefined,
+      requestedBy: 'ai',
     });
     confirmations.answer(pending()[0]?.id ?? '', true);
     await vi.advanceTimersByTimeAsync(0);

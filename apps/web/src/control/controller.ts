@@ -4,6 +4,7 @@
 // tool_result / tool_error. Synchronous tools are answered in the same task as the message
 // arrived — the store is updated, the answer sent, and React renders afterwards.
 import {
+  APPROVAL_WINDOW_MS,
   ERROR_HINTS,
   MAX_ERROR_MESSAGE_LENGTH,
   PROTOCOL_VERSION,
@@ -45,9 +46,6 @@ export interface ControllerDeps {
 
 /** How long a call made right after connecting waits for the desktop's first frame. */
 const FIRST_FRAME_WAIT_MS = 10_000;
-
-/** The person never gets more than this to answer, whatever the bridge's budget. */
-const MAX_CONFIRM_MS = 30_000;
 
 function errorMessage(kind: ErrorKind, text: string): string {
   const message = text.trim() === '' ? ERROR_HINTS[kind] : text;
@@ -93,7 +91,13 @@ export class ViewerController {
         // A Stop the bridge never heard wins over the mode it remembers: stay passive and tell
         // it now (it answers with mode_changed passive).
         const mode = this.#stopOwed ? 'passive' : message.mode;
-        control.getState().helloReceived({ viewerId: message.viewer_id, role: message.role, mode });
+        control.getState().helloReceived({
+          viewerId: message.viewer_id,
+          role: message.role,
+          mode,
+          headless: message.headless,
+          permissions: message.permissions,
+        });
         if (this.#stopOwed && this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = false;
         if (message.role === 'mirror') {
           if (wasControl) this.#deps.env.overlays.dispose();
@@ -136,6 +140,9 @@ export class ViewerController {
       }
       case 'event_interest':
         control.getState().eventInterestChanged(message.events);
+        return;
+      case 'permissions_changed':
+        control.getState().permissionsChanged(message.permissions);
         return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
@@ -189,8 +196,14 @@ export class ViewerController {
     request: Extract<BridgeToViewer, { type: 'approval_request' }>,
   ): Promise<void> {
     const approved = await this.#deps.confirmations.ask(
-      { kind: 'mode', from: request.from_mode, to: request.to_mode, metadata: request.metadata },
-      { timeoutMs: Math.min(MAX_CONFIRM_MS, request.deadline_ms) },
+      {
+        kind: 'mode',
+        from: request.from_mode,
+        to: request.to_mode,
+        metadata: request.metadata,
+        requestedBy: request.requested_by,
+      },
+      { timeoutMs: Math.min(APPROVAL_WINDOW_MS, request.deadline_ms) },
     );
     this.#deps.send({ type: 'approval', request_id: request.request_id, approved });
   }
@@ -274,6 +287,7 @@ export class ViewerController {
     return gateToolCall({
       mode: s.mode,
       metadata: s.metadata,
+      permissions: s.permissions,
       name: call.name,
       args: call.args,
       bridgePolicy: call.policy,
@@ -282,7 +296,7 @@ export class ViewerController {
   }
 
   async #confirmThenRun(call: TypedToolCall, signal: AbortSignal): Promise<AnyViewerResult> {
-    const timeoutMs = Math.min(MAX_CONFIRM_MS, call.deadline_ms);
+    const timeoutMs = Math.min(APPROVAL_WINDOW_MS, call.deadline_ms);
     const details = confirmDetails(call, this.#safeMonitors());
     const approved = await this.#deps.confirmations.ask(details, { timeoutMs, signal });
     if (signal.aborted)

@@ -1,12 +1,14 @@
 // The viewer's own policy check: every mode × bridge policy × headless combination for an input
 // tool, require_user_confirmation, non-input tools, and the fail-closed cases (unknown mode,
 // malformed custom policy).
+import { defaultPermissions } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { gateToolCall, type GateInput } from './policyGate.js';
 
 const base: GateInput = {
   mode: 'assist',
   metadata: undefined,
+  permissions: defaultPermissions(),
   name: 'click_at',
   args: {},
   bridgePolicy: 'confirm',
@@ -62,5 +64,23 @@ describe('gateToolCall', () => {
   it('runs non-input tools in every mode, passive included', () => {
     expect(action({ mode: 'passive', name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
     expect(action({ mode: null, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('run');
+  });
+
+  it("denies what the person's toggles turn off, whatever the mode and the bridge said", () => {
+    // Clipboard read starts off (the seed: clipboard access needs explicit permission).
+    expect(gateToolCall({ ...base, mode: 'autopilot', name: 'get_clipboard', bridgePolicy: 'allow' })).toMatchObject({
+      action: 'deny',
+      message: expect.stringContaining('Let the AI read the clipboard') as unknown,
+    });
+    const noScreen = { ...defaultPermissions(), screenshots: false };
+    expect(action({ mode: 'autopilot', permissions: noScreen, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('deny');
+    const noInput = { ...defaultPermissions(), input_actions: false };
+    expect(action({ mode: 'autopilot', permissions: noInput, bridgePolicy: 'allow' })).toBe('deny');
+    expect(action({ mode: 'autopilot', permissions: noInput, name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
+  });
+
+  it('denies every tool that needs a permission before the toggles are known', () => {
+    expect(action({ mode: 'autopilot', permissions: null, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('deny');
+    expect(action({ mode: 'autopilot', permissions: null, name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
   });
 });

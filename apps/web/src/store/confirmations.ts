@@ -26,7 +26,14 @@ export type ConfirmDetails =
   | { kind: 'keys'; keys: string; repeat: number }
   | { kind: 'clipboard_read' }
   | { kind: 'clipboard_write'; text: string }
-  | { kind: 'mode'; from: Mode; to: Mode; metadata?: Record<string, unknown> | undefined }
+  | {
+      kind: 'mode';
+      from: Mode;
+      to: Mode;
+      metadata?: Record<string, unknown> | undefined;
+      /** Who asked: the AI (set_mode), or the person choosing a higher mode in a window. */
+      requestedBy?: 'ai' | 'person' | undefined;
+    }
   /** Any other tool the bridge asked to confirm: its name and arguments as JSON. */
   | { kind: 'other'; tool: string; args: string };
 

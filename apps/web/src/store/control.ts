@@ -2,7 +2,7 @@
 // window's role (control executes tool calls; mirror only displays), the person's mode and the
 // custom policy that goes with it, and the latest remote clipboard text. Changes on messages
 // from the bridge only, never per frame.
-import type { EventType, Mode } from '@overlay-companion/protocol';
+import type { EventType, Mode, Permissions } from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 export type LinkPhase = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'incompatible';
@@ -17,8 +17,13 @@ export interface ControlData {
   /** Unknown until the bridge says hello; handlers treat null as passive (fail closed). */
   mode: Mode | null;
   metadata: Record<string, unknown> | undefined;
-  /** This window was opened as the headless viewer (?headless=1). */
+  /**
+   * The bridge says this window is its own headless viewer (nobody watches it). Decided by the
+   * bridge from the sign-in session in hello, never by the page or its URL.
+   */
   headless: boolean;
+  /** The person's permission toggles; null until hello (handlers then deny what needs one). */
+  permissions: Permissions | null;
   /**
    * Event types some MCP subscription collects (event_interest); null until the bridge says,
    * in which case every type is streamed (an older bridge never says).
@@ -28,14 +33,21 @@ export interface ControlData {
 
 export interface ControlEvents {
   linkChanged: (link: LinkPhase, detail?: string | null) => void;
-  helloReceived: (hello: { viewerId: string; role: ViewerRole; mode: Mode }) => void;
+  helloReceived: (hello: {
+    viewerId: string;
+    role: ViewerRole;
+    mode: Mode;
+    headless: boolean;
+    permissions: Permissions;
+  }) => void;
   modeChanged: (mode: Mode, metadata: Record<string, unknown> | undefined) => void;
+  permissionsChanged: (permissions: Permissions) => void;
   eventInterestChanged: (events: readonly EventType[]) => void;
 }
 
 export type ControlState = ControlData & ControlEvents;
 
-export function createControlStore(headless = false): StoreApi<ControlState> {
+export function createControlStore(): StoreApi<ControlState> {
   return createStore<ControlState>()((set) => ({
     link: 'idle',
     linkDetail: null,
@@ -43,21 +55,26 @@ export function createControlStore(headless = false): StoreApi<ControlState> {
     viewerId: null,
     mode: null,
     metadata: undefined,
-    headless,
+    headless: false,
+    permissions: null,
     eventInterest: null,
     linkChanged: (link, detail = null) => set({ link, linkDetail: detail }),
-    helloReceived: ({ viewerId, role, mode }) =>
+    helloReceived: ({ viewerId, role, mode, headless, permissions }) =>
       // hello carries no custom policy (a mode_changed follows when there is one); a new link
       // starts without event interest until this bridge says what it wants.
-      set({ viewerId, role, mode, metadata: undefined, eventInterest: null }),
+      set({
+        viewerId,
+        role,
+        mode,
+        headless,
+        permissions,
+        metadata: undefined,
+        eventInterest: null,
+      }),
     modeChanged: (mode, metadata) => set({ mode, metadata }),
+    permissionsChanged: (permissions) => set({ permissions }),
     eventInterestChanged: (events) => set({ eventInterest: [...events] }),
   }));
 }
 
-function headlessFromUrl(): boolean {
-  if (typeof window === 'undefined') return false;
-  return new URLSearchParams(window.location.search).get('headless') === '1';
-}
-
-export const controlStore = createControlStore(headlessFromUrl());
+export const controlStore = createControlStore();

@@ -24,12 +24,24 @@ export const Username = z
   .max(64, { error: 'must be at most 64 characters' })
   .regex(/^[A-Za-z0-9._@-]+$/, { error: 'may contain only letters, digits and . _ @ -' });
 
+/** No control characters (PostgreSQL refuses NUL; none belong in a name). */
+const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+
 /** What people are called on screen: any text, shown as text (never as HTML). */
 export const DisplayName = z
   .string()
   .trim()
   .min(1, { error: 'is required' })
-  .max(100, { error: 'must be at most 100 characters' });
+  .max(100, { error: 'must be at most 100 characters' })
+  .regex(NO_CONTROL, { error: 'must not contain control characters' });
+
+/** A name people give things (tokens, layouts): printable text. */
+export const PrintableName = z
+  .string()
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(64, { error: 'must be at most 64 characters' })
+  .regex(NO_CONTROL, { error: 'must not contain control characters' });
 
 export const MIN_PASSWORD_LENGTH = 10;
 export const Password = z

@@ -2,18 +2,14 @@
 // once at creation, stored only as a hash, and can expire or be revoked.
 import { z } from 'zod';
 import { EpochMs } from '../common.js';
-import { ApiId } from './common.js';
+import { ApiId, PrintableName } from './common.js';
 
 /** Every token starts with this, so scanners (and people) can recognise one. */
 export const TOKEN_PREFIX = 'oc_';
 /** The whole token: the prefix, then 43 base64url characters (32 random bytes). */
 export const TOKEN_PATTERN = /oc_[A-Za-z0-9_-]{43}/;
 
-export const TokenName = z
-  .string()
-  .trim()
-  .min(1, { error: 'is required' })
-  .max(64, { error: 'must be at most 64 characters' });
+export const TokenName = PrintableName;
 
 export const TokenView = z.object({
   id: ApiId,

@@ -2,15 +2,15 @@
 // the embedded gateway, and the bridge with its MCP control plane serving the built viewer —
 // for tests that put a real Chromium viewer page in front of it.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
-import { tokenAuthenticator } from '../../auth/mcpAuth.js';
+import { tokenHint } from '../../auth/apiTokens.js';
+import { sha256Hex } from '../../auth/secrets.js';
 import { silentLogger } from '../../logger.js';
 import type { ControlPlaneOptions } from '../../mcp/controlPlane.js';
 import { startWithControlPlane, type ControlledBridge } from '../../mcp/startWithControlPlane.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
+import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
 import { REPO } from './cliProcess.js';
 
 export const WEB_ROOT = join(REPO, 'apps/web/dist');
@@ -18,40 +18,59 @@ export const WEB_ROOT = join(REPO, 'apps/web/dist');
 export interface LiveStack {
   desktop: LocalDesktop;
   bridge: ControlledBridge;
+  /** The store, access and admin behind the bridge (TOKEN is one of the admin's tokens). */
+  fixture: TestAccess;
+  /** A sign-in cookie for the admin, minted in-process (for a browser context). */
+  adminCookie(): Promise<{ name: string; value: string }>;
   close(): Promise<void>;
 }
 
 export async function startLiveStack(
-  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'auth'>> = {},
+  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> = {},
 ): Promise<LiveStack> {
   if (!existsSync(join(WEB_ROOT, 'index.html'))) {
     throw new Error(`The viewer is not built (${WEB_ROOT}); run \`npm run build\` first.`);
   }
-  const dataDir = await mkdtemp(join(tmpdir(), 'oc-live-'));
+  const fixture = await startTestAccess();
+  await fixture.store.tokens.create({
+    id: 'tok_live',
+    personId: fixture.admin.id,
+    name: 'live stack',
+    tokenHash: sha256Hex(TOKEN),
+    hint: tokenHint(TOKEN),
+    createdAt: Date.now(),
+    expiresAt: null,
+  });
   const desktop = await startLocalDesktop({ xterm: true, windowManager: true });
-  const gateway = await startGateway({ host: '127.0.0.1', port: 0, logger: silentLogger() });
+  const gateway = await startGateway({
+    path: join(fixture.dataDir, 'gateway.sock'),
+    vncUnixSockets: [desktop.rfbPath],
+    logger: silentLogger(),
+  });
   const bridge = await startWithControlPlane(
     {
       host: '127.0.0.1',
       port: 0,
-      dataDir,
+      dataDir: fixture.dataDir,
       webRoot: WEB_ROOT,
-      guacd: { host: gateway.host, port: gateway.port },
-      connection: {
-        protocol: 'vnc',
-        params: { hostname: desktop.host, port: String(desktop.port) },
-      },
+      guacd: { path: gateway.path },
+      connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath } },
     },
-    { auth: tokenAuthenticator([TOKEN]), ...options },
+    { access: fixture.access, ...options },
   );
   return {
     desktop,
     bridge,
+    fixture,
+    adminCookie: async () => {
+      const { cookieValue } = await fixture.access.sessions.create(fixture.admin, 'password', 'test');
+      return { name: fixture.access.cookie.name, value: cookieValue };
+    },
     close: async () => {
       await bridge.close();
       await gateway.close();
       await desktop.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await fixture.close();
     },
   };
 }

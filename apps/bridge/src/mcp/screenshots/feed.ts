@@ -45,10 +45,13 @@ export class ScreenshotFeed {
     private readonly hub: ViewerHub,
     private readonly onUpdated: (uri: string) => void,
     private readonly logger: Logger,
+    /** The person's screenshots toggle, checked before every background capture and read. */
+    private readonly allowed: () => boolean = () => true,
   ) {}
 
+  /** The latest capture, while the person still lets the AI see the screen. */
   get latest(): Capture | undefined {
-    return this.latestCapture;
+    return this.allowed() ? this.latestCapture : undefined;
   }
 
   get settings(): { mode: FrequencyMode; intervalMs: number } {
@@ -90,7 +93,7 @@ export class ScreenshotFeed {
 
   private async tick(): Promise<void> {
     // A slow viewer must not pile captures up: skip a tick while one is still running.
-    if (this.inFlight || this.hub.control === undefined) return this.schedule();
+    if (this.inFlight || this.hub.control === undefined || !this.allowed()) return this.schedule();
     this.inFlight = true;
     try {
       const result = await this.hub.call('take_screenshot', BACKGROUND_ARGS, 'allow', {

@@ -1,16 +1,24 @@
-// Test support: a real bridge with the control plane on a free loopback port, and real MCP SDK
-// clients (Client + StreamableHTTPClientTransport) connected to it with a bearer token.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// Test support: a real bridge with sign-in, the control plane and the API on a free loopback
+// port (SQLite store in a temporary data dir, an admin person, two API tokens of theirs), signed
+// in once over HTTP as the admin, and real MCP SDK clients (Client +
+// StreamableHTTPClientTransport) connected to it with a bearer token.
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { tokenAuthenticator } from '../../auth/mcpAuth.js';
-import type { McpAuthenticator } from '../../auth/mcpAuth.js';
-import { startWithControlPlane, type ControlledBridge } from '../startWithControlPlane.js';
+import { tokenHint } from '../../auth/apiTokens.js';
+import { sha256Hex } from '../../auth/secrets.js';
+import type { AccessOptions } from '../../auth/access.js';
+import type { PersonRecord } from '../../store/types.js';
+import { signIn, type BrowserSession } from '../../testing/browserSession.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
 import type { ControlPlaneOptions } from '../controlPlane.js';
+import type { PersonPlane } from '../personPlanes.js';
+import { startWithControlPlane, type ControlledBridge } from '../startWithControlPlane.js';
 
+export { ADMIN_PASSWORD, ADMIN_USERNAME };
+
+/** API tokens of the admin (stored hashed, like tokens made on the /config page). */
 export const TOKEN = 'test-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const OTHER_TOKEN = 'test-token-bbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 
@@ -28,33 +36,84 @@ export const INITIALIZE_REQUEST = {
 
 export interface TestBridge extends ControlledBridge {
   dataDir: string;
+  admin: PersonRecord;
+  /** The admin, signed in over HTTP (as the web app does). */
+  session: BrowserSession;
+  /** The admin's plane (mode, hub, permissions), made at start. */
+  adminPlane: PersonPlane;
+  /** A viewer ticket of the admin's session (ScriptedViewer.connect uses it). */
+  ticket(): Promise<string>;
+  /** A viewer ticket of an in-process headless session of the admin (as serve --headless-viewer). */
+  headlessTicket(): Promise<string>;
 }
 
 export async function startTestBridge(
-  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'auth'>> & {
-    auth?: McpAuthenticator;
+  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> & {
     host?: string;
+    access?: Partial<Omit<AccessOptions, 'store' | 'logger'>>;
   } = {},
 ): Promise<TestBridge> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'oc-bridge-test-'));
-  const { auth, host, ...rest } = options;
-  const bridge = await startWithControlPlane(
-    {
-      host: host ?? '127.0.0.1',
-      port: 0,
-      dataDir,
-      webRoot: join(dataDir, 'no-web-build'),
-      // Nothing listens here; the tunnel is not used by these tests.
-      guacd: { host: '127.0.0.1', port: 9 },
-      connection: { protocol: 'vnc', params: {} },
-    },
-    { auth: auth ?? tokenAuthenticator([TOKEN, OTHER_TOKEN]), ...rest },
-  );
+  const { host, access: accessOptions, ...rest } = options;
+  const fixture = await startTestAccess(accessOptions);
+  const { access, admin, dataDir, store } = fixture;
+  for (const [name, secret] of [
+    ['test token', TOKEN],
+    ['other test token', OTHER_TOKEN],
+  ] as const) {
+    await store.tokens.create({
+      id: `tok_${name.replace(/ /g, '_')}`,
+      personId: admin.id,
+      name,
+      tokenHash: sha256Hex(secret),
+      hint: tokenHint(secret),
+      createdAt: Date.now(),
+      expiresAt: null,
+    });
+  }
+  let bridge: ControlledBridge;
+  try {
+    bridge = await startWithControlPlane(
+      {
+        host: host ?? '127.0.0.1',
+        port: 0,
+        dataDir,
+        webRoot: join(dataDir, 'no-web-build'),
+        // Nothing listens here; the tunnel is not used by these tests.
+        guacd: { host: '127.0.0.1', port: 9 },
+        connection: { protocol: 'vnc', params: {} },
+      },
+      { access, ...rest },
+    );
+  } catch (err) {
+    await fixture.close();
+    throw err;
+  }
+  const session = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
+  const adminPlane = await bridge.controlPlane.planes.get(admin.id);
   const close = async (): Promise<void> => {
     await bridge.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await fixture.close();
   };
-  return { ...bridge, dataDir, close };
+  return {
+    ...bridge,
+    dataDir,
+    admin,
+    session,
+    adminPlane,
+    ticket: () => session.ticket('viewer'),
+    headlessTicket: () => {
+      const { session: headless } = access.sessions.createHeadless(admin.id);
+      const issued = access.tickets.issue({
+        personId: admin.id,
+        sessionIdHash: headless.idHash,
+        socket: 'viewer',
+        headless: true,
+      });
+      if (!issued.ok) return Promise.reject(new Error(issued.message));
+      return Promise.resolve(issued.ticket);
+    },
+    close,
+  };
 }
 
 export async function connectClient(

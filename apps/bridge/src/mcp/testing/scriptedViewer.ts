@@ -1,6 +1,6 @@
 // Test support: a SCRIPTED VIEWER — a plain `ws` client that speaks the viewer side of the
 // protocol so bridge tests can run without a browser (the real Chromium viewer is exercised by
-// the e2e suite). It obtains a ticket like the page does, records every message the bridge sends
+// the e2e suite). It obtains a ticket like a signed-in page does, records every message the bridge sends
 // (checked against the protocol's schemas, so the bridge's output is validated too) and answers
 // tool calls from per-tool scripts.
 import {
@@ -22,7 +22,15 @@ export type ScriptFn = (call: ToolCallMessage) => Script | Promise<Script>;
 
 export interface ScriptedViewerOptions {
   headless?: boolean;
+  /** The Origin header; the bridge's own origin when omitted (as its page would send). */
   origin?: string;
+}
+
+/** Where viewer tickets come from: a signed-in browser session, or a TestBridge. */
+export interface ViewerTarget {
+  url: string;
+  ticket(socket?: 'viewer'): Promise<string>;
+  headlessTicket?(): Promise<string>;
 }
 
 export class ScriptedViewer {
@@ -46,22 +54,24 @@ export class ScriptedViewer {
     });
   }
 
-  static async ticket(baseUrl: string, body: Record<string, unknown> = {}): Promise<string> {
-    const response = await fetch(new URL('/api/viewer/ticket', baseUrl), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`ticket: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { ticket: string }).ticket;
-  }
-
+  /**
+   * Connects as a viewer window of `target` (a TestBridge, or any BrowserSession-like source of
+   * viewer tickets); `headless` asks the target for a ticket of an in-process headless session.
+   */
   static async connect(
-    baseUrl: string,
+    target: ViewerTarget,
     options: ScriptedViewerOptions = {},
   ): Promise<ScriptedViewer> {
-    const ticket = await ScriptedViewer.ticket(baseUrl, options.headless ? { headless: true } : {});
-    return ScriptedViewer.connectWithTicket(baseUrl, ticket, options);
+    let ticket: string;
+    if (options.headless === true) {
+      if (target.headlessTicket === undefined) {
+        throw new Error('this target cannot mint headless tickets (only the bridge process can)');
+      }
+      ticket = await target.headlessTicket();
+    } else {
+      ticket = await target.ticket('viewer');
+    }
+    return ScriptedViewer.connectWithTicket(target.url, ticket, options);
   }
 
   static connectWithTicket(
@@ -71,7 +81,7 @@ export class ScriptedViewer {
   ): Promise<ScriptedViewer> {
     const url = new URL(`/ws/viewer?ticket=${encodeURIComponent(ticket)}`, baseUrl);
     url.protocol = 'ws:';
-    const ws = new WebSocket(url, options.origin === undefined ? {} : { origin: options.origin });
+    const ws = new WebSocket(url, { origin: options.origin ?? new URL(baseUrl).origin });
     const viewer = new ScriptedViewer(ws);
     return new Promise((resolve, reject) => {
       ws.once('unexpected-response', (_req, res) => {

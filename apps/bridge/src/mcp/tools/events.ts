@@ -1,11 +1,25 @@
 // Event tools, run by the bridge: subscriptions filter and buffer the UI events viewers stream
 // (`event` messages); get_events drains them. A subscribed client is told about new events with
 // resources/updated on events://<subscription_id> (see resources.ts).
-import { ProtocolError } from '@overlay-companion/protocol';
+import {
+  EVENT_PERMISSIONS,
+  ProtocolError,
+  permissionDeniedMessage,
+} from '@overlay-companion/protocol';
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../events/subscriptions.js';
 import { defineTool } from '../toolkit.js';
 
 export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
+  // Reading the person's own input needs their toggle (key presses start off): refuse the whole
+  // subscription, naming the toggle, rather than silently collecting less than was asked.
+  const permissions = ctx.plane.permissions();
+  const refused = args.events.find((type) => !permissions[EVENT_PERMISSIONS[type]]);
+  if (refused !== undefined) {
+    throw new ProtocolError(
+      'permission_denied',
+      permissionDeniedMessage(`Subscribing to ${refused} events`, EVENT_PERMISSIONS[refused]),
+    );
+  }
   const id = ctx.session.events.subscribe(args);
   if (id === undefined) {
     throw new ProtocolError(

@@ -1,9 +1,8 @@
-// set_mode: lowering the AI's power applies at once; raising it (isModeRaise) waits for the
-// person's approval, asked in the control viewer (approval_request), or through the MCP client
-// by elicitation when the control viewer is headless. A malformed custom policy is stored as
-// given and denies every input tool (decidePolicy fails closed).
-import { ProtocolError, isModeRaise } from '@overlay-companion/protocol';
-import { APPROVAL_WINDOW_MS } from '../../relay/timeouts.js';
+// set_mode: lowering the AI's power applies at once; raising it (decideModeChange) waits for
+// the person's approval, asked in the control viewer (approval_request), or through the MCP
+// client by elicitation when the control viewer is headless. A malformed custom policy is stored
+// as given and denies every input tool (decidePolicy fails closed).
+import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
 import { approveThroughClient } from '../approvals.js';
 import { defineTool } from '../toolkit.js';
 
@@ -12,7 +11,7 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
   const from = mode.mode;
   const to = args.mode;
   const metadata = to === 'custom' ? (args.metadata ?? {}) : undefined;
-  if (isModeRaise(from, to)) {
+  if (decideModeChange(from, to, 'ai') === 'approve') {
     const control = hub.control;
     if (control === undefined) {
       throw new ProtocolError(
@@ -28,7 +27,7 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
       });
     } else {
       const approved = await hub.requestModeApproval(
-        { from, to, metadata },
+        { from, to, metadata, requestedBy: 'ai' },
         { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal },
       );
       if (!approved) {
@@ -38,6 +37,9 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
         );
       }
     }
+    ctx.note.approvedBy = control.headless
+      ? `${ctx.session.principal.personName} (through the MCP client)`
+      : ctx.session.principal.personName;
     // Stop (or the person picking a mode) while we waited wins over this approval.
     if (mode.mode !== from) {
       throw new ProtocolError(

@@ -1,0 +1,27 @@
+// POST /api/tickets: a single-use ticket for one WebSocket (the viewer's control channel or the
+// Guacamole tunnel), for the signed-in person and this sign-in session. Limited per person.
+import { API, TicketRequest, type TicketResponse } from '@overlay-companion/protocol';
+import type { Hono } from 'hono';
+import { apiError, parseJsonBody } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
+import type { ApiDeps } from './deps.js';
+
+export function mountTicketRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
+  app.post(API.tickets, async (c) => {
+    const signedIn = c.get('signedIn');
+    if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
+    const body = await parseJsonBody(c, TicketRequest);
+    if (!body.ok) return body.response;
+    const issued = deps.access.tickets.issue({
+      personId: signedIn.person.id,
+      sessionIdHash: signedIn.session.idHash,
+      socket: body.value.socket,
+      // Decided by the session, never by the request: only the bridge's own Chromium has one.
+      headless: signedIn.session.headless,
+    });
+    if (!issued.ok) return apiError(c, 429, issued.message, { retryAfterMs: issued.retryAfterMs });
+    const answer: TicketResponse = { ticket: issued.ticket, expires_at: issued.expiresAt };
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer);
+  });
+}

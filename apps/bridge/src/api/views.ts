@@ -1,0 +1,49 @@
+// Store records as the API shows them (the protocol's *View schemas): never a hash.
+import type { AuditEntryView, PersonView, TokenView } from '@overlay-companion/protocol';
+import type { ApiTokenRecord, AuditRecord, PersonRecord } from '../store/types.js';
+
+export function personView(person: PersonRecord): PersonView {
+  return {
+    id: person.id,
+    username: person.username,
+    display_name: person.displayName,
+    role: person.role,
+    disabled: person.disabled,
+    created_at: person.createdAt,
+    has_password: person.passwordHash !== null,
+    oidc_linked: person.oidcSubject !== null,
+  };
+}
+
+export function tokenView(token: ApiTokenRecord): TokenView {
+  return {
+    id: token.id,
+    name: token.name,
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    last_used_at: token.lastUsedAt,
+    revoked_at: token.revokedAt,
+    hint: token.hint,
+  };
+}
+
+export function auditView(entry: AuditRecord): AuditEntryView {
+  return {
+    id: entry.id,
+    at: entry.at,
+    kind: entry.kind,
+    actor: entry.actor,
+    person_id: entry.personId,
+    person_name: entry.personName,
+    token_name: entry.tokenName,
+    client_name: entry.clientName,
+    tool: entry.tool,
+    summary: entry.summary,
+    decision: entry.decision,
+    approved_by: entry.approvedBy,
+    outcome: entry.outcome,
+    duration_ms: entry.durationMs,
+    detail: entry.detail,
+    has_screenshot: entry.hasScreenshot,
+  };
+}

@@ -1,0 +1,34 @@
+// How a tool call's arguments appear in the audit log: compact JSON, bounded in length, with what
+// the person typed or put on the clipboard redacted unless they chose to keep it (Settings →
+// "Keep typed text and clipboard contents in the audit log"). Keys are listed so the redacted
+// text's length and shape stay visible without its content.
+
+/** Longest summary kept; a 5,000-item batch_overlay is cut, with a note of how much. */
+export const MAX_SUMMARY_CHARS = 1000;
+
+/** Argument fields that carry what the person (or the AI for them) typed or copied. */
+const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  type_text: ['text'],
+  set_clipboard: ['text'],
+};
+
+export function summarizeArgs(tool: string, args: unknown, keepText: boolean): string {
+  let value = args;
+  const fields = TEXT_FIELDS[tool];
+  if (!keepText && fields !== undefined && typeof args === 'object' && args !== null) {
+    const copy: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+    for (const field of fields) {
+      const text = copy[field];
+      if (typeof text === 'string') copy[field] = `[redacted: ${[...text].length} characters]`;
+    }
+    value = copy;
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(value ?? {}) ?? '{}';
+  } catch {
+    json = '"[arguments could not be written as JSON]"';
+  }
+  if (json.length <= MAX_SUMMARY_CHARS) return json;
+  return `${json.slice(0, MAX_SUMMARY_CHARS)}… [${json.length - MAX_SUMMARY_CHARS} more characters]`;
+}

@@ -1,0 +1,121 @@
+// API tokens for MCP clients: minting one (`oc_` + 32 random bytes, shown once, stored as its
+// SHA-256 with a short hint), and turning an Authorization header into the principal a call
+// acts for — the token's person, the token's name — or a refusal that says what to do.
+// OC_MCP_TOKEN, for scripted setups, acts for the first admin. Lookups are cached for a moment
+// (every MCP request authenticates); revoking a token, or disabling or removing a person, in
+// this bridge drops the cache entry at once, so the next call is refused.
+import { TOKEN_PREFIX } from '@overlay-companion/protocol';
+import type { ApiTokenRecord, PersonRecord, Store } from '../store/types.js';
+import { bearerFrom, randomSecret, secretsEqual, sha256Hex } from './secrets.js';
+
+/** Shortest OC_MCP_TOKEN accepted: anything shorter is guessable. */
+export const MIN_ENV_TOKEN_LENGTH = 16;
+/** How long a successful lookup is trusted without asking the store again. */
+const CACHE_MS = 2_000;
+/** lastUsedAt is written at most this often per token. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface McpPrincipal {
+  personId: string;
+  personName: string;
+  /** The token's id ('env' for OC_MCP_TOKEN); sessions are bound to it. */
+  tokenId: string;
+  tokenName: string;
+}
+
+export type TokenCheck = { ok: true; principal: McpPrincipal } | { ok: false; message: string };
+
+export function generateApiToken(): string {
+  return `${TOKEN_PREFIX}${randomSecret(32)}`;
+}
+
+/** The part of a token shown in lists: enough to tell tokens apart, useless to an attacker. */
+export function tokenHint(token: string): string {
+  return `${token.slice(0, TOKEN_PREFIX.length + 4)}…`;
+}
+
+const WHERE = 'Create a token on the bridge\'s /config page (signed in) and send it as "Authorization: Bearer <token>".';
+
+export class ApiTokenAuth {
+  private readonly cache = new Map<string, { principal: McpPrincipal; checkedAt: number }>();
+  private readonly touchedAt = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly envToken: string | undefined,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async authenticate(authorization: string | undefined): Promise<TokenCheck> {
+    const presented = bearerFrom(authorization);
+    if (presented === undefined) return { ok: false, message: `Missing bearer token. ${WHERE}` };
+    if (presented.length > 512) return { ok: false, message: `Wrong bearer token. ${WHERE}` };
+    if (this.envToken !== undefined && secretsEqual(presented, this.envToken)) {
+      return this.envPrincipal();
+    }
+    const hash = sha256Hex(presented);
+    const cached = this.cache.get(hash);
+    const now = this.now();
+    if (cached !== undefined && now - cached.checkedAt < CACHE_MS) return { ok: true, principal: cached.principal };
+    this.cache.delete(hash);
+    const record = await this.store.tokens.byHash(hash);
+    if (record === undefined) return { ok: false, message: `Wrong bearer token. ${WHERE}` };
+    const refusal = refusalFor(record, now);
+    if (refusal !== undefined) return { ok: false, message: refusal };
+    const person = await this.store.people.byId(record.personId);
+    if (person === undefined || person.disabled) {
+      return { ok: false, message: `This token's owner can no longer sign in (disabled or removed). ${WHERE}` };
+    }
+    const principal: McpPrincipal = {
+      personId: person.id,
+      personName: person.displayName,
+      tokenId: record.id,
+      tokenName: record.name,
+    };
+    this.cache.set(hash, { principal, checkedAt: now });
+    if (now - (this.touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
+      this.touchedAt.set(record.id, now);
+      await this.store.tokens.touch(record.id, now);
+    }
+    return { ok: true, principal };
+  }
+
+  /** Forget cached lookups of one token, or of everything a person holds. */
+  invalidate(match: { tokenId?: string; personId?: string }): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.principal.tokenId === match.tokenId || entry.principal.personId === match.personId) {
+        this.cache.delete(hash);
+      }
+    }
+  }
+
+  private async envPrincipal(): Promise<TokenCheck> {
+    const admin = await firstActiveAdmin(this.store);
+    if (admin === undefined) {
+      return {
+        ok: false,
+        message: 'OC_MCP_TOKEN acts for the admin, and this bridge has no admin yet. Finish setup (the link serve printed, or OC_ADMIN_USER/OC_ADMIN_PASSWORD), then retry.',
+      };
+    }
+    return {
+      ok: true,
+      principal: { personId: admin.id, personName: admin.displayName, tokenId: 'env', tokenName: 'OC_MCP_TOKEN' },
+    };
+  }
+}
+
+function refusalFor(record: ApiTokenRecord, now: number): string | undefined {
+  if (record.revokedAt !== null) return `This token was revoked. ${WHERE}`;
+  if (record.expiresAt !== null && record.expiresAt <= now) {
+    return `This token expired on ${new Date(record.expiresAt).toISOString()}. ${WHERE}`;
+  }
+  return undefined;
+}
+
+/** The admin OC_MCP_TOKEN and the headless viewer act for: the oldest admin not disabled. */
+export async function firstActiveAdmin(store: Store): Promise<PersonRecord | undefined> {
+  const people = await store.people.list();
+  return people
+    .filter((p) => p.role === 'admin' && !p.disabled)
+    .sort((a, b) => a.createdAt - b.createdAt)[0];
+}

@@ -1,0 +1,51 @@
+// Every open WebSocket (viewer control channel, Guacamole tunnel) with the person and sign-in
+// session it was opened under, so that signing out, a session expiring, or a person being
+// disabled or removed closes exactly their sockets at once — a cookie that no longer works
+// must not leave a live desktop behind. Also counts each person's tunnels for the cap.
+export interface RegisteredSocket {
+  personId: string;
+  sessionIdHash: string;
+  kind: 'viewer' | 'tunnel';
+  close(reason: string): void;
+}
+
+export class SocketRegistry {
+  private readonly sockets = new Set<RegisteredSocket>();
+
+  /** Adds a socket; the returned function removes it (call it when the socket closes). */
+  add(socket: RegisteredSocket): () => void {
+    this.sockets.add(socket);
+    return () => this.sockets.delete(socket);
+  }
+
+  count(personId: string, kind: RegisteredSocket['kind']): number {
+    let n = 0;
+    for (const s of this.sockets) if (s.personId === personId && s.kind === kind) n += 1;
+    return n;
+  }
+
+  /** Sign-in sessions that have a socket open right now (kept alive while they do). */
+  liveSessions(): Set<string> {
+    return new Set([...this.sockets].map((s) => s.sessionIdHash));
+  }
+
+  closeSessions(idHashes: readonly string[], reason: string): number {
+    const ended = new Set(idHashes);
+    return this.closeWhere((s) => ended.has(s.sessionIdHash), reason);
+  }
+
+  closePerson(personId: string, reason: string): number {
+    return this.closeWhere((s) => s.personId === personId, reason);
+  }
+
+  private closeWhere(match: (s: RegisteredSocket) => boolean, reason: string): number {
+    let closed = 0;
+    for (const socket of [...this.sockets]) {
+      if (!match(socket)) continue;
+      this.sockets.delete(socket);
+      socket.close(reason);
+      closed += 1;
+    }
+    return closed;
+  }
+}

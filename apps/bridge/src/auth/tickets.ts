@@ -1,0 +1,104 @@
+// Single-use tickets for the WebSockets. A signed-in page asks for one over HTTP (cookie + CSRF
+// checked) and presents it in the socket URL; the ticket is bound to the person, their sign-in
+// session and one socket kind, dies on first use (right or wrong kind) or after TICKET_TTL_MS,
+// and is stored only as its hash. Issuance is limited per person — a token bucket and a cap on
+// unused tickets — so one person (or a script with their cookie) cannot exhaust it for others.
+// The headless viewer's tickets come from its in-memory session (webSessions.ts), never from a
+// request that claims to be headless.
+import { TICKET_TTL_MS, type TicketSocket } from '@overlay-companion/protocol';
+import { TokenBucket, type BucketLimit } from '../policy/rateLimit.js';
+import { randomSecret, sha256Hex } from './secrets.js';
+
+export interface TicketClaims {
+  personId: string;
+  sessionIdHash: string;
+  socket: TicketSocket;
+  /** The session is the headless viewer's (no person at that browser). */
+  headless: boolean;
+}
+
+/** A page reconnecting with backoff needs two tickets per attempt (control + tunnel). */
+export const TICKET_ISSUE_LIMIT: BucketLimit = { ratePerSecond: 2, burst: 40 };
+/** Unused tickets one person may hold at once. */
+export const MAX_OUTSTANDING_PER_PERSON = 64;
+
+interface Entry extends TicketClaims {
+  expiresAt: number;
+}
+
+export type IssueResult =
+  | { ok: true; ticket: string; expiresAt: number }
+  | { ok: false; retryAfterMs: number; message: string };
+
+export class Tickets {
+  /** By ticket hash. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(
+    private readonly ttlMs = TICKET_TTL_MS,
+    private readonly now: () => number = Date.now,
+    private readonly limit: BucketLimit = TICKET_ISSUE_LIMIT,
+  ) {}
+
+  issue(claims: TicketClaims): IssueResult {
+    this.sweep();
+    let outstanding = 0;
+    for (const entry of this.entries.values()) if (entry.personId === claims.personId) outstanding += 1;
+    if (outstanding >= MAX_OUTSTANDING_PER_PERSON) {
+      return {
+        ok: false,
+        retryAfterMs: this.ttlMs,
+        message: `You hold ${outstanding} unused socket tickets; wait ${Math.ceil(this.ttlMs / 1000)} s for them to expire, or close some viewer windows.`,
+      };
+    }
+    let bucket = this.buckets.get(claims.personId);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(this.limit);
+      this.buckets.set(claims.personId, bucket);
+    }
+    const wait = bucket.waitMs();
+    if (wait > 0) {
+      return {
+        ok: false,
+        retryAfterMs: wait,
+        message: `Too many socket tickets asked for; retry in ${wait} ms.`,
+      };
+    }
+    bucket.take();
+    const ticket = randomSecret(24);
+    const expiresAt = this.now() + this.ttlMs;
+    this.entries.set(sha256Hex(ticket), { ...claims, expiresAt });
+    return { ok: true, ticket, expiresAt };
+  }
+
+  /**
+   * Redeems a ticket once, for `socket`. Unknown, used, expired and wrong-kind tickets all give
+   * undefined; a wrong-kind ticket is burned all the same.
+   */
+  consume(ticket: string | undefined, socket: TicketSocket): TicketClaims | undefined {
+    if (ticket === undefined || ticket === '' || ticket.length > 512) return undefined;
+    const key = sha256Hex(ticket);
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    if (entry.expiresAt <= this.now() || entry.socket !== socket) return undefined;
+    const { expiresAt: _expiresAt, ...claims } = entry;
+    return claims;
+  }
+
+  /** Drops every unused ticket of these sessions (sign-out). */
+  revokeSessions(idHashes: readonly string[]): void {
+    const ended = new Set(idHashes);
+    for (const [key, entry] of this.entries) if (ended.has(entry.sessionIdHash)) this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(key);
+  }
+}

@@ -1,0 +1,84 @@
+// App-wide guards that run before any route, after the Host/Origin check: security headers on
+// every answer (a CSP without inline script, no framing by anyone, nosniff, no referrer), body
+// limits for every request — Content-Length and chunked alike — and JSON-only state-changing
+// /api requests (415 otherwise, which also keeps cross-site HTML forms out).
+import type { Hono, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { apiError } from './apiError.js';
+import type { BridgeEnv } from './env.js';
+
+/** Largest /mcp body: set_clipboard takes 1 Mi characters, which JSON may escape to ~6 MiB. */
+export const MAX_MCP_BODY_BYTES = 8 * 1024 * 1024;
+/** Largest body anywhere else (sign-in, tokens, settings, layouts). */
+export const MAX_API_BODY_BYTES = 64 * 1024;
+
+export const CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+};
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function installGuards(app: Hono<BridgeEnv>, options: { https: boolean }): void {
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+      strictTransportSecurity: options.https ? 'max-age=15552000' : false,
+      crossOriginResourcePolicy: 'same-origin',
+    }),
+  );
+  app.use('*', limitBodies());
+  app.use('/api/*', jsonOnly());
+}
+
+function limitBodies(): MiddlewareHandler<BridgeEnv> {
+  const tooLarge = (limit: number): MiddlewareHandler<BridgeEnv> =>
+    bodyLimit({
+      maxSize: limit,
+      onError: (c) =>
+        c.req.path === '/mcp'
+          ? c.json(
+              {
+                jsonrpc: '2.0',
+                error: { code: -32000, message: `Request body too large (limit ${limit} bytes).` },
+                id: null,
+              },
+              413,
+            )
+          : apiError(c, 413, `The request body is too large (limit ${limit} bytes).`),
+    });
+  const mcp = tooLarge(MAX_MCP_BODY_BYTES);
+  const other = tooLarge(MAX_API_BODY_BYTES);
+  return async function limitBody(c, next) {
+    return c.req.path === '/mcp' ? mcp(c, next) : other(c, next);
+  };
+}
+
+function jsonOnly(): MiddlewareHandler<BridgeEnv> {
+  return async function requireJson(c, next) {
+    if (!STATE_CHANGING.has(c.req.method)) return next();
+    const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    // A DELETE without a body needs no type; anything carrying a body must be JSON.
+    const hasBody = c.req.method !== 'DELETE' || c.req.header('content-length') !== undefined || c.req.header('transfer-encoding') !== undefined;
+    if (hasBody && type !== 'application/json') {
+      return apiError(
+        c,
+        415,
+        'Send this request as JSON, with "Content-Type: application/json".',
+      );
+    }
+    return next();
+  };
+}

@@ -1,0 +1,55 @@
+// What the per-person planes do, written to the audit log: every mode change (who changed it —
+// the person, the AI with approval, Stop — from what to what), every approval asked (answered,
+// timed out, or not askable), and every Stop.
+import type { Access } from '../auth/access.js';
+import type { ModeChangeSource } from '../policy/modeState.js';
+import type { PlaneObserver } from './personPlanes.js';
+
+const SOURCE_ACTOR: Readonly<Record<ModeChangeSource, 'ai' | 'person' | 'system'>> = {
+  start: 'system',
+  person: 'person',
+  ai: 'ai',
+  stop: 'person',
+};
+
+export function observePlanes(access: Access): PlaneObserver {
+  const names = new Map<string, string>();
+  /** The person's display name, looked up once (entries are written in the background). */
+  const record = (personId: string, entry: Parameters<Access['audit']['record']>[0]): void => {
+    const known = names.get(personId);
+    if (known !== undefined) return access.audit.record({ ...entry, personName: known });
+    void access.store.people.byId(personId).then(
+      (person) => {
+        if (person !== undefined) names.set(personId, person.displayName);
+        access.audit.record({ ...entry, personName: person?.displayName ?? null });
+      },
+      () => access.audit.record(entry),
+    );
+  };
+  return {
+    modeChanged(personId, snapshot, from, source) {
+      record(personId, {
+        kind: 'mode_change',
+        actor: SOURCE_ACTOR[source],
+        personId,
+        personName: null,
+        outcome: 'ok',
+        detail: `${from} → ${snapshot.mode}${snapshot.metadata === undefined ? '' : ` ${JSON.stringify(snapshot.metadata).slice(0, 500)}`} (${source})`,
+      });
+    },
+    approval(personId, outcome) {
+      record(personId, {
+        kind: 'approval',
+        actor: 'person',
+        personId,
+        personName: null,
+        decision: outcome.approved ? 'allow' : 'deny',
+        outcome: outcome.how === 'answered' ? (outcome.approved ? 'approved' : 'declined') : outcome.how,
+        detail: `mode ${outcome.from} → ${outcome.to}, asked by the ${outcome.requestedBy === 'ai' ? 'AI' : 'person'}`,
+      });
+    },
+    stopped(personId) {
+      record(personId, { kind: 'stop', actor: 'person', personId, personName: null, outcome: 'ok' });
+    },
+  };
+}

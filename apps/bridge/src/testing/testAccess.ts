@@ -1,0 +1,61 @@
+// Test support: a real Access (SQLite store in a temporary data dir, sessions, tickets, audit)
+// with an admin person, for tests that start the bridge or its parts without the CLI. The admin's
+// password hash is computed once per test file (argon2 is deliberately slow).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TicketSocket } from '@overlay-companion/protocol';
+import { createAccess, type Access, type AccessOptions } from '../auth/access.js';
+import { hashPassword } from '../auth/passwords.js';
+import { silentLogger } from '../logger.js';
+import { openStore } from '../store/openStore.js';
+import type { PersonRecord, Store } from '../store/types.js';
+
+export const ADMIN_USERNAME = 'admin';
+export const ADMIN_PASSWORD = 'admin-password-0123456789';
+
+let adminHash: Promise<string> | undefined;
+
+export interface TestAccess {
+  dataDir: string;
+  store: Store;
+  access: Access;
+  admin: PersonRecord;
+  /** A ticket for the admin on a fresh in-process sign-in session (no HTTP involved). */
+  ticket(socket: TicketSocket, personId?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestAccess(
+  options: Partial<Omit<AccessOptions, 'store' | 'logger'>> & { logger?: AccessOptions['logger'] } = {},
+): Promise<TestAccess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'oc-bridge-test-'));
+  const store = await openStore({ dataDir });
+  adminHash ??= hashPassword(ADMIN_PASSWORD);
+  const admin = await store.people.add({
+    username: ADMIN_USERNAME,
+    displayName: 'Ada Admin',
+    passwordHash: await adminHash,
+    role: 'admin',
+  });
+  const access = createAccess({ ...options, store, logger: options.logger ?? silentLogger() });
+  return {
+    dataDir,
+    store,
+    access,
+    admin,
+    ticket: async (socket, personId = admin.id) => {
+      const person = await store.people.byId(personId);
+      if (person === undefined) throw new Error(`no person ${personId}`);
+      const { session } = await access.sessions.create(person, 'password', 'test');
+      const issued = access.tickets.issue({ personId, sessionIdHash: session.idHash, socket, headless: false });
+      if (!issued.ok) throw new Error(issued.message);
+      return issued.ticket;
+    },
+    close: async () => {
+      await access.close();
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
