@@ -1,4 +1,5 @@
-// The viewer's layout: the chrome bar on top (with the mode selector and Stop), the remote
+// The viewer's layout: the key-reading banner when an AI reads the person's key presses, the
+// chrome bar on top (with the mode selector, Stop and the account menu), the remote
 // desktop with its overlay layer filling the rest, and the confirmation panel beside it. The session
 // is created and started outside React (main.tsx), so re-renders never touch the connection.
 import type Guacamole from 'guacamole-common-js';
@@ -9,6 +10,8 @@ import { getControlPlane } from './control/browserControl.js';
 import { ConfirmDialog } from './confirm/ConfirmDialog.js';
 import { ControlControls } from './confirm/ControlControls.js';
 import { OverlayLayer } from './overlay/OverlayLayer.js';
+import { AccountMenu } from './ui/AccountMenu.js';
+import { KeyReadingBanner } from './ui/KeyReadingBanner.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -20,10 +23,13 @@ export function App({ session, fitDesktopToWindow }: AppProps) {
   const plane = getControlPlane();
   return (
     <div className="app">
+      {/* Above everything else: the person must see when an AI reads what they type. */}
+      <KeyReadingBanner />
       <StatusBar
         onReconnectNow={() => session.reconnectNow()}
         onFitDesktop={fitDesktopToWindow}
         controls={<ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />}
+        account={<AccountMenu />}
       />
       <div className="app__body">
         <main className="app__desktop">

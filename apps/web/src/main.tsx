@@ -1,9 +1,12 @@
 // Entry point: starts the remote-display session (outside React, so renders never reconnect
 // it) and renders the viewer.
+// First: must run before any protocol schema is built (see net/cspSafeZod.ts).
+import './net/cspSafeZod.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { browserSession, fitDesktopToWindow } from './display/guacBrowser.js';
+import './theme.css';
 import './styles.css';
 
 const rootElement = document.getElementById('root');

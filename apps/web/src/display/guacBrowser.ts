@@ -1,12 +1,15 @@
 // Wires the framework-free GuacSession to the browser: the real WebSocketTunnel and Client of
 // guacamole-common-js, the app's stores and the active-client module. Also the one place that
 // asks the server to resize the remote desktop, and only when the person presses the button.
+// Every attempt opens /tunnel with a fresh single-use ticket from the bridge (net/tickets.ts).
 import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';
 import { getActiveClient, setActiveClient } from './activeClient.js';
 import { connectionEvents } from '../store/connection.js';
 import { connectionStore } from '../store/index.js';
 import { wsUrl } from '../net/wsUrl.js';
+import { fetchTicket } from '../net/tickets.js';
+import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
 
 /** Marks the element the remote desktop is drawn in; its size is what "fit" means. */
 export const DISPLAY_AREA_ATTRIBUTE = 'data-remote-display';
@@ -30,11 +33,13 @@ let session: GuacSession<Guacamole.Client> | undefined;
 export function browserSession(): GuacSession<Guacamole.Client> {
   session ??= new GuacSession<Guacamole.Client>({
     open: () => {
-      const tunnel = new Guacamole.WebSocketTunnel(wsUrl('/tunnel'));
+      // The tunnel opens `${url}?${connect data}`; the session puts the ticket in the data.
+      const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
       return { tunnel, client: new Guacamole.Client(tunnel) };
     },
     events: connectionEvents(connectionStore),
     size: connectSize,
+    ticket: () => fetchTicket('tunnel'),
     onClientChanged: setActiveClient,
   });
   return session;

@@ -1,12 +1,15 @@
 // GuacSession against a fake tunnel/client pair (the real ones need a browser WebSocket; the
 // e2e test covers them) with fake timers: state reported to the real store, backoff between
-// attempts, reset after a stable connection, fatal statuses, stop and reconnect-now.
+// attempts, reset after a stable connection, fatal statuses, stop and reconnect-now, and the
+// single-use ticket each attempt asks for before it opens the tunnel.
 import type Guacamole from 'guacamole-common-js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createConnectionStore, connectionEvents } from '../store/connection.js';
 import {
   GuacSession,
+  connectData,
   connectQuery,
+  ticketFailure,
   toConnectionError,
   type SessionClient,
   type SessionTunnel,
@@ -76,11 +79,12 @@ class FakeClient implements SessionClient {
   }
 }
 
-function setup(random = () => 0.5) {
+function setup(random = () => 0.5, ticket?: () => Promise<string>) {
   const store = createConnectionStore();
   const made: FakeClient[] = [];
   const published: (FakeClient | null)[] = [];
   const session = new GuacSession<FakeClient>({
+    ...(ticket ? { ticket } : {}),
     open: () => {
       const tunnel = new FakeTunnel();
       const client = new FakeClient(tunnel);
@@ -266,7 +270,155 @@ describe('GuacSession', () => {
   });
 });
 
+/** Fake ticket source: each call is a request the test answers (or fails) when it wants. */
+function fakeTickets() {
+  const requests: { resolve: (ticket: string) => void; reject: (error: unknown) => void }[] = [];
+  const source = () =>
+    new Promise<string>((resolve, reject) => {
+      requests.push({ resolve, reject });
+    });
+  const request = (n: number) => {
+    const r = requests[n];
+    if (!r) throw new Error(`no ticket request #${n} (only ${requests.length})`);
+    return r;
+  };
+  return { requests, source, request };
+}
+
+describe('GuacSession tickets', () => {
+  it('asks for a fresh ticket before each attempt and sends it with the size', async () => {
+    const tickets = fakeTickets();
+    const { store, session, made, last } = setup(() => 0.5, tickets.source);
+    session.start();
+    // No tunnel before the ticket: the bridge refuses a tunnel without one.
+    expect(made).toHaveLength(0);
+    expect(store.getState().phase).toBe('connecting');
+    expect(tickets.requests).toHaveLength(1);
+    tickets.request(0).resolve('t/1+&=');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made).toHaveLength(1);
+    expect(last().connectData).toEqual(['width=1280&height=760&dpi=96&ticket=t%2F1%2B%26%3D']);
+
+    last().tunnel.close({ code: 519 });
+    await vi.advanceTimersByTimeAsync(500);
+    // A ticket is single-use: the retry asks for a new one.
+    expect(tickets.requests).toHaveLength(2);
+    expect(made).toHaveLength(1);
+    tickets.request(1).resolve('t2');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made).toHaveLength(2);
+    expect(last().connectData).toEqual(['width=1280&height=760&dpi=96&ticket=t2']);
+    last().tunnel.open();
+    last().firstFrame();
+    expect(store.getState().phase).toBe('connected');
+  });
+
+  it('a failed ticket request is a failed attempt: its message shown, retried with backoff', async () => {
+    const tickets = fakeTickets();
+    const { store, session, made, published } = setup(() => 0.5, tickets.source);
+    session.start();
+    tickets
+      .request(0)
+      .reject(new Error('Could not get a ticket to connect the remote desktop: Sign in again.'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made).toHaveLength(0);
+    expect(published).toEqual([]);
+    expect(store.getState()).toMatchObject({
+      phase: 'reconnecting',
+      retryAt: Date.now() + 500,
+      lastError: {
+        status: 512,
+        message: 'Could not get a ticket to connect the remote desktop: Sign in again.',
+      },
+    });
+    await vi.advanceTimersByTimeAsync(499);
+    expect(tickets.requests).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(tickets.requests).toHaveLength(2);
+    expect(store.getState()).toMatchObject({ phase: 'connecting', attempt: 1 });
+    // The backoff keeps growing across ticket failures.
+    tickets.request(1).reject(new Error('still down'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState().retryAt).toBe(Date.now() + 1000);
+  });
+
+  it('waits at least as long as the bridge asked (retryAfterMs on the error)', async () => {
+    const tickets = fakeTickets();
+    const { store, session } = setup(() => 0.5, tickets.source);
+    session.start();
+    tickets
+      .request(0)
+      .reject(Object.assign(new Error('Too many tickets.'), { retryAfterMs: 7000 }));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState()).toMatchObject({
+      phase: 'reconnecting',
+      retryAt: Date.now() + 7000,
+      lastError: { status: 513, message: 'Too many tickets.' },
+    });
+  });
+
+  it('a ticket source that throws at once fails the attempt the same way', async () => {
+    const { store, session } = setup(
+      () => 0.5,
+      () => {
+        throw new Error('no fetch here');
+      },
+    );
+    session.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState()).toMatchObject({
+      phase: 'reconnecting',
+      lastError: { message: 'no fetch here' },
+    });
+    session.stop();
+  });
+
+  it('stop() during a ticket request ignores its answer; reconnectNow does not ask twice', async () => {
+    const tickets = fakeTickets();
+    const { store, session, made } = setup(() => 0.5, tickets.source);
+    session.start();
+    session.reconnectNow();
+    expect(tickets.requests).toHaveLength(1);
+    session.stop();
+    tickets.request(0).resolve('late');
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(made).toHaveLength(0);
+    expect(store.getState().phase).toBe('idle');
+
+    // Stopped and started again while a request is out: the stale one settling changes nothing.
+    session.start();
+    session.stop();
+    session.start();
+    expect(tickets.requests).toHaveLength(3);
+    tickets.request(1).reject(new Error('stale'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.getState()).toMatchObject({ phase: 'connecting', lastError: null });
+    tickets.request(2).resolve('fresh');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(made).toHaveLength(1);
+    expect(made[0]?.connectData).toEqual(['width=1280&height=760&dpi=96&ticket=fresh']);
+    session.stop();
+  });
+});
+
 describe('connectQuery / toConnectionError', () => {
+  it('adds the ticket, encoded, only when there is one', () => {
+    const size = { width: 800, height: 600, dpi: 96 };
+    expect(connectData(size, null)).toBe('width=800&height=600&dpi=96');
+    expect(connectData(size, 'a b&c')).toBe('width=800&height=600&dpi=96&ticket=a%20b%26c');
+  });
+
+  it('describes ticket failures as retryable errors', () => {
+    expect(ticketFailure(new Error(' '))).toEqual({
+      error: { status: 512, message: 'Could not get a ticket for the remote desktop.' },
+      retryAfterMs: 0,
+    });
+    expect(ticketFailure('plain')).toEqual({
+      error: { status: 512, message: 'plain' },
+      retryAfterMs: 0,
+    });
+  });
+
   it('rounds and clamps the announced size', () => {
     expect(connectQuery({ width: 0, height: Number.NaN, dpi: 191.6 })).toBe(
       'width=1&height=1&dpi=192',

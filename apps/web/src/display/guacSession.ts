@@ -6,6 +6,10 @@
 // guacamole-common-js 1.5.0's Client does not watch its tunnel: when the WebSocket closes, the
 // client stays "connected". So this module listens to both the tunnel (open, unstable, closed,
 // transport errors) and the client (first frame, server `error` instruction, disconnect).
+//
+// The bridge opens /tunnel only with a single-use ticket, so each attempt first asks `ticket()`
+// for a fresh one and sends it in the connect data; a ticket that cannot be had is a failed
+// attempt like any other (its message shown, retried with the same backoff).
 import Guacamole from 'guacamole-common-js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
 import { isRetryable, statusText } from './guacStatus.js';
@@ -40,6 +44,11 @@ export interface GuacSessionOptions<C extends SessionClient> {
   events: ConnectionEvents;
   /** Size and dpi to announce in the handshake, read at each attempt. */
   size: () => ConnectSize;
+  /**
+   * A fresh single-use ticket for each attempt, sent as `ticket=` in the connect data. An error
+   * fails the attempt with its message; a numeric `retryAfterMs` on it lengthens the wait.
+   */
+  ticket?: () => Promise<string>;
   /** Told about each new live client, and null when it goes away. */
   onClientChanged?: (client: C | null) => void;
   policy?: BackoffPolicy;
@@ -53,6 +62,30 @@ export interface GuacSessionOptions<C extends SessionClient> {
 export function connectQuery(size: ConnectSize): string {
   const whole = (n: number) => String(Math.max(1, Math.round(Number.isFinite(n) ? n : 1)));
   return `width=${whole(size.width)}&height=${whole(size.height)}&dpi=${whole(size.dpi)}`;
+}
+
+/** The connect data of one attempt: size and dpi, and the ticket that lets the bridge open it. */
+export function connectData(size: ConnectSize, ticket: string | null): string {
+  const query = connectQuery(size);
+  return ticket === null ? query : `${query}&ticket=${encodeURIComponent(ticket)}`;
+}
+
+/**
+ * A ticket that could not be had, as a connection error: retryable (SERVER_BUSY when the bridge
+ * asked to wait, SERVER_ERROR otherwise), with the ticket source's message.
+ */
+export function ticketFailure(thrown: unknown): { error: ConnectionError; retryAfterMs: number } {
+  const retryAfter = (thrown as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  const retryAfterMs = typeof retryAfter === 'number' && retryAfter > 0 ? retryAfter : 0;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return {
+    error: {
+      status:
+        retryAfterMs > 0 ? Guacamole.Status.Code.SERVER_BUSY : Guacamole.Status.Code.SERVER_ERROR,
+      message: message.trim() === '' ? 'Could not get a ticket for the remote desktop.' : message,
+    },
+    retryAfterMs,
+  };
 }
 
 /** Turn a Guacamole status into the error shown to the person. */
@@ -90,6 +123,8 @@ export class GuacSession<C extends SessionClient> {
   #running = false;
   /** The last attempt ended with a status that is not retried; waiting for the person. */
   #gaveUp = false;
+  /** The ticket request of the attempt in progress; a settled stale one is ignored. */
+  #pendingTicket: object | null = null;
 
   constructor(options: GuacSessionOptions<C>) {
     this.#options = options;
@@ -115,13 +150,15 @@ export class GuacSession<C extends SessionClient> {
     this.#running = false;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
+    this.#pendingTicket = null;
     if (this.#attempt && !this.#attempt.ended) this.#teardown(this.#attempt);
     this.#options.events.sessionStopped();
   }
 
   /** Skip the remaining wait (reconnecting) or try again after a fatal error (failed). */
   reconnectNow(): void {
-    if (this.client) return;
+    // Nothing to skip while an attempt is asking for its ticket.
+    if (this.client || this.#pendingTicket !== null) return;
     if (!this.#running) {
       this.start();
       return;
@@ -136,8 +173,34 @@ export class GuacSession<C extends SessionClient> {
 
   #begin(): void {
     this.#gaveUp = false;
+    this.#options.events.connectAttempted(this.#failures);
+    const fetchTicket = this.#options.ticket;
+    if (fetchTicket === undefined) {
+      this.#open(null);
+      return;
+    }
+    const pending = {};
+    this.#pendingTicket = pending;
+    // A ticket source that throws instead of rejecting fails the attempt the same way.
+    const ticket = new Promise<string>((resolve) => resolve(fetchTicket()));
+    ticket.then(
+      (value) => {
+        if (this.#pendingTicket !== pending) return;
+        this.#pendingTicket = null;
+        this.#open(value);
+      },
+      (thrown: unknown) => {
+        if (this.#pendingTicket !== pending) return;
+        this.#pendingTicket = null;
+        const { error, retryAfterMs } = ticketFailure(thrown);
+        this.#failed(error, retryAfterMs);
+      },
+    );
+  }
+
+  /** Build the attempt's tunnel and client and start the handshake. */
+  #open(ticket: string | null): void {
     const { events } = this.#options;
-    events.connectAttempted(this.#failures);
     const { tunnel, client } = this.#options.open();
     const attempt: Attempt<C> = {
       tunnel,
@@ -187,7 +250,7 @@ export class GuacSession<C extends SessionClient> {
 
     this.#options.onClientChanged?.(client);
     try {
-      client.connect(connectQuery(this.#options.size()));
+      client.connect(connectData(this.#options.size(), ticket));
     } catch (thrown) {
       // Client.connect rethrows a Guacamole.Status when the tunnel cannot even start.
       const status = thrown as Partial<StatusLike> | null;
@@ -219,15 +282,22 @@ export class GuacSession<C extends SessionClient> {
     if (attempt.ended || attempt !== this.#attempt) return;
     this.#teardown(attempt);
     if (!this.#running) return;
+    this.#failed(attempt.error ?? CLOSED_CLEANLY, 0);
+  }
+
+  /** Report why an attempt ended and schedule the next one (or wait for the person). */
+  #failed(error: ConnectionError, minDelayMs: number): void {
     const { events } = this.#options;
-    const error = attempt.error ?? CLOSED_CLEANLY;
     events.errorReported(error);
     if (!isRetryable(error.status)) {
       this.#gaveUp = true;
       events.connectionFailed(null);
       return;
     }
-    const delay = backoffDelay(this.#failures, this.#policy, this.#options.random);
+    const delay = Math.max(
+      minDelayMs,
+      backoffDelay(this.#failures, this.#policy, this.#options.random),
+    );
     this.#failures += 1;
     events.connectionFailed(Date.now() + delay);
     this.#retryTimer = setTimeout(() => {

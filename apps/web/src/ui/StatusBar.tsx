@@ -1,6 +1,7 @@
 // The chrome bar above the desktop: connection state with the reason for any error, the
 // desktop's size and scale, where the keyboard goes, and the person's buttons. It lives outside
-// the remote canvas so it stays usable whatever the remote desktop does.
+// the remote canvas so it stays usable whatever the remote desktop does. The signed-in person's
+// account menu sits at the right end.
 import type { ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConnection, useDisplay } from '../store/index.js';
@@ -12,9 +13,11 @@ export interface StatusBarProps {
   onFitDesktop: () => void;
   /** The person's control-plane controls (mode, Stop), shown at the right end. */
   controls?: ReactNode;
+  /** The signed-in person's name and menu, after the controls. */
+  account?: ReactNode;
 }
 
-export function StatusBar({ onReconnectNow, onFitDesktop, controls }: StatusBarProps) {
+export function StatusBar({ onReconnectNow, onFitDesktop, controls, account }: StatusBarProps) {
   const connection = useConnection(
     useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
       phase,
@@ -88,6 +91,7 @@ export function StatusBar({ onReconnectNow, onFitDesktop, controls }: StatusBarP
         Fit desktop to window
       </button>
       {controls}
+      {account}
     </header>
   );
 }

@@ -1,0 +1,77 @@
+// One page of audit entries as a table. Everything in it that people or AIs typed (names,
+// token and client names, summaries) is rendered by React as text.
+import type { AuditEntryView } from '@overlay-companion/protocol';
+import { formatDateTime, isoTime } from '../../common/time.js';
+import {
+  KIND_LABELS,
+  describeActor,
+  describeDecision,
+  describeDuration,
+  screenshotPath,
+} from './auditQuery.js';
+
+export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) {
+  if (entries.length === 0) return <p>No entries match these filters.</p>;
+  return (
+    <div className="table-scroll" tabIndex={0} role="region" aria-label="Audit entries">
+      <table className="table table--audit">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">What</th>
+            <th scope="col">Who</th>
+            <th scope="col">Details</th>
+            <th scope="col">Decision</th>
+            <th scope="col">Approved by</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Took</th>
+            <th scope="col">Screenshot</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td className="table__nowrap">
+                <time dateTime={isoTime(entry.at)}>{formatDateTime(entry.at, true)}</time>
+              </td>
+              <td>
+                {KIND_LABELS[entry.kind]}
+                {entry.tool !== null ? (
+                  <>
+                    {' '}
+                    <code>{entry.tool}</code>
+                  </>
+                ) : null}
+              </td>
+              <td>{describeActor(entry)}</td>
+              <td className="table__text">
+                {entry.summary ?? ''}
+                {entry.detail !== null ? (
+                  <span className="table__detail">{entry.detail}</span>
+                ) : null}
+              </td>
+              <td>{describeDecision(entry.decision)}</td>
+              <td>{entry.approved_by ?? '—'}</td>
+              <td>{entry.outcome ?? '—'}</td>
+              <td className="table__nowrap">{describeDuration(entry.duration_ms)}</td>
+              <td>
+                {entry.has_screenshot ? (
+                  <a
+                    href={screenshotPath(entry.id)}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    aria-label={`Screenshot of entry ${entry.id} (opens in a new tab)`}
+                  >
+                    View
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+// /config: how to connect an AI client to this bridge, and the person's API tokens (create,
+// shown once, list, revoke).
+import { API, TokenList, type CreatedToken, type TokenView } from '@overlay-companion/protocol';
+import { useState } from 'react';
+import { AnyAnswer, api } from '../../../net/api.js';
+import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
+import { CopyButton } from '../../common/CopyButton.js';
+import { errorText } from '../../common/errors.js';
+import { useLoad } from '../../common/useLoad.js';
+import { ConnectInstructions } from './ConnectInstructions.js';
+import { CreateTokenForm } from './CreateTokenForm.js';
+import { NewToken } from './NewToken.js';
+import { TokenTable } from './TokenTable.js';
+import { mcpEndpointUrl } from './clientConfig.js';
+
+/** The list, and when it was read (expiry is judged at that moment, not at each render). */
+const loadTokens = async () => ({ ...(await api.get(API.tokens, TokenList)), at: Date.now() });
+
+export function ConfigPage() {
+  const endpoint = mcpEndpointUrl(window.location.origin);
+  const tokens = useLoad(loadTokens);
+  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [revoking, setRevoking] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  const revoke = (token: TokenView) => {
+    setRevoking(token.id);
+    setActionError(null);
+    setNotice(null);
+    api.del(`${API.tokens}/${encodeURIComponent(token.id)}`, undefined, AnyAnswer).then(
+      () => {
+        setRevoking(null);
+        setNotice(`Revoked “${token.name}”.`);
+        tokens.reload();
+      },
+      (thrown: unknown) => {
+        setRevoking(null);
+        setActionError(`Could not revoke “${token.name}”: ${errorText(thrown)}`);
+      },
+    );
+  };
+
+  return (
+    <>
+      <section aria-labelledby="connect-title" className="section">
+        <h2 id="connect-title">Connect an AI client</h2>
+        <p>
+          AI clients reach this bridge over MCP (Streamable HTTP) with a token you create below.
+          Each token acts for you: its calls reach only your viewer windows, within your mode and
+          permissions.
+        </p>
+        <div className="field">
+          <span className="field__label" id="endpoint-label">
+            MCP endpoint
+          </span>
+          <div className="field__row">
+            <code className="endpoint" aria-labelledby="endpoint-label">
+              {endpoint}
+            </code>
+            <CopyButton text={endpoint} label="Copy the MCP endpoint" />
+          </div>
+        </div>
+        {created === null ? <ConnectInstructions endpoint={endpoint} idPrefix="connect" /> : null}
+        {created === null ? null : (
+          <p>The instructions, filled in with your new token, are in the box below.</p>
+        )}
+      </section>
+
+      <section aria-labelledby="tokens-title" className="section">
+        <h2 id="tokens-title">API tokens</h2>
+        {created !== null ? (
+          <NewToken created={created} endpoint={endpoint} onDone={() => setCreated(null)} />
+        ) : null}
+        <CreateTokenForm
+          onCreated={(token) => {
+            setNotice(null);
+            setCreated(token);
+            tokens.reload();
+          }}
+        />
+        <ErrorMessage message={actionError} />
+        <StatusMessage message={notice} />
+        {tokens.error !== null ? <ErrorMessage message={tokens.error} /> : null}
+        {tokens.data === undefined ? (
+          tokens.error === null ? (
+            <p role="status">Loading tokens…</p>
+          ) : null
+        ) : (
+          <TokenTable
+            tokens={tokens.data.tokens}
+            now={tokens.data.at}
+            onRevoke={revoke}
+            busyId={revoking}
+          />
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { navItems, pageFor, pageTitle } from './routes.js';
+
+describe('console routes', () => {
+  it('shows People only to admins, the viewer first', () => {
+    expect(navItems('member').map((item) => item.label)).toEqual([
+      'Viewer',
+      'Config & tokens',
+      'Settings',
+      'Audit',
+    ]);
+    expect(navItems('admin').map((item) => item.href)).toEqual([
+      '/',
+      '/config',
+      '/settings',
+      '/audit',
+      '/people',
+    ]);
+    expect(navItems('admin')[0]?.page).toBeUndefined();
+  });
+
+  it('maps paths to pages', () => {
+    expect(pageFor('/config')).toBe('config');
+    expect(pageFor('/audit/')).toBe('audit');
+    expect(pageFor('/people')).toBe('people');
+    expect(pageFor('/')).toBeNull();
+    expect(pageFor('/configx')).toBeNull();
+    expect(pageTitle('settings')).toBe('Settings');
+    expect(pageTitle(null)).toBe('Page not found');
+  });
+});

@@ -1,0 +1,84 @@
+// The account area at the right end of the viewer's status bar: the signed-in person's name
+// as a button that opens a small menu with Config & tokens, Settings, Audit and Sign out. The
+// pages open in a new tab, so this window — which may be the one executing the AI's calls and
+// showing its approvals — stays open. Escape or a click elsewhere closes the menu.
+import { PAGES } from '@overlay-companion/protocol';
+import { useEffect, useRef, useState } from 'react';
+import { SignOutButton } from '../pages/common/SignOutButton.js';
+import { useMe } from '../pages/common/useMe.js';
+
+const LINKS = [
+  { href: PAGES.config, label: 'Config & tokens' },
+  { href: PAGES.settings, label: 'Settings' },
+  { href: PAGES.audit, label: 'Audit' },
+] as const;
+
+export function AccountMenu() {
+  const { me, error } = useMe();
+  const [open, setOpen] = useState(false);
+  const area = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!open) return undefined;
+    const onPointerDown = (event: PointerEvent) => {
+      if (!area.current?.contains(event.target as Node)) setOpen(false);
+    };
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setOpen(false);
+      button.current?.focus();
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    document.addEventListener('keydown', onKeyDown);
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown);
+      document.removeEventListener('keydown', onKeyDown);
+    };
+  }, [open]);
+
+  const name = me?.person.display_name ?? (error !== null ? 'Account' : '…');
+  return (
+    <div className="account" ref={area}>
+      <button
+        ref={button}
+        type="button"
+        className="status-bar__button account__button"
+        aria-expanded={open}
+        aria-controls="account-menu"
+        title={me ? `Signed in as ${me.person.username}` : (error ?? undefined)}
+        onClick={() => setOpen((value) => !value)}
+      >
+        <span className="visually-hidden">Account: </span>
+        <span className="account__name" data-testid="account-name">
+          {name}
+        </span>
+      </button>
+      {open ? (
+        <div id="account-menu" className="account__panel">
+          {me ? (
+            <p className="account__who">
+              Signed in as <strong>{me.person.display_name}</strong> ({me.person.username})
+            </p>
+          ) : null}
+          {error !== null ? (
+            <p className="account__error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <ul className="account__links">
+            {LINKS.map((link) => (
+              <li key={link.href}>
+                <a href={link.href} target="_blank" rel="noopener noreferrer">
+                  {link.label}
+                  <span className="visually-hidden"> (opens in a new tab)</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+          <SignOutButton className="status-bar__button account__sign-out" />
+        </div>
+      ) : null}
+    </div>
+  );
+}
