@@ -7,13 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type RunningBridge } from './server.js';
+import { startTestAccess, type TestAccess } from './testing/testAccess.js';
 
 let bridge: RunningBridge;
 let webRoot: string;
+let fixture: TestAccess;
 
 beforeAll(async () => {
   webRoot = await mkdtemp(join(tmpdir(), 'oc-guard-web-'));
+  await writeFile(join(webRoot, 'signin.html'), '<!doctype html><title>sign in</title>');
   await writeFile(join(webRoot, 'index.html'), '<!doctype html><title>viewer</title>');
+  fixture = await startTestAccess();
   bridge = await startBridge(
     {
       port: 0,
@@ -22,12 +26,13 @@ beforeAll(async () => {
       guacd: { host: '127.0.0.1', port: 9 },
       connection: { protocol: 'vnc', params: { hostname: '127.0.0.1', port: '5900' } },
     },
-    { desktop: { display: ':42' } },
+    { access: fixture.access },
   );
 });
 
 afterAll(async () => {
   await bridge.close();
+  await fixture.close();
   await rm(webRoot, { recursive: true, force: true });
 });
 
@@ -61,15 +66,15 @@ const upgrade = {
 };
 
 describe('Host and Origin guard', () => {
-  it('serves its own Host and reports the local desktop in /healthz', async () => {
+  it('serves its own Host; /healthz says only "ok"', async () => {
     const health = await get('/healthz', { Host: own() });
     expect(health.status).toBe(200);
-    expect(JSON.parse(health.body)).toMatchObject({ status: 'ok', desktop: { display: ':42' } });
-    expect((await get('/', { Host: `localhost:${bridge.port}` })).status).toBe(200);
+    expect(health.body).toBe('ok');
+    expect((await get('/signin', { Host: `localhost:${bridge.port}` })).status).toBe(200);
   });
 
   it('refuses a foreign Host on every route with a message that says what to set', async () => {
-    for (const path of ['/', '/healthz', '/index.html']) {
+    for (const path of ['/', '/healthz', '/index.html', '/signin', '/api/auth/state']) {
       const res = await get(path, { Host: `evil.example:${bridge.port}` });
       expect(res.status).toBe(403);
       expect(res.body).toContain('OC_PUBLIC_URL');
@@ -95,8 +100,19 @@ describe('Host and Origin guard', () => {
     expect(foreign.status).toBe(403);
     const rebound = await get('/tunnel', { ...upgrade, Host: 'evil.example' });
     expect(rebound.status).toBe(403);
-    // The same upgrade from the bridge's own page is accepted (101).
-    const own101 = await get('/tunnel', { ...upgrade, Host: own(), Origin: `http://${own()}` });
+    // The same upgrade from the bridge's own page, with a ticket, is accepted (101).
+    const ticket = await fixture.ticket('tunnel');
+    const own101 = await get(`/tunnel?ticket=${ticket}`, {
+      ...upgrade,
+      Host: own(),
+      Origin: `http://${own()}`,
+    });
     expect(own101.status).toBe(101);
+  });
+
+  it('refuses an upgrade without Origin (no page of ours sends one without it)', async () => {
+    const ticket = await fixture.ticket('tunnel');
+    const res = await get(`/tunnel?ticket=${ticket}`, { ...upgrade, Host: own() });
+    expect(res.status).toBe(403);
   });
 });

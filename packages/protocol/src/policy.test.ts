@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { MODES, type Mode } from './common.js';
-import { decidePolicy, isModeRaise, type PolicyDecision } from './policy.js';
+import {
+  PERMISSION_LABELS,
+  TOOL_PERMISSIONS,
+  defaultPermissions,
+  type PermissionName,
+  type Permissions,
+} from './permissions.js';
+import {
+  decideCall,
+  decideModeChange,
+  decidePolicy,
+  isModeRaise,
+  type CallPolicyInput,
+  type PolicyDecision,
+} from './policy.js';
 import { INPUT_POLICY_TOOLS, TOOL_NAMES, needsInputPolicy } from './tools/names.js';
 
 const NON_INPUT = TOOL_NAMES.filter((name) => !needsInputPolicy(name));
@@ -102,4 +116,97 @@ describe('isModeRaise', () => {
       expect(isModeRaise(from, to)).toBe(raise);
     },
   );
+});
+
+describe('decideCall (the one policy: permissions, mode, require_user_confirmation)', () => {
+  const all = defaultPermissions();
+  const decide = (over: Partial<CallPolicyInput>) =>
+    decideCall({
+      mode: 'autopilot',
+      metadata: undefined,
+      permissions: all,
+      tool: 'click_at',
+      args: {},
+      ...over,
+    });
+
+  it('agrees with the mode rule for every mode and tool when every toggle is on', () => {
+    const on = Object.fromEntries(Object.keys(all).map((k) => [k, true])) as Permissions;
+    for (const mode of MODES) {
+      for (const tool of TOOL_NAMES) {
+        expect(decide({ mode, tool, permissions: on }).decision, `${mode} ${tool}`).toBe(
+          decidePolicy(mode, undefined, tool),
+        );
+      }
+    }
+  });
+
+  it.each(Object.entries(TOOL_PERMISSIONS))(
+    '%s is denied whatever the mode when its toggle (%s) is off, naming the toggle',
+    (tool, permission) => {
+      const off = { ...all, [permission]: false };
+      for (const mode of MODES) {
+        const verdict = decide({ mode, tool, permissions: off });
+        expect(verdict).toMatchObject({ decision: 'deny', by: 'permission', permission });
+        if (verdict.decision === 'deny') {
+          expect(verdict.message).toContain(PERMISSION_LABELS[permission as PermissionName]);
+        }
+      }
+    },
+  );
+
+  it('clipboard read is off until the person turns it on (the seed: explicit permission)', () => {
+    expect(decide({ tool: 'get_clipboard' })).toMatchObject({
+      decision: 'deny',
+      permission: 'clipboard_read',
+    });
+    expect(decide({ tool: 'set_clipboard' }).decision).toBe('allow');
+  });
+
+  it('denies every tool that needs a permission while the permissions are unknown', () => {
+    for (const tool of Object.keys(TOOL_PERMISSIONS)) {
+      expect(decide({ tool, permissions: undefined }).decision, tool).toBe('deny');
+    }
+    expect(decide({ tool: 'draw_overlay', permissions: undefined }).decision).toBe('allow');
+  });
+
+  it('turns an allowed call into confirm when the AI asks for it, never the other way', () => {
+    expect(decide({ args: { require_user_confirmation: true } }).decision).toBe('confirm');
+    expect(decide({ mode: 'passive', args: { require_user_confirmation: true } }).decision).toBe(
+      'deny',
+    );
+    expect(decide({ mode: 'assist', args: { require_user_confirmation: false } }).decision).toBe(
+      'confirm',
+    );
+  });
+
+  it('denies unknown tools, including names that exist on Object.prototype', () => {
+    for (const tool of ['rm_rf', 'toString', '__proto__', 'constructor']) {
+      expect(decide({ tool }).decision, tool).toBe('deny');
+    }
+  });
+
+  it('explains a mode denial with the modes that would allow it and what the person can do', () => {
+    const verdict = decide({ mode: 'passive' });
+    expect(verdict.decision).toBe('deny');
+    if (verdict.decision === 'deny') {
+      expect(verdict.by).toBe('mode');
+      expect(verdict.message).toMatch(/not allowed in passive mode/);
+      expect(verdict.message).toMatch(/allowed in assist .*autopilot/);
+      expect(verdict.message).toMatch(/change the mode in the viewer/);
+    }
+  });
+});
+
+describe('decideModeChange', () => {
+  it('applies lowering at once for everyone, asks the person for a raise, and never lets a headless viewer raise', () => {
+    for (const from of MODES) {
+      for (const to of MODES) {
+        const raise = isModeRaise(from, to);
+        expect(decideModeChange(from, to, 'person')).toBe(raise ? 'approve' : 'apply');
+        expect(decideModeChange(from, to, 'ai')).toBe(raise ? 'approve' : 'apply');
+        expect(decideModeChange(from, to, 'headless_viewer')).toBe(raise ? 'refuse' : 'apply');
+      }
+    }
+  });
 });

@@ -7,14 +7,15 @@
 export const MAX_SUMMARY_CHARS = 1000;
 
 /** Argument fields that carry what the person (or the AI for them) typed or copied. */
-const TEXT_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  type_text: ['text'],
-  set_clipboard: ['text'],
-};
+const TEXT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
+  ['type_text', ['text']],
+  ['set_clipboard', ['text']],
+]);
 
 export function summarizeArgs(tool: string, args: unknown, keepText: boolean): string {
   let value = args;
-  const fields = TEXT_FIELDS[tool];
+  // A Map, not an object: the tool name comes from the AI, and "toString" must find nothing.
+  const fields = TEXT_FIELDS.get(tool);
   if (!keepText && fields !== undefined && typeof args === 'object' && args !== null) {
     const copy: Record<string, unknown> = { ...(args as Record<string, unknown>) };
     for (const field of fields) {

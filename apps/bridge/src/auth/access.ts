@@ -25,6 +25,8 @@ export interface AccessOptions {
   throttle?: ThrottleLimits;
   /** Addresses of reverse proxies whose X-Forwarded-For names the real client (OC_TRUSTED_PROXIES). */
   trustedProxies?: readonly string[];
+  /** How long a socket ticket lives (TICKET_TTL_MS); tests shorten it. */
+  ticketTtlMs?: number;
   now?: () => number;
 }
 
@@ -48,7 +50,7 @@ export function createAccess(options: AccessOptions): Access {
   const now = options.now ?? Date.now;
   const { store, logger } = options;
   const sessions = new WebSessions(store, options.sessionLimits ?? DEFAULT_SESSION_LIMITS, now);
-  const tickets = new Tickets(undefined, now);
+  const tickets = new Tickets(options.ticketTtlMs, now);
   const sockets = new SocketRegistry();
   const audit = new AuditLog(store, logger.child({ part: 'audit' }), now);
   sessions.onEnded((idHashes, reason) => {

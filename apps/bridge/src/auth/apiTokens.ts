@@ -34,7 +34,8 @@ export function tokenHint(token: string): string {
   return `${token.slice(0, TOKEN_PREFIX.length + 4)}…`;
 }
 
-const WHERE = 'Create a token on the bridge\'s /config page (signed in) and send it as "Authorization: Bearer <token>".';
+const WHERE =
+  'Create a token on the bridge\'s /config page (signed in) and send it as "Authorization: Bearer <token>".';
 
 export class ApiTokenAuth {
   private readonly cache = new Map<string, { principal: McpPrincipal; checkedAt: number }>();
@@ -56,7 +57,8 @@ export class ApiTokenAuth {
     const hash = sha256Hex(presented);
     const cached = this.cache.get(hash);
     const now = this.now();
-    if (cached !== undefined && now - cached.checkedAt < CACHE_MS) return { ok: true, principal: cached.principal };
+    if (cached !== undefined && now - cached.checkedAt < CACHE_MS)
+      return { ok: true, principal: cached.principal };
     this.cache.delete(hash);
     const record = await this.store.tokens.byHash(hash);
     if (record === undefined) return { ok: false, message: `Wrong bearer token. ${WHERE}` };
@@ -64,7 +66,10 @@ export class ApiTokenAuth {
     if (refusal !== undefined) return { ok: false, message: refusal };
     const person = await this.store.people.byId(record.personId);
     if (person === undefined || person.disabled) {
-      return { ok: false, message: `This token's owner can no longer sign in (disabled or removed). ${WHERE}` };
+      return {
+        ok: false,
+        message: `This token's owner can no longer sign in (disabled or removed). ${WHERE}`,
+      };
     }
     const principal: McpPrincipal = {
       personId: person.id,
@@ -83,7 +88,10 @@ export class ApiTokenAuth {
   /** Forget cached lookups of one token, or of everything a person holds. */
   invalidate(match: { tokenId?: string; personId?: string }): void {
     for (const [hash, entry] of this.cache) {
-      if (entry.principal.tokenId === match.tokenId || entry.principal.personId === match.personId) {
+      if (
+        entry.principal.tokenId === match.tokenId ||
+        entry.principal.personId === match.personId
+      ) {
         this.cache.delete(hash);
       }
     }
@@ -94,12 +102,18 @@ export class ApiTokenAuth {
     if (admin === undefined) {
       return {
         ok: false,
-        message: 'OC_MCP_TOKEN acts for the admin, and this bridge has no admin yet. Finish setup (the link serve printed, or OC_ADMIN_USER/OC_ADMIN_PASSWORD), then retry.',
+        message:
+          'OC_MCP_TOKEN acts for the admin, and this bridge has no admin yet. Finish setup (the link serve printed, or OC_ADMIN_USER/OC_ADMIN_PASSWORD), then retry.',
       };
     }
     return {
       ok: true,
-      principal: { personId: admin.id, personName: admin.displayName, tokenId: 'env', tokenName: 'OC_MCP_TOKEN' },
+      principal: {
+        personId: admin.id,
+        personName: admin.displayName,
+        tokenId: 'env',
+        tokenName: 'OC_MCP_TOKEN',
+      },
     };
   }
 }

@@ -15,6 +15,10 @@ export function clientAddress(c: Context, trustedProxies: readonly string[]): st
   if (!trustedProxies.includes(normalized)) return normalized;
   // The last hop the trusted proxy appended is the client it saw.
   const forwarded = c.req.header('x-forwarded-for');
-  const last = forwarded?.split(',').map((part) => part.trim()).filter(Boolean).pop();
+  const last = forwarded
+    ?.split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .pop();
   return last === undefined || last.length > 64 ? normalized : last;
 }

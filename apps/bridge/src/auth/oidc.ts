@@ -40,14 +40,23 @@ export function oidcConfigFromEnv(env: NodeJS.ProcessEnv): OidcConfig | undefine
   try {
     issuer = new URL(issuerText);
   } catch {
-    throw new ConfigError(`OC_OIDC_ISSUER must be a URL such as https://id.example.org/, got "${issuerText}".`);
+    throw new ConfigError(
+      `OC_OIDC_ISSUER must be a URL such as https://id.example.org/, got "${issuerText}".`,
+    );
   }
-  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname))) {
-    throw new ConfigError('OC_OIDC_ISSUER must use https (plain http is accepted only for a provider on loopback, for testing).');
+  if (
+    issuer.protocol !== 'https:' &&
+    !(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname))
+  ) {
+    throw new ConfigError(
+      'OC_OIDC_ISSUER must use https (plain http is accepted only for a provider on loopback, for testing).',
+    );
   }
   const clientId = env.OC_OIDC_CLIENT_ID?.trim();
   if (clientId === undefined || clientId === '') {
-    throw new ConfigError('OC_OIDC_CLIENT_ID is required with OC_OIDC_ISSUER: the client id registered at the provider.');
+    throw new ConfigError(
+      'OC_OIDC_CLIENT_ID is required with OC_OIDC_ISSUER: the client id registered at the provider.',
+    );
   }
   return {
     issuer,
@@ -78,7 +87,8 @@ export interface OidcClaims {
   preferredUsername?: string;
 }
 
-export type OidcOutcome = { ok: true; person: PersonRecord; next: string } | { ok: false; message: string };
+export type OidcOutcome =
+  { ok: true; person: PersonRecord; next: string } | { ok: false; message: string };
 
 export class OidcSignIn {
   private configuration: Promise<Configuration> | undefined;
@@ -126,14 +136,24 @@ export class OidcSignIn {
     const flow = this.flows.get(state);
     this.flows.delete(state);
     if (flow === undefined || flow.expiresAt <= this.now()) {
-      return { ok: false, message: 'This sign-in attempt expired or was already used. Start again from the sign-in page.' };
+      return {
+        ok: false,
+        message:
+          'This sign-in attempt expired or was already used. Start again from the sign-in page.',
+      };
     }
     if (browserKey === undefined || !secretsEqual(browserKey, flow.browserKey)) {
-      return { ok: false, message: 'This sign-in was started in another browser. Start again from the sign-in page.' };
+      return {
+        ok: false,
+        message: 'This sign-in was started in another browser. Start again from the sign-in page.',
+      };
     }
     const providerError = callbackUrl.searchParams.get('error');
     if (providerError !== null) {
-      return { ok: false, message: `The identity provider refused the sign-in (${providerError.slice(0, 100)}).` };
+      return {
+        ok: false,
+        message: `The identity provider refused the sign-in (${providerError.slice(0, 100)}).`,
+      };
     }
     let claims: OidcClaims;
     try {
@@ -150,7 +170,9 @@ export class OidcSignIn {
         emailVerified: c.email_verified === true,
         ...(typeof c.email === 'string' ? { email: c.email } : {}),
         ...(typeof c.name === 'string' ? { name: c.name } : {}),
-        ...(typeof c.preferred_username === 'string' ? { preferredUsername: c.preferred_username } : {}),
+        ...(typeof c.preferred_username === 'string'
+          ? { preferredUsername: c.preferred_username }
+          : {}),
       };
     } catch (err) {
       return {
@@ -167,12 +189,18 @@ export class OidcSignIn {
     if (person === undefined && claims.emailVerified && claims.email !== undefined) {
       const byEmail = await this.store.people.byUsername(claims.email);
       if (byEmail !== undefined && byEmail.oidcSubject === null) {
-        person = await this.store.people.update(byEmail.id, { oidcIssuer: issuer, oidcSubject: claims.sub });
+        person = await this.store.people.update(byEmail.id, {
+          oidcIssuer: issuer,
+          oidcSubject: claims.sub,
+        });
       }
     }
     if (person === undefined && this.config.autoCreate) {
       person = await this.store.people.add({
-        username: (claims.emailVerified ? claims.email : undefined) ?? claims.preferredUsername ?? `oidc-${claims.sub}`,
+        username:
+          (claims.emailVerified ? claims.email : undefined) ??
+          claims.preferredUsername ??
+          `oidc-${claims.sub}`,
         displayName: claims.name ?? claims.preferredUsername ?? claims.email ?? claims.sub,
         passwordHash: null,
         role: 'member',
@@ -183,7 +211,8 @@ export class OidcSignIn {
     if (person === undefined) {
       return {
         ok: false,
-        message: 'Your identity provider account is not known here. Ask an admin to add you with your email address as the username.',
+        message:
+          'Your identity provider account is not known here. Ask an admin to add you with your email address as the username.',
       };
     }
     if (person.disabled) return { ok: false, message: 'This account is disabled. Ask an admin.' };

@@ -11,7 +11,10 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /** True when `password` matches `stored`; false for a missing hash (after the same work). */
-export async function verifyPassword(stored: string | null | undefined, password: string): Promise<boolean> {
+export async function verifyPassword(
+  stored: string | null | undefined,
+  password: string,
+): Promise<boolean> {
   if (stored === null || stored === undefined) {
     dummyHash ??= hash('overlay-companion: no such person');
     await verify(await dummyHash, password).catch(() => false);

@@ -20,7 +20,8 @@ interface SourceState {
   bannedUntil: number;
 }
 
-export type ThrottleCheck = { banned: false } | { banned: true; until: number; retryAfterMs: number };
+export type ThrottleCheck =
+  { banned: false } | { banned: true; until: number; retryAfterMs: number };
 
 export class SignInThrottle {
   private readonly sources = new Map<string, SourceState>();
@@ -41,7 +42,10 @@ export class SignInThrottle {
   failed(source: string): ThrottleCheck {
     const now = this.now();
     let state = this.sources.get(source);
-    if (state === undefined || (state.bannedUntil <= now && now - state.since > this.limits.banMs)) {
+    if (
+      state === undefined ||
+      (state.bannedUntil <= now && now - state.since > this.limits.banMs)
+    ) {
       state = { failures: 0, since: now, bannedUntil: 0 };
     }
     state.failures += 1;

@@ -44,7 +44,8 @@ export class Tickets {
   issue(claims: TicketClaims): IssueResult {
     this.sweep();
     let outstanding = 0;
-    for (const entry of this.entries.values()) if (entry.personId === claims.personId) outstanding += 1;
+    for (const entry of this.entries.values())
+      if (entry.personId === claims.personId) outstanding += 1;
     if (outstanding >= MAX_OUTSTANDING_PER_PERSON) {
       return {
         ok: false,
@@ -90,7 +91,8 @@ export class Tickets {
   /** Drops every unused ticket of these sessions (sign-out). */
   revokeSessions(idHashes: readonly string[]): void {
     const ended = new Set(idHashes);
-    for (const [key, entry] of this.entries) if (ended.has(entry.sessionIdHash)) this.entries.delete(key);
+    for (const [key, entry] of this.entries)
+      if (ended.has(entry.sessionIdHash)) this.entries.delete(key);
   }
 
   get size(): number {

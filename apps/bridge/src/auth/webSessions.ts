@@ -103,7 +103,8 @@ export class WebSessions {
 
   /** The signed-in person behind a cookie value, or undefined (unknown, expired, disabled). */
   async resolve(cookieValue: string | undefined): Promise<SignedIn | undefined> {
-    if (cookieValue === undefined || cookieValue === '' || cookieValue.length > 200) return undefined;
+    if (cookieValue === undefined || cookieValue === '' || cookieValue.length > 200)
+      return undefined;
     const idHash = sha256Hex(cookieValue);
     const session = this.headless.get(idHash) ?? (await this.fromStore(idHash));
     if (session === undefined) return undefined;

@@ -71,13 +71,12 @@ function jsonOnly(): MiddlewareHandler<BridgeEnv> {
     if (!STATE_CHANGING.has(c.req.method)) return next();
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     // A DELETE without a body needs no type; anything carrying a body must be JSON.
-    const hasBody = c.req.method !== 'DELETE' || c.req.header('content-length') !== undefined || c.req.header('transfer-encoding') !== undefined;
+    const hasBody =
+      c.req.method !== 'DELETE' ||
+      c.req.header('content-length') !== undefined ||
+      c.req.header('transfer-encoding') !== undefined;
     if (hasBody && type !== 'application/json') {
-      return apiError(
-        c,
-        415,
-        'Send this request as JSON, with "Content-Type: application/json".',
-      );
+      return apiError(c, 415, 'Send this request as JSON, with "Content-Type: application/json".');
     }
     return next();
   };

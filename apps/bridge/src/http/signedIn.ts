@@ -52,6 +52,7 @@ function csrfGuard(): MiddlewareHandler<BridgeEnv> {
         c,
         403,
         `Missing or wrong ${CSRF_HEADER} header: reload the page (it reads the token from GET /api/me).`,
+        { field: CSRF_HEADER },
       );
     }
     return next();

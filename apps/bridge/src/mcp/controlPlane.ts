@@ -14,7 +14,14 @@ import type { BoundAddress } from '../auth/hostGuard.js';
 import { openableHost } from '../auth/loopback.js';
 import type { UpgradeHandler } from '../http/upgradeRouter.js';
 import type { BridgeEnv } from '../http/env.js';
-import { RATE_LIMITS, SessionRateLimiter, SharedRateLimits, type BucketLimit } from '../policy/rateLimit.js';
+import {
+  RATE_LIMITS,
+  SHARED_RATE_LIMITS,
+  SessionRateLimiter,
+  SharedRateLimits,
+  type BucketLimit,
+  type SharedLimits,
+} from '../policy/rateLimit.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
@@ -44,7 +51,10 @@ export interface ControlPlaneOptions {
   initialMode?: Mode | undefined;
   /** OC_PUBLIC_URL: the address people use, shown in guidance. */
   publicUrl?: string | undefined;
+  /** Per-session limits (RATE_LIMITS by default). */
   rateLimits?: { all: BucketLimit; input: BucketLimit };
+  /** Limits shared by a token's sessions and a person's tokens (SHARED_RATE_LIMITS by default). */
+  sharedRateLimits?: SharedLimits;
   sessionIdleMs?: number;
 }
 
@@ -83,7 +93,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     access,
     logger: logger.child({ part: 'viewer-socket' }),
   });
-  const limits = new SharedRateLimits();
+  const limits = new SharedRateLimits(options.sharedRateLimits ?? SHARED_RATE_LIMITS);
   const toolList = buildToolList(bridgeTools);
 
   const createSession: ConstructorParameters<typeof McpSessions>[0]['createSession'] = async ({

@@ -98,7 +98,7 @@ describe('event interest', () => {
   });
 
   it('tells a newly connected viewer right after hello that nobody wants events', async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     const v = await viewer();
     await expectInterest([v], []);
     expect(v.received.slice(0, 2).map((m) => m.type)).toEqual(['hello', 'event_interest']);
@@ -106,7 +106,7 @@ describe('event interest', () => {
   });
 
   it('tells every viewer the union over all sessions as subscriptions come and go', async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     const control = await viewer();
     const mirror = await viewer();
     expect([control.hello.role, mirror.hello.role]).toEqual(['control', 'mirror']);
@@ -139,7 +139,7 @@ describe('event interest', () => {
   });
 
   it('shrinks the union when a subscription is dropped by unsubscribe_events', async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     const v = await viewer();
     const a = await client();
     await subscribe(a.client, ['mouse_click']);
@@ -150,7 +150,7 @@ describe('event interest', () => {
   });
 
   it('shrinks the union when a session expires', async () => {
-    bridge = await startTestBridge({ sessionIdleMs: 200 });
+    bridge = await startTestBridge({ sessionIdleMs: 200, permissions: { read_key_events: true } });
     const v = await viewer();
     const a = await client();
     await subscribe(a.client, ['screen_change']);
@@ -161,7 +161,7 @@ describe('event interest', () => {
   });
 
   it('tells a late-connecting viewer, and a mirror promoted to control, the current union', async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     const a = await client();
     await subscribe(a.client, ['key_press', 'mouse_move']);
     const control = await viewer();
@@ -185,7 +185,7 @@ describe('event interest', () => {
   });
 
   it('drops events of types nobody subscribed to: they never reach a session or get_events', async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     const v = await viewer();
     const forwarded: UiEvent[] = [];
     const stopListening = bridge.adminPlane.hub.listen({ event: (e) => forwarded.push(e) });

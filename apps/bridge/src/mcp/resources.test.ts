@@ -22,7 +22,7 @@ describe('resources', () => {
   const updates: string[] = [];
 
   beforeAll(async () => {
-    bridge = await startTestBridge();
+    bridge = await startTestBridge({ permissions: { read_key_events: true } });
     viewer = await ScriptedViewer.connect(bridge);
     viewer.on('take_screenshot', { result: screenshotResult() });
     ({ client } = await connectClient(bridge));

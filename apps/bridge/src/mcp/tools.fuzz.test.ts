@@ -207,12 +207,16 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
 
   beforeAll(async () => {
     // Generous limits: the fuzz is about arguments, and rate_limited answers would hide them.
+    const unlimited = {
+      all: { ratePerSecond: 1e6, burst: 1e6 },
+      input: { ratePerSecond: 1e6, burst: 1e6 },
+    };
     bridge = await startTestBridge({
       initialMode: 'autopilot',
-      rateLimits: {
-        all: { ratePerSecond: 1e6, burst: 1e6 },
-        input: { ratePerSecond: 1e6, burst: 1e6 },
-      },
+      rateLimits: unlimited,
+      sharedRateLimits: { token: unlimited, person: unlimited },
+      // Every toggle on: the fuzz is about arguments, and permission_denied would hide them.
+      permissions: { clipboard_read: true, read_key_events: true },
     });
     viewer = await ScriptedViewer.connect(bridge);
     for (const name of TOOL_NAMES) {

@@ -93,17 +93,22 @@ export class SessionRateLimiter {
  * Limits above the session's: every session of one token, and every token of one person, share
  * one budget each, so opening more sessions (or more tokens) never buys more calls.
  */
-export const SHARED_RATE_LIMITS = {
+export interface SharedLimits {
+  token: { all: BucketLimit; input: BucketLimit };
+  person: { all: BucketLimit; input: BucketLimit };
+}
+
+export const SHARED_RATE_LIMITS: SharedLimits = {
   token: { all: { ratePerSecond: 1000, burst: 2000 }, input: { ratePerSecond: 20, burst: 40 } },
   person: { all: { ratePerSecond: 1500, burst: 3000 }, input: { ratePerSecond: 30, burst: 60 } },
-} as const satisfies Record<string, { all: BucketLimit; input: BucketLimit }>;
+};
 
 /** Per-token and per-person limiters, made on first use. */
 export class SharedRateLimits {
   private readonly byToken = new Map<string, SessionRateLimiter>();
   private readonly byPerson = new Map<string, SessionRateLimiter>();
 
-  constructor(private readonly limits: typeof SHARED_RATE_LIMITS = SHARED_RATE_LIMITS) {}
+  constructor(private readonly limits: SharedLimits = SHARED_RATE_LIMITS) {}
 
   /**
    * Checks the token's and the person's budgets; takes from both or from neither. The session's

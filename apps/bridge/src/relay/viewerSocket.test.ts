@@ -1,6 +1,7 @@
 // The /ws/viewer control channel against a real bridge: tickets, Origin, roles and promotion,
 // overlay relay to mirrors, request_sync forwarding, and bad frames. Viewers are SCRIPTED
 // VIEWERS (test ws clients speaking the protocol).
+import { PROTOCOL_VERSION } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
@@ -18,7 +19,7 @@ const OVERLAY = {
 describe('viewer control channel', () => {
   let bridge: TestBridge;
   beforeAll(async () => {
-    bridge = await startTestBridge({ ticketTtlMs: 300 });
+    bridge = await startTestBridge({ access: { ticketTtlMs: 300 } });
   });
   afterAll(async () => {
     await bridge.close();
@@ -28,32 +29,33 @@ describe('viewer control channel', () => {
     const viewer = await ScriptedViewer.connect(bridge);
     expect(viewer.received[0]).toMatchObject({
       type: 'hello',
-      protocol_version: 1,
+      protocol_version: PROTOCOL_VERSION,
       mode: 'assist',
       role: 'control',
+      headless: false,
     });
     await viewer.close();
   });
 
   it('accepts a ticket once, and never after it expired', async () => {
-    const ticket = await ScriptedViewer.ticket(bridge.url);
+    const ticket = await bridge.ticket();
     const first = await ScriptedViewer.connectWithTicket(bridge.url, ticket);
     await expect(ScriptedViewer.connectWithTicket(bridge.url, ticket)).rejects.toThrow(
       /401.*ticket/,
     );
     await first.close();
-    const stale = await ScriptedViewer.ticket(bridge.url);
+    const stale = await bridge.ticket();
     await new Promise((r) => setTimeout(r, 400));
     await expect(ScriptedViewer.connectWithTicket(bridge.url, stale)).rejects.toThrow(/401/);
     await expect(ScriptedViewer.connectWithTicket(bridge.url, 'made-up')).rejects.toThrow(/401/);
   });
 
   it('checks Origin on the upgrade', async () => {
-    const ticket = await ScriptedViewer.ticket(bridge.url);
+    const ticket = await bridge.ticket();
     await expect(
       ScriptedViewer.connectWithTicket(bridge.url, ticket, { origin: 'http://evil.example' }),
     ).rejects.toThrow(/403.*Forbidden Origin/);
-    const again = await ScriptedViewer.ticket(bridge.url);
+    const again = await bridge.ticket();
     const ok = await ScriptedViewer.connectWithTicket(bridge.url, again, {
       origin: new URL(bridge.url).origin,
     });

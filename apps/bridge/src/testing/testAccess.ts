@@ -20,6 +20,7 @@ export interface TestAccess {
   dataDir: string;
   store: Store;
   access: Access;
+  /** The admin (a placeholder record that is not stored when started with `admin: false`). */
   admin: PersonRecord;
   /** A ticket for the admin on a fresh in-process sign-in session (no HTTP involved). */
   ticket(socket: TicketSocket, personId?: string): Promise<string>;
@@ -27,18 +28,27 @@ export interface TestAccess {
 }
 
 export async function startTestAccess(
-  options: Partial<Omit<AccessOptions, 'store' | 'logger'>> & { logger?: AccessOptions['logger'] } = {},
+  options: Partial<Omit<AccessOptions, 'store' | 'logger'>> & {
+    logger?: AccessOptions['logger'];
+    /** false: a bridge on its first run (no admin yet). */
+    admin?: boolean;
+  } = {},
 ): Promise<TestAccess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-bridge-test-'));
   const store = await openStore({ dataDir });
   adminHash ??= hashPassword(ADMIN_PASSWORD);
-  const admin = await store.people.add({
+  const adminRecord = {
     username: ADMIN_USERNAME,
     displayName: 'Ada Admin',
     passwordHash: await adminHash,
-    role: 'admin',
-  });
-  const access = createAccess({ ...options, store, logger: options.logger ?? silentLogger() });
+    role: 'admin' as const,
+  };
+  const admin: PersonRecord =
+    options.admin === false
+      ? { id: 'p_none', ...adminRecord, disabled: false, oidcIssuer: null, oidcSubject: null, createdAt: 0, updatedAt: 0 }
+      : await store.people.add(adminRecord);
+  const { admin: _admin, ...accessOptions } = options;
+  const access = createAccess({ ...accessOptions, store, logger: options.logger ?? silentLogger() });
   return {
     dataDir,
     store,

@@ -25,9 +25,18 @@ describe('describeConfirmation', () => {
     expect(describeConfirmation({ kind: 'type', text: 'plain' }).facts).toHaveLength(1);
   });
 
-  it('says from which mode to which', () => {
-    expect(describeConfirmation({ kind: 'mode', from: 'assist', to: 'autopilot' }).facts[0]).toBe(
-      'From assist to autopilot.',
-    );
+  it('says from which mode to which, and who asked', () => {
+    expect(
+      describeConfirmation({ kind: 'mode', from: 'assist', to: 'autopilot', requestedBy: 'ai' })
+        .facts[0],
+    ).toBe('The AI asks to go from assist to autopilot.');
+    const mine = describeConfirmation({
+      kind: 'mode',
+      from: 'passive',
+      to: 'composing',
+      requestedBy: 'person',
+    });
+    expect(mine.title).toBe('Confirm: switch to composing');
+    expect(mine.facts[0]).toMatch(/^You chose composing \(from passive\)/);
   });
 });

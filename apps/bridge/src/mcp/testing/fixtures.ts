@@ -6,9 +6,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { PermissionsPatch } from '@overlay-companion/protocol';
+import type { Logger } from 'pino';
 import { tokenHint } from '../../auth/apiTokens.js';
 import { sha256Hex } from '../../auth/secrets.js';
 import type { AccessOptions } from '../../auth/access.js';
+import type { ConnectionConfig, GuacdAddress } from '../../config.js';
 import type { PersonRecord } from '../../store/types.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
@@ -51,11 +54,18 @@ export async function startTestBridge(
   options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> & {
     host?: string;
     access?: Partial<Omit<AccessOptions, 'store' | 'logger'>>;
+    /** Toggles of the admin to set before anything connects (clipboard read and key presses start off). */
+    permissions?: PermissionsPatch;
+    /** Where the bridge writes its log (the access layer's and the bridge's); silent by default. */
+    logger?: Logger;
+    /** A real desktop behind a gateway for tests that keep tunnels open; none by default. */
+    desktop?: { guacd: GuacdAddress; connection: ConnectionConfig };
   } = {},
 ): Promise<TestBridge> {
-  const { host, access: accessOptions, ...rest } = options;
-  const fixture = await startTestAccess(accessOptions);
+  const { host, access: accessOptions, permissions, logger, desktop, ...rest } = options;
+  const fixture = await startTestAccess({ ...accessOptions, ...(logger ? { logger } : {}) });
   const { access, admin, dataDir, store } = fixture;
+  if (permissions !== undefined) await store.permissions.update(admin.id, permissions);
   for (const [name, secret] of [
     ['test token', TOKEN],
     ['other test token', OTHER_TOKEN],
@@ -78,11 +88,12 @@ export async function startTestBridge(
         port: 0,
         dataDir,
         webRoot: join(dataDir, 'no-web-build'),
-        // Nothing listens here; the tunnel is not used by these tests.
-        guacd: { host: '127.0.0.1', port: 9 },
-        connection: { protocol: 'vnc', params: {} },
+        // Nothing listens here unless a test brings a desktop: most never open a tunnel.
+        guacd: desktop?.guacd ?? { host: '127.0.0.1', port: 9 },
+        connection: desktop?.connection ?? { protocol: 'vnc', params: {} },
       },
       { access, ...rest },
+      logger ? { logger } : {},
     );
   } catch (err) {
     await fixture.close();

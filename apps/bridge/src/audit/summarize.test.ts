@@ -1,0 +1,36 @@
+// Audit summaries: typed text and clipboard contents redacted unless the person keeps them,
+// bounded length, and tool names from the AI never reach Object.prototype.
+import { describe, expect, it } from 'vitest';
+import { MAX_SUMMARY_CHARS, summarizeArgs } from './summarize.js';
+
+describe('summarizeArgs', () => {
+  it('redacts what was typed or put on the clipboard, keeping its length', () => {
+    expect(
+      summarizeArgs('type_text', { text: 'hunter2 secret', typing_speed_wpm: 60 }, false),
+    ).toBe('{"text":"[redacted: 14 characters]","typing_speed_wpm":60}');
+    expect(summarizeArgs('set_clipboard', { text: 'pässwörd' }, false)).toBe(
+      '{"text":"[redacted: 8 characters]"}',
+    );
+  });
+
+  it('keeps the text when the person chose to', () => {
+    expect(summarizeArgs('type_text', { text: 'hello' }, true)).toBe('{"text":"hello"}');
+  });
+
+  it('summarizes other tools as they are, cut to a bounded length', () => {
+    expect(summarizeArgs('click_at', { x: 1, y: 2 }, false)).toBe('{"x":1,"y":2}');
+    const long = summarizeArgs(
+      'batch_overlay',
+      { overlays: new Array(5000).fill({ x: 1 }) },
+      false,
+    );
+    expect(long.length).toBeLessThan(MAX_SUMMARY_CHARS + 50);
+    expect(long).toMatch(/more characters\]$/);
+  });
+
+  it('treats names that exist on Object.prototype as ordinary unknown tools', () => {
+    for (const tool of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
+      expect(summarizeArgs(tool, { a: 1 }, false)).toBe('{"a":1}');
+    }
+  });
+});
