@@ -23,9 +23,14 @@ function filterFrom(c: Context<BridgeEnv>): FilterResult {
     const field = parsed.error.issues[0]?.path.join('.');
     return {
       ok: false,
-      response: apiError(c, 400, `Invalid audit query: ${parsed.error.issues[0]?.message ?? 'bad value'}.`, {
-        ...(field ? { field } : {}),
-      }),
+      response: apiError(
+        c,
+        400,
+        `Invalid audit query: ${parsed.error.issues[0]?.message ?? 'bad value'}.`,
+        {
+          ...(field ? { field } : {}),
+        },
+      ),
     };
   }
   const q = parsed.data;
@@ -86,9 +91,12 @@ export function mountAuditRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const signedIn = c.get('signedIn');
     if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
     const id = Number(c.req.param('id'));
-    if (!Number.isSafeInteger(id) || id < 1) return apiError(c, 400, 'The entry id must be a number.');
+    if (!Number.isSafeInteger(id) || id < 1)
+      return apiError(c, 400, 'The entry id must be a number.');
     const [entry] = await store.audit.query({ before: id + 1, limit: 1 });
-    const mine = entry !== undefined && entry.id === id &&
+    const mine =
+      entry !== undefined &&
+      entry.id === id &&
       (signedIn.person.role === 'admin' || entry.personId === signedIn.person.id);
     const shot = mine ? await store.audit.screenshot(id) : undefined;
     if (shot === undefined) return apiError(c, 404, 'No screenshot kept for this entry.');

@@ -113,7 +113,8 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   app.post(API.signIn, async (c) => {
     const source = clientAddress(c, access.trustedProxies);
     const ban = access.throttle.check(source);
-    if (ban.banned) return apiError(c, 429, banMessage(ban.until), { retryAfterMs: ban.retryAfterMs });
+    if (ban.banned)
+      return apiError(c, 429, banMessage(ban.until), { retryAfterMs: ban.retryAfterMs });
     const body = await parseJsonBody(c, SignInRequest);
     if (!body.ok) return body.response;
     const person = await store.people.byUsername(body.value.username.trim());
@@ -128,7 +129,8 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         detail: `from ${source}`,
       });
       const now = access.throttle.failed(source);
-      if (now.banned) return apiError(c, 429, banMessage(now.until), { retryAfterMs: now.retryAfterMs });
+      if (now.banned)
+        return apiError(c, 429, banMessage(now.until), { retryAfterMs: now.retryAfterMs });
       return apiError(c, 401, 'Wrong username or password.');
     }
     access.throttle.succeeded(source);

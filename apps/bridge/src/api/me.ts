@@ -32,7 +32,11 @@ export function mountMeRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (!body.ok) return body.response;
     const person = signedIn.person;
     if (person.passwordHash === null) {
-      return apiError(c, 409, 'You sign in with OpenID Connect and have no password here to change.');
+      return apiError(
+        c,
+        409,
+        'You sign in with OpenID Connect and have no password here to change.',
+      );
     }
     if (!(await verifyPassword(person.passwordHash, body.value.current_password))) {
       return apiError(c, 403, 'The current password is wrong.', { field: 'current_password' });

@@ -45,13 +45,15 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   app.post(API.people, async (c) => {
     const admin = c.get('signedIn');
     const body = await parseJsonBody(c, AddPersonRequest);
-    if (!body.ok || admin === undefined) return body.ok ? apiError(c, 401, 'Sign in first.') : body.response;
+    if (!body.ok || admin === undefined)
+      return body.ok ? apiError(c, 401, 'Sign in first.') : body.response;
     let person: PersonRecord;
     try {
       person = await store.people.add({
         username: body.value.username,
         displayName: body.value.display_name ?? body.value.username,
-        passwordHash: body.value.password === undefined ? null : await hashPassword(body.value.password),
+        passwordHash:
+          body.value.password === undefined ? null : await hashPassword(body.value.password),
         role: body.value.role,
       });
     } catch (err) {
@@ -81,7 +83,11 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const change = body.value;
     const losesAdmin = change.role === 'member' || change.disabled === true;
     if (losesAdmin && (await lastAdmin(person))) {
-      return apiError(c, 409, `${person.username} is the last active admin; make someone else an admin first.`);
+      return apiError(
+        c,
+        409,
+        `${person.username} is the last active admin; make someone else an admin first.`,
+      );
     }
     const patch: PersonPatch = {};
     if (change.display_name !== undefined) patch.displayName = change.display_name;
@@ -111,7 +117,11 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const person = await store.people.byId(c.req.param('id'));
     if (person === undefined) return apiError(c, 404, 'No such person; reload the list.');
     if (await lastAdmin(person)) {
-      return apiError(c, 409, `${person.username} is the last active admin; make someone else an admin first.`);
+      return apiError(
+        c,
+        409,
+        `${person.username} is the last active admin; make someone else an admin first.`,
+      );
     }
     await cutOff(person, 'an admin removed the account');
     await store.people.remove(person.id);

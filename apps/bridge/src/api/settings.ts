@@ -54,7 +54,9 @@ export function mountSettingsRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     return c.json({
       layouts: layouts.flatMap((l) => {
         const parsed = MonitorLayout.safeParse(l.layout);
-        return parsed.success ? [{ name: l.name, layout: parsed.data, updated_at: l.updatedAt }] : [];
+        return parsed.success
+          ? [{ name: l.name, layout: parsed.data, updated_at: l.updatedAt }]
+          : [];
       }),
     });
   });
@@ -63,7 +65,10 @@ export function mountSettingsRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const signedIn = c.get('signedIn');
     if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
     const name = LayoutName.safeParse(c.req.param('name'));
-    if (!name.success) return apiError(c, 400, `Invalid layout name: ${name.error.issues[0]?.message ?? ''}.`, { field: 'name' });
+    if (!name.success)
+      return apiError(c, 400, `Invalid layout name: ${name.error.issues[0]?.message ?? ''}.`, {
+        field: 'name',
+      });
     const body = await parseJsonBody(c, z.strictObject({ layout: MonitorLayout }));
     if (!body.ok) return body.response;
     const existing = await store.layouts.list(signedIn.person.id);

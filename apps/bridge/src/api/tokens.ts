@@ -34,7 +34,11 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (!body.ok) return body.response;
     const person = signedIn.person;
     if ((await store.tokens.listForPerson(person.id)).length >= MAX_TOKENS_PER_PERSON) {
-      return apiError(c, 409, `You have ${MAX_TOKENS_PER_PERSON} tokens; revoke ones you no longer use first.`);
+      return apiError(
+        c,
+        409,
+        `You have ${MAX_TOKENS_PER_PERSON} tokens; revoke ones you no longer use first.`,
+      );
     }
     const secret = generateApiToken();
     const now = Date.now();
@@ -56,7 +60,10 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       tokenId: record.id,
       tokenName: record.name,
       outcome: 'ok',
-      detail: record.expiresAt === null ? 'no expiry' : `expires ${new Date(record.expiresAt).toISOString()}`,
+      detail:
+        record.expiresAt === null
+          ? 'no expiry'
+          : `expires ${new Date(record.expiresAt).toISOString()}`,
     });
     const answer: CreatedToken = { token: tokenView(record), secret };
     c.header('Cache-Control', 'no-store');
