@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // `npm test`: the whole suite in one command — type check, lint and format check, build,
 // unit and integration tests (Vitest, real Xvnc desktops), end-to-end tests (Playwright with
-// Debian's Chromium), the MCP conformance suite against the built bridge. Every step runs even
+// Debian's Chromium), the MCP conformance suite against the built bridge, and a scan of every
+// log those steps' bridges wrote for tokens and passwords. Every step runs even
 // when an earlier one failed, so one run shows everything that is wrong; the last line is the
 // plain "tests: N passed, N failed" summary.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const reportDir = mkdtempSync(join(tmpdir(), 'oc-test-'));
+// Every log the run's bridges write, and every secret its tests make, for the final log scan.
+const logDir = join(reportDir, 'logs');
+mkdirSync(logDir, { recursive: true });
+process.env.OC_TEST_LOG_DIR = logDir;
 const results = [];
 let passed = 0;
 let failed = 0;
@@ -89,6 +94,17 @@ if (wanted('conformance')) {
     'conformance',
     'node',
     ['apps/bridge/conformance/run.mjs', '--summary', file],
+    summaryCounts(file),
+  );
+}
+
+if (wanted('log-scan')) {
+  // Last: it reads what every step before it logged.
+  const file = join(reportDir, 'log-scan.json');
+  step(
+    'log-scan',
+    'node',
+    ['scripts/scanLogs.mjs', logDir, '--summary', file],
     summaryCounts(file),
   );
 }

@@ -2,6 +2,7 @@
 // POST /api/auth/signin, keep the cookie, read the CSRF token from GET /api/me — with helpers
 // that send requests as that browser (Origin, cookie, CSRF, JSON) and fetch socket tickets.
 import { API, CSRF_HEADER, type Me, type TicketSocket } from '@overlay-companion/protocol';
+import { registerSecret } from './testLogs.js';
 
 export interface BrowserSession {
   /** The bridge's base URL. */
@@ -11,7 +12,10 @@ export interface BrowserSession {
   csrf: string;
   me: Me;
   /** A request as this browser; JSON bodies are encoded, state-changing ones carry CSRF. */
-  request(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   ticket(socket?: TicketSocket): Promise<string>;
 }
 
@@ -20,7 +24,12 @@ export function originOf(baseUrl: string): string {
   return new URL(baseUrl).origin;
 }
 
-export async function signIn(baseUrl: string, username: string, password: string): Promise<BrowserSession> {
+export async function signIn(
+  baseUrl: string,
+  username: string,
+  password: string,
+): Promise<BrowserSession> {
+  registerSecret(password);
   const origin = originOf(baseUrl);
   const response = await fetch(new URL(API.signIn, baseUrl), {
     method: 'POST',
@@ -37,6 +46,7 @@ export async function signIn(baseUrl: string, username: string, password: string
 
 /** A BrowserSession for a cookie obtained some other way (e.g. minted in-process). */
 export function sessionFromCookie(baseUrl: string, cookie: string, me: Me): BrowserSession {
+  registerSecret(cookie.slice(cookie.indexOf('=') + 1), me.csrf_token);
   const origin = originOf(baseUrl);
   const session: BrowserSession = {
     url: baseUrl,
@@ -59,7 +69,9 @@ export function sessionFromCookie(baseUrl: string, cookie: string, me: Me): Brow
     ticket: async (socket = 'viewer') => {
       const answer = await session.request(API.tickets, { body: { socket } });
       if (!answer.ok) throw new Error(`ticket: ${answer.status} ${await answer.text()}`);
-      return ((await answer.json()) as { ticket: string }).ticket;
+      const { ticket } = (await answer.json()) as { ticket: string };
+      registerSecret(ticket);
+      return ticket;
     },
   };
   return session;

@@ -5,18 +5,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TicketSocket } from '@overlay-companion/protocol';
+import type { Logger } from 'pino';
 import { createAccess, type Access, type AccessOptions } from '../auth/access.js';
 import { hashPassword } from '../auth/passwords.js';
-import { silentLogger } from '../logger.js';
+import { registerSecret, testLogger } from './testLogs.js';
 import { openStore } from '../store/openStore.js';
 import type { PersonRecord, Store } from '../store/types.js';
 
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-0123456789';
+registerSecret(ADMIN_PASSWORD);
 
 let adminHash: Promise<string> | undefined;
 
 export interface TestAccess {
+  /** Where the bridge's logs go (the run's log dir when there is one, else nowhere). */
+  logger: Logger;
   dataDir: string;
   store: Store;
   access: Access;
@@ -45,11 +49,21 @@ export async function startTestAccess(
   };
   const admin: PersonRecord =
     options.admin === false
-      ? { id: 'p_none', ...adminRecord, disabled: false, oidcIssuer: null, oidcSubject: null, createdAt: 0, updatedAt: 0 }
+      ? {
+          id: 'p_none',
+          ...adminRecord,
+          disabled: false,
+          oidcIssuer: null,
+          oidcSubject: null,
+          createdAt: 0,
+          updatedAt: 0,
+        }
       : await store.people.add(adminRecord);
   const { admin: _admin, ...accessOptions } = options;
-  const access = createAccess({ ...accessOptions, store, logger: options.logger ?? silentLogger() });
+  const logger = options.logger ?? testLogger('bridge-test');
+  const access = createAccess({ ...accessOptions, store, logger });
   return {
+    logger,
     dataDir,
     store,
     access,
@@ -58,7 +72,12 @@ export async function startTestAccess(
       const person = await store.people.byId(personId);
       if (person === undefined) throw new Error(`no person ${personId}`);
       const { session } = await access.sessions.create(person, 'password', 'test');
-      const issued = access.tickets.issue({ personId, sessionIdHash: session.idHash, socket, headless: false });
+      const issued = access.tickets.issue({
+        personId,
+        sessionIdHash: session.idHash,
+        socket,
+        headless: false,
+      });
       if (!issued.ok) throw new Error(issued.message);
       return issued.ticket;
     },

@@ -14,6 +14,7 @@ import type { AccessOptions } from '../../auth/access.js';
 import type { ConnectionConfig, GuacdAddress } from '../../config.js';
 import type { PersonRecord } from '../../store/types.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
+import { registerSecret } from '../../testing/testLogs.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
 import type { ControlPlaneOptions } from '../controlPlane.js';
 import type { PersonPlane } from '../personPlanes.js';
@@ -24,6 +25,7 @@ export { ADMIN_PASSWORD, ADMIN_USERNAME };
 /** API tokens of the admin (stored hashed, like tokens made on the /config page). */
 export const TOKEN = 'test-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 export const OTHER_TOKEN = 'test-token-bbbbbbbbbbbbbbbbbbbbbbbbbbbb';
+registerSecret(TOKEN, OTHER_TOKEN);
 
 /** An initialize request as raw JSON-RPC, for tests that POST to /mcp without the SDK client. */
 export const INITIALIZE_REQUEST = {
@@ -93,7 +95,8 @@ export async function startTestBridge(
         connection: desktop?.connection ?? { protocol: 'vnc', params: {} },
       },
       { access, ...rest },
-      logger ? { logger } : {},
+      // The run's log dir gets every line (for the log scan) unless the test captures them.
+      { logger: logger ?? fixture.logger },
     );
   } catch (err) {
     await fixture.close();
