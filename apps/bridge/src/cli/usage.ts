@@ -18,18 +18,22 @@ overlay-companion serve [options]
   --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
                        credentials from OC_RDP_USER and OC_RDP_PASSWORD
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
-  --mode MODE          starting mode: passive, assist (default), composing, autopilot,
-                       custom; the person changes it in the viewer
-  --no-auth            no MCP bearer token (local testing; refused unless --host is loopback)
-  --headless-viewer    keep a headless Chromium viewer open (no person needed; approvals go
-                       to the MCP client by elicitation, else are denied); OC_CHROMIUM picks
-                       the binary (default /usr/bin/chromium)
+  --mode MODE          everyone's starting mode: passive, assist (default), composing,
+                       autopilot, custom; each person changes their own in the viewer
+  --headless-viewer    keep a headless Chromium viewer open for the admin (no person needed;
+                       approvals go to the MCP client by elicitation, else are denied);
+                       OC_CHROMIUM picks the binary (default /usr/bin/chromium)
+  Sign-in: on the first run serve prints a one-time setup link to create the admin, unless
+  OC_ADMIN_USER and OC_ADMIN_PASSWORD are set (then that admin is created). People sign in
+  at /signin; AI clients use tokens people create on /config. More variables: DATABASE_URL
+  (PostgreSQL instead of <data-dir>/overlay-companion.db), OC_PUBLIC_URL, OC_MCP_TOKEN (a
+  token that acts for the admin), OC_TRUSTED_PROXIES, OC_SESSION_IDLE_MINUTES,
+  OC_SESSION_MAX_HOURS, OC_SIGNIN_MAX_FAILURES, OC_SIGNIN_BAN_SECONDS, OC_OIDC_* (see README).
 
 overlay-companion stdio [options]
   --url URL            the bridge's MCP endpoint (default http://127.0.0.1:8080/mcp)
-  --token-file FILE    file holding the bearer token (default <data-dir>/mcp-token);
-                       OC_MCP_TOKEN wins over both
-  --data-dir DIR       the bridge's data dir, for the default token file (default ./.data)
+  --token-file FILE    file holding a token made on the bridge's /config page;
+                       OC_MCP_TOKEN wins
 
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
@@ -39,7 +43,7 @@ overlay-companion gateway [options]
   (serve does not use this: its gateway is reached only by the bridge, over a Unix socket.)
 
 Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level; logs go to stderr.
-MCP: the endpoint is /mcp (Streamable HTTP) with "Authorization: Bearer <token>"; the token
-is OC_MCP_TOKEN, or generated at first start into <data-dir>/mcp-token. OC_PUBLIC_URL is the
-address people use when a proxy sits in front (allowed as Host/Origin).
+MCP: the endpoint is /mcp (Streamable HTTP) with "Authorization: Bearer <token>", a token made
+on /config (or OC_MCP_TOKEN). OC_PUBLIC_URL is the address people use when a proxy sits in
+front (allowed as Host/Origin; https makes the sign-in cookie Secure).
 `;
