@@ -57,6 +57,26 @@ describe('compose.yaml', () => {
     expect(compose.services.guacd?.image).toMatch(/^docker\.io\/guacamole\/guacd:\d+\.\d+\.\d+$/);
   });
 
+  it('keeps the database on the internal network, and its password and URL in secrets', async () => {
+    const compose = await load();
+    expect(compose.services.postgres?.networks).toEqual(['backend']);
+    expect(compose.services.postgres?.ports).toBeUndefined();
+    expect(compose.secrets.oc_db_password?.external).toBe(true);
+    expect(compose.secrets.oc_database_url?.external).toBe(true);
+    const bridgeSecrets = JSON.stringify(compose.services.bridge?.secrets);
+    expect(bridgeSecrets).toContain('"target":"DATABASE_URL"');
+    const text = await readFile(join(here, 'compose.yaml'), 'utf8');
+    expect(text).not.toMatch(/postgres:\/\/[^"'\s]*:[^<"'\s%]+@/);
+  });
+
+  it('believes X-Forwarded-For only from the edge network where Caddy is', async () => {
+    const compose = await load();
+    const edge = (compose.networks.edge as { ipam?: { config?: Array<{ subnet?: string }> } })?.ipam
+      ?.config?.[0]?.subnet;
+    expect(edge).toBe('10.89.10.0/24');
+    expect(compose.services.bridge?.environment?.OC_TRUSTED_PROXIES).toBe(edge);
+  });
+
   it('takes the RDP password from an external secret, never from the file', async () => {
     const compose = await load();
     expect(compose.secrets.oc_rdp_password?.external).toBe(true);

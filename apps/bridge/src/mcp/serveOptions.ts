@@ -4,6 +4,7 @@
 // with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
 import { MIN_PASSWORD_LENGTH, MODES, Username, type Mode } from '@overlay-companion/protocol';
 import { MIN_ENV_TOKEN_LENGTH } from '../auth/apiTokens.js';
+import { trustedProxyList } from '../auth/clientAddress.js';
 import { oidcConfigFromEnv, type OidcConfig } from '../auth/oidc.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from '../auth/signInThrottle.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/webSessions.js';
@@ -80,14 +81,18 @@ export function parseControlPlaneFlags(
     throw new UsageError('Set both OC_ADMIN_USER and OC_ADMIN_PASSWORD, or neither.');
   }
   if (adminUser !== undefined && !Username.safeParse(adminUser).success) {
-    throw new UsageError('OC_ADMIN_USER may contain only letters, digits and . _ @ - (at most 64).');
+    throw new UsageError(
+      'OC_ADMIN_USER may contain only letters, digits and . _ @ - (at most 64).',
+    );
   }
   if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) {
     throw new UsageError(`OC_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
   const databaseUrl = env.DATABASE_URL?.trim() || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new UsageError('DATABASE_URL must be a PostgreSQL URL such as postgres://user@host:5432/db.');
+    throw new UsageError(
+      'DATABASE_URL must be a PostgreSQL URL such as postgres://user@host:5432/db.',
+    );
   }
   const idleMinutes = positiveNumber(env, 'OC_SESSION_IDLE_MINUTES');
   const maxHours = positiveNumber(env, 'OC_SESSION_MAX_HOURS');
@@ -100,7 +105,18 @@ export function parseControlPlaneFlags(
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
-  const proxies = env.OC_TRUSTED_PROXIES?.split(',').map((p) => p.trim()).filter(Boolean);
+  const proxies = env.OC_TRUSTED_PROXIES?.split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  if (proxies !== undefined) {
+    try {
+      trustedProxyList(proxies);
+    } catch (err) {
+      throw new UsageError(
+        `OC_TRUSTED_PROXIES lists addresses or CIDR ranges separated by commas (e.g. 10.89.10.0/24): ${err instanceof Error ? err.message : String(err)}.`,
+      );
+    }
+  }
   return {
     // Only present when given, so callers comparing option objects see no new keys by default.
     ...(mode === undefined ? {} : { mode: mode as Mode }),
