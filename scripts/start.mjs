@@ -108,7 +108,7 @@ function newestMtime(path) {
 function buildReason() {
   const outputs = [
     BRIDGE_MAIN,
-    join(ROOT, 'apps/web/dist/index.html'),
+    ...['index.html', 'console.html', 'signin.html'].map((page) => join(ROOT, 'apps/web/dist', page)),
     ...['guac', 'protocol', 'gateway'].map((pkg) => join(ROOT, 'packages', pkg, 'dist/index.js')),
   ];
   const missing = outputs.find((file) => !existsSync(file));
@@ -120,6 +120,8 @@ function buildReason() {
     'apps/bridge/src',
     'apps/web/src',
     'apps/web/index.html',
+    'apps/web/console.html',
+    'apps/web/signin.html',
     'public',
     'package.json',
     'tsconfig.base.json',
