@@ -9,6 +9,8 @@
 import { API, PAGES } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import { clientAddress } from '../auth/clientAddress.js';
+import { TokenBucket } from '../policy/rateLimit.js';
 import type { BridgeEnv } from '../http/env.js';
 import { safeNext } from '../http/safeNext.js';
 import { startSession } from './auth.js';
@@ -34,13 +36,43 @@ function page(title: string, body: string, refreshTo?: string): string {
 
 const BACK = `<p><a href="${PAGES.signIn}">Back to sign-in</a></p>`;
 
+/**
+ * Flows one address may start: each one holds a slot in a bounded table, so a flood from one
+ * source must not push out other people's sign-ins in progress.
+ */
+export const OIDC_START_LIMIT = { ratePerSecond: 0.5, burst: 10 };
+const MAX_LIMITED_SOURCES = 10_000;
+
 export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   const oidc = deps.oidc;
   const { access } = deps;
+  const buckets = new Map<string, TokenBucket>();
+  const startAllowed = (source: string): number => {
+    let bucket = buckets.get(source);
+    if (bucket === undefined) {
+      if (buckets.size >= MAX_LIMITED_SOURCES) buckets.clear();
+      bucket = new TokenBucket(OIDC_START_LIMIT);
+      buckets.set(source, bucket);
+    }
+    const wait = bucket.waitMs();
+    if (wait === 0) bucket.take();
+    return wait;
+  };
 
   app.get(API.oidcStart, async (c) => {
     c.header('Cache-Control', 'no-store');
     if (oidc === undefined) return c.json({ error: NOT_CONFIGURED }, 404);
+    const wait = startAllowed(clientAddress(c, access.trustedProxies));
+    if (wait > 0) {
+      c.header('Retry-After', String(Math.ceil(wait / 1000)));
+      return c.html(
+        page(
+          'Too many sign-in attempts',
+          `<p>Too many sign-ins were started from your address. Try again in ${Math.ceil(wait / 1000)} s.</p>${BACK}`,
+        ),
+        429,
+      );
+    }
     let started: { url: string; browserKey: string };
     try {
       started = await oidc.start(safeNext(c.req.query('next')), getCookie(c, FLOW_COOKIE));

@@ -68,6 +68,7 @@ async function main(argv: readonly string[]): Promise<void> {
           bridge,
           firstRun: handle.firstRun,
           envToken: command.options.mcpToken !== undefined,
+          oidc: command.options.oidc !== undefined,
         }),
       );
       out('Press Ctrl-C to stop.');

@@ -11,6 +11,8 @@ export function serveBanner(handle: {
   bridge: ControlledBridge;
   firstRun: FirstRun;
   envToken: boolean;
+  /** True when OpenID Connect sign-in is configured. */
+  oidc?: boolean;
 }): string {
   const base = handle.bridge.controlPlane.publicUrl ?? handle.bridge.url;
   const at = (path: string): string => new URL(path, base).toString();
@@ -23,7 +25,9 @@ export function serveBanner(handle: {
       );
       break;
     case 'admin-created':
-      lines.push(`  Sign in:  as ${handle.firstRun.username} (created from OC_ADMIN_USER / OC_ADMIN_PASSWORD).`);
+      lines.push(
+        `  Sign in:  as ${handle.firstRun.username} (created from OC_ADMIN_USER / OC_ADMIN_PASSWORD).`,
+      );
       break;
     case 'admin-exists':
       lines.push(`  Sign in:  at ${at(PAGES.signIn)} (admin: ${handle.firstRun.username}).`);
@@ -33,6 +37,12 @@ export function serveBanner(handle: {
     `  MCP endpoint: ${at('/mcp')} (Streamable HTTP, "Authorization: Bearer <token>")`,
     `  AI clients: create a token on ${at(PAGES.config)} (signed in); it shows the client configuration to paste.`,
   );
-  if (handle.envToken) lines.push('  OC_MCP_TOKEN is set: it works as a token that acts for the admin.');
+  if (handle.envToken)
+    lines.push('  OC_MCP_TOKEN is set: it works as a token that acts for the admin.');
+  if (handle.oidc === true) {
+    lines.push(
+      `  OpenID Connect: register ${at('/api/auth/oidc/callback')} as the redirect URI at your provider.`,
+    );
+  }
   return lines.join('\n');
 }
