@@ -1,5 +1,6 @@
 // Shared test helpers for the gateway: XWD parsing, framebuffer-vs-X-screen comparison, what a
-// process listens on (/proc), and a FAKE RFB server for hostile-server tests.
+// process listens on (/proc), a Guacamole test client, and a FAKE RFB server for hostile-server
+// tests.
 export { parseXwd, type RgbaImage } from './xwd.js';
 export {
   captureRoot,
@@ -16,3 +17,4 @@ export {
   type FakeRfbServerOptions,
 } from './fakeRfbServer.js';
 export { nextEvent, eventually } from './events.js';
+export { GuacTestClient, type GuacServerAddress, type TestClientOptions } from './guacTestClient.js';
