@@ -1,6 +1,7 @@
 // Test support: a real `ws` client speaking to /tunnel the way guacamole-common-js does, that
 // checks the tunnel's framing rules on every message it receives (whole instructions only)
 // and lets tests wait for instructions and for the close frame.
+import { request } from 'node:http';
 import { GuacParser, encodeInstructionUtf16, type GuacInstruction } from '@overlay-companion/guac';
 import { WebSocket } from 'ws';
 
@@ -133,6 +134,42 @@ export class TunnelClient {
     for (const { opcode } of this.instructions) counts.set(opcode, (counts.get(opcode) ?? 0) + 1);
     return JSON.stringify(Object.fromEntries(counts));
   }
+}
+
+/**
+ * Sends a raw WebSocket upgrade request to `path` (query included) and resolves with the HTTP
+ * status and body it was refused with; rejects if the upgrade is accepted. By default it sends
+ * the bridge's own Origin, as a page of the bridge would; `origin: null` sends none.
+ */
+export function refusedUpgrade(
+  baseUrl: string,
+  path: string,
+  options: { protocol?: string; origin?: string | null } = {},
+): Promise<{ status: number; body: string }> {
+  const origin = options.origin === undefined ? new URL(baseUrl).origin : options.origin;
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, baseUrl), {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': Buffer.from('0123456789abcdef').toString('base64'),
+        ...(options.protocol ? { 'Sec-WebSocket-Protocol': options.protocol } : {}),
+        ...(origin === null ? {} : { Origin: origin }),
+      },
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      reject(new Error('the upgrade was accepted'));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** Polls `probe` until it returns true. */

@@ -1,6 +1,7 @@
-// The tunnel end to end with real parts: a real bridge, the real embedded gateway and a real
-// Xvnc desktop (openbox + an xterm running `cat > FILE`), driven by a real `ws` client that
-// checks the framing rules on every message.
+// The tunnel end to end with real parts, wired as `serve --desktop local` wires them: a real
+// bridge with sign-in (SQLite store, an admin), the real embedded gateway on a Unix socket and a
+// real Xvnc desktop on a Unix socket (openbox + an xterm running `cat > FILE`), driven by a real
+// `ws` client with a tunnel ticket that checks the framing rules on every message.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,13 +10,14 @@ import { promisify } from 'node:util';
 import {
   startGateway,
   startLocalDesktop,
-  type Gateway,
+  type UnixGateway,
   type LocalDesktop,
 } from '@overlay-companion/gateway';
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { startBridge, type RunningBridge } from '../server.js';
+import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
 
 const run = promisify(execFile);
@@ -25,14 +27,20 @@ const KEY = { h: 0x68, i: 0x69, Return: 0xff0d };
 let workDir: string;
 let typedFile: string;
 let desktop: LocalDesktop;
-let gateway: Gateway;
+let gateway: UnixGateway;
+let fixture: TestAccess;
 let bridge: RunningBridge;
 const clients: TunnelClient[] = [];
 
 async function openTunnel(query?: string): Promise<TunnelClient> {
-  const client = await TunnelClient.open(bridge.url, query);
+  const client = await TunnelClient.open(bridge.url, await fixture.ticket('tunnel'), query);
   clients.push(client);
   return client;
+}
+
+/** The gateway's connection id behind the tunnel the browser knows by `readyId` ($<uuid>). */
+function connectionIdOf(readyId: string | undefined): string | undefined {
+  return bridge.tunnels.list().find((t) => `$${t.uuid}` === readyId)?.connectionId;
 }
 
 beforeAll(async () => {
@@ -43,22 +51,28 @@ beforeAll(async () => {
     windowManager: true,
     xterm: { command: ['sh', '-c', `cat > ${typedFile}`], geometry: '80x20+0+0' },
   });
-  gateway = await startGateway({ host: '127.0.0.1', port: 0, logger: silentLogger() });
-  bridge = await startBridge({
-    host: '127.0.0.1',
-    port: 0,
-    webRoot: workDir,
-    guacd: { host: gateway.host, port: gateway.port },
-    connection: {
-      protocol: 'vnc',
-      params: { hostname: desktop.host, port: String(desktop.port), password: 'tunnel1' },
-    },
+  gateway = await startGateway({
+    path: join(workDir, 'gateway.sock'),
+    vncUnixSockets: [desktop.rfbPath],
+    logger: silentLogger(),
   });
+  fixture = await startTestAccess();
+  bridge = await startBridge(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      webRoot: workDir,
+      guacd: { path: gateway.path },
+      connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath, password: 'tunnel1' } },
+    },
+    { access: fixture.access },
+  );
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   await bridge?.close();
+  await fixture?.close();
   await gateway?.close();
   await desktop?.stop();
   await rm(workDir, { recursive: true, force: true });
@@ -70,10 +84,16 @@ describe('the /tunnel relay', () => {
     await client.waitForOpcode('img');
     await client.waitForOpcode('sync');
     expect(client.messages[0]?.text).toMatch(UUID_MESSAGE);
+    const uuid = /^0\.,36\.(.{36});$/.exec(client.messages[0]?.text ?? '')?.[1];
     const ready = client.instructions[1];
     expect(ready?.opcode).toBe('ready');
-    expect(ready?.args[0]).toMatch(/^\$/);
-    expect(bridge.tunnels.connectionIds()).toContain(ready?.args[0]);
+    // The browser learns the tunnel's own id, never the gateway's connection id (which would
+    // let whoever reaches the gateway join the desktop).
+    expect(ready?.args[0]).toBe(`$${uuid}`);
+    const connectionId = connectionIdOf(ready?.args[0]);
+    expect(gateway.connectionIds()).toContain(connectionId);
+    expect(connectionId).not.toBe(ready?.args[0]);
+    expect(client.messages.map((m) => m.text).join('')).not.toContain(connectionId);
     expect(client.instructions.some((i) => i.opcode === 'size' && i.args[0] === '0')).toBe(true);
     expect(client.framingErrors).toEqual([]);
     // Several instructions share a message only up to the batch size.
@@ -152,7 +172,7 @@ describe('the /tunnel relay', () => {
     const ready = await client.waitForOpcode('ready');
     await client.waitForOpcode('img');
     expect(client.instructions.some((i) => i.opcode === 'error')).toBe(false);
-    expect(gateway.connectionIds()).toContain(ready.args[0]);
+    expect(gateway.connectionIds()).toContain(connectionIdOf(ready.args[0]));
     expect(client.isOpen).toBe(true);
   });
 
@@ -185,20 +205,21 @@ describe('the /tunnel relay', () => {
   it('closes the guacd connection when the browser closes its WebSocket', async () => {
     const client = await openTunnel();
     const ready = await client.waitForOpcode('ready');
-    const id = ready.args[0] as string;
+    const id = connectionIdOf(ready.args[0]);
+    expect(id).toBeDefined();
     await eventually(
-      () => gateway.connectionIds().includes(id),
+      () => gateway.connectionIds().includes(id ?? ''),
       5000,
       'gateway to list the connection',
     );
     await client.close();
     await eventually(
-      () => !gateway.connectionIds().includes(id),
+      () => !gateway.connectionIds().includes(id ?? ''),
       5000,
       'gateway to drop the connection',
     );
     await eventually(
-      () => !bridge.tunnels.connectionIds().includes(id),
+      () => !bridge.tunnels.connectionIds().includes(id ?? ''),
       5000,
       'bridge to forget the tunnel',
     );

@@ -278,6 +278,13 @@ export class TunnelSession implements RegisteredTunnel {
     if (this.ended) return;
     this.ended = true;
     this.log.info({ status, side, why: message }, 'tunnel closed');
+    if (this.browserPaused) {
+      // Reading the browser was paused for a guacd that is now gone (its 'drain' never comes):
+      // resume, or the browser's answer to our close frame is never read and its socket hangs
+      // until ws's 30 s close timeout. Messages that still arrive are dropped (ended).
+      this.browserPaused = false;
+      this.ws.resume();
+    }
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
       this.batcher.flush();
       this.ws.close(closeCodeFor(status), closeReasonFor(status, message));
