@@ -1,17 +1,21 @@
 // The `overlay-companion` command as a child process (the built CLI when it is fresh, else the
-// source through tsx; see headless/testing/cliProcess.ts): serve starts a real desktop, gateway
-// and bridge on a free port and prints the URL; SIGINT stops all of it and exits 0, leaving no
-// Xvnc behind; usage errors exit 2 with the usage text.
-import type { ChildProcess } from 'node:child_process';
+// source through tsx; see headless/testing/cliProcess.ts): serve opens its store in the data
+// dir, prints the one-time setup link (no admin yet), starts a real desktop whose VNC server and
+// X display only its owner reaches (a Unix socket, no TCP port; an X cookie), the embedded
+// gateway on a Unix socket and the bridge on a free port; SIGINT stops all of it and exits 0,
+// leaving no Xvnc behind; usage errors exit 2 with the usage text.
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type CliProcess } from '../headless/testing/cliProcess.js';
 import { eventually } from '../testing/tunnelClient.js';
 
+const run = promisify(execFile);
 let dataRoot: string;
 const children: ChildProcess[] = [];
 
@@ -20,6 +24,22 @@ function cli(args: string[]): CliProcess {
   const run = spawnCli(args);
   children.push(run.child);
   return run;
+}
+
+/** Resolves with the first bytes a Unix-socket server sends, or undefined if none answers. */
+function greeting(path: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    socket.setTimeout(5000, () => {
+      socket.destroy();
+      resolve(undefined);
+    });
+    socket.once('data', (data: Buffer) => {
+      socket.destroy();
+      resolve(data.toString('latin1'));
+    });
+    socket.once('error', () => resolve(undefined));
+  });
 }
 
 function canConnect(port: number): Promise<boolean> {
@@ -33,14 +53,22 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** True if a process whose command line contains `-rfbport <port>` is alive. */
-async function xvncAlive(port: number): Promise<boolean> {
+/** The command line (arguments) of the live Xvnc that reads its cookie from `xauthority`. */
+async function xvncFor(xauthority: string): Promise<string[] | undefined> {
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith('Xvnc\0') && cmdline.includes(`\0-rfbport\0${port}\0`)) return true;
+    if (cmdline.startsWith('Xvnc\0') && cmdline.includes(`\0-auth\0${xauthority}\0`)) {
+      return cmdline.split('\0');
+    }
   }
-  return false;
+  return undefined;
+}
+
+/** What `serve --desktop local` printed about its desktop: the display and its X cookie file. */
+function desktopLine(stdout: string): { display: number; xauthority: string } {
+  const match = /Desktop: local desktop on display :(\d+) \(XAUTHORITY=([^;\s]+);/.exec(stdout);
+  return { display: Number(match?.[1]), xauthority: match?.[2] ?? '' };
 }
 
 /** Pids of X clients (xterm, openbox) started for display `:n`, found by their environment. */
@@ -60,10 +88,17 @@ beforeAll(async () => {
   dataRoot = await mkdtemp(join(tmpdir(), 'oc-cli-'));
 });
 
-afterEach(() => {
-  // Only our own children, and only if a failed test left them running.
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+afterEach(async () => {
+  // Only our own children, and only if a failed test left them running: SIGINT first, so serve
+  // stops the desktop it started (SIGKILL would leave its Xvnc behind), SIGKILL if it hangs.
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
 });
 
 afterAll(async () => {
@@ -72,46 +107,71 @@ afterAll(async () => {
 
 describe('overlay-companion', () => {
   it(
-    'serve --desktop local --port 0 prints its URL, serves /healthz, and SIGINT stops it all',
+    'serve --desktop local --port 0 prints its URL and setup link, serves /healthz, and SIGINT stops it all',
     { timeout: 60_000 },
     async () => {
       const dataDir = join(dataRoot, 'data');
-      const run = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
+      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
       await eventually(
-        () => /Open: +http:\/\//.test(run.stdout()) || run.child.exitCode !== null,
+        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
-        'the URL',
+        'the bridge to be ready',
       );
-      const url = /Open: +(http:\/\/\S+)/.exec(run.stdout())?.[1];
-      expect(url, run.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      const stdout = serve.stdout();
+      const url = /Open: +(http:\/\/\S+)/.exec(stdout)?.[1];
+      expect(url, serve.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
       expect(url).not.toMatch(/:0\/$/);
-      const desktop = /display :(\d+) \(VNC 127\.0\.0\.1:(\d+)\)/.exec(run.stdout());
-      const display = Number(desktop?.[1]);
-      const vncPort = Number(desktop?.[2]);
-      expect(vncPort).toBeGreaterThan(0);
+      // No admin yet: the one-time setup link, on the bridge's own address.
+      expect(stdout).toMatch(
+        new RegExp(`First run: open ${url ?? '-'}setup#code=[A-Za-z0-9_-]{16,}\\s`),
+      );
+      expect(stdout).toContain(`MCP endpoint: ${url ?? '-'}mcp (Streamable HTTP`);
+      expect(stdout).not.toMatch(/Bearer (?!<token>)/);
 
       const res = await fetch(new URL('healthz', url));
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({
-        status: 'ok',
-        tunnels: 0,
-        upstream: { protocol: 'vnc' },
-      });
-      expect(existsSync(dataDir)).toBe(true);
-      expect(await canConnect(vncPort)).toBe(true);
-      expect(await xvncAlive(vncPort)).toBe(true);
+      expect(await res.text()).toBe('ok');
+      // Everything else needs sign-in.
+      expect((await fetch(new URL('api/me', url))).status).toBe(401);
+
+      // The data dir is the owner's alone, holds the store and the gateway's socket, and no
+      // token file.
+      expect(((await stat(dataDir)).mode & 0o777).toString(8)).toBe('700');
+      const files = await readdir(dataDir);
+      expect(files.some((f) => f.endsWith('.sqlite') || f.endsWith('.db'))).toBe(true);
+      expect(files).not.toContain('mcp-token');
+      const gatewaySocket = join(dataDir, 'run', 'gateway.sock');
+      expect((await stat(gatewaySocket)).isSocket()).toBe(true);
+
+      const { display, xauthority } = desktopLine(stdout);
+      expect(display).toBeGreaterThanOrEqual(0);
+      const xvnc = await xvncFor(xauthority);
+      expect(xvnc, `no Xvnc with -auth ${xauthority}`).toBeDefined();
+      // VNC only on a Unix socket: no TCP port at all.
+      const rfbPath = xvnc?.[xvnc.indexOf('-rfbunixpath') + 1] ?? '';
+      expect(xvnc?.[xvnc.indexOf('-rfbport') + 1]).toBe('-1');
+      expect(await greeting(rfbPath)).toMatch(/^RFB 003\.00\d\n/);
+      // X clients need the cookie in XAUTHORITY; without it the display refuses them.
+      const xEnv = { ...process.env, DISPLAY: `:${display}`, XAUTHORITY: xauthority };
+      await expect(run('xdotool', ['getmouselocation'], { env: xEnv })).resolves.toBeDefined();
+      const { XAUTHORITY: _ignored, ...noCookie } = xEnv;
+      await expect(
+        run('xdotool', ['getmouselocation'], { env: { ...noCookie, HOME: dataRoot } }),
+      ).rejects.toThrow();
       await eventually(
         async () => (await desktopClients(display)).length === 2,
         20_000,
         'openbox and xterm to start',
       );
 
-      run.child.kill('SIGINT');
-      expect(await run.exited).toEqual({ code: 0, signal: null });
-      expect(await xvncAlive(vncPort)).toBe(false);
+      serve.child.kill('SIGINT');
+      expect(await serve.exited).toEqual({ code: 0, signal: null });
+      expect(await xvncFor(xauthority)).toBeUndefined();
       expect(await desktopClients(display)).toEqual([]);
-      expect(await canConnect(vncPort)).toBe(false);
+      expect(existsSync(rfbPath)).toBe(false);
+      expect(existsSync(gatewaySocket)).toBe(false);
       expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
+      expect(await canConnect(Number(new URL(url ?? 'http://x:1').port))).toBe(false);
     },
   );
 
@@ -120,16 +180,14 @@ describe('overlay-companion', () => {
     { timeout: 60_000 },
     async (signal) => {
       const dataDir = join(dataRoot, `gone-${signal}`);
-      const run = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
+      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
       await eventually(
-        () => /Press Ctrl-C to stop/.test(run.stdout()) || run.child.exitCode !== null,
+        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
         'the bridge to be ready',
       );
-      const desktop = /display :(\d+) \(VNC 127\.0\.0\.1:(\d+)\)/.exec(run.stdout());
-      const display = Number(desktop?.[1]);
-      const vncPort = Number(desktop?.[2]);
-      expect(await xvncAlive(vncPort), run.stderr()).toBe(true);
+      const { display, xauthority } = desktopLine(serve.stdout());
+      expect(await xvncFor(xauthority), serve.stderr()).toBeDefined();
       await eventually(
         async () => (await desktopClients(display)).length === 2,
         20_000,
@@ -137,11 +195,15 @@ describe('overlay-companion', () => {
       );
       // The reading ends of its stdout and stderr close: every later write fails with EPIPE,
       // as when the terminal or the process that started it went away.
-      run.child.stdout?.destroy();
-      run.child.stderr?.destroy();
-      run.child.kill(signal);
-      await run.exited;
-      await eventually(async () => !(await xvncAlive(vncPort)), 10_000, 'Xvnc to be stopped');
+      serve.child.stdout?.destroy();
+      serve.child.stderr?.destroy();
+      serve.child.kill(signal);
+      await serve.exited;
+      await eventually(
+        async () => (await xvncFor(xauthority)) === undefined,
+        10_000,
+        'Xvnc to be stopped',
+      );
       expect(await desktopClients(display)).toEqual([]);
     },
   );
@@ -150,26 +212,26 @@ describe('overlay-companion', () => {
     'gateway --listen 127.0.0.1:0 runs the gateway alone until SIGTERM',
     { timeout: 30_000 },
     async () => {
-      const run = cli(['gateway', '--listen', '127.0.0.1:0']);
+      const gateway = cli(['gateway', '--listen', '127.0.0.1:0']);
       await eventually(
-        () => /listening on/.test(run.stdout()) || run.child.exitCode !== null,
+        () => /listening on/.test(gateway.stdout()) || gateway.child.exitCode !== null,
         20_000,
         'the gateway',
       );
-      const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(run.stdout())?.[1]);
-      expect(port, run.stderr()).toBeGreaterThan(0);
+      const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(gateway.stdout())?.[1]);
+      expect(port, gateway.stderr()).toBeGreaterThan(0);
       expect(await canConnect(port)).toBe(true);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toEqual({ code: 0, signal: null });
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toEqual({ code: 0, signal: null });
       expect(await canConnect(port)).toBe(false);
     },
   );
 
   it('exits 2 with the problem and the usage on bad flags', { timeout: 30_000 }, async () => {
-    const run = cli(['serve', '--port', 'eighty']);
-    expect((await run.exited).code).toBe(2);
-    expect(run.stderr()).toContain('--port expects a number');
-    expect(run.stderr()).toContain('Usage: overlay-companion <command>');
+    const badPort = cli(['serve', '--port', 'eighty']);
+    expect((await badPort.exited).code).toBe(2);
+    expect(badPort.stderr()).toContain('--port expects a number');
+    expect(badPort.stderr()).toContain('Usage: overlay-companion <command>');
     const twoSources = cli(['serve', '--desktop', 'local', '--vnc', '127.0.0.1:5901']);
     expect((await twoSources.exited).code).toBe(2);
     expect(twoSources.stderr()).toContain('Choose one desktop source');

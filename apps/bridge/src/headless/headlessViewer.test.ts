@@ -1,15 +1,21 @@
 // The headless viewer against the real stack (Xvnc, gateway, bridge, built viewer, Debian's
-// Chromium): it joins as a headless control viewer and answers tools from the real desktop;
-// when its page is closed or Chromium is SIGKILLed it is relaunched and joins again; stop()
-// leaves no Chromium behind.
+// Chromium): signed in with a headless session the bridge mints in-process for each launch, it
+// joins as a headless control viewer and answers tools from the real desktop; a signed-in page
+// that merely asks for headless (the old `?headless=1`) is an ordinary window; when its page is
+// closed or Chromium is SIGKILLed it is relaunched and joins again with a fresh session (the
+// old one ended); stop() leaves no Chromium behind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { PersonPlane } from '../mcp/personPlanes.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { waitUntil } from '../mcp/testing/wait.js';
+import { chromium } from 'playwright-core';
+import { HelloMessage } from '@overlay-companion/protocol';
+import type { z } from 'zod';
 import { startHeadlessViewer, relaunchDelay, type HeadlessViewer } from './headlessViewer.js';
-import { headlessViewerUrl } from './chromium.js';
+import { CHROMIUM_FLAGS, chromiumPath } from './chromium.js';
 import { startLiveStack, type LiveStack } from './testing/liveStack.js';
 import { chromiumChildren, isAlive } from './testing/processes.js';
 
@@ -39,9 +45,6 @@ describe('relaunch backoff', () => {
       500, 1000, 2000, 4000, 30_000, 30_000,
     ]);
   });
-  it('adds headless=1 to the viewer URL', () => {
-    expect(headlessViewerUrl('http://127.0.0.1:8080/')).toBe('http://127.0.0.1:8080/?headless=1');
-  });
 });
 
 describe('headless viewer on the real stack', () => {
@@ -49,14 +52,26 @@ describe('headless viewer on the real stack', () => {
   let viewer: HeadlessViewer;
   let client: Client;
   const log = recordingLogger();
-  const hub = () => stack.bridge.controlPlane.hub;
+  let plane: PersonPlane;
+  const hub = () => plane.hub;
+  /** The headless sessions minted so far, one per launch (as serve's signIn does). */
+  const minted: string[] = [];
 
   beforeAll(async () => {
     stack = await startLiveStack();
+    const { access, admin } = stack.fixture;
+    plane = await stack.bridge.controlPlane.planes.get(admin.id);
     viewer = await startHeadlessViewer({
       bridgeUrl: stack.bridge.url,
       logger: log.logger,
       relaunch: { baseMs: 200, maxMs: 2000, stableAfterMs: 60_000 },
+      signIn: () => {
+        const previous = minted.at(-1);
+        if (previous !== undefined) void access.sessions.end(previous, 'relaunched');
+        const { session, cookieValue } = access.sessions.createHeadless(admin.id);
+        minted.push(session.idHash);
+        return { name: access.cookie.name, value: cookieValue };
+      },
     });
     ({ client } = await connectClient(stack.bridge));
   });
@@ -74,6 +89,51 @@ describe('headless viewer on the real stack', () => {
       desktop: { width: stack.desktop.width, height: stack.desktop.height },
     });
     expect(viewer.launches).toBe(1);
+    expect(minted).toHaveLength(1);
+    // The plain viewer URL: nothing in it makes the page headless.
+    expect(viewer.url).toBe(stack.bridge.url);
+  });
+
+  it('a signed-in page that asks for headless is an ordinary window', async () => {
+    const browser = await chromium.launch({
+      executablePath: chromiumPath(),
+      headless: true,
+      args: [...CHROMIUM_FLAGS],
+    });
+    try {
+      const context = await browser.newContext();
+      await context.addCookies([{ ...(await stack.adminCookie()), url: stack.bridge.url }]);
+      const page = await context.newPage();
+      // What the bridge tells this page about itself, read off its viewer socket.
+      const hello = new Promise<z.infer<typeof HelloMessage>>((resolve) => {
+        page.on('websocket', (ws) => {
+          ws.on('framereceived', ({ payload }) => {
+            const parsed = HelloMessage.safeParse(
+              (() => {
+                try {
+                  return JSON.parse(String(payload)) as unknown;
+                } catch {
+                  return undefined;
+                }
+              })(),
+            );
+            if (parsed.success) resolve(parsed.data);
+          });
+        });
+      });
+      const before = hub().size;
+      await page.goto(new URL('/?headless=1', stack.bridge.url).toString());
+      const said = await hello;
+      expect(said).toMatchObject({ headless: false, role: 'mirror' });
+      await waitUntil(() => hub().size === before + 1, 20_000);
+      expect(hub().roleOf(said.viewer_id)).toBe('mirror');
+      // The headless viewer keeps control.
+      expect(hub().control?.headless).toBe(true);
+      await page.close();
+      await waitUntil(() => hub().size === before, 10_000);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('relaunches and rejoins when its page is closed', async () => {
@@ -82,6 +142,7 @@ describe('headless viewer on the real stack', () => {
     await waitUntil(() => viewer.launches === 2, 10_000);
     await waitUntil(() => hub().control?.headless === true && hub().control?.id !== before, 20_000);
     expect(log.lines.some((l) => l.reason === 'the viewer page was closed')).toBe(true);
+    expect(minted).toHaveLength(2);
     expect((await displayInfo(client)).isError).toBeUndefined();
   });
 

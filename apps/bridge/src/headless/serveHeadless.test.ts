@@ -1,10 +1,12 @@
 // `overlay-companion serve --headless-viewer` end to end, as a real process with a real local
-// desktop and Debian's Chromium: with nobody at a browser, input approvals go to the MCP client
+// desktop and Debian's Chromium, scripted as such setups are (OC_ADMIN_USER / OC_ADMIN_PASSWORD
+// for the admin the headless viewer acts for, OC_MCP_TOKEN for the AI client; never printed):
+// with nobody at a browser, input approvals go to the MCP client
 // by elicitation (accept clicks on the real desktop, decline does not) and are denied for a
 // client without elicitation; the MCP Inspector CLI (a client no one here wrote) lists tools and
 // reads the real display; Ctrl-C (SIGINT) exits 0 and takes Chromium down with it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,21 +19,25 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { errorOf } from '../mcp/testing/calls.js';
-import { startServe, type CliProcess } from './testing/cliProcess.js';
+import {
+  printedDesktop,
+  scriptedServeEnv,
+  spawnCli,
+  startServe,
+  type CliProcess,
+} from './testing/cliProcess.js';
 import { chromiumChildren, isAlive } from './testing/processes.js';
 
 const run = promisify(execFile);
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 
-async function pointer(display: string): Promise<{ x: number; y: number }> {
-  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], {
-    env: { ...process.env, DISPLAY: display },
-  });
+async function pointer(xEnv: NodeJS.ProcessEnv): Promise<{ x: number; y: number }> {
+  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], { env: xEnv });
   return { x: Number(/X=(\d+)/.exec(stdout)?.[1]), y: Number(/Y=(\d+)/.exec(stdout)?.[1]) };
 }
 
-async function screenSize(display: string): Promise<{ width: number; height: number }> {
-  const { stdout } = await run('xdpyinfo', [], { env: { ...process.env, DISPLAY: display } });
+async function screenSize(xEnv: NodeJS.ProcessEnv): Promise<{ width: number; height: number }> {
+  const { stdout } = await run('xdpyinfo', [], { env: xEnv });
   const match = /dimensions:\s+(\d+)x(\d+) pixels/.exec(stdout);
   return { width: Number(match?.[1]), height: Number(match?.[2]) };
 }
@@ -55,12 +61,32 @@ async function inspector(
 const click = async (client: Client, x: number, y: number): Promise<CallToolResult> =>
   (await client.callTool({ name: 'click_at', arguments: { x, y } })) as CallToolResult;
 
+describe('serve --headless-viewer without an admin', () => {
+  it(
+    'exits 1 before starting anything, saying how to create the admin',
+    { timeout: 30_000 },
+    async () => {
+      const dataDir = await mkdtemp(join(tmpdir(), 'oc-headless-noadmin-'));
+      try {
+        const run = spawnCli(['serve', '--headless-viewer', '--port', '0', '--data-dir', dataDir]);
+        expect((await run.exited).code).toBe(1);
+        expect(run.stderr()).toMatch(/--headless-viewer acts for the admin.*OC_ADMIN_USER/);
+        expect(run.stdout()).not.toMatch(/Open:/);
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+  );
+});
+
 describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
   let dataDir: string;
   let cli: CliProcess;
   let mcpUrl: string;
-  let token: string;
+  const scripted = scriptedServeEnv();
+  const token = scripted.token;
   let display: string;
+  let xEnv: NodeJS.ProcessEnv;
   let chromium: number[] = [];
   const clients: Client[] = [];
   const connect = async (elicit?: (message: string) => ElicitResult): Promise<Client> => {
@@ -77,24 +103,32 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'oc-headless-serve-'));
-    const started = await startServe(['--headless-viewer', '--port', '0', '--data-dir', dataDir]);
+    const started = await startServe(
+      ['--headless-viewer', '--port', '0', '--data-dir', dataDir],
+      scripted.env,
+    );
     cli = started.cli;
     mcpUrl = started.mcpUrl;
-    display = /local desktop on display (:\d+)/.exec(cli.stdout())?.[1] ?? '';
-    token = (await readFile(join(dataDir, 'mcp-token'), 'utf8')).trim();
+    ({ display, xEnv } = printedDesktop(cli.stdout()));
     chromium = chromiumChildren(cli.child.pid);
   }, 90_000);
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await cli?.stop('SIGKILL');
+    await cli?.shutdown();
     await rm(dataDir, { recursive: true, force: true });
   });
 
   it('starts Chromium and the headless page answers get_display_info from the desktop', async () => {
     expect(display).toMatch(/^:\d+$/);
-    expect(cli.stdout()).toMatch(
-      /Headless viewer: Chromium on http:\/\/127\.0\.0\.1:\d+\/\?headless=1/,
-    );
+    // The page opens the plain viewer: being headless comes from the sign-in session the
+    // bridge minted in-process, not from anything in the URL.
+    expect(cli.stdout()).toMatch(/Headless viewer: Chromium on http:\/\/127\.0\.0\.1:\d+\/\n/);
+    expect(cli.stdout()).toContain(`Sign in:  as ${scripted.username}`);
+    expect(cli.stdout()).toContain('OC_MCP_TOKEN is set');
+    for (const secret of [token, scripted.password]) {
+      expect(cli.stdout()).not.toContain(secret);
+      expect(cli.stderr()).not.toContain(secret);
+    }
     expect(chromium).toHaveLength(1);
     const client = await connect();
     const deadline = Date.now() + 40_000;
@@ -105,7 +139,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
       await new Promise((r) => setTimeout(r, 300));
     } while (Date.now() < deadline);
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toMatchObject({ desktop: await screenSize(display) });
+    expect(result.structuredContent).toMatchObject({ desktop: await screenSize(xEnv) });
   }, 60_000);
 
   it('asks an elicitation client, and an accepted click lands on the real desktop', async () => {
@@ -118,7 +152,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     expect(result.isError).toBeUndefined();
     expect(asked).toHaveLength(1);
     expect(asked[0]).toMatch(/click_at.*"x":123.*"y":234/);
-    expect(await pointer(display)).toEqual({ x: 123, y: 234 });
+    expect(await pointer(xEnv)).toEqual({ x: 123, y: 234 });
   });
 
   it('a declined elicitation denies the click, and the pointer stays', async () => {
@@ -126,7 +160,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     const result = await click(client, 400, 300);
     expect(errorOf(result).kind).toBe('permission_denied');
     expect(errorOf(result).message).toMatch(/declined click_at/);
-    expect(await pointer(display)).toEqual({ x: 123, y: 234 });
+    expect(await pointer(xEnv)).toEqual({ x: 123, y: 234 });
   });
 
   it('a client without elicitation is denied with the reason', async () => {
@@ -134,7 +168,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     const result = await click(client, 500, 500);
     expect(errorOf(result).kind).toBe('permission_denied');
     expect(errorOf(result).message).toMatch(/did not declare the elicitation capability/);
-    expect(await pointer(display)).toEqual({ x: 123, y: 234 });
+    expect(await pointer(xEnv)).toEqual({ x: 123, y: 234 });
   });
 
   it('the MCP Inspector CLI lists the tools and calls get_display_info', async () => {
@@ -156,7 +190,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     expect(call.code).toBe(0);
     const result = JSON.parse(call.stdout) as CallToolResult;
     expect(result.isError).toBeUndefined();
-    expect(result.structuredContent).toMatchObject({ desktop: await screenSize(display) });
+    expect(result.structuredContent).toMatchObject({ desktop: await screenSize(xEnv) });
   }, 120_000);
 
   it('the MCP Inspector CLI without the token is refused', async () => {
@@ -172,5 +206,9 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     const exit = await cli.stop('SIGINT');
     expect(exit).toEqual({ code: 0, signal: null });
     for (const pid of chromium) expect(isAlive(pid)).toBe(false);
+    // Nothing it printed in its whole run named the token or the password.
+    for (const secret of [token, scripted.password]) {
+      expect(`${cli.stdout()}${cli.stderr()}`).not.toContain(secret);
+    }
   }, 30_000);
 });

@@ -1,78 +1,125 @@
-// serve's control-plane flags: --mode, --no-auth (refused off loopback, exit 2 from the real
-// command), OC_MCP_TOKEN / OC_PUBLIC_URL checks, and the client configuration banner.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// serve's control-plane flags and environment: --mode, --no-auth (removed: the real command
+// exits 2 and says what to use instead), OC_MCP_TOKEN / OC_PUBLIC_URL / OC_ADMIN_* /
+// DATABASE_URL checks, and the banner: where to sign in and where to get a token, never a token.
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../cli/args.js';
 import { UsageError } from '../errors.js';
-import { mcpBanner } from './serveBanner.js';
+import { spawnCli } from '../headless/testing/cliProcess.js';
+import { serveBanner } from './serveBanner.js';
 import { startTestBridge } from './testing/fixtures.js';
 
 const parse = (line: string, env: NodeJS.ProcessEnv = {}) =>
   parseCommandLine(line.split(' ').filter(Boolean), env);
 
 describe('serve control-plane flags', () => {
-  it('adds nothing when no flag is given, and --mode / --no-auth when given', () => {
+  it('adds nothing when no flag is given, and --mode when given', () => {
     const plain = parse('serve');
     expect(plain.command === 'serve' && plain.options.mode).toBeUndefined();
-    const given = parse('serve --mode autopilot --no-auth');
-    expect(given).toMatchObject({ command: 'serve', options: { mode: 'autopilot', noAuth: true } });
+    expect(plain.command === 'serve' && plain.options.admin).toBeUndefined();
+    expect(plain.command === 'serve' && plain.options.mcpToken).toBeUndefined();
+    const given = parse('serve --mode autopilot');
+    expect(given).toMatchObject({ command: 'serve', options: { mode: 'autopilot' } });
   });
 
-  it('refuses an unknown mode, --no-auth off loopback, a short token and a non-http public URL', () => {
+  it('refuses --no-auth, saying what replaced it', () => {
+    for (const line of ['serve --no-auth', 'serve --no-auth --host 0.0.0.0']) {
+      expect(() => parse(line)).toThrow(UsageError);
+      expect(() => parse(line)).toThrow(/--no-auth was removed.*OC_ADMIN_USER.*OC_MCP_TOKEN/);
+    }
+  });
+
+  it('reads the scripted admin and the env token', () => {
+    const env = {
+      OC_ADMIN_USER: 'ada',
+      OC_ADMIN_PASSWORD: 'a-long-password',
+      OC_MCP_TOKEN: 'x'.repeat(32),
+    };
+    expect(parse('serve', env)).toMatchObject({
+      options: {
+        admin: { username: 'ada', password: 'a-long-password' },
+        mcpToken: 'x'.repeat(32),
+      },
+    });
+  });
+
+  it('refuses an unknown mode, a short token, half an admin, a short password, a non-http public URL', () => {
     expect(() => parse('serve --mode wild')).toThrow(/--mode expects one of passive, assist/);
-    expect(() => parse('serve --no-auth --host 0.0.0.0')).toThrow(UsageError);
     expect(() => parse('serve', { OC_MCP_TOKEN: 'short' })).toThrow(/OC_MCP_TOKEN is too short/);
+    expect(() => parse('serve', { OC_ADMIN_USER: 'ada' })).toThrow(
+      /Set both OC_ADMIN_USER and OC_ADMIN_PASSWORD/,
+    );
+    expect(() => parse('serve', { OC_ADMIN_USER: 'ada', OC_ADMIN_PASSWORD: 'short' })).toThrow(
+      /OC_ADMIN_PASSWORD must be at least 10 characters/,
+    );
+    expect(() =>
+      parse('serve', { OC_ADMIN_USER: 'a b', OC_ADMIN_PASSWORD: 'a-long-password' }),
+    ).toThrow(/OC_ADMIN_USER may contain only/);
+    expect(() => parse('serve', { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
     expect(() => parse('serve', { OC_PUBLIC_URL: 'ftp://x' })).toThrow(/OC_PUBLIC_URL/);
     expect(parse('serve', { OC_PUBLIC_URL: 'https://desk.example.org/' })).toMatchObject({
       options: { publicUrl: 'https://desk.example.org/' },
     });
   });
 
-  it('makes the real command exit 2 with a clear error for --no-auth on a non-loopback host', async () => {
-    const main = fileURLToPath(new URL('../cli/main.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--conditions=overlay-source',
-        main,
-        'serve',
-        '--no-auth',
-        '--host',
-        '0.0.0.0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(2);
-    expect(stderr).toMatch(
-      /--no-auth is for local testing only and is refused with --host 0\.0\.0\.0/,
-    );
-  });
+  it(
+    'makes the real command exit 2 with the explanation for --no-auth',
+    { timeout: 30_000 },
+    async () => {
+      const run = spawnCli(['serve', '--no-auth']);
+      expect((await run.exited).code).toBe(2);
+      expect(run.stderr()).toMatch(/--no-auth was removed/);
+      expect(run.stderr()).toContain('OC_ADMIN_PASSWORD');
+      expect(run.stdout()).toBe('');
+    },
+  );
 });
 
-describe('MCP banner', () => {
-  it('prints the endpoint, where the token is, and a client config with the Authorization header', async () => {
+describe('serve banner', () => {
+  it('prints the one-time setup link on a first run, the MCP endpoint and where to get a token', async () => {
     const bridge = await startTestBridge();
     try {
-      const text = mcpBanner({
+      const text = serveBanner({
         bridge,
-        mcpToken: { token: 'tok-123', source: 'generated', path: '/data/mcp-token' },
+        firstRun: { kind: 'setup', code: 'setup-code-123' },
+        envToken: false,
       });
-      expect(text).toContain(`MCP endpoint: ${bridge.mcpUrl}`);
-      expect(text).toContain('/data/mcp-token');
-      const json = JSON.parse(text.slice(text.indexOf('{'))) as {
-        mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
-      };
-      expect(json.mcpServers['overlay-companion']).toEqual({
-        type: 'http',
-        url: bridge.mcpUrl,
-        headers: { Authorization: 'Bearer tok-123' },
+      expect(text).toContain(
+        `First run: open ${new URL('/setup', bridge.url).toString()}#code=setup-code-123`,
+      );
+      expect(text).toContain(
+        `MCP endpoint: ${bridge.mcpUrl} (Streamable HTTP, "Authorization: Bearer <token>")`,
+      );
+      expect(text).toContain(`create a token on ${new URL('/config', bridge.url).toString()}`);
+      expect(text).not.toContain('OC_MCP_TOKEN');
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('names the admin to sign in as, and never prints a token', async () => {
+    const bridge = await startTestBridge();
+    try {
+      const created = serveBanner({
+        bridge,
+        firstRun: { kind: 'admin-created', username: 'ada' },
+        envToken: true,
       });
+      expect(created).toContain('Sign in:  as ada');
+      expect(created).toContain('OC_MCP_TOKEN is set');
+      expect(created).not.toContain('First run');
+      const existing = serveBanner({
+        bridge,
+        firstRun: { kind: 'admin-exists', username: 'ada' },
+        envToken: false,
+      });
+      expect(existing).toContain(
+        `Sign in:  at ${new URL('/signin', bridge.url).toString()} (admin: ada)`,
+      );
+      for (const text of [created, existing]) {
+        expect(text).not.toMatch(/oc_[A-Za-z0-9_-]{43}/);
+        expect(text).not.toContain('test-token-');
+        expect(text).not.toContain('Bearer test');
+      }
     } finally {
       await bridge.close();
     }

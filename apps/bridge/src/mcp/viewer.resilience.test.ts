@@ -3,8 +3,9 @@
 // — its page closed, or Chromium SIGKILLed — and the pending MCP call fails within 2 s, long
 // before its own deadline. (2) The bridge process is restarted on the same port and data dir:
 // old session ids get 404, the same token opens new sessions, and the page's control channel
-// reconnects by itself (its "AI link" status says so again).
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+// reconnects by itself (its "AI link" status says so again) — its sign-in survives the restart,
+// since sessions live in the store in the data dir. Every page is signed in as the admin first.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,26 +14,37 @@ import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_FLAGS, chromiumPath } from '../headless/chromium.js';
-import { startServe, type CliProcess } from '../headless/testing/cliProcess.js';
+import { scriptedServeEnv, startServe, type CliProcess } from '../headless/testing/cliProcess.js';
 import { startLiveStack, type LiveStack } from '../headless/testing/liveStack.js';
 import { chromiumChildren } from '../headless/testing/processes.js';
 import { callBudgetMs } from '../relay/timeouts.js';
+import { signIn } from '../testing/browserSession.js';
+import type { PersonPlane } from './personPlanes.js';
 import { errorOf } from './testing/calls.js';
 import { connectClient } from './testing/fixtures.js';
 import { waitUntil } from './testing/wait.js';
 
 const browsers: Browser[] = [];
 
-async function openViewer(url: string): Promise<Page> {
+/** Opens the viewer at `url` in a fresh Chromium whose context carries the sign-in cookie. */
+async function openViewer(url: string, cookie: { name: string; value: string }): Promise<Page> {
   const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
     args: [...CHROMIUM_FLAGS],
   });
   browsers.push(browser);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addCookies([{ ...cookie, url, httpOnly: true, sameSite: 'Strict' }]);
+  const page = await context.newPage();
   await page.goto(url);
   return page;
+}
+
+/** `name=value` from a BrowserSession's cookie. */
+function cookieParts(cookie: string): { name: string; value: string } {
+  const at = cookie.indexOf('=');
+  return { name: cookie.slice(0, at), value: cookie.slice(at + 1) };
 }
 
 /** The page's control-channel phase, from its read-only test API. */
@@ -69,13 +81,15 @@ afterEach(async () => {
 describe('the viewer dies while a call waits at it', () => {
   let stack: LiveStack;
   let client: Client;
-  const hub = () => stack.bridge.adminPlane.hub;
+  let plane: PersonPlane;
+  const hub = () => plane.hub;
   // click_at in assist mode waits for the person at the viewer: a call that stays pending.
   const args = { x: 40, y: 40 };
   const budget = callBudgetMs('click_at', args, 'confirm');
 
   beforeAll(async () => {
     stack = await startLiveStack({ initialMode: 'assist' });
+    plane = await stack.bridge.controlPlane.planes.get(stack.fixture.admin.id);
     ({ client } = await connectClient(stack.bridge));
   });
   afterAll(async () => {
@@ -96,7 +110,7 @@ describe('the viewer dies while a call waits at it', () => {
   }
 
   it('page closed: the call fails with viewer_unavailable within 2 s', async () => {
-    const page = await openViewer(stack.bridge.url);
+    const page = await openViewer(stack.bridge.url, await stack.adminCookie());
     const { call } = await pendingClick(page);
     const closedAt = performance.now();
     await page.close();
@@ -112,7 +126,7 @@ describe('the viewer dies while a call waits at it', () => {
   }, 60_000);
 
   it('Chromium SIGKILLed: the call fails with viewer_unavailable within 2 s', async () => {
-    const page = await openViewer(stack.bridge.url);
+    const page = await openViewer(stack.bridge.url, await stack.adminCookie());
     const { call } = await pendingClick(page);
     const pids = chromiumChildren();
     expect(pids).toHaveLength(1);
@@ -134,30 +148,45 @@ describe('the bridge process restarts on the same port and data dir', () => {
   let dataDir: string;
   let cli: CliProcess | undefined;
   const clients: Client[] = [];
+  const scripted = scriptedServeEnv();
+  const token = scripted.token;
 
   beforeAll(async () => {
-    desktop = await startLocalDesktop({ xterm: true, windowManager: true, password: 'resil1' });
+    // An external VNC server the bridge reaches over TCP (`--vnc HOST:PORT`).
+    desktop = await startLocalDesktop({
+      xterm: true,
+      windowManager: true,
+      password: 'resil1',
+      rfbTcp: true,
+    });
     dataDir = await mkdtemp(join(tmpdir(), 'oc-restart-'));
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await cli?.stop('SIGKILL');
+    await cli?.shutdown();
     await desktop?.stop();
     await rm(dataDir, { recursive: true, force: true });
   });
 
   const serve = (port: number) =>
     startServe(
-      ['--port', String(port), '--data-dir', dataDir, '--vnc', `${desktop.host}:${desktop.port}`],
-      { OC_VNC_PASSWORD: 'resil1' },
+      [
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--vnc',
+        `${desktop.host ?? ''}:${desktop.port ?? 0}`,
+      ],
+      { ...scripted.env, OC_VNC_PASSWORD: 'resil1' },
     );
 
   it('404s old sessions, accepts the same token, and the page reconnects by itself', async () => {
     const first = await serve(0);
     cli = first.cli;
     const port = Number(new URL(first.url).port);
-    const token = (await readFile(join(dataDir, 'mcp-token'), 'utf8')).trim();
-    const page = await openViewer(first.url);
+    const admin = await signIn(first.url, scripted.username, scripted.password);
+    const page = await openViewer(first.url, cookieParts(admin.cookie));
     await expect.poll(() => linkOf(page), { timeout: 20_000 }).toBe('open');
     await expect.poll(() => page.getByTestId('ai-link').textContent()).toBe('AI link up');
 

@@ -2,6 +2,8 @@
 // forwarding to a real bridge: tools list and call through it, elicitation passes both ways,
 // failures (wrong token, bridge down, bridge killed mid-call) come back as JSON-RPC errors with a
 // clear stderr line while the proxy keeps running, and a restarted bridge gets a new session.
+// Bridge processes are scripted serves (OC_ADMIN_USER / OC_ADMIN_PASSWORD, OC_MCP_TOKEN); their
+// viewer is a scripted window of the admin, signed in over HTTP as the web app is.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,7 +28,8 @@ import {
 } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
-import { cliEntry, startServe } from '../headless/testing/cliProcess.js';
+import { cliEntry, scriptedServeEnv, startServe } from '../headless/testing/cliProcess.js';
+import { signIn } from '../testing/browserSession.js';
 
 const DISPLAY_INFO = {
   desktop: { width: 1280, height: 800 },
@@ -196,11 +199,15 @@ describe('overlay-companion stdio against a live bridge', () => {
       OC_MCP_TOKEN: 'wrong-token-cccccccccccccccccccccc',
     });
     const first = await raw.request(1, 'initialize', INITIALIZE_PARAMS);
-    expect(first.error?.message).toMatch(/refused the token \(HTTP 401\).*OC_MCP_TOKEN/);
+    expect(first.error?.message).toMatch(
+      /refused the token \(HTTP 401: missing, wrong, expired or revoked\)\. Create a token on the bridge's \/config page and set OC_MCP_TOKEN/,
+    );
+    expect(first.error?.message).not.toContain('wrong-token-');
     // Still serving: the next request gets its own answer.
     const second = await raw.request(2, 'ping', {});
     expect(second.error?.message).toMatch(/HTTP 401/);
-    expect(raw.stderr()).toMatch(/refused the token \(HTTP 401\)/);
+    expect(raw.stderr()).toMatch(/refused the token \(HTTP 401: /);
+    expect(raw.stderr()).not.toContain('wrong-token-');
     expect(raw.alive()).toBe(true);
   });
 
@@ -234,20 +241,17 @@ describe('overlay-companion stdio when the bridge is gone', () => {
 
   it('fails a call in flight when the bridge process is killed mid-call', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'oc-stdio-kill-'));
+    const scripted = scriptedServeEnv();
     // A real bridge process (no desktop needed: only the control channel is used).
-    const serve = await startServe([
-      '--no-auth',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      '--vnc',
-      '127.0.0.1:9',
-    ]);
+    const serve = await startServe(
+      ['--port', '0', '--data-dir', dataDir, '--vnc', '127.0.0.1:9'],
+      scripted.env,
+    );
     try {
-      const viewer = await ScriptedViewer.connect(serve.url, { headless: true });
+      const admin = await signIn(serve.url, scripted.username, scripted.password);
+      const viewer = await ScriptedViewer.connect(admin);
       viewer.on('wait_for_screen', 'ignore');
-      const run = stdioClient(['--url', serve.mcpUrl], {});
+      const run = stdioClient(['--url', serve.mcpUrl], { OC_MCP_TOKEN: scripted.token });
       await run.connected;
       const call = run.client.callTool({
         name: 'wait_for_screen',
@@ -255,6 +259,7 @@ describe('overlay-companion stdio when the bridge is gone', () => {
       });
       await viewer.waitFor((m) => m.type === 'tool_call');
       const killedAt = performance.now();
+      // SIGKILL is the point here; no desktop was started, so nothing is left behind.
       serve.cli.child.kill('SIGKILL');
       await expect(call).rejects.toThrow(
         /closed the connection before answering \(it stopped or restarted\)/,
@@ -265,19 +270,21 @@ describe('overlay-companion stdio when the bridge is gone', () => {
       expect(run.alive()).toBe(true);
       await viewer.close().catch(() => undefined);
     } finally {
-      await serve.cli.stop('SIGKILL');
+      await serve.cli.shutdown();
       await rm(dataDir, { recursive: true, force: true });
     }
   });
 
   it('opens a new session by itself after the bridge restarts, resource subscriptions included', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'oc-stdio-restart-'));
-    const flags = ['--no-auth', '--port', String(await closedPort()), '--data-dir', dataDir];
+    const scripted = scriptedServeEnv();
+    const flags = ['--port', String(await closedPort()), '--data-dir', dataDir];
     const desktop = ['--vnc', '127.0.0.1:9']; // only the control channel is used
-    let serve = await startServe([...flags, ...desktop]);
+    let serve = await startServe([...flags, ...desktop], scripted.env);
     const viewers: ScriptedViewer[] = [];
     const scriptedViewer = async (url: string): Promise<ScriptedViewer> => {
-      const viewer = await ScriptedViewer.connect(url, { headless: true });
+      const admin = await signIn(url, scripted.username, scripted.password);
+      const viewer = await ScriptedViewer.connect(admin);
       viewer.on('get_display_info', { result: DISPLAY_INFO });
       viewer.on('take_screenshot', { result: screenshotResult() });
       viewers.push(viewer);
@@ -285,7 +292,13 @@ describe('overlay-companion stdio when the bridge is gone', () => {
     };
     try {
       await scriptedViewer(serve.url);
-      const run = stdioClient(['--url', serve.mcpUrl], {});
+      // A token made on the API as the signed-in admin (as on the /config page): it is stored,
+      // so it still works after the restart.
+      const admin = await signIn(serve.url, scripted.username, scripted.password);
+      const created = await admin.request('/api/tokens', { body: { name: 'stdio test' } });
+      expect(created.status).toBe(201);
+      const { secret } = (await created.json()) as { secret: string };
+      const run = stdioClient(['--url', serve.mcpUrl], { OC_MCP_TOKEN: secret });
       await run.connected;
       const updates: string[] = [];
       run.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
@@ -296,7 +309,7 @@ describe('overlay-companion stdio when the bridge is gone', () => {
       expect(before.structuredContent).toEqual(DISPLAY_INFO);
 
       await serve.cli.stop('SIGINT');
-      serve = await startServe([...flags, ...desktop]);
+      serve = await startServe([...flags, ...desktop], scripted.env);
       await scriptedViewer(serve.url);
 
       // The first call after the restart gets a 404 for the old session; the proxy opens a new
@@ -308,6 +321,7 @@ describe('overlay-companion stdio when the bridge is gone', () => {
         /no longer knew this MCP session .*opened a new one and subscribed again to screenshot:\/\/latest/,
       );
       expect(run.stderr()).not.toMatch(/Restart this MCP server/);
+      expect(run.stderr()).not.toContain(secret);
       // The subscription is live in the new session: periodic captures notify the client.
       await run.client.callTool({
         name: 'set_screenshot_frequency',
@@ -317,7 +331,7 @@ describe('overlay-companion stdio when the bridge is gone', () => {
       expect(run.alive()).toBe(true);
     } finally {
       for (const viewer of viewers) await viewer.close().catch(() => undefined);
-      await serve.cli.stop('SIGKILL');
+      await serve.cli.shutdown();
       await rm(dataDir, { recursive: true, force: true });
     }
   });

@@ -3,6 +3,7 @@
 // and the same code from source through tsx otherwise, so a test never runs a stale build
 // (`npm test` builds first, so there it is always the built CLI).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,11 @@ export interface CliProcess {
   waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Sends `signal` (SIGINT by default) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * For cleanup after a failure: SIGINT, so serve stops the desktop and Chromium it started
+   * (SIGKILL would leave its Xvnc behind), then SIGKILL if it has not exited within `graceMs`.
+   */
+  shutdown(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
@@ -95,7 +101,43 @@ export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
       if (!done) child.kill(signal);
       return exited;
     },
+    shutdown: async (graceMs = 15_000) => {
+      if (done) return exited;
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await exited;
+      clearTimeout(timer);
+      return exit;
+    },
   };
+}
+
+/**
+ * The environment of a scripted serve: the admin (OC_ADMIN_USER / OC_ADMIN_PASSWORD) and a token
+ * that acts for them (OC_MCP_TOKEN), random per call, for tests that drive serve over MCP.
+ */
+export function scriptedServeEnv(): {
+  env: NodeJS.ProcessEnv;
+  username: string;
+  password: string;
+  token: string;
+} {
+  const username = 'admin';
+  const password = `pw-${randomBytes(12).toString('base64url')}`;
+  const token = `env-${randomBytes(24).toString('base64url')}`;
+  return {
+    env: { OC_ADMIN_USER: username, OC_ADMIN_PASSWORD: password, OC_MCP_TOKEN: token },
+    username,
+    password,
+    token,
+  };
+}
+
+/** The display and X cookie file `serve --desktop local` printed (X clients need both). */
+export function printedDesktop(stdout: string): { display: string; xEnv: NodeJS.ProcessEnv } {
+  const match = /local desktop on display (:\d+) \(XAUTHORITY=([^;\s]+);/.exec(stdout);
+  const display = match?.[1] ?? '';
+  return { display, xEnv: { ...process.env, DISPLAY: display, XAUTHORITY: match?.[2] ?? '' } };
 }
 
 /** Starts `serve` with `args` and resolves once it printed its URLs. */
@@ -110,7 +152,7 @@ export async function startServe(
     await cli.waitForStdout(/Press Ctrl-C to stop\./, 10_000);
     return { cli, url: open[1] ?? '', mcpUrl: mcp[1] ?? '' };
   } catch (err) {
-    await cli.stop('SIGKILL');
+    await cli.shutdown();
     throw err;
   }
 }
