@@ -2,7 +2,8 @@
 // typing and key combos into the desktop's xterm (checked by the file the shell writes),
 // screenshots (sizes, formats, overlays composited, decoded with sharp), the clipboard both
 // ways (checked with xclip), drags and scrolls (checked by xev), wait_for_screen, and a
-// second window that mirrors the overlay store.
+// second window that mirrors the overlay store. Pages are signed in as the stack's admin, who
+// turns clipboard reading on for the test that needs it (it starts off).
 import { randomUUID } from 'node:crypto';
 import { execFile, spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import {
   startXev,
   viewerRole,
 } from './support/controlPlane.js';
+import { setPermissions } from './support/signIn.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
 import { captureRoot, compareRgba } from '../packages/gateway/src/testing/desktopCapture.js';
 
@@ -25,7 +27,7 @@ const run = promisify(execFile);
 let mcp: Client;
 
 test.beforeEach(async ({ page, stack }) => {
-  await openControlViewer(page, stack.url, 'autopilot');
+  await openControlViewer(page, stack, 'autopilot');
   mcp = await connectMcp(stack);
 });
 
@@ -147,7 +149,7 @@ test('a full-screen take_screenshot equals the X server pixels (xwd -root)', asy
     .ensureAlpha()
     .raw()
     .toBuffer({ resolveWithObject: true });
-  const x = await captureRoot(stack.display);
+  const x = await captureRoot(stack.xEnv);
   expect([shot.info.width, shot.info.height]).toEqual([x.width, x.height]);
   const { mismatches } = compareRgba(x, {
     width: shot.info.width,
@@ -157,7 +159,9 @@ test('a full-screen take_screenshot equals the X server pixels (xwd -root)', asy
   expect(mismatches, 'pixels that differ between take_screenshot and xwd -root').toBe(0);
 });
 
-test('the clipboard goes both ways between the AI and the desktop', async ({ stack }) => {
+test('the clipboard goes both ways between the AI and the desktop, reading once allowed', async ({
+  stack,
+}) => {
   const toDesktop = `from-ai-${randomUUID()}`;
   expect((await ok('set_clipboard', { text: toDesktop })).structured).toEqual({ ok: true });
   const xclipOut = async () =>
@@ -177,9 +181,20 @@ test('the clipboard goes both ways between the AI and the desktop', async ({ sta
     stdio: ['pipe', 'ignore', 'ignore'],
   });
   xclip.stdin.end(fromDesktop);
-  await expect
-    .poll(async () => (await callTool(mcp, 'get_clipboard', {})).structured, { timeout: 10_000 })
-    .toEqual({ text: fromDesktop, available: true });
+  // Reading the clipboard is off until the person turns it on, and the refusal says which switch.
+  const refused = await callTool(mcp, 'get_clipboard', {});
+  expect(refused.isError).toBe(true);
+  expect(refused.text).toMatch(/^permission_denied: .*Let the AI read the clipboard/);
+  await setPermissions(stack, { clipboard_read: true });
+  try {
+    await expect
+      .poll(async () => (await callTool(mcp, 'get_clipboard', {})).structured, {
+        timeout: 10_000,
+      })
+      .toEqual({ text: fromDesktop, available: true });
+  } finally {
+    await setPermissions(stack, { clipboard_read: false });
+  }
   await ok('set_clipboard', { text: 'done' });
 });
 

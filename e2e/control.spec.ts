@@ -1,10 +1,14 @@
 // The control plane end to end: a real MCP client (the SDK's) calls the bridge's /mcp, the
 // bridge relays to the real viewer in Chromium, the viewer acts on a real Xvnc desktop. Checks
 // what the person sees (overlay and confirmation elements, where they are) and what really
-// happened on the desktop (pointer position and a ButtonPress seen by an `xev` window).
+// happened on the desktop (pointer position and a ButtonPress seen by an `xev` window). Every
+// page is signed in as the stack's admin; the MCP client uses the stack's OC_MCP_TOKEN.
 /// <reference lib="dom" />
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
+import { startStack, type RunningStack } from './support/bridgeProcess.js';
+import { setPermissions, signInContext } from './support/signIn.js';
 import {
   callTool,
   centre,
@@ -19,9 +23,27 @@ import { pointerLocation, screenSize } from './support/xdesktop.js';
 
 let mcp: Client;
 
+/** Resolves once the display's box stays the same across two reads 250 ms apart. */
+async function displaySettled(page: Page): Promise<void> {
+  const box = () => page.locator('.remote-display__canvas').boundingBox();
+  let last = JSON.stringify(await box());
+  await expect
+    .poll(
+      async () => {
+        await page.waitForTimeout(250);
+        const now = JSON.stringify(await box());
+        const same = now === last;
+        last = now;
+        return same;
+      },
+      { timeout: 10_000 },
+    )
+    .toBe(true);
+}
+
 test.beforeEach(async ({ page, stack }) => {
   await page.addInitScript(recordViewerLatency);
-  await openControlViewer(page, stack.url, 'assist');
+  await openControlViewer(page, stack, 'assist');
   mcp = await connectMcp(stack);
 });
 
@@ -196,47 +218,114 @@ test('Stop denies a pending call and switches to passive', async ({ page }) => {
   await expect(panel).toHaveCount(0);
 });
 
-test("the person's clicks and keys on the display reach subscribe_events", async ({
+test("the person's clicks reach subscribe_events; their keys too, once they allow key reading", async ({
   page,
   stack,
 }) => {
   const desktop = await screenSize(stack.xEnv);
-  const sub = await callTool(mcp, 'subscribe_events', {
-    events: ['mouse_click', 'key_press'],
+  const read = async (id: string, types: string[]) => {
+    const seen: Array<{ type: string; data: unknown }> = [];
+    await expect
+      .poll(
+        async () => {
+          const got = await callTool(mcp, 'get_events', { subscription_id: id });
+          seen.push(...((got.structured?.events as typeof seen | undefined) ?? []));
+          return seen.map((e) => e.type);
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual(types);
+    return seen;
+  };
+
+  // Key presses are the person's to share: off until they turn the toggle on.
+  const refused = await callTool(mcp, 'subscribe_events', { events: ['key_press'] });
+  expect(refused.isError).toBe(true);
+  expect(refused.text).toMatch(/^permission_denied: .*Let the AI read my key presses/);
+  await expect(page.getByTestId('key-reading-banner')).toHaveCount(0);
+
+  const clicks = await callTool(mcp, 'subscribe_events', {
+    events: ['mouse_click'],
     debounce_ms: 0,
   });
-  const id = String(sub.structured?.subscription_id);
   const target = { x: 640, y: 700 }; // bare desktop below the xterm
   const at = await pageOf(page, desktop.width, target.x, target.y);
   await page.mouse.click(at.x, at.y);
-  await page.keyboard.press('q');
-  const seen: Array<{ type: string; data: unknown }> = [];
-  await expect
-    .poll(
-      async () => {
-        const read = await callTool(mcp, 'get_events', { subscription_id: id });
-        seen.push(...((read.structured?.events as typeof seen | undefined) ?? []));
-        return seen.map((e) => e.type);
-      },
-      { timeout: 10_000 },
-    )
-    .toEqual(['mouse_click', 'key_press']);
-  expect(seen[0]?.data).toEqual({ ...target, button: 'left' });
-  expect(seen[1]?.data).toEqual({ key: 'q', keysym: 0x71 });
-  // The "q" went to the xterm's shell prompt: clear the line for the tests that type there.
-  await page.keyboard.press('Control+u');
-  await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
+  const [click] = await read(String(clicks.structured?.subscription_id), ['mouse_click']);
+  expect(click?.data).toEqual({ ...target, button: 'left' });
+  expect(await pointerLocation(stack.xEnv)).toEqual(target);
+
+  await setPermissions(stack, { read_key_events: true });
+  try {
+    const keys = await callTool(mcp, 'subscribe_events', {
+      events: ['mouse_click', 'key_press'],
+      debounce_ms: 0,
+    });
+    expect(keys.isError, keys.text).toBe(false);
+    const id = String(keys.structured?.subscription_id);
+    // While the AI reads key presses, the viewer says so plainly.
+    await expect(page.getByTestId('key-reading-banner')).toContainText(
+      'An AI is reading your key presses.',
+    );
+    // The display still has the keyboard (the click above gave it).
+    await page.keyboard.press('q');
+    const [key] = await read(id, ['key_press']);
+    expect(key?.data).toEqual({ key: 'q', keysym: 0x71 });
+    // The "q" went to the xterm's shell prompt: clear the line for the tests that type there.
+    await page.keyboard.press('Control+u');
+    await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
+    await expect(page.getByTestId('key-reading-banner')).toHaveCount(0);
+  } finally {
+    await setPermissions(stack, { read_key_events: false });
+  }
 });
 
-test('a headless viewer runs what the person approved through the MCP client, and nothing else', async ({
+// KNOWN VIEWER BUG (apps/web, reported): the key-reading banner moves the display to a
+// fractional page offset; the viewer's mouse_click then maps the pointer with
+// getBoundingClientRect while Guacamole.Mouse maps it with integer element offsets, so the AI is
+// told a pixel one off from the one the desktop received (639,699 for a click that lands on
+// 640,699 here). Marked as failing so it stays visible; remove test.fail once they agree.
+test('with the key banner shown, mouse_click reports the pixel the desktop received', async ({
+  page,
+  stack,
+}) => {
+  test.fail();
+  const desktop = await screenSize(stack.xEnv);
+  await setPermissions(stack, { read_key_events: true });
+  try {
+    const sub = await callTool(mcp, 'subscribe_events', {
+      events: ['mouse_click', 'key_press'],
+      debounce_ms: 0,
+    });
+    const id = String(sub.structured?.subscription_id);
+    await expect(page.getByTestId('key-reading-banner')).toBeVisible();
+    await displaySettled(page);
+    const at = await pageOf(page, desktop.width, 640, 700);
+    await page.mouse.click(at.x, at.y);
+    let events: Array<{ type: string; data: { x: number; y: number } }> = [];
+    await expect
+      .poll(async () => {
+        const got = await callTool(mcp, 'get_events', { subscription_id: id });
+        events = [...events, ...((got.structured?.events as typeof events | undefined) ?? [])];
+        return events.length;
+      })
+      .toBeGreaterThan(0);
+    const landed = await pointerLocation(stack.xEnv);
+    await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
+    expect(events[0]?.data).toMatchObject(landed);
+  } finally {
+    await setPermissions(stack, { read_key_events: false });
+  }
+});
+
+test('a page that asks to be headless is an ordinary window: the person approves, not the MCP client', async ({
   page,
   stack,
 }) => {
   const questions: string[] = [];
-  let approve = true;
   const asking = await connectMcp(stack, (message) => {
     questions.push(message);
-    return approve;
+    return true;
   });
   const xev = await startXev(stack.xEnv);
   try {
@@ -246,24 +335,82 @@ test('a headless viewer runs what the person approved through the MCP client, an
     await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
     const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
 
-    const approved = await callTool(asking, 'click_at', { x: target.x, y: target.y });
+    const pending = callTool(asking, 'click_at', { x: target.x, y: target.y });
+    // The person is asked in the page; the client's elicitation is never used.
+    await expect(page.getByTestId('confirm-panel')).toContainText('Click with the left button');
+    expect(xev.log()).not.toContain('ButtonPress');
+    const approve = page.getByRole('button', { name: 'Approve' });
+    await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+    await approve.click();
+    const approved = await pending;
     expect(approved.isError, approved.text).toBe(false);
     expect(approved.structured).toEqual({ success: true, was_confirmed: true });
-    expect(questions).toHaveLength(1);
+    expect(questions).toEqual([]);
     await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
-    // Nobody sits at a headless viewer: it never showed a confirmation.
-    await expect(page.getByTestId('confirm-panel')).toHaveCount(0);
-
-    approve = false;
-    const before = xev.log().length;
-    const declined = await callTool(asking, 'click_at', { x: target.x + 10, y: target.y });
-    expect(declined.text).toMatch(/^permission_denied: /);
-    await page.waitForTimeout(300);
-    expect(xev.log().slice(before)).not.toContain('ButtonPress');
   } finally {
     xev.stop();
     await asking.close();
   }
+});
+
+test.describe('serve --headless-viewer', () => {
+  let headless: RunningStack | undefined;
+  test.afterAll(async () => {
+    await headless?.stop();
+  });
+
+  test('the headless viewer runs what the person approved through the MCP client, and nothing else', async ({
+    browser,
+  }) => {
+    test.setTimeout(120_000);
+    // A stack of its own: only `serve --headless-viewer` can start a headless viewer (its
+    // Chromium gets a sign-in session the bridge minted in-process); no page can ask to be one.
+    headless = await startStack({ flags: ['--headless-viewer'] });
+    const stack = headless;
+    const questions: string[] = [];
+    let approve = true;
+    const asking = await connectMcp(stack, (message) => {
+      questions.push(message);
+      return approve;
+    });
+    const xev = await startXev(stack.xEnv);
+    // A person's window on the same desktop, to see that no confirmation is ever shown there.
+    const context = await browser.newContext();
+    const watcher = await context.newPage();
+    try {
+      // The headless viewer is the control window once a read tool answers (nobody else is
+      // connected yet).
+      await expect
+        .poll(async () => (await callTool(asking, 'get_display_info', {})).isError, {
+          timeout: 40_000,
+        })
+        .toBe(false);
+      await signInContext(context, stack);
+      await watcher.goto(stack.url);
+      await expect.poll(() => viewerRole(watcher), { timeout: 30_000 }).toBe('mirror');
+      const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
+
+      const approved = await callTool(asking, 'click_at', { x: target.x, y: target.y });
+      expect(approved.isError, approved.text).toBe(false);
+      expect(approved.structured).toEqual({ success: true, was_confirmed: true });
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain('click_at');
+      await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+      await expect(watcher.getByTestId('confirm-panel')).toHaveCount(0);
+
+      approve = false;
+      const before = xev.log().length;
+      const declined = await callTool(asking, 'click_at', { x: target.x + 10, y: target.y });
+      expect(declined.text).toMatch(/^permission_denied: /);
+      await watcher.waitForTimeout(300);
+      expect(xev.log().slice(before)).not.toContain('ButtonPress');
+      expect(questions).toHaveLength(2);
+    } finally {
+      xev.stop();
+      await asking.close();
+      await context.close();
+    }
+  });
 });
 
 test("only the person's click approves: not a script's click, not Escape meant for the desktop", async ({
@@ -300,7 +447,7 @@ test('the AI asking for autopilot shows "from assist to autopilot" and needs App
   const pending = callTool(mcp, 'set_mode', { mode: 'autopilot' });
   const panel = page.getByTestId('confirm-panel');
   await expect(panel).toContainText('Change the mode');
-  await expect(panel).toContainText('From assist to autopilot.');
+  await expect(panel).toContainText('The AI asks to go from assist to autopilot.');
   await expect(page.getByTestId('mode-select')).toHaveValue('assist');
   const approve = page.getByRole('button', { name: 'Approve' });
   await expect(approve).not.toHaveAttribute('aria-disabled', 'true');

@@ -2,9 +2,17 @@
 // a clear message with its Guacamole status, and the bridge keeps serving everyone else.
 // Real parts throughout — a closed port, a real Xvnc with a VNC password, a real Xvnc killed
 // under an open session, and malformed instructions written on the viewer's own tunnel socket.
-import { startLocalDesktop, freePort, type LocalDesktop } from '@overlay-companion/gateway';
-import { expect, test } from '@playwright/test';
+// The desktops here are VNC servers the bridge reaches over TCP (`--vnc`), as an external one
+// would be; every page is signed in as that stack's admin first.
+import {
+  startLocalDesktop,
+  freePort,
+  type LocalDesktop,
+  type TcpLocalDesktop,
+} from '@overlay-companion/gateway';
+import { expect, test, type Page } from '@playwright/test';
 import { startStack, type RemoteStack } from './support/bridgeProcess.js';
+import { signInContext } from './support/signIn.js';
 
 const stacks: RemoteStack[] = [];
 const desktops: LocalDesktop[] = [];
@@ -18,16 +26,33 @@ async function vncStack(port: number, password?: string): Promise<RemoteStack> {
   const stack = await startStack({
     source: ['--vnc', `127.0.0.1:${port}`],
     env: password === undefined ? {} : { OC_VNC_PASSWORD: password },
+    mcp: false,
   });
   stacks.push(stack);
   return stack;
 }
 
-const detail = (page: import('@playwright/test').Page) => page.getByTestId('connection-detail');
+async function tcpDesktop(password?: string): Promise<TcpLocalDesktop> {
+  const desktop = await startLocalDesktop({
+    windowManager: false,
+    rfbTcp: true,
+    ...(password === undefined ? {} : { password }),
+  });
+  desktops.push(desktop);
+  return desktop;
+}
+
+/** Opens the stack's viewer in `page`, signed in as its admin. */
+async function openViewer(page: Page, stack: RemoteStack): Promise<void> {
+  await signInContext(page.context(), stack);
+  await page.goto(stack.url);
+}
+
+const detail = (page: Page) => page.getByTestId('connection-detail');
 
 test('an unreachable VNC host: the viewer says so, with status 519', async ({ page }) => {
   const stack = await vncStack(await freePort());
-  await page.goto(stack.url);
+  await openViewer(page, stack);
   await expect(detail(page)).toContainText('519', { timeout: 20_000 });
   await expect(detail(page)).toContainText(/reach|running|refused/i);
 });
@@ -36,16 +61,15 @@ test('a wrong VNC password: status 769, and the right password still works', asy
   page,
   browser,
 }) => {
-  const desktop = await startLocalDesktop({ password: 'right-pw', windowManager: false });
-  desktops.push(desktop);
+  const desktop = await tcpDesktop('right-pw');
   const wrong = await vncStack(desktop.port, 'wrong-pw');
-  await page.goto(wrong.url);
+  await openViewer(page, wrong);
   await expect(detail(page)).toContainText('769', { timeout: 20_000 });
   await expect(detail(page)).toContainText(/password/i);
 
   const right = await vncStack(desktop.port, 'right-pw');
   const other = await browser.newPage();
-  await other.goto(right.url);
+  await openViewer(other, right);
   await expect(other.getByTestId('connection-label')).toHaveText('Connected', { timeout: 20_000 });
   await other.close();
 });
@@ -53,10 +77,9 @@ test('a wrong VNC password: status 769, and the right password still works', asy
 test('a VNC server that dies mid-session: the viewer reports the upstream error', async ({
   page,
 }) => {
-  const desktop = await startLocalDesktop({ windowManager: false });
-  desktops.push(desktop);
+  const desktop = await tcpDesktop();
   const stack = await vncStack(desktop.port);
-  await page.goto(stack.url);
+  await openViewer(page, stack);
   await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 20_000 });
   await desktop.stop();
   await expect(detail(page)).toContainText('515', { timeout: 20_000 });
@@ -66,8 +89,7 @@ test('malformed instructions from the browser end only that tunnel, with status 
   page,
   browser,
 }) => {
-  const desktop = await startLocalDesktop({ windowManager: false });
-  desktops.push(desktop);
+  const desktop = await tcpDesktop();
   const stack = await vncStack(desktop.port);
   // Keep a handle on the page's tunnel socket so the test can write garbage on it.
   await page.addInitScript(() => {
@@ -82,8 +104,8 @@ test('malformed instructions from the browser end only that tunnel, with status 
     };
   });
   const bystander = await browser.newPage();
-  await bystander.goto(stack.url);
-  await page.goto(stack.url);
+  await openViewer(bystander, stack);
+  await openViewer(page, stack);
   for (const viewer of [page, bystander]) {
     await expect(viewer.getByTestId('connection-label')).toHaveText('Connected', {
       timeout: 20_000,

@@ -1,6 +1,7 @@
 // Playwright fixtures shared by the e2e specs: `stack` (the real bridge + gateway + Xvnc desktop,
-// one per worker, stopped with SIGINT afterwards), `viewer` (a page object for the viewer) and
-// `pixelPage` (a blank page that decodes screenshots for pixel checks).
+// one per worker, stopped with SIGINT afterwards), `viewer` (a page object for the viewer, which
+// signs its browser context in as the stack's admin before opening it) and `pixelPage` (a blank
+// page that decodes screenshots for pixel checks).
 import { test as base, expect, type Page } from '@playwright/test';
 import { startStack, type RunningStack } from './support/bridgeProcess.js';
 import { ViewerPage } from './pages/ViewerPage.js';
@@ -28,7 +29,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker', timeout: 90_000 },
   ],
   viewer: async ({ page, stack }, use) => {
-    await use(new ViewerPage(page, stack.url));
+    await use(new ViewerPage(page, stack));
   },
   pixelPage: async ({ browser }, use) => {
     const page = await browser.newPage();

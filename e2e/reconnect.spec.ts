@@ -19,7 +19,8 @@ test('shows the reason when the tunnel drops and reconnects with backoff', async
 
   // Record every text the status shows, so a short-lived "Reconnecting in 1 s" is not missed.
   await page.evaluate(() => {
-    const status = document.querySelector('[role="status"]');
+    // The status bar's live region (the page has other status regions, e.g. the key banner).
+    const status = document.querySelector('.status-bar [role="status"]');
     if (!status) throw new Error('no status element');
     const seen: string[] = [];
     (window as unknown as { seenStatus: string[] }).seenStatus = seen;

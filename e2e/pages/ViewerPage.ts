@@ -1,6 +1,8 @@
-// Page object for the viewer: opening it, reading the status bar, and converting desktop
-// pixels to page coordinates through the scale the viewer applied.
+// Page object for the viewer: opening it signed in (the page's browser context gets the
+// admin's sign-in cookie first, as after signing in on /signin), reading the status bar, and
+// converting desktop pixels to page coordinates through the scale the viewer applied.
 import { expect, type Locator, type Page } from '@playwright/test';
+import { signInContext, type SignInTarget } from '../support/signIn.js';
 import type { Rect } from '../support/xdesktop.js';
 
 export class ViewerPage {
@@ -13,10 +15,13 @@ export class ViewerPage {
   readonly area: Locator;
   readonly fitButton: Locator;
 
+  readonly url: string;
+
   constructor(
     readonly page: Page,
-    readonly url: string,
+    private readonly stack: SignInTarget,
   ) {
+    this.url = stack.url;
     this.status = page.getByTestId('connection-label');
     this.statusDetail = page.getByTestId('connection-detail');
     this.keyboardTarget = page.getByTestId('keyboard-target');
@@ -25,7 +30,9 @@ export class ViewerPage {
     this.fitButton = page.getByRole('button', { name: 'Fit desktop to window' });
   }
 
+  /** Signs the page's browser context in, then opens the viewer. */
   async open(): Promise<void> {
+    await signInContext(this.page.context(), this.stack);
     await this.page.goto(this.url);
   }
 

@@ -1,8 +1,11 @@
 // Runs the real stack — `overlay-companion serve --desktop local` (bridge + embedded gateway +
-// Xvnc desktop with an xterm) — as a child process for one test worker, reads where it listens
-// and which X display it started from its console output, and stops it with SIGINT the way a
-// person pressing Ctrl-C would.
+// Xvnc desktop with an xterm) — as a child process for one test worker, scripted the way
+// unattended setups are: OC_ADMIN_USER / OC_ADMIN_PASSWORD create the admin the tests sign in
+// as, OC_MCP_TOKEN is the token MCP clients use (both random per stack; serve never prints
+// them). Reads where it listens, which X display it started and its X cookie file (XAUTHORITY)
+// from its console output, and stops it with SIGINT the way a person pressing Ctrl-C would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,6 +16,10 @@ export const BRIDGE_MAIN = join(REPO_ROOT, 'apps/bridge/dist/cli/main.js');
 export interface RunningStack {
   /** Base URL of the bridge, e.g. http://127.0.0.1:41234/ */
   url: string;
+  /** The admin made from OC_ADMIN_USER / OC_ADMIN_PASSWORD (see support/signIn.ts). */
+  admin: { username: string; password: string };
+  /** OC_MCP_TOKEN: acts for the admin. Undefined when started with `mcp: false`. */
+  mcpToken: string | undefined;
   /** X display of the local desktop, e.g. ':7'. */
   display: string;
   /** Environment for X clients (xdotool, xwd) aimed at that desktop. */
@@ -24,9 +31,10 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-// Lines printed by apps/bridge/src/cli/main.ts once everything is up.
+// Lines printed by apps/bridge/src/cli/main.ts once everything is up (the desktop line comes
+// from apps/bridge/src/cli/desktopSource.ts).
 const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
-const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+)/m;
+const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+) \(XAUTHORITY=([^;\s]+);/m;
 
 export interface StackOptions {
   /** The desktop source flags; default `--desktop local`. */
@@ -37,11 +45,15 @@ export interface StackOptions {
   nodeArgs?: string[];
   /** Extra environment, e.g. OC_VNC_PASSWORD for `--vnc`. */
   env?: Record<string, string>;
+  /** false: no OC_MCP_TOKEN (for stacks no MCP client talks to). Default true. */
+  mcp?: boolean;
   timeoutMs?: number;
 }
 
 /** Stack without a local desktop (`--vnc …`): no X display to report. */
 export type RemoteStack = Omit<RunningStack, 'display' | 'xEnv'>;
+
+const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export async function startStack(
   options?: StackOptions & { source?: undefined },
@@ -51,6 +63,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const timeoutMs = options.timeoutMs ?? 45_000;
   const source = options.source ?? ['--desktop', 'local'];
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
+  const admin = { username: 'admin', password: `pw-${secret(12)}` };
+  const mcpToken = options.mcp === false ? undefined : `e2e-${secret(24)}`;
   const child = spawn(
     process.execPath,
     [
@@ -67,7 +81,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      env: {
+        ...process.env,
+        NO_COLOR: '1',
+        OC_ADMIN_USER: admin.username,
+        OC_ADMIN_PASSWORD: admin.password,
+        ...(mcpToken === undefined ? {} : { OC_MCP_TOKEN: mcpToken }),
+        ...options.env,
+      },
     },
   );
   let stdout = '';
@@ -84,7 +105,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   try {
     const { url, printedDisplay } = await new Promise<{
       url: string;
-      printedDisplay: string | undefined;
+      printedDisplay: { display: string; xauthority: string } | undefined;
     }>((ok, fail) => {
       const timer = setTimeout(
         () =>
@@ -95,7 +116,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         const url = URL_LINE.exec(stdout)?.[1];
         if (url === undefined) return;
         clearTimeout(timer);
-        ok({ url, printedDisplay: DISPLAY_LINE.exec(stdout)?.[1] });
+        const desktop = DISPLAY_LINE.exec(stdout);
+        ok({
+          url,
+          printedDisplay:
+            desktop?.[1] === undefined || desktop[2] === undefined
+              ? undefined
+              : { display: desktop[1], xauthority: desktop[2] },
+        });
       });
       child.once('error', (err) => {
         clearTimeout(timer);
@@ -113,38 +141,21 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       });
     });
     child.removeAllListeners('exit');
-    const display = (await healthzDisplay(url)) ?? printedDisplay;
     const pid = child.pid ?? Number.NaN;
-    if (options.source !== undefined) return { url, pid, output, stop };
-    if (display === undefined) {
+    const base = { url, admin, mcpToken, pid, output, stop };
+    if (options.source !== undefined) return base;
+    if (printedDisplay === undefined) {
       throw new Error(
-        `The bridge reported no X display (neither /healthz desktop.display nor a "Desktop: ... display :N" line); the e2e test needs it for X-side checks.\n${output()}`,
+        `The bridge printed no "Desktop: ... display :N (XAUTHORITY=...;" line; the e2e tests need the display and its X cookie for X-side checks.\n${output()}`,
       );
     }
-    return { url, pid, display, xEnv: { ...process.env, DISPLAY: display }, output, stop };
+    const { display, xauthority } = printedDisplay;
+    // X clients (xdotool, xwd, xclip, xev) need the display's cookie: the desktop refuses
+    // anyone without it.
+    return { ...base, display, xEnv: { ...process.env, DISPLAY: display, XAUTHORITY: xauthority } };
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/**
- * The local desktop's X display from `/healthz` (`desktop.display`), when the bridge reports it
- * there; the console line is only meant for people, so it is the fallback.
- */
-async function healthzDisplay(baseUrl: string): Promise<string | undefined> {
-  try {
-    const response = await fetch(new URL('healthz', baseUrl));
-    const body: unknown = await response.json();
-    if (typeof body !== 'object' || body === null || !('desktop' in body)) return undefined;
-    const desktop: unknown = body.desktop;
-    if (typeof desktop !== 'object' || desktop === null || !('display' in desktop))
-      return undefined;
-    return typeof desktop.display === 'string' && /^:\d+$/.test(desktop.display)
-      ? desktop.display
-      : undefined;
-  } catch {
-    return undefined;
   }
 }
 

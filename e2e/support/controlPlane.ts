@@ -1,5 +1,5 @@
 // Helpers for the control-plane e2e specs (control*.spec.ts): an MCP client from the official
-// SDK against the bridge's /mcp (token read from the bridge's start banner), tool calls reduced
+// SDK against the bridge's /mcp (with the stack's OC_MCP_TOKEN), tool calls reduced
 // to {isError, text, structured}, an `xev` window that reports the clicks the desktop really
 // delivers, page positions of desktop pixels, and a probe of the viewer's own answer latency.
 /// <reference lib="dom" />
@@ -10,7 +10,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect, type Locator, type Page } from '@playwright/test';
-import type { RunningStack } from './bridgeProcess.js';
+import type { RemoteStack } from './bridgeProcess.js';
+import { signInContext } from './signIn.js';
 
 const run = promisify(execFile);
 
@@ -23,11 +24,12 @@ export interface ToolOutcome {
   image: string | undefined;
 }
 
-/** The bearer token the bridge printed in its client configuration at start. */
-export function mcpToken(stack: RunningStack): string {
-  const match = /"Authorization":\s*"Bearer ([^"]+)"/.exec(stack.output());
-  if (!match?.[1]) throw new Error(`The bridge printed no MCP bearer token.\n${stack.output()}`);
-  return match[1];
+/** The token MCP clients use: the stack's OC_MCP_TOKEN (serve never prints one). */
+export function mcpToken(stack: RemoteStack): string {
+  if (stack.mcpToken === undefined) {
+    throw new Error('This stack was started with mcp: false, so it has no OC_MCP_TOKEN.');
+  }
+  return stack.mcpToken;
 }
 
 /**
@@ -35,7 +37,7 @@ export function mcpToken(stack: RunningStack): string {
  * and answers the bridge's approval questions with it (the headless-viewer path).
  */
 export async function connectMcp(
-  stack: RunningStack,
+  stack: RemoteStack,
   elicit?: (message: string) => boolean,
 ): Promise<Client> {
   const client = new Client(
@@ -162,13 +164,21 @@ export async function viewerRole(page: Page): Promise<string | null> {
   );
 }
 
+const MODE_ORDER = ['passive', 'assist', 'autopilot'];
+
 /**
- * Opens the viewer, waits for the desktop and the AI link, waits until this window is the
- * control window (one closed by an earlier test may hold control for a moment), and has the
- * person pick `mode` in the selector.
+ * Signs the page's context in and opens the viewer, waits for the desktop and the AI link,
+ * waits until this window is the control window (one closed by an earlier test may hold control
+ * for a moment), and has the person pick `mode` in the selector — approving it in the panel
+ * when it raises the mode, as the bridge asks then.
  */
-export async function openControlViewer(page: Page, url: string, mode: string): Promise<void> {
-  await page.goto(url);
+export async function openControlViewer(
+  page: Page,
+  stack: RemoteStack,
+  mode: string,
+): Promise<void> {
+  await signInContext(page.context(), stack);
+  await page.goto(stack.url);
   await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
   // "Connected" comes with the handshake; the desktop's size arrives with its first frame, and
   // tools that need it (screenshots, display info) answer system_error until then.
@@ -176,6 +186,17 @@ export async function openControlViewer(page: Page, url: string, mode: string): 
   await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
   const select = page.getByTestId('mode-select');
-  if ((await select.inputValue()) !== mode) await select.selectOption(mode);
+  const current = await select.inputValue();
+  if (current !== mode) {
+    await select.selectOption(mode);
+    if (MODE_ORDER.indexOf(mode) > MODE_ORDER.indexOf(current)) {
+      // A window raises the mode only through an approval the person answers.
+      await expect(page.getByTestId('confirm-panel')).toContainText(`Confirm: switch to ${mode}`);
+      const approve = page.getByRole('button', { name: 'Approve' });
+      await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+      await approve.click();
+      await expect(page.getByTestId('confirm-panel')).toHaveCount(0);
+    }
+  }
   await expect(select).toHaveValue(mode);
 }
