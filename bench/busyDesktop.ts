@@ -2,7 +2,8 @@
 // shows a person: openbox and an xterm with a page of text. The busy one is a worst case: an
 // xterm covering the screen with random characters on random 256-colour backgrounds (many
 // colours per tile, so ZRLE and PNG both work hard), a patterned root window and a second
-// xterm with a directory listing.
+// xterm with a directory listing. X clients reach them with `desktop.env` (DISPLAY and the X
+// cookie in XAUTHORITY).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { RfbClient, startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';

@@ -24,10 +24,18 @@ export interface CdpPage {
 export interface CdpBrowser {
   /** The browser's main process (its renderers and helpers are its descendants). */
   pid: number;
-  /** Opens a page of `width`×`height`, runs `initScript` in every document, then loads `url`. */
+  /**
+   * Opens a page of `width`×`height`, sets `cookies` for `url` (e.g. the sign-in cookie), runs
+   * `initScript` in every document, then loads `url`.
+   */
   newPage(
     url: string,
-    options?: { initScript?: string; width?: number; height?: number },
+    options?: {
+      initScript?: string;
+      width?: number;
+      height?: number;
+      cookies?: ReadonlyArray<{ name: string; value: string }>;
+    },
   ): Promise<CdpPage>;
   close(): Promise<void>;
 }
@@ -100,6 +108,16 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
       await client.Page.enable();
       if (options.initScript !== undefined) {
         await client.Page.addScriptToEvaluateOnNewDocument({ source: options.initScript });
+      }
+      // Network.setCookie works without Network.enable, so no per-frame events start flowing.
+      for (const cookie of options.cookies ?? []) {
+        const { success } = await client.Network.setCookie({
+          ...cookie,
+          url,
+          httpOnly: true,
+          sameSite: 'Strict',
+        });
+        if (!success) throw new Error(`Chromium refused the ${cookie.name} cookie for ${url}.`);
       }
       await client.Page.navigate({ url });
       const page: CdpPage = {

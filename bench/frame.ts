@@ -1,6 +1,7 @@
 // Gateway frame costs on 1280×800 desktops: decoding a full ZRLE frame from a real Xvnc (our
-// RFB client) and encoding it as PNG for the browser (the gateway's own encode path), on the
-// typical desktop a person sees and on a worst-case busy one.
+// RFB client, over the desktop's Unix socket as the embedded gateway reaches it) and encoding it
+// as PNG for the browser (the gateway's own encode path), on the typical desktop a person sees
+// and on a worst-case busy one.
 import { RfbClient, measureRegionEncode, type LocalDesktop } from '@overlay-companion/gateway';
 import { fullFrame, startBusyDesktop, startTypicalDesktop } from './busyDesktop.js';
 import { summarize, type Summary } from './stats.js';
@@ -22,7 +23,7 @@ export async function benchFrames(
 }
 
 async function measureDesktop(desktop: LocalDesktop, iterations: number): Promise<FrameResults> {
-  const client = await RfbClient.connect({ host: desktop.host, port: desktop.port });
+  const client = await RfbClient.connect({ path: desktop.rfbPath });
   try {
     client.pointer(client.width - 1, client.height - 1, 0); // keep the cursor out of the pixels
     await fullFrame(client);

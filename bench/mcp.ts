@@ -11,7 +11,7 @@ import { httpEchoFloor } from './floor.js';
 import { sdkFloor, type SdkFloor } from './sdkFloor.js';
 import { viewerLegFloor } from './viewerLegFloor.js';
 import { benchClicks, type ClickResults } from './mcpClick.js';
-import { callOk, connectHttp, sleep, timeRuns } from './mcpClient.js';
+import { callOk, closeHttp, connectHttp, sleep, timeRuns } from './mcpClient.js';
 import { hammer, type LoadResults } from './mcpLoad.js';
 import { profileScreenshot, type ScreenshotProfile } from './mcpProfile.js';
 import {
@@ -229,7 +229,7 @@ export async function benchOurMcp(
       screenshotPng,
     };
   } finally {
-    await client.close().catch(() => undefined);
+    await closeHttp(client);
     await stack.stop();
   }
 }

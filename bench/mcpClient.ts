@@ -20,6 +20,18 @@ export async function connectHttp(mcpUrl: string, token: string, name: string): 
   return client;
 }
 
+/**
+ * Ends the client's MCP session on the bridge (DELETE /mcp with its session id), as a client
+ * that is done should — the bridge caps open sessions per token — then closes the client.
+ */
+export async function closeHttp(client: Client): Promise<void> {
+  const transport = client.transport;
+  if (transport instanceof StreamableHTTPClientTransport) {
+    await transport.terminateSession().catch(() => undefined);
+  }
+  await client.close().catch(() => undefined);
+}
+
 export async function connectStdio(
   command: string,
   args: string[],

@@ -4,7 +4,7 @@
 // without it each client calls back to back, and the bridge's per-session rate limit answers
 // the excess with rate_limited, counted apart from real errors.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { callTool, connectHttp, sleep } from './mcpClient.js';
+import { callTool, closeHttp, connectHttp, sleep } from './mcpClient.js';
 import { summarize, type Summary } from './stats.js';
 
 export interface LoadResults {
@@ -93,6 +93,7 @@ export async function hammer(options: {
       latency_ms: summarize(latencies),
     };
   } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    // Each session ends on the bridge too: it caps the open sessions of a token.
+    await Promise.all(clients.map((c) => closeHttp(c)));
   }
 }

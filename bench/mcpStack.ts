@@ -1,10 +1,12 @@
 // The real stack for the MCP benchmarks: `overlay-companion serve --desktop local --mode
-// autopilot` (input runs without a person approving each call) with a bearer token we choose
-// (OC_MCP_TOKEN), plus the viewer page in headless Chromium as the control viewer that executes
-// the tool calls, started with the e2e launcher (e2e/support/bridgeProcess.ts). The page runs
-// in Chromium without Playwright (cdpBrowser.ts says why).
-import { randomBytes } from 'node:crypto';
+// autopilot` (input runs without a person approving each call), started with the e2e launcher
+// (e2e/support/bridgeProcess.ts), so with sign-in on and the audit log written: the admin from
+// OC_ADMIN_USER / OC_ADMIN_PASSWORD and a bearer token we choose (OC_MCP_TOKEN, acting for the
+// admin), plus the viewer page in headless Chromium, signed in as the admin (its cookie set over
+// DevTools), as the control viewer that executes the tool calls. The page runs in Chromium
+// without Playwright (cdpBrowser.ts says why).
 import { startStack } from '../e2e/support/bridgeProcess.js';
+import { adminSession } from '../e2e/support/signIn.js';
 import { launchCdpBrowser, type CdpBrowser, type CdpPage } from './cdpBrowser.js';
 
 export interface McpStack {
@@ -22,7 +24,6 @@ export interface McpStack {
 }
 
 const MCP_LINE = /MCP endpoint:\s+(https?:\/\/\S+)/;
-const TOKEN_LINE = /"Authorization":\s*"Bearer ([^"]+)"/;
 
 /**
  * Page script (a string: tsx's name helpers do not exist in the page) that records, for every
@@ -68,10 +69,8 @@ const VIEWER_TIMING = `(() => {
 export async function startMcpStack(
   options: { nodeArgs?: string[]; timeoutMs?: number } = {},
 ): Promise<McpStack> {
-  const token = randomBytes(24).toString('base64url');
   const stack = await startStack({
     flags: ['--mode', 'autopilot'],
-    env: { OC_MCP_TOKEN: token },
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });
@@ -81,18 +80,22 @@ export async function startMcpStack(
     await stack.stop();
   };
   try {
+    const token = stack.mcpToken;
+    if (token === undefined) throw new Error('The stack was started without OC_MCP_TOKEN.');
     // The MCP banner follows the "Open:" line; it may arrive a moment later.
-    for (let i = 0; i < 100 && !TOKEN_LINE.test(stack.output()); i++) {
+    for (let i = 0; i < 100 && !MCP_LINE.test(stack.output()); i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const printed = stack.output();
-    if (TOKEN_LINE.exec(printed)?.[1] !== token) {
-      throw new Error(`The bridge printed a token other than OC_MCP_TOKEN.\n${printed}`);
-    }
+    if (printed.includes(token)) throw new Error('The bridge printed its OC_MCP_TOKEN.');
     const mcpUrl = MCP_LINE.exec(printed)?.[1] ?? new URL('/mcp', stack.url).toString();
 
+    // The viewer is signed in as the admin, as a person's browser would be (HTTP sign-in).
+    const session = await adminSession(stack);
+    const at = session.cookie.indexOf('=');
+    const cookie = { name: session.cookie.slice(0, at), value: session.cookie.slice(at + 1) };
     browser = await launchCdpBrowser();
-    const page = await browser.newPage(stack.url, { initScript: VIEWER_TIMING });
+    const page = await browser.newPage(stack.url, { initScript: VIEWER_TIMING, cookies: [cookie] });
     await waitForPage(
       page,
       // Connected, and the first frame has arrived (its size is in the status bar).

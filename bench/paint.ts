@@ -1,8 +1,9 @@
 // Time from a small X drawing change to the browser having painted it, through the whole
 // embedded stack: a probe xterm on the real Xvnc desktop changes its background colour (a
 // ~70×50 px repaint), the gateway encodes it, the bridge relays it, and the viewer's
-// guacamole-common-js draws it into the display canvas in headless Chromium. Both clocks are
-// this machine's wall clock (performance.timeOrigin + now()), read in Node and in the page.
+// guacamole-common-js draws it into the display canvas in headless Chromium (signed in as the
+// stack's admin, like a person's browser). Both clocks are this machine's wall clock
+// (performance.timeOrigin + now()), read in Node and in the page.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { startStack } from '../e2e/support/bridgeProcess.js';
+import { signInContext } from '../e2e/support/signIn.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.js';
 import { summarize, type Summary } from './stats.js';
 import { mappedWindowRect } from './xWindow.js';
@@ -30,7 +32,7 @@ const COLORS: readonly [string, [number, number, number]][] = [
 const now = () => performance.timeOrigin + performance.now();
 
 export async function benchPaint(samples: number): Promise<PaintResults> {
-  const stack = await startStack();
+  const stack = await startStack({ mcp: false });
   const dir = await mkdtemp(join(tmpdir(), 'oc-bench-paint-'));
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   let probe: ChildProcess | undefined;
@@ -60,7 +62,9 @@ export async function benchPaint(samples: number): Promise<PaintResults> {
     await run('xdotool', ['mousemove', '5', '795'], { env: stack.xEnv });
     const writer = await open(fifo, 'r+');
 
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await signInContext(context, stack);
+    const page = await context.newPage();
     await page.goto(stack.url);
     await page.getByTestId('connection-label').filter({ hasText: 'Connected' }).waitFor();
     await new Promise((resolve) => setTimeout(resolve, 1500));

@@ -1,7 +1,9 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp]`: measures the embedded stack
-// on this machine and prints medians and p99s (JSON with --json; progress on stderr). Targets
-// come from the issues; the numbers are reported, never asserted — speed is not a test.
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit]`: measures the embedded
+// stack on this machine and prints medians and p99s (JSON with --json; progress on stderr).
+// Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
+// The MCP numbers are with sign-in and the audit log on, as serve always runs now.
 import { parseArgs } from 'node:util';
+import { benchAuditAppend, type AuditResults } from './audit.js';
 import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchPaint, type PaintResults } from './paint.js';
@@ -10,8 +12,8 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp' },
+    // Comma-separated subset of gateway,viewer,mcp,audit (default: all).
+    only: { type: 'string', default: 'gateway,viewer,mcp,audit' },
   },
 });
 const parts = new Set(values.only.split(',').map((part) => part.trim()));
@@ -54,6 +56,12 @@ const mcp: McpSection | undefined = await section(
   () => benchMcpSection({ samples: iterations, loadSeconds: values.quick ? 3 : 6, log }),
 );
 
+const audit: AuditResults | undefined = await section(
+  'audit',
+  'one audit-log append on the SQLite store (what every tool call now writes)',
+  () => benchAuditAppend(iterations * 50),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -67,6 +75,7 @@ const results = {
           peer: mcp.peer,
           peer_click_without_settle: mcp.peer_click_without_settle,
         },
+  audit_append: audit?.audit_append_ms,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -80,6 +89,8 @@ const results = {
     change_to_paint_p50_ms:
       paint === undefined ? undefined : { target: 30, measured: paint.change_to_paint_ms.p50 },
     ...mcp?.targets,
+    audit_append_p50_ms:
+      audit === undefined ? undefined : { target: 0.5, measured: audit.audit_append_ms.p50 },
   },
   failures: Object.keys(failures).length > 0 ? failures : undefined,
   seconds: Math.round((Date.now() - started) / 100) / 10,
