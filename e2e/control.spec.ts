@@ -280,16 +280,13 @@ test("the person's clicks reach subscribe_events; their keys too, once they allo
   }
 });
 
-// KNOWN VIEWER BUG (apps/web, reported): the key-reading banner moves the display to a
-// fractional page offset; the viewer's mouse_click then maps the pointer with
-// getBoundingClientRect while Guacamole.Mouse maps it with integer element offsets, so the AI is
-// told a pixel one off from the one the desktop received (639,699 for a click that lands on
-// 640,699 here). Marked as failing so it stays visible; remove test.fail once they agree.
+// The key-reading banner moves the display to a fractional page offset; the viewer's
+// mouse_click must map the pointer exactly as Guacamole.Mouse does (whole-pixel element offsets)
+// so the AI is told the pixel the desktop received (it was one off: 639,699 for 640,699).
 test('with the key banner shown, mouse_click reports the pixel the desktop received', async ({
   page,
   stack,
 }) => {
-  test.fail();
   const desktop = await screenSize(stack.xEnv);
   await setPermissions(stack, { read_key_events: true });
   try {

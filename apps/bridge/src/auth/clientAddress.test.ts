@@ -7,7 +7,8 @@ import { clientAddress, trustedProxyList } from './clientAddress.js';
 async function seen(trusted: string[], remote: string, forwarded?: string): Promise<string> {
   const app = new Hono();
   app.get('/', (c) => c.text(clientAddress(c, trusted)));
-  const headers = forwarded === undefined ? {} : { 'x-forwarded-for': forwarded };
+  const headers: Record<string, string> =
+    forwarded === undefined ? {} : { 'x-forwarded-for': forwarded };
   // The node adapter's env: getConnInfo reads the socket's remote address from it.
   const env = {
     incoming: { socket: { remoteAddress: remote, remotePort: 1, remoteFamily: 'IPv4' } },

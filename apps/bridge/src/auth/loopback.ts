@@ -1,5 +1,6 @@
-// Which bind addresses and Host names count as loopback. Several safety rules depend on it:
-// `--no-auth` and sign-in-free viewer tickets are allowed only on loopback.
+// Which bind addresses and Host names count as loopback. Safety rules depend on it: the Host
+// guard's loopback aliases (localhost, 127.0.0.1, [::1]) and plain-http OpenID Providers (for
+// tests) are accepted only on loopback.
 
 /** True for a bind address that only local processes can reach. */
 export function isLoopbackHost(host: string): boolean {

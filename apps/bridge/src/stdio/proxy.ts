@@ -23,7 +23,7 @@ import { watchResponseStreams } from './streamWatch.js';
 export interface StdioProxyOptions {
   /** The bridge's MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
   url: string;
-  /** Bearer token; undefined for a bridge started with --no-auth. */
+  /** Bearer token (a token from the bridge's /config page, or OC_MCP_TOKEN). */
   token: string | undefined;
   stdin?: Readable;
   stdout?: Writable;

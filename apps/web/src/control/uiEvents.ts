@@ -12,6 +12,7 @@ import {
   type UiEvent,
 } from '@overlay-companion/protocol';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
+import Guacamole from 'guacamole-common-js';
 import { windowToDesktopPixel, type Viewport } from '../viewport/viewport.js';
 import type { FrameWatch } from './screen/frameWatch.js';
 
@@ -104,11 +105,15 @@ export class UiEventStream {
     this.#detachDisplay = null;
     if (element === null) return;
     const at = (event: MouseEvent) => {
-      const box = element.getBoundingClientRect();
-      return windowToDesktopPixel(this.#deps.viewport(), {
-        x: event.clientX - box.left,
-        y: event.clientY - box.top,
-      });
+      // The same mapping Guacamole.Mouse uses for what the desktop receives (whole-pixel
+      // offsets), so a click is reported where it landed even when the display sits at a
+      // fractional page offset (e.g. below the key-reading banner).
+      const inElement = Guacamole.Position.fromClientPosition(
+        element,
+        event.clientX,
+        event.clientY,
+      );
+      return windowToDesktopPixel(this.#deps.viewport(), { x: inElement.x, y: inElement.y });
     };
     const move = (event: MouseEvent) => {
       if (!this.#moveAllowed()) return;
