@@ -108,7 +108,9 @@ function newestMtime(path) {
 function buildReason() {
   const outputs = [
     BRIDGE_MAIN,
-    ...['index.html', 'console.html', 'signin.html'].map((page) => join(ROOT, 'apps/web/dist', page)),
+    ...['index.html', 'console.html', 'signin.html'].map((page) =>
+      join(ROOT, 'apps/web/dist', page),
+    ),
     ...['guac', 'protocol', 'gateway'].map((pkg) => join(ROOT, 'packages', pkg, 'dist/index.js')),
   ];
   const missing = outputs.find((file) => !existsSync(file));

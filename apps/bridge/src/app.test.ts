@@ -26,10 +26,19 @@ beforeAll(async () => {
   await mkdir(join(built, 'assets'));
   await mkdir(join(built, '.vite'));
   await writeFile(join(built, '.vite', 'manifest.json'), JSON.stringify(MANIFEST));
-  await writeFile(join(built, 'index.html'), '<!doctype html><title>viewer</title><div id="root"></div>');
+  await writeFile(
+    join(built, 'index.html'),
+    '<!doctype html><title>viewer</title><div id="root"></div>',
+  );
   await writeFile(join(built, 'console.html'), '<!doctype html><title>console</title>');
   await writeFile(join(built, 'signin.html'), '<!doctype html><title>sign in</title>');
-  for (const file of ['signin-1.js', 'signin-1.css', 'shared-2.js', 'viewer-3.js', 'console-4.js']) {
+  for (const file of [
+    'signin-1.js',
+    'signin-1.css',
+    'shared-2.js',
+    'viewer-3.js',
+    'console-4.js',
+  ]) {
     await writeFile(join(built, 'assets', file), `/* ${file} */`);
   }
   await writeFile(join(built, 'assets', 'viewer-3.js.map'), '{"sources":["secret.ts"]}');
@@ -78,7 +87,12 @@ describe('createApp', () => {
       expect((await app().request(file)).status, file).toBe(200);
     }
     // The viewer's and the console's own code are not public.
-    for (const file of ['/assets/viewer-3.js', '/assets/console-4.js', '/index.html', '/console.html']) {
+    for (const file of [
+      '/assets/viewer-3.js',
+      '/assets/console-4.js',
+      '/index.html',
+      '/console.html',
+    ]) {
       const res = await app().request(file);
       expect(res.status === 404 || res.status === 302, `${file}: ${res.status}`).toBe(true);
     }

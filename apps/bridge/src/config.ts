@@ -15,7 +15,10 @@ export type HostPort = z.infer<typeof hostPortSchema>;
  * Where the guacd-compatible server is: TCP (a real guacd, `--guacd`) or a Unix socket (the
  * embedded gateway inside `serve`, reachable only through the 0700 data dir).
  */
-export const guacdAddressSchema = z.union([hostPortSchema, z.strictObject({ path: z.string().min(1) })]);
+export const guacdAddressSchema = z.union([
+  hostPortSchema,
+  z.strictObject({ path: z.string().min(1) }),
+]);
 export type GuacdAddress = z.infer<typeof guacdAddressSchema>;
 
 /** "host:port" or the socket path, for messages (never credentials). */

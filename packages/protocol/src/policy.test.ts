@@ -4,7 +4,6 @@ import {
   PERMISSION_LABELS,
   TOOL_PERMISSIONS,
   defaultPermissions,
-  type PermissionName,
   type Permissions,
 } from './permissions.js';
 import {
@@ -149,7 +148,7 @@ describe('decideCall (the one policy: permissions, mode, require_user_confirmati
         const verdict = decide({ mode, tool, permissions: off });
         expect(verdict).toMatchObject({ decision: 'deny', by: 'permission', permission });
         if (verdict.decision === 'deny') {
-          expect(verdict.message).toContain(PERMISSION_LABELS[permission as PermissionName]);
+          expect(verdict.message).toContain(PERMISSION_LABELS[permission]);
         }
       }
     },

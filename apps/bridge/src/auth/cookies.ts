@@ -4,7 +4,8 @@
 // (OC_PUBLIC_URL). Reading, setting and clearing it go through here.
 import { SESSION_COOKIE } from '@overlay-companion/protocol';
 import type { Context } from 'hono';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { parse } from 'hono/utils/cookie';
 
 export interface CookieSettings {
   name: string;
@@ -21,8 +22,13 @@ export function cookieSettings(publicUrl: string | undefined, maxAgeMs: number):
   };
 }
 
-export function readSessionCookie(c: Context, settings: CookieSettings): string | undefined {
-  return getCookie(c, settings.name);
+/** The session cookie's value from a Cookie header. */
+export function readSessionCookie(
+  cookieHeader: string | undefined,
+  settings: CookieSettings,
+): string | undefined {
+  if (cookieHeader === undefined) return undefined;
+  return parse(cookieHeader, settings.name)[settings.name];
 }
 
 export function writeSessionCookie(c: Context, settings: CookieSettings, value: string): void {

@@ -83,7 +83,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       // Only the bridge reaches the embedded gateway: no TCP port, a Unix socket in a 0700
       // directory of ours, and a join secret only this process knows.
       const runDir = await privateRunDir(dataDir);
-      stops.push(runDir.remove);
+      stops.push(() => runDir.remove());
       try {
         const gateway = await startGateway({
           path: join(runDir.path, 'gateway.sock'),
@@ -100,12 +100,12 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
 
     // The callback is on the address people use; without OC_PUBLIC_URL that is the bridge's
     // own URL, known once it listens (port 0 picks one).
-    let listeningUrl: string | undefined;
+    const listening: { url?: string } = {};
     const oidc =
       options.oidc === undefined
         ? undefined
         : new OidcSignIn(options.oidc, store, () =>
-            new URL('/api/auth/oidc/callback', options.publicUrl ?? listeningUrl).toString(),
+            new URL('/api/auth/oidc/callback', options.publicUrl ?? listening.url).toString(),
           );
     const bridge = await startWithControlPlane(
       {
@@ -120,11 +120,12 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       { logger },
     );
     stops.push(() => bridge.close());
-    listeningUrl = bridge.url;
+    listening.url = bridge.url;
     let headlessViewer: HeadlessViewer | undefined;
     if (options.headlessViewer === true) {
       const admin = await firstActiveAdmin(store);
-      if (admin === undefined) throw new StartupError('--headless-viewer needs an admin to act for.');
+      if (admin === undefined)
+        throw new StartupError('--headless-viewer needs an admin to act for.');
       let headlessSession: string | undefined;
       // Loaded only here: playwright-core takes long to import, and most bridges never need it.
       const { startHeadlessViewer } = await import('../headless/headlessViewer.js');

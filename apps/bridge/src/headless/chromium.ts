@@ -17,4 +17,3 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   const chosen = env.OC_CHROMIUM?.trim();
   return chosen === undefined || chosen === '' ? DEFAULT_CHROMIUM : chosen;
 }
-

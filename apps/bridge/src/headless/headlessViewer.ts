@@ -85,7 +85,13 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
     const context = await next.newContext();
     const cookie = options.signIn();
     await context.addCookies([
-      { name: cookie.name, value: cookie.value, url: options.bridgeUrl, httpOnly: true, sameSite: 'Strict' },
+      {
+        name: cookie.name,
+        value: cookie.value,
+        url: options.bridgeUrl,
+        httpOnly: true,
+        sameSite: 'Strict',
+      },
     ]);
     const nextPage = await context.newPage();
     page = nextPage;

@@ -87,10 +87,10 @@ export function publicAssets(webRoot: string): Set<string> {
 /** Mounts the pages and static files. Must be the last GET routes added. */
 export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
   const built = (): boolean => existsSync(join(webRoot, 'index.html'));
-  let files: MiddlewareHandler | undefined;
+  let files: MiddlewareHandler<BridgeEnv> | undefined;
   let publicFiles: Set<string> | undefined;
 
-  app.use(async function staticFiles(c: Context<BridgeEnv>, next) {
+  app.use(async function staticFiles(c: Context<BridgeEnv, string>, next) {
     const path = c.req.path;
     if (isReserved(path) || Object.hasOwn(PAGE_FILES, path) || !built()) return next();
     if (path.endsWith('.map') || path.startsWith('/.vite') || normalize(path) !== path) {
@@ -104,7 +104,7 @@ export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
       publicFiles = publicAssets(webRoot);
       if (!publicFiles.has(path)) return c.text('Not found.', 404);
     }
-    files ??= serveStatic({ root: webRoot });
+    files ??= serveStatic<BridgeEnv>({ root: webRoot });
     return files(c, next);
   });
 

@@ -24,7 +24,10 @@ const PUBLIC_API = new Set([
 export function installSignIn(app: Hono<BridgeEnv>, access: Access): void {
   app.use('*', async function resolveSignIn(c, next) {
     if (c.req.path === '/mcp' || c.req.path === '/healthz') return next();
-    c.set('signedIn', await access.sessions.resolve(readSessionCookie(c, access.cookie)));
+    c.set(
+      'signedIn',
+      await access.sessions.resolve(readSessionCookie(c.req.header('cookie'), access.cookie)),
+    );
     return next();
   });
   app.use('/api/*', requireSignedInApi());

@@ -44,12 +44,19 @@ export function observePlanes(access: Access): PlaneObserver {
         personId,
         personName: null,
         decision: outcome.approved ? 'allow' : 'deny',
-        outcome: outcome.how === 'answered' ? (outcome.approved ? 'approved' : 'declined') : outcome.how,
+        outcome:
+          outcome.how === 'answered' ? (outcome.approved ? 'approved' : 'declined') : outcome.how,
         detail: `mode ${outcome.from} → ${outcome.to}, asked by the ${outcome.requestedBy === 'ai' ? 'AI' : 'person'}`,
       });
     },
     stopped(personId) {
-      record(personId, { kind: 'stop', actor: 'person', personId, personName: null, outcome: 'ok' });
+      record(personId, {
+        kind: 'stop',
+        actor: 'person',
+        personId,
+        personName: null,
+        outcome: 'ok',
+      });
     },
   };
 }

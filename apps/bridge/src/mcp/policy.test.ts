@@ -231,7 +231,9 @@ describe('mode policy over MCP', () => {
       viewer.send({ type: 'approval', request_id: request.request_id, approved: false });
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(bridge.adminPlane.mode.mode).toBe('assist');
-      expect(viewer.received.some((m) => m.type === 'mode_changed' && m.mode === 'autopilot')).toBe(false);
+      expect(viewer.received.some((m) => m.type === 'mode_changed' && m.mode === 'autopilot')).toBe(
+        false,
+      );
     });
   });
 

@@ -62,12 +62,7 @@ export function answersInSse(initialize: unknown): boolean {
   return capabilities?.elicitation !== undefined;
 }
 
-function rpcError(
-  c: Context,
-  status: 400 | 401 | 404 | 413 | 429,
-  code: number,
-  message: string,
-) {
+function rpcError(c: Context, status: 400 | 401 | 404 | 413 | 429, code: number, message: string) {
   return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
 }
 

@@ -74,7 +74,9 @@ export async function resolveToken(
     );
   }
   if (token === '') {
-    throw new UsageError(`--token-file ${path} is empty; put a token from the bridge's /config page in it.`);
+    throw new UsageError(
+      `--token-file ${path} is empty; put a token from the bridge's /config page in it.`,
+    );
   }
   return { token, from: path };
 }

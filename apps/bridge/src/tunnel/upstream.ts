@@ -18,7 +18,9 @@ export class TunnelStartError extends Error {
 export function connectGuacd(guacd: GuacdAddress, timeoutMs: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket =
-      'path' in guacd ? connect({ path: guacd.path }) : connect({ host: guacd.host, port: guacd.port });
+      'path' in guacd
+        ? connect({ path: guacd.path })
+        : connect({ host: guacd.host, port: guacd.port });
     const fail = (why: string, status: number) => {
       socket.destroy();
       reject(

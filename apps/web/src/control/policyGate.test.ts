@@ -68,19 +68,44 @@ describe('gateToolCall', () => {
 
   it("denies what the person's toggles turn off, whatever the mode and the bridge said", () => {
     // Clipboard read starts off (the seed: clipboard access needs explicit permission).
-    expect(gateToolCall({ ...base, mode: 'autopilot', name: 'get_clipboard', bridgePolicy: 'allow' })).toMatchObject({
+    expect(
+      gateToolCall({ ...base, mode: 'autopilot', name: 'get_clipboard', bridgePolicy: 'allow' }),
+    ).toMatchObject({
       action: 'deny',
       message: expect.stringContaining('Let the AI read the clipboard') as unknown,
     });
     const noScreen = { ...defaultPermissions(), screenshots: false };
-    expect(action({ mode: 'autopilot', permissions: noScreen, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('deny');
+    expect(
+      action({
+        mode: 'autopilot',
+        permissions: noScreen,
+        name: 'take_screenshot',
+        bridgePolicy: 'allow',
+      }),
+    ).toBe('deny');
     const noInput = { ...defaultPermissions(), input_actions: false };
     expect(action({ mode: 'autopilot', permissions: noInput, bridgePolicy: 'allow' })).toBe('deny');
-    expect(action({ mode: 'autopilot', permissions: noInput, name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
+    expect(
+      action({
+        mode: 'autopilot',
+        permissions: noInput,
+        name: 'draw_overlay',
+        bridgePolicy: 'allow',
+      }),
+    ).toBe('run');
   });
 
   it('denies every tool that needs a permission before the toggles are known', () => {
-    expect(action({ mode: 'autopilot', permissions: null, name: 'take_screenshot', bridgePolicy: 'allow' })).toBe('deny');
-    expect(action({ mode: 'autopilot', permissions: null, name: 'draw_overlay', bridgePolicy: 'allow' })).toBe('run');
+    expect(
+      action({
+        mode: 'autopilot',
+        permissions: null,
+        name: 'take_screenshot',
+        bridgePolicy: 'allow',
+      }),
+    ).toBe('deny');
+    expect(
+      action({ mode: 'autopilot', permissions: null, name: 'draw_overlay', bridgePolicy: 'allow' }),
+    ).toBe('run');
   });
 });

@@ -17,4 +17,8 @@ export {
   type FakeRfbServerOptions,
 } from './fakeRfbServer.js';
 export { nextEvent, eventually } from './events.js';
-export { GuacTestClient, type GuacServerAddress, type TestClientOptions } from './guacTestClient.js';
+export {
+  GuacTestClient,
+  type GuacServerAddress,
+  type TestClientOptions,
+} from './guacTestClient.js';

@@ -25,7 +25,7 @@ export const Username = z
   .regex(/^[A-Za-z0-9._@-]+$/, { error: 'may contain only letters, digits and . _ @ -' });
 
 /** No control characters (PostgreSQL refuses NUL; none belong in a name). */
-const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
+const NO_CONTROL = /^\P{Cc}*$/u;
 
 /** What people are called on screen: any text, shown as text (never as HTML). */
 export const DisplayName = z

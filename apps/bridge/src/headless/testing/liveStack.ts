@@ -63,7 +63,11 @@ export async function startLiveStack(
     bridge,
     fixture,
     adminCookie: async () => {
-      const { cookieValue } = await fixture.access.sessions.create(fixture.admin, 'password', 'test');
+      const { cookieValue } = await fixture.access.sessions.create(
+        fixture.admin,
+        'password',
+        'test',
+      );
       return { name: fixture.access.cookie.name, value: cookieValue };
     },
     close: async () => {
