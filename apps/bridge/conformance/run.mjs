@@ -14,7 +14,17 @@
 // scripts/test.mjs's summary line.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -44,6 +54,23 @@ const work = mkdtempSync(join(tmpdir(), 'oc-conformance-'));
 const results = join(work, 'results');
 // A scripted setup: the admin, and a token that acts for them. Random per run, never printed.
 const token = `conformance-${randomBytes(24).toString('base64url')}`;
+const adminPassword = randomBytes(18).toString('base64url');
+
+/**
+ * npm test's log scan (scripts/scanLogs.mjs) reads every log a bridge of the run wrote: keep this
+ * bridge's output in OC_TEST_LOG_DIR, with the secrets it was given.
+ */
+function keepForLogScan(child, secrets) {
+  const dir = process.env.OC_TEST_LOG_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const file = createWriteStream(join(dir, `conformance-bridge-${process.pid}.log`));
+  child.stdout.on('data', (chunk) => file.write(chunk));
+  child.stderr.on('data', (chunk) => file.write(chunk));
+  child.once('exit', () => file.end());
+  appendFileSync(join(dir, 'secrets.jsonl'), secrets.map((v) => `${JSON.stringify(v)}\n`).join(''));
+}
+
 const bridge = spawn(
   process.execPath,
   [MAIN, 'serve', '--port', '0', '--data-dir', join(work, 'data')],
@@ -53,12 +80,14 @@ const bridge = spawn(
       ...process.env,
       OC_LOG_LEVEL: 'warn',
       OC_ADMIN_USER: 'conformance',
-      OC_ADMIN_PASSWORD: randomBytes(18).toString('base64url'),
+      OC_ADMIN_PASSWORD: adminPassword,
       OC_MCP_TOKEN: token,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   },
 );
+bridge.stderr.pipe(process.stderr);
+keepForLogScan(bridge, [adminPassword, token]);
 const bridgeExited = new Promise((resolve) => bridge.once('exit', resolve));
 
 async function stopBridge() {

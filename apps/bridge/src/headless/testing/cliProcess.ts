@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keepChildOutput, registerSecret } from '../../testing/testLogs.js';
 
 export const REPO = fileURLToPath(new URL('../../../../../', import.meta.url));
 const BUILT_MAIN = join(REPO, 'apps/bridge/dist/cli/main.js');
@@ -66,6 +67,13 @@ export function spawnCli(args: readonly string[], env: NodeJS.ProcessEnv = {}): 
     env: { ...process.env, OC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Kept for the run's log scan, with the secrets the test handed in.
+  keepChildOutput(`cli-${args[0] ?? 'help'}`, child);
+  registerSecret(
+    ...['OC_ADMIN_PASSWORD', 'OC_MCP_TOKEN', 'OC_VNC_PASSWORD', 'OC_RDP_PASSWORD']
+      .map((name) => env[name])
+      .filter((value): value is string => value !== undefined),
+  );
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
