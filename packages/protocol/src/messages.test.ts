@@ -211,6 +211,17 @@ describe('wrong shapes get readable errors', () => {
     if (!parsed.ok) expect(parsed.error).toContain(error);
   });
 
+  it('never quotes the text of a frame that is not JSON (the error is logged; it may be typed text)', () => {
+    for (const raw of ['hunter2secret', 'x hunter2secret', '{"type":"event","x":hunter2secret}']) {
+      const parsed = parseViewerMessage(raw);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) {
+        expect(parsed.error).toMatch(/^viewer message is not valid JSON/);
+        expect(parsed.error).not.toMatch(/hunter|secret/);
+      }
+    }
+  });
+
   it('refuses oversized frames before parsing them, and non-string frames', () => {
     const huge = `{"type":"stop_pressed","pad":"${'x'.repeat(MAX_MESSAGE_CHARS)}"}`;
     const parsed = parseViewerMessage(huge);

@@ -293,8 +293,12 @@ function parseWith<T>(
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { ok: false, error: `${from} message is not valid JSON: ${why.slice(0, 200)}` };
+    // V8 quotes the start of the text it could not parse ('Unexpected token …, "…" is not valid
+    // JSON'); that text is what the sender typed or copied, and this error is logged. Keep only
+    // messages that quote nothing of it (positions, "Unexpected end of JSON input").
+    const why =
+      err instanceof Error && !err.message.includes('"') ? `: ${err.message.slice(0, 200)}` : '';
+    return { ok: false, error: `${from} message is not valid JSON${why}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, error: `${from} message must be a JSON object with a "type" field` };

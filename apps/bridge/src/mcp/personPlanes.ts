@@ -4,10 +4,12 @@
 // windows, and one person's Stop or mode never touches another's. Planes are made on first use
 // (a viewer connecting, a token calling) and dropped when the person is removed.
 import {
+  EVENT_PERMISSIONS,
   permittedEventTypes,
   type Mode,
   type Permissions,
   type PermissionsPatch,
+  type UiEvent,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/modeState.js';
@@ -31,7 +33,12 @@ export interface PersonPlane {
 
 /** What the planes report, for the audit log. */
 export interface PlaneObserver {
-  modeChanged?(personId: string, snapshot: ModeSnapshot, from: Mode, source: ModeChangeSource): void;
+  modeChanged?(
+    personId: string,
+    snapshot: ModeSnapshot,
+    from: Mode,
+    source: ModeChangeSource,
+  ): void;
   approval?(personId: string, outcome: ApprovalOutcome): void;
   stopped?(personId: string): void;
 }
@@ -93,6 +100,10 @@ class Plane implements PersonPlane {
 
   setPermissions(next: Permissions): void {
     this.current = next;
+    // Events collected while a toggle was on but not read yet go with it (a key press typed
+    // just before the person turned key reading off stays private).
+    const allowed = (event: UiEvent): boolean => next[EVENT_PERMISSIONS[event.type]];
+    for (const session of this.sessions) session.events.forget(allowed);
     this.hub.permissionsChanged();
     this.updateEventInterest();
   }

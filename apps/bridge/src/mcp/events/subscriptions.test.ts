@@ -1,5 +1,6 @@
 // Event subscriptions as a data structure: bounded buffers that count drops, debounce per type,
-// merged draining across subscriptions, the types collected and change notices.
+// merged draining across subscriptions, forgetting what a toggle no longer allows, the types
+// collected and change notices.
 import type { UiEvent } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { EventSubscriptions } from './subscriptions.js';
@@ -13,6 +14,16 @@ describe('EventSubscriptions', () => {
     for (let i = 0; i < 5; i += 1) subs.push(move(i));
     expect(subs.drain(id, 10)).toEqual({ events: [move(2), move(3), move(4)], dropped: 2 });
     expect(subs.drain(id, 10)).toEqual({ events: [], dropped: 0 });
+  });
+
+  it('forgets buffered events a toggle no longer allows, keeping the others in order', () => {
+    const subs = new EventSubscriptions();
+    const id = subs.subscribe({ events: ['mouse_move', 'key_press'], debounce_ms: 0 }) ?? '';
+    const key: UiEvent = { type: 'key_press', at: 2, data: { key: 'a', keysym: 97 } };
+    for (const e of [move(1), key, move(3)]) subs.push(e);
+    subs.forget((event) => event.type !== 'key_press');
+    expect(subs.peek(id)?.events).toEqual([move(1), move(3)]);
+    expect(subs.drain(id, 10)?.events).toEqual([move(1), move(3)]);
   });
 
   it('debounces per type by event time', () => {

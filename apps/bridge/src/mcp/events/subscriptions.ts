@@ -138,6 +138,14 @@ export class EventSubscriptions {
     return { events, dropped };
   }
 
+  /**
+   * Drops buffered events that `allowed` refuses (the person turned a reading toggle off): what
+   * the AI had not read yet when the toggle went off must not be readable afterwards.
+   */
+  forget(allowed: (event: UiEvent) => boolean): void {
+    for (const sub of this.subs.values()) sub.buffer = sub.buffer.filter(allowed);
+  }
+
   clear(): void {
     if (this.subs.size === 0) return;
     this.subs.clear();
