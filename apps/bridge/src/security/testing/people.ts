@@ -1,0 +1,47 @@
+// Security test support: more people on a test bridge, made the way an admin makes them (POST
+// /api/people from the admin's signed-in browser) and signed in over HTTP, so every attack by
+// "a second person" runs with a real account, a real cookie and real tickets.
+import { API, type PersonView } from '@overlay-companion/protocol';
+import { signIn, type BrowserSession } from '../../testing/browserSession.js';
+import { registerSecret } from '../../testing/testLogs.js';
+
+export interface OtherPerson {
+  person: PersonView;
+  password: string;
+  /** Signed in over HTTP (a fresh sign-in session). */
+  session: BrowserSession;
+}
+
+/** Adds a person as `admin` and signs them in. */
+export async function addPerson(
+  admin: BrowserSession,
+  username: string,
+  options: { role?: 'admin' | 'member'; password?: string; displayName?: string } = {},
+): Promise<OtherPerson> {
+  const password = options.password ?? `${username}-password-0123456789`;
+  const answer = await admin.request(API.people, {
+    body: {
+      username,
+      password,
+      role: options.role ?? 'member',
+      ...(options.displayName === undefined ? {} : { display_name: options.displayName }),
+    },
+  });
+  if (answer.status !== 201)
+    throw new Error(`adding ${username}: ${answer.status} ${await answer.text()}`);
+  const person = (await answer.json()) as PersonView;
+  return { person, password, session: await signIn(admin.url, username, password) };
+}
+
+/** Creates an API token over HTTP as `session` and returns its id and secret. */
+export async function createToken(
+  session: BrowserSession,
+  name: string,
+): Promise<{ id: string; secret: string }> {
+  const answer = await session.request(API.tokens, { body: { name } });
+  if (answer.status !== 201)
+    throw new Error(`creating token ${name}: ${answer.status} ${await answer.text()}`);
+  const created = (await answer.json()) as { token: { id: string }; secret: string };
+  registerSecret(created.secret);
+  return { id: created.token.id, secret: created.secret };
+}
