@@ -310,9 +310,12 @@ function parseWith<T>(
   const schema = byType.get(type);
   if (schema === undefined) {
     const known = [...byType.keys()].join(', ');
+    // Named only when it looks like a message type: any other text is whatever the sender put
+    // there, and this error is logged.
+    const named = /^[a-z_]{1,40}$/.test(type) ? ` ${JSON.stringify(type)}` : '';
     return {
       ok: false,
-      error: `unknown ${from} message type ${JSON.stringify(type.slice(0, 64))}; expected one of ${known}`,
+      error: `unknown ${from} message type${named}; expected one of ${known}`,
     };
   }
   const parsed = schema.safeParse(value);

@@ -114,7 +114,9 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const source = clientAddress(c, access.trustedProxies);
     const ban = access.throttle.check(source);
     if (ban.banned)
-      return apiError(c, 429, banMessage(ban.until), { retryAfterMs: ban.retryAfterMs });
+      return apiError(c, 429, banMessage(ban.until, ban.until - ban.retryAfterMs), {
+        retryAfterMs: ban.retryAfterMs,
+      });
     const body = await parseJsonBody(c, SignInRequest);
     if (!body.ok) return body.response;
     const person = await store.people.byUsername(body.value.username.trim());
@@ -130,7 +132,9 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       });
       const now = access.throttle.failed(source);
       if (now.banned)
-        return apiError(c, 429, banMessage(now.until), { retryAfterMs: now.retryAfterMs });
+        return apiError(c, 429, banMessage(now.until, now.until - now.retryAfterMs), {
+          retryAfterMs: now.retryAfterMs,
+        });
       return apiError(c, 401, 'Wrong username or password.');
     }
     access.throttle.succeeded(source);
