@@ -11,21 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 // Relative, not the package name: the config is loaded before any workspace package is built.
-import { PAGES } from './packages/protocol/src/api/paths.js';
+import { PAGES, PAGE_ENTRIES } from './packages/protocol/src/api/paths.js';
 
 const bridge = process.env.OC_BRIDGE_URL ?? 'http://127.0.0.1:8080';
 const webRoot = fileURLToPath(new URL('./apps/web/', import.meta.url));
-
-/** Which HTML entry answers each page route (the bridge serves the same mapping). */
-export const PAGE_ENTRIES: Readonly<Record<string, string>> = {
-  [PAGES.viewer]: 'index.html',
-  [PAGES.signIn]: 'signin.html',
-  [PAGES.setup]: 'signin.html',
-  [PAGES.config]: 'console.html',
-  [PAGES.settings]: 'console.html',
-  [PAGES.audit]: 'console.html',
-  [PAGES.people]: 'console.html',
-};
 
 /** Dev server only: `/config` → console.html and so on, instead of Vite's index.html fallback. */
 function pageRoutes(): Plugin {

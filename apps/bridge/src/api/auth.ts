@@ -12,13 +12,13 @@ import type { Context, Hono } from 'hono';
 import { firstActiveAdmin } from '../auth/apiTokens.js';
 import { clientAddress } from '../auth/clientAddress.js';
 import { clearSessionCookie, writeSessionCookie } from '../auth/cookies.js';
-import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { verifyPassword } from '../auth/passwords.js';
 import { banMessage } from '../auth/signInThrottle.js';
 import type { SignedIn } from '../auth/webSessions.js';
 import type { PersonRecord } from '../store/types.js';
-import { StoreConflictError } from '../store/types.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
+import { addPerson } from './addPerson.js';
 import type { ApiDeps } from './deps.js';
 import { personView } from './views.js';
 
@@ -85,20 +85,14 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         { field: 'code' },
       );
     }
-    let person: PersonRecord;
-    try {
-      person = await store.people.add({
-        username: body.value.username,
-        displayName: body.value.display_name ?? body.value.username,
-        passwordHash: await hashPassword(body.value.password),
-        role: 'admin',
-      });
-    } catch (err) {
-      if (err instanceof StoreConflictError) {
-        return apiError(c, 409, 'That username is taken; pick another.', { field: 'username' });
-      }
-      throw err;
-    }
+    const added = await addPerson(c, store, {
+      username: body.value.username,
+      displayName: body.value.display_name,
+      password: body.value.password,
+      role: 'admin',
+    });
+    if (!added.ok) return added.response;
+    const person = added.person;
     access.audit.record({
       kind: 'person_added',
       actor: 'person',

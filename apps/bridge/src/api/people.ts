@@ -13,7 +13,8 @@ import { hashPassword } from '../auth/passwords.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import { requireAdmin } from '../http/signedIn.js';
-import { StoreConflictError, type PersonPatch, type PersonRecord } from '../store/types.js';
+import type { PersonPatch, PersonRecord } from '../store/types.js';
+import { addPerson } from './addPerson.js';
 import type { ApiDeps } from './deps.js';
 import { personView } from './views.js';
 
@@ -47,21 +48,14 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const body = await parseJsonBody(c, AddPersonRequest);
     if (!body.ok || admin === undefined)
       return body.ok ? apiError(c, 401, 'Sign in first.') : body.response;
-    let person: PersonRecord;
-    try {
-      person = await store.people.add({
-        username: body.value.username,
-        displayName: body.value.display_name ?? body.value.username,
-        passwordHash:
-          body.value.password === undefined ? null : await hashPassword(body.value.password),
-        role: body.value.role,
-      });
-    } catch (err) {
-      if (err instanceof StoreConflictError) {
-        return apiError(c, 409, 'That username is taken; pick another.', { field: 'username' });
-      }
-      throw err;
-    }
+    const added = await addPerson(c, store, {
+      username: body.value.username,
+      displayName: body.value.display_name,
+      password: body.value.password,
+      role: body.value.role,
+    });
+    if (!added.ok) return added.response;
+    const person = added.person;
     access.audit.record({
       kind: 'person_added',
       actor: 'person',

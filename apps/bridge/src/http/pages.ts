@@ -7,23 +7,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { PAGES } from '@overlay-companion/protocol';
+import { PAGES, PAGE_ENTRIES } from '@overlay-companion/protocol';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { BridgeEnv } from './env.js';
 
 /** Paths owned by the API, MCP and WebSocket routes: never answered with a page. */
 export const RESERVED_PREFIXES = ['/api', '/mcp', '/ws', '/tunnel', '/healthz'] as const;
 
-/** Which built HTML file answers which page path. */
-const PAGE_FILES: Readonly<Record<string, string>> = {
-  [PAGES.signIn]: 'signin.html',
-  [PAGES.setup]: 'signin.html',
-  [PAGES.viewer]: 'index.html',
-  [PAGES.config]: 'console.html',
-  [PAGES.settings]: 'console.html',
-  [PAGES.audit]: 'console.html',
-  [PAGES.people]: 'console.html',
-};
+/** Which built HTML file answers which page path (shared with the Vite dev server). */
+const PAGE_FILES = PAGE_ENTRIES;
 const PUBLIC_PAGES = new Set<string>([PAGES.signIn, PAGES.setup]);
 /** Files the public pages may load besides their bundle. */
 const PUBLIC_FILES = new Set(['/favicon.svg']);

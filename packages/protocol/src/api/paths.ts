@@ -48,6 +48,21 @@ export const PAGES = {
   people: '/people',
 } as const;
 
+/**
+ * Which built HTML entry answers each page: the bridge serves these (and the Vite dev server
+ * maps the same routes), so a page added here works in both.
+ */
+export const PAGE_ENTRIES: Readonly<Record<string, 'index.html' | 'console.html' | 'signin.html'>> =
+  {
+    [PAGES.viewer]: 'index.html',
+    [PAGES.signIn]: 'signin.html',
+    [PAGES.setup]: 'signin.html',
+    [PAGES.config]: 'console.html',
+    [PAGES.settings]: 'console.html',
+    [PAGES.audit]: 'console.html',
+    [PAGES.people]: 'console.html',
+  };
+
 /** Header every state-changing /api request of a signed-in browser carries (from GET /api/me). */
 export const CSRF_HEADER = 'X-CSRF-Token';
 
