@@ -1,8 +1,10 @@
 // The audit log as the rest of the bridge writes it: one entry per tool call (who — person,
 // token, MCP client —, the tool, an argument summary, the policy's decision, who approved, the
 // outcome and how long it took), and entries for mode changes, approvals, Stop, sign-ins and
-// account changes. Writes never hold up the caller or fail it: an entry that cannot be stored
-// is logged (without its content) and dropped. Also runs the retention purge.
+// account changes. Writes never hold up the caller or fail it: entries are queued and written
+// behind, everything that arrived meanwhile in one statement (on PostgreSQL one commit per burst
+// instead of one per call); a batch that cannot be stored is logged (without its content) and
+// dropped. Also runs the retention purge.
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { NewAuditEntry, Store } from '../store/types.js';
@@ -14,9 +16,13 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type AuditInput = Omit<NewAuditEntry, 'at'> & { at?: number };
 
+/** Entries per INSERT (17 columns each stays far below SQLite's bound-parameter limit). */
+const MAX_BATCH = 200;
+
 export class AuditLog {
   private purgeTimer: NodeJS.Timeout | undefined;
-  private pending = new Set<Promise<unknown>>();
+  private queue: NewAuditEntry[] = [];
+  private draining: Promise<void> | undefined;
 
   constructor(
     private readonly store: Store,
@@ -24,23 +30,32 @@ export class AuditLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Appends an entry in the background. */
+  /** Queues an entry; it is written in the background with whatever else arrives meanwhile. */
   record(entry: AuditInput): void {
-    const write = this.store.audit
-      .append({ ...entry, at: entry.at ?? this.now() })
-      .catch((err: unknown) => {
-        this.logger.error(
-          { err: err instanceof Error ? err.message : String(err), kind: entry.kind },
-          'audit entry could not be stored',
-        );
-      });
-    this.pending.add(write);
-    void write.finally(() => this.pending.delete(write));
+    this.queue.push({ ...entry, at: entry.at ?? this.now() });
+    this.draining ??= this.drain();
   }
 
   /** Waits for every entry recorded so far (tests, shutdown). */
   async flush(): Promise<void> {
-    await Promise.all([...this.pending]);
+    while (this.draining !== undefined) await this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    // Let the rest of this turn of the event loop queue what it records, then write it together.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      try {
+        await this.store.audit.appendMany(batch);
+      } catch (err) {
+        this.logger.error(
+          { err: err instanceof Error ? err.message : String(err), entries: batch.length },
+          'audit entries could not be stored',
+        );
+      }
+    }
+    this.draining = undefined;
   }
 
   async retentionDays(): Promise<number> {

@@ -1,6 +1,7 @@
 // The audit_log table: one row per tool call, mode change, approval, Stop, sign-in and token or
 // people change, with an optional screenshot kept only when the person asked for that. append()
-// runs on every MCP tool call, so it is exactly one INSERT (no lookups, no transaction); query()
+// runs on every MCP tool call, so it is exactly one INSERT (no lookups, no transaction), and
+// appendMany() writes a burst of them as one multi-row INSERT; query()
 // pages newest first by id (keyset: id < before), which stays fast however deep the page.
 import type { Selectable } from 'kysely';
 import type { AuditKind } from '@overlay-companion/protocol';
@@ -54,34 +55,44 @@ function toRecord(row: ListedRow): AuditRecord {
   };
 }
 
+function toRow(entry: NewAuditEntry) {
+  return {
+    at: entry.at,
+    kind: entry.kind,
+    actor: entry.actor,
+    person_id: entry.personId,
+    person_name: entry.personName,
+    token_id: entry.tokenId ?? null,
+    token_name: entry.tokenName ?? null,
+    client_name: entry.clientName ?? null,
+    tool: entry.tool ?? null,
+    summary: entry.summary ?? null,
+    decision: entry.decision ?? null,
+    approved_by: entry.approvedBy ?? null,
+    outcome: entry.outcome ?? null,
+    duration_ms: entry.durationMs ?? null,
+    detail: entry.detail ?? null,
+    screenshot_mime: entry.screenshot?.mimeType ?? null,
+    screenshot: entry.screenshot?.data ?? null,
+  };
+}
+
 export function auditRepo({ db }: RepoContext): AuditRepo {
   return {
     async append(entry: NewAuditEntry): Promise<number> {
       const row = await db
         .insertInto('audit_log')
-        .values({
-          at: entry.at,
-          kind: entry.kind,
-          actor: entry.actor,
-          person_id: entry.personId,
-          person_name: entry.personName,
-          token_id: entry.tokenId ?? null,
-          token_name: entry.tokenName ?? null,
-          client_name: entry.clientName ?? null,
-          tool: entry.tool ?? null,
-          summary: entry.summary ?? null,
-          decision: entry.decision ?? null,
-          approved_by: entry.approvedBy ?? null,
-          outcome: entry.outcome ?? null,
-          duration_ms: entry.durationMs ?? null,
-          detail: entry.detail ?? null,
-          screenshot_mime: entry.screenshot?.mimeType ?? null,
-          screenshot: entry.screenshot?.data ?? null,
-        })
+        .values(toRow(entry))
         // RETURNING works on both backends and keeps this a single statement.
         .returning('id')
         .executeTakeFirstOrThrow();
       return Number(row.id);
+    },
+
+    async appendMany(entries: readonly NewAuditEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      // One multi-row INSERT: on PostgreSQL one commit (one disk flush) for the whole batch.
+      await db.insertInto('audit_log').values(entries.map(toRow)).execute();
     },
 
     async query(filter: AuditFilter): Promise<AuditRecord[]> {

@@ -181,6 +181,8 @@ export interface AuditFilter {
 export interface AuditRepo {
   /** One INSERT (the hot path of every tool call); returns the new id (ids are never reused). */
   append(entry: NewAuditEntry): Promise<number>;
+  /** Several entries in one statement (the audit log's write-behind batches). */
+  appendMany(entries: readonly NewAuditEntry[]): Promise<void>;
   /** Newest first. */
   query(filter: AuditFilter): Promise<AuditRecord[]>;
   screenshot(id: number): Promise<{ mimeType: string; data: Buffer } | undefined>;

@@ -41,6 +41,21 @@ async function seed(store: Store): Promise<number[]> {
 const ats = (records: AuditRecord[]) => records.map((r) => r.at);
 
 export function auditSuite(backend: Backend): void {
+  test('appendMany writes a batch in order, screenshots included, and nothing for an empty one', async () => {
+    const { store } = await backend.fresh();
+    await store.audit.appendMany([]);
+    const image = { mimeType: 'image/png', data: Buffer.from([1, 2, 3]) };
+    await store.audit.appendMany([
+      { ...FULL, at: 1 },
+      { ...FULL, at: 2, tool: 'take_screenshot', screenshot: image },
+      { at: 3, kind: 'stop', actor: 'person', personId: null, personName: null },
+    ]);
+    const rows = await store.audit.query({ limit: 10 });
+    expect(ats(rows)).toEqual([3, 2, 1]);
+    expect(rows[1]).toMatchObject({ tool: 'take_screenshot', hasScreenshot: true });
+    expect(await store.audit.screenshot(rows[1]?.id ?? 0)).toEqual(image);
+  });
+
   test('append returns increasing numeric ids; every field reads back', async () => {
     const { store } = await backend.fresh();
     const first = await store.audit.append(FULL);
