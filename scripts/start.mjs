@@ -26,6 +26,7 @@ const fail = (text, code = 1) => {
 const DESKTOP_NEEDS = [
   { command: 'Xvnc', pkg: 'tigervnc-standalone-server' },
   { command: ['tigervncpasswd', 'vncpasswd'], pkg: 'tigervnc-tools' },
+  { command: 'xauth', pkg: 'xauth' },
   { command: 'xterm', pkg: 'xterm' },
   { command: 'openbox', pkg: 'openbox' },
   { command: 'xdpyinfo', pkg: 'x11-utils' },
