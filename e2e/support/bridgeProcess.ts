@@ -2,8 +2,10 @@
 // Xvnc desktop with an xterm) — as a child process for one test worker, scripted the way
 // unattended setups are: OC_ADMIN_USER / OC_ADMIN_PASSWORD create the admin the tests sign in
 // as, OC_MCP_TOKEN is the token MCP clients use (both random per stack; serve never prints
-// them). Reads where it listens, which X display it started and its X cookie file (XAUTHORITY)
-// from its console output, and stops it with SIGINT the way a person pressing Ctrl-C would.
+// them). Or, with startFirstRunStack, as a person's first run: neither is set, and serve prints
+// the one-time setup link. Reads where it listens, which X display it started and its X cookie
+// file (XAUTHORITY) from its console output, and stops it with SIGINT the way a person pressing
+// Ctrl-C would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -35,6 +37,8 @@ export interface RunningStack {
 // from apps/bridge/src/cli/desktopSource.ts).
 const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
 const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+) \(XAUTHORITY=([^;\s]+);/m;
+// From apps/bridge/src/mcp/serveBanner.ts, on a bridge with no admin yet.
+const SETUP_LINE = /^\s*First run: open (https?:\/\/\S+\/setup#code=\S+)/m;
 
 export interface StackOptions {
   /** The desktop source flags; default `--desktop local`. */
@@ -55,16 +59,66 @@ export type RemoteStack = Omit<RunningStack, 'display' | 'xEnv'>;
 
 const secret = (bytes: number) => randomBytes(bytes).toString('base64url');
 
+/** A stack started as a person's first run: no admin yet, and the setup link serve printed. */
+export interface FirstRunStack extends Omit<RunningStack, 'admin' | 'mcpToken'> {
+  /** The one-time link `…/setup#code=…` (works once, until the bridge restarts). */
+  setupUrl: string;
+}
+
 export async function startStack(
   options?: StackOptions & { source?: undefined },
 ): Promise<RunningStack>;
 export async function startStack(options: StackOptions): Promise<RemoteStack>;
 export async function startStack(options: StackOptions = {}): Promise<RunningStack | RemoteStack> {
+  const admin = { username: 'admin', password: `pw-${secret(12)}` };
+  const mcpToken = options.mcp === false ? undefined : `e2e-${secret(24)}`;
+  const launched = await launch(options, {
+    OC_ADMIN_USER: admin.username,
+    OC_ADMIN_PASSWORD: admin.password,
+    ...(mcpToken === undefined ? {} : { OC_MCP_TOKEN: mcpToken }),
+  });
+  const base = { ...launched.base, admin, mcpToken };
+  return launched.x === undefined ? base : { ...base, ...launched.x };
+}
+
+/**
+ * `serve --desktop local` as on a fresh machine: no OC_ADMIN_USER / OC_ADMIN_PASSWORD (nor
+ * OC_MCP_TOKEN), so the bridge has nobody and prints the one-time setup link instead.
+ */
+export async function startFirstRunStack(
+  options: Omit<StackOptions, 'source' | 'mcp'> = {},
+): Promise<FirstRunStack> {
+  const launched = await launch({ ...options, mcp: false }, {}, SETUP_LINE);
+  const { x, setupUrl } = launched;
+  if (x === undefined || setupUrl === undefined) {
+    await launched.base.stop();
+    throw new Error(
+      `The bridge printed no desktop line or no "First run: open …/setup#code=…" link.\n${launched.base.output()}`,
+    );
+  }
+  return { ...launched.base, ...x, setupUrl };
+}
+
+interface Launched {
+  base: Omit<RemoteStack, 'admin' | 'mcpToken'>;
+  /** The local desktop's display and X environment, when serve printed them. */
+  x: Pick<RunningStack, 'display' | 'xEnv'> | undefined;
+  /** The first-run setup link, when `alsoWaitFor` asked for it. */
+  setupUrl: string | undefined;
+}
+
+/** Starts serve with `env` on top of ours, and waits for its URL (and `alsoWaitFor`'s match). */
+async function launch(
+  options: StackOptions,
+  env: Record<string, string>,
+  alsoWaitFor?: RegExp,
+): Promise<Launched> {
   const timeoutMs = options.timeoutMs ?? 45_000;
   const source = options.source ?? ['--desktop', 'local'];
   const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
-  const admin = { username: 'admin', password: `pw-${secret(12)}` };
-  const mcpToken = options.mcp === false ? undefined : `e2e-${secret(24)}`;
+  // The stack's people and tokens come only from `env`: none leak in from the runner's shell.
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['OC_ADMIN_USER', 'OC_ADMIN_PASSWORD', 'OC_MCP_TOKEN']) delete inherited[name];
   const child = spawn(
     process.execPath,
     [
@@ -81,14 +135,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        ...process.env,
-        NO_COLOR: '1',
-        OC_ADMIN_USER: admin.username,
-        OC_ADMIN_PASSWORD: admin.password,
-        ...(mcpToken === undefined ? {} : { OC_MCP_TOKEN: mcpToken }),
-        ...options.env,
-      },
+      env: { ...inherited, NO_COLOR: '1', ...env, ...options.env },
     },
   );
   let stdout = '';
@@ -103,18 +150,25 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   };
 
   try {
-    const { url, printedDisplay } = await new Promise<{
+    const { url, printedDisplay, setupUrl } = await new Promise<{
       url: string;
       printedDisplay: { display: string; xauthority: string } | undefined;
+      setupUrl: string | undefined;
     }>((ok, fail) => {
       const timer = setTimeout(
         () =>
-          fail(new Error(`The bridge printed no "Open:" URL within ${timeoutMs} ms.\n${output()}`)),
+          fail(
+            new Error(
+              `The bridge printed no "Open:" URL${alsoWaitFor === undefined ? '' : ` or no ${String(alsoWaitFor)}`} within ${timeoutMs} ms.\n${output()}`,
+            ),
+          ),
         timeoutMs,
       );
       child.stdout.on('data', () => {
         const url = URL_LINE.exec(stdout)?.[1];
         if (url === undefined) return;
+        const also = alsoWaitFor === undefined ? undefined : alsoWaitFor.exec(stdout)?.[1];
+        if (alsoWaitFor !== undefined && also === undefined) return;
         clearTimeout(timer);
         const desktop = DISPLAY_LINE.exec(stdout);
         ok({
@@ -123,6 +177,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
             desktop?.[1] === undefined || desktop[2] === undefined
               ? undefined
               : { display: desktop[1], xauthority: desktop[2] },
+          setupUrl: also,
         });
       });
       child.once('error', (err) => {
@@ -142,8 +197,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     });
     child.removeAllListeners('exit');
     const pid = child.pid ?? Number.NaN;
-    const base = { url, admin, mcpToken, pid, output, stop };
-    if (options.source !== undefined) return base;
+    const base = { url, pid, output, stop };
+    if (options.source !== undefined) return { base, x: undefined, setupUrl };
     if (printedDisplay === undefined) {
       throw new Error(
         `The bridge printed no "Desktop: ... display :N (XAUTHORITY=...;" line; the e2e tests need the display and its X cookie for X-side checks.\n${output()}`,
@@ -152,7 +207,11 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const { display, xauthority } = printedDisplay;
     // X clients (xdotool, xwd, xclip, xev) need the display's cookie: the desktop refuses
     // anyone without it.
-    return { ...base, display, xEnv: { ...process.env, DISPLAY: display, XAUTHORITY: xauthority } };
+    return {
+      base,
+      x: { display, xEnv: { ...process.env, DISPLAY: display, XAUTHORITY: xauthority } },
+      setupUrl,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -1,7 +1,8 @@
 // Helpers for the control-plane e2e specs (control*.spec.ts): an MCP client from the official
-// SDK against the bridge's /mcp (with the stack's OC_MCP_TOKEN), tool calls reduced
-// to {isError, text, structured}, an `xev` window that reports the clicks the desktop really
-// delivers, page positions of desktop pixels, and a probe of the viewer's own answer latency.
+// SDK against the bridge's /mcp (with the stack's OC_MCP_TOKEN or a token made on /config), tool
+// calls reduced to {isError, text, structured}, an `xev` window that reports the clicks the
+// desktop really delivers, page positions of desktop pixels, and a probe of the viewer's own
+// answer latency.
 /// <reference lib="dom" />
 import { spawn, type ChildProcess } from 'node:child_process';
 import { execFile } from 'node:child_process';
@@ -52,6 +53,23 @@ export async function connectMcp(
   }
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', stack.url), {
     requestInit: { headers: { Authorization: `Bearer ${mcpToken(stack)}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/**
+ * An MCP client of the bridge at `url` with `token` — e.g. one a person made on /config, pasted
+ * the way the page's client configuration says. `name` is the client name the audit log shows.
+ */
+export async function connectMcpWithToken(
+  url: string,
+  token: string,
+  name = 'overlay-companion-e2e',
+): Promise<Client> {
+  const client = new Client({ name, version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
   return client;

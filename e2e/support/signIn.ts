@@ -1,7 +1,7 @@
-// Signing in, as the web app does, for the e2e tests: a real HTTP sign-in as the stack's admin
-// (POST /api/auth/signin with the bridge's Origin), then the session cookie put into a browser
-// context (context.addCookies) so its pages open the viewer signed in; and the same session for
-// API calls the person would make on the settings page (e.g. turning a permission on).
+// Signing in, as the web app does, for the e2e tests: a real HTTP sign-in (POST /api/auth/signin
+// with the bridge's Origin) as the stack's admin or another person, then the session cookie put
+// into a browser context (context.addCookies) so its pages open the viewer signed in; and the same
+// session for API calls the person would make on the settings page (e.g. turning a permission on).
 import type { BrowserContext } from '@playwright/test';
 import { signIn, type BrowserSession } from '../../apps/bridge/src/testing/browserSession.js';
 
@@ -16,17 +16,26 @@ export function adminSession(stack: SignInTarget): Promise<BrowserSession> {
 }
 
 /** Signs `context` in as the stack's admin; returns the session for API calls. */
-export async function signInContext(
+export function signInContext(
   context: BrowserContext,
   stack: SignInTarget,
 ): Promise<BrowserSession> {
-  const session = await adminSession(stack);
+  return signInContextAs(context, stack.url, stack.admin);
+}
+
+/** Signs `context` in as `person` (a new sign-in session of theirs); returns it for API calls. */
+export async function signInContextAs(
+  context: BrowserContext,
+  url: string,
+  person: { username: string; password: string },
+): Promise<BrowserSession> {
+  const session = await signIn(url, person.username, person.password);
   const at = session.cookie.indexOf('=');
   await context.addCookies([
     {
       name: session.cookie.slice(0, at),
       value: session.cookie.slice(at + 1),
-      url: stack.url,
+      url,
       httpOnly: true,
       sameSite: 'Strict',
     },

@@ -1,7 +1,8 @@
 // /config: how to connect an AI client to this bridge, and the person's API tokens (create,
-// shown once, list, revoke).
+// shown once, list, revoke). When what had the keyboard goes away (the new token hidden, a
+// revoked token's button), the focus moves to the tokens heading instead of the page's start.
 import { API, TokenList, type CreatedToken, type TokenView } from '@overlay-companion/protocol';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AnyAnswer, api } from '../../../net/api.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
 import { CopyButton } from '../../common/CopyButton.js';
@@ -23,6 +24,7 @@ export function ConfigPage() {
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const tokensHeading = useRef<HTMLHeadingElement>(null);
 
   const revoke = (token: TokenView) => {
     setRevoking(token.id);
@@ -33,6 +35,8 @@ export function ConfigPage() {
         setRevoking(null);
         setNotice(`Revoked “${token.name}”.`);
         tokens.reload();
+        // Its Revoke button, which has the focus, goes away with the reload.
+        tokensHeading.current?.focus();
       },
       (thrown: unknown) => {
         setRevoking(null);
@@ -68,9 +72,18 @@ export function ConfigPage() {
       </section>
 
       <section aria-labelledby="tokens-title" className="section">
-        <h2 id="tokens-title">API tokens</h2>
+        <h2 id="tokens-title" ref={tokensHeading} tabIndex={-1}>
+          API tokens
+        </h2>
         {created !== null ? (
-          <NewToken created={created} endpoint={endpoint} onDone={() => setCreated(null)} />
+          <NewToken
+            created={created}
+            endpoint={endpoint}
+            onDone={() => {
+              setCreated(null);
+              tokensHeading.current?.focus();
+            }}
+          />
         ) : null}
         <CreateTokenForm
           onCreated={(token) => {

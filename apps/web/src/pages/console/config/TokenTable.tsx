@@ -7,6 +7,11 @@ import { tokenStatus } from './clientConfig.js';
 
 const STATUS_TEXT = { active: 'Active', expired: 'Expired', revoked: 'Revoked' } as const;
 
+/** The hint with one trailing ellipsis (the bridge's hints already end with one). */
+function hintText(hint: string): string {
+  return hint.endsWith('…') ? hint : `${hint}…`;
+}
+
 export interface TokenTableProps {
   tokens: readonly TokenView[];
   now: number;
@@ -54,7 +59,7 @@ export function TokenTable({ tokens, now, onRevoke, busyId }: TokenTableProps) {
                     : ''}
                 </td>
                 <td>
-                  <code>{token.hint}…</code>
+                  <code>{hintText(token.hint)}</code>
                 </td>
                 <td>
                   <div className="actions">

@@ -1,8 +1,9 @@
 // /people, for admins: everyone on this bridge, adding people, and changing, disabling,
 // resetting or removing them. The bridge's refusals (e.g. "cannot remove the last admin") are
-// shown as it words them.
+// shown as it words them. Removing someone takes their row (and the focused button) away, so
+// the focus moves to the list's heading.
 import { API, PeopleList, type Me, type PersonView } from '@overlay-companion/protocol';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AnyAnswer, api } from '../../../net/api.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
 import { errorText } from '../../common/errors.js';
@@ -22,8 +23,14 @@ export function PeoplePage({ me }: { me: Me }) {
   const [resettingId, setResettingId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  const listHeading = useRef<HTMLHeadingElement>(null);
 
-  const act = (person: PersonView, request: Promise<unknown>, done: string) => {
+  const act = (
+    person: PersonView,
+    request: Promise<unknown>,
+    done: string,
+    afterDone?: () => void,
+  ) => {
     setBusyId(person.id);
     setError(null);
     setNotice(null);
@@ -33,6 +40,7 @@ export function PeoplePage({ me }: { me: Me }) {
         setResettingId(null);
         setNotice(done);
         people.reload();
+        afterDone?.();
       },
       (thrown: unknown) => {
         setBusyId(null);
@@ -46,7 +54,12 @@ export function PeoplePage({ me }: { me: Me }) {
   const change = (person: PersonView, body: PersonChange, done: string) =>
     act(person, api.patch(personPath(person), body, AnyAnswer), done);
   const remove = (person: PersonView) =>
-    act(person, api.del(personPath(person), undefined, AnyAnswer), `Removed ${person.username}.`);
+    act(
+      person,
+      api.del(personPath(person), undefined, AnyAnswer),
+      `Removed ${person.username}.`,
+      () => listHeading.current?.focus(),
+    );
 
   return (
     <>
@@ -61,7 +74,9 @@ export function PeoplePage({ me }: { me: Me }) {
         />
       </section>
       <section aria-labelledby="people-title" className="section">
-        <h2 id="people-title">Everyone on this bridge</h2>
+        <h2 id="people-title" ref={listHeading} tabIndex={-1}>
+          Everyone on this bridge
+        </h2>
         <ErrorMessage message={error} />
         <StatusMessage message={notice} />
         {people.error !== null ? <ErrorMessage message={people.error} /> : null}

@@ -1,7 +1,9 @@
 // Everyone on this bridge, for admins: role (changed in place), whether they may sign in, how
-// they sign in, and the actions — disable/enable, reset password, remove. Names are text.
+// they sign in, and the actions — disable/enable, reset password, remove. Names are text. When
+// a reset-password form closes (set, cancelled, Escape), the keyboard goes back to the button
+// that opened it.
 import type { PersonView, Role } from '@overlay-companion/protocol';
-import { Fragment } from 'react';
+import { Fragment, useEffect, useRef } from 'react';
 import { ConfirmButton } from '../../common/ConfirmButton.js';
 import { formatDateTime } from '../../common/time.js';
 import { ROLE_OPTIONS } from './AddPersonForm.js';
@@ -30,6 +32,10 @@ export function signInMethods(person: Pick<PersonView, 'has_password' | 'oidc_li
   return 'OpenID Connect (not linked yet)';
 }
 
+function resetButtonId(personId: string): string {
+  return `reset-button-${personId}`;
+}
+
 export function PeopleTable({
   people,
   myId,
@@ -39,6 +45,14 @@ export function PeopleTable({
   onRemove,
   onReset,
 }: PeopleTableProps) {
+  const lastResetting = useRef<string | null>(null);
+  useEffect(() => {
+    const closed = lastResetting.current;
+    lastResetting.current = resettingId;
+    if (closed !== null && resettingId === null) {
+      document.getElementById(resetButtonId(closed))?.focus();
+    }
+  }, [resettingId]);
   return (
     <div className="table-scroll" tabIndex={0} role="region" aria-label="People">
       <table className="table">
@@ -117,6 +131,7 @@ export function PeopleTable({
                         {person.disabled ? 'Enable' : 'Disable'}
                       </button>
                       <button
+                        id={resetButtonId(person.id)}
                         type="button"
                         className="button"
                         aria-disabled={busy}
