@@ -7,11 +7,18 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { BRIDGE_MAIN, REPO_ROOT } from './support/bridgeProcess.js';
 
-const OUTPUTS = [BRIDGE_MAIN, join(REPO_ROOT, 'apps/web/dist/index.html')];
+const OUTPUTS = [
+  BRIDGE_MAIN,
+  ...['index.html', 'console.html', 'signin.html'].map((page) =>
+    join(REPO_ROOT, 'apps/web/dist', page),
+  ),
+];
 const STAMP = join(REPO_ROOT, 'node_modules/.cache/overlay-companion/e2e-build-stamp');
 const SOURCES = [
   'apps/web/src',
   'apps/web/index.html',
+  'apps/web/console.html',
+  'apps/web/signin.html',
   'apps/bridge/src',
   'packages/guac/src',
   'packages/protocol/src',

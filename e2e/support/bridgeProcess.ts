@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { keepChildOutput, registerSecret } from '../../apps/bridge/src/testing/testLogs.js';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -137,6 +138,14 @@ async function launch(
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...inherited, NO_COLOR: '1', ...env, ...options.env },
     },
+  );
+  // Kept for npm test's log scan, with the secrets this stack was given.
+  keepChildOutput('e2e-serve', child);
+  const given = { ...env, ...options.env };
+  registerSecret(
+    ...['OC_ADMIN_PASSWORD', 'OC_MCP_TOKEN', 'OC_VNC_PASSWORD']
+      .map((name) => given[name])
+      .filter((value): value is string => value !== undefined),
   );
   let stdout = '';
   let stderr = '';
