@@ -10,6 +10,7 @@ import { API, PAGES } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { clientAddress } from '../auth/clientAddress.js';
+import { OIDC_START_LIMIT } from '../auth/oidc.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { BridgeEnv } from '../http/env.js';
 import { safeNext } from '../http/safeNext.js';
@@ -36,11 +37,6 @@ function page(title: string, body: string, refreshTo?: string): string {
 
 const BACK = `<p><a href="${PAGES.signIn}">Back to sign-in</a></p>`;
 
-/**
- * Flows one address may start: each one holds a slot in a bounded table, so a flood from one
- * source must not push out other people's sign-ins in progress.
- */
-export const OIDC_START_LIMIT = { ratePerSecond: 0.5, burst: 10 };
 const MAX_LIMITED_SOURCES = 10_000;
 
 export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
@@ -51,7 +47,7 @@ export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     let bucket = buckets.get(source);
     if (bucket === undefined) {
       if (buckets.size >= MAX_LIMITED_SOURCES) buckets.clear();
-      bucket = new TokenBucket(OIDC_START_LIMIT);
+      bucket = new TokenBucket(oidc?.startLimit ?? OIDC_START_LIMIT);
       buckets.set(source, bucket);
     }
     const wait = bucket.waitMs();

@@ -3,13 +3,13 @@
 // push other people's sign-ins out. Real provider, real bridge.
 import { API } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OIDC_START_LIMIT } from '../api/oidcRoutes.js';
+import { OIDC_START_LIMIT } from './oidc.js';
 import { startOidcStack, type OidcStack } from './testing/oidcStack.js';
 
 let stack: OidcStack;
 
 beforeAll(async () => {
-  stack = await startOidcStack({ accounts: [] });
+  stack = await startOidcStack({ accounts: [], startLimit: OIDC_START_LIMIT });
 });
 
 afterAll(async () => {

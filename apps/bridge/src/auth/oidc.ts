@@ -22,6 +22,7 @@ import {
 import { ConfigError } from '../errors.js';
 import type { PersonRecord, Store } from '../store/types.js';
 import { isLoopbackHost } from './loopback.js';
+import type { BucketLimit } from '../policy/rateLimit.js';
 import { matchPerson, type MatchedHow, type OidcClaims } from './oidcPerson.js';
 import { randomSecret, secretsEqual } from './secrets.js';
 
@@ -133,6 +134,12 @@ function describeError(err: unknown): string {
   return `${err.message}${cause}`.slice(0, 300);
 }
 
+/**
+ * Sign-ins one address may start: each flow holds a slot in a bounded table, so a flood from one
+ * source must not push out other people's sign-ins in progress.
+ */
+export const OIDC_START_LIMIT: BucketLimit = { ratePerSecond: 0.5, burst: 10 };
+
 export class OidcSignIn {
   private configuration: Promise<Configuration> | undefined;
   private readonly flows = new Map<string, Flow>();
@@ -143,6 +150,8 @@ export class OidcSignIn {
     /** The callback URL the provider redirects to (registered there). */
     private readonly redirectUri: () => string,
     private readonly now: () => number = Date.now,
+    /** Flows one address may start (a burst, then a rate); see oidcRoutes.ts. */
+    readonly startLimit: BucketLimit = OIDC_START_LIMIT,
   ) {}
 
   get label(): string {

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { startWithControlPlane, type ControlledBridge } from '../../mcp/startWithControlPlane.js';
 import { registerSecret } from '../../testing/testLogs.js';
 import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
+import type { BucketLimit } from '../../policy/rateLimit.js';
 import { oidcConfigFromEnv, OidcSignIn } from '../oidc.js';
 import { FetchBrowser, formAction, type Visit } from './fetchBrowser.js';
 import { startTestOidcProvider, type TestAccount, type TestOidcProvider } from './oidcProvider.js';
@@ -45,6 +46,8 @@ export interface OidcStackOptions {
   bridgeHost?: string;
   /** How the issuer names the provider ('127.0.0.1' or 'localhost'). */
   providerHost?: string;
+  /** Sign-ins one address may start; generous unless a test is about the limit. */
+  startLimit?: BucketLimit;
 }
 
 export async function startOidcStack(options: OidcStackOptions): Promise<OidcStack> {
@@ -83,10 +86,17 @@ export async function startOidcStack(options: OidcStackOptions): Promise<OidcSta
     if (config === undefined) throw new Error('OC_OIDC_ISSUER was not picked up');
     // Known once the bridge listens; the callback is asked for only when a flow starts.
     const listening: { url?: string } = {};
-    const oidc = new OidcSignIn(config, fixture.store, () => {
-      if (listening.url === undefined) throw new Error('the bridge is not listening yet');
-      return new URL(API.oidcCallback, listening.url).toString();
-    });
+    const oidc = new OidcSignIn(
+      config,
+      fixture.store,
+      () => {
+        if (listening.url === undefined) throw new Error('the bridge is not listening yet');
+        return new URL(API.oidcCallback, listening.url).toString();
+      },
+      Date.now,
+      // The flow tests start many sign-ins from 127.0.0.1; the limit has its own test.
+      options.startLimit ?? { ratePerSecond: 1000, burst: 1000 },
+    );
     const bridge = await startWithControlPlane(
       {
         host: '127.0.0.1',
