@@ -90,6 +90,8 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (change.password !== undefined) patch.passwordHash = await hashPassword(change.password);
     const updated = await store.people.update(person.id, patch);
     if (updated === undefined) return apiError(c, 404, 'No such person; reload the list.');
+    // Who OC_MCP_TOKEN acts for, and what a token's person may do, may have changed.
+    access.tokens.invalidate({ personId: person.id });
     if (change.disabled === true) await cutOff(updated, 'an admin disabled the account');
     else if (change.password !== undefined && person.id !== admin.person.id) {
       await access.sessions.endForPerson(person.id, 'an admin reset the password');

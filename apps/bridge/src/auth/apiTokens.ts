@@ -12,6 +12,8 @@ import { bearerFrom, randomSecret, secretsEqual, sha256Hex } from './secrets.js'
 export const MIN_ENV_TOKEN_LENGTH = 16;
 /** How long a successful lookup is trusted without asking the store again. */
 const CACHE_MS = 2_000;
+/** The cache key of OC_MCP_TOKEN's principal (never a sha256 hex of a token). */
+const ENV_KEY = 'env';
 /** lastUsedAt is written at most this often per token. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -98,6 +100,11 @@ export class ApiTokenAuth {
   }
 
   private async envPrincipal(): Promise<TokenCheck> {
+    const now = this.now();
+    const cached = this.cache.get(ENV_KEY);
+    if (cached !== undefined && now - cached.checkedAt < CACHE_MS) {
+      return { ok: true, principal: cached.principal };
+    }
     const admin = await firstActiveAdmin(this.store);
     if (admin === undefined) {
       return {
@@ -106,15 +113,14 @@ export class ApiTokenAuth {
           'OC_MCP_TOKEN acts for the admin, and this bridge has no admin yet. Finish setup (the link serve printed, or OC_ADMIN_USER/OC_ADMIN_PASSWORD), then retry.',
       };
     }
-    return {
-      ok: true,
-      principal: {
-        personId: admin.id,
-        personName: admin.displayName,
-        tokenId: 'env',
-        tokenName: 'OC_MCP_TOKEN',
-      },
+    const principal: McpPrincipal = {
+      personId: admin.id,
+      personName: admin.displayName,
+      tokenId: 'env',
+      tokenName: 'OC_MCP_TOKEN',
     };
+    this.cache.set(ENV_KEY, { principal, checkedAt: now });
+    return { ok: true, principal };
   }
 }
 

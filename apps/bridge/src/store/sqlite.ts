@@ -1,16 +1,45 @@
 // Opening the embedded SQLite database (better-sqlite3) in the data dir: the file is created 0600
 // before SQLite touches it, then WAL mode, foreign keys and a busy timeout are set on the one
-// connection kysely uses.
+// connection kysely uses, whose compiled statements are kept for reuse.
 import { closeSync, openSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqliteDialect } from 'kysely';
+import { SqliteDialect, type SqliteDatabase } from 'kysely';
 import { StartupError, errorMessage } from '../errors.js';
 import { DATABASE_FILE, restrictFile } from './dataDir.js';
 
 /** How long a write waits for another process's lock before failing (ms). */
 const BUSY_TIMEOUT_MS = 5_000;
+/** Compiled statements kept; our queries are a few dozen distinct texts. */
+const MAX_STATEMENTS = 256;
+
+/**
+ * kysely prepares every query it runs, and better-sqlite3 compiles SQL on every prepare() (about
+ * as long as running a small INSERT): keep compiled statements by SQL text, least recently used
+ * dropped first. Safe to reuse: kysely runs one query at a time on its one connection and each to
+ * completion, and SQLite recompiles a statement itself when the schema changes.
+ */
+function keepingStatements(db: Database.Database): SqliteDatabase {
+  const statements = new Map<string, Database.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement !== undefined) {
+        statements.delete(sql);
+      } else {
+        statement = db.prepare(sql);
+        if (statements.size >= MAX_STATEMENTS) {
+          const oldest = statements.keys().next().value;
+          if (oldest !== undefined) statements.delete(oldest);
+        }
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
+}
 
 export interface SqliteBackend {
   path: string;
@@ -45,7 +74,7 @@ export async function openSqlite(dataDir: string): Promise<SqliteBackend> {
   }
   return {
     path,
-    dialect: new SqliteDialect({ database: sqlite }),
+    dialect: new SqliteDialect({ database: keepingStatements(sqlite) }),
     async restrictFiles() {
       for (const file of [path, `${path}-wal`, `${path}-shm`]) {
         // SQLite gives -wal/-shm the database file's mode; this covers files left by older runs.
