@@ -3,7 +3,7 @@
 // runs on every MCP tool call, so it is exactly one INSERT (no lookups, no transaction), and
 // appendMany() writes a burst of them as one multi-row INSERT; query()
 // pages newest first by id (keyset: id < before), which stays fast however deep the page.
-import type { Selectable } from 'kysely';
+import { CompiledQuery, type Selectable } from 'kysely';
 import type { AuditKind } from '@overlay-companion/protocol';
 import type { RepoContext } from './context.js';
 import type { AuditLogTable } from './schema.js';
@@ -77,7 +77,21 @@ function toRow(entry: NewAuditEntry) {
   };
 }
 
+type AuditRow = ReturnType<typeof toRow>;
+/** A row with every column, for compiling the INSERT (values are replaced at each run). */
+const PLACEHOLDER_ROW: AuditRow = toRow({
+  at: 0,
+  kind: 'stop',
+  actor: 'system',
+  personId: null,
+  personName: null,
+});
+const INSERT_COLUMNS = Object.keys(PLACEHOLDER_ROW) as (keyof AuditRow)[];
+/** Batch sizes whose compiled INSERT is kept (the audit log writes at most 200 at once). */
+const MAX_CACHED_INSERTS = 256;
+
 export function auditRepo({ db }: RepoContext): AuditRepo {
+  const insertsByCount = new Map<number, CompiledQuery>();
   return {
     async append(entry: NewAuditEntry): Promise<number> {
       const row = await db
@@ -92,7 +106,19 @@ export function auditRepo({ db }: RepoContext): AuditRepo {
     async appendMany(entries: readonly NewAuditEntry[]): Promise<void> {
       if (entries.length === 0) return;
       // One multi-row INSERT: on PostgreSQL one commit (one disk flush) for the whole batch.
-      await db.insertInto('audit_log').values(entries.map(toRow)).execute();
+      // Its SQL depends only on the row count, so kysely compiles it once per count and each
+      // batch only fills in the parameters (row by row, in INSERT_COLUMNS order, as compiled).
+      let compiled = insertsByCount.get(entries.length);
+      if (compiled === undefined) {
+        const placeholders = entries.map(() => PLACEHOLDER_ROW);
+        compiled = db.insertInto('audit_log').values(placeholders).compile();
+        if (insertsByCount.size < MAX_CACHED_INSERTS) insertsByCount.set(entries.length, compiled);
+      }
+      const parameters = entries.flatMap((entry) => {
+        const row = toRow(entry);
+        return INSERT_COLUMNS.map((column) => row[column]);
+      });
+      await db.executeQuery(CompiledQuery.raw(compiled.sql, parameters));
     },
 
     async query(filter: AuditFilter): Promise<AuditRecord[]> {
