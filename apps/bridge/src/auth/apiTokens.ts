@@ -6,7 +6,8 @@
 // this bridge drops the cache entry at once, so the next call is refused.
 import { TOKEN_PREFIX } from '@overlay-companion/protocol';
 import type { ApiTokenRecord, PersonRecord, Store } from '../store/types.js';
-import { bearerFrom, randomSecret, secretsEqual, sha256Hex } from './secrets.js';
+import { timingSafeEqual } from 'node:crypto';
+import { bearerFrom, randomSecret, sha256Hex } from './secrets.js';
 
 /** Shortest OC_MCP_TOKEN accepted: anything shorter is guessable. */
 export const MIN_ENV_TOKEN_LENGTH = 16;
@@ -42,21 +43,26 @@ const WHERE =
 export class ApiTokenAuth {
   private readonly cache = new Map<string, { principal: McpPrincipal; checkedAt: number }>();
   private readonly touchedAt = new Map<string, number>();
+  /** OC_MCP_TOKEN's SHA-256, compared in constant time with the presented token's. */
+  private readonly envHash: Buffer | undefined;
 
   constructor(
     private readonly store: Store,
-    private readonly envToken: string | undefined,
+    envToken: string | undefined,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.envHash = envToken === undefined ? undefined : Buffer.from(sha256Hex(envToken), 'hex');
+  }
 
   async authenticate(authorization: string | undefined): Promise<TokenCheck> {
     const presented = bearerFrom(authorization);
     if (presented === undefined) return { ok: false, message: `Missing bearer token. ${WHERE}` };
     if (presented.length > 512) return { ok: false, message: `Wrong bearer token. ${WHERE}` };
-    if (this.envToken !== undefined && secretsEqual(presented, this.envToken)) {
+    // One hash per request: it is both the store's key and what OC_MCP_TOKEN is compared with.
+    const hash = sha256Hex(presented);
+    if (this.envHash !== undefined && timingSafeEqual(Buffer.from(hash, 'hex'), this.envHash)) {
       return this.envPrincipal();
     }
-    const hash = sha256Hex(presented);
     const cached = this.cache.get(hash);
     const now = this.now();
     if (cached !== undefined && now - cached.checkedAt < CACHE_MS)

@@ -2,7 +2,7 @@
 // every answer (a CSP without inline script, no framing by anyone, nosniff, no referrer), body
 // limits for every request — Content-Length and chunked alike — and JSON-only state-changing
 // /api requests (415 otherwise, which also keeps cross-site HTML forms out).
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from './apiError.js';
@@ -29,16 +29,18 @@ export const CONTENT_SECURITY_POLICY = {
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installGuards(app: Hono<BridgeEnv>, options: { https: boolean }): void {
-  app.use(
-    '*',
-    secureHeaders({
-      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
-      xFrameOptions: 'DENY',
-      referrerPolicy: 'no-referrer',
-      strictTransportSecurity: options.https ? 'max-age=15552000' : false,
-      crossOriginResourcePolicy: 'same-origin',
-    }),
-  );
+  const headers: MiddlewareHandler<BridgeEnv> = secureHeaders({
+    contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+    xFrameOptions: 'DENY',
+    referrerPolicy: 'no-referrer',
+    strictTransportSecurity: options.https ? 'max-age=15552000' : false,
+    crossOriginResourcePolicy: 'same-origin',
+  });
+  // Every page, file and /api answer; /mcp answers are JSON-RPC for programs (no page, nothing
+  // to frame or sniff), and it is the hot path of every tool call.
+  app.use('*', async function pageHeaders(c: Context<BridgeEnv, string>, next) {
+    return c.req.path === '/mcp' ? next() : headers(c, next);
+  });
   app.use('*', limitBodies());
   app.use('/api/*', jsonOnly());
 }
