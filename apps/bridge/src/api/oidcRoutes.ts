@@ -13,6 +13,7 @@ import { clientAddress } from '../auth/clientAddress.js';
 import { OIDC_START_LIMIT } from '../auth/oidc.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { BridgeEnv } from '../http/env.js';
+import { escapeHtml, htmlPage } from '../http/html.js';
 import { safeNext } from '../http/safeNext.js';
 import { startSession } from './auth.js';
 import type { ApiDeps } from './deps.js';
@@ -22,18 +23,6 @@ const FLOW_COOKIE = 'oc_oidc_flow';
 const FLOW_COOKIE_PATH = API.oidcStart.slice(0, API.oidcStart.lastIndexOf('/'));
 const NOT_CONFIGURED =
   'OpenID Connect sign-in is not configured on this bridge: sign in with your username and password.';
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string, refreshTo?: string): string {
-  const refresh =
-    refreshTo === undefined
-      ? ''
-      : `<meta http-equiv="refresh" content="0;url=${escapeHtml(refreshTo)}">`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${refresh}<title>${escapeHtml(title)}</title></head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
 
 const BACK = `<p><a href="${PAGES.signIn}">Back to sign-in</a></p>`;
 
@@ -62,7 +51,7 @@ export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (wait > 0) {
       c.header('Retry-After', String(Math.ceil(wait / 1000)));
       return c.html(
-        page(
+        htmlPage(
           'Too many sign-in attempts',
           `<p>Too many sign-ins were started from your address. Try again in ${Math.ceil(wait / 1000)} s.</p>${BACK}`,
         ),
@@ -79,7 +68,7 @@ export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         'OpenID Connect discovery failed',
       );
       return c.html(
-        page(
+        htmlPage(
           'Sign-in is unavailable',
           `<p>The identity provider (${escapeHtml(oidc.label)}) cannot be reached right now. Try again in a moment, or sign in with your username and password.</p>${BACK}`,
         ),
@@ -111,7 +100,10 @@ export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         outcome: 'denied',
         detail: `oidc: ${outcome.message}`,
       });
-      return c.html(page('Sign-in failed', `<p>${escapeHtml(outcome.message)}</p>${BACK}`), 403);
+      return c.html(
+        htmlPage('Sign-in failed', `<p>${escapeHtml(outcome.message)}</p>${BACK}`),
+        403,
+      );
     }
     const { person } = outcome;
     if (outcome.how !== 'linked') {
@@ -129,7 +121,11 @@ export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     }
     await startSession(deps, c, person, 'oidc');
     return c.html(
-      page('Signed in', `<p><a href="${escapeHtml(outcome.next)}">Continue</a></p>`, outcome.next),
+      htmlPage(
+        'Signed in',
+        `<p><a href="${escapeHtml(outcome.next)}">Continue</a></p>`,
+        outcome.next,
+      ),
     );
   });
 }

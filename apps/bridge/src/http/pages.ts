@@ -10,6 +10,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { PAGES, PAGE_ENTRIES } from '@overlay-companion/protocol';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { BridgeEnv } from './env.js';
+import { escapeHtml, htmlPage } from './html.js';
 
 /** Paths owned by the API, MCP and WebSocket routes: never answered with a page. */
 export const RESERVED_PREFIXES = ['/api', '/mcp', '/ws', '/tunnel', '/healthz'] as const;
@@ -25,19 +26,12 @@ function isReserved(path: string): boolean {
 }
 
 export function missingBuildPage(webRoot: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Overlay Companion: viewer not built</title></head>
-<body>
-<h1>The viewer has not been built yet</h1>
-<p>The bridge is running, but it found no viewer at <code>${escapeHtml(webRoot)}</code>.</p>
+  return htmlPage(
+    'The viewer has not been built yet',
+    `<p>The bridge is running, but it found no viewer at <code>${escapeHtml(webRoot)}</code>.</p>
 <p>Run <code>npm run build</code> in the repository root (or start with <code>npm start</code>,
-which builds when needed), then reload this page.</p>
-</body></html>
-`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+which builds when needed), then reload this page.</p>`,
+  );
 }
 
 interface ManifestChunk {

@@ -1,13 +1,8 @@
-// The session mode: one per bridge (the person has one desktop), changed by the person from a
-// viewer, by Stop, or by an approved set_mode. Listeners (the viewer hub) mirror every change to
-// the viewers with mode_changed. A custom policy that does not parse is stored as given, so the
-// viewer can show it, and decidePolicy denies every input tool under it (fail closed).
-import {
-  CustomPolicy,
-  decidePolicy,
-  type Mode,
-  type PolicyDecision,
-} from '@overlay-companion/protocol';
+// One person's mode (each person's plane has its own, personPlanes.ts), changed by the person from
+// a viewer, by Stop, or by an approved set_mode. Listeners (the viewer hub, the audit) see every
+// change. A custom policy that does not parse is stored as given, so the viewer can show it, and
+// the policy (decideCall) denies every input tool under it (fail closed).
+import { CustomPolicy, type Mode } from '@overlay-companion/protocol';
 
 export interface ModeSnapshot {
   mode: Mode;
@@ -42,11 +37,6 @@ export class ModeState {
   onChange(listener: ModeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  /** The mode's decision for `tool`; see decidePolicy in the protocol package. */
-  decide(tool: string): PolicyDecision {
-    return decidePolicy(this.current.mode, this.current.metadata, tool);
   }
 
   /** True when the mode is custom and its policy cannot be read (so every input is denied). */

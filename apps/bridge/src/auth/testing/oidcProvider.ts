@@ -14,6 +14,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider, { type InteractionDetails } from 'oidc-provider';
+import { escapeHtml, htmlPage } from '../../http/html.js';
 
 export interface TestAccount {
   /** The subject; also what is typed into the provider's login form. */
@@ -102,18 +103,11 @@ function memoryAdapter(): (model: string) => object {
   });
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-}
-
 function html(res: ServerResponse, status: number, title: string, body: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   res.setHeader('Cache-Control', 'no-store');
-  res.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>` +
-      `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>`,
-  );
+  res.end(htmlPage(title, body));
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
