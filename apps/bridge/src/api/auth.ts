@@ -9,7 +9,6 @@ import {
   type Me,
 } from '@overlay-companion/protocol';
 import type { Context, Hono } from 'hono';
-import { firstActiveAdmin } from '../auth/apiTokens.js';
 import { clientAddress } from '../auth/clientAddress.js';
 import { clearSessionCookie, writeSessionCookie } from '../auth/cookies.js';
 import { verifyPassword } from '../auth/passwords.js';
@@ -63,7 +62,7 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   app.get(API.authState, async (c) => {
     c.header('Cache-Control', 'no-store');
     const state: AuthState = {
-      setup_needed: (await firstActiveAdmin(store)) === undefined,
+      setup_needed: (await store.people.countActiveAdmins()) === 0,
       signed_in: c.get('signedIn') !== undefined,
       oidc: deps.oidc === undefined ? null : { label: deps.oidc.label },
     };

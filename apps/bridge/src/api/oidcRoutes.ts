@@ -11,7 +11,7 @@ import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { clientAddress } from '../auth/clientAddress.js';
 import { OIDC_START_LIMIT } from '../auth/oidc.js';
-import { TokenBucket } from '../policy/rateLimit.js';
+import { KeyedBuckets } from '../policy/rateLimit.js';
 import type { BridgeEnv } from '../http/env.js';
 import { escapeHtml, htmlPage } from '../http/html.js';
 import { safeNext } from '../http/safeNext.js';
@@ -26,28 +26,15 @@ const NOT_CONFIGURED =
 
 const BACK = `<p><a href="${PAGES.signIn}">Back to sign-in</a></p>`;
 
-const MAX_LIMITED_SOURCES = 10_000;
-
 export function mountOidcRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   const oidc = deps.oidc;
   const { access } = deps;
-  const buckets = new Map<string, TokenBucket>();
-  const startAllowed = (source: string): number => {
-    let bucket = buckets.get(source);
-    if (bucket === undefined) {
-      if (buckets.size >= MAX_LIMITED_SOURCES) buckets.clear();
-      bucket = new TokenBucket(oidc?.startLimit ?? OIDC_START_LIMIT);
-      buckets.set(source, bucket);
-    }
-    const wait = bucket.waitMs();
-    if (wait === 0) bucket.take();
-    return wait;
-  };
+  const starts = new KeyedBuckets(oidc?.startLimit ?? OIDC_START_LIMIT);
 
   app.get(API.oidcStart, async (c) => {
     c.header('Cache-Control', 'no-store');
     if (oidc === undefined) return c.json({ error: NOT_CONFIGURED }, 404);
-    const wait = startAllowed(clientAddress(c, access.trustedProxies));
+    const wait = starts.take(clientAddress(c, access.trustedProxies));
     if (wait > 0) {
       c.header('Retry-After', String(Math.ceil(wait / 1000)));
       return c.html(

@@ -6,7 +6,7 @@
 // The headless viewer's tickets come from its in-memory session (webSessions.ts), never from a
 // request that claims to be headless.
 import { TICKET_TTL_MS, type TicketSocket } from '@overlay-companion/protocol';
-import { TokenBucket, type BucketLimit } from '../policy/rateLimit.js';
+import { KeyedBuckets, type BucketLimit } from '../policy/rateLimit.js';
 import { randomSecret, sha256Hex } from './secrets.js';
 
 export interface TicketClaims {
@@ -33,13 +33,15 @@ export type IssueResult =
 export class Tickets {
   /** By ticket hash. */
   private readonly entries = new Map<string, Entry>();
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly buckets: KeyedBuckets;
 
   constructor(
     private readonly ttlMs = TICKET_TTL_MS,
     private readonly now: () => number = Date.now,
-    private readonly limit: BucketLimit = TICKET_ISSUE_LIMIT,
-  ) {}
+    limit: BucketLimit = TICKET_ISSUE_LIMIT,
+  ) {
+    this.buckets = new KeyedBuckets(limit);
+  }
 
   issue(claims: TicketClaims): IssueResult {
     this.sweep();
@@ -53,12 +55,7 @@ export class Tickets {
         message: `You hold ${outstanding} unused socket tickets; wait ${Math.ceil(this.ttlMs / 1000)} s for them to expire, or close some viewer windows.`,
       };
     }
-    let bucket = this.buckets.get(claims.personId);
-    if (bucket === undefined) {
-      bucket = new TokenBucket(this.limit);
-      this.buckets.set(claims.personId, bucket);
-    }
-    const wait = bucket.waitMs();
+    const wait = this.buckets.take(claims.personId);
     if (wait > 0) {
       return {
         ok: false,
@@ -66,7 +63,6 @@ export class Tickets {
         message: `Too many socket tickets asked for; retry in ${wait} ms.`,
       };
     }
-    bucket.take();
     const ticket = randomSecret(24);
     const expiresAt = this.now() + this.ttlMs;
     this.entries.set(sha256Hex(ticket), { ...claims, expiresAt });

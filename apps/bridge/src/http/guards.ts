@@ -26,7 +26,8 @@ export const CONTENT_SECURITY_POLICY = {
   frameAncestors: ["'none'"],
 };
 
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Methods that change something: JSON-only here, CSRF-checked in signedIn.ts. */
+export const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installGuards(app: Hono<BridgeEnv>, options: { https: boolean }): void {
   const headers: MiddlewareHandler<BridgeEnv> = secureHeaders({

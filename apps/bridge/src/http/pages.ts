@@ -3,7 +3,7 @@
 // everything else — the viewer at /, the console pages, every other asset — needs a signed-in
 // person (a page redirects to /signin?next=…, a file answers 404). Source maps are never served.
 // When the build is missing, every page explains how to make it.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
@@ -74,7 +74,18 @@ export function publicAssets(webRoot: string): Set<string> {
 export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
   const built = (): boolean => existsSync(join(webRoot, 'index.html'));
   let files: MiddlewareHandler<BridgeEnv> | undefined;
-  let publicFiles: Set<string> | undefined;
+  // Read once per build (the manifest's mtime): a rebuild while running renames the files.
+  let publicFiles = { mtimeMs: -1, files: new Set<string>() };
+  const publicFilesNow = (): Set<string> => {
+    let mtimeMs = 0;
+    try {
+      mtimeMs = statSync(join(webRoot, '.vite', 'manifest.json')).mtimeMs;
+    } catch {
+      // No manifest: nothing beyond PUBLIC_FILES is public.
+    }
+    if (mtimeMs !== publicFiles.mtimeMs) publicFiles = { mtimeMs, files: publicAssets(webRoot) };
+    return publicFiles.files;
+  };
 
   app.use(async function staticFiles(c: Context<BridgeEnv, string>, next) {
     const path = c.req.path;
@@ -82,13 +93,11 @@ export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
     if (path.endsWith('.map') || path.startsWith('/.vite') || normalize(path) !== path) {
       return c.text('Not found.', 404);
     }
-    // Read once per build: a rebuild (npm run build while running) changes the file names.
-    publicFiles ??= publicAssets(webRoot);
-    const isPublic = PUBLIC_FILES.has(path) || publicFiles.has(path);
+    const isPublic = PUBLIC_FILES.has(path) || publicFilesNow().has(path);
     if (!isPublic && c.get('signedIn') === undefined) {
-      if (path.endsWith('.html')) return c.redirect(signInRedirect(c), 302);
-      publicFiles = publicAssets(webRoot);
-      if (!publicFiles.has(path)) return c.text('Not found.', 404);
+      return path.endsWith('.html')
+        ? c.redirect(signInRedirect(c), 302)
+        : c.text('Not found.', 404);
     }
     files ??= serveStatic<BridgeEnv>({ root: webRoot });
     return files(c, next);

@@ -2,23 +2,22 @@
 // which takes only bearer tokens), requires sign-in where it is needed, and checks the CSRF token
 // on every state-changing /api request of a signed-in browser. A cookie alone never changes
 // anything: a request must also carry X-CSRF-Token, which only our own pages can read.
-import { CSRF_HEADER } from '@overlay-companion/protocol';
+import { API, CSRF_HEADER } from '@overlay-companion/protocol';
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { Access } from '../auth/access.js';
 import { readSessionCookie } from '../auth/cookies.js';
 import { secretsEqual } from '../auth/secrets.js';
 import { apiError } from './apiError.js';
 import type { BridgeEnv } from './env.js';
-
-const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+import { STATE_CHANGING } from './guards.js';
 
 /** /api routes anyone may call (they sign people in). */
-const PUBLIC_API = new Set([
-  '/api/auth/state',
-  '/api/auth/setup',
-  '/api/auth/signin',
-  '/api/auth/oidc/start',
-  '/api/auth/oidc/callback',
+const PUBLIC_API: ReadonlySet<string> = new Set([
+  API.authState,
+  API.setup,
+  API.signIn,
+  API.oidcStart,
+  API.oidcCallback,
 ]);
 
 export function installSignIn(app: Hono<BridgeEnv>, access: Access): void {

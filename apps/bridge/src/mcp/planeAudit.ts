@@ -13,16 +13,10 @@ const SOURCE_ACTOR: Readonly<Record<ModeChangeSource, 'ai' | 'person' | 'system'
 };
 
 export function observePlanes(access: Access): PlaneObserver {
-  const names = new Map<string, string>();
-  /** The person's display name, looked up once (entries are written in the background). */
+  /** With the person's display name as it is now (these events are rare; no cache to go stale). */
   const record = (personId: string, entry: Parameters<Access['audit']['record']>[0]): void => {
-    const known = names.get(personId);
-    if (known !== undefined) return access.audit.record({ ...entry, personName: known });
     void access.store.people.byId(personId).then(
-      (person) => {
-        if (person !== undefined) names.set(personId, person.displayName);
-        access.audit.record({ ...entry, personName: person?.displayName ?? null });
-      },
+      (person) => access.audit.record({ ...entry, personName: person?.displayName ?? null }),
       () => access.audit.record(entry),
     );
   };

@@ -48,6 +48,37 @@ export class TokenBucket {
   }
 }
 
+/**
+ * One token bucket per key (a person, an address), made on first use; at most `maxKeys` are
+ * remembered, the least recently used forgotten first (a forgotten key starts with a full bucket).
+ */
+export class KeyedBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(
+    private readonly limit: BucketLimit,
+    private readonly maxKeys = 10_000,
+  ) {}
+
+  /** Takes one token for `key` and returns 0, or returns the ms to wait (taking nothing). */
+  take(key: string): number {
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) {
+      bucket = new TokenBucket(this.limit);
+      if (this.buckets.size >= this.maxKeys) {
+        const oldest = this.buckets.keys().next().value;
+        if (oldest !== undefined) this.buckets.delete(oldest);
+      }
+    } else {
+      this.buckets.delete(key);
+    }
+    this.buckets.set(key, bucket);
+    const wait = bucket.waitMs();
+    if (wait === 0) bucket.take();
+    return wait;
+  }
+}
+
 export type RateDecision = { ok: true } | { ok: false; retryAfterMs: number; limit: string };
 
 export class SessionRateLimiter {
