@@ -12,6 +12,7 @@ import {
 } from '@overlay-companion/protocol';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../display/backoff.js';
 import { fetchTicket } from '../net/tickets.js';
+import { wsUrl, type PageLocation } from '../net/wsUrl.js';
 
 /** The part of the browser WebSocket the channel uses. */
 export interface SocketLike {
@@ -167,12 +168,11 @@ export class ControlChannel {
  * CSRF-checked; see net/tickets.ts) per attempt, and the socket URL on this page's origin.
  */
 export function ticketSocketUrl(
-  location: { protocol: string; host: string } = window.location,
+  location: PageLocation = window.location,
   ticket: () => Promise<string> = () => fetchTicket('viewer'),
 ): () => Promise<string> {
   return async () => {
     const value = await ticket();
-    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    return `${scheme}//${location.host}${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(value)}`;
+    return wsUrl(`${VIEWER_SOCKET_PATH}?ticket=${encodeURIComponent(value)}`, location);
   };
 }
