@@ -6,17 +6,18 @@
 import { API, type ApiError } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SESSIONS_PER_PERSON, MAX_SESSIONS_PER_TOKEN } from '../mcp/sessions.js';
-import {
-  INITIALIZE_REQUEST,
-  OTHER_TOKEN,
-  TOKEN,
-  startTestBridge,
-  type TestBridge,
-} from '../mcp/testing/fixtures.js';
+import { OTHER_TOKEN, TOKEN, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { TunnelClient } from '../testing/tunnelClient.js';
 import { MAX_TUNNELS_PER_PERSON } from '../tunnel/tunnelEndpoint.js';
 import { startTestDesktop, type TestDesktop } from './testing/desktop.js';
-import { rawRequest, tryUpgrade, tunnelPath, type RawResponse } from './testing/http.js';
+import {
+  MCP_RPC_HEADERS,
+  initializeMcp,
+  rawRequest,
+  tryUpgrade,
+  tunnelPath,
+  type RawResponse,
+} from './testing/http.js';
 import { addPerson, createToken } from './testing/people.js';
 
 let desktop: TestDesktop;
@@ -32,18 +33,8 @@ afterAll(async () => {
   await desktop?.stop();
 });
 
-const RPC_HEADERS = {
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': INITIALIZE_REQUEST.params.protocolVersion,
-};
-
 function initialize(token: string): Promise<RawResponse> {
-  return rawRequest(bridge.url, '/mcp', {
-    method: 'POST',
-    headers: { ...RPC_HEADERS, Authorization: `Bearer ${token}` },
-    body: JSON.stringify(INITIALIZE_REQUEST),
-  });
+  return initializeMcp(bridge.url, token);
 }
 
 async function openSessions(token: string, count: number): Promise<string[]> {
@@ -59,7 +50,7 @@ async function openSessions(token: string, count: number): Promise<string[]> {
 function endSession(token: string, sessionId: string): Promise<RawResponse> {
   return rawRequest(bridge.url, '/mcp', {
     method: 'DELETE',
-    headers: { ...RPC_HEADERS, Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId },
+    headers: { ...MCP_RPC_HEADERS, Authorization: `Bearer ${token}`, 'Mcp-Session-Id': sessionId },
   });
 }
 

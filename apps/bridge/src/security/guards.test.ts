@@ -32,7 +32,9 @@ import {
   type EndpointTargets,
 } from './testing/endpoints.js';
 import {
+  MCP_RPC_HEADERS,
   browserHeaders,
+  initializeMcp,
   rawRequest,
   tryUpgrade,
   tunnelPath,
@@ -45,12 +47,7 @@ let bridge: TestBridge;
 let targets: EndpointTargets;
 let mcpSessionId: string;
 
-const MCP_HEADERS = {
-  Authorization: `Bearer ${TOKEN}`,
-  'Content-Type': 'application/json',
-  Accept: 'application/json, text/event-stream',
-  'MCP-Protocol-Version': INITIALIZE_REQUEST.params.protocolVersion,
-};
+const MCP_HEADERS = { ...MCP_RPC_HEADERS, Authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
   bridge = await startTestBridge();
@@ -63,11 +60,7 @@ beforeAll(async () => {
   });
   expect(layout.status).toBe(200);
   targets = { tokenId: token.id, personId: bob.person.id, layoutName, password: ADMIN_PASSWORD };
-  const opened = await rawRequest(bridge.url, '/mcp', {
-    method: 'POST',
-    headers: MCP_HEADERS,
-    body: JSON.stringify(INITIALIZE_REQUEST),
-  });
+  const opened = await initializeMcp(bridge.url, TOKEN);
   expect(opened.status).toBe(200);
   mcpSessionId = String(opened.headers['mcp-session-id']);
 });

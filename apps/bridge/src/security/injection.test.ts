@@ -16,14 +16,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   ADMIN_PASSWORD,
   ADMIN_USERNAME,
-  INITIALIZE_REQUEST,
   TOKEN,
   startTestBridge,
   type TestBridge,
 } from '../mcp/testing/fixtures.js';
 import { signIn } from '../testing/browserSession.js';
 import { dumpDatabase, rowCounts, tableNames } from './testing/database.js';
-import { browserHeaders, rawRequest } from './testing/http.js';
+import { browserHeaders, initializeMcp, rawRequest } from './testing/http.js';
 import { addPerson } from './testing/people.js';
 
 const PAYLOADS = [
@@ -64,15 +63,7 @@ afterEach(async () => {
     expect(rowsAfter[table] ?? 0, `rows of ${table}`).toBeGreaterThanOrEqual(count);
   }
   expect((await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD)).me.person.role).toBe('admin');
-  const mcp = await rawRequest(bridge.url, '/mcp', {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${TOKEN}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify(INITIALIZE_REQUEST),
-  });
+  const mcp = await initializeMcp(bridge.url, TOKEN);
   expect(mcp.status).toBe(200);
 });
 

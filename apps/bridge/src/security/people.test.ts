@@ -10,7 +10,6 @@ import { API, type AuditPage } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import {
-  INITIALIZE_REQUEST,
   TINY_PNG_BASE64,
   TOKEN,
   connectClient,
@@ -23,7 +22,7 @@ import { nextOf, settle } from './testing/viewers.js';
 import type { PersonPlane } from '../mcp/personPlanes.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
-import { rawRequest } from './testing/http.js';
+import { initializeMcp } from './testing/http.js';
 
 const OK_CLICK = { result: { success: true, was_confirmed: true } };
 /** What the second person's forged answers carry: not what the admin's viewer answers. */
@@ -228,15 +227,7 @@ describe('a second signed-in person', () => {
     const revoke = await bob.session.request(`${API.tokens}/tok_test_token`, { method: 'DELETE' });
     expect(revoke.status).toBe(404);
     // The token still works.
-    const mcp = await rawRequest(bridge.url, '/mcp', {
-      method: 'POST',
-      headers: {
-        Authorization: `Bearer ${TOKEN}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify(INITIALIZE_REQUEST),
-    });
+    const mcp = await initializeMcp(bridge.url, TOKEN);
     expect(mcp.status).toBe(200);
 
     expect((await bob.session.request(API.people)).status).toBe(403);

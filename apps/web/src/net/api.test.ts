@@ -1,7 +1,13 @@
 // The API client against a fake fetch (the real bridge's /api lands separately; the e2e suite
 // drives the two together): JSON and CSRF on changes, answer parsing, the ApiError mapping,
 // the 401 redirect, and the one CSRF retry after a 403.
-import { API, CSRF_HEADER, TicketResponse, TokenList } from '@overlay-companion/protocol';
+import {
+  API,
+  CSRF_HEADER,
+  TicketResponse,
+  TokenList,
+  defaultPermissions,
+} from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { AnyAnswer, ApiRequestError, createApiClient, type ApiClientOptions } from './api.js';
 import { fetchTicket } from './tickets.js';
@@ -34,16 +40,7 @@ function meBody(csrf: string) {
       has_password: true,
       oidc_linked: false,
     },
-    permissions: {
-      screenshots: true,
-      input_actions: true,
-      clipboard_write: true,
-      clipboard_read: false,
-      read_pointer_events: true,
-      read_key_events: false,
-      audit_typed_text: false,
-      audit_screenshots: false,
-    },
+    permissions: defaultPermissions(),
     csrf_token: csrf,
     session: { expires_at: 2, idle_timeout_ms: 3, method: 'password' },
   };

@@ -4,6 +4,7 @@
 // streamed in chunks without Content-Length, and WebSocket upgrades whose status is reported
 // whether they were accepted (101) or refused.
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { INITIALIZE_REQUEST } from '../../mcp/testing/fixtures.js';
 
 export interface RawResponse {
   status: number;
@@ -158,4 +159,20 @@ export function browserHeaders(
     ...(session === undefined ? {} : { Cookie: session.cookie, 'X-CSRF-Token': session.csrf }),
     ...extra,
   };
+}
+
+/** Headers of a JSON-RPC POST to /mcp (add Authorization). */
+export const MCP_RPC_HEADERS = {
+  'Content-Type': 'application/json',
+  Accept: 'application/json, text/event-stream',
+  'MCP-Protocol-Version': INITIALIZE_REQUEST.params.protocolVersion,
+};
+
+/** A raw MCP initialize with `token`: 200 and an mcp-session-id when the token is accepted. */
+export function initializeMcp(baseUrl: string, token: string): Promise<RawResponse> {
+  return rawRequest(baseUrl, '/mcp', {
+    method: 'POST',
+    headers: { ...MCP_RPC_HEADERS, Authorization: `Bearer ${token}` },
+    body: JSON.stringify(INITIALIZE_REQUEST),
+  });
 }
