@@ -8,6 +8,7 @@ export * from './keys.js';
 export * from './errors.js';
 export * from './policy.js';
 export * from './permissions.js';
+export * from './aiClient.js';
 export * from './api/index.js';
 export * from './tools/index.js';
 export * from './toolParsing.js';
