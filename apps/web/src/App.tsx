@@ -1,9 +1,13 @@
 // The viewer's layout: the key-reading banner when an AI reads the person's key presses, the
-// chrome bar on top (with the mode selector, Stop and the account menu), the remote
-// desktop with its overlay layer filling the rest, and the confirmation panel beside it. The session
-// is created and started outside React (main.tsx), so re-renders never touch the connection.
+// chrome bar on top (menu button, mode selector, Stop and the account menu), and the remote
+// desktop with its overlay layer filling the rest. The approval panel and the menu float over
+// the desktop area — siblings of the display, never inside it — so neither one moves or
+// rescales the display when it opens or closes. The session is created and started outside
+// React (main.tsx), so re-renders never touch the connection.
+import { useCallback, useEffect } from 'react';
 import type Guacamole from 'guacamole-common-js';
 import type { GuacSession } from './display/guacSession.js';
+import type { Hotkey } from './display/hotkeys.js';
 import { RemoteDisplay } from './display/RemoteDisplay.js';
 import { StatusBar } from './ui/StatusBar.js';
 import { getControlPlane } from './control/browserControl.js';
@@ -12,33 +16,66 @@ import { ControlControls } from './confirm/ControlControls.js';
 import { OverlayLayer } from './overlay/OverlayLayer.js';
 import { AccountMenu } from './ui/AccountMenu.js';
 import { KeyReadingBanner } from './ui/KeyReadingBanner.js';
+import { ClientMenu, focusDesktop } from './menu/ClientMenu.js';
+import { bindPageHotkeys } from './menu/pageHotkeys.js';
+import { viewerPrefsStore } from './store/viewerPrefs.js';
+import { AiPointerLayer } from './overlay/AiPointerLayer.js';
+import { Toasts } from './ui/Toasts.js';
+import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
+import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
-  fitDesktopToWindow: () => void;
 }
 
-export function App({ session, fitDesktopToWindow }: AppProps) {
+export function App({ session }: AppProps) {
   // Created once per page (idempotent), outside React's lifecycle like the session.
   const plane = getControlPlane();
+  // Stable, so the display never rebinds its keyboard on a re-render.
+  const onHotkey = useCallback(
+    (hotkey: Hotkey) => {
+      if (hotkey === 'stop') {
+        plane.stop();
+        return;
+      }
+      const prefs = viewerPrefsStore.getState();
+      if (prefs.menuOpen) focusDesktop();
+      prefs.menuToggled();
+    },
+    [plane],
+  );
+  useEffect(() => bindPageHotkeys(document, onHotkey), [onHotkey]);
   return (
     <div className="app">
       {/* Above everything else: the person must see when an AI reads what they type. */}
       <KeyReadingBanner />
+      <ApprovalAnnouncer />
       <StatusBar
         onReconnectNow={() => session.reconnectNow()}
-        onFitDesktop={fitDesktopToWindow}
-        controls={<ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />}
+        onOpenMenu={() => viewerPrefsStore.getState().menuToggled()}
+        controls={
+          <>
+            <UnaskedIndicator onRevoke={plane.revoke} />
+            <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
+          </>
+        }
         account={<AccountMenu />}
       />
       <div className="app__body">
         <main className="app__desktop">
-          <RemoteDisplay />
-          {/* A sibling of the display, above it, click-through. */}
+          <RemoteDisplay onHotkey={onHotkey} />
+          {/* Siblings of the display, above it, click-through. */}
           <OverlayLayer />
+          <AiPointerLayer />
         </main>
-        {/* Beside the display, never inside it: the desktop cannot receive the approving click. */}
-        <ConfirmDialog answer={plane.answer} />
+        <ClientMenu
+          clipboard={plane.clipboard}
+          onDisconnect={() => session.stop()}
+          onReconnect={() => session.start()}
+        />
+        {/* Over the display area, never inside the display: the desktop cannot receive the approving click. */}
+        <ConfirmDialog answer={plane.answer} grant={plane.grant} stop={plane.stop} />
+        <Toasts />
       </div>
     </div>
   );

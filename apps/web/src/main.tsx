@@ -5,7 +5,9 @@ import './net/cspSafeZod.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
-import { browserSession, fitDesktopToWindow } from './display/guacBrowser.js';
+import { browserSession } from './display/guacBrowser.js';
+import { watchAttention } from './ui/attention.js';
+import { confirmationStore } from './store/confirmations.js';
 import './theme.css';
 import './styles.css';
 
@@ -13,6 +15,7 @@ const rootElement = document.getElementById('root');
 if (!rootElement)
   throw new Error('index.html must contain <div id="root"> for the viewer to mount.');
 
+watchAttention(confirmationStore, document);
 const session = browserSession();
 session.start();
 // Leaving the page closes the tunnel at once instead of waiting for the server's timeout.
@@ -20,6 +23,6 @@ window.addEventListener('pagehide', () => session.stop());
 
 createRoot(rootElement).render(
   <StrictMode>
-    <App session={session} fitDesktopToWindow={() => void fitDesktopToWindow()} />
+    <App session={session} />
   </StrictMode>,
 );

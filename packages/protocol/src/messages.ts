@@ -11,6 +11,7 @@ import { ModeMetadata } from './tools/mode.js';
 import { Overlay, OverlayId } from './tools/overlay.js';
 import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { Permissions } from './permissions.js';
+import { AiClientRef } from './aiClient.js';
 import { toolDefinitions } from './tools/index.js';
 import type { ToolName } from './tools/names.js';
 import type { ToolArgs } from './tools/index.js';
@@ -86,6 +87,9 @@ function toolCallVariant<N extends ToolName>(name: N) {
     args: toolDefinitions[name].input,
     policy: PolicyForViewer,
     deadline_ms: DeadlineMs,
+    client: AiClientRef.optional().describe(
+      'The AI client that made the call (from its MCP session, never from its arguments): what a standing permission is scoped to.',
+    ),
   });
 }
 

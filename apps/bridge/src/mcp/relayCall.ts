@@ -4,6 +4,7 @@
 // person; then the call is relayed with the per-tool time budget.
 import {
   ProtocolError,
+  aiClientRef,
   decideCall,
   type ToolArgs,
   type ToolName,
@@ -51,9 +52,11 @@ export async function relayWithPolicy<N extends ToolName>(
       ctx.note.approvedBy = `${ctx.session.principal.personName} (through the MCP client)`;
     }
   }
+  const { principal } = ctx.session;
   const result = await hub.call(name, args, policy, {
     timeoutMs: callBudgetMs(name, args, policy),
     signal: ctx.signal,
+    client: aiClientRef(principal.tokenId, principal.tokenName, ctx.session.clientName()),
   });
   if (policy === 'confirm') ctx.note.approvedBy = ctx.session.principal.personName;
   return { result, approvedByPerson };

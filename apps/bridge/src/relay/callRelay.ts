@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
   decideCall,
+  type AiClientRef,
   encodeBridgeMessage,
   parseToolResult,
   type BridgeToViewer,
@@ -28,6 +29,8 @@ export class ViewerReportedError extends ProtocolError {}
 export interface CallOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /** The AI client making the call, shown to the person and what standing permissions match. */
+  client?: AiClientRef | undefined;
 }
 
 /** How the relay reaches viewers; the hub keeps the sockets and the roles. */
@@ -79,6 +82,7 @@ export class CallRelay {
       args,
       policy,
       deadline_ms: options.timeoutMs,
+      ...(options.client === undefined ? {} : { client: options.client }),
     } as ToolCallMessage;
     const answer = this.calls.wait(id, {
       viewerId: control.id,

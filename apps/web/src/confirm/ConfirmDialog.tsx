@@ -1,23 +1,34 @@
-// The confirmation panel: a column in the page chrome beside the remote display — a sibling of
-// the display, never inside it, so nothing the remote desktop does (and no click aimed at it)
-// can land on Approve. It shows exactly what will happen (the crosshair/path is drawn on the
-// overlay layer at the same time), a countdown to the automatic Deny, and Approve / Deny.
-// Approve only takes a real (trusted) click made after the panel has been visible for a
-// moment, so a click already on its way to the desktop cannot approve by accident. There is
-// no keyboard shortcut for Approve; Escape denies, and only while the desktop does not have
-// the keyboard (otherwise Escape belongs to the desktop).
-import { useEffect } from 'react';
+// The approval panel: floats over the desktop area — a sibling of the display, never inside it,
+// so nothing the remote desktop does (and no click aimed at it) can land on Approve — on the
+// side away from the point it is about. It shows exactly what will happen (the crosshair/path
+// on the overlay layer, and a magnified crop of the desktop's own pixels under the point), a
+// countdown to the automatic Deny, the whole queue, and the answers: Approve, Deny, "Allow for
+// N minutes" and "Allow for this page session" (a standing permission for this tool and this
+// AI client), and "Deny and Stop". Every kind of approval only takes a real (trusted) click or
+// key press on the button made after the request has been at the front for a moment, so a
+// click already on its way to the desktop cannot approve by accident. Escape denies, and only
+// while the desktop does not have the keyboard (otherwise Escape belongs to the desktop).
+import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
+import {
+  STANDING_PERMISSION_MINUTES,
+  type AiClientRef,
+  type ToolName,
+} from '@overlay-companion/protocol';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
+import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
 import { describeConfirmation } from './describe.js';
+import { Magnifier } from './Magnifier.js';
 
 /** Clicks on Approve this soon after a request comes to the front of the panel are ignored. */
 export const APPROVE_ARM_MS = 600;
 
 export interface ConfirmDialogProps {
   answer: (id: string, approved: boolean) => void;
+  grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
+  stop: () => void;
 }
 
 function displayHasKeyboard(): boolean {
@@ -25,11 +36,34 @@ function displayHasKeyboard(): boolean {
   return active instanceof Element && active.closest(`[${DISPLAY_AREA_ATTRIBUTE}]`) !== null;
 }
 
-export function ConfirmDialog({ answer }: ConfirmDialogProps) {
+/** The desktop point a request is about (where the crosshair is), if it has one. */
+function pointOf(details: ConfirmDetails): { x: number; y: number } | undefined {
+  switch (details.kind) {
+    case 'click':
+    case 'scroll':
+    case 'move':
+      return { x: details.x, y: details.y };
+    case 'drag':
+      return details.from;
+    default:
+      return undefined;
+  }
+}
+
+/** 'left' when the point lies in the right half of the shown desktop: keep the panel off it. */
+function sideFor(details: ConfirmDetails): 'left' | 'right' {
+  const point = pointOf(details);
+  const { viewport } = viewportStore.getState();
+  if (point === undefined || viewport.vw <= 0) return 'right';
+  return point.x - viewport.vx > viewport.vw / 2 ? 'left' : 'right';
+}
+
+export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
   const pending = useStore(confirmationStore, (s) => s.pending);
   const current = pending[0];
   const now = useNow(current !== undefined, 200);
   const currentId = current?.id;
+  const [minutes, setMinutes] = useState<number>(STANDING_PERMISSION_MINUTES[0]);
 
   useEffect(() => {
     if (currentId === undefined) return undefined;
@@ -52,6 +86,18 @@ export function ConfirmDialog({ answer }: ConfirmDialogProps) {
   const shownAt = current.frontAt;
   const armed = shownAt !== null && now - shownAt >= APPROVE_ARM_MS;
   const isMode = current.details.kind === 'mode';
+  const point = pointOf(current.details);
+  const grantable = current.grantable;
+  const clientName = grantable?.client.name;
+
+  /** Runs `then` only for a person's click or key on an armed panel. */
+  const approving =
+    (then: () => void) =>
+    (event: React.MouseEvent<HTMLButtonElement>): void => {
+      if (!event.nativeEvent.isTrusted) return;
+      if (shownAt === null || Date.now() - shownAt < APPROVE_ARM_MS) return;
+      then();
+    };
 
   return (
     <aside
@@ -60,9 +106,12 @@ export function ConfirmDialog({ answer }: ConfirmDialogProps) {
       aria-labelledby="confirm-title"
       aria-describedby="confirm-facts"
       data-testid="confirm-panel"
+      data-side={sideFor(current.details)}
     >
       <div className="confirm-panel__eyebrow">
-        {isMode ? 'The AI asks for more access' : 'The AI asks to act on your desktop'}
+        {isMode
+          ? 'The AI asks for more access'
+          : `${clientName ?? 'The AI'} asks to act on your desktop`}
       </div>
       <h2 id="confirm-title" className="confirm-panel__title">
         {text.title}
@@ -76,40 +125,95 @@ export function ConfirmDialog({ answer }: ConfirmDialogProps) {
             {text.verbatim}
           </pre>
         )}
+        {grantable !== undefined && (
+          <p className="confirm-panel__who">
+            {grantable.client.name} · token “{grantable.client.token}”
+          </p>
+        )}
       </div>
+      {point !== undefined && <Magnifier x={point.x} y={point.y} label={text.title} />}
       <div className="confirm-panel__countdown" aria-live="off">
         <div className="confirm-panel__bar">
           <div className="confirm-panel__bar-fill" style={{ width: `${(left / total) * 100}%` }} />
         </div>
         <span data-testid="confirm-countdown">Denied automatically in {seconds} s</span>
       </div>
-      <div className="confirm-panel__buttons">
-        <button
-          type="button"
-          className="confirm-panel__deny"
-          onClick={() => answer(current.id, false)}
-        >
-          Deny
-        </button>
-        <button
-          type="button"
-          className="confirm-panel__approve"
-          aria-disabled={!armed}
-          onClick={(event) => {
-            // Only a person's click: not script-made, not in the first moments of the panel.
-            if (!event.nativeEvent.isTrusted) return;
-            if (shownAt === null || Date.now() - shownAt < APPROVE_ARM_MS) return;
-            answer(current.id, true);
-          }}
-        >
-          Approve
+      {pending.length > 1 && (
+        <section className="confirm-panel__queue" aria-label="Waiting requests">
+          <h3>
+            {pending.length - 1} more request{pending.length === 2 ? '' : 's'} waiting
+          </h3>
+          <ol data-testid="confirm-queue">
+            {pending.slice(1).map((p) => (
+              <li key={p.id}>
+                {describeConfirmation(p.details).title}
+                {p.grantable ? ` — ${p.grantable.client.name}` : ''}
+              </li>
+            ))}
+          </ol>
+        </section>
+      )}
+      <div className="confirm-panel__actions">
+        <div className="confirm-panel__buttons">
+          <button
+            type="button"
+            className="confirm-panel__deny"
+            onClick={() => answer(current.id, false)}
+          >
+            Deny
+          </button>
+          <button
+            type="button"
+            className="confirm-panel__approve"
+            aria-disabled={!armed}
+            onClick={approving(() => answer(current.id, true))}
+          >
+            Approve
+          </button>
+        </div>
+        {grantable !== undefined && (
+          <div className="confirm-panel__standing">
+            <div className="confirm-panel__standing-row">
+              <button
+                type="button"
+                className="confirm-panel__allow"
+                aria-disabled={!armed}
+                onClick={approving(() => {
+                  grant(grantable.tool, grantable.client, minutes);
+                  answer(current.id, true);
+                })}
+              >
+                Allow {grantable.tool} for
+              </button>
+              <select
+                aria-label="How many minutes"
+                value={minutes}
+                onChange={(event) => setMinutes(Number(event.target.value))}
+              >
+                {STANDING_PERMISSION_MINUTES.map((m) => (
+                  <option key={m} value={m}>
+                    {m} min
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button
+              type="button"
+              className="confirm-panel__allow"
+              aria-disabled={!armed}
+              onClick={approving(() => {
+                grant(grantable.tool, grantable.client, null);
+                answer(current.id, true);
+              })}
+            >
+              Allow {grantable.tool} until this page closes
+            </button>
+          </div>
+        )}
+        <button type="button" className="confirm-panel__deny-stop" onClick={stop}>
+          Deny and Stop
         </button>
       </div>
-      {pending.length > 1 && (
-        <div className="confirm-panel__more">
-          {pending.length - 1} more request{pending.length === 2 ? '' : 's'} waiting
-        </div>
-      )}
     </aside>
   );
 }

@@ -3,7 +3,11 @@
 // timeout, the call being cancelled, Stop — resolves false. Framework-free so the fail-closed
 // rules are unit-tested with fake timers.
 import type { StoreApi } from 'zustand/vanilla';
+import type { AiClientRef, ToolName } from '@overlay-companion/protocol';
 import type { ConfirmDetails, ConfirmationState } from '../store/confirmations.js';
+
+/** How a question ended, for the toast that tells the person. */
+export type SettledReason = 'approved' | 'denied' | 'timeout' | 'withdrawn' | 'stopped';
 
 /** How long the person has when the call gives no shorter deadline (matches the bridge). */
 export const DEFAULT_CONFIRM_TIMEOUT_MS = 30_000;
@@ -13,9 +17,12 @@ export interface AskOptions {
   timeoutMs?: number;
   /** Aborting (tool_cancel, deadline) withdraws the question and denies. */
   signal?: AbortSignal;
+  /** A tool call the person may answer with a standing permission for this client. */
+  grantable?: { tool: ToolName; client: AiClientRef };
 }
 
 interface Waiting {
+  details: ConfirmDetails;
   resolve: (approved: boolean) => void;
   timer: ReturnType<typeof setTimeout>;
   detach: () => void;
@@ -27,9 +34,16 @@ export class Confirmations {
   readonly #waiting = new Map<string, Waiting>();
   #counter = 0;
 
-  constructor(store: StoreApi<ConfirmationState>, now: () => number = Date.now) {
+  readonly #onSettled: ((details: ConfirmDetails, reason: SettledReason) => void) | undefined;
+
+  constructor(
+    store: StoreApi<ConfirmationState>,
+    now: () => number = Date.now,
+    onSettled?: (details: ConfirmDetails, reason: SettledReason) => void,
+  ) {
     this.#store = store;
     this.#now = now;
+    this.#onSettled = onSettled;
   }
 
   get pendingCount(): number {
@@ -48,29 +62,36 @@ export class Confirmations {
     const id = `confirm_${this.#counter}`;
     const askedAt = this.#now();
     return new Promise<boolean>((resolve) => {
-      const onAbort = () => this.#settle(id, false);
+      const onAbort = () => this.#settle(id, false, 'withdrawn');
       signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => this.#settle(id, false), timeoutMs);
+      const timer = setTimeout(() => this.#settle(id, false, 'timeout'), timeoutMs);
       this.#waiting.set(id, {
+        details,
         resolve,
         timer,
         detach: () => signal?.removeEventListener('abort', onAbort),
       });
-      this.#store.getState().asked({ id, details, askedAt, deadlineAt: askedAt + timeoutMs });
+      this.#store.getState().asked({
+        id,
+        details,
+        askedAt,
+        deadlineAt: askedAt + timeoutMs,
+        grantable: options.grantable,
+      });
     });
   }
 
   /** The person's answer from the panel. Unknown or already-settled ids are ignored. */
   answer(id: string, approved: boolean): void {
-    this.#settle(id, approved);
+    this.#settle(id, approved, approved ? 'approved' : 'denied');
   }
 
-  /** Stop: deny everything that is waiting, at once. */
+  /** Stop (or the link dropped): deny everything that is waiting, at once. */
   denyAll(): void {
-    for (const id of [...this.#waiting.keys()]) this.#settle(id, false);
+    for (const id of [...this.#waiting.keys()]) this.#settle(id, false, 'stopped');
   }
 
-  #settle(id: string, approved: boolean): void {
+  #settle(id: string, approved: boolean, reason: SettledReason): void {
     const waiting = this.#waiting.get(id);
     if (waiting === undefined) return;
     this.#waiting.delete(id);
@@ -78,5 +99,6 @@ export class Confirmations {
     waiting.detach();
     this.#store.getState().settled(id, this.#now());
     waiting.resolve(approved);
+    this.#onSettled?.(waiting.details, reason);
   }
 }

@@ -1,6 +1,6 @@
 // The confirmation wording says exactly what will happen.
 import { describe, expect, it } from 'vitest';
-import { describeConfirmation } from './describe.js';
+import { describeConfirmation, showControlCharacters } from './describe.js';
 
 describe('describeConfirmation', () => {
   it('names the click, the button and the point', () => {
@@ -38,5 +38,18 @@ describe('describeConfirmation', () => {
     });
     expect(mine.title).toBe('Confirm: switch to composing');
     expect(mine.facts[0]).toMatch(/^You chose composing \(from passive\)/);
+  });
+});
+
+describe('showControlCharacters', () => {
+  it('makes Return, Tab, Escape and other control characters visible', () => {
+    expect(showControlCharacters('a\nb\tc\u001bd\u0007e\u007f')).toBe('a⏎\nb⇥c␛d␇e␡');
+    expect(showControlCharacters('x\r\ny')).toBe('x⏎\ny');
+    expect(showControlCharacters('plain äöü €')).toBe('plain äöü €');
+  });
+
+  it('is what the panel shows for typed and clipboard text', () => {
+    expect(describeConfirmation({ kind: 'type', text: 'rm -rf /\n' }).verbatim).toBe('rm -rf /⏎\n');
+    expect(describeConfirmation({ kind: 'clipboard_write', text: '\tx' }).verbatim).toBe('⇥x');
   });
 });

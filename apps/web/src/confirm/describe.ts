@@ -13,6 +13,22 @@ export interface ConfirmText {
 const BUTTON: Record<string, string> = { left: 'Left', right: 'Right', middle: 'Middle' };
 const TIMES: Record<number, string> = { 1: 'Click', 2: 'Double-click', 3: 'Triple-click' };
 
+/**
+ * `text` with its control characters made visible, so a hidden Return or Escape cannot slip
+ * past the person: Return shows as ⏎ (and still breaks the line), Tab as ⇥, Escape as ␛, other
+ * C0 characters and DEL as their Unicode control pictures.
+ */
+export function showControlCharacters(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point.
+  return text.replace(/\r\n|[\u0000-\u001f\u007f]/g, (c) => {
+    if (c === '\r\n' || c === '\n' || c === '\r') return '⏎\n';
+    if (c === '\t') return '⇥';
+    if (c === '\u001b') return '␛';
+    if (c === '\u007f') return '␡';
+    return String.fromCharCode(0x2400 + c.charCodeAt(0));
+  });
+}
+
 export function describeConfirmation(d: ConfirmDetails): ConfirmText {
   switch (d.kind) {
     case 'click':
@@ -48,7 +64,7 @@ export function describeConfirmation(d: ConfirmDetails): ConfirmText {
           `${[...d.text].length} characters into whatever has the keyboard on the desktop:`,
           ...(presses.length > 0 ? [`This presses ${presses.join(' and ')}.`] : []),
         ],
-        verbatim: d.text,
+        verbatim: showControlCharacters(d.text),
       };
     }
     case 'keys':
@@ -66,7 +82,7 @@ export function describeConfirmation(d: ConfirmDetails): ConfirmText {
       return {
         title: 'Replace the clipboard',
         facts: [`Put ${[...d.text].length} characters on the remote desktop's clipboard:`],
-        verbatim: d.text,
+        verbatim: showControlCharacters(d.text),
       };
     case 'mode':
       return {

@@ -2,10 +2,20 @@
 // (real WebSocket, ticket from the bridge), the controller, the frame/clipboard watchers and the
 // person's event stream, all following the live Guacamole client. React components get the
 // handle through getControlPlane(); nothing here renders.
-import { ProtocolError, type Mode, type ViewerToBridge } from '@overlay-companion/protocol';
+import {
+  ProtocolError,
+  type AiClientRef,
+  type Mode,
+  type ToolName,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
 import { Confirmations } from '../confirm/confirmations.js';
 import { getActiveClient, onActiveClientChange } from '../display/activeClient.js';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
+import { standingStore } from '../store/standing.js';
+import { toastStore } from '../store/toasts.js';
+import { describeConfirmation } from '../confirm/describe.js';
+import type { SettledReason } from '../confirm/confirmations.js';
 import { controlStore } from '../store/control.js';
 import { connectionStore, displayStore } from '../store/index.js';
 import { overlayStore } from '../store/overlays.js';
@@ -27,6 +37,16 @@ export interface ControlPlane {
   chooseMode: (mode: Mode) => boolean;
   /** The person answered the confirmation `id` in the panel. */
   answer: (id: string, approved: boolean) => void;
+  /** The person gave a standing permission from the approval panel (store/standing.ts). */
+  grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
+  revoke: (id: string) => void;
+  /** The remote clipboard, for the menu's clipboard panel (the person's own copy and paste). */
+  clipboard: {
+    latest: () => string;
+    subscribe: (listener: (text: string) => void) => () => void;
+    /** Put `text` on the remote clipboard; false when the desktop is not connected. */
+    send: (text: string) => boolean;
+  };
 }
 
 function knownDesktop(): DesktopSize | undefined {
@@ -86,6 +106,17 @@ function monitors() {
   return currentMonitors(requireDesktop(), viewportStore.getState().viewport.scale);
 }
 
+/** Outcomes the person did not see happen (they did not press the button) get a toast. */
+function announceSettled(details: ConfirmDetails, reason: SettledReason): void {
+  const what = describeConfirmation(details).title;
+  const toasts = toastStore.getState();
+  if (reason === 'timeout')
+    toasts.toastShown('warn', `Denied automatically (no answer in time): ${what}.`);
+  else if (reason === 'withdrawn')
+    toasts.toastShown('info', `The AI withdrew its request: ${what}.`);
+  else if (reason === 'denied') toasts.toastShown('info', `Denied: ${what}.`);
+}
+
 let plane: ControlPlane | undefined;
 
 export function getControlPlane(): ControlPlane {
@@ -96,7 +127,17 @@ export function getControlPlane(): ControlPlane {
 function startControlPlane(): ControlPlane {
   const frames = new FrameWatch();
   const clipboard = new ClipboardWatch();
-  const confirmations = new Confirmations(confirmationStore);
+  const confirmations = new Confirmations(confirmationStore, Date.now, announceSettled);
+  // Standing permissions end on their own: drop them when due, and say so.
+  setInterval(() => {
+    for (const gone of standingStore.getState().expired(Date.now()))
+      toastStore
+        .getState()
+        .toastShown(
+          'info',
+          `${gone.client.name} must ask again before ${gone.tool}: your “allow” ended.`,
+        );
+  }, 1_000);
   // Its callbacks only run after start(), by which time the controller below exists.
   const channel = new ControlChannel({
     socketUrl: ticketSocketUrl(),
@@ -138,6 +179,7 @@ function startControlPlane(): ControlPlane {
       sleep,
     },
     firstFrame,
+    standing: standingStore,
   });
 
   const events = new UiEventStream({
@@ -162,8 +204,26 @@ function startControlPlane(): ControlPlane {
   });
 
   return {
-    stop: () => controller.pressStop(),
+    stop: () => {
+      controller.pressStop();
+      toastStore
+        .getState()
+        .toastShown('stop', 'Stopped: every request denied, AI input halted, mode set to Passive.');
+    },
+    grant: (tool, client, minutes) =>
+      standingStore.getState().granted(tool, client, minutes, Date.now()),
+    revoke: (id) => standingStore.getState().revoked(id),
     chooseMode: (mode) => controller.chooseMode(mode),
     answer: (id, approved) => confirmations.answer(id, approved),
+    clipboard: {
+      latest: () => clipboard.latest,
+      subscribe: (listener) => clipboard.subscribe(listener),
+      send: (text) => {
+        const client = getActiveClient();
+        if (client === null) return false;
+        clipboard.set(client, { text });
+        return true;
+      },
+    },
   };
 }

@@ -10,7 +10,9 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   toolDefinitions,
+  needsInputPolicy,
   typedToolCall,
+  wantsConfirmation,
   type BridgeToViewer,
   type ErrorKind,
   type Mode,
@@ -23,6 +25,8 @@ import type { ControlState } from '../store/control.js';
 import { applyRemote, overlayData, type OverlayState } from '../store/overlays.js';
 import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 import { gateToolCall } from './policyGate.js';
+import type { StandingState } from '../store/standing.js';
+import { aiActionStarted } from '../activity/aiActivity.js';
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
 export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
@@ -41,6 +45,8 @@ export interface ControllerDeps {
    * Calls made in that gap wait for it instead of failing.
    */
   firstFrame?: (timeoutMs: number, signal: AbortSignal) => Promise<void> | undefined;
+  /** The person's standing permissions (none when absent); Stop revokes them all. */
+  standing?: StoreApi<StandingState>;
   warn?: (message: string) => void;
 }
 
@@ -179,6 +185,7 @@ export class ViewerController {
    */
   stopLocally(reason: string): void {
     this.#deps.confirmations.denyAll();
+    this.#deps.standing?.getState().allRevoked();
     for (const call of this.#inflight.values()) {
       call.abort(new ProtocolError('cancelled', `Stopped: ${reason}`));
     }
@@ -268,7 +275,7 @@ export class ViewerController {
       if (decision.action === 'deny')
         throw new ProtocolError('permission_denied', decision.message);
       return decision.action === 'run'
-        ? runTool(call, { ...this.#deps.env, signal, confirmed: false })
+        ? this.#run(call, signal, false)
         : this.#confirmThenRun(call, signal);
     };
     // A call the mode denies fails at once, without waiting for the desktop.
@@ -292,13 +299,24 @@ export class ViewerController {
       args: call.args,
       bridgePolicy: call.policy,
       headless: s.headless,
+      clientKey: call.client?.key,
+      standing: this.#deps.standing?.getState().permissions ?? [],
+      now: Date.now(),
     });
   }
 
   async #confirmThenRun(call: TypedToolCall, signal: AbortSignal): Promise<AnyViewerResult> {
     const timeoutMs = Math.min(APPROVAL_WINDOW_MS, call.deadline_ms);
     const details = confirmDetails(call, this.#safeMonitors());
-    const approved = await this.#deps.confirmations.ask(details, { timeoutMs, signal });
+    const grantable =
+      call.client !== undefined && !wantsConfirmation(call.args)
+        ? { tool: call.name, client: call.client }
+        : undefined;
+    const approved = await this.#deps.confirmations.ask(details, {
+      timeoutMs,
+      signal,
+      ...(grantable === undefined ? {} : { grantable }),
+    });
     if (signal.aborted)
       throw signal.reason instanceof ProtocolError
         ? signal.reason
@@ -312,7 +330,27 @@ export class ViewerController {
     // Stop or a mode change while the question was open wins over the approval.
     const again = this.#gate(call);
     if (again.action === 'deny') throw new ProtocolError('permission_denied', again.message);
-    return runTool(call, { ...this.#deps.env, signal, confirmed: true });
+    return this.#run(call, signal, true);
+  }
+
+  /** Run the tool; an input action is shown to the person (pointer, ripple, text) as it runs. */
+  #run(
+    call: TypedToolCall,
+    signal: AbortSignal,
+    confirmed: boolean,
+  ): AnyViewerResult | Promise<AnyViewerResult> {
+    if (!needsInputPolicy(call.name))
+      return runTool(call, { ...this.#deps.env, signal, confirmed });
+    const done = aiActionStarted(confirmDetails(call, this.#safeMonitors()));
+    try {
+      const outcome = runTool(call, { ...this.#deps.env, signal, confirmed });
+      if (outcome instanceof Promise) return outcome.finally(done);
+      done();
+      return outcome;
+    } catch (err) {
+      done();
+      throw err;
+    }
   }
 
   #safeMonitors() {

@@ -108,4 +108,15 @@ describe('gateToolCall', () => {
       action({ mode: 'autopilot', permissions: null, name: 'draw_overlay', bridgePolicy: 'allow' }),
     ).toBe('run');
   });
+
+  it('runs an ask under a standing permission for the same tool and client, never a deny', () => {
+    const standing = [{ id: 's1', tool: 'click_at' as const, clientKey: 'k', expiresAt: 2_000 }];
+    const withStanding = { standing, clientKey: 'k', now: 1_000 };
+    expect(action({ ...withStanding })).toBe('run');
+    expect(action({ ...withStanding, now: 2_000 })).toBe('confirm'); // expired
+    expect(action({ ...withStanding, clientKey: 'other' })).toBe('confirm');
+    expect(action({ ...withStanding, name: 'type_text' })).toBe('confirm');
+    expect(action({ ...withStanding, args: { require_user_confirmation: true } })).toBe('confirm');
+    expect(action({ ...withStanding, mode: 'passive' })).toBe('deny');
+  });
 });

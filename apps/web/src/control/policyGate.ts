@@ -5,6 +5,8 @@
 // through MCP elicitation (the bridge then sends policy 'allow'; nobody sits there to ask).
 import {
   decideCall,
+  matchingStandingPermission,
+  type StandingPermission,
   type Mode,
   type Permissions,
   type ToolName,
@@ -23,6 +25,11 @@ export interface GateInput {
   args: unknown;
   bridgePolicy: 'allow' | 'confirm';
   headless: boolean;
+  /** AiClientRef.key of the calling client (from the bridge), for standing permissions. */
+  clientKey?: string | undefined;
+  /** The person's standing permissions in this window. */
+  standing?: readonly StandingPermission[];
+  now?: number;
 }
 
 export function gateToolCall(input: GateInput): GateDecision {
@@ -44,5 +51,13 @@ export function gateToolCall(input: GateInput): GateDecision {
   // Someone wants confirmation. Only the headless viewer may skip asking, and only when the
   // bridge says it already has the person's approval.
   if (input.headless && input.bridgePolicy === 'allow') return { action: 'run' };
+  // The person said "allow this for a while" for this tool and this AI client.
+  const standing = matchingStandingPermission(
+    { decision: 'confirm' },
+    { tool: input.name, args: input.args, clientKey: input.clientKey },
+    input.standing ?? [],
+    input.now ?? Date.now(),
+  );
+  if (standing !== undefined) return { action: 'run' };
   return { action: 'confirm' };
 }

@@ -5,11 +5,16 @@
 import { useEffect, useRef } from 'react';
 import type Guacamole from 'guacamole-common-js';
 import { onActiveClientChange } from './activeClient.js';
-import { fitViewport } from '../viewport/viewport.js';
+import { fitViewport, type Point, type Viewport } from '../viewport/viewport.js';
 import { viewportStore } from '../store/viewport.js';
 import { bindKeyboard, bindMouse } from './inputBindings.js';
 import { DISPLAY_AREA_ATTRIBUTE } from './guacBrowser.js';
 import { displayStore } from '../store/index.js';
+import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
+import type { Hotkey } from './hotkeys.js';
+
+/** How long the area must keep its size before "resize the remote" asks the desktop to follow. */
+const REMOTE_RESIZE_SETTLE_MS = 400;
 
 /** Put one client's display into `stage`; returns the undo. */
 function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.Client): () => void {
@@ -19,18 +24,40 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   stage.replaceChildren(element);
   const events = displayStore.getState();
 
+  let resizeTimer: ReturnType<typeof setTimeout> | undefined;
+  let askedSize = '';
   const rescale = () => {
+    const mode: ScalingMode = viewerPrefsStore.getState().scaling;
+    const areaSize = { width: area.clientWidth, height: area.clientHeight };
+    const desktop = { width: display.getWidth(), height: display.getHeight() };
+    area.classList.toggle('remote-display--actual', mode === 'actual');
     // The viewport (viewport/) is the one place the window⇄desktop mapping is decided; the
     // overlay layer and the tool handlers read the same values from the viewport store.
-    const { viewport, origin } = fitViewport(
-      { width: area.clientWidth, height: area.clientHeight },
-      { width: display.getWidth(), height: display.getHeight() },
-    );
+    const { viewport, origin } =
+      mode === 'fit' ? fitViewport(areaSize, desktop) : actualViewport(area, desktop);
     const scale = viewport.scale;
     if (scale !== display.getScale()) display.scale(scale);
     events.scaleChanged(scale);
     viewportStore.getState().viewportChanged(viewport, origin);
+    if (mode === 'remote') {
+      // Only in this mode, chosen by the person: the desktop follows this window's area.
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => {
+        const wanted = `${areaSize.width}x${areaSize.height}`;
+        if (wanted === askedSize || areaSize.width < 64 || areaSize.height < 64) return;
+        if (desktop.width === areaSize.width && desktop.height === areaSize.height) return;
+        askedSize = wanted;
+        client.sendSize(areaSize.width, areaSize.height);
+      }, REMOTE_RESIZE_SETTLE_MS);
+    } else {
+      askedSize = '';
+    }
   };
+  const unsubscribePrefs = viewerPrefsStore.subscribe((now, before) => {
+    if (now.scaling !== before.scaling) rescale();
+  });
+  // 1:1 scrolls the area: the visible part of the desktop (the viewport) moves with it.
+  area.addEventListener('scroll', rescale, { passive: true });
   display.onresize = (width, height) => {
     events.desktopResized(width, height);
     rescale();
@@ -57,6 +84,9 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   const observer = new ResizeObserver(rescale);
   observer.observe(area);
   return () => {
+    clearTimeout(resizeTimer);
+    unsubscribePrefs();
+    area.removeEventListener('scroll', rescale);
     element.removeEventListener('mousemove', hideSoftwareCursor);
     observer.disconnect();
     display.onresize = null;
@@ -66,7 +96,36 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   };
 }
 
-export function RemoteDisplay() {
+/**
+ * 1:1 (and "resize the remote", which is 1:1 once the desktop has followed): the visible part of
+ * the desktop is what the area's scroll position shows; a desktop smaller than the area is
+ * centred.
+ */
+function actualViewport(
+  area: HTMLElement,
+  desktop: { width: number; height: number },
+): { viewport: Viewport; origin: Point } {
+  const width = area.clientWidth;
+  const height = area.clientHeight;
+  const vw = Math.min(width, desktop.width);
+  const vh = Math.min(height, desktop.height);
+  const vx = desktop.width > width ? area.scrollLeft : 0;
+  const vy = desktop.height > height ? area.scrollTop : 0;
+  return {
+    viewport: { vx, vy, vw, vh, scale: 1 },
+    origin: {
+      x: Math.max(0, (width - desktop.width) / 2),
+      y: Math.max(0, (height - desktop.height) / 2),
+    },
+  };
+}
+
+export interface RemoteDisplayProps {
+  /** A viewer hotkey was pressed while the desktop had the keyboard (see hotkeys.ts). */
+  onHotkey: (hotkey: Hotkey) => void;
+}
+
+export function RemoteDisplay({ onHotkey }: RemoteDisplayProps) {
   const areaRef = useRef<HTMLDivElement>(null);
   const stageRef = useRef<HTMLDivElement>(null);
 
@@ -84,7 +143,7 @@ export function RemoteDisplay() {
     area.addEventListener('mousedown', takeFocus, true);
     area.addEventListener('focus', focused);
     area.addEventListener('blur', blurred);
-    const unbindKeyboard = bindKeyboard(area);
+    const unbindKeyboard = bindKeyboard(area, onHotkey);
 
     let detach: (() => void) | undefined;
     const unsubscribe = onActiveClientChange((client) => {
@@ -102,7 +161,7 @@ export function RemoteDisplay() {
       area.removeEventListener('focus', focused);
       area.removeEventListener('blur', blurred);
     };
-  }, []);
+  }, [onHotkey]);
 
   const areaProps = { [DISPLAY_AREA_ATTRIBUTE]: '' };
   return (

@@ -1,10 +1,10 @@
 // Wires the framework-free GuacSession to the browser: the real WebSocketTunnel and Client of
-// guacamole-common-js, the app's stores and the active-client module. Also the one place that
-// asks the server to resize the remote desktop, and only when the person presses the button.
+// guacamole-common-js, the app's stores and the active-client module. (Resizing the remote
+// desktop happens only in the "resize the desktop to this window" scaling mode: RemoteDisplay.)
 // Every attempt opens /tunnel with a fresh single-use ticket from the bridge (net/tickets.ts).
 import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';
-import { getActiveClient, setActiveClient } from './activeClient.js';
+import { setActiveClient } from './activeClient.js';
 import { connectionEvents } from '../store/connection.js';
 import { connectionStore } from '../store/index.js';
 import { wsUrl } from '../net/wsUrl.js';
@@ -43,16 +43,4 @@ export function browserSession(): GuacSession<Guacamole.Client> {
     onClientChanged: setActiveClient,
   });
   return session;
-}
-
-/**
- * Ask the server to resize the remote desktop to this window's display area. Never called
- * automatically: the desktop is shared by several windows, so only the person decides.
- */
-export function fitDesktopToWindow(): boolean {
-  const client = getActiveClient();
-  if (!client) return false;
-  const { width, height } = displayAreaSize();
-  client.sendSize(Math.round(width), Math.round(height));
-  return true;
 }

@@ -4,6 +4,13 @@
 // that keeps React StrictMode's mount–unmount–mount from doubling every event.
 import Guacamole from 'guacamole-common-js';
 import { getActiveClient } from './activeClient.js';
+import { hotkeyFor, type Hotkey } from './hotkeys.js';
+import { viewerPrefsStore } from '../store/viewerPrefs.js';
+
+/** View-only: the person's input stays on the page. Read at each event, never cached. */
+function viewOnly(): boolean {
+  return viewerPrefsStore.getState().viewOnly;
+}
 
 const mice = new WeakMap<HTMLElement, Guacamole.Mouse>();
 const keyboards = new WeakMap<HTMLElement, Guacamole.Keyboard>();
@@ -19,6 +26,7 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
     mouse = new Guacamole.Mouse(element);
     // One display element belongs to one client for its whole life, so binding once is right.
     mouse.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
+      if (viewOnly()) return;
       client.sendMouseState((event as Guacamole.Mouse.Event).state, true);
     });
     mice.set(element, mouse);
@@ -28,24 +36,53 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
 
 /**
  * Forward key presses that happen while `element` (or something inside it) has focus to the
- * active client. Keys pressed anywhere else on the page stay with the page.
+ * active client. Keys pressed anywhere else on the page stay with the page. The viewer's
+ * hotkeys (hotkeys.ts) are caught first and never reach the desktop: `onHotkey` gets them, and
+ * every key already sent down is released remotely, so no modifier stays stuck there.
  * Returns a function that stops forwarding (and releases any key still held).
  */
-export function bindKeyboard(element: HTMLElement): () => void {
+export function bindKeyboard(element: HTMLElement, onHotkey: (hotkey: Hotkey) => void): () => void {
   let keyboard = keyboards.get(element);
   if (!keyboard) {
     keyboard = new Guacamole.Keyboard(element);
     keyboards.set(element, keyboard);
   }
   const kb = keyboard;
+  // Keys the desktop saw go down and not yet up, so a hotkey can release exactly those.
+  const sentDown = new Set<number>();
+  // Keys whose local release must not reach the desktop (a hotkey and the keys it released).
+  const swallowed = new Set<number>();
+  // The menu chord is down: it opens the menu when released, unless S made it Stop first.
+  let chordDown = false;
   kb.onkeydown = (keysym) => {
+    const hotkey = hotkeyFor(keysym, kb.modifiers);
     const client = getActiveClient();
-    // Not connected: let the browser have the key rather than swallowing it silently.
-    if (!client) return true;
+    if (hotkey !== null) {
+      for (const down of sentDown) {
+        client?.sendKeyEvent(0, down);
+        swallowed.add(down);
+      }
+      sentDown.clear();
+      swallowed.add(keysym);
+      chordDown = hotkey === 'menu';
+      if (hotkey === 'stop') onHotkey('stop');
+      return false;
+    }
+    // Not connected, or view-only: let the browser have the key rather than swallowing it.
+    if (!client || viewOnly()) return true;
     client.sendKeyEvent(1, keysym);
+    sentDown.add(keysym);
     return false;
   };
   kb.onkeyup = (keysym) => {
+    if (swallowed.delete(keysym)) {
+      if (chordDown) {
+        chordDown = false;
+        onHotkey('menu');
+      }
+      return;
+    }
+    if (!sentDown.delete(keysym)) return;
     getActiveClient()?.sendKeyEvent(0, keysym);
   };
   // Focus moving elsewhere (a button, another window) would leave keys held down remotely;

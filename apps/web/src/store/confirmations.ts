@@ -2,7 +2,7 @@
 // confirm/confirmations.ts; the confirmation panel and the overlay layer's preview marks render
 // from it. Answers never go through this store: they go to the Confirmations object, which the
 // panel's buttons call.
-import type { Mode, MouseButton } from '@overlay-companion/protocol';
+import type { AiClientRef, Mode, MouseButton, ToolName } from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 /** What will happen if the person approves, in enough detail to show exactly that. */
@@ -49,6 +49,8 @@ export interface PendingConfirmation {
    * panel arms Approve from this moment, so a double-click cannot approve the next request.
    */
   frontAt: number | null;
+  /** Set for tool calls the person may answer with a standing permission for this client. */
+  grantable?: { tool: ToolName; client: AiClientRef } | undefined;
 }
 
 export interface ConfirmationState {

@@ -7,17 +7,19 @@ import { useShallow } from 'zustand/react/shallow';
 import { useConnection, useDisplay } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
 import { useNow } from './useNow.js';
+import { HOTKEY_HELP } from '../display/hotkeys.js';
 
 export interface StatusBarProps {
   onReconnectNow: () => void;
-  onFitDesktop: () => void;
+  /** Open or close the viewer menu (also Ctrl+Alt+Shift). */
+  onOpenMenu: () => void;
   /** The person's control-plane controls (mode, Stop), shown at the right end. */
   controls?: ReactNode;
   /** The signed-in person's name and menu, after the controls. */
   account?: ReactNode;
 }
 
-export function StatusBar({ onReconnectNow, onFitDesktop, controls, account }: StatusBarProps) {
+export function StatusBar({ onReconnectNow, onOpenMenu, controls, account }: StatusBarProps) {
   const connection = useConnection(
     useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
       phase,
@@ -44,6 +46,15 @@ export function StatusBar({ onReconnectNow, onFitDesktop, controls, account }: S
   return (
     <header className="status-bar">
       <span className="status-bar__brand">Overlay Companion</span>
+      <button
+        type="button"
+        className="status-bar__button status-bar__menu"
+        onClick={onOpenMenu}
+        aria-keyshortcuts="Control+Alt+Shift"
+        title={`Clipboard, scaling, fullscreen, special keys, view only (${HOTKEY_HELP.menu})`}
+      >
+        Menu
+      </button>
       <span
         className={`status-bar__status status-bar__status--${status.tone}`}
         role="status"
@@ -81,15 +92,6 @@ export function StatusBar({ onReconnectNow, onFitDesktop, controls, account }: S
           Reconnect now
         </button>
       )}
-      <button
-        type="button"
-        className="status-bar__button"
-        onClick={onFitDesktop}
-        disabled={!connected}
-        title="Resize the remote desktop to this window. It is shared by every viewer window."
-      >
-        Fit desktop to window
-      </button>
       {controls}
       {account}
     </header>

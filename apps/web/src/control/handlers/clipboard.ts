@@ -10,6 +10,23 @@ import {
 
 export class ClipboardWatch {
   #latest: string | undefined;
+  readonly #listeners = new Set<(text: string) => void>();
+
+  /** Told the text each time the remote clipboard changes (the menu's clipboard panel). */
+  subscribe(listener: (text: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The latest remote clipboard text ('' when none arrived yet). */
+  get latest(): string {
+    return this.#latest ?? '';
+  }
+
+  #changed(text: string): void {
+    this.#latest = text;
+    for (const listener of this.#listeners) listener(text);
+  }
 
   /** Start listening to a new client's clipboard (call for every client the session makes). */
   attach(client: Guacamole.Client | null): void {
@@ -28,9 +45,7 @@ export class ClipboardWatch {
         // The remote desktop is hostile input: keep at most what the protocol can carry.
         if (text.length < MAX_CLIPBOARD_CHARS) text = (text + chunk).slice(0, MAX_CLIPBOARD_CHARS);
       };
-      reader.onend = () => {
-        this.#latest = text;
-      };
+      reader.onend = () => this.#changed(text);
     };
   }
 
@@ -49,7 +64,7 @@ export class ClipboardWatch {
     writer.sendText(args.text);
     writer.sendEnd();
     // The desktop does not echo our own text back; remember it so get_clipboard agrees.
-    this.#latest = args.text;
+    this.#changed(args.text);
     return { ok: true };
   }
 }

@@ -1,0 +1,53 @@
+// The indicator that must be on whenever the AI may act on the desktop without asking — by the
+// mode (autopilot, composing, a custom allow) or by a standing permission — and that turns
+// stronger while an AI input action runs. Each standing permission is listed with its time left
+// and a one-click Revoke.
+import { useShallow } from 'zustand/react/shallow';
+import { useStore } from 'zustand';
+import { controlStore } from '../store/control.js';
+import { standingStore } from '../store/standing.js';
+import { useNow } from '../ui/useNow.js';
+import { activityStore } from './aiActivity.js';
+import { toolsAllowedUnasked } from './unasked.js';
+import './indicator.css';
+
+function timeLeft(expiresAt: number | null, now: number): string {
+  if (expiresAt === null) return 'until this page closes';
+  const seconds = Math.max(0, Math.ceil((expiresAt - now) / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')} left`;
+}
+
+export function UnaskedIndicator({ onRevoke }: { onRevoke: (id: string) => void }) {
+  const { mode, metadata, permissions } = useStore(
+    controlStore,
+    useShallow(({ mode, metadata, permissions }) => ({ mode, metadata, permissions })),
+  );
+  const standing = useStore(standingStore, (s) => s.permissions);
+  const acting = useStore(activityStore, (s) => s.acting > 0);
+  const now = useNow(standing.length > 0, 1000);
+  const tools = toolsAllowedUnasked({ mode, metadata, permissions, standing, now });
+  if (tools.length === 0 && !acting) return null;
+  return (
+    <span
+      className={`unasked${acting ? ' unasked--acting' : ''}`}
+      data-testid="unasked-indicator"
+      data-acting={acting ? 'true' : 'false'}
+    >
+      <span className="unasked__label" title={`Without asking: ${tools.join(', ')}`}>
+        {acting ? 'AI is acting' : 'AI may act without asking'}
+      </span>
+      {standing.map((s) => (
+        <span key={s.id} className="unasked__standing" data-testid="standing-permission">
+          {s.client.name}: {s.tool}, {timeLeft(s.expiresAt, now)}
+          <button
+            type="button"
+            onClick={() => onRevoke(s.id)}
+            aria-label={`Revoke ${s.tool} for ${s.client.name}`}
+          >
+            Revoke
+          </button>
+        </span>
+      ))}
+    </span>
+  );
+}

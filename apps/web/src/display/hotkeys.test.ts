@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { hotkeyFor } from './hotkeys.js';
+
+const all = { ctrl: true, alt: true, shift: true };
+
+describe('hotkeyFor', () => {
+  it('opens the menu when the last of Ctrl, Alt and Shift goes down, with either hand', () => {
+    expect(hotkeyFor(0xffe1, all)).toBe('menu'); // Shift_L last
+    expect(hotkeyFor(0xffea, all)).toBe('menu'); // Alt_R last
+    expect(hotkeyFor(0xffe4, all)).toBe('menu'); // Control_R last
+  });
+
+  it('is Stop for S (either case) while all three are held', () => {
+    expect(hotkeyFor(0x53, all)).toBe('stop');
+    expect(hotkeyFor(0x73, all)).toBe('stop');
+  });
+
+  it('is nothing without all three modifiers, and for other keys', () => {
+    expect(hotkeyFor(0x53, { ctrl: true, alt: true, shift: false })).toBeNull();
+    expect(hotkeyFor(0xffe1, { ctrl: true, alt: false, shift: true })).toBeNull();
+    expect(hotkeyFor(0x61, all)).toBeNull();
+    expect(hotkeyFor(0xff1b, all)).toBeNull();
+  });
+});

@@ -1,0 +1,52 @@
+// The person's choices about this window's remote-desktop client: whether the client menu is
+// open, how the desktop is scaled, and view-only. Changes only when the person acts, so
+// components may render from it. The scaling choice is remembered per browser — except
+// "resize the remote", which changes the desktop for every window and so is never re-applied
+// silently on the next load.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+
+/** fit: whole desktop in the window; actual: 1:1 with scrolling; remote: resize the desktop. */
+export type ScalingMode = 'fit' | 'actual' | 'remote';
+export const SCALING_MODES: readonly ScalingMode[] = ['fit', 'actual', 'remote'];
+
+const STORAGE_KEY = 'overlay-companion.scaling';
+
+export interface ViewerPrefsState {
+  menuOpen: boolean;
+  scaling: ScalingMode;
+  /** The person's mouse, keyboard and touch do not reach the desktop. */
+  viewOnly: boolean;
+  menuToggled: (open?: boolean) => void;
+  scalingChosen: (mode: ScalingMode) => void;
+  viewOnlyToggled: (on: boolean) => void;
+}
+
+function remembered(storage: Pick<Storage, 'getItem'> | undefined): ScalingMode {
+  try {
+    return storage?.getItem(STORAGE_KEY) === 'actual' ? 'actual' : 'fit';
+  } catch {
+    return 'fit';
+  }
+}
+
+export function createViewerPrefsStore(
+  storage: Pick<Storage, 'getItem' | 'setItem'> | undefined = globalThis.localStorage,
+): StoreApi<ViewerPrefsState> {
+  return createStore<ViewerPrefsState>()((set, get) => ({
+    menuOpen: false,
+    scaling: remembered(storage),
+    viewOnly: false,
+    menuToggled: (open) => set({ menuOpen: open ?? !get().menuOpen }),
+    scalingChosen: (scaling) => {
+      try {
+        storage?.setItem(STORAGE_KEY, scaling === 'remote' ? 'fit' : scaling);
+      } catch {
+        // Private mode or a full quota: the choice holds for this page only.
+      }
+      set({ scaling });
+    },
+    viewOnlyToggled: (viewOnly) => set({ viewOnly }),
+  }));
+}
+
+export const viewerPrefsStore = createViewerPrefsStore();
