@@ -73,3 +73,58 @@ export async function regionStats(
     { base64: png.toString('base64'), regions },
   );
 }
+
+/** The part of an RGBA image (e.g. `xwd -root` through captureRoot) a comparison needs. */
+export interface RgbaLike {
+  width: number;
+  height: number;
+  rgba: Buffer;
+}
+
+/**
+ * Compares a PNG (a Playwright screenshot) with an RGBA image of the same size, RGB only, in
+ * Chromium: how many pixels differ, and the first one.
+ */
+export async function comparePngWithRgba(
+  blank: Page,
+  png: Buffer,
+  expected: RgbaLike,
+): Promise<{ mismatches: number; size: string; first?: string }> {
+  return blank.evaluate(
+    async ({ base64, rgbaBase64, width, height }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const size = `${bitmap.width}x${bitmap.height} vs ${width}x${height}`;
+      if (bitmap.width !== width || bitmap.height !== height)
+        return { mismatches: width * height, size };
+      const canvas = new OffscreenCanvas(width, height);
+      const ctx = canvas.getContext('2d');
+      if (!ctx) throw new Error('no 2d context');
+      ctx.drawImage(bitmap, 0, 0);
+      const actual = ctx.getImageData(0, 0, width, height).data;
+      const want = Uint8Array.from(atob(rgbaBase64), (c) => c.charCodeAt(0));
+      let mismatches = 0;
+      let first: string | undefined;
+      for (let i = 0; i < want.length; i += 4) {
+        if (
+          actual[i] !== want[i] ||
+          actual[i + 1] !== want[i + 1] ||
+          actual[i + 2] !== want[i + 2]
+        ) {
+          if (first === undefined) {
+            const p = i / 4;
+            first = `(${p % width}, ${Math.floor(p / width)}): page ${String(actual[i])},${String(actual[i + 1])},${String(actual[i + 2])} desktop ${String(want[i])},${String(want[i + 1])},${String(want[i + 2])}`;
+          }
+          mismatches++;
+        }
+      }
+      return first === undefined ? { mismatches, size } : { mismatches, size, first };
+    },
+    {
+      base64: png.toString('base64'),
+      rgbaBase64: expected.rgba.toString('base64'),
+      width: expected.width,
+      height: expected.height,
+    },
+  );
+}

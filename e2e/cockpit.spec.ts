@@ -1,0 +1,370 @@
+// The person's cockpit (issue 8) end to end, in real Chromium against the real stack, effects
+// checked from the X side: the display is right at 100 %, the approval panel floats without
+// moving the display at every size, the keyboard can always leave the desktop (Ctrl+Alt+Shift)
+// and Stop (Ctrl+Alt+Shift+S) without a key reaching X, the AI's pointer and the "may act
+// without asking" indicator, standing permissions, the magnified preview of the desktop's own
+// pixels, the clipboard panel, view-only and 1:1 scrolling.
+import { captureRoot } from '@overlay-companion/gateway/testing';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
+import {
+  callTool,
+  connectMcp,
+  openControlViewer,
+  pageOf,
+  startXev,
+} from './support/controlPlane.js';
+import { comparePngWithRgba } from './support/pixels.js';
+import { screenSize } from './support/xdesktop.js';
+
+async function pressMenuChord(page: Page, extra?: string): Promise<void> {
+  await page.keyboard.down('Control');
+  await page.keyboard.down('Alt');
+  await page.keyboard.down('Shift');
+  if (extra !== undefined) await page.keyboard.press(extra);
+  await page.keyboard.up('Shift');
+  await page.keyboard.up('Alt');
+  await page.keyboard.up('Control');
+}
+
+async function chooseScaling(page: Page, label: string): Promise<void> {
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('radio', { name: label }).check();
+  await page.getByRole('button', { name: 'Close' }).click();
+}
+
+const buttonPresses = (log: string) => (log.match(/ButtonPress/g) ?? []).length;
+
+test('at exactly 100 % (desktop resized to the window, then reloaded) the page shows the desktop: its pixels equal xwd -root', async ({
+  page,
+  stack,
+  viewer,
+  pixelPage,
+}) => {
+  const before = await screenSize(stack.xEnv);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await viewer.open();
+  await viewer.waitConnected();
+  const area = await viewer.areaSize();
+  await chooseScaling(page, 'Resize the desktop to this window');
+  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(area);
+
+  await page.reload();
+  await viewer.waitConnected();
+  await expect.poll(async () => (await viewer.displayBox()).width).toBe(area.width);
+  // The person's own mouse over the display: the pointer is then a CSS cursor (never in a
+  // screenshot), not the remote pointer image drawn on the display (which xwd does not show).
+  const shown = await viewer.displayBox();
+  await page.mouse.move(shown.x + 2, shown.y + shown.height - 2);
+  await expect
+    .poll(
+      async () => {
+        const box = await viewer.displayBox();
+        const png = await page.screenshot({ clip: box });
+        const diff = await comparePngWithRgba(pixelPage, png, await captureRoot(stack.xEnv));
+        return diff.mismatches === 0
+          ? 'equal'
+          : `${diff.mismatches} differ, ${diff.size}, first ${diff.first ?? ''}`;
+      },
+      { timeout: 15_000 },
+    )
+    .toBe('equal');
+
+  // Give the worker's other tests the desktop size they started with.
+  await page.setViewportSize({
+    width: before.width,
+    height: before.height + (800 - area.height),
+  });
+  await chooseScaling(page, 'Resize the desktop to this window');
+  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(before);
+  await chooseScaling(page, 'Fit to window');
+});
+
+for (const size of [
+  { width: 360, height: 800 },
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`at ${size.width}×${size.height} Stop and the approval's buttons are in view and work, and the display never moves`, async ({
+    page,
+    stack,
+  }) => {
+    await openControlViewer(page, stack, 'assist');
+    await page.setViewportSize(size);
+    const display = page.locator('.remote-display__canvas');
+    await expect
+      .poll(async () => (await display.boundingBox())?.width)
+      .toBeLessThanOrEqual(size.width);
+    const before = await display.boundingBox();
+    const xev = await startXev(stack.xEnv);
+    const mcp = await connectMcp(stack);
+    try {
+      const inView = async (name: string) => {
+        const box = await page.getByRole('button', { name, exact: true }).boundingBox();
+        if (!box) throw new Error(`${name} is not visible`);
+        expect(box.x).toBeGreaterThanOrEqual(0);
+        expect(box.y).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width).toBeLessThanOrEqual(size.width);
+        expect(box.y + box.height).toBeLessThanOrEqual(size.height);
+      };
+      await inView('Stop');
+      if (size.width <= 390 || size.width === 1280)
+        await expectNoSeriousViolations(page, `the idle viewer at ${size.width}px`);
+
+      // Deny one by a click.
+      const denied = callTool(mcp, 'click_at', { x: xev.rect.x + 60, y: xev.rect.y + 60 });
+      await expect(page.getByTestId('confirm-panel')).toBeVisible();
+      expect(await display.boundingBox()).toEqual(before);
+      await inView('Stop');
+      await inView('Deny');
+      await inView('Approve');
+      if (size.width <= 390 || size.width === 1280)
+        await expectNoSeriousViolations(page, `a pending approval at ${size.width}px`);
+      await page.getByRole('button', { name: 'Deny', exact: true }).click();
+      expect((await denied).isError).toBe(true);
+      await expect(page.getByTestId('confirm-panel')).toHaveCount(0);
+      await expect(page.getByTestId('toast').last()).toContainText('Denied');
+      expect(await display.boundingBox()).toEqual(before);
+
+      // Approve the next one by a click once it is armed: the click reaches X.
+      const approved = callTool(mcp, 'click_at', { x: xev.rect.x + 60, y: xev.rect.y + 60 });
+      const approve = page.getByRole('button', { name: 'Approve', exact: true });
+      await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+      await approve.click();
+      expect((await approved).isError).toBe(false);
+      await expect.poll(() => buttonPresses(xev.log())).toBe(1);
+      await expect(page.getByTestId('confirm-panel')).toHaveCount(0);
+      expect(await display.boundingBox()).toEqual(before);
+    } finally {
+      xev.stop();
+      await mcp.close();
+    }
+  });
+}
+
+test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab reaches Approve, Enter approves; Ctrl+Alt+Shift+S stops and nothing reaches X', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  const area = page.locator('[data-remote-display]');
+  try {
+    await area.focus();
+    await expect(page.getByTestId('keyboard-target')).toHaveText('Keyboard → desktop');
+    const approved = callTool(mcp, 'click_at', { x: xev.rect.x + 50, y: xev.rect.y + 50 });
+    await expect(page.getByTestId('confirm-panel')).toBeVisible();
+    await pressMenuChord(page);
+    await expect(page.getByTestId('client-menu')).toBeVisible();
+    await expect(area).not.toBeFocused();
+    const approve = page.getByRole('button', { name: 'Approve', exact: true });
+    await tabTo(page, approve);
+    await expect(approve).toHaveCSS('outline-style', 'solid');
+    await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+    await page.keyboard.press('Enter');
+    expect((await approved).isError).toBe(false);
+    await expect.poll(() => buttonPresses(xev.log())).toBe(1);
+
+    // Escape in the menu gives the keyboard back to the desktop.
+    await page.getByRole('button', { name: 'Close' }).focus();
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('client-menu')).toHaveCount(0);
+    await expect(area).toBeFocused();
+
+    // The Stop hotkey while the desktop has the keyboard: the request is denied, the mode
+    // drops to passive, and neither the click nor the S reaches X.
+    const stopped = callTool(mcp, 'click_at', { x: xev.rect.x + 50, y: xev.rect.y + 50 });
+    await expect(page.getByTestId('confirm-panel')).toBeVisible();
+    await pressMenuChord(page, 'KeyS');
+    const outcome = await stopped;
+    expect(outcome.isError).toBe(true);
+    expect(outcome.text).toContain('Stopped by the person');
+    await expect(page.getByTestId('mode-select')).toHaveValue('passive');
+    await expect(page.getByTestId('client-menu')).toHaveCount(0);
+    await expect(page.getByTestId('toast').last()).toContainText('Stopped');
+    await page.waitForTimeout(500);
+    expect(buttonPresses(xev.log())).toBe(1);
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+});
+
+/** RGB of one pixel of a PNG, decoded in Chromium. */
+async function pixelAt(blank: Page, png: Buffer, x: number, y: number): Promise<number[]> {
+  return blank.evaluate(
+    async ({ base64, x, y }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = canvas.getContext('2d');
+      if (!ctx) throw new Error('no 2d context');
+      ctx.drawImage(bitmap, 0, 0);
+      return [...ctx.getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3)];
+    },
+    { base64: png.toString('base64'), x, y },
+  );
+}
+
+test('an AI click in autopilot: the indicator is on, and the AI pointer and its ripple are drawn at the clicked pixel', async ({
+  page,
+  stack,
+  pixelPage,
+}) => {
+  await openControlViewer(page, stack, 'autopilot');
+  await expect(page.getByTestId('unasked-indicator')).toContainText('AI may act without asking');
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  try {
+    const target = { x: xev.rect.x + 70, y: xev.rect.y + 50 };
+    const result = await callTool(mcp, 'click_at', target);
+    expect(result.isError).toBe(false);
+    await expect.poll(() => buttonPresses(xev.log())).toBe(1);
+    const pointer = page.getByTestId('ai-pointer');
+    await expect(pointer).toBeVisible();
+    await expect(pointer).toHaveAttribute('data-x', String(target.x));
+    await expect(pointer).toHaveAttribute('data-y', String(target.y));
+    const ripple = page.getByTestId('ai-ripple');
+    await expect(ripple.first()).toBeAttached();
+    // In the screenshot: the pointer's purple body just below and right of the clicked pixel.
+    const tip = await pageOf(page, (await screenSize(stack.xEnv)).width, target.x, target.y);
+    const png = await page.screenshot();
+    const [red, green, blue] = await pixelAt(pixelPage, png, tip.x + 3, tip.y + 9);
+    expect(Math.abs((red ?? 0) - 0xb3)).toBeLessThan(40);
+    expect(Math.abs((green ?? 0) - 0x6b)).toBeLessThan(40);
+    expect(Math.abs((blue ?? 0) - 0xff)).toBeLessThan(40);
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+});
+
+test('standing permissions: "allow for N minutes" spares the next prompt for that tool, revoke works at once, and after expiry the prompt is back', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  const panel = page.getByTestId('confirm-panel');
+  const click = () => callTool(mcp, 'click_at', { x: xev.rect.x + 40, y: xev.rect.y + 40 });
+  const allowFor = page.getByRole('button', { name: 'Allow click_at for' });
+  try {
+    const first = click();
+    await expect(allowFor).not.toHaveAttribute('aria-disabled', 'true');
+    await allowFor.click();
+    expect((await first).isError).toBe(false);
+    await expect(page.getByTestId('standing-permission')).toContainText('click_at');
+    await expect(page.getByTestId('unasked-indicator')).toBeVisible();
+
+    // No prompt this time: the call runs and the click reaches X.
+    expect((await click()).isError).toBe(false);
+    await expect.poll(() => buttonPresses(xev.log())).toBe(2);
+    await expect(panel).toHaveCount(0);
+    // Another tool still asks.
+    const typed = callTool(mcp, 'type_text', { text: 'x' });
+    await expect(panel).toContainText('Type text');
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await typed).isError).toBe(true);
+
+    // Revoke: the next click asks again.
+    await page.getByRole('button', { name: /^Revoke click_at/ }).click();
+    await expect(page.getByTestId('standing-permission')).toHaveCount(0);
+    const third = click();
+    await expect(panel).toContainText('Click with the left button');
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await third).isError).toBe(true);
+
+    // Allow again for 5 minutes; six minutes later the prompt is back.
+    const fourth = click();
+    await expect(allowFor).not.toHaveAttribute('aria-disabled', 'true');
+    await allowFor.click();
+    expect((await fourth).isError).toBe(false);
+    await page.clock.install();
+    await page.clock.setSystemTime(Date.now() + 6 * 60_000);
+    await expect(page.getByTestId('standing-permission')).toHaveCount(0, { timeout: 10_000 });
+    await expect(page.getByTestId('toast').last()).toContainText('must ask again');
+    const fifth = click();
+    await expect(panel).toContainText('Click with the left button');
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await fifth).isError).toBe(true);
+    expect(buttonPresses(xev.log())).toBe(3);
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+});
+
+test('the approval magnifies the desktop pixels under the click, not the opaque overlay the AI drew over them', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  try {
+    // xev draws a black square near its top-left corner: aim at its edge, so the crop has both.
+    const target = { x: xev.rect.x + 12, y: xev.rect.y + 12 };
+    const drawn = await callTool(mcp, 'draw_overlay', {
+      x: target.x - 30,
+      y: target.y - 30,
+      width: 60,
+      height: 60,
+      color: '#ff00ff',
+      opacity: 1,
+    });
+    expect(drawn.isError).toBe(false);
+    const pending = callTool(mcp, 'click_at', target);
+    const canvas = page.getByTestId('confirm-magnifier');
+    await expect(canvas).toBeVisible();
+    const span = Number(await canvas.getAttribute('data-span'));
+    const magnify = Number(await canvas.getAttribute('data-magnify'));
+    const half = Math.floor(span / 2);
+    await expect
+      .poll(
+        async () => {
+          const shown = await canvas.evaluate(
+            (el, { span, magnify }) => {
+              const ctx = (el as HTMLCanvasElement).getContext('2d');
+              if (!ctx) return [];
+              const out: number[] = [];
+              for (let j = 0; j < span; j++)
+                for (let i = 0; i < span; i++) {
+                  const d = ctx.getImageData(i * magnify + 2, j * magnify + 2, 1, 1).data;
+                  out.push(d[0] ?? 0, d[1] ?? 0, d[2] ?? 0);
+                }
+              return out;
+            },
+            { span, magnify },
+          );
+          const root = await captureRoot(stack.xEnv);
+          let differ = 0;
+          let magenta = 0;
+          for (let j = 0; j < span; j++)
+            for (let i = 0; i < span; i++) {
+              const o = ((target.y - half + j) * root.width + (target.x - half + i)) * 4;
+              const k = (j * span + i) * 3;
+              if (shown[k] === 255 && shown[k + 1] === 0 && shown[k + 2] === 255) magenta++;
+              if (
+                shown[k] !== root.rgba[o] ||
+                shown[k + 1] !== root.rgba[o + 1] ||
+                shown[k + 2] !== root.rgba[o + 2]
+              )
+                differ++;
+            }
+          return { differ, magenta };
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual({ differ: 0, magenta: 0 });
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await pending).isError).toBe(true);
+    await callTool(mcp, 'clear_overlays', {});
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+});
