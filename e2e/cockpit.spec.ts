@@ -368,3 +368,48 @@ test('the approval magnifies the desktop pixels under the click, not the opaque 
     await mcp.close();
   }
 });
+
+test('take over: AI input waits while the person uses the desktop and runs after they stop; during "Take over" it fails at its deadline saying so', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'autopilot');
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  try {
+    const desktopWidth = (await screenSize(stack.xEnv)).width;
+    const start = await pageOf(page, desktopWidth, 200, 300);
+    await page.mouse.move(start.x, start.y);
+    const target = { x: xev.rect.x + 80, y: xev.rect.y + 60 };
+    const call = callTool(mcp, 'click_at', target).then((outcome) => ({
+      outcome,
+      at: Date.now(),
+    }));
+    // The person keeps moving the mouse on the desktop for 1.5 s.
+    for (let i = 0; i < 15; i++) {
+      await page.mouse.move(start.x + (i % 2) * 20, start.y + i * 3);
+      await page.waitForTimeout(100);
+    }
+    const stoppedAt = Date.now();
+    expect(buttonPresses(xev.log())).toBe(0);
+    const { outcome, at } = await call;
+    expect(outcome.isError).toBe(false);
+    expect(outcome.structured?.waited_for_person_ms).toBeGreaterThan(1_000);
+    expect(at).toBeGreaterThan(stoppedAt + 500);
+    await expect.poll(() => buttonPresses(xev.log())).toBe(1);
+
+    await page.getByTestId('take-over').click();
+    await expect(page.getByTestId('take-over')).toHaveText('Hand back');
+    const refused = await callTool(mcp, 'click_at', target);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('The person has taken over the desktop');
+    expect(buttonPresses(xev.log())).toBe(1);
+
+    await page.getByTestId('take-over').click();
+    expect((await callTool(mcp, 'click_at', target)).isError).toBe(false);
+    await expect.poll(() => buttonPresses(xev.log())).toBe(2);
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+});

@@ -23,6 +23,7 @@ import { AiPointerLayer } from './overlay/AiPointerLayer.js';
 import { Toasts } from './ui/Toasts.js';
 import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
 import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
+import { TakeOverButton } from './takeover/TakeOverButton.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -56,6 +57,7 @@ export function App({ session }: AppProps) {
         controls={
           <>
             <UnaskedIndicator onRevoke={plane.revoke} />
+            <TakeOverButton />
             <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
           </>
         }

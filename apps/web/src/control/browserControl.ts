@@ -13,6 +13,8 @@ import { Confirmations } from '../confirm/confirmations.js';
 import { getActiveClient, onActiveClientChange } from '../display/activeClient.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
 import { standingStore } from '../store/standing.js';
+import { PersonActivity, takeOverStore, watchPersonInput } from '../takeover/personActivity.js';
+import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { toastStore } from '../store/toasts.js';
 import { describeConfirmation } from '../confirm/describe.js';
 import type { SettledReason } from '../confirm/confirmations.js';
@@ -128,6 +130,12 @@ function startControlPlane(): ControlPlane {
   const frames = new FrameWatch();
   const clipboard = new ClipboardWatch();
   const confirmations = new Confirmations(confirmationStore, Date.now, announceSettled);
+  const person = new PersonActivity(takeOverStore, { now: Date.now, sleep });
+  watchPersonInput(
+    document,
+    (target) => target instanceof Element && target.closest(`[${DISPLAY_AREA_ATTRIBUTE}]`) !== null,
+    person,
+  );
   // Standing permissions end on their own: drop them when due, and say so.
   setInterval(() => {
     for (const gone of standingStore.getState().expired(Date.now()))
@@ -180,6 +188,7 @@ function startControlPlane(): ControlPlane {
     },
     firstFrame,
     standing: standingStore,
+    person,
   });
 
   const events = new UiEventStream({

@@ -16,6 +16,7 @@ import {
   type BridgeToViewer,
   type ErrorKind,
   type Mode,
+  type ToolName,
   type TypedToolCall,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
@@ -27,6 +28,17 @@ import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './d
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
 import { aiActionStarted } from '../activity/aiActivity.js';
+import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
+
+/** Input tools that wait while the person uses the desktop, and say so in their result. */
+const WAITS_FOR_PERSON: ReadonlySet<ToolName> = new Set([
+  'click_at',
+  'type_text',
+  'press_key',
+  'scroll',
+  'drag',
+  'mouse_move',
+]);
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
 export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
@@ -45,6 +57,8 @@ export interface ControllerDeps {
    * Calls made in that gap wait for it instead of failing.
    */
   firstFrame?: (timeoutMs: number, signal: AbortSignal) => Promise<void> | undefined;
+  /** The person's own use of the desktop: AI input waits its turn (none when absent). */
+  person?: PersonActivity;
   /** The person's standing permissions (none when absent); Stop revokes them all. */
   standing?: StoreApi<StandingState>;
   warn?: (message: string) => void;
@@ -241,8 +255,9 @@ export class ViewerController {
       clearTimeout(deadline);
       this.#inflight.delete(call.id);
     };
+    const giveUpAt = Date.now() + call.deadline_ms - GIVE_UP_MARGIN_MS;
     try {
-      const outcome = this.#gateAndRun(call, abort.signal);
+      const outcome = this.#gateAndRun(call, abort.signal, giveUpAt);
       if (outcome instanceof Promise) {
         outcome.then(
           (result) => {
@@ -267,6 +282,7 @@ export class ViewerController {
   #gateAndRun(
     call: TypedToolCall,
     signal: AbortSignal,
+    giveUpAt: number,
   ): AnyViewerResult | Promise<AnyViewerResult> {
     const proceed = () => {
       // Decided when it runs: a call that waited for the first frame is judged by the mode
@@ -275,8 +291,8 @@ export class ViewerController {
       if (decision.action === 'deny')
         throw new ProtocolError('permission_denied', decision.message);
       return decision.action === 'run'
-        ? this.#run(call, signal, false)
-        : this.#confirmThenRun(call, signal);
+        ? this.#run(call, signal, false, giveUpAt)
+        : this.#confirmThenRun(call, signal, giveUpAt);
     };
     // A call the mode denies fails at once, without waiting for the desktop.
     const early = this.#gate(call);
@@ -305,7 +321,11 @@ export class ViewerController {
     });
   }
 
-  async #confirmThenRun(call: TypedToolCall, signal: AbortSignal): Promise<AnyViewerResult> {
+  async #confirmThenRun(
+    call: TypedToolCall,
+    signal: AbortSignal,
+    giveUpAt: number,
+  ): Promise<AnyViewerResult> {
     const timeoutMs = Math.min(APPROVAL_WINDOW_MS, call.deadline_ms);
     const details = confirmDetails(call, this.#safeMonitors());
     const grantable =
@@ -330,11 +350,29 @@ export class ViewerController {
     // Stop or a mode change while the question was open wins over the approval.
     const again = this.#gate(call);
     if (again.action === 'deny') throw new ProtocolError('permission_denied', again.message);
-    return this.#run(call, signal, true);
+    return this.#run(call, signal, true, giveUpAt);
   }
 
-  /** Run the tool; an input action is shown to the person (pointer, ripple, text) as it runs. */
+  /**
+   * Run the tool. Desktop input first waits while the person is using the desktop (or has taken
+   * over), and is shown to the person (pointer, ripple, text) as it runs.
+   */
   #run(
+    call: TypedToolCall,
+    signal: AbortSignal,
+    confirmed: boolean,
+    giveUpAt: number,
+  ): AnyViewerResult | Promise<AnyViewerResult> {
+    const person = this.#deps.person;
+    if (person === undefined || !WAITS_FOR_PERSON.has(call.name))
+      return this.#runShown(call, signal, confirmed);
+    return person.waitForTurn(signal, giveUpAt).then(async (waited) => {
+      const result = await this.#runShown(call, signal, confirmed);
+      return waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
+    });
+  }
+
+  #runShown(
     call: TypedToolCall,
     signal: AbortSignal,
     confirmed: boolean,

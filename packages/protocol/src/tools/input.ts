@@ -18,7 +18,7 @@ const INPUT_ANNOTATIONS = {
 } as const;
 
 const POLICY_NOTE =
-  "Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode).";
+  "Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode). While the person is using the desktop the action waits until they pause (waited_for_person_ms says how long); while they have taken over it fails at its deadline, saying so.";
 
 const RequireUserConfirmation = z
   .boolean()
@@ -35,6 +35,13 @@ const ActionTimingHint = z
   .describe('Milliseconds to pause before acting, e.g. to let a menu finish opening.');
 
 const Success = z.boolean().describe('True when the input was delivered to the remote desktop.');
+/** Present when the action waited for the person to stop using the desktop first. */
+export const WaitedForPerson = z
+  .int()
+  .min(0)
+  .max(3_600_000)
+  .optional()
+  .describe('Milliseconds the action waited because the person was using the desktop.');
 
 export const ClickAtInput = z.strictObject({
   x: Coordinate.describe('Horizontal position in pixels (desktop, or monitor-relative).'),
@@ -48,6 +55,7 @@ export const ClickAtInput = z.strictObject({
 export const ClickAtResult = z.strictObject({
   success: Success,
   was_confirmed: z.boolean().describe('True when the person approved this click in the viewer.'),
+  waited_for_person_ms: WaitedForPerson,
 });
 
 export const clickAt = defineTool({
@@ -89,6 +97,7 @@ export const TypeTextInput = z.strictObject({
 export const TypeTextResult = z.strictObject({
   success: Success,
   typed_length: z.int().min(0).max(MAX_TYPE_TEXT_LENGTH).describe('Characters typed.'),
+  waited_for_person_ms: WaitedForPerson,
 });
 
 export const typeText = defineTool({
@@ -125,6 +134,7 @@ export const PressKeyResult = z.strictObject({
     .min(1)
     .max(6)
     .describe('X11 keysyms pressed, modifiers first; released in reverse order.'),
+  waited_for_person_ms: WaitedForPerson,
 });
 
 export const pressKey = defineTool({
@@ -144,7 +154,10 @@ export const ScrollInput = z.strictObject({
   direction: z.enum(['up', 'down', 'left', 'right']).describe('Scroll direction.'),
   amount: z.int().min(1).max(50).default(3).describe('Wheel steps, 1..50 (default 3).'),
 });
-export const SuccessResult = z.strictObject({ success: Success });
+export const SuccessResult = z.strictObject({
+  success: Success,
+  waited_for_person_ms: WaitedForPerson,
+});
 
 export const scroll = defineTool({
   name: 'scroll',
