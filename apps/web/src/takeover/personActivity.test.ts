@@ -37,11 +37,12 @@ describe('PersonActivity', () => {
   it('keeps waiting while the person keeps going', async () => {
     let touches = 5;
     const store = createTakeOverStore();
-    let activity: PersonActivity | undefined;
+    const holder: { activity?: PersonActivity } = {};
     const clock = fakeClock(() => {
-      if (touches-- > 0) activity?.touched();
+      if (touches-- > 0) holder.activity?.touched();
     });
-    activity = new PersonActivity(store, clock);
+    const activity = new PersonActivity(store, clock);
+    holder.activity = activity;
     activity.touched();
     const waited = await activity.waitForTurn(new AbortController().signal, 1e9);
     expect(waited).toBeGreaterThan(PERSON_IDLE_MS + 5 * 10);
