@@ -127,7 +127,9 @@ for (const viewport of VIEWPORTS) {
     await expect(page.getByTestId('connection-label')).toHaveText('Connected', {
       timeout: 30_000,
     });
-    await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+    await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+      timeout: 15_000,
+    });
     // The window the approval will show in (one closed by the previous test may hold control
     // for a moment).
     await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');

@@ -8,9 +8,12 @@ import { captureRoot } from '@overlay-companion/gateway/testing';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   callTool,
   connectMcp,
+  connectMcpWithToken,
+  mcpToken,
   openControlViewer,
   pageOf,
   startXev,
@@ -410,6 +413,31 @@ test('take over: AI input waits while the person uses the desktop and runs after
     await expect.poll(() => buttonPresses(xev.log())).toBe(2);
   } finally {
     xev.stop();
+    await mcp.close();
+  }
+});
+
+test('the chrome names the connected AI clients (client name and token) with their last call, and drops one when it leaves', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const name = `cockpit-e2e-${Date.now()}`;
+  const mcp = await connectMcpWithToken(stack.url, mcpToken(stack), name);
+  const link = page.getByTestId('ai-link');
+  try {
+    await expect(link).toHaveAttribute(
+      'title',
+      new RegExp(`${name} \\(token “OC_MCP_TOKEN”\\) · no calls yet`),
+    );
+    expect((await callTool(mcp, 'get_display_info', {})).isError).toBe(false);
+    await expect(link).toHaveAttribute(
+      'title',
+      new RegExp(`${name} \\(token “OC_MCP_TOKEN”\\) · last call just now`),
+    );
+    await (mcp.transport as StreamableHTTPClientTransport).terminateSession();
+    await expect(link).not.toHaveAttribute('title', new RegExp(name));
+  } finally {
     await mcp.close();
   }
 });

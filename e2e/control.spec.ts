@@ -328,7 +328,9 @@ test('a page that asks to be headless is an ordinary window: the person approves
   try {
     await page.goto(`${stack.url}?headless=1`);
     await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
-    await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+    await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+      timeout: 15_000,
+    });
     await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
     const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
 

@@ -92,7 +92,9 @@ test('setup link → admin → sign in → token → MCP client → audit log �
       timeout: 30_000,
     });
     await expect(viewer.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-    await expect(viewer.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+    await expect(viewer.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+      timeout: 15_000,
+    });
     await expect(viewer.getByTestId('account-name')).toHaveText(ADMIN.displayName);
   });
 

@@ -61,7 +61,9 @@ async function openViewer(page: Page): Promise<void> {
   await page.goto(stack.url);
   await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
   await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('ai-link')).toHaveText(/^AI link up/, { timeout: 15_000 });
+  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+    timeout: 15_000,
+  });
 }
 
 /** Settles to true once `promise` has settled, either way. */
@@ -263,7 +265,7 @@ test('signing out ends that session’s desktop and AI link at once; another ses
   // The second session of the same person: untouched, and now the window the AI works with.
   expect(await socketCloses(secondViewer)).toEqual([]);
   await expect(secondViewer.getByTestId('connection-label')).toHaveText('Connected');
-  await expect(secondViewer.getByTestId('ai-link')).toHaveText(/^AI link up/);
+  await expect(secondViewer.getByTestId('ai-link')).toHaveAttribute('data-link', 'open');
   await expect.poll(() => viewerRole(secondViewer), { timeout: 10_000 }).toBe('control');
   expect((await second.request.get(new URL('/api/me', stack.url).toString())).status()).toBe(200);
   const drawn = await callTool(mcp, 'draw_overlay', {

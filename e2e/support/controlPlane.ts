@@ -201,7 +201,9 @@ export async function openControlViewer(
   // "Connected" comes with the handshake; the desktop's size arrives with its first frame, and
   // tools that need it (screenshots, display info) answer system_error until then.
   await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('ai-link')).toHaveText('AI link up', { timeout: 15_000 });
+  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+    timeout: 15_000,
+  });
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
   const select = page.getByTestId('mode-select');
   const current = await select.inputValue();

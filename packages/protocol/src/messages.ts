@@ -181,6 +181,28 @@ export const EventInterestMessage = z.strictObject({
     }),
 });
 
+/** Most AI clients one aiClients message lists (the bridge caps sessions per person at 64). */
+export const MAX_LISTED_AI_CLIENTS = 64;
+
+/**
+ * The AI clients acting for this person right now (their live MCP sessions, grouped by
+ * AiClientRef.key), sent after hello and whenever one connects, leaves or calls a tool
+ * (coalesced). Never lists another person's clients.
+ */
+export const AiClientsMessage = z.strictObject({
+  type: z.literal('ai_clients'),
+  clients: z
+    .array(
+      z.strictObject({
+        client: AiClientRef,
+        sessions: z.int().min(1).max(1000).describe('Live MCP sessions of this client.'),
+        connected_since: z.int().min(0).describe('Epoch ms of its oldest live session.'),
+        last_call_at: z.int().min(0).nullable().describe('Epoch ms of its latest tool call.'),
+      }),
+    )
+    .max(MAX_LISTED_AI_CLIENTS),
+});
+
 /**
  * The bridge could not parse or apply a message this viewer sent (bad frame, late answer for a
  * finished call, a mirror sending what only the control viewer may). Informational: the socket
@@ -206,6 +228,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   BridgeErrorMessage,
   EventInterestMessage,
   PermissionsChangedMessage,
+  AiClientsMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 

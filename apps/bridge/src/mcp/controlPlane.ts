@@ -115,6 +115,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       server,
       principal,
       clientName: () => server.server.getClientVersion()?.name?.slice(0, 100) ?? null,
+      connectedAt: Date.now(),
+      lastCallAt: null,
       rateLimiter: new SessionRateLimiter(options.rateLimits ?? RATE_LIMITS),
       events: new EventSubscriptions(
         (id) => notifier.notify(eventsUri(id)),
@@ -141,10 +143,14 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       ),
     );
     plane.sessions.add(state);
+    // initialize is answered after this: the client's name is known once it is.
+    server.server.oninitialized = () => plane.aiClientsChanged();
+    plane.aiClientsChanged();
     return {
       server,
       dispose: () => {
         plane.sessions.delete(state);
+        plane.aiClientsChanged();
         notifier.close();
         state.screenshots.close();
         state.events.clear();

@@ -16,6 +16,7 @@ import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/m
 import { ViewerHub, type ApprovalOutcome } from '../relay/viewerHub.js';
 import type { Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
+import { aiClientsMessage } from './aiClients.js';
 
 export interface PersonPlane {
   readonly personId: string;
@@ -29,7 +30,12 @@ export interface PersonPlane {
   readonly sessions: Set<SessionState>;
   /** Recomputes which event types this person's windows must stream. */
   updateEventInterest(): void;
+  /** A session began, ended or made a call: the windows' AI-clients list follows (coalesced). */
+  aiClientsChanged(): void;
 }
+
+/** At most one AI-clients update per person this often (each tool call counts as a change). */
+const AI_CLIENTS_COALESCE_MS = 500;
 
 /** What the planes report, for the audit log. */
 export interface PlaneObserver {
@@ -58,6 +64,7 @@ class Plane implements PersonPlane {
   readonly mode: ModeState;
   readonly sessions = new Set<SessionState>();
   private stopController = new AbortController();
+  private aiClientsTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly personId: string,
@@ -106,6 +113,15 @@ class Plane implements PersonPlane {
     for (const session of this.sessions) session.events.forget(allowed);
     this.hub.permissionsChanged();
     this.updateEventInterest();
+  }
+
+  aiClientsChanged(): void {
+    if (this.aiClientsTimer !== undefined) return;
+    this.aiClientsTimer = setTimeout(() => {
+      this.aiClientsTimer = undefined;
+      this.hub.setAiClients(aiClientsMessage(this.sessions));
+    }, AI_CLIENTS_COALESCE_MS);
+    this.aiClientsTimer.unref();
   }
 
   updateEventInterest(): void {

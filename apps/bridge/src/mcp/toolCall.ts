@@ -35,6 +35,8 @@ export async function runToolCall(
   services: CallServices,
 ): Promise<CallToolResult> {
   const startedAt = Date.now();
+  ctx.session.lastCallAt = startedAt;
+  ctx.plane.aiClientsChanged();
   const started = performance.now();
   const note: CallNote = { decision: null, approvedBy: null };
   let outcome = 'ok';

@@ -26,6 +26,9 @@ export interface SessionState {
   principal: McpPrincipal;
   /** The MCP client's name from initialize (for the audit log). */
   clientName(): string | null;
+  /** Epoch ms the session began, and of its latest tool call (the person's AI-clients list). */
+  connectedAt: number;
+  lastCallAt: number | null;
   /** The session's own bucket; the token's and the person's are checked too (callLimits.ts). */
   rateLimiter: SessionRateLimiter;
   events: EventSubscriptions;

@@ -87,12 +87,23 @@ export class ViewerHub {
   });
   private readonly listeners = new Set<HubListener>();
   private readonly interest = new EventInterest();
+  /** The person's AI clients as last reported (sent to each window after hello). */
+  private aiClients: Extract<BridgeToViewer, { type: 'ai_clients' }> = {
+    type: 'ai_clients',
+    clients: [],
+  };
 
   constructor(private readonly options: ViewerHubOptions) {
     options.mode.onChange((snapshot) => {
       this.broadcast(modeChanged(snapshot));
       this.calls.revokeDenied(snapshot);
     });
+  }
+
+  /** The person's connected AI clients changed: tell every window, and each new one after hello. */
+  setAiClients(message: Extract<BridgeToViewer, { type: 'ai_clients' }>): void {
+    this.aiClients = message;
+    this.broadcast(message);
   }
 
   /**
@@ -334,6 +345,7 @@ export class ViewerHub {
     // A viewer forgets the interest on every hello and streams every type until told; tell it
     // at once (an empty list when nobody subscribed).
     peer.send(encodeBridgeMessage(this.interest.message()));
+    peer.send(encodeBridgeMessage(this.aiClients));
   }
 
   private peer(id: string): ViewerPeer | undefined {

@@ -1,4 +1,5 @@
-// The person's controls in the chrome bar: the AI link state, the mode selector (shows the mode
+// The person's controls in the chrome bar: which AI clients are connected (or, when the link to
+// the bridge is down, that), the mode selector (shows the mode
 // in force; choosing one sends mode_set, the person needs no approval) and the red Stop button,
 // always visible and always enabled: it denies everything pending and stops input at once,
 // even when the link to the bridge is down.
@@ -6,6 +7,8 @@ import { MODES, type Mode } from '@overlay-companion/protocol';
 import { useShallow } from 'zustand/react/shallow';
 import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
+import { useNow } from '../ui/useNow.js';
+import { aiClientsLabel, aiClientsTitle } from '../activity/aiClientsText.js';
 
 const MODE_LABELS: Record<Mode, string> = {
   passive: 'Passive',
@@ -24,12 +27,12 @@ const MODE_HINTS: Record<Mode, string> = {
   custom: 'Custom: a per-tool list decides; anything unlisted asks you.',
 };
 
+/** The viewer⇄bridge link when it is not up (when it is, the AI clients are shown instead). */
 const LINK_LABELS = {
-  idle: 'AI link off',
-  connecting: 'AI link connecting…',
-  open: 'AI link up',
-  reconnecting: 'AI link lost, retrying',
-  incompatible: 'AI link refused',
+  idle: 'Bridge link off',
+  connecting: 'Connecting to the bridge…',
+  reconnecting: 'Bridge link lost, retrying',
+  incompatible: 'Bridge refused this viewer',
 } as const;
 
 export interface ControlControlsProps {
@@ -38,19 +41,35 @@ export interface ControlControlsProps {
 }
 
 export function ControlControls({ onStop, onChooseMode }: ControlControlsProps) {
-  const { link, linkDetail, role, mode } = useStore(
+  const { link, linkDetail, role, mode, aiClients } = useStore(
     controlStore,
-    useShallow(({ link, linkDetail, role, mode }) => ({ link, linkDetail, role, mode })),
+    useShallow(({ link, linkDetail, role, mode, aiClients }) => ({
+      link,
+      linkDetail,
+      role,
+      mode,
+      aiClients,
+    })),
   );
   const ready = link === 'open' && role !== null;
+  const now = useNow(ready && aiClients.length > 0, 5_000);
   return (
     <span className="control-controls">
       <span
         className={`control-controls__link control-controls__link--${link}`}
         data-testid="ai-link"
-        title={linkDetail ?? (role === 'mirror' ? 'This window mirrors the control window.' : '')}
+        data-link={link}
+        title={
+          link === 'open'
+            ? aiClientsTitle(aiClients, now)
+            : (linkDetail ?? (role === 'mirror' ? 'This window mirrors the control window.' : ''))
+        }
       >
-        {LINK_LABELS[link]}
+        {link === 'open' ? (
+          <span data-testid="ai-clients">{aiClientsLabel(aiClients, now)}</span>
+        ) : (
+          LINK_LABELS[link]
+        )}
         {ready && role === 'mirror' ? ' · mirror' : ''}
       </span>
       <label className="control-controls__mode">

@@ -164,6 +164,9 @@ export class ViewerController {
       case 'permissions_changed':
         control.getState().permissionsChanged(message.permissions);
         return;
+      case 'ai_clients':
+        control.getState().aiClientsChanged(message.clients);
+        return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
           `The bridge did not accept a message: ${message.message}`,

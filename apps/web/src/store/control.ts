@@ -2,7 +2,10 @@
 // window's role (control executes tool calls; mirror only displays), the person's mode and the
 // custom policy that goes with it, and the latest remote clipboard text. Changes on messages
 // from the bridge only, never per frame.
-import type { EventType, Mode, Permissions } from '@overlay-companion/protocol';
+import type { BridgeToViewer, EventType, Mode, Permissions } from '@overlay-companion/protocol';
+
+/** One connected AI client as the bridge reports it (ai_clients). */
+export type ConnectedAiClient = Extract<BridgeToViewer, { type: 'ai_clients' }>['clients'][number];
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 export type LinkPhase = 'idle' | 'connecting' | 'open' | 'reconnecting' | 'incompatible';
@@ -29,6 +32,8 @@ export interface ControlData {
    * in which case every type is streamed (an older bridge never says).
    */
   eventInterest: readonly EventType[] | null;
+  /** The AI clients acting for this person now (their MCP sessions), most recent first. */
+  aiClients: readonly ConnectedAiClient[];
 }
 
 export interface ControlEvents {
@@ -43,6 +48,7 @@ export interface ControlEvents {
   modeChanged: (mode: Mode, metadata: Record<string, unknown> | undefined) => void;
   permissionsChanged: (permissions: Permissions) => void;
   eventInterestChanged: (events: readonly EventType[]) => void;
+  aiClientsChanged: (clients: readonly ConnectedAiClient[]) => void;
 }
 
 export type ControlState = ControlData & ControlEvents;
@@ -58,6 +64,7 @@ export function createControlStore(): StoreApi<ControlState> {
     headless: false,
     permissions: null,
     eventInterest: null,
+    aiClients: [],
     linkChanged: (link, detail = null) => set({ link, linkDetail: detail }),
     helloReceived: ({ viewerId, role, mode, headless, permissions }) =>
       // hello carries no custom policy (a mode_changed follows when there is one); a new link
@@ -74,6 +81,7 @@ export function createControlStore(): StoreApi<ControlState> {
     modeChanged: (mode, metadata) => set({ mode, metadata }),
     permissionsChanged: (permissions) => set({ permissions }),
     eventInterestChanged: (events) => set({ eventInterest: [...events] }),
+    aiClientsChanged: (aiClients) => set({ aiClients }),
   }));
 }
 
