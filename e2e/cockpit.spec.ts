@@ -239,6 +239,14 @@ test('an AI click in autopilot: the indicator is on, and the AI pointer and its 
     expect(Math.abs((red ?? 0) - 0xb3)).toBeLessThan(40);
     expect(Math.abs((green ?? 0) - 0x6b)).toBeLessThan(40);
     expect(Math.abs((blue ?? 0) - 0xff)).toBeLessThan(40);
+
+    // The action log lists the call, read from the audit log.
+    await page.getByTestId('action-log-button').click();
+    const entry = page.getByTestId('action-log-entry').first();
+    await expect(entry).toContainText('click_at');
+    await expect(entry).toContainText(`"x":${target.x}`);
+    await expect(entry).toContainText('Allowed');
+    await expect(entry).toContainText('overlay-companion-e2e');
   } finally {
     xev.stop();
     await mcp.close();

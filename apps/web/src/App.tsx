@@ -24,6 +24,7 @@ import { Toasts } from './ui/Toasts.js';
 import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
 import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 import { TakeOverButton } from './takeover/TakeOverButton.js';
+import { ActionLog } from './activity/ActionLog.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -58,6 +59,14 @@ export function App({ session }: AppProps) {
           <>
             <UnaskedIndicator onRevoke={plane.revoke} />
             <TakeOverButton />
+            <button
+              type="button"
+              className="status-bar__button"
+              data-testid="action-log-button"
+              onClick={() => viewerPrefsStore.getState().logToggled()}
+            >
+              Action log
+            </button>
             <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
           </>
         }
@@ -70,6 +79,7 @@ export function App({ session }: AppProps) {
           <OverlayLayer />
           <AiPointerLayer />
         </main>
+        <ActionLog />
         <ClientMenu
           clipboard={plane.clipboard}
           onDisconnect={() => session.stop()}

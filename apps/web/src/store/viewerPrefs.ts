@@ -13,10 +13,13 @@ const STORAGE_KEY = 'overlay-companion.scaling';
 
 export interface ViewerPrefsState {
   menuOpen: boolean;
+  /** The action log panel (activity/ActionLog.tsx) is open. */
+  logOpen: boolean;
   scaling: ScalingMode;
   /** The person's mouse, keyboard and touch do not reach the desktop. */
   viewOnly: boolean;
   menuToggled: (open?: boolean) => void;
+  logToggled: (open?: boolean) => void;
   scalingChosen: (mode: ScalingMode) => void;
   viewOnlyToggled: (on: boolean) => void;
 }
@@ -34,9 +37,11 @@ export function createViewerPrefsStore(
 ): StoreApi<ViewerPrefsState> {
   return createStore<ViewerPrefsState>()((set, get) => ({
     menuOpen: false,
+    logOpen: false,
     scaling: remembered(storage),
     viewOnly: false,
     menuToggled: (open) => set({ menuOpen: open ?? !get().menuOpen }),
+    logToggled: (open) => set({ logOpen: open ?? !get().logOpen }),
     scalingChosen: (scaling) => {
       try {
         storage?.setItem(STORAGE_KEY, scaling === 'remote' ? 'fit' : scaling);
