@@ -4,6 +4,8 @@
 // and Stop (Ctrl+Alt+Shift+S) without a key reaching X, the AI's pointer and the "may act
 // without asking" indicator, standing permissions, the magnified preview of the desktop's own
 // pixels, the clipboard panel, view-only and 1:1 scrolling.
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { captureRoot } from '@overlay-companion/gateway/testing';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
@@ -36,6 +38,8 @@ async function chooseScaling(page: Page, label: string): Promise<void> {
   await page.getByRole('radio', { name: label }).check();
   await page.getByRole('button', { name: 'Close' }).click();
 }
+
+const run = promisify(execFile);
 
 const buttonPresses = (log: string) => (log.match(/ButtonPress/g) ?? []).length;
 
@@ -448,4 +452,108 @@ test('the chrome names the connected AI clients (client name and token) with the
   } finally {
     await mcp.close();
   }
+});
+
+test('the menu: clipboard both ways with the desktop (xclip), view only keeps the mouse off the desktop, 1:1 scrolls and clicks land on the right pixel', async ({
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const marker = `from-x-${Date.now()}`;
+  // xclip stays behind to serve the selection: start it on its own, never wait for it.
+  const owner = spawn('xclip', ['-selection', 'clipboard', '-i'], {
+    env: stack.xEnv,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  owner.stdin.end(marker);
+  owner.unref();
+  await page.getByRole('button', { name: 'Menu' }).click();
+  const text = page.getByTestId('menu-clipboard-text');
+  await expect(text).toHaveValue(marker);
+  const back = `from-page-${Date.now()} äöü €`;
+  await text.fill(back);
+  await page.getByRole('button', { name: 'Send to desktop' }).click();
+  await expect
+    .poll(
+      async () =>
+        (await run('xclip', ['-selection', 'clipboard', '-o'], { env: stack.xEnv })).stdout,
+    )
+    .toBe(back);
+
+  const xev = await startXev(stack.xEnv);
+  try {
+    await page.getByTestId('menu-view-only').check();
+    await page.getByRole('button', { name: 'Close' }).click();
+    const desktopWidth = (await screenSize(stack.xEnv)).width;
+    const inXev = await pageOf(page, desktopWidth, xev.rect.x + 30, xev.rect.y + 30);
+    await page.mouse.click(inXev.x, inXev.y);
+    await page.waitForTimeout(700);
+    expect(buttonPresses(xev.log())).toBe(0);
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByTestId('menu-view-only').uncheck();
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    // 1:1 in a window smaller than the desktop: the area scrolls, and a click still lands on
+    // the desktop pixel under the mouse.
+    await page.setViewportSize({ width: 800, height: 600 });
+    await chooseScaling(page, '1:1, scroll');
+    const area = page.locator('[data-remote-display]');
+    await expect
+      .poll(() =>
+        area.evaluate((el) => el.scrollWidth > el.clientWidth && el.scrollHeight > el.clientHeight),
+      )
+      .toBe(true);
+    await area.evaluate((el) => el.scrollTo(el.scrollWidth, el.scrollHeight));
+    await expect
+      .poll(async () => (await page.locator('.remote-display__canvas').boundingBox())?.x)
+      .toBeLessThan(-100);
+    const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
+    const at = await pageOf(page, desktopWidth, target.x, target.y);
+    expect(at.scale).toBe(1);
+    await page.mouse.click(at.x, at.y);
+    await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+    await chooseScaling(page, 'Fit to window');
+  } finally {
+    xev.stop();
+  }
+});
+
+test('typing äöü€ on the page reaches an xterm on the desktop', async ({ page, stack }) => {
+  await openControlViewer(page, stack, 'assist');
+  const file = `/tmp/oc-unicode-${Date.now()}`;
+  const { stdout } = await run('xdotool', ['search', '--onlyvisible', '--class', 'xterm'], {
+    env: stack.xEnv,
+  });
+  const xterm = stdout.trim().split('\n')[0] ?? '';
+  await run('xdotool', ['windowactivate', '--sync', xterm], { env: stack.xEnv });
+  await run('xdotool', ['type', '--window', xterm, `cat > ${file}\n`], { env: stack.xEnv });
+  // Keys typed while the shell is still starting cat may be flushed with its line: wait for cat.
+  await expect
+    .poll(async () => {
+      const pids = (await run('pgrep', ['-x', 'cat']).catch(() => ({ stdout: '' }))).stdout;
+      for (const pid of pids.trim().split('\n').filter(Boolean)) {
+        const out = await run('readlink', [`/proc/${pid}/fd/1`]).catch(() => ({ stdout: '' }));
+        if (out.stdout.trim() === file) return true;
+      }
+      return false;
+    })
+    .toBe(true);
+  await page.locator('[data-remote-display]').focus();
+  // As a keyboard with these keys (a German layout) types them: a keydown and keyup carrying the
+  // character, through Chromium's own input pipeline. (Playwright's keyboard knows only the US
+  // layout and would insertText, which needs an editable element; the desktop area is not one.)
+  const cdp = await page.context().newCDPSession(page);
+  // A space first: on a fresh Xvnc session the very first key of this kind can vanish before
+  // the desktop maps it (the start-of-session key loss issue 10 tracks); not what this tests.
+  for (const key of [' ', 'ä', 'ö', 'ü', '€']) {
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyDown', key, text: key });
+    await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', key });
+  }
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Control+d');
+  await expect
+    .poll(async () => (await run('cat', [file]).catch(() => ({ stdout: '' }))).stdout)
+    .toBe(' äöü€\n');
+  await run('rm', ['-f', file]);
 });
