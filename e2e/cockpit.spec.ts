@@ -557,3 +557,32 @@ test('typing äöü€ on the page reaches an xterm on the desktop', async ({ pa
     .toBe(' äöü€\n');
   await run('rm', ['-f', file]);
 });
+
+test('touch: a tap clicks the X pixel under the finger', async ({ browser, stack }) => {
+  const context = await browser.newContext({
+    hasTouch: true,
+    viewport: { width: 1024, height: 700 },
+  });
+  const page = await context.newPage();
+  const xev = await startXev(stack.xEnv);
+  try {
+    await openControlViewer(page, stack, 'assist');
+    const desktopWidth = (await screenSize(stack.xEnv)).width;
+    const target = { x: xev.rect.x + 90, y: xev.rect.y + 70 };
+    const at = await pageOf(page, desktopWidth, target.x, target.y);
+    await page.touchscreen.tap(at.x, at.y);
+    // Chromium delivers touch points in whole CSS pixels: within one desktop pixel of the aim.
+    await expect
+      .poll(() => {
+        const press = /ButtonPress[\s\S]*?root:\((\d+),(\d+)\)[\s\S]*?button 1/.exec(xev.log());
+        if (press === null) return 'no click yet';
+        const dx = Math.abs(Number(press[1]) - target.x);
+        const dy = Math.abs(Number(press[2]) - target.y);
+        return dx <= 1 && dy <= 1 ? 'on target' : `clicked at ${press[1]},${press[2]}`;
+      })
+      .toBe('on target');
+  } finally {
+    xev.stop();
+    await context.close();
+  }
+});

@@ -7,7 +7,7 @@ import type Guacamole from 'guacamole-common-js';
 import { onActiveClientChange } from './activeClient.js';
 import { fitViewport, type Point, type Viewport } from '../viewport/viewport.js';
 import { viewportStore } from '../store/viewport.js';
-import { bindKeyboard, bindMouse } from './inputBindings.js';
+import { bindKeyboard, bindMouse, bindTouch } from './inputBindings.js';
 import { DISPLAY_AREA_ATTRIBUTE } from './guacBrowser.js';
 import { displayStore } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
@@ -66,6 +66,7 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   rescale();
 
   const mouse = bindMouse(element, client);
+  bindTouch(element, client);
   // Show the remote pointer's image as the local CSS cursor (no lag); fall back to the
   // display's own software cursor where CSS cursors with a hotspot are not supported.
   let cssCursor = false;

@@ -13,6 +13,10 @@ function viewOnly(): boolean {
 }
 
 const mice = new WeakMap<HTMLElement, Guacamole.Mouse>();
+const touchscreens = new WeakMap<HTMLElement, Guacamole.Mouse.Touchscreen>();
+
+/** Vertical finger travel, in CSS pixels, that makes one wheel step of a two-finger scroll. */
+export const TOUCH_SCROLL_STEP_PX = 30;
 const keyboards = new WeakMap<HTMLElement, Guacamole.Keyboard>();
 
 /**
@@ -32,6 +36,55 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
     mice.set(element, mouse);
   }
   return mouse;
+}
+
+/**
+ * Touch on `element` (the display element of `client`), as on Guacamole's touchscreen: a tap
+ * clicks where the finger is, a long press is a right click, a one-finger drag drags; and a
+ * two-finger drag scrolls (one wheel step per TOUCH_SCROLL_STEP_PX), at the last pointer spot.
+ */
+export function bindTouch(element: HTMLElement, client: Guacamole.Client): void {
+  if (touchscreens.has(element)) return;
+  const touch = new Guacamole.Mouse.Touchscreen(element);
+  let last = new Guacamole.Mouse.State(0, 0, false, false, false, false, false);
+  touch.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
+    if (viewOnly()) return;
+    last = (event as Guacamole.Mouse.Event).state;
+    client.sendMouseState(last, true);
+  });
+  touchscreens.set(element, touch);
+
+  let scrollY: number | null = null;
+  element.addEventListener(
+    'touchmove',
+    (event) => {
+      if (event.touches.length !== 2) {
+        scrollY = null;
+        return;
+      }
+      event.preventDefault();
+      const y = ((event.touches[0]?.clientY ?? 0) + (event.touches[1]?.clientY ?? 0)) / 2;
+      if (scrollY === null) {
+        scrollY = y;
+        return;
+      }
+      while (Math.abs(y - scrollY) >= TOUCH_SCROLL_STEP_PX) {
+        const up = y > scrollY; // fingers moving down scroll the content up, as on a phone
+        scrollY += up ? TOUCH_SCROLL_STEP_PX : -TOUCH_SCROLL_STEP_PX;
+        if (viewOnly()) continue;
+        const wheel = new Guacamole.Mouse.State(last.x, last.y, false, false, false, up, !up);
+        client.sendMouseState(wheel, true);
+        client.sendMouseState(
+          new Guacamole.Mouse.State(last.x, last.y, false, false, false, false, false),
+          true,
+        );
+      }
+    },
+    { passive: false },
+  );
+  element.addEventListener('touchend', () => {
+    scrollY = null;
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import { HOTKEY_HELP } from '../display/hotkeys.js';
 import { useConnection, useDisplay } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
+import { TouchKeyboard } from './TouchKeyboard.js';
 import './menu.css';
 
 export interface MenuClipboard {
@@ -213,6 +214,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
       </section>
       <section className="client-menu__section" aria-labelledby="menu-input">
         <h3 id="menu-input">Input</h3>
+        <TouchKeyboard />
         <label className="client-menu__inline">
           <input
             type="checkbox"
