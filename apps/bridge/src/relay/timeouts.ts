@@ -2,7 +2,12 @@
 // for its own work, stretched by what its args ask for (typing speed, drag duration, waits),
 // plus the person's approval window when the call carries policy 'confirm'. After the budget
 // the bridge fails the call (timeout) and tells the viewer to drop it (tool_cancel).
-import { APPROVAL_WINDOW_MS, type ToolArgs, type ToolName } from '@overlay-companion/protocol';
+import {
+  APPROVAL_WINDOW_MS,
+  oneAtATimeDurationMs,
+  type ToolArgs,
+  type ToolName,
+} from '@overlay-companion/protocol';
 /** Base budget for quick viewer-side work (overlays, display info, one input action). */
 export const QUICK_CALL_MS = 5_000;
 /** Screenshots flatten, crop, scale and encode a whole desktop. */
@@ -35,8 +40,12 @@ export function executionBudgetMs(name: ToolName, args: unknown): number {
       return QUICK_CALL_MS + (argsOf('click_at', args).action_timing_hint ?? 0);
     case 'drag':
       return QUICK_CALL_MS + (argsOf('drag', args).duration_ms ?? 300);
-    case 'batch_overlay':
-      return QUICK_CALL_MS * 2;
+    case 'batch_overlay': {
+      const a = argsOf('batch_overlay', args);
+      return (
+        QUICK_CALL_MS * 2 + (a.one_at_a_time === true ? oneAtATimeDurationMs(a.overlays ?? []) : 0)
+      );
+    }
     case 'get_clipboard':
     case 'set_clipboard':
       return QUICK_CALL_MS * 2;

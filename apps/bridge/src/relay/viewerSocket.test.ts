@@ -86,11 +86,12 @@ describe('viewer control channel', () => {
     expect(mirror.received.map((m) => m.type)).toEqual([
       'hello',
       'event_interest',
+      'ai_clients',
       'overlay_created',
       'overlay_removed',
       'clear_overlays',
     ]);
-    expect(mirror.received[2]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
+    expect(mirror.received[3]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
     mirror.send({ type: 'overlay_created', overlay: OVERLAY, seq: 9 });
     const error = await mirror.waitFor((m) => m.type === 'error');
     expect((error as { message: string }).message).toMatch(/only the control viewer/);

@@ -53,10 +53,17 @@ afterAll(async () => {
   await bridge.close();
 });
 
-/** Messages the bridge sent to bob's window beyond the greeting. */
+/**
+ * Messages the bridge sent to bob's window beyond the greeting. His own (empty) list of AI
+ * clients is part of the greeting; a list naming anyone's client would not be.
+ */
 function sentToBob(): Received[] {
   return bobViewer.received.filter(
-    (m) => m.type !== 'hello' && m.type !== 'event_interest' && m.type !== 'error',
+    (m) =>
+      m.type !== 'hello' &&
+      m.type !== 'event_interest' &&
+      m.type !== 'error' &&
+      !(m.type === 'ai_clients' && m.clients.length === 0),
   );
 }
 

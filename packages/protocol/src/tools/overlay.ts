@@ -123,6 +123,18 @@ export const clearOverlays = defineTool({
 
 export const MAX_BATCH_OVERLAYS = 100;
 
+/** How long each overlay of a one_at_a_time batch is shown when it has no temporary_ms. */
+export const ONE_AT_A_TIME_STEP_MS = 1_500;
+
+/** How long a one_at_a_time batch takes: every overlay but the last is shown for its step. */
+export function oneAtATimeDurationMs(
+  overlays: readonly { temporary_ms?: number | undefined }[],
+): number {
+  return overlays
+    .slice(0, -1)
+    .reduce((sum, o) => sum + (o.temporary_ms ?? ONE_AT_A_TIME_STEP_MS), 0);
+}
+
 export const BatchOverlayInput = z.strictObject({
   overlays: z
     .array(DrawOverlayInput)
@@ -133,7 +145,7 @@ export const BatchOverlayInput = z.strictObject({
     .boolean()
     .default(false)
     .describe(
-      'false (default): all overlays appear in one update. true: they are drawn in list order, each finished before the next starts (useful with temporary_ms to walk the person through steps).',
+      `false (default): all overlays appear in one update. true: a walk-through — they are shown one after another in list order, each replacing the previous one after its temporary_ms (or ${ONE_AT_A_TIME_STEP_MS} ms without one); the last one stays (until its own temporary_ms, if any). The call returns when the last is shown; overlay_ids lists them all.`,
     ),
 });
 export const BatchOverlayResult = z.strictObject({

@@ -11,7 +11,8 @@ import {
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOverlayStore } from '../../store/overlays.js';
 import { currentMonitors } from '../monitors.js';
-import { ONE_AT_A_TIME_PAUSE_MS, OverlayService } from './overlay.js';
+import { ONE_AT_A_TIME_STEP_MS } from '@overlay-companion/protocol';
+import { OverlayService } from './overlay.js';
 
 function args<N extends 'draw_overlay' | 'batch_overlay'>(name: N, raw: unknown): ToolArgs<N> {
   const parsed = parseToolArgs(name, raw);
@@ -162,7 +163,36 @@ describe('OverlayService', () => {
     expect(store.getState().overlays).toHaveLength(3);
   });
 
-  it('draws one_at_a_time with a pause, and stops when cancelled', async () => {
+  it('shows one_at_a_time overlays one after another, each replacing the last, and the last stays', async () => {
+    const { service, store } = setup();
+    const box = (label: string, temporary_ms?: number) => ({
+      x: 0,
+      y: 0,
+      width: 1,
+      height: 1,
+      color: 'red',
+      label,
+      ...(temporary_ms === undefined ? {} : { temporary_ms }),
+    });
+    const labels = () => store.getState().overlays.map((o) => o.label);
+    const done = service.batch(
+      args('batch_overlay', {
+        overlays: [box('one'), box('two', 400), box('three')],
+        one_at_a_time: true,
+      }),
+      new AbortController().signal,
+    );
+    expect(done).toBeInstanceOf(Promise);
+    expect(labels()).toEqual(['one']);
+    await vi.advanceTimersByTimeAsync(ONE_AT_A_TIME_STEP_MS);
+    expect(labels()).toEqual(['two']);
+    await vi.advanceTimersByTimeAsync(400); // its own temporary_ms is its step
+    expect(labels()).toEqual(['three']);
+    await expect(done).resolves.toMatchObject({ overlay_ids: expect.any(Array) as unknown });
+    expect((await done).overlay_ids).toHaveLength(3);
+  });
+
+  it('stops a one_at_a_time walk-through when cancelled, leaving the one on screen', async () => {
     const { service, store } = setup();
     const box = { x: 0, y: 0, width: 1, height: 1, color: 'red' };
     const controller = new AbortController();
@@ -170,13 +200,11 @@ describe('OverlayService', () => {
       args('batch_overlay', { overlays: [box, box, box], one_at_a_time: true }),
       controller.signal,
     );
-    expect(done).toBeInstanceOf(Promise);
+    await vi.advanceTimersByTimeAsync(ONE_AT_A_TIME_STEP_MS);
     expect(store.getState().overlays).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(ONE_AT_A_TIME_PAUSE_MS);
-    expect(store.getState().overlays).toHaveLength(2);
     controller.abort();
     await expect(done).rejects.toMatchObject({ kind: 'cancelled' });
-    expect(store.getState().overlays).toHaveLength(2);
+    expect(store.getState().overlays).toHaveLength(1);
   });
 
   it('refuses overlays beyond the store capacity with a way out', () => {

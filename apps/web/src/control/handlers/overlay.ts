@@ -3,6 +3,7 @@
 // and the sync_state snapshot. Everything but one_at_a_time batches is synchronous, so the
 // answer leaves before React renders the change (the draw_overlay round trip stays ~1–3 ms).
 import {
+  ONE_AT_A_TIME_STEP_MS,
   MAX_OVERLAYS,
   ProtocolError,
   clampRect,
@@ -25,9 +26,6 @@ import {
 } from '../../store/overlays.js';
 import { resolveMonitor, type DesktopSize } from '../monitors.js';
 import { sleep as realSleep, throwIfCancelled, type Sleep } from '../sleep.js';
-
-/** Pause between overlays of a one_at_a_time batch: long enough for the eye to follow. */
-export const ONE_AT_A_TIME_PAUSE_MS = 150;
 
 export interface OverlayServiceDeps {
   store: StoreApi<OverlayState>;
@@ -110,17 +108,28 @@ export class OverlayService {
     this.#timers.clear();
   }
 
+  /**
+   * A walk-through: each overlay is shown for its temporary_ms (or ONE_AT_A_TIME_STEP_MS), then
+   * replaced by the next; the last one stays. Cancelled (Stop), the one on screen stays too.
+   */
   async #drawSequentially(
     entries: readonly DrawOverlayArgs[],
     signal: AbortSignal,
   ): Promise<ToolViewerResult<'batch_overlay'>> {
     const ids: string[] = [];
-    for (const [i, entry] of entries.entries()) {
+    let shown: { id: string; stepMs: number } | undefined;
+    for (const entry of entries) {
       throwIfCancelled(signal);
-      if (i > 0) await this.#sleep(ONE_AT_A_TIME_PAUSE_MS, signal);
+      if (shown !== undefined) {
+        await this.#sleep(shown.stepMs, signal);
+        // Gone already when its own temporary_ms ended it: removing again is a no-op.
+        this.remove({ overlay_id: shown.id });
+      }
       this.#checkRoom(1);
       const [overlay] = this.#drawAll([entry]);
-      if (overlay !== undefined) ids.push(overlay.overlay_id);
+      if (overlay === undefined) continue;
+      ids.push(overlay.overlay_id);
+      shown = { id: overlay.overlay_id, stepMs: entry.temporary_ms ?? ONE_AT_A_TIME_STEP_MS };
     }
     return { overlay_ids: ids };
   }
