@@ -586,3 +586,82 @@ test('touch: a tap clicks the X pixel under the finger', async ({ browser, stack
     await context.close();
   }
 });
+
+test('an overlay label never covers its 16×12 target: placed outside, whole on hover and on focus in the menu, and a one_at_a_time batch walks through its overlays', async ({
+  page,
+  stack,
+  pixelPage,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const mcp = await connectMcp(stack);
+  try {
+    const label = 'Click this tiny checkbox to accept the terms and conditions of the service';
+    const drawn = await callTool(mcp, 'draw_overlay', {
+      x: 400,
+      y: 300,
+      width: 16,
+      height: 12,
+      color: '#00ff00',
+      opacity: 1,
+      label,
+    });
+    expect(drawn.isError).toBe(false);
+    const id = String(drawn.structured?.overlay_id);
+    const shape = page.locator(`[data-overlay-id="${id}"]`);
+    const tag = page.locator(`[data-overlay-label="${id}"]`);
+    await expect(tag).toHaveAttribute('data-side', 'above');
+    const box = await shape.boundingBox();
+    const tagBox = await tag.boundingBox();
+    if (!box || !tagBox) throw new Error('overlay or label not shown');
+    const overlap =
+      tagBox.x < box.x + box.width &&
+      box.x < tagBox.x + tagBox.width &&
+      tagBox.y < box.y + box.height &&
+      box.y < tagBox.y + tagBox.height;
+    expect(overlap).toBe(false);
+    // And in pixels: inside the 2 px outline the box is all its own green.
+    const png = await page.screenshot({
+      clip: { x: box.x + 2, y: box.y + 2, width: box.width - 4, height: box.height - 4 },
+    });
+    const inner = await pixelAt(pixelPage, png, 1, 1);
+    expect(inner).toEqual([0, 255, 0]);
+    const tagWidth = tagBox.width;
+    expect(await tag.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true); // cut short
+
+    // Pointing at the overlay shows the whole label.
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await expect(tag).toHaveClass(/overlay-label--whole/);
+    expect((await tag.boundingBox())?.height ?? 0).toBeGreaterThan(tagBox.height);
+    await page.mouse.move(5, 200);
+    await expect(tag).not.toHaveClass(/overlay-label--whole/);
+    expect((await tag.boundingBox())?.width).toBeCloseTo(tagWidth, 0);
+
+    // Focusing it in the menu's overlay list does the same, by keyboard.
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await tabTo(page, page.getByTestId('menu-overlays').getByRole('button', { name: label }));
+    await expect(tag).toHaveClass(/overlay-label--whole/);
+    await page.keyboard.press('Escape');
+
+    // A walk-through: one after another, each replacing the last; the last stays.
+    await callTool(mcp, 'clear_overlays', {});
+    const step = (n: number) => ({
+      x: 100 * n,
+      y: 100,
+      width: 40,
+      height: 30,
+      color: 'red',
+      label: `step ${n}`,
+    });
+    const walk = callTool(mcp, 'batch_overlay', {
+      overlays: [{ ...step(1), temporary_ms: 800 }, { ...step(2), temporary_ms: 800 }, step(3)],
+      one_at_a_time: true,
+    });
+    await expect(page.locator('.overlay-label')).toHaveText(['step 1']);
+    await expect(page.locator('.overlay-label')).toHaveText(['step 2']);
+    await expect(page.locator('.overlay-label')).toHaveText(['step 3']);
+    expect((await walk).isError).toBe(false);
+    await callTool(mcp, 'clear_overlays', {});
+  } finally {
+    await mcp.close();
+  }
+});

@@ -224,7 +224,7 @@ test('HTML and script in names, token names and overlay labels are shown as text
   // A second viewer window gets the overlays as a snapshot from the first (sync_state).
   const mirror = await admin.newPage();
   await openViewer(mirror);
-  await expect(mirror.locator('.overlay-shape__label')).toHaveText(LABEL);
+  await expect(mirror.locator('.overlay-label')).toHaveText(LABEL);
   await expectShownAsText(mirror, [LABEL]);
 });
 

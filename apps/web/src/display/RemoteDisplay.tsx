@@ -12,6 +12,7 @@ import { DISPLAY_AREA_ATTRIBUTE } from './guacBrowser.js';
 import { displayStore } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import type { Hotkey } from './hotkeys.js';
+import { watchOverlayHover } from '../overlay/hoverOverlay.js';
 
 /** How long the area must keep its size before "resize the remote" asks the desktop to follow. */
 const REMOTE_RESIZE_SETTLE_MS = 400;
@@ -145,6 +146,7 @@ export function RemoteDisplay({ onHotkey }: RemoteDisplayProps) {
     area.addEventListener('focus', focused);
     area.addEventListener('blur', blurred);
     const unbindKeyboard = bindKeyboard(area, onHotkey);
+    const unwatchHover = watchOverlayHover(area);
 
     let detach: (() => void) | undefined;
     const unsubscribe = onActiveClientChange((client) => {
@@ -158,6 +160,7 @@ export function RemoteDisplay({ onHotkey }: RemoteDisplayProps) {
       detach?.();
       stage.replaceChildren();
       unbindKeyboard();
+      unwatchHover();
       area.removeEventListener('mousedown', takeFocus, true);
       area.removeEventListener('focus', focused);
       area.removeEventListener('blur', blurred);

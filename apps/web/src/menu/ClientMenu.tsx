@@ -12,6 +12,7 @@ import { useConnection, useDisplay } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
 import { TouchKeyboard } from './TouchKeyboard.js';
+import { OverlayList } from './OverlayList.js';
 import './menu.css';
 
 export interface MenuClipboard {
@@ -145,6 +146,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
         the desktop.
       </p>
       <ClipboardSection clipboard={clipboard} />
+      <OverlayList />
       <section className="client-menu__section" aria-labelledby="menu-display">
         <h3 id="menu-display">Display</h3>
         <fieldset className="client-menu__choices">
