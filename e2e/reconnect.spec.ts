@@ -4,6 +4,7 @@
 /// <reference lib="dom" />
 import type { WebSocketRoute } from '@playwright/test';
 import { expect, test } from './fixtures.js';
+import { regionStats } from './support/pixels.js';
 
 test('shows the reason when the tunnel drops and reconnects with backoff', async ({
   page,
@@ -41,8 +42,47 @@ test('shows the reason when the tunnel drops and reconnects with backoff', async
   const seen = await page.evaluate(
     () => (window as unknown as { seenStatus: string[] }).seenStatus,
   );
-  const reason = 'Lost the desktop (test) — Guacamole status 519 UPSTREAM_NOT_FOUND';
+  // The bridge closed the tunnel with its reason, so it is up: the desktop is what is away.
+  const reason =
+    'The bridge is up, but the remote desktop behind it is not answering: Lost the desktop (test)';
   // First retry: 0.5 s ± 30 %, shown rounded up.
   expect(seen).toContain(`Reconnecting in 1 s${reason}`);
   expect(seen.at(-1)).toBe('Connected');
+});
+
+test('when the bridge cannot be reached the last picture stays, dimmed, under a plain message with the next try; it recovers by itself', async ({
+  page,
+  viewer,
+  pixelPage,
+}) => {
+  const tunnels: { page: WebSocketRoute; server: WebSocketRoute }[] = [];
+  await page.routeWebSocket(/\/tunnel(\?|$)/, (ws) => {
+    tunnels.push({ page: ws, server: ws.connectToServer() });
+  });
+  await viewer.open();
+  await viewer.waitConnected();
+  const box = await viewer.displayBox();
+
+  // The bridge goes away: its socket drops without a word and its HTTP API stops answering.
+  await page.route('**/api/tickets', (route) => route.abort('connectionrefused'));
+  const first = tunnels[0];
+  if (!first) throw new Error('the viewer opened no tunnel');
+  await first.page.close({ code: 1011 });
+  await first.server.close();
+
+  const notice = page.getByTestId('reconnect-notice');
+  await expect(notice).toContainText('The bridge cannot be reached');
+  await expect(notice).toContainText(/Reconnecting in \d+ s|Reconnecting…/);
+  await expect(notice).not.toContainText(/UPSTREAM|Guacamole status/);
+  await expect(page.locator('.remote-display__stage--stale .remote-display__canvas')).toBeVisible();
+  // The last frame is still there (dimmed), not a blank area: the xterm's white shows through.
+  const png = await page.screenshot({ clip: box });
+  const [whole] = await regionStats(pixelPage, png, [
+    { x: 0, y: 0, width: box.width, height: box.height },
+  ]);
+  expect(whole?.lumaStdDev ?? 0).toBeGreaterThan(10);
+
+  await page.unroute('**/api/tickets');
+  await viewer.waitConnected(30_000);
+  await expect(notice).toHaveCount(0);
 });

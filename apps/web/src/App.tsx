@@ -25,6 +25,7 @@ import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
 import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 import { TakeOverButton } from './takeover/TakeOverButton.js';
 import { ActionLog } from './activity/ActionLog.js';
+import { ReconnectNotice } from './ui/ReconnectNotice.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -78,6 +79,7 @@ export function App({ session }: AppProps) {
           {/* Siblings of the display, above it, click-through. */}
           <OverlayLayer />
           <AiPointerLayer />
+          <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
         </main>
         <ActionLog />
         <ClientMenu

@@ -134,7 +134,12 @@ describe('GuacSession', () => {
     last().serverError('Desktop is not running', 519);
     const s = store.getState();
     expect(s.phase).toBe('reconnecting');
-    expect(s.lastError).toEqual({ message: 'Desktop is not running', status: 519 });
+    // The server said it: the bridge is up, the desktop behind it is what is away.
+    expect(s.lastError).toEqual({
+      message: 'Desktop is not running',
+      status: 519,
+      away: 'desktop',
+    });
     expect(s.retryAt).toBe(Date.now() + 500);
     expect(published.at(-1)).toBeNull();
     expect(session.client).toBeNull();
@@ -147,9 +152,11 @@ describe('GuacSession', () => {
 
     // A WebSocket that fails to open: tunnel error with only a code, then closed.
     last().tunnel.close({ code: 519, message: '519' });
+    // No server instruction, just a socket that failed: the bridge itself is away.
     expect(store.getState().lastError).toEqual({
       message: 'Remote desktop not reachable',
       status: 519,
+      away: 'bridge',
     });
     expect(store.getState().retryAt).toBe(Date.now() + 1000);
     vi.advanceTimersByTime(1000);

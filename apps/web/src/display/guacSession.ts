@@ -78,11 +78,14 @@ export function ticketFailure(thrown: unknown): { error: ConnectionError; retryA
   const retryAfter = (thrown as { retryAfterMs?: unknown } | null)?.retryAfterMs;
   const retryAfterMs = typeof retryAfter === 'number' && retryAfter > 0 ? retryAfter : 0;
   const message = thrown instanceof Error ? thrown.message : String(thrown);
+  // status 0: the request never reached the bridge (net/api.ts).
+  const unreachable = (thrown as { status?: unknown } | null)?.status === 0;
   return {
     error: {
       status:
         retryAfterMs > 0 ? Guacamole.Status.Code.SERVER_BUSY : Guacamole.Status.Code.SERVER_ERROR,
       message: message.trim() === '' ? 'Could not get a ticket for the remote desktop.' : message,
+      ...(unreachable ? { away: 'bridge' as const } : {}),
     },
     retryAfterMs,
   };
@@ -98,6 +101,12 @@ export function toConnectionError(status: StatusLike): ConnectionError {
   if (message === code) message = '';
   else if (message.startsWith(`${code} `)) message = message.slice(code.length + 1).trim();
   return { status: status.code, message: message === '' ? statusText(status.code) : message };
+}
+
+/** The status carries the server's own words ("<code> <explanation>"), not just a code. */
+function saidWhy(status: StatusLike): boolean {
+  const message = status.message?.trim() ?? '';
+  return message !== '' && message !== String(status.code);
 }
 
 const CLOSED_CLEANLY: ConnectionError = {
@@ -229,12 +238,18 @@ export class GuacSession<C extends SessionClient> {
       }
     };
     // The first error wins: the server's `error` instruction arrives before the socket closes
-    // and carries the message worth showing; the close that follows only repeats the code.
+    // and carries the message worth showing; the close that follows only repeats the code. A
+    // server instruction, or a socket the bridge closed with its reason, means the bridge is
+    // up (the desktop behind it is what failed); a socket that failed without a word means the
+    // bridge itself went away.
     tunnel.onerror = (status) => {
-      attempt.error ??= toConnectionError(status);
+      attempt.error ??= {
+        ...toConnectionError(status),
+        away: saidWhy(status) ? 'desktop' : 'bridge',
+      };
     };
     client.onerror = (status) => {
-      attempt.error ??= toConnectionError(status);
+      attempt.error ??= { ...toConnectionError(status), away: 'desktop' };
     };
     client.onstatechange = (state) => {
       if (attempt.ended) return;

@@ -22,6 +22,11 @@ export interface ConnectionError {
   message: string;
   /** Guacamole status code (0x0207 = 519, …). */
   status: number;
+  /**
+   * What is away, when the session can tell: the bridge itself (the page cannot reach it: the
+   * ticket request or the socket failed) or the desktop behind a bridge that answered.
+   */
+  away?: 'bridge' | 'desktop' | undefined;
 }
 
 export interface ConnectionData {

@@ -66,7 +66,7 @@ export function StatusBar({ onReconnectNow, onOpenMenu, controls, account }: Sta
           <span
             className="status-bar__detail"
             data-testid="connection-detail"
-            title={status.detail}
+            title={status.code === undefined ? status.detail : `${status.detail} (${status.code})`}
           >
             {status.detail}
           </span>
