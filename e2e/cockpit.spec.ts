@@ -469,6 +469,7 @@ test('the menu: clipboard both ways with the desktop (xclip), view only keeps th
   owner.stdin.end(marker);
   owner.unref();
   await page.getByRole('button', { name: 'Menu' }).click();
+  await expect(page.getByTestId('menu-connection-stats')).toContainText(/\d+ frames\/s/);
   const text = page.getByTestId('menu-clipboard-text');
   await expect(text).toHaveValue(marker);
   const back = `from-page-${Date.now()} äöü €`;

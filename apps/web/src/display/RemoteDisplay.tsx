@@ -13,6 +13,7 @@ import { displayStore } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import type { Hotkey } from './hotkeys.js';
 import { watchOverlayHover } from '../overlay/hoverOverlay.js';
+import { frameArrived, statsReset } from './connectionStats.js';
 
 /** How long the area must keep its size before "resize the remote" asks the desktop to follow. */
 const REMOTE_RESIZE_SETTLE_MS = 400;
@@ -66,6 +67,8 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   events.desktopResized(display.getWidth(), display.getHeight());
   rescale();
 
+  statsReset();
+  client.onsync = () => frameArrived();
   const mouse = bindMouse(element, client);
   bindTouch(element, client);
   // Show the remote pointer's image as the local CSS cursor (no lag); fall back to the
@@ -93,6 +96,7 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
     observer.disconnect();
     display.onresize = null;
     display.oncursor = null;
+    client.onsync = null;
     // The element stays in the stage (dimmed by CSS) until the next client replaces it, so a
     // reconnect shows the last picture instead of a blank area.
   };

@@ -5,6 +5,7 @@
 import Guacamole from 'guacamole-common-js';
 import { getActiveClient } from './activeClient.js';
 import { hotkeyFor, type Hotkey } from './hotkeys.js';
+import { inputSent } from './connectionStats.js';
 import { viewerPrefsStore } from '../store/viewerPrefs.js';
 
 /** View-only: the person's input stays on the page. Read at each event, never cached. */
@@ -31,6 +32,7 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
     // One display element belongs to one client for its whole life, so binding once is right.
     mouse.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
       if (viewOnly()) return;
+      inputSent();
       client.sendMouseState((event as Guacamole.Mouse.Event).state, true);
     });
     mice.set(element, mouse);
@@ -124,6 +126,7 @@ export function bindKeyboard(element: HTMLElement, onHotkey: (hotkey: Hotkey) =>
     // Not connected, or view-only: let the browser have the key rather than swallowing it.
     if (!client || viewOnly()) return true;
     client.sendKeyEvent(1, keysym);
+    inputSent();
     sentDown.add(keysym);
     return false;
   };

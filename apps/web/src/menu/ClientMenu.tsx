@@ -12,6 +12,7 @@ import { useConnection, useDisplay } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
 import { TouchKeyboard } from './TouchKeyboard.js';
+import { statsStore } from '../display/connectionStats.js';
 import { OverlayList } from './OverlayList.js';
 import './menu.css';
 
@@ -107,6 +108,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
   const scale = useDisplay((s) => Math.round(s.scale * 100));
   const panelRef = useRef<HTMLElement>(null);
   const [fnKey, setFnKey] = useState(0);
+  const stats = useStore(statsStore);
 
   useEffect(() => {
     if (!open) return;
@@ -230,8 +232,18 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
       <section className="client-menu__section" aria-labelledby="menu-connection">
         <h3 id="menu-connection">Connection</h3>
         <p className="client-menu__note" data-testid="menu-connection-info">
-          {connected ? `Desktop ${size}, shown at ${scale} %.` : 'Not connected.'}
+          {connected
+            ? `Desktop ${size}, shown at ${scale} %, through this bridge's Guacamole tunnel.`
+            : 'Not connected.'}
         </p>
+        {connected && (
+          <p className="client-menu__note" data-testid="menu-connection-stats">
+            {stats.fps === null ? 'No frames yet' : `${stats.fps} frames/s`} ·{' '}
+            {stats.latencyMs === null
+              ? 'latency shows once you use the desktop'
+              : `input → picture ${stats.latencyMs} ms`}
+          </p>
+        )}
         <div className="client-menu__row">
           {connected ? (
             <button type="button" onClick={onDisconnect}>
