@@ -13,7 +13,7 @@ import { displayStore } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import type { Hotkey } from './hotkeys.js';
 import { watchOverlayHover } from '../overlay/hoverOverlay.js';
-import { frameArrived, statsReset } from './connectionStats.js';
+import { frameArrived, publish, statsReset } from './connectionStats.js';
 
 /** How long the area must keep its size before "resize the remote" asks the desktop to follow. */
 const REMOTE_RESIZE_SETTLE_MS = 400;
@@ -69,6 +69,7 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
 
   statsReset();
   client.onsync = () => frameArrived();
+  const statsTimer = setInterval(() => publish(), 1_000);
   const mouse = bindMouse(element, client);
   bindTouch(element, client);
   // Show the remote pointer's image as the local CSS cursor (no lag); fall back to the
@@ -97,6 +98,7 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
     display.onresize = null;
     display.oncursor = null;
     client.onsync = null;
+    clearInterval(statsTimer);
     // The element stays in the stage (dimmed by CSS) until the next client replaces it, so a
     // reconnect shows the last picture instead of a blank area.
   };

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { frameArrived, inputSent, statsReset, statsStore } from './connectionStats.js';
+import { frameArrived, inputSent, publish, statsReset, statsStore } from './connectionStats.js';
 
 describe('connection stats', () => {
   beforeEach(() => statsReset());
@@ -14,7 +14,10 @@ describe('connection stats', () => {
     expect(statsStore.getState().latencyMs).toBe(30);
   });
 
-  it('has nothing to say before frames and input arrive', () => {
-    expect(statsStore.getState()).toEqual({ fps: null, latencyMs: null });
+  it('reads 0 frames/s on a fresh or idle connection, and no latency before input', () => {
+    expect(statsStore.getState()).toEqual({ fps: 0, latencyMs: null });
+    frameArrived(50_000);
+    publish(52_000);
+    expect(statsStore.getState().fps).toBe(0);
   });
 });

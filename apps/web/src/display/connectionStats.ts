@@ -5,7 +5,7 @@
 import { createStore } from 'zustand/vanilla';
 
 export interface ConnectionStats {
-  /** Frames in the last second; null before the first frame. */
+  /** Frames in the last second; null while not connected. */
   fps: number | null;
   /** Median of recent input→frame times, ms; null until the person has used the desktop. */
   latencyMs: number | null;
@@ -40,14 +40,17 @@ export function frameArrived(now = performance.now()): void {
     if (latencies.length > SAMPLES) latencies.shift();
     pendingInputAt = null;
   }
-  if (now - lastPublish < PUBLISH_MS) return;
+  if (now - lastPublish >= PUBLISH_MS) publish(now);
+}
+
+/** Publish the numbers as of `now` (also called once a second, so an idle desktop reads 0). */
+export function publish(now = performance.now()): void {
   lastPublish = now;
   frames = frames.filter((t) => now - t <= 1000);
   const latency = median(latencies);
-  statsStore.setState({
-    fps: frames.length,
-    latencyMs: latency === null ? null : Math.round(latency),
-  });
+  const next = { fps: frames.length, latencyMs: latency === null ? null : Math.round(latency) };
+  const current = statsStore.getState();
+  if (current.fps !== next.fps || current.latencyMs !== next.latencyMs) statsStore.setState(next);
 }
 
 /** A new connection: forget the old one's numbers. */
@@ -55,5 +58,5 @@ export function statsReset(): void {
   frames = [];
   pendingInputAt = null;
   latencies.length = 0;
-  statsStore.setState({ fps: null, latencyMs: null });
+  statsStore.setState({ fps: 0, latencyMs: null });
 }

@@ -238,7 +238,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
         </p>
         {connected && (
           <p className="client-menu__note" data-testid="menu-connection-stats">
-            {stats.fps === null ? 'No frames yet' : `${stats.fps} frames/s`} ·{' '}
+            {`${stats.fps ?? 0} frames/s`} ·{' '}
             {stats.latencyMs === null
               ? 'latency shows once you use the desktop'
               : `input → picture ${stats.latencyMs} ms`}
