@@ -19,7 +19,9 @@ import {
   openControlViewer,
   pageOf,
   startXev,
+  viewerRole,
 } from './support/controlPlane.js';
+import { signInContext } from './support/signIn.js';
 import { comparePngWithRgba } from './support/pixels.js';
 import { screenSize } from './support/xdesktop.js';
 
@@ -664,5 +666,37 @@ test('an overlay label never covers its 16×12 target: placed outside, whole on 
     await callTool(mcp, 'clear_overlays', {});
   } finally {
     await mcp.close();
+  }
+});
+
+test("every window of the person shows that an approval waits: the control window's panel, a mirror's banner, and both tabs' titles", async ({
+  browser,
+  page,
+  stack,
+}) => {
+  await openControlViewer(page, stack, 'assist');
+  const mirrorContext = await browser.newContext({ viewport: { width: 1024, height: 700 } });
+  const mirror = await mirrorContext.newPage();
+  const mcp = await connectMcp(stack);
+  try {
+    await signInContext(mirrorContext, stack);
+    await mirror.goto(stack.url);
+    await expect.poll(() => viewerRole(mirror), { timeout: 15_000 }).toBe('mirror');
+    const pending = callTool(mcp, 'click_at', { x: 5, y: 5 });
+    await expect(page.getByTestId('confirm-panel')).toBeVisible();
+    await expect(page).toHaveTitle(/^\(1\) Approval waiting/);
+    const banner = mirror.getByTestId('approvals-elsewhere');
+    await expect(banner).toContainText('Click with the left button');
+    await expect(mirror).toHaveTitle(/^\(1\) Approval waiting/);
+    await expect(mirror.locator('link[rel~="icon"]')).toHaveAttribute('data-attention', 'waiting');
+
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await pending).isError).toBe(true);
+    await expect(banner).toHaveCount(0);
+    await expect(mirror).not.toHaveTitle(/Approval waiting/);
+    await expect(page).not.toHaveTitle(/Approval waiting/);
+  } finally {
+    await mcp.close();
+    await mirrorContext.close();
   }
 });

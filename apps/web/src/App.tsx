@@ -26,6 +26,7 @@ import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 import { TakeOverButton } from './takeover/TakeOverButton.js';
 import { ActionLog } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
+import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -80,6 +81,7 @@ export function App({ session }: AppProps) {
           <OverlayLayer />
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
+          <ApprovalsElsewhere onStop={plane.stop} />
         </main>
         <ActionLog />
         <ClientMenu

@@ -8,6 +8,7 @@ import { App } from './App.js';
 import { browserSession } from './display/guacBrowser.js';
 import { watchAttention } from './ui/attention.js';
 import { confirmationStore } from './store/confirmations.js';
+import { controlStore } from './store/control.js';
 import './theme.css';
 import './styles.css';
 
@@ -15,7 +16,7 @@ const rootElement = document.getElementById('root');
 if (!rootElement)
   throw new Error('index.html must contain <div id="root"> for the viewer to mount.');
 
-watchAttention(confirmationStore, document);
+watchAttention(confirmationStore, controlStore, document);
 const session = browserSession();
 session.start();
 // Leaving the page closes the tunnel at once instead of waiting for the server's timeout.

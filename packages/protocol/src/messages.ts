@@ -181,6 +181,31 @@ export const EventInterestMessage = z.strictObject({
     }),
 });
 
+/** Most waiting approvals one approvals_waiting message lists. */
+export const MAX_LISTED_APPROVALS = 20;
+
+/**
+ * What the control window is asking the person right now (its approval queue), so every other
+ * window of the person shows that an approval waits. Sent by the control viewer whenever its
+ * queue changes; the bridge relays it to the person's other windows (and drops it from a
+ * mirror). Summaries only: answering happens in the control window.
+ */
+export const ApprovalsWaitingMessage = z.strictObject({
+  type: z.literal('approvals_waiting'),
+  requests: z
+    .array(
+      z.strictObject({
+        title: z
+          .string()
+          .min(1)
+          .max(200)
+          .describe('What the AI asks, e.g. "Click with the left button".'),
+        deadline_in_ms: z.int().min(0).max(3_600_000).describe('Time left before it is denied.'),
+      }),
+    )
+    .max(MAX_LISTED_APPROVALS),
+});
+
 /** Most AI clients one aiClients message lists (the bridge caps sessions per person at 64). */
 export const MAX_LISTED_AI_CLIENTS = 64;
 
@@ -229,6 +254,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   EventInterestMessage,
   PermissionsChangedMessage,
   AiClientsMessage,
+  ApprovalsWaitingMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
@@ -277,6 +303,7 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   ModeSetMessage,
   StopPressedMessage,
   EventMessage,
+  ApprovalsWaitingMessage,
 ]);
 export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
 

@@ -87,6 +87,8 @@ export class ViewerHub {
   });
   private readonly listeners = new Set<HubListener>();
   private readonly interest = new EventInterest();
+  /** The control window's approval queue as last announced (sent to each new mirror). */
+  private approvalsWaiting: Extract<BridgeToViewer, { type: 'approvals_waiting' }> | undefined;
   /** The person's AI clients as last reported (sent to each window after hello). */
   private aiClients: Extract<BridgeToViewer, { type: 'ai_clients' }> = {
     type: 'ai_clients',
@@ -179,6 +181,11 @@ export class ViewerHub {
         `The viewer disconnected before answering, so the action may or may not have happened. Take a screenshot to check. ${this.noViewerGuidance()}`,
       );
     this.calls.rejectForViewer(viewerId, gone);
+    // Its questions went with it: tell the other windows nothing waits any more.
+    if (this.approvalsWaiting !== undefined && this.approvalsWaiting.requests.length > 0) {
+      this.approvalsWaiting = { type: 'approvals_waiting', requests: [] };
+      this.broadcast(this.approvalsWaiting);
+    }
     const next = this.viewers[0];
     if (next !== undefined) {
       this.controlId = next.id;
@@ -266,6 +273,15 @@ export class ViewerHub {
         return undefined;
       case 'mode_set':
         return this.modeSet(viewerId, message);
+      case 'approvals_waiting': {
+        // Only the control window asks the person; a mirror has no queue to announce.
+        if (role !== 'control')
+          return 'approvals_waiting: only the control viewer announces waiting approvals.';
+        this.approvalsWaiting = message;
+        const text = encodeBridgeMessage(message);
+        for (const v of this.viewers) if (v.id !== viewerId) v.send(text);
+        return undefined;
+      }
       case 'event':
         // Defence in depth: a viewer that has not heard event_interest yet (or an older or
         // misbehaving one) may send what nobody asked for, or what the person's toggles no
@@ -346,6 +362,8 @@ export class ViewerHub {
     // at once (an empty list when nobody subscribed).
     peer.send(encodeBridgeMessage(this.interest.message()));
     peer.send(encodeBridgeMessage(this.aiClients));
+    if (role === 'mirror' && this.approvalsWaiting !== undefined)
+      peer.send(encodeBridgeMessage(this.approvalsWaiting));
   }
 
   private peer(id: string): ViewerPeer | undefined {

@@ -100,6 +100,30 @@ describe('viewer control channel', () => {
     await mirror.close();
   });
 
+  it("relays the control window's waiting approvals to the other windows, refuses them from a mirror, and clears them when the control window leaves", async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    const waiting = {
+      type: 'approvals_waiting',
+      requests: [{ title: 'Click with the left button', deadline_in_ms: 29_000 }],
+    };
+    control.send(waiting);
+    expect(await mirror.waitFor((m) => m.type === 'approvals_waiting')).toEqual(waiting);
+    // A window opened later learns it with its greeting.
+    const late = await ScriptedViewer.connect(bridge);
+    expect(await late.waitFor((m) => m.type === 'approvals_waiting')).toEqual(waiting);
+    // A mirror has no queue to announce.
+    mirror.send({ type: 'approvals_waiting', requests: [] });
+    const error = await mirror.waitFor((m) => m.type === 'error');
+    expect((error as { message: string }).message).toMatch(/only the control viewer/);
+    expect(control.received.some((m) => m.type === 'approvals_waiting')).toBe(false);
+    // The control window goes: its questions went with it.
+    await control.close();
+    await late.waitFor((m) => m.type === 'approvals_waiting' && m.requests.length === 0);
+    await mirror.close();
+    await late.close();
+  });
+
   it("forwards a mirror's request_sync to the control viewer and its sync_state back to that mirror", async () => {
     const control = await ScriptedViewer.connect(bridge);
     const mirror = await ScriptedViewer.connect(bridge);

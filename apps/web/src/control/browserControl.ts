@@ -3,6 +3,7 @@
 // person's event stream, all following the live Guacamole client. React components get the
 // handle through getControlPlane(); nothing here renders.
 import {
+  MAX_LISTED_APPROVALS,
   ProtocolError,
   type AiClientRef,
   type Mode,
@@ -202,6 +203,27 @@ function startControlPlane(): ControlPlane {
     frames.attach(client);
     clipboard.attach(client);
     events.watchDisplay(client === null ? null : client.getDisplay().getElement());
+  });
+  // Every other window of the person shows what this (control) window is asking them.
+  const announceApprovals = () => {
+    if (controlStore.getState().role !== 'control') return;
+    const now = Date.now();
+    send({
+      type: 'approvals_waiting',
+      requests: confirmationStore
+        .getState()
+        .pending.slice(0, MAX_LISTED_APPROVALS)
+        .map((p) => ({
+          title: describeConfirmation(p.details).title.slice(0, 200),
+          deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(p.deadlineAt - now))),
+        })),
+    });
+  };
+  confirmationStore.subscribe((now, before) => {
+    if (now.pending !== before.pending) announceApprovals();
+  });
+  controlStore.subscribe((now, before) => {
+    if (now.role === 'control' && before.role !== 'control') announceApprovals();
   });
   channel.start();
   window.addEventListener('pagehide', () => channel.stop());

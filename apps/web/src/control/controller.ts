@@ -167,6 +167,14 @@ export class ViewerController {
       case 'ai_clients':
         control.getState().aiClientsChanged(message.clients);
         return;
+      case 'approvals_waiting': {
+        if (control.getState().role === 'control') return; // our own queue is the truth
+        const receivedAt = Date.now();
+        control
+          .getState()
+          .approvalsElsewhereChanged(message.requests.map((r) => ({ ...r, receivedAt })));
+        return;
+      }
       case 'error':
         (this.#deps.warn ?? console.warn)(
           `The bridge did not accept a message: ${message.message}`,

@@ -34,7 +34,15 @@ export interface ControlData {
   eventInterest: readonly EventType[] | null;
   /** The AI clients acting for this person now (their MCP sessions), most recent first. */
   aiClients: readonly ConnectedAiClient[];
+  /** In a mirror: what the person's control window is asking them (approvals_waiting). */
+  approvalsElsewhere: readonly WaitingElsewhere[];
 }
+
+/** One approval waiting in another window of the person. */
+export type WaitingElsewhere = Extract<
+  BridgeToViewer,
+  { type: 'approvals_waiting' }
+>['requests'][number] & { receivedAt: number };
 
 export interface ControlEvents {
   linkChanged: (link: LinkPhase, detail?: string | null) => void;
@@ -49,6 +57,7 @@ export interface ControlEvents {
   permissionsChanged: (permissions: Permissions) => void;
   eventInterestChanged: (events: readonly EventType[]) => void;
   aiClientsChanged: (clients: readonly ConnectedAiClient[]) => void;
+  approvalsElsewhereChanged: (requests: readonly WaitingElsewhere[]) => void;
 }
 
 export type ControlState = ControlData & ControlEvents;
@@ -65,6 +74,7 @@ export function createControlStore(): StoreApi<ControlState> {
     permissions: null,
     eventInterest: null,
     aiClients: [],
+    approvalsElsewhere: [],
     linkChanged: (link, detail = null) => set({ link, linkDetail: detail }),
     helloReceived: ({ viewerId, role, mode, headless, permissions }) =>
       // hello carries no custom policy (a mode_changed follows when there is one); a new link
@@ -77,11 +87,13 @@ export function createControlStore(): StoreApi<ControlState> {
         permissions,
         metadata: undefined,
         eventInterest: null,
+        approvalsElsewhere: [],
       }),
     modeChanged: (mode, metadata) => set({ mode, metadata }),
     permissionsChanged: (permissions) => set({ permissions }),
     eventInterestChanged: (events) => set({ eventInterest: [...events] }),
     aiClientsChanged: (aiClients) => set({ aiClients }),
+    approvalsElsewhereChanged: (approvalsElsewhere) => set({ approvalsElsewhere }),
   }));
 }
 

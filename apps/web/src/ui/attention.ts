@@ -2,6 +2,7 @@
 // ("(2) Approval waiting — Overlay Companion") and the favicon a badge. Restored when none waits.
 import type { StoreApi } from 'zustand/vanilla';
 import type { ConfirmationState } from '../store/confirmations.js';
+import type { ControlState } from '../store/control.js';
 
 const BADGE_ICON =
   'data:image/svg+xml,' +
@@ -14,7 +15,15 @@ export function attentionTitle(base: string, waiting: number): string {
   return waiting === 0 ? base : `(${waiting}) Approval waiting — ${base}`;
 }
 
-export function watchAttention(store: StoreApi<ConfirmationState>, doc: Document): () => void {
+/**
+ * Keep `doc`'s title and icon in step with the approvals waiting here (`store`) and, in a
+ * mirror, in the person's control window (`control`).
+ */
+export function watchAttention(
+  store: StoreApi<ConfirmationState>,
+  control: StoreApi<ControlState>,
+  doc: Document,
+): () => void {
   const baseTitle = doc.title;
   let icon = doc.querySelector<HTMLLinkElement>('link[rel~="icon"]');
   const baseIcon = icon?.href ?? '';
@@ -28,7 +37,17 @@ export function watchAttention(store: StoreApi<ConfirmationState>, doc: Document
     icon.href = waiting === 0 ? baseIcon : BADGE_ICON;
     icon.dataset.attention = waiting === 0 ? 'none' : 'waiting';
   };
-  return store.subscribe((now, before) => {
-    if (now.pending.length !== before.pending.length) apply(now.pending.length);
-  });
+  let shown = 0;
+  const update = () => {
+    const waiting = store.getState().pending.length + control.getState().approvalsElsewhere.length;
+    if (waiting === shown) return;
+    shown = waiting;
+    apply(waiting);
+  };
+  const undoPending = store.subscribe(update);
+  const undoElsewhere = control.subscribe(update);
+  return () => {
+    undoPending();
+    undoElsewhere();
+  };
 }
