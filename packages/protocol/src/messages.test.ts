@@ -78,6 +78,21 @@ const bridgeMessages: BridgeToViewer[] = [
     deadline_ms: 60000,
   },
   { type: 'permissions_changed', permissions: { ...defaultPermissions(), clipboard_read: true } },
+  {
+    type: 'ai_clients',
+    clients: [
+      {
+        client: { key: 'tok1:Claude Code', name: 'Claude Code', token: 'laptop' },
+        sessions: 2,
+        connected_since: 1_000,
+        last_call_at: null,
+      },
+    ],
+  },
+  {
+    type: 'approvals_waiting',
+    requests: [{ title: 'Click with the left button', deadline_in_ms: 29_000 }],
+  },
   { type: 'stop', reason: 'The person pressed Stop in another window.' },
   { type: 'sync_state', seq: 7, overlays: [overlay] },
   { type: 'overlay_created', overlay, seq: 8 },
@@ -106,6 +121,7 @@ const viewerMessages: ViewerToBridge[] = [
     event: { type: 'mouse_click', at: 1700000000000, data: { x: 5, y: 6, button: 'right' } },
   },
   { type: 'event', event: { type: 'window_focus', at: 1, data: { focused: false } } },
+  { type: 'approvals_waiting', requests: [] },
 ];
 
 describe('message round trips', () => {
