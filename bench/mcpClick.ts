@@ -14,6 +14,13 @@ export interface ClickResults {
   round_trip_ms: Summary;
   /** Between the viewer receiving the tool_call and sending its result. */
   in_viewer_ms: Summary;
+  /**
+   * What showing each click costs the page (activity/aiActivity.ts's User Timing): the AI
+   * pointer, ripple and acting count, synchronously; and with the indicator's React render.
+   * Target ≤ 1 ms p50.
+   */
+  page_ai_pointer_ms: Summary;
+  page_ai_pointer_with_render_ms: Summary;
 }
 
 const CLICK_GAP_MS = 120;
@@ -36,6 +43,7 @@ export async function benchClicks(
   const trip: number[] = [];
   try {
     await drainViewerSamples(stack.page);
+    await stack.page.evaluate(`performance.clearMeasures()`);
     for (let i = 0; i < samples + WARMUP; i++) {
       const [fx, fy] = SPOTS[i % SPOTS.length]!;
       const x = Math.round(watcher.rect.x + watcher.rect.width * fx);
@@ -54,10 +62,16 @@ export async function benchClicks(
     const viewer = (await drainViewerSamples(stack.page))
       .filter((s) => s.name === 'click_at')
       .slice(WARMUP);
+    const durations = (name: string) =>
+      stack.page.evaluate<number[]>(
+        `performance.getEntriesByName(${JSON.stringify(name)}).map((e) => e.duration).slice(${WARMUP})`,
+      );
     return {
       to_x_press_ms: summarize(press),
       round_trip_ms: summarize(trip),
       in_viewer_ms: summarize(viewer.map((s) => s.handleMs)),
+      page_ai_pointer_ms: summarize(await durations('oc-ai-action')),
+      page_ai_pointer_with_render_ms: summarize(await durations('oc-ai-action-render')),
     };
   } finally {
     watcher.stop();

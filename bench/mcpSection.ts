@@ -73,6 +73,11 @@ export async function benchMcpSection(options: {
       take_screenshot_p50_ms: target('<= 60', shot?.round_trip_ms.p50, (v) => v <= 60),
       take_screenshot_p50_vs_peer: target('<= 0.7', screenshotRatio ?? undefined, (v) => v <= 0.7),
       click_to_x_press_p50_ms: target('<= 20', click?.to_x_press_ms.p50, (v) => v <= 20),
+      page_ai_pointer_p50_ms: target(
+        '<= 1',
+        click?.page_ai_pointer_with_render_ms.p50,
+        (v) => v <= 1,
+      ),
       concurrent_calls_per_s: target('>= 500', paced?.calls_per_s, (v) => v >= 500),
       concurrent_errors: target(
         '0',

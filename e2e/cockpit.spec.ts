@@ -23,6 +23,7 @@ import {
 } from './support/controlPlane.js';
 import { signInContext } from './support/signIn.js';
 import { comparePngWithRgba } from './support/pixels.js';
+import { chooseScaling } from './pages/ViewerPage.js';
 import { screenSize } from './support/xdesktop.js';
 
 async function pressMenuChord(page: Page, extra?: string): Promise<void> {
@@ -33,12 +34,6 @@ async function pressMenuChord(page: Page, extra?: string): Promise<void> {
   await page.keyboard.up('Shift');
   await page.keyboard.up('Alt');
   await page.keyboard.up('Control');
-}
-
-async function chooseScaling(page: Page, label: string): Promise<void> {
-  await page.getByRole('button', { name: 'Menu' }).click();
-  await page.getByRole('radio', { name: label }).check();
-  await page.getByRole('button', { name: 'Close' }).click();
 }
 
 const run = promisify(execFile);

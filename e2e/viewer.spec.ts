@@ -123,7 +123,7 @@ test('shows the desktop and types into its xterm only while the display has focu
   }
 });
 
-test('never resizes the remote desktop by itself; "Fit desktop to window" does', async ({
+test('never resizes the remote desktop by itself; the "resize the desktop to this window" scaling mode does', async ({
   page,
   stack,
   viewer,
@@ -154,17 +154,18 @@ test('never resizes the remote desktop by itself; "Fit desktop to window" does',
     .toBeCloseTo(before.width * smallerFit, 0);
   expect(await screenSize(stack.xEnv)).toEqual(before);
 
-  // The button asks the server to match the desktop to this window's display area.
+  // The person's choice asks the server to match the desktop to this window's display area.
   const wanted = await viewer.areaSize();
-  await viewer.fitButton.click();
+  await viewer.chooseScaling('Resize the desktop to this window');
   await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(wanted);
   // And the viewer follows the new size: now drawn at scale 1.
   await expect.poll(async () => (await viewer.displayBox()).width).toBeCloseTo(wanted.width, 0);
 
-  // Put the shared desktop back the same way, so later tests in this worker see the original size.
+  // In that mode the desktop follows the window; put it back that way, so later tests in this
+  // worker see the original size, then return to fitting.
   const chrome = 640 - wanted.height;
   await page.setViewportSize({ width: before.width, height: before.height + chrome });
   expect(await viewer.areaSize()).toEqual(before);
-  await viewer.fitButton.click();
   await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(before);
+  await viewer.chooseScaling('Fit to window');
 });

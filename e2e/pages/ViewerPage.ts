@@ -5,6 +5,16 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { signInContext, type SignInTarget } from '../support/signIn.js';
 import type { Rect } from '../support/xdesktop.js';
 
+/**
+ * Picks a scaling mode in the viewer's menu: "Fit to window", "1:1, scroll" or "Resize the
+ * desktop to this window".
+ */
+export async function chooseScaling(page: Page, label: string): Promise<void> {
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await page.getByRole('radio', { name: label }).check();
+  await page.getByRole('button', { name: 'Close' }).click();
+}
+
 export class ViewerPage {
   readonly status: Locator;
   readonly statusDetail: Locator;
@@ -13,7 +23,6 @@ export class ViewerPage {
   readonly display: Locator;
   /** The focusable area around it that receives the keyboard. */
   readonly area: Locator;
-  readonly fitButton: Locator;
 
   readonly url: string;
 
@@ -27,13 +36,16 @@ export class ViewerPage {
     this.keyboardTarget = page.getByTestId('keyboard-target');
     this.display = page.locator('.remote-display__canvas');
     this.area = page.locator('[data-remote-display]');
-    this.fitButton = page.getByRole('button', { name: 'Fit desktop to window' });
   }
 
   /** Signs the page's browser context in, then opens the viewer. */
   async open(): Promise<void> {
     await signInContext(this.page.context(), this.stack);
     await this.page.goto(this.url);
+  }
+
+  async chooseScaling(label: string): Promise<void> {
+    await chooseScaling(this.page, label);
   }
 
   async waitConnected(timeout = 30_000): Promise<void> {

@@ -30,10 +30,31 @@ export function onAiAction(listener: ActionListener): () => void {
   return () => listeners.delete(listener);
 }
 
+/**
+ * User Timing names for what showing one action costs the page: the synchronous work (pointer,
+ * ripple, text, the acting count), and that plus the indicator's React render (flushed in a
+ * microtask), up to the next task. `npm run bench` reads them; they cost microseconds.
+ */
+export const AI_ACTION_MEASURE = 'oc-ai-action';
+export const AI_ACTION_RENDER_MEASURE = 'oc-ai-action-render';
+/** Most entries of each kept in the page's performance timeline. */
+const MAX_MEASURES = 1_000;
+const afterRender = new MessageChannel();
+
+function measured(name: string, start: number): void {
+  if (performance.getEntriesByName(name).length >= MAX_MEASURES) performance.clearMeasures(name);
+  performance.measure(name, { start });
+}
+
 /** The control window is about to run an AI input action: show it, count it until `done`. */
 export function aiActionStarted(details: ConfirmDetails): () => void {
+  const start = performance.now();
   activityStore.getState().actionStarted();
   for (const listener of listeners) listener(details);
+  measured(AI_ACTION_MEASURE, start);
+  // A message task runs after the microtasks in which React renders the store change.
+  afterRender.port1.onmessage = () => measured(AI_ACTION_RENDER_MEASURE, start);
+  afterRender.port2.postMessage(null);
   let ended = false;
   return () => {
     if (ended) return;
