@@ -146,7 +146,7 @@ for (const viewport of VIEWPORTS) {
       const pending = callTool(mcp, 'click_at', { x: 5, y: 5 });
       await expect(page.getByTestId('confirm-panel')).toBeVisible();
       await expectNoSeriousViolations(page, `the viewer asking for approval (${size})`);
-      await page.getByRole('button', { name: 'Deny' }).click();
+      await page.getByRole('button', { name: 'Deny', exact: true }).click();
       expect((await pending).text).toMatch(/^permission_denied: /);
     } finally {
       await mcp.close();

@@ -90,6 +90,7 @@ for (const size of [
   { width: 390, height: 844 },
   { width: 1280, height: 800 },
   { width: 1920, height: 1080 },
+  { width: 3840, height: 2160 },
 ]) {
   test(`at ${size.width}×${size.height} Stop and the approval's buttons are in view and work, and the display never moves`, async ({
     page,
@@ -164,6 +165,7 @@ test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab rea
     await pressMenuChord(page);
     await expect(page.getByTestId('client-menu')).toBeVisible();
     await expect(area).not.toBeFocused();
+    await expectNoSeriousViolations(page, 'the menu open over a pending approval');
     const approve = page.getByRole('button', { name: 'Approve', exact: true });
     await tabTo(page, approve);
     await expect(approve).toHaveCSS('outline-style', 'solid');

@@ -80,7 +80,8 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
 
   const element = page.locator(`[data-overlay-id="${id}"]`);
   await expect(element).toBeVisible();
-  await expect(element).toContainText('Here');
+  // The label is its own tag beside the box (placed outside it when there is room).
+  await expect(page.locator(`[data-overlay-label="${id}"]`)).toHaveText('Here');
   const box = await element.boundingBox();
   const topLeft = await pageOf(page, desktop.width, 100, 120);
   expect(box?.x).toBeCloseTo(topLeft.x - 0.5 * topLeft.scale, 0);
@@ -162,7 +163,7 @@ test('click_at in assist mode asks with a crosshair; Approve performs the click'
     await page.screenshot({ path: testInfo.outputPath('confirm-click.png') });
     expect(xev.log()).not.toContain('ButtonPress');
 
-    const approve = page.getByRole('button', { name: 'Approve' });
+    const approve = page.getByRole('button', { name: 'Approve', exact: true });
     await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
     await approve.click();
     const result = await pending;
@@ -190,7 +191,7 @@ test('Deny answers permission_denied and nothing happens on the desktop', async 
     const target = { x: xev.rect.x + 30, y: xev.rect.y + 30 };
     const pending = callTool(mcp, 'click_at', { x: target.x, y: target.y, button: 'right' });
     await expect(page.getByTestId('confirm-panel')).toContainText('right button');
-    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.text).toMatch(/^permission_denied: /);
@@ -206,7 +207,7 @@ test('Stop denies a pending call and switches to passive', async ({ page }) => {
   const panel = page.getByTestId('confirm-panel');
   await expect(panel).toContainText('Type text');
   await expect(page.getByTestId('confirm-verbatim')).toHaveText('echo never typed');
-  await page.getByRole('button', { name: 'Stop' }).click();
+  await page.getByRole('button', { name: 'Stop', exact: true }).click();
   const result = await pending;
   expect(result.isError).toBe(true);
   expect(result.text).toMatch(/^cancelled: /);
@@ -338,7 +339,7 @@ test('a page that asks to be headless is an ordinary window: the person approves
     // The person is asked in the page; the client's elicitation is never used.
     await expect(page.getByTestId('confirm-panel')).toContainText('Click with the left button');
     expect(xev.log()).not.toContain('ButtonPress');
-    const approve = page.getByRole('button', { name: 'Approve' });
+    const approve = page.getByRole('button', { name: 'Approve', exact: true });
     await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
     await approve.click();
     const approved = await pending;
@@ -419,7 +420,7 @@ test("only the person's click approves: not a script's click, not Escape meant f
   const panel = page.getByTestId('confirm-panel');
   await expect(panel).toContainText('Press keys');
   await expect(page.getByTestId('confirm-verbatim')).toHaveText('ctrl+alt+Delete');
-  const approve = page.getByRole('button', { name: 'Approve' });
+  const approve = page.getByRole('button', { name: 'Approve', exact: true });
   await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
   // A click made by script (as page code or an extension could) is not trusted: ignored.
   await approve.evaluate((button) => (button as HTMLButtonElement).click());
@@ -448,7 +449,7 @@ test('the AI asking for autopilot shows "from assist to autopilot" and needs App
   await expect(panel).toContainText('Change the mode');
   await expect(panel).toContainText('The AI asks to go from assist to autopilot.');
   await expect(page.getByTestId('mode-select')).toHaveValue('assist');
-  const approve = page.getByRole('button', { name: 'Approve' });
+  const approve = page.getByRole('button', { name: 'Approve', exact: true });
   await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
   await approve.click();
   const result = await pending;

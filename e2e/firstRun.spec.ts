@@ -131,7 +131,9 @@ test('setup link → admin → sign in → token → MCP client → audit log �
       expect(drawn.isError, drawn.text).toBe(false);
       const overlay = viewer.locator(`[data-overlay-id="${String(drawn.structured?.overlay_id)}"]`);
       await expect(overlay).toBeVisible();
-      await expect(overlay).toContainText('First call');
+      await expect(
+        viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
+      ).toHaveText('First call');
 
       const shot = await callTool(client, 'take_screenshot', {});
       expect(shot.isError, shot.text).toBe(false);

@@ -92,7 +92,7 @@ test('the viewer framed by another origin is refused: nothing renders, a click t
   const settled = settledFlag(pending);
   const panel = viewer.getByTestId('confirm-panel');
   await expect(panel).toContainText(`At ${target.x}, ${target.y}`);
-  const approve = viewer.getByRole('button', { name: 'Approve' });
+  const approve = viewer.getByRole('button', { name: 'Approve', exact: true });
   await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
   const approveAt = await centre(approve);
 
@@ -127,7 +127,7 @@ test('the viewer framed by another origin is refused: nothing renders, a click t
   const framed = attacker.frameLocator('#bridge');
   await expect(framed.locator('#root')).toHaveCount(0);
   await expect(framed.getByText('Overlay Companion')).toHaveCount(0);
-  await expect(framed.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+  await expect(framed.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
 
   // The person is lured into clicking where the framed Approve would be.
   await attacker.mouse.click(approveAt.x, approveAt.y);
@@ -140,7 +140,7 @@ test('the viewer framed by another origin is refused: nothing renders, a click t
   await expect(framed.getByText('Overlay Companion')).toHaveCount(0);
 
   // The person's own window still decides.
-  await viewer.getByRole('button', { name: 'Deny' }).click();
+  await viewer.getByRole('button', { name: 'Deny', exact: true }).click();
   const result = await pending;
   expect(result.isError).toBe(true);
   expect(result.text).toMatch(/^permission_denied: /);
@@ -187,7 +187,10 @@ test('HTML and script in names, token names and overlay labels are shown as text
   });
   expect(drawn.isError, drawn.text).toBe(false);
   const overlay = viewer.locator(`[data-overlay-id="${String(drawn.structured?.overlay_id)}"]`);
-  await expect(overlay).toHaveText(LABEL);
+  await expect(overlay).toBeVisible();
+  await expect(
+    viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
+  ).toHaveText(LABEL);
   await expectShownAsText(viewer, [LABEL]);
 
   // Mallory signs in on the form; her own viewer and console greet her by that name, as text.
@@ -334,9 +337,9 @@ test('another signed-in person’s window never sees the first person’s approv
   await expect(bobViewer.getByTestId('confirm-panel')).toHaveCount(0);
   await expect(bobViewer.locator('.confirm-preview__crosshair')).toHaveCount(0);
   await expect(bobViewer.locator('[data-overlay-id]')).toHaveCount(0);
-  await expect(bobViewer.getByRole('button', { name: 'Approve' })).toHaveCount(0);
+  await expect(bobViewer.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
 
-  await adminViewer.getByRole('button', { name: 'Deny' }).click();
+  await adminViewer.getByRole('button', { name: 'Deny', exact: true }).click();
   const result = await pending;
   expect(result.text).toMatch(/^permission_denied: /);
   expect(xev.log()).not.toContain('ButtonPress');

@@ -61,6 +61,8 @@ test('when the bridge cannot be reached the last picture stays, dimmed, under a 
   });
   await viewer.open();
   await viewer.waitConnected();
+  // Connected comes with the handshake; the picture (and its size) with the first frame.
+  await expect.poll(async () => (await viewer.displayBox()).width).toBeGreaterThan(0);
   const box = await viewer.displayBox();
 
   // The bridge goes away: its socket drops without a word and its HTTP API stops answering.

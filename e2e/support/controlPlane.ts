@@ -212,7 +212,7 @@ export async function openControlViewer(
     if (MODE_ORDER.indexOf(mode) > MODE_ORDER.indexOf(current)) {
       // A window raises the mode only through an approval the person answers.
       await expect(page.getByTestId('confirm-panel')).toContainText(`Confirm: switch to ${mode}`);
-      const approve = page.getByRole('button', { name: 'Approve' });
+      const approve = page.getByRole('button', { name: 'Approve', exact: true });
       await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
       await approve.click();
       await expect(page.getByTestId('confirm-panel')).toHaveCount(0);

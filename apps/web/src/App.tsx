@@ -24,7 +24,7 @@ import { Toasts } from './ui/Toasts.js';
 import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
 import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 import { TakeOverButton } from './takeover/TakeOverButton.js';
-import { ActionLog } from './activity/ActionLog.js';
+import { ActionLog, ActionLogButton } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
 
@@ -60,15 +60,10 @@ export function App({ session }: AppProps) {
         controls={
           <>
             <UnaskedIndicator onRevoke={plane.revoke} />
-            <TakeOverButton />
-            <button
-              type="button"
-              className="status-bar__button"
-              data-testid="action-log-button"
-              onClick={() => viewerPrefsStore.getState().logToggled()}
-            >
-              Action log
-            </button>
+            <span className="status-bar__wide-only">
+              <TakeOverButton />
+              <ActionLogButton />
+            </span>
             <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
           </>
         }

@@ -94,3 +94,19 @@ export function ActionLog() {
     </aside>
   );
 }
+
+/** Opens and closes the action log (in the status bar on wide windows, in the menu always). */
+export function ActionLogButton() {
+  const open = useStore(viewerPrefsStore, (s) => s.logOpen);
+  return (
+    <button
+      type="button"
+      className="status-bar__button"
+      data-testid="action-log-button"
+      aria-pressed={open}
+      onClick={() => viewerPrefsStore.getState().logToggled()}
+    >
+      Action log
+    </button>
+  );
+}

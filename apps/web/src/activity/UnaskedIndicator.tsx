@@ -12,7 +12,7 @@ import { toolsAllowedUnasked } from './unasked.js';
 import './indicator.css';
 
 function timeLeft(expiresAt: number | null, now: number): string {
-  if (expiresAt === null) return 'until this page closes';
+  if (expiresAt === null) return 'until page closes';
   const seconds = Math.max(0, Math.ceil((expiresAt - now) / 1000));
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')} left`;
 }
@@ -38,7 +38,8 @@ export function UnaskedIndicator({ onRevoke }: { onRevoke: (id: string) => void 
       </span>
       {standing.map((s) => (
         <span key={s.id} className="unasked__standing" data-testid="standing-permission">
-          {s.client.name}: {s.tool}, {timeLeft(s.expiresAt, now)}
+          {s.client.name}: {s.tool},{' '}
+          <span className="unasked__time">{timeLeft(s.expiresAt, now)}</span>
           <button
             type="button"
             onClick={() => onRevoke(s.id)}

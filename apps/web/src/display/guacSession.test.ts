@@ -127,6 +127,17 @@ describe('GuacSession', () => {
     expect(last().sizesSent).toEqual([]);
   });
 
+  it('blames the desktop only for upstream statuses: a refused request is nobody being away', () => {
+    const { store, session, last } = setup();
+    session.start();
+    last().tunnel.open();
+    last().serverError('Malformed instruction from the browser', 768);
+    expect(store.getState().lastError).toEqual({
+      message: 'Malformed instruction from the browser',
+      status: 768,
+    });
+  });
+
   it('reports the server message and status, then retries with growing delays', () => {
     const { store, session, made, last, published } = setup();
     session.start();

@@ -12,7 +12,7 @@
 // attempt like any other (its message shown, retried with the same backoff).
 import Guacamole from 'guacamole-common-js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
-import { isRetryable, statusText } from './guacStatus.js';
+import { isRetryable, isUpstream, statusText } from './guacStatus.js';
 import type { ConnectionError, ConnectionEvents } from '../store/connection.js';
 
 /** The part of Guacamole.Status the session reads. */
@@ -101,6 +101,15 @@ export function toConnectionError(status: StatusLike): ConnectionError {
   if (message === code) message = '';
   else if (message.startsWith(`${code} `)) message = message.slice(code.length + 1).trim();
   return { status: status.code, message: message === '' ? statusText(status.code) : message };
+}
+
+/** A bridge that answered with an upstream status: the desktop behind it is what is away. */
+function serverSide(status: StatusLike): 'desktop' | undefined {
+  return isUpstream(status.code) ? 'desktop' : undefined;
+}
+
+function withAway(error: ConnectionError, away: 'bridge' | 'desktop' | undefined): ConnectionError {
+  return away === undefined ? error : { ...error, away };
 }
 
 /** The status carries the server's own words ("<code> <explanation>"), not just a code. */
@@ -243,13 +252,13 @@ export class GuacSession<C extends SessionClient> {
     // up (the desktop behind it is what failed); a socket that failed without a word means the
     // bridge itself went away.
     tunnel.onerror = (status) => {
-      attempt.error ??= {
-        ...toConnectionError(status),
-        away: saidWhy(status) ? 'desktop' : 'bridge',
-      };
+      attempt.error ??= withAway(
+        toConnectionError(status),
+        saidWhy(status) ? serverSide(status) : 'bridge',
+      );
     };
     client.onerror = (status) => {
-      attempt.error ??= { ...toConnectionError(status), away: 'desktop' };
+      attempt.error ??= withAway(toConnectionError(status), serverSide(status));
     };
     client.onstatechange = (state) => {
       if (attempt.ended) return;

@@ -45,3 +45,8 @@ const FATAL = new Set([0x0100, 0x0300, 0x0301, 0x0303, 0x030f]);
 export function isRetryable(code: number): boolean {
   return !FATAL.has(code);
 }
+
+/** Statuses that blame the remote desktop behind the server (UPSTREAM_*: 514, 515, 519, 520). */
+export function isUpstream(code: number): boolean {
+  return code === 0x0202 || code === 0x0203 || code === 0x0207 || code === 0x0208;
+}

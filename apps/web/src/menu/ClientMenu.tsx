@@ -12,6 +12,8 @@ import { useConnection, useDisplay } from '../store/index.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
 import { TouchKeyboard } from './TouchKeyboard.js';
+import { TakeOverButton } from '../takeover/TakeOverButton.js';
+import { ActionLogButton } from '../activity/ActionLog.js';
 import { statsStore } from '../display/connectionStats.js';
 import { OverlayList } from './OverlayList.js';
 import './menu.css';
@@ -147,6 +149,13 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
         {HOTKEY_HELP.stop} is Stop. Tab moves between controls; Escape gives the keyboard back to
         the desktop.
       </p>
+      <section className="client-menu__section" aria-labelledby="menu-ai">
+        <h3 id="menu-ai">The AI</h3>
+        <div className="client-menu__row client-menu__row--wrap">
+          <TakeOverButton />
+          <ActionLogButton />
+        </div>
+      </section>
       <ClipboardSection clipboard={clipboard} />
       <OverlayList />
       <section className="client-menu__section" aria-labelledby="menu-display">

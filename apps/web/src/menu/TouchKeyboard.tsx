@@ -1,6 +1,7 @@
 // The on-screen keyboard for phones and tablets: a text field that brings up the device's own
 // keyboard (and its input methods) and sends what is typed to the desktop as key presses —
-// characters as their keysyms (textKeysyms), Backspace, Return and Tab as those keys.
+// characters as their keysyms (textKeysyms), Backspace, Return and the arrows as those keys.
+// Tab is left to the page (moving focus on): taking it would trap the keyboard here.
 import { textKeysyms } from '@overlay-companion/protocol';
 import { useRef } from 'react';
 import { getActiveClient } from '../display/activeClient.js';
@@ -9,7 +10,6 @@ import { viewerPrefsStore } from '../store/viewerPrefs.js';
 const KEYS: Readonly<Record<string, number>> = {
   Backspace: 0xff08,
   Enter: 0xff0d,
-  Tab: 0xff09,
   Delete: 0xffff,
   ArrowLeft: 0xff51,
   ArrowUp: 0xff52,
