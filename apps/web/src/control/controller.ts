@@ -5,18 +5,13 @@
 // arrived — the store is updated, the answer sent, and React renders afterwards.
 import {
   APPROVAL_WINDOW_MS,
-  ERROR_HINTS,
-  MAX_ERROR_MESSAGE_LENGTH,
   PROTOCOL_VERSION,
   ProtocolError,
-  toolDefinitions,
-  needsInputPolicy,
   typedToolCall,
   wantsConfirmation,
   type BridgeToViewer,
   type ErrorKind,
   type Mode,
-  type ToolName,
   type TypedToolCall,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
@@ -24,21 +19,12 @@ import type { StoreApi } from 'zustand/vanilla';
 import type { Confirmations } from '../confirm/confirmations.js';
 import type { ControlState } from '../store/control.js';
 import { applyRemote, overlayData, type OverlayState } from '../store/overlays.js';
-import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
+import { confirmDetails, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
-import { aiActionStarted } from '../activity/aiActivity.js';
 import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
-
-/** Input tools that wait while the person uses the desktop, and say so in their result. */
-const WAITS_FOR_PERSON: ReadonlySet<ToolName> = new Set([
-  'click_at',
-  'type_text',
-  'press_key',
-  'scroll',
-  'drag',
-  'mouse_move',
-]);
+import { monitorsOrNone, runWithPerson } from './runShown.js';
+import { errorMessage, invalidResult } from './answers.js';
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
 export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
@@ -66,16 +52,6 @@ export interface ControllerDeps {
 
 /** How long a call made right after connecting waits for the desktop's first frame. */
 const FIRST_FRAME_WAIT_MS = 10_000;
-
-function errorMessage(kind: ErrorKind, text: string): string {
-  const message = text.trim() === '' ? ERROR_HINTS[kind] : text;
-  return message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
-}
-
-function withoutData(result: object): object {
-  const { data: _data, ...meta } = result as { data?: unknown };
-  return meta;
-}
 
 export class ViewerController {
   readonly #deps: ControllerDeps;
@@ -338,7 +314,7 @@ export class ViewerController {
     giveUpAt: number,
   ): Promise<AnyViewerResult> {
     const timeoutMs = Math.min(APPROVAL_WINDOW_MS, call.deadline_ms);
-    const details = confirmDetails(call, this.#safeMonitors());
+    const details = confirmDetails(call, monitorsOrNone(this.#deps.env.monitors));
     const grantable =
       call.client !== undefined && !wantsConfirmation(call.args)
         ? { tool: call.name, client: call.client }
@@ -364,68 +340,27 @@ export class ViewerController {
     return this.#run(call, signal, true, giveUpAt);
   }
 
-  /**
-   * Run the tool. Desktop input first waits while the person is using the desktop (or has taken
-   * over), and is shown to the person (pointer, ripple, text) as it runs.
-   */
   #run(
     call: TypedToolCall,
     signal: AbortSignal,
     confirmed: boolean,
     giveUpAt: number,
   ): AnyViewerResult | Promise<AnyViewerResult> {
-    const person = this.#deps.person;
-    if (person === undefined || !WAITS_FOR_PERSON.has(call.name))
-      return this.#runShown(call, signal, confirmed);
-    return person.waitForTurn(signal, giveUpAt).then(async (waited) => {
-      const result = await this.#runShown(call, signal, confirmed);
-      return waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
+    return runWithPerson(call, {
+      env: { ...this.#deps.env, signal, confirmed },
+      person: this.#deps.person,
+      giveUpAt,
     });
-  }
-
-  #runShown(
-    call: TypedToolCall,
-    signal: AbortSignal,
-    confirmed: boolean,
-  ): AnyViewerResult | Promise<AnyViewerResult> {
-    if (!needsInputPolicy(call.name))
-      return runTool(call, { ...this.#deps.env, signal, confirmed });
-    const done = aiActionStarted(confirmDetails(call, this.#safeMonitors()));
-    try {
-      const outcome = runTool(call, { ...this.#deps.env, signal, confirmed });
-      if (outcome instanceof Promise) return outcome.finally(done);
-      done();
-      return outcome;
-    } catch (err) {
-      done();
-      throw err;
-    }
-  }
-
-  #safeMonitors() {
-    try {
-      return this.#deps.env.monitors();
-    } catch {
-      return [];
-    }
   }
 
   #answer(call: TypedToolCall, signal: AbortSignal, result: AnyViewerResult): void {
     // Cancelled, timed out or stopped: the bridge already failed the call; a late answer would
     // only earn an error back.
     if (signal.aborted) return;
-    // Check our own answer against the schema the bridge will use. For a screenshot, check the
-    // metadata only: its megabytes of base64 come straight from the browser's encoder.
-    const checked =
-      call.name === 'take_screenshot'
-        ? toolDefinitions.take_screenshot.result.safeParse(withoutData(result))
-        : toolDefinitions[call.name].viewerResult.safeParse(result);
-    if (!checked.success) {
-      this.#fail(
-        call.id,
-        'system_error',
-        `The viewer produced an invalid ${call.name} result (a viewer bug): ${checked.error.message.slice(0, 500)}`,
-      );
+    // Check our own answer against the schema the bridge will use.
+    const invalid = invalidResult(call, result);
+    if (invalid !== undefined) {
+      this.#fail(call.id, 'system_error', invalid);
       return;
     }
     this.#deps.send({

@@ -45,6 +45,14 @@ export const INPUT_POLICY_TOOLS = [
   'get_clipboard',
   'set_clipboard',
 ] as const satisfies readonly ToolName[];
+
+/**
+ * The input tools that act on the desktop itself (pointer and keys), not the clipboard: they
+ * wait while the person uses the desktop and are drawn as the AI's pointer in the viewer.
+ */
+export const DESKTOP_INPUT_TOOLS = INPUT_POLICY_TOOLS.filter(
+  (name) => name !== 'get_clipboard' && name !== 'set_clipboard',
+);
 export type InputPolicyToolName = (typeof INPUT_POLICY_TOOLS)[number];
 
 export function isToolName(name: string): name is ToolName {
