@@ -7,7 +7,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { captureRoot } from '@overlay-companion/gateway/testing';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from '@playwright/test';
+import type { RunningStack } from './support/bridgeProcess.js';
 import { expect, test } from './fixtures.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,6 +39,27 @@ async function pressMenuChord(page: Page, extra?: string): Promise<void> {
 }
 
 const run = promisify(execFile);
+
+/**
+ * The viewer open as the control window in `mode`, an xev window on the desktop (it reports
+ * the clicks X really delivers) and an MCP client, for `body`; both are closed afterwards.
+ */
+async function withAi(
+  page: Page,
+  stack: RunningStack,
+  mode: string,
+  body: (ai: { xev: Awaited<ReturnType<typeof startXev>>; mcp: Client }) => Promise<void>,
+): Promise<void> {
+  await openControlViewer(page, stack, mode);
+  const xev = await startXev(stack.xEnv);
+  const mcp = await connectMcp(stack);
+  try {
+    await body({ xev, mcp });
+  } finally {
+    xev.stop();
+    await mcp.close();
+  }
+}
 
 const buttonPresses = (log: string) => (log.match(/ButtonPress/g) ?? []).length;
 
@@ -153,11 +176,8 @@ test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab rea
   page,
   stack,
 }) => {
-  await openControlViewer(page, stack, 'assist');
-  const xev = await startXev(stack.xEnv);
-  const mcp = await connectMcp(stack);
-  const area = page.locator('[data-remote-display]');
-  try {
+  await withAi(page, stack, 'assist', async ({ xev, mcp }) => {
+    const area = page.locator('[data-remote-display]');
     await area.focus();
     await expect(page.getByTestId('keyboard-target')).toHaveText('Keyboard → desktop');
     const approved = callTool(mcp, 'click_at', { x: xev.rect.x + 50, y: xev.rect.y + 50 });
@@ -193,10 +213,7 @@ test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab rea
     await expect(page.getByTestId('toast').last()).toContainText('Stopped');
     await page.waitForTimeout(500);
     expect(buttonPresses(xev.log())).toBe(1);
-  } finally {
-    xev.stop();
-    await mcp.close();
-  }
+  });
 });
 
 /** RGB of one pixel of a PNG, decoded in Chromium. */
@@ -220,11 +237,8 @@ test('an AI click in autopilot: the indicator is on, and the AI pointer and its 
   stack,
   pixelPage,
 }) => {
-  await openControlViewer(page, stack, 'autopilot');
-  await expect(page.getByTestId('unasked-indicator')).toContainText('AI may act without asking');
-  const xev = await startXev(stack.xEnv);
-  const mcp = await connectMcp(stack);
-  try {
+  await withAi(page, stack, 'autopilot', async ({ xev, mcp }) => {
+    await expect(page.getByTestId('unasked-indicator')).toContainText('AI may act without asking');
     const target = { x: xev.rect.x + 70, y: xev.rect.y + 50 };
     const result = await callTool(mcp, 'click_at', target);
     expect(result.isError).toBe(false);
@@ -250,23 +264,17 @@ test('an AI click in autopilot: the indicator is on, and the AI pointer and its 
     await expect(entry).toContainText(`"x":${target.x}`);
     await expect(entry).toContainText('Allowed');
     await expect(entry).toContainText('overlay-companion-e2e');
-  } finally {
-    xev.stop();
-    await mcp.close();
-  }
+  });
 });
 
 test('standing permissions: "allow for N minutes" spares the next prompt for that tool, revoke works at once, and after expiry the prompt is back', async ({
   page,
   stack,
 }) => {
-  await openControlViewer(page, stack, 'assist');
-  const xev = await startXev(stack.xEnv);
-  const mcp = await connectMcp(stack);
-  const panel = page.getByTestId('confirm-panel');
-  const click = () => callTool(mcp, 'click_at', { x: xev.rect.x + 40, y: xev.rect.y + 40 });
-  const allowFor = page.getByRole('button', { name: 'Allow click_at for' });
-  try {
+  await withAi(page, stack, 'assist', async ({ xev, mcp }) => {
+    const panel = page.getByTestId('confirm-panel');
+    const click = () => callTool(mcp, 'click_at', { x: xev.rect.x + 40, y: xev.rect.y + 40 });
+    const allowFor = page.getByRole('button', { name: 'Allow click_at for' });
     const first = click();
     await expect(allowFor).not.toHaveAttribute('aria-disabled', 'true');
     await allowFor.click();
@@ -306,20 +314,14 @@ test('standing permissions: "allow for N minutes" spares the next prompt for tha
     await page.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await fifth).isError).toBe(true);
     expect(buttonPresses(xev.log())).toBe(3);
-  } finally {
-    xev.stop();
-    await mcp.close();
-  }
+  });
 });
 
 test('the approval magnifies the desktop pixels under the click, not the opaque overlay the AI drew over them', async ({
   page,
   stack,
 }) => {
-  await openControlViewer(page, stack, 'assist');
-  const xev = await startXev(stack.xEnv);
-  const mcp = await connectMcp(stack);
-  try {
+  await withAi(page, stack, 'assist', async ({ xev, mcp }) => {
     // xev draws a black square near its top-left corner: aim at its edge, so the crop has both.
     const target = { x: xev.rect.x + 12, y: xev.rect.y + 12 };
     const drawn = await callTool(mcp, 'draw_overlay', {
@@ -377,20 +379,14 @@ test('the approval magnifies the desktop pixels under the click, not the opaque 
     await page.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await pending).isError).toBe(true);
     await callTool(mcp, 'clear_overlays', {});
-  } finally {
-    xev.stop();
-    await mcp.close();
-  }
+  });
 });
 
 test('take over: AI input waits while the person uses the desktop and runs after they stop; during "Take over" it fails at its deadline saying so', async ({
   page,
   stack,
 }) => {
-  await openControlViewer(page, stack, 'autopilot');
-  const xev = await startXev(stack.xEnv);
-  const mcp = await connectMcp(stack);
-  try {
+  await withAi(page, stack, 'autopilot', async ({ xev, mcp }) => {
     const desktopWidth = (await screenSize(stack.xEnv)).width;
     const start = await pageOf(page, desktopWidth, 200, 300);
     await page.mouse.move(start.x, start.y);
@@ -422,10 +418,7 @@ test('take over: AI input waits while the person uses the desktop and runs after
     await page.getByTestId('take-over').click();
     expect((await callTool(mcp, 'click_at', target)).isError).toBe(false);
     await expect.poll(() => buttonPresses(xev.log())).toBe(2);
-  } finally {
-    xev.stop();
-    await mcp.close();
-  }
+  });
 });
 
 test('the chrome names the connected AI clients (client name and token) with their last call, and drops one when it leaves', async ({

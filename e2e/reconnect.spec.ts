@@ -2,19 +2,27 @@
 // first tunnel the way the bridge does (close reason "<status> <explanation>") and checks the
 // status bar says why and counts down, and that the viewer connects again by itself.
 /// <reference lib="dom" />
-import type { WebSocketRoute } from '@playwright/test';
+import type { Page, WebSocketRoute } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { regionStats } from './support/pixels.js';
+
+type RoutedTunnel = { page: WebSocketRoute; server: WebSocketRoute };
+
+/** Every /tunnel socket the page opens, passed through a route the test can cut. */
+async function routeTunnels(page: Page): Promise<RoutedTunnel[]> {
+  const tunnels: RoutedTunnel[] = [];
+  await page.routeWebSocket(/\/tunnel(\?|$)/, (ws) => {
+    // With no handlers of its own, a connected route forwards both directions unchanged.
+    tunnels.push({ page: ws, server: ws.connectToServer() });
+  });
+  return tunnels;
+}
 
 test('shows the reason when the tunnel drops and reconnects with backoff', async ({
   page,
   viewer,
 }) => {
-  const tunnels: { page: WebSocketRoute; server: WebSocketRoute }[] = [];
-  await page.routeWebSocket(/\/tunnel(\?|$)/, (ws) => {
-    // With no handlers of its own, a connected route forwards both directions unchanged.
-    tunnels.push({ page: ws, server: ws.connectToServer() });
-  });
+  const tunnels = await routeTunnels(page);
   await viewer.open();
   await viewer.waitConnected();
 
@@ -55,10 +63,7 @@ test('when the bridge cannot be reached the last picture stays, dimmed, under a 
   viewer,
   pixelPage,
 }) => {
-  const tunnels: { page: WebSocketRoute; server: WebSocketRoute }[] = [];
-  await page.routeWebSocket(/\/tunnel(\?|$)/, (ws) => {
-    tunnels.push({ page: ws, server: ws.connectToServer() });
-  });
+  const tunnels = await routeTunnels(page);
   await viewer.open();
   await viewer.waitConnected();
   // Connected comes with the handshake; the picture (and its size) with the first frame.

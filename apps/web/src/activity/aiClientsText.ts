@@ -1,14 +1,7 @@
 // Words for the connected AI clients in the chrome: who (client name and token), how many, and
 // how long ago the latest call was. Pure, so the wording is tested.
 import type { ConnectedAiClient } from '../store/control.js';
-
-export function ago(at: number, now: number): string {
-  const seconds = Math.max(0, Math.round((now - at) / 1000));
-  if (seconds < 5) return 'just now';
-  if (seconds < 60) return `${seconds} s ago`;
-  const minutes = Math.round(seconds / 60);
-  return minutes < 60 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
-}
+import { ago } from '../pages/common/time.js';
 
 function one(c: ConnectedAiClient, now: number): string {
   const last = c.last_call_at === null ? 'no calls yet' : `last call ${ago(c.last_call_at, now)}`;

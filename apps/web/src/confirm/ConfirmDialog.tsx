@@ -99,6 +99,13 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
       then();
     };
 
+  /** Approve, and give a standing permission for this tool and client (null: until page close). */
+  const allowFor = (to: NonNullable<typeof grantable>, forMinutes: number | null) =>
+    approving(() => {
+      grant(to.tool, to.client, forMinutes);
+      answer(current.id, true);
+    });
+
   return (
     <aside
       className="confirm-panel"
@@ -178,10 +185,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
                 type="button"
                 className="confirm-panel__allow"
                 aria-disabled={!armed}
-                onClick={approving(() => {
-                  grant(grantable.tool, grantable.client, minutes);
-                  answer(current.id, true);
-                })}
+                onClick={allowFor(grantable, minutes)}
               >
                 Allow {grantable.tool} for
               </button>
@@ -201,10 +205,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
               type="button"
               className="confirm-panel__allow"
               aria-disabled={!armed}
-              onClick={approving(() => {
-                grant(grantable.tool, grantable.client, null);
-                answer(current.id, true);
-              })}
+              onClick={allowFor(grantable, null)}
             >
               Allow {grantable.tool} until this page closes
             </button>

@@ -1,21 +1,11 @@
 // Over the dimmed last picture while the desktop is away: what is away (the bridge, or the
 // desktop behind it), in plain words, when the next try is, and a way to try now.
-import { useShallow } from 'zustand/react/shallow';
-import { useConnection } from '../store/index.js';
+import { useConnectionData } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
 import { useNow } from './useNow.js';
 
 export function ReconnectNotice({ onReconnectNow }: { onReconnectNow: () => void }) {
-  const connection = useConnection(
-    useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
-      phase,
-      attempt,
-      retryAt,
-      lastError,
-      unstable,
-      connectedSince,
-    })),
-  );
+  const connection = useConnectionData();
   const away = connection.phase === 'reconnecting' || connection.phase === 'failed';
   const now = useNow(connection.phase === 'reconnecting');
   if (!away || connection.lastError === null) return null;

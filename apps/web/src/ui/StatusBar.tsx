@@ -4,7 +4,7 @@
 // account menu sits at the right end.
 import type { ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { useConnection, useDisplay } from '../store/index.js';
+import { useConnectionData, useDisplay } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
 import { useNow } from './useNow.js';
 import { HOTKEY_HELP } from '../display/hotkeys.js';
@@ -20,16 +20,7 @@ export interface StatusBarProps {
 }
 
 export function StatusBar({ onReconnectNow, onOpenMenu, controls, account }: StatusBarProps) {
-  const connection = useConnection(
-    useShallow(({ phase, attempt, retryAt, lastError, unstable, connectedSince }) => ({
-      phase,
-      attempt,
-      retryAt,
-      lastError,
-      unstable,
-      connectedSince,
-    })),
-  );
+  const connection = useConnectionData();
   const display = useDisplay(
     useShallow(({ desktopWidth, desktopHeight, scale, keyboardFocused }) => ({
       desktopWidth,

@@ -1,4 +1,4 @@
-// Times as the pages show them: local clock times ("try again at 14:05"), dates and times of
+// Times as the pages show them: local clock times ("try again at 14:05"), how long ago, dates and times of
 // table rows, and the day boundaries of the audit filter's date fields. Pure, so each is tested.
 
 function pad(n: number): string {
@@ -30,6 +30,15 @@ const DATE_TIME_SECONDS = new Intl.DateTimeFormat(undefined, {
 export function formatDateTime(ms: number | null, seconds = false): string {
   if (ms === null) return '—';
   return (seconds ? DATE_TIME_SECONDS : DATE_TIME).format(new Date(ms));
+}
+
+/** How long ago `at` was, in words: "just now", "12 s ago", "3 min ago", "2 h ago". */
+export function ago(at: number, now: number): string {
+  const seconds = Math.max(0, Math.round((now - at) / 1000));
+  if (seconds < 5) return 'just now';
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 60 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
 }
 
 /** ISO form of a moment, for <time dateTime>. */
