@@ -1,7 +1,8 @@
 // What the /api routes need from the rest of the bridge, in one place: who is signed in and what
 // is stored (access), each person's live control plane (to apply permission changes and drop a
 // removed person's windows), the MCP sessions (ended with a revoked token or a disabled person),
-// and OpenID Connect when configured.
+// OpenID Connect when configured, and the live desktop and viewers behind the layout routes.
+import type { DesktopExtent, MonitorLayout } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
@@ -14,4 +15,11 @@ export interface ApiDeps {
   endMcpSessions(match: { tokenId?: string; personId?: string }, reason: string): number;
   oidc: OidcSignIn | undefined;
   logger: Logger;
+  /** The person's remote desktop size right now, when known (GET /api/layout shows it). */
+  desktopSize?(personId: string): DesktopExtent | null | Promise<DesktopExtent | null>;
+  /**
+   * Called after a person saved their layout (stored and audited): push it to their viewer
+   * windows and size the desktop. Not awaited by the request; a failure is logged.
+   */
+  layoutSaved?(personId: string, layout: MonitorLayout): void | Promise<void>;
 }

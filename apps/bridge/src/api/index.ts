@@ -4,6 +4,7 @@ import type { BridgeEnv } from '../http/env.js';
 import { mountAuditRoutes } from './audit.js';
 import { mountAuthRoutes } from './auth.js';
 import type { ApiDeps } from './deps.js';
+import { mountLayoutRoutes } from './layout.js';
 import { mountMeRoutes } from './me.js';
 import { mountOidcRoutes } from './oidcRoutes.js';
 import { mountPeopleRoutes } from './people.js';
@@ -12,6 +13,7 @@ import { mountTicketRoutes } from './tickets.js';
 import { mountTokenRoutes } from './tokens.js';
 
 export type { ApiDeps } from './deps.js';
+export { readLayout } from './layout.js';
 
 export function mountApi(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   mountAuthRoutes(app, deps);
@@ -21,5 +23,6 @@ export function mountApi(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   mountPeopleRoutes(app, deps);
   mountAuditRoutes(app, deps);
   mountSettingsRoutes(app, deps);
+  mountLayoutRoutes(app, deps);
   mountTicketRoutes(app, deps);
 }

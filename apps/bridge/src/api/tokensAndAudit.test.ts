@@ -191,23 +191,3 @@ describe('the audit log', () => {
     expect((await audit(b, '?kind=stop')).entries).toHaveLength(0);
   });
 });
-
-describe('monitor layouts', () => {
-  it('keeps named layouts per person and refuses malformed ones', async () => {
-    const b = await bridge();
-    const layout = { monitors: [{ x: 0, y: 0, width: 1920, height: 1080, label: 'left' }] };
-    expect(
-      (await b.session.request(`${API.layouts}/desk`, { method: 'PUT', body: { layout } })).status,
-    ).toBe(200);
-    const list = (await (await b.session.request(API.layouts)).json()) as {
-      layouts: Array<{ name: string; layout: unknown }>;
-    };
-    expect(list.layouts).toMatchObject([{ name: 'desk', layout }]);
-    const bad = await b.session.request(`${API.layouts}/desk`, {
-      method: 'PUT',
-      body: { layout: { monitors: [{ x: -1 }] } },
-    });
-    expect(bad.status).toBe(400);
-    expect((await b.session.request(`${API.layouts}/desk`, { method: 'DELETE' })).status).toBe(200);
-  });
-});

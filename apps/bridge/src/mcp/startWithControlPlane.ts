@@ -4,7 +4,7 @@
 // viewer sockets) before the bridge. Used by `serve` and by the tests.
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
-import { mountApi } from '../api/index.js';
+import { mountApi, type ApiDeps } from '../api/index.js';
 import type { BridgeConfigInput } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { startBridge, type BridgeExtras, type RunningBridge } from '../server.js';
@@ -17,7 +17,8 @@ export interface ControlledBridge extends RunningBridge {
   mcpUrl: string;
 }
 
-export interface ControlledBridgeOptions extends Omit<ControlPlaneOptions, 'logger'> {
+export interface ControlledBridgeOptions
+  extends Omit<ControlPlaneOptions, 'logger'>, Pick<ApiDeps, 'desktopSize' | 'layoutSaved'> {
   oidc?: OidcSignIn | undefined;
 }
 
@@ -27,7 +28,7 @@ export async function startWithControlPlane(
   extras: Omit<BridgeExtras, 'access'> = {},
 ): Promise<ControlledBridge> {
   const logger = extras.logger ?? silentLogger();
-  const { oidc, ...planeOptions } = options;
+  const { oidc, desktopSize, layoutSaved, ...planeOptions } = options;
   const plane = createControlPlane({ ...planeOptions, logger });
   const access = options.access;
   let bridge: RunningBridge;
@@ -47,6 +48,8 @@ export async function startWithControlPlane(
             endMcpSessions: (match, reason) => plane.sessions.endWhere(match, reason),
             oidc,
             logger: logger.child({ part: 'api' }),
+            ...(desktopSize === undefined ? {} : { desktopSize }),
+            ...(layoutSaved === undefined ? {} : { layoutSaved }),
           }),
       ],
       upgrades: { ...extras.upgrades, ...plane.upgrades },

@@ -27,12 +27,12 @@ beforeAll(async () => {
   bridge = await startTestBridge();
   const bob = await addPerson(bridge.session, 'bob');
   const token = await createToken(bridge.session, 'a token to revoke');
-  const layoutName = 'csrf layout';
-  await bridge.session.request(`${API.layouts}/${encodeURIComponent(layoutName)}`, {
+  // A stored layout unlike the one the endpoint list sends, so a forged PUT would show.
+  await bridge.session.request(API.layout, {
     method: 'PUT',
     body: { layout: { monitors: [{ x: 0, y: 0, width: 1280, height: 800 }] } },
   });
-  targets = { tokenId: token.id, personId: bob.person.id, layoutName, password: ADMIN_PASSWORD };
+  targets = { tokenId: token.id, personId: bob.person.id, password: ADMIN_PASSWORD };
   otherSession = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
 });
 

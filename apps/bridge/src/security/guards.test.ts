@@ -53,13 +53,13 @@ beforeAll(async () => {
   bridge = await startTestBridge();
   const bob = await addPerson(bridge.session, 'bob');
   const token = await createToken(bridge.session, 'a token to revoke');
-  const layoutName = 'guarded layout';
-  const layout = await bridge.session.request(`${API.layouts}/${encodeURIComponent(layoutName)}`, {
+  // A stored layout unlike the one the endpoint list sends, so a PUT that got through would show.
+  const layout = await bridge.session.request(API.layout, {
     method: 'PUT',
     body: { layout: { monitors: [{ x: 0, y: 0, width: 1280, height: 800 }] } },
   });
   expect(layout.status).toBe(200);
-  targets = { tokenId: token.id, personId: bob.person.id, layoutName, password: ADMIN_PASSWORD };
+  targets = { tokenId: token.id, personId: bob.person.id, password: ADMIN_PASSWORD };
   const opened = await initializeMcp(bridge.url, TOKEN);
   expect(opened.status).toBe(200);
   mcpSessionId = String(opened.headers['mcp-session-id']);
@@ -133,8 +133,6 @@ describe('the endpoint list these tests walk', () => {
       `DELETE ${API.tokens}/:id`,
       `PATCH ${API.people}/:id`,
       `DELETE ${API.people}/:id`,
-      `PUT ${API.layouts}/:name`,
-      `DELETE ${API.layouts}/:name`,
       `GET ${API.audit}/:id/screenshot`,
     ]) {
       expect(routes).toContain(route);
@@ -224,7 +222,7 @@ describe('body limits', () => {
     });
     expect(signIn.status).toBe(413);
     expect(signIn.headers['set-cookie']).toBeUndefined();
-    const layout = await rawRequest(bridge.url, `${API.layouts}/too-big`, {
+    const layout = await rawRequest(bridge.url, API.layout, {
       method: 'PUT',
       headers: browserHeaders(bridge.url, bridge.session),
       body: padded(layoutBody, MAX_API_BODY_BYTES + 1),
@@ -254,7 +252,7 @@ describe('body limits', () => {
     });
     expect(signIn.status).toBe(413);
     expect(signIn.headers['set-cookie']).toBeUndefined();
-    const layout = await rawRequest(bridge.url, `${API.layouts}/too-big`, {
+    const layout = await rawRequest(bridge.url, API.layout, {
       method: 'PUT',
       headers: browserHeaders(bridge.url, bridge.session),
       chunked: paddedChunks(layoutBody, MAX_API_BODY_BYTES + 1),

@@ -19,6 +19,7 @@ export const AUDIT_KINDS = [
   'person_removed',
   'permissions_changed',
   'settings_changed',
+  'layout_changed',
 ] as const;
 export const AuditKind = z.enum(AUDIT_KINDS);
 export type AuditKind = z.infer<typeof AuditKind>;

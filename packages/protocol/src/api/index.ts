@@ -6,4 +6,5 @@ export * from './people.js';
 export * from './tokens.js';
 export * from './audit.js';
 export * from './settings.js';
+export * from './layout.js';
 export * from './tickets.js';

@@ -31,8 +31,8 @@ export const API = {
   auditExport: '/api/audit/export',
   /** Admin: GET / PUT bridge-wide settings. */
   settings: '/api/settings',
-  /** GET list; PUT / DELETE `${layouts}/:name`. */
-  layouts: '/api/layouts',
+  /** GET / PUT the signed-in person's monitor layout and privacy masks (never with a token). */
+  layout: '/api/layout',
   /** POST: a single-use ticket for one WebSocket. */
   tickets: '/api/tickets',
 } as const;
@@ -46,6 +46,7 @@ export const PAGES = {
   settings: '/settings',
   audit: '/audit',
   people: '/people',
+  layout: '/layout',
 } as const;
 
 /**
@@ -61,6 +62,7 @@ export const PAGE_ENTRIES: Readonly<Record<string, 'index.html' | 'console.html'
     [PAGES.settings]: 'console.html',
     [PAGES.audit]: 'console.html',
     [PAGES.people]: 'console.html',
+    [PAGES.layout]: 'console.html',
   };
 
 /** Header every state-changing /api request of a signed-in browser carries (from GET /api/me). */

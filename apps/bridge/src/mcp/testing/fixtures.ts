@@ -18,7 +18,11 @@ import { registerSecret } from '../../testing/testLogs.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
 import type { ControlPlaneOptions } from '../controlPlane.js';
 import type { PersonPlane } from '../personPlanes.js';
-import { startWithControlPlane, type ControlledBridge } from '../startWithControlPlane.js';
+import {
+  startWithControlPlane,
+  type ControlledBridge,
+  type ControlledBridgeOptions,
+} from '../startWithControlPlane.js';
 
 export { ADMIN_PASSWORD, ADMIN_USERNAME };
 
@@ -53,16 +57,17 @@ export interface TestBridge extends ControlledBridge {
 }
 
 export async function startTestBridge(
-  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> & {
-    host?: string;
-    access?: Partial<Omit<AccessOptions, 'store' | 'logger'>>;
-    /** Toggles of the admin to set before anything connects (clipboard read and key presses start off). */
-    permissions?: PermissionsPatch;
-    /** Where the bridge writes its log (the access layer's and the bridge's); silent by default. */
-    logger?: Logger;
-    /** A real desktop behind a gateway for tests that keep tunnels open; none by default. */
-    desktop?: { guacd: GuacdAddress; connection: ConnectionConfig };
-  } = {},
+  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> &
+    Pick<ControlledBridgeOptions, 'desktopSize' | 'layoutSaved'> & {
+      host?: string;
+      access?: Partial<Omit<AccessOptions, 'store' | 'logger'>>;
+      /** Toggles of the admin to set before anything connects (clipboard read and key presses start off). */
+      permissions?: PermissionsPatch;
+      /** Where the bridge writes its log (the access layer's and the bridge's); silent by default. */
+      logger?: Logger;
+      /** A real desktop behind a gateway for tests that keep tunnels open; none by default. */
+      desktop?: { guacd: GuacdAddress; connection: ConnectionConfig };
+    } = {},
 ): Promise<TestBridge> {
   const { host, access: accessOptions, permissions, logger, desktop, ...rest } = options;
   const fixture = await startTestAccess({ ...accessOptions, ...(logger ? { logger } : {}) });

@@ -21,7 +21,6 @@ export interface Endpoint {
 export interface EndpointTargets {
   tokenId: string;
   personId: string;
-  layoutName: string;
   /** The signed-in admin's password (PUT /api/me/password must name it). */
   password: string;
 }
@@ -85,17 +84,7 @@ export function signedInStateChanging(targets: EndpointTargets): Endpoint[] {
     },
     { method: 'DELETE', route: `${API.people}/:id`, path: `${API.people}/${targets.personId}` },
     { method: 'PUT', route: API.settings, path: API.settings, body: { audit_retention_days: 1 } },
-    {
-      method: 'PUT',
-      route: `${API.layouts}/:name`,
-      path: `${API.layouts}/${encodeURIComponent(targets.layoutName)}`,
-      body: LAYOUT,
-    },
-    {
-      method: 'DELETE',
-      route: `${API.layouts}/:name`,
-      path: `${API.layouts}/${encodeURIComponent(targets.layoutName)}`,
-    },
+    { method: 'PUT', route: API.layout, path: API.layout, body: LAYOUT },
     { method: 'POST', route: API.tickets, path: API.tickets, body: { socket: 'viewer' } },
     { method: 'POST', route: API.signOut, path: API.signOut, body: {} },
   ];
@@ -119,7 +108,7 @@ export function reads(): Endpoint[] {
     get(API.auditExport),
     get(`${API.audit}/:id/screenshot`, `${API.audit}/1/screenshot`),
     get(API.settings),
-    get(API.layouts),
+    get(API.layout),
   ];
 }
 

@@ -91,6 +91,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   person_removed: 'Person removed',
   permissions_changed: 'Permissions changed',
   settings_changed: 'Settings changed',
+  layout_changed: 'Monitor layout changed',
 };
 
 /** Who acted, in words: "AI · token “laptop” · Claude Desktop", "Ada", "Bridge". */

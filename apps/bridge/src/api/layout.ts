@@ -1,0 +1,102 @@
+// Each person's monitor layout and privacy masks (GET / PUT /api/layout): one current layout per
+// person, read and written only by that person in a signed-in browser — /api takes no API tokens,
+// so the AI can never move or remove a mask. A save is audited (layout_changed) and handed to
+// `layoutSaved` (which pushes it to the person's viewer windows and sizes the desktop).
+import {
+  API,
+  MonitorLayout,
+  PutLayoutBody,
+  type LayoutAnswer,
+  type SavedLayout,
+} from '@overlay-companion/protocol';
+import type { Hono } from 'hono';
+import { apiError, parseJsonBody } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
+import type { Store } from '../store/types.js';
+import type { ApiDeps } from './deps.js';
+
+/**
+ * The name the current layout is stored under (the monitor_layouts table keys layouts by person
+ * and name; the API keeps one per person).
+ */
+export const CURRENT_LAYOUT_NAME = 'current';
+
+/** A person's saved layout, or null before their first save (or if the stored one is unreadable). */
+export async function readLayout(
+  store: Pick<Store, 'layouts'>,
+  personId: string,
+): Promise<SavedLayout | null> {
+  const records = await store.layouts.list(personId);
+  const record = records.find((r) => r.name === CURRENT_LAYOUT_NAME);
+  if (record === undefined) return null;
+  // Stored layouts were valid when saved; a rule added since must not break reading the rest.
+  const parsed = MonitorLayout.safeParse(record.layout);
+  return parsed.success ? { layout: parsed.data, updated_at: record.updatedAt } : null;
+}
+
+/** "monitors: 0,0 1920×1080 | 1920,0 1920×1080; masks: 10,10 300×200" (no labels: they are free text). */
+function describeLayout(layout: MonitorLayout): string {
+  const rects = (list: readonly { x: number; y: number; width: number; height: number }[]) =>
+    list.length === 0
+      ? 'none'
+      : list.map((r) => `${r.x},${r.y} ${r.width}×${r.height}`).join(' | ');
+  return `monitors: ${rects(layout.monitors)}; masks: ${rects(layout.masks)}`;
+}
+
+export function mountLayoutRoutes(
+  app: Hono<BridgeEnv>,
+  deps: Pick<ApiDeps, 'access' | 'logger' | 'desktopSize' | 'layoutSaved'>,
+): void {
+  const { access, logger } = deps;
+
+  app.get(API.layout, async (c) => {
+    const signedIn = c.get('signedIn');
+    if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
+    const personId = signedIn.person.id;
+    const saved = await readLayout(access.store, personId);
+    const answer: LayoutAnswer = {
+      layout: saved?.layout ?? null,
+      updated_at: saved?.updated_at ?? null,
+      desktop: (await deps.desktopSize?.(personId)) ?? null,
+    };
+    c.header('Cache-Control', 'no-store');
+    return c.json(answer);
+  });
+
+  app.put(API.layout, async (c) => {
+    const signedIn = c.get('signedIn');
+    if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
+    const body = await parseJsonBody(c, PutLayoutBody);
+    if (!body.ok) return body.response;
+    const person = signedIn.person;
+    const { layout } = body.value;
+    const updatedAt = Date.now();
+    await access.store.layouts.put({
+      personId: person.id,
+      name: CURRENT_LAYOUT_NAME,
+      layout,
+      updatedAt,
+    });
+    access.audit.record({
+      kind: 'layout_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      outcome: 'ok',
+      detail: describeLayout(layout),
+    });
+    // Stored first: a viewer that fails to follow must not lose the person's layout. Not
+    // awaited: resizing a desktop may take a while, and the save itself is done.
+    if (deps.layoutSaved !== undefined) {
+      const failed = (err: unknown) =>
+        logger.warn({ err, personId: person.id }, 'applying a saved layout failed');
+      try {
+        Promise.resolve(deps.layoutSaved(person.id, layout)).catch(failed);
+      } catch (err) {
+        failed(err);
+      }
+    }
+    const answer: SavedLayout = { layout, updated_at: updatedAt };
+    return c.json(answer);
+  });
+}
