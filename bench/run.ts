@@ -1,5 +1,6 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit]`: measures the embedded
-// stack on this machine and prints medians and p99s (JSON with --json; progress on stderr).
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream]`: measures the
+// embedded stack on this machine (and, in `stream`, our gateway against Apache guacd) and prints
+// medians and p99s (JSON with --json; progress on stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
 // The MCP numbers are with sign-in and the audit log on, as serve always runs now.
 import { parseArgs } from 'node:util';
@@ -7,13 +8,14 @@ import { benchAuditAppend, type AuditResults } from './audit.js';
 import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchPaint, type PaintResults } from './paint.js';
+import { benchStream, type StreamResults } from './stream.js';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp,audit' },
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream (default: all).
+    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream' },
   },
 });
 const parts = new Set(values.only.split(',').map((part) => part.trim()));
@@ -62,6 +64,12 @@ const audit: AuditResults | undefined = await section(
   () => benchAuditAppend(iterations * 50),
 );
 
+const stream: StreamResults | undefined = await section(
+  'stream',
+  'streaming: our gateway against guacd on one desktop (paint latency, heavy scrolling)',
+  () => benchStream({ samples: values.quick ? 15 : 30, heavySeconds: values.quick ? 3 : 5, log }),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -76,6 +84,7 @@ const results = {
           peer_click_without_settle: mcp.peer_click_without_settle,
         },
   audit_append: audit?.audit_append_ms,
+  stream,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:

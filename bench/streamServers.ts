@@ -1,0 +1,119 @@
+// The two guacd-compatible servers the streaming bench compares, each as its own process on a
+// free loopback port so the bridge reaches both the same way (`serve --guacd … --vnc …`) and
+// each one's CPU is its own: our gateway (`overlay-companion gateway`, the built CLI, with its
+// worker threads inside the one process) and Apache guacd 1.6.0 (which forks one child per
+// connection; its CPU is the whole process tree's). guacd comes from OC_GUACD or the project's
+// build script, which returns at once when guacd is already installed.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '@overlay-companion/gateway';
+import { BRIDGE_MAIN, REPO_ROOT } from '../e2e/support/bridgeProcess.js';
+
+const run = promisify(execFile);
+
+export type ServerKind = 'ours' | 'guacd';
+
+export interface GuacServer {
+  kind: ServerKind;
+  port: number;
+  /** The process whose tree's CPU counts as this server's. */
+  pid: number;
+  stop(): Promise<void>;
+}
+
+const BUILD_SCRIPT = join(REPO_ROOT, '..', 'shared', 'vendor', 'build-guacd.sh');
+
+/** Where guacd is, or why the comparison cannot run. */
+export async function findGuacd(): Promise<{ path: string } | { missing: string }> {
+  const configured = process.env.OC_GUACD;
+  if (configured !== undefined && configured !== '') {
+    return existsSync(configured)
+      ? { path: configured }
+      : { missing: `OC_GUACD names ${configured}, which does not exist` };
+  }
+  if (!existsSync(BUILD_SCRIPT)) {
+    return { missing: `no OC_GUACD and no build script at ${BUILD_SCRIPT}` };
+  }
+  try {
+    // Prints the guacd path last; returns at once when it is installed (else builds, ~35 s).
+    const { stdout } = await run('bash', [BUILD_SCRIPT], { timeout: 15 * 60_000 });
+    const path = stdout.trim().split('\n').at(-1) ?? '';
+    return existsSync(path) ? { path } : { missing: `${BUILD_SCRIPT} printed no guacd path` };
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { missing: `${BUILD_SCRIPT} failed: ${message}` };
+  }
+}
+
+export async function startServer(kind: ServerKind, guacdPath?: string): Promise<GuacServer> {
+  const port = await freePort();
+  let child: ChildProcess;
+  if (kind === 'ours') {
+    child = spawn(
+      process.execPath,
+      [BRIDGE_MAIN, 'gateway', '--listen', `127.0.0.1:${String(port)}`],
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, OC_LOG_LEVEL: 'error', NO_COLOR: '1' },
+      },
+    );
+  } else {
+    if (guacdPath === undefined) throw new Error('startServer(guacd) needs the guacd path');
+    const prefix = dirname(dirname(guacdPath));
+    child = spawn(guacdPath, ['-f', '-b', '127.0.0.1', '-l', String(port), '-L', 'error'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, LD_LIBRARY_PATH: join(prefix, 'lib') },
+    });
+  }
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    }
+  };
+  try {
+    await waitForPort(
+      port,
+      () => child.exitCode !== null,
+      () => stderr,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { kind, port, pid: child.pid ?? -1, stop };
+}
+
+async function waitForPort(
+  port: number,
+  gone: () => boolean,
+  output: () => string,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (gone()) throw new Error(`The server exited before it listened:\n${output()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`The server never listened on 127.0.0.1:${String(port)}:\n${output()}`);
+}

@@ -1,0 +1,116 @@
+// The viewer side of the streaming bench: the bridge (`serve --guacd <server> --vnc <desktop>`,
+// the same command for both servers) and its viewer page in headless Chromium, signed in as the
+// admin, its window the desktop's size. A page script counts, on the Guacamole tunnel's
+// WebSocket, the characters received (the bytes a person's browser downloads: all ASCII) and
+// the `sync` replies sent — guacamole-common-js replies only once a frame is drawn, so that is
+// frames painted. Latency is read from the display canvas itself (cdpBrowser.ts says why the
+// page runs without Playwright).
+import { startStack, type RemoteStack } from '../e2e/support/bridgeProcess.js';
+import { adminSession } from '../e2e/support/signIn.js';
+import type { CdpBrowser, CdpPage } from './cdpBrowser.js';
+
+export interface TunnelCounters {
+  framesPainted: number;
+  charsReceived: number;
+}
+
+export interface StreamViewer {
+  stack: RemoteStack;
+  page: CdpPage;
+  counters(): Promise<TunnelCounters>;
+  /** Resolves with the page's wall-clock time once desktop pixel (x, y) shows `rgb`. */
+  waitForPixel(x: number, y: number, rgb: readonly [number, number, number]): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Page script (a string: tsx's helpers do not exist in the page). */
+const COUNT_TUNNEL = `(() => {
+  const counters = { framesPainted: 0, charsReceived: 0 };
+  window.__ocStream = counters;
+  const Original = window.WebSocket;
+  class Counted extends Original {
+    constructor(url, protocols) {
+      super(url, protocols);
+      if (!String(url).includes('/tunnel')) return;
+      this.addEventListener('message', (event) => {
+        if (typeof event.data === 'string') counters.charsReceived += event.data.length;
+      });
+      const send = this.send.bind(this);
+      this.send = (data) => {
+        if (typeof data === 'string') {
+          for (let at = data.indexOf('4.sync,'); at >= 0; at = data.indexOf('4.sync,', at + 1))
+            counters.framesPainted++;
+        }
+        send(data);
+      };
+    }
+  }
+  window.WebSocket = Counted;
+})()`;
+
+/**
+ * Polls the biggest display canvas with a zero-delay timer (≈4 ms clamp) until (x, y) is
+ * within 8 of `rgb` on every channel; returns performance.timeOrigin + now().
+ */
+const WAIT_FOR_PIXEL = `(async ({ x, y, rgb }) => {
+  const canvases = [...document.querySelectorAll('.remote-display__canvas canvas')];
+  const canvas = canvases.sort((a, b) => b.width * b.height - a.width * a.height)[0];
+  const context = canvas && canvas.getContext('2d', { willReadFrequently: true });
+  if (!context) throw new Error('no display canvas');
+  const deadline = performance.now() + 10000;
+  for (;;) {
+    const d = context.getImageData(x, y, 1, 1).data;
+    if (Math.abs(d[0] - rgb[0]) < 8 && Math.abs(d[1] - rgb[1]) < 8 && Math.abs(d[2] - rgb[2]) < 8) {
+      return performance.timeOrigin + performance.now();
+    }
+    if (performance.now() > deadline) throw new Error('pixel never became ' + rgb.join(','));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+})`;
+
+const CONNECTED = `(() => { const label = document.querySelector('[data-testid="connection-label"]'); return !!label && label.textContent.includes('Connected') && !!document.querySelector('[data-testid="desktop-size"]'); })()`;
+
+export async function openStreamViewer(
+  browser: CdpBrowser,
+  options: { guacdPort: number; vncPort: number; width: number; height: number },
+): Promise<StreamViewer> {
+  const stack = await startStack({
+    source: ['--vnc', `127.0.0.1:${String(options.vncPort)}`],
+    flags: ['--guacd', `127.0.0.1:${String(options.guacdPort)}`],
+    mcp: false,
+  });
+  let page: CdpPage | undefined;
+  const stop = async () => {
+    await page?.close().catch(() => undefined);
+    await stack.stop();
+  };
+  try {
+    const session = await adminSession(stack);
+    const at = session.cookie.indexOf('=');
+    page = await browser.newPage(stack.url, {
+      initScript: COUNT_TUNNEL,
+      width: options.width,
+      height: options.height,
+      cookies: [{ name: session.cookie.slice(0, at), value: session.cookie.slice(at + 1) }],
+    });
+    const opened = page;
+    const deadline = Date.now() + 30_000;
+    while (!(await opened.evaluate<boolean>(CONNECTED).catch(() => false))) {
+      if (Date.now() > deadline) {
+        throw new Error(`The viewer never connected and showed the desktop.\n${stack.output()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return {
+      stack,
+      page: opened,
+      counters: () => opened.evaluate<TunnelCounters>('({ ...window.__ocStream })'),
+      waitForPixel: (x, y, rgb) =>
+        opened.evaluate<number>(`${WAIT_FOR_PIXEL}(${JSON.stringify({ x, y, rgb })})`),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
