@@ -1,6 +1,7 @@
 // The bridge's HTTP application, built without listening so tests can call `app.request()`.
 // Order matters and is fixed here: the Host/Origin guard, the app-wide guards (security headers,
-// body limits, JSON-only), /healthz (public, says only "ok"), who is signed in (and the CSRF
+// body limits, JSON-only), the operator's /healthz, /readyz and /metrics (http/health.ts, public
+// and uninformative or token/loopback-guarded), who is signed in (and the CSRF
 // check), then the feature routes (`mounts`: /mcp and /api), then the pages and static files,
 // which are mounted last so they never shadow an API route.
 import { Hono } from 'hono';
@@ -10,6 +11,7 @@ import type { Access } from './auth/access.js';
 import { apiError } from './http/apiError.js';
 import type { BridgeEnv } from './http/env.js';
 import { installGuards } from './http/guards.js';
+import { mountHealth, type HealthDeps } from './http/health.js';
 import { mountPages } from './http/pages.js';
 import { installSignIn } from './http/signedIn.js';
 
@@ -24,17 +26,16 @@ export interface AppDeps {
   mounts?: ReadonlyArray<(app: Hono<BridgeEnv>) => void>;
   /** Middleware that runs before everything (the server's Host/Origin guard). */
   guard?: (app: Hono<BridgeEnv>) => void;
+  /** What /readyz and /metrics report (startBridge fills it in). */
+  health?: HealthDeps;
 }
 
 export function createApp(deps: AppDeps): Hono<BridgeEnv> {
   const app = new Hono<BridgeEnv>();
   deps.guard?.(app);
   installGuards(app, { https: deps.https ?? false });
-  // Public, and deliberately uninformative: no version, hosts, ports or displays.
-  app.get('/healthz', (c) => {
-    c.header('Cache-Control', 'no-store');
-    return c.text('ok');
-  });
+  // Deliberately uninformative: no version, hosts, ports or displays.
+  mountHealth(app, deps.health);
   installSignIn(app, deps.access);
   // A plain GET on the tunnel means the caller is not speaking WebSocket (or a proxy stripped
   // the Upgrade header); say so (to signed-in people) instead of serving a page.

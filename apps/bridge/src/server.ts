@@ -18,8 +18,10 @@ import {
 import { openableHost } from './auth/loopback.js';
 import { parseBridgeConfig, type BridgeConfig, type BridgeConfigInput } from './config.js';
 import { StartupError } from './errors.js';
+import { Readiness } from './http/readiness.js';
 import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
 import { silentLogger } from './logger.js';
+import type { BridgeMetrics } from './metrics/bridgeMetrics.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
 import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
@@ -34,6 +36,10 @@ export interface BridgeExtras {
   upgrades?: Readonly<Record<string, UpgradeHandler>>;
   /** OC_PUBLIC_URL: one more Host/Origin the bridge answers to (behind a proxy). */
   publicUrl?: string | undefined;
+  /** The /metrics series; the tunnel counts frames and bytes into it. */
+  metrics?: BridgeMetrics | undefined;
+  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token (else loopback only). */
+  metricsToken?: string | undefined;
 }
 
 export interface RunningBridge {
@@ -57,7 +63,9 @@ export async function startBridge(
     limits: config.tunnel,
     logger: logger.child({ part: 'tunnel' }),
     access: extras.access,
+    metrics: extras.metrics,
   });
+  extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
   // must name this bridge in Host and, when a browser sends one, Origin: a page on another
   // site (or a DNS-rebound name) must not read the desktop or drive it.
@@ -78,6 +86,11 @@ export async function startBridge(
     guard,
     https: extras.publicUrl?.toLowerCase().startsWith('https:') ?? false,
     mounts: extras.mounts ?? [],
+    health: {
+      readiness: new Readiness({ guacd: config.guacd, store: extras.access.store }),
+      metrics: extras.metrics,
+      metricsToken: extras.metricsToken,
+    },
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;

@@ -4,6 +4,8 @@
 import { parseArgs } from 'node:util';
 import { parseHostPort, type HostPort } from '../config.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { parseLogLevel, type LogLevel } from '../logger.js';
+import { parseMetricsToken } from '../metrics/access.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import {
   CONTROL_PLANE_FLAGS,
@@ -27,10 +29,15 @@ export interface ServeOptions extends ControlPlaneServeOptions {
   guacd: HostPort | undefined;
   /** --headless-viewer: keep a headless Chromium viewer open on the bridge (no person needed). */
   headlessViewer?: true;
+  /** --log-level, else OC_LOG_LEVEL; undefined means info. */
+  logLevel?: LogLevel;
+  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token (else /metrics is loopback-only). */
+  metricsToken?: string;
 }
 
 export interface GatewayCommandOptions {
   listen: HostPort;
+  logLevel?: LogLevel;
 }
 
 export type Command =
@@ -100,6 +107,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         guacd: { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
+        'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -161,6 +169,11 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       ...parseControlPlaneFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
+      ...logLevelOption(values['log-level'], env),
+      ...usage(() => {
+        const token = parseMetricsToken(env.OC_METRICS_TOKEN);
+        return token === undefined ? {} : { metricsToken: token };
+      }),
     },
   };
 }
@@ -171,12 +184,36 @@ function parseGateway(args: readonly string[]): Command {
       args: [...args],
       strict: true,
       allowPositionals: false,
-      options: { listen: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        listen: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }),
   );
   if (values.help) return { command: 'help' };
   return {
     command: 'gateway',
-    options: { listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true) },
+    options: {
+      listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true),
+      ...logLevelOption(values['log-level'], {}),
+    },
   };
+}
+
+/** Runs a check whose Error becomes a UsageError (its message already names the fix). */
+function usage<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** `--log-level` wins over OC_LOG_LEVEL; neither given adds no key. */
+function logLevelOption(flag: string | undefined, env: NodeJS.ProcessEnv): { logLevel?: LogLevel } {
+  if (flag !== undefined) return { logLevel: usage(() => parseLogLevel(flag, '--log-level')) };
+  const fromEnv = env.OC_LOG_LEVEL?.trim();
+  if (fromEnv === undefined || fromEnv === '') return {};
+  return { logLevel: usage(() => parseLogLevel(fromEnv, 'OC_LOG_LEVEL')) };
 }

@@ -45,7 +45,7 @@ async function main(argv: readonly string[]): Promise<void> {
       out(BRIDGE_VERSION);
       return;
     case 'serve': {
-      const logger = createLogger('bridge');
+      const logger = createLogger('bridge', command.options.logLevel);
       const handle = await runServe(command.options, logger);
       stopOnSignal(() => handle.stop());
       const { bridge, source, guacd, embeddedGateway } = handle;
@@ -87,7 +87,7 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
     case 'gateway': {
-      const logger = createLogger('gateway');
+      const logger = createLogger('gateway', command.options.logLevel);
       const gateway = await runGateway(command.options, logger);
       stopOnSignal(() => gateway.stop());
       out(

@@ -16,6 +16,7 @@ import { OidcSignIn } from '../auth/oidc.js';
 import type { GuacdAddress } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
 import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
+import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { openStore, prepareDataDir } from '../store/index.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
@@ -33,6 +34,8 @@ export interface ServeHandle {
   embeddedGateway: boolean;
   /** The headless Chromium viewer (--headless-viewer), if started. */
   headlessViewer: HeadlessViewer | undefined;
+  /** What /metrics reports. */
+  metrics: BridgeMetrics;
   stop(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     }
   };
 
+  const metrics = new BridgeMetrics();
   try {
     const dataDir = resolve(options.dataDir);
     await prepareDataDir(dataDir);
@@ -90,6 +94,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           joinSecret: randomBytes(32).toString('base64url'),
           vncUnixSockets: source.vncUnixSockets,
           logger: logger.child({ part: 'gateway' }),
+          onFrameEncoded: metrics.gatewayFrame,
         });
         stops.push(() => gateway.close());
         guacd = { path: gateway.path };
@@ -116,8 +121,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacd,
         connection: source.connection,
       },
-      { access, initialMode: options.mode, publicUrl: options.publicUrl, oidc },
-      { logger },
+      { access, initialMode: options.mode, publicUrl: options.publicUrl, oidc, metrics },
+      { logger, metrics, metricsToken: options.metricsToken },
     );
     stops.push(() => bridge.close());
     listening.url = bridge.url;
@@ -157,6 +162,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       guacd,
       embeddedGateway: options.guacd === undefined,
       headlessViewer,
+      metrics,
       stop: () => (stopping ??= stopAll()),
     };
   } catch (err) {

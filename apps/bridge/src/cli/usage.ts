@@ -23,6 +23,10 @@ overlay-companion serve [options]
   --headless-viewer    keep a headless Chromium viewer open for the admin (no person needed;
                        approvals go to the MCP client by elicitation, else are denied);
                        OC_CHROMIUM picks the binary (default /usr/bin/chromium)
+  --log-level LEVEL    fatal, error, warn, info (default), debug, trace or silent
+                       (also OC_LOG_LEVEL); JSON lines on stderr, secrets redacted
+  Health and metrics: /healthz (alive), /readyz (desktop server and database reachable),
+  /metrics (Prometheus; with OC_METRICS_TOKEN as a bearer token, else from loopback only)
   Sign-in: on the first run serve prints a one-time setup link to create the admin, unless
   OC_ADMIN_USER and OC_ADMIN_PASSWORD are set (then that admin is created). People sign in
   at /signin; AI clients use tokens people create on /config. More variables: DATABASE_URL
@@ -37,12 +41,14 @@ overlay-companion stdio [options]
 
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
+  --log-level LEVEL    as for serve
   Like guacd, the gateway trusts whoever connects: anyone who can reach HOST:PORT (any
   local user, on loopback) can reach every VNC desktop this machine can reach and join
   running connections by id. Keep the port reachable only by your Guacamole web app.
   (serve does not use this: its gateway is reached only by the bridge, over a Unix socket.)
 
-Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level; logs go to stderr.
+Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level unless --log-level
+does; logs go to stderr as JSON lines.
 MCP: the endpoint is /mcp (Streamable HTTP) with "Authorization: Bearer <token>", a token made
 on /config (or OC_MCP_TOKEN). OC_PUBLIC_URL is the address people use when a proxy sits in
 front (allowed as Host/Origin; https makes the sign-in cookie Secure).

@@ -13,7 +13,15 @@ import type { BridgeEnv } from './env.js';
 import { escapeHtml, htmlPage } from './html.js';
 
 /** Paths owned by the API, MCP and WebSocket routes: never answered with a page. */
-export const RESERVED_PREFIXES = ['/api', '/mcp', '/ws', '/tunnel', '/healthz'] as const;
+export const RESERVED_PREFIXES = [
+  '/api',
+  '/mcp',
+  '/ws',
+  '/tunnel',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+] as const;
 
 /** Which built HTML file answers which page path (shared with the Vite dev server). */
 const PAGE_FILES = PAGE_ENTRIES;

@@ -14,6 +14,7 @@ import type { BoundAddress } from '../auth/hostGuard.js';
 import { openableHost } from '../auth/loopback.js';
 import type { UpgradeHandler } from '../http/upgradeRouter.js';
 import type { BridgeEnv } from '../http/env.js';
+import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import {
   RATE_LIMITS,
   SHARED_RATE_LIMITS,
@@ -56,6 +57,8 @@ export interface ControlPlaneOptions {
   /** Limits shared by a token's sessions and a person's tokens (SHARED_RATE_LIMITS by default). */
   sharedRateLimits?: SharedLimits;
   sessionIdleMs?: number;
+  /** The bridge's /metrics series: tool calls, viewers, approvals waiting, MCP sessions. */
+  metrics?: BridgeMetrics | undefined;
 }
 
 export interface ControlPlane {
@@ -72,6 +75,9 @@ export interface ControlPlane {
 
 const INSTRUCTIONS =
   "Overlay Companion shows you a person's remote desktop and lets you point things out with overlays and, when the person's mode and permissions allow, click and type. Start with get_display_info (coordinates are desktop pixels) and take_screenshot. Input tools (click_at, type_text, press_key, scroll, drag, mouse_move, clipboard) follow the person's mode: denied in passive, asked each time in assist. Errors start with their kind (invalid_parameters, permission_denied, rate_limited, viewer_unavailable, timeout, cancelled, system_error) and say what to do next.";
+
+const sum = <T>(items: readonly T[], count: (item: T) => number): number =>
+  items.reduce((total, item) => total + count(item), 0);
 
 export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const { logger, access } = options;
@@ -165,6 +171,13 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     createSession,
     logger: logger.child({ part: 'mcp' }),
     ...(options.sessionIdleMs === undefined ? {} : { idleMs: options.sessionIdleMs }),
+    metrics: options.metrics,
+  });
+  options.metrics?.observe({
+    viewers: async () => sum(await planes.loaded(), (plane) => plane.hub.size),
+    pendingApprovals: async () =>
+      sum(await planes.loaded(), (plane) => plane.hub.approvalsWaitingCount),
+    mcpSessions: () => sessions.size,
   });
 
   return {

@@ -167,6 +167,12 @@ export class PersonPlanes {
     plane.hub.closeAll();
   }
 
+  /** The planes made so far (for /metrics: viewers and approvals waiting). */
+  async loaded(): Promise<PersonPlane[]> {
+    const all = await Promise.all([...this.planes.values()].map((p) => p.catch(() => undefined)));
+    return all.filter((plane): plane is Plane => plane !== undefined);
+  }
+
   async closeAll(): Promise<void> {
     const all = await Promise.all([...this.planes.values()].map((p) => p.catch(() => undefined)));
     for (const plane of all) plane?.hub.closeAll();

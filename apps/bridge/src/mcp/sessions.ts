@@ -2,7 +2,8 @@
 // per `mcp-session-id`), bearer authentication (API tokens, apiTokens.ts), binding each session
 // to the token that created it, the caps on concurrent sessions per token and per person, and
 // ending sessions (DELETE, idle expiry, a revoked token, a disabled person, bridge shutdown).
-// Which tools and resources a session has is the factory's business (see controlPlane.ts).
+// Which tools and resources a session has is the factory's business (see controlPlane.ts);
+// every session gets MCP logging (clientLog.ts) and its tool calls counted (metrics/).
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -12,6 +13,9 @@ import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { BridgeEnv } from '../http/env.js';
 import type { ApiTokenAuth, McpPrincipal } from '../auth/apiTokens.js';
+import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
+import { watchToolCalls } from '../metrics/toolCallWatch.js';
+import { ClientLog } from './clientLog.js';
 
 /** A session with no request for this long is ended (clients that never send DELETE). */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -44,6 +48,8 @@ export interface McpSessionsOptions {
   createSession: SessionFactory;
   logger: Logger;
   idleMs?: number;
+  /** Counts each session's tool calls (/metrics). */
+  metrics?: BridgeMetrics | undefined;
 }
 
 /**
@@ -174,7 +180,14 @@ export class McpSessions {
     });
     // Any close (DELETE, shutdown, transport error) ends the session exactly once.
     transport.onclose = () => this.end(id, 'transport closed');
+    // MCP logging (logging/setLevel, notifications about this session's own calls) and the
+    // tool-call series of /metrics, both fed by the calls seen on this session's transport.
+    const clientLog = new ClientLog(handle.server.server, this.options.logger);
     await handle.server.connect(transport);
+    watchToolCalls(transport, (call) => {
+      this.options.metrics?.toolCall(call.tool, call.outcome, call.seconds);
+      clientLog.toolCall(call);
+    });
     const response = await transport.handleRequest(request, { parsedBody: body });
     if (!this.sessions.has(id)) {
       // initialize failed (e.g. malformed): nothing to keep.

@@ -130,6 +130,11 @@ export class ViewerHub {
     return viewerId === this.controlId ? 'control' : 'mirror';
   }
 
+  /** Approvals the control window announced as waiting for the person (approvals_waiting). */
+  get approvalsWaitingCount(): number {
+    return this.approvalsWaiting?.requests.length ?? 0;
+  }
+
   get pendingCalls(): number {
     return this.calls.pendingCalls;
   }

@@ -12,6 +12,7 @@ import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
 import { parseBrowserParams } from './browserParams.js';
 import { TunnelRegistry } from './registry.js';
+import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
 
 export const TUNNEL_SUBPROTOCOL = 'guacamole';
@@ -29,6 +30,8 @@ export interface TunnelEndpointOptions {
   limits: TunnelConfig;
   logger: Logger;
   access: Access;
+  /** Counts relayed frames and bytes (/metrics). */
+  metrics?: TunnelMetrics | undefined;
 }
 
 export class TunnelEndpoint {

@@ -39,6 +39,14 @@ export interface TunnelSessionOptions {
   /** Called once when the session starts and once when it has ended. */
   onStart(session: TunnelSession): void;
   onEnd(session: TunnelSession): void;
+  metrics?: TunnelMetrics | undefined;
+}
+
+/** What the tunnel reports to /metrics (BridgeMetrics). */
+export interface TunnelMetrics {
+  /** A frame (a `sync` instruction) went from the desktop server to the browser. */
+  tunnelFrame(): void;
+  tunnelTraffic(direction: 'to_browser' | 'to_desktop', bytes: number): void;
 }
 
 // The browser only sends input, sizes, clipboard chunks and acks: far below these.
@@ -161,6 +169,7 @@ export class TunnelSession implements RegisteredTunnel {
       const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
       this.upstreamError = { status, message };
     }
+    if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
@@ -228,6 +237,7 @@ export class TunnelSession implements RegisteredTunnel {
   private writeUpstream(encoded: string): void {
     const conn = this.conn;
     if (!conn || conn.isClosed) return;
+    this.options.metrics?.tunnelTraffic('to_desktop', Buffer.byteLength(encoded));
     if (!conn.sendRaw(encoded) && !this.browserPaused && !conn.isClosed) {
       // guacd is not keeping up with input: stop reading the browser until it drains.
       this.browserPaused = true;
@@ -241,6 +251,7 @@ export class TunnelSession implements RegisteredTunnel {
 
   private sendToBrowser(message: string): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
+    this.options.metrics?.tunnelTraffic('to_browser', Buffer.byteLength(message));
     this.ws.send(message, (err) => {
       if (!err) this.maybeResumeUpstream();
     });

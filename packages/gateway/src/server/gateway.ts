@@ -57,6 +57,8 @@ export interface GatewayOptions {
   keepAliveMs?: number;
   /** Replaces the RFB connector, e.g. to aim failure tests at a fake VNC server. */
   connectRfb?: (options: RfbConnectOptions) => Promise<RfbClient>;
+  /** Called once per frame sent to a browser, with how long its images took to encode. */
+  onFrameEncoded?: (encodeMs: number) => void;
 }
 
 interface GatewayBase {
@@ -136,6 +138,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           viewerTimings: {
             idleTimeoutMs: settings.idleTimeoutMs,
             keepAliveMs: settings.keepAliveMs,
+            onFrameEncoded: options.onFrameEncoded,
           },
           onEnd: (s) => {
             sessions.delete(s.id);

@@ -36,6 +36,8 @@ export interface ViewerOptions extends InputPolicy {
   /** Close the browser with 776 when it sends nothing for this long; 0 disables. */
   idleTimeoutMs: number;
   keepAliveMs: number;
+  /** Told how long each frame's images took to encode (GatewayOptions.onFrameEncoded). */
+  onFrameEncoded?: ((encodeMs: number) => void) | undefined;
 }
 
 export interface ViewerHooks {
@@ -166,6 +168,7 @@ export class Viewer {
 
   private async sendFrame(): Promise<void> {
     const frame = this.state.take();
+    const encodeStarted = performance.now();
     // Pixels are copied out synchronously here: the RFB client keeps decoding into the
     // framebuffer while sharp works.
     const regions = frame.rects.map((rect) => ({ rect, png: this.source.encodeRegion(rect) }));
@@ -175,6 +178,7 @@ export class Viewer {
       cursor === undefined ? undefined : this.source.encodeCursor(cursor),
     ]);
     if (this.gone) return;
+    this.options.onFrameEncoded?.(performance.now() - encodeStarted);
     const out: OutInstruction[] = [];
     if (frame.size !== undefined)
       out.push(['size', DEFAULT_LAYER, frame.size.width, frame.size.height]);

@@ -28,7 +28,7 @@ export interface SessionOptions {
   settings: VncSettings;
   logger: Logger;
   connectTimeoutMs: number;
-  viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs'>;
+  viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs' | 'onFrameEncoded'>;
   /** Called once when the session has ended (last browser left or the VNC side failed). */
   onEnd: (session: VncSession) => void;
   /** The RFB connector; tests of failure paths can aim it at fakes. */

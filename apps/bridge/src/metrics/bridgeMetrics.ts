@@ -1,0 +1,169 @@
+// The bridge's Prometheus series, in one registry per bridge (tests run several bridges in one
+// process, so never prom-client's global registry). Counted where things happen — tool calls
+// (mcp/sessions.ts, through toolCallWatch.ts), the tunnel's relayed frames (Guacamole `sync`
+// instructions) and bytes, the embedded gateway's frame encodes — and read at scrape time from
+// what the bridge already tracks: viewers connected, approvals waiting, MCP sessions, tunnels.
+// Label values are bounded: tools outside the tool list count as "unknown", outcomes are "ok",
+// an error kind, or "rejected" (a JSON-RPC error before the tool ran).
+import {
+  ERROR_KINDS,
+  TOOL_NAMES,
+  type ErrorKind,
+  type ToolName,
+} from '@overlay-companion/protocol';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RateWindow } from './rateWindow.js';
+
+export type ToolOutcome = 'ok' | ErrorKind | 'rejected';
+export const TOOL_OUTCOMES: readonly ToolOutcome[] = ['ok', ...ERROR_KINDS, 'rejected'];
+
+/** What the bridge knows at scrape time; each part is optional (a bare bridge has no plane). */
+export interface MetricSources {
+  /** Viewer windows connected (control and mirrors, headless included). */
+  viewers?: () => Promise<number> | number;
+  /** Approvals waiting in the people's control windows. */
+  pendingApprovals?: () => Promise<number> | number;
+  mcpSessions?: () => number;
+  tunnels?: () => number;
+}
+
+const TOOLS: ReadonlySet<string> = new Set(TOOL_NAMES);
+
+export class BridgeMetrics {
+  readonly registry = new Registry();
+  private readonly sources: MetricSources = {};
+  private readonly toolCalls: Counter<'tool' | 'outcome'>;
+  private readonly toolSeconds: Histogram<'tool'>;
+  private readonly tunnelFrames: Counter;
+  private readonly tunnelBytes: Counter<'direction'>;
+  private readonly encodeSeconds: Histogram;
+  private readonly gatewayFrames: Counter;
+  private readonly tunnelRate = new RateWindow();
+  private readonly gatewayRate = new RateWindow();
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    const sources = this.sources;
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    this.toolCalls = new Counter({
+      name: 'oc_tool_calls_total',
+      help: 'MCP tool calls answered, by tool and outcome (ok, an error kind, or rejected).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    });
+    this.toolSeconds = new Histogram({
+      name: 'oc_tool_call_duration_seconds',
+      help: 'Time from a tools/call request to its answer, waiting for the person included.',
+      labelNames: ['tool'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    new Gauge({
+      name: 'oc_pending_approvals',
+      help: "Tool calls waiting for a person's approval in their viewer.",
+      registers,
+      async collect() {
+        this.set(await (sources.pendingApprovals?.() ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'oc_viewers_connected',
+      help: 'Viewer windows connected to the control channel (/ws/viewer).',
+      registers,
+      async collect() {
+        this.set(await (sources.viewers?.() ?? 0));
+      },
+    });
+    new Gauge({
+      name: 'oc_mcp_sessions',
+      help: 'Open MCP sessions.',
+      registers,
+      collect() {
+        this.set(sources.mcpSessions?.() ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'oc_tunnels_open',
+      help: 'Guacamole tunnels (desktop connections of viewers) open.',
+      registers,
+      collect() {
+        this.set(sources.tunnels?.() ?? 0);
+      },
+    });
+    this.tunnelFrames = new Counter({
+      name: 'oc_tunnel_frames_total',
+      help: 'Frames relayed to viewers: Guacamole sync instructions from the desktop server.',
+      registers,
+    });
+    this.tunnelBytes = new Counter({
+      name: 'oc_tunnel_bytes_total',
+      help: 'Bytes relayed by the tunnel, to the browser or to the desktop server.',
+      labelNames: ['direction'],
+      registers,
+    });
+    const tunnelRate = this.tunnelRate;
+    new Gauge({
+      name: 'oc_tunnel_frames_per_second',
+      help: 'Frames relayed to viewers per second, over the last 5 s (all tunnels).',
+      registers,
+      collect() {
+        this.set(tunnelRate.perSecond());
+      },
+    });
+    this.encodeSeconds = new Histogram({
+      name: 'oc_gateway_frame_encode_seconds',
+      help: "Time the embedded gateway took to encode one frame's images.",
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    });
+    this.gatewayFrames = new Counter({
+      name: 'oc_gateway_frames_total',
+      help: 'Frames the embedded gateway sent (to all browsers).',
+      registers,
+    });
+    const gatewayRate = this.gatewayRate;
+    new Gauge({
+      name: 'oc_gateway_frames_per_second',
+      help: 'Frames the embedded gateway sent per second, over the last 5 s.',
+      registers,
+      collect() {
+        this.set(gatewayRate.perSecond());
+      },
+    });
+    // Every label pair exists from the start, so dashboards see zeros rather than gaps.
+    this.tunnelBytes.inc({ direction: 'to_browser' }, 0);
+    this.tunnelBytes.inc({ direction: 'to_desktop' }, 0);
+  }
+
+  /** Adds what the bridge can report at scrape time (called as its parts come up). */
+  observe(sources: MetricSources): void {
+    Object.assign(this.sources, sources);
+  }
+
+  toolCall(tool: string, outcome: ToolOutcome, seconds: number): void {
+    const name: ToolName | 'unknown' = TOOLS.has(tool) ? (tool as ToolName) : 'unknown';
+    this.toolCalls.inc({ tool: name, outcome });
+    this.toolSeconds.observe({ tool: name }, seconds);
+  }
+
+  tunnelFrame(): void {
+    this.tunnelFrames.inc();
+    this.tunnelRate.add();
+  }
+
+  tunnelTraffic(direction: 'to_browser' | 'to_desktop', bytes: number): void {
+    this.tunnelBytes.inc({ direction }, bytes);
+  }
+
+  /** The embedded gateway's per-frame hook (GatewayOptions.onFrameEncoded). */
+  readonly gatewayFrame = (encodeMs: number): void => {
+    this.encodeSeconds.observe(encodeMs / 1000);
+    this.gatewayFrames.inc();
+    this.gatewayRate.add();
+  };
+
+  /** The exposition text and its content type, for GET /metrics. */
+  async scrape(): Promise<{ body: string; contentType: string }> {
+    return { body: await this.registry.metrics(), contentType: this.registry.contentType };
+  }
+}
