@@ -1,16 +1,23 @@
 import type { TokenView } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import {
+  CLI_PLACEHOLDER,
+  claudeCodeCommand,
+  clientSetups,
+  cherryStudioConfig,
+  cursorConfig,
   httpClientConfig,
   mcpEndpointUrl,
   shellWord,
   stdioClientConfig,
   stdioCommand,
   tokenStatus,
+  vscodeConfig,
 } from './clientConfig.js';
 
 const url = mcpEndpointUrl('https://desk.example:8443');
 const token = `oc_${'A'.repeat(43)}`;
+const authorization = { Authorization: `Bearer ${token}` };
 
 describe('client configuration', () => {
   it('points at /mcp on this origin', () => {
@@ -18,17 +25,44 @@ describe('client configuration', () => {
     expect(mcpEndpointUrl('http://127.0.0.1:8080/')).toBe('http://127.0.0.1:8080/mcp');
   });
 
-  it('builds the Streamable HTTP configuration with the bearer token', () => {
+  it('builds the Streamable HTTP configurations with the bearer token', () => {
     expect(JSON.parse(httpClientConfig(url, token))).toEqual({
+      mcpServers: { 'overlay-companion': { type: 'http', url, headers: authorization } },
+    });
+    expect(httpClientConfig(url)).toContain('"Authorization": "Bearer <token>"');
+    expect(JSON.parse(cursorConfig(url, token))).toEqual({
+      mcpServers: { 'overlay-companion': { url, headers: authorization } },
+    });
+    expect(JSON.parse(cherryStudioConfig(url, token))).toEqual({
       mcpServers: {
         'overlay-companion': {
-          type: 'http',
-          url: 'https://desk.example:8443/mcp',
-          headers: { Authorization: `Bearer ${token}` },
+          name: 'Overlay Companion',
+          type: 'streamableHttp',
+          baseUrl: url,
+          headers: authorization,
         },
       },
     });
-    expect(httpClientConfig(url)).toContain('"Authorization": "Bearer <token>"');
+    expect(claudeCodeCommand(url, token)).toBe(
+      `claude mcp add --transport http overlay-companion ${url} --header 'Authorization: Bearer ${token}'`,
+    );
+  });
+
+  it('keeps the token out of VS Code’s workspace file (an input it prompts for)', () => {
+    const config = JSON.parse(vscodeConfig(url)) as {
+      inputs: Array<{ id: string; password: boolean }>;
+      servers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+    };
+    expect(config.servers['overlay-companion']).toEqual({
+      type: 'http',
+      url,
+      headers: { Authorization: 'Bearer ${input:overlay-companion-token}' },
+    });
+    expect(config.inputs).toEqual([
+      expect.objectContaining({ id: 'overlay-companion-token', password: true }),
+    ]);
+    const filled = clientSetups(url, token).find((setup) => setup.id === 'vscode');
+    expect(filled?.text).not.toContain(token);
   });
 
   it('builds the stdio alternative with the token in OC_MCP_TOKEN', () => {
@@ -40,12 +74,29 @@ describe('client configuration', () => {
     expect(JSON.parse(stdioClientConfig(url, token))).toEqual({
       mcpServers: {
         'overlay-companion': {
-          command: 'npx',
-          args: ['overlay-companion', 'stdio', '--url', url],
+          command: 'node',
+          args: [CLI_PLACEHOLDER, 'stdio', '--url', url],
           env: { OC_MCP_TOKEN: token },
         },
       },
     });
+  });
+
+  it('lists every client once, the token in each that carries one', () => {
+    const setups = clientSetups(url, token);
+    expect(setups.map((setup) => setup.id)).toEqual([
+      'claude-code',
+      'claude-desktop',
+      'cursor',
+      'vscode',
+      'cherry-studio',
+      'mcp-json',
+      'stdio-command',
+    ]);
+    for (const setup of setups) {
+      if (setup.id !== 'vscode') expect(setup.text, setup.id).toContain(token);
+      expect(setup.text, setup.id).toContain(url);
+    }
   });
 
   it('quotes shell words that need it', () => {
