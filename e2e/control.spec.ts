@@ -75,7 +75,8 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
   const id = String(drawn.structured?.overlay_id);
   expect(drawn.structured).toMatchObject({
     bounds: { x: 100, y: 120, width: 200, height: 80 },
-    monitor_index: null,
+    monitor_index: 0,
+    created_at: 1_700_000_000_000,
   });
 
   const element = page.locator(`[data-overlay-id="${id}"]`);

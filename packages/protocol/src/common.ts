@@ -13,6 +13,15 @@ export const Coordinate = z.int().min(0).max(MAX_COORDINATE);
 /** A desktop-pixel length: integer 1..32767. */
 export const Size = z.int().min(1).max(MAX_COORDINATE);
 
+/**
+ * A coordinate as a tool takes it: any number 0..32767, rounded to the nearest pixel (so a point
+ * scaled from a screenshot, e.g. 412.5, is accepted). Results always carry integers (Coordinate).
+ */
+export const InputCoordinate = z.number().min(0).max(MAX_COORDINATE).transform(Math.round);
+
+/** A length as a tool takes it: any number 0.5..32767, rounded to the nearest pixel (>= 1). */
+export const InputSize = z.number().min(0.5).max(MAX_COORDINATE).transform(Math.round);
+
 /** Largest monitor index accepted; a sanity bound, far above any real multi-monitor layout. */
 export const MAX_MONITOR_INDEX = 63;
 
@@ -33,6 +42,20 @@ export const Point = z.strictObject({
   y: Coordinate.describe('Vertical position in pixels from the top edge.'),
 });
 export type Point = z.infer<typeof Point>;
+
+/** A point as a tool takes it (numbers, rounded to the nearest pixel). */
+export const InputPoint = z.strictObject({
+  x: InputCoordinate.describe('Horizontal position in pixels from the left edge.'),
+  y: InputCoordinate.describe('Vertical position in pixels from the top edge.'),
+});
+
+/** A rectangle as a tool takes it (numbers, rounded to the nearest pixel). */
+export const InputRect = z.strictObject({
+  x: InputCoordinate.describe('Left edge in pixels.'),
+  y: InputCoordinate.describe('Top edge in pixels.'),
+  width: InputSize.describe('Width in pixels.'),
+  height: InputSize.describe('Height in pixels.'),
+});
 
 export const Rect = z.strictObject({
   x: Coordinate.describe('Left edge in pixels.'),
@@ -120,6 +143,46 @@ export function monitorToDesktop<T extends { x: number; y: number }>(
 ): T {
   if (monitor === undefined) return value;
   return { ...value, x: value.x + monitor.x, y: value.y + monitor.y };
+}
+
+/** A monitor's rectangle in desktop pixels, as get_display_info lists it. */
+export interface MonitorRect {
+  index: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The index of the monitor that holds `point` (for a rectangle: its centre); when none does (a
+ * point in a gap of an L-shaped layout, or off the desktop), the nearest monitor; 0 when there
+ * are no monitors. Every result's `monitor_index` is computed here.
+ */
+export function monitorIndexAt(
+  monitors: readonly MonitorRect[],
+  point: { x: number; y: number },
+): number {
+  let best: { index: number; distance: number } | undefined;
+  for (const m of monitors) {
+    const dx = Math.max(m.x - point.x, 0, point.x - (m.x + m.width - 1));
+    const dy = Math.max(m.y - point.y, 0, point.y - (m.y + m.height - 1));
+    const distance = dx * dx + dy * dy;
+    if (distance === 0) return m.index;
+    if (best === undefined || distance < best.distance) best = { index: m.index, distance };
+  }
+  return best?.index ?? 0;
+}
+
+/** The centre of a rectangle, rounded down to a pixel. */
+export function rectCentre(rect: { x: number; y: number; width: number; height: number }): {
+  x: number;
+  y: number;
+} {
+  return {
+    x: rect.x + Math.floor(Math.max(0, rect.width - 1) / 2),
+    y: rect.y + Math.floor(Math.max(0, rect.height - 1) / 2),
+  };
 }
 
 /**

@@ -144,7 +144,7 @@ export function describeIssue(issue: Issue): string {
     case 'invalid_union': {
       const options = (issue as { options?: unknown[] }).options;
       if (Array.isArray(options)) return `must be one of ${quoteList(options)}`;
-      return 'does not match any accepted form';
+      return describeUnion((issue as { errors?: Issue[][] }).errors);
     }
     case 'invalid_key':
       return 'has an invalid key';
@@ -153,6 +153,27 @@ export function describeIssue(issue: Issue): string {
     case 'custom':
       return issue.message;
   }
+}
+
+/**
+ * A value no form of a union accepted. When it had the right type for one form but broke that
+ * form's rules (a number over the maximum), say what that form needs; else list the types.
+ */
+function describeUnion(branches: Issue[][] | undefined): string {
+  if (branches === undefined || branches.length === 0) return 'does not match any accepted form';
+  const wrongType = (b: Issue[]) =>
+    b.length === 1 && b[0]?.code === 'invalid_type' && b[0].path.length === 0;
+  const near = branches.find((b) => b.length > 0 && !wrongType(b));
+  if (near !== undefined) {
+    return near
+      .map((i) => `${i.path.length > 0 ? `${formatIssuePath(i.path)}: ` : ''}${describeIssue(i)}`)
+      .join('; ');
+  }
+  const types = branches.map((b) => {
+    const first = b[0];
+    return first?.code === 'invalid_type' ? describeType(first.expected) : 'another form';
+  });
+  return `must be ${[...new Set(types)].join(' or ')}`;
 }
 
 const MISSING = Symbol('missing');

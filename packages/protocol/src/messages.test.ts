@@ -22,7 +22,8 @@ const overlay: Overlay = {
   opacity: 0.5,
   label: 'Save',
   click_through: true,
-  monitor_index: null,
+  monitor_index: 0,
+  created_at: 1_700_000_000_000,
 };
 
 const bridgeMessages: BridgeToViewer[] = [
@@ -101,6 +102,17 @@ const bridgeMessages: BridgeToViewer[] = [
   { type: 'request_sync' },
   { type: 'error', message: 'tool_result for unknown or finished call c9' },
   { type: 'event_interest', events: ['mouse_click', 'screen_change'] },
+  { type: 'layout_changed', layout: null },
+  {
+    type: 'layout_changed',
+    layout: {
+      monitors: [
+        { x: 0, y: 0, width: 1280, height: 800, label: 'left' },
+        { x: 1280, y: 0, width: 1280, height: 800, screen: { width: 1280, height: 800 } },
+      ],
+      masks: [{ x: 10, y: 10, width: 100, height: 50, label: 'mail' }],
+    },
+  },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -119,6 +131,14 @@ const viewerMessages: ViewerToBridge[] = [
   {
     type: 'event',
     event: { type: 'mouse_click', at: 1700000000000, data: { x: 5, y: 6, button: 'right' } },
+  },
+  {
+    type: 'event',
+    event: {
+      type: 'mouse_click',
+      at: 1700000000000,
+      data: { x: 5, y: 6, button: 'left', overlay_id: 'ov-1' },
+    },
   },
   { type: 'event', event: { type: 'window_focus', at: 1, data: { focused: false } } },
   { type: 'approvals_waiting', requests: [] },

@@ -8,18 +8,17 @@ import { z } from 'zod';
 import { Id, Mode, Seq } from './common.js';
 import { ErrorKind, MAX_ERROR_MESSAGE_LENGTH, formatZodIssues } from './errors.js';
 import { ModeMetadata } from './tools/mode.js';
-import { Overlay, OverlayId } from './tools/overlay.js';
+import { MAX_OVERLAYS, Overlay, OverlayId } from './tools/overlay.js';
 import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { Permissions } from './permissions.js';
 import { AiClientRef } from './aiClient.js';
-import { toolDefinitions } from './tools/index.js';
-import type { ToolName } from './tools/names.js';
-import type { ToolArgs } from './tools/index.js';
+import { toolDefinitions } from './tools/registry.js';
+import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
+import { MonitorLayout } from './api/layout.js';
 
 /** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
-/** Most overlays a viewer store holds; sync_state never carries more. */
-export const MAX_OVERLAYS = 1000;
+export { MAX_OVERLAYS } from './tools/overlay.js';
 
 const CallId = Id.describe('Tool call id chosen by the bridge; echoed in tool_result/tool_error.');
 const Reason = z.string().max(500).describe('Why, in words the person can read.');
@@ -79,7 +78,7 @@ const DeadlineMs = z
     'Time budget in milliseconds from receipt (relative, to be immune to clock skew); after it the bridge has already failed the call.',
   );
 
-function toolCallVariant<N extends ToolName>(name: N) {
+function toolCallVariant<N extends ViewerToolName>(name: N) {
   return z.strictObject({
     type: z.literal('tool_call'),
     id: CallId,
@@ -94,31 +93,16 @@ function toolCallVariant<N extends ToolName>(name: N) {
 }
 
 /**
- * A tool call for the control viewer. `args` were parsed by the bridge (defaults applied) and
- * are parsed again here, so the viewer's handler gets exactly ToolArgs<name>.
+ * A tool call for the control viewer: one variant per tool whose definition runs in the viewer
+ * (derived from the registry, so a new viewer tool is on the wire without an edit here). `args`
+ * were parsed by the bridge (defaults applied) and are parsed again here, so the viewer's handler
+ * gets exactly ToolArgs<name>. Bridge tools never reach a viewer.
  */
-export const ToolCallMessage = z.discriminatedUnion('name', [
-  toolCallVariant('draw_overlay'),
-  toolCallVariant('remove_overlay'),
-  toolCallVariant('clear_overlays'),
-  toolCallVariant('batch_overlay'),
-  toolCallVariant('take_screenshot'),
-  toolCallVariant('get_display_info'),
-  toolCallVariant('wait_for_screen'),
-  toolCallVariant('set_screenshot_frequency'),
-  toolCallVariant('click_at'),
-  toolCallVariant('type_text'),
-  toolCallVariant('press_key'),
-  toolCallVariant('scroll'),
-  toolCallVariant('drag'),
-  toolCallVariant('mouse_move'),
-  toolCallVariant('set_mode'),
-  toolCallVariant('get_clipboard'),
-  toolCallVariant('set_clipboard'),
-  toolCallVariant('subscribe_events'),
-  toolCallVariant('unsubscribe_events'),
-  toolCallVariant('get_events'),
-]);
+const toolCallVariants = VIEWER_TOOL_NAMES.map((name) => toolCallVariant(name));
+export const ToolCallMessage = z.discriminatedUnion(
+  'name',
+  toolCallVariants as [(typeof toolCallVariants)[number], ...(typeof toolCallVariants)[number][]],
+);
 export type ToolCallMessage = z.infer<typeof ToolCallMessage>;
 
 /**
@@ -127,8 +111,8 @@ export type ToolCallMessage = z.infer<typeof ToolCallMessage>;
  * the generic helper above; `switch (call.name)` over this type narrows `args` per tool.
  */
 export type TypedToolCall = {
-  [N in ToolName]: Omit<ToolCallMessage, 'name' | 'args'> & { name: N; args: ToolArgs<N> };
-}[ToolName];
+  [N in ViewerToolName]: Omit<ToolCallMessage, 'name' | 'args'> & { name: N; args: ToolArgs<N> };
+}[ViewerToolName];
 
 /** Narrows a parsed tool_call to TypedToolCall (no run-time work: the parse already did it). */
 export function typedToolCall(message: ToolCallMessage): TypedToolCall {
@@ -179,6 +163,16 @@ export const EventInterestMessage = z.strictObject({
     .refine((list) => new Set(list).size === list.length, {
       error: 'must not list the same event type twice',
     }),
+});
+
+/**
+ * The person's monitor layout and privacy masks (saved on the layout page), sent after hello and
+ * whenever they save it; null when they have none (one monitor: the whole desktop). Monitor
+ * indexes in tool calls refer to it; masked areas are blacked out of everything the AI sees.
+ */
+export const LayoutChangedMessage = z.strictObject({
+  type: z.literal('layout_changed'),
+  layout: MonitorLayout.nullable(),
 });
 
 /** Most waiting approvals one approvals_waiting message lists. */
@@ -255,6 +249,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   PermissionsChangedMessage,
   AiClientsMessage,
   ApprovalsWaitingMessage,
+  LayoutChangedMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 

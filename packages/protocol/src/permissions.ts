@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { EventType } from './tools/events.js';
 import type { ToolName } from './tools/names.js';
+import { toolDefinitions } from './tools/registry.js';
 
 export const PERMISSION_NAMES = [
   'screenshots',
@@ -71,23 +72,16 @@ export function defaultPermissions(): Permissions {
 }
 
 /**
- * The permission a tool needs, if any. Overlays, display info, the mode and event bookkeeping
- * need none; reading events is checked per event type (EVENT_PERMISSIONS) at subscribe time and
- * again for every event delivered.
+ * The permission each tool needs, if any, from its definition (`permission`). Overlays, display
+ * info, the mode and event bookkeeping need none; reading events is checked per event type
+ * (EVENT_PERMISSIONS) at subscribe time and again for every event delivered.
  */
-export const TOOL_PERMISSIONS: Readonly<Partial<Record<ToolName, PermissionName>>> = {
-  take_screenshot: 'screenshots',
-  wait_for_screen: 'screenshots',
-  set_screenshot_frequency: 'screenshots',
-  click_at: 'input_actions',
-  type_text: 'input_actions',
-  press_key: 'input_actions',
-  scroll: 'input_actions',
-  drag: 'input_actions',
-  mouse_move: 'input_actions',
-  get_clipboard: 'clipboard_read',
-  set_clipboard: 'clipboard_write',
-};
+export const TOOL_PERMISSIONS: Readonly<Partial<Record<ToolName, PermissionName>>> =
+  Object.fromEntries(
+    Object.values(toolDefinitions).flatMap((d) =>
+      'permission' in d && d.permission !== undefined ? [[d.name, d.permission]] : [],
+    ),
+  );
 
 /** The permission needed to receive each kind of the person's UI events. */
 export const EVENT_PERMISSIONS: Readonly<Record<EventType, PermissionName>> = {

@@ -31,6 +31,7 @@ describe('decidePolicy', () => {
         'get_display_info',
         'get_events',
         'remove_overlay',
+        'request_annotation',
         'set_mode',
         'set_screenshot_frequency',
         'subscribe_events',

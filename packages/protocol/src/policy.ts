@@ -13,7 +13,13 @@ import {
   type PermissionName,
   type Permissions,
 } from './permissions.js';
-import { INPUT_POLICY_TOOLS, isToolName, needsInputPolicy } from './tools/names.js';
+import {
+  INPUT_POLICY_TOOLS,
+  isToolName,
+  needsInputPolicy,
+  policyClassOf,
+  type InputPolicyToolName,
+} from './tools/names.js';
 
 /**
  * How long the person has to approve or deny anything (a tool call, a mode raise, an approval
@@ -23,7 +29,9 @@ export const APPROVAL_WINDOW_MS = 30_000;
 
 export type PolicyDecision = 'allow' | 'confirm' | 'deny';
 
-export const InputPolicyToolNameSchema = z.enum(INPUT_POLICY_TOOLS);
+export const InputPolicyToolNameSchema = z.enum(
+  INPUT_POLICY_TOOLS as [InputPolicyToolName, ...InputPolicyToolName[]],
+);
 
 /**
  * Metadata of the `custom` mode. Only input tools can be listed: every other tool is always
@@ -70,12 +78,8 @@ export function decidePolicy(
     case 'assist':
       return 'confirm';
     case 'composing':
-      return toolName === 'type_text' ||
-        toolName === 'press_key' ||
-        toolName === 'get_clipboard' ||
-        toolName === 'set_clipboard'
-        ? 'allow'
-        : 'confirm';
+      // Typing and the clipboard run; pointer actions (which can click anything) ask.
+      return policyClassOf(toolName) === 'pointer' ? 'confirm' : 'allow';
     case 'autopilot':
       return 'allow';
     case 'custom': {

@@ -127,7 +127,7 @@ describe('event interest', () => {
     const unsubscribed = await callTool(a.client, 'unsubscribe_events', {
       subscription_id: keys,
     });
-    expect(unsubscribed.structuredContent).toEqual({ unsubscribed: true });
+    expect(unsubscribed.structuredContent).toEqual({ ok: true, unsubscribed: true });
     // Session b still collects key_press, so the union stays.
     await new Promise((r) => setTimeout(r, 50));
     expect(interestOf(control)).toEqual(['mouse_click', 'key_press']);

@@ -7,20 +7,20 @@ import {
   aiClientRef,
   decideCall,
   type ToolArgs,
-  type ToolName,
   type ToolViewerResult,
+  type ViewerToolName,
 } from '@overlay-companion/protocol';
 import { callBudgetMs } from '../relay/timeouts.js';
 import { approveThroughClient } from './approvals.js';
 import type { ToolContext } from './toolkit.js';
 
-export interface RelayOutcome<N extends ToolName> {
+export interface RelayOutcome<N extends ViewerToolName> {
   result: ToolViewerResult<N>;
   /** True when the person approved this call (in the viewer, or through the MCP client). */
   approvedByPerson: boolean;
 }
 
-export async function relayWithPolicy<N extends ToolName>(
+export async function relayWithPolicy<N extends ViewerToolName>(
   ctx: ToolContext,
   name: N,
   args: ToolArgs<N>,

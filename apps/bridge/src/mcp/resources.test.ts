@@ -100,9 +100,7 @@ describe('resources', () => {
     expect(again.structuredContent).toEqual({ events: [], dropped: 0 });
     expect(
       (await callTool(client, 'unsubscribe_events', { subscription_id: id })).structuredContent,
-    ).toEqual({
-      unsubscribed: true,
-    });
+    ).toEqual({ ok: true, unsubscribed: true });
     expect(errorOf(await callTool(client, 'get_events', { subscription_id: id })).kind).toBe(
       'invalid_parameters',
     );

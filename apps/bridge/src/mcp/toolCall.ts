@@ -9,6 +9,7 @@ import {
   ProtocolError,
   decideCall,
   formatZodIssues,
+  ignoredArgs,
   needsInputPolicy,
   type ToolName,
 } from '@overlay-companion/protocol';
@@ -115,14 +116,19 @@ export async function runToolCall(
   }
   try {
     const reply = await tool.handle(parsed.data, { ...ctx, decision: verdict.decision, note });
-    const checked = tool.definition.result.safeParse(reply.structured);
+    // The seed's loose objects: keys we do not know were accepted; say they had no effect.
+    const ignored = ignoredArgs(tool.definition.looseObjects, rawArgs);
+    const structured = ignored.length > 0 ? { ...reply.structured, ignored } : reply.structured;
+    const checked = tool.definition.result.safeParse(structured);
     if (!checked.success) {
       throw new ProtocolError(
         'system_error',
         `The ${tool.name} result did not match its schema (${formatZodIssues(checked.error)}); this is a bug in the bridge or viewer.`,
       );
     }
-    return finish(successResult(checked.data, reply.text, reply.content));
+    const summarize = tool.definition.summarize as (args: unknown, result: unknown) => string;
+    const text = reply.text ?? summarize(parsed.data, checked.data);
+    return finish(successResult(checked.data, text, reply.content));
   } catch (err) {
     const error = asProtocolError(err);
     if (error.kind === 'system_error')

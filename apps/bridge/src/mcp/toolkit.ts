@@ -1,8 +1,9 @@
-// The bridge side of a tool: `defineTool(name, handle)` pairs a protocol tool definition (name,
-// schemas, annotations, from @overlay-companion/protocol) with the function that runs it in the
-// bridge. Handlers get parsed args and a ToolContext and return a ToolReply; they report
-// failures by throwing ProtocolError (kind + message), which toolCall.ts turns into an isError
-// result. Tools live in small files per family under tools/.
+// The bridge side of a tool. Every tool's schemas, words, budget, policy class and summary text
+// come from its protocol definition; what the bridge adds is how it runs: tools that run in the
+// viewer are relayed by one generic handler (tools/relayTool.ts, with an optional per-tool
+// finishing step), tools that run in the bridge have a handler here (tools/*.ts). Handlers get
+// parsed args and a ToolContext and return a ToolReply; they report failures by throwing
+// ProtocolError (kind + message), which toolCall.ts turns into an isError result.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ContentBlock, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -58,8 +59,8 @@ export interface ToolContext {
 
 export interface ToolReply<N extends ToolName = ToolName> {
   structured: ToolResult<N>;
-  /** One short sentence for clients that show text only. */
-  text: string;
+  /** One short sentence for clients that show text only; default: the definition's summary. */
+  text?: string;
   /** Content before the text, e.g. the screenshot image. */
   content?: ContentBlock[];
 }
@@ -70,6 +71,7 @@ export interface BridgeTool<N extends ToolName = ToolName> {
   handle(args: ToolArgs<N>, ctx: ToolContext): Promise<ToolReply<N>>;
 }
 
+/** A tool's bridge handler, tied to its protocol definition by name. */
 export function defineTool<N extends ToolName>(
   name: N,
   handle: (args: ToolArgs<N>, ctx: ToolContext) => Promise<ToolReply<N>>,

@@ -53,11 +53,15 @@ function numbersFor(schema: JsonSchema): fc.Arbitrary<unknown> {
     fc.integer({ min: -100_000, max: 100_000 }),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
     // In range, so that whole calls are valid often enough to reach the viewer.
-    fc.integer({
-      min: typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : -1000,
-      max: typeof schema.maximum === 'number' ? Math.floor(Math.min(schema.maximum, 2000)) : 2000,
-    }),
+    inRange(schema),
   );
+}
+
+/** Integers inside the schema's bounds (small ones where the range allows). */
+function inRange(schema: { minimum?: unknown; maximum?: unknown }): fc.Arbitrary<number> {
+  const min = typeof schema.minimum === 'number' ? Math.ceil(schema.minimum) : -1000;
+  const max = typeof schema.maximum === 'number' ? Math.floor(schema.maximum) : 2000;
+  return fc.integer({ min, max: Math.max(min, Math.min(max, min + 3000, 2000)) });
 }
 
 const wrongTypes = fc.constantFrom<unknown>(null, true, false, [], {}, '12', '', 'NaN', [1, 2], {

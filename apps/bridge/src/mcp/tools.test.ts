@@ -89,7 +89,7 @@ describe('tools over MCP', () => {
       result: {
         overlay_id: 'ov_1',
         bounds: { x: 10, y: 20, width: 30, height: 40 },
-        monitor_index: null,
+        monitor_index: 0,
       },
     }));
     const result = await callTool(client, 'draw_overlay', {
@@ -103,7 +103,7 @@ describe('tools over MCP', () => {
     expect(result.structuredContent).toEqual({
       overlay_id: 'ov_1',
       bounds: { x: 10, y: 20, width: 30, height: 40 },
-      monitor_index: null,
+      monitor_index: 0,
     });
     expect(textOf(result)).toMatch(/Drew overlay ov_1/);
     const [call] = viewer.toolCalls('draw_overlay');

@@ -18,6 +18,7 @@ import { scriptedServeEnv, startServe, type CliProcess } from '../headless/testi
 import { startLiveStack, type LiveStack } from '../headless/testing/liveStack.js';
 import { chromiumChildren } from '../headless/testing/processes.js';
 import { callBudgetMs } from '../relay/timeouts.js';
+import { toolDefinitions } from '@overlay-companion/protocol';
 import { signIn } from '../testing/browserSession.js';
 import type { PersonPlane } from './personPlanes.js';
 import { errorOf } from './testing/calls.js';
@@ -85,7 +86,7 @@ describe('the viewer dies while a call waits at it', () => {
   const hub = () => plane.hub;
   // click_at in assist mode waits for the person at the viewer: a call that stays pending.
   const args = { x: 40, y: 40 };
-  const budget = callBudgetMs('click_at', args, 'confirm');
+  const budget = callBudgetMs('click_at', toolDefinitions.click_at.input.parse(args), 'confirm');
 
   beforeAll(async () => {
     stack = await startLiveStack({ initialMode: 'assist' });

@@ -17,6 +17,7 @@ import {
   type ToolArgs,
   type ToolCallMessage,
   type ToolName,
+  type ViewerToolName,
   type ToolViewerResult,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
@@ -61,7 +62,7 @@ export class CallRelay {
    * Rejects with ProtocolError: viewer_unavailable (none, or it left), timeout, cancelled, the
    * viewer's own tool_error, or system_error for a malformed result.
    */
-  async call<N extends ToolName>(
+  async call<N extends ViewerToolName>(
     name: N,
     args: ToolArgs<N>,
     policy: 'allow' | 'confirm',

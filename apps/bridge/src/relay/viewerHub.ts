@@ -18,7 +18,7 @@ import {
   type EventType,
   type Mode,
   type ToolArgs,
-  type ToolName,
+  type ViewerToolName,
   type Permissions,
   type UiEvent,
   type ViewerToBridge,
@@ -204,7 +204,7 @@ export class ViewerHub {
   }
 
   /** Relays a tool call to the control viewer (see CallRelay.call for how it settles). */
-  call<N extends ToolName>(
+  call<N extends ViewerToolName>(
     name: N,
     args: ToolArgs<N>,
     policy: 'allow' | 'confirm',

@@ -13,7 +13,8 @@ const OVERLAY = {
   color: 'red',
   opacity: 0.5,
   click_through: true,
-  monitor_index: null,
+  monitor_index: 0,
+  created_at: 1_700_000_000_000,
 };
 
 describe('viewer control channel', () => {

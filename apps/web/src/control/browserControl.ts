@@ -22,6 +22,7 @@ import type { SettledReason } from '../confirm/confirmations.js';
 import { controlStore } from '../store/control.js';
 import { connectionStore, displayStore } from '../store/index.js';
 import { overlayStore } from '../store/overlays.js';
+import { currentMasks, layoutStore } from '../store/layout.js';
 import { viewportStore } from '../store/viewport.js';
 import { ControlChannel, ticketSocketUrl } from './channel.js';
 import { ViewerController } from './controller.js';
@@ -31,6 +32,7 @@ import { currentMonitors, type DesktopSize } from './monitors.js';
 import { FrameWatch } from './screen/frameWatch.js';
 import { sleep } from './sleep.js';
 import { installTestApi } from './testApi.js';
+import { AnnotationRequests } from '../teach/annotationRequests.js';
 import { UiEventStream } from './uiEvents.js';
 
 export interface ControlPlane {
@@ -106,7 +108,11 @@ function requireClient() {
 }
 
 function monitors() {
-  return currentMonitors(requireDesktop(), viewportStore.getState().viewport.scale);
+  return currentMonitors(
+    requireDesktop(),
+    viewportStore.getState().viewport.scale,
+    layoutStore.getState().layout,
+  );
 }
 
 /** Outcomes the person did not see happen (they did not press the button) get a toast. */
@@ -165,6 +171,7 @@ function startControlPlane(): ControlPlane {
     },
   });
   const send = (m: ViewerToBridge): boolean => channel.send(m);
+  const annotations = new AnnotationRequests();
   const overlays = new OverlayService({
     store: overlayStore,
     broadcast: (m) => void send(m),
@@ -184,11 +191,14 @@ function startControlPlane(): ControlPlane {
       client: requireClient,
       desktop: requireDesktop,
       monitors,
+      masks: () => currentMasks(),
       viewport: () => viewportStore.getState().viewport,
       sleep,
+      annotate: (args, signal) => annotations.request(args, signal),
     },
     firstFrame,
     standing: standingStore,
+    layout: layoutStore,
     person,
   });
 

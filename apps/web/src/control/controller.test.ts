@@ -78,6 +78,8 @@ function setup(
     desktop: () => desktop,
     monitors: () => currentMonitors(desktop, 1),
     newId: () => `ov_${overlayStore.getState().seq + 1}`,
+
+    now: () => 1_700_000_000_000,
   });
   let gaveUp: string | undefined;
   const controller = new ViewerController({
@@ -93,8 +95,10 @@ function setup(
       client: () => client as unknown as Guacamole.Client,
       desktop: options.desktop ?? (() => desktop),
       monitors: () => currentMonitors(desktop, 1),
+      masks: () => [],
       viewport: () => EMPTY_VIEWPORT,
       sleep,
+      annotate: () => Promise.reject(new Error('not asked in these tests')),
     },
     ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
     warn: () => {},
@@ -131,7 +135,7 @@ describe('ViewerController', () => {
       result: {
         overlay_id: 'ov_1',
         bounds: { x: 10, y: 20, width: 30, height: 40 },
-        monitor_index: null,
+        monitor_index: 0,
       },
     });
   });
@@ -291,15 +295,18 @@ describe('ViewerController', () => {
     expect(sent).toEqual([]);
   });
 
-  it('refuses tools the bridge runs itself', () => {
-    const { controller, sent } = setup();
-    controller.handle(hello('control'));
-    controller.handle(call('c11', 'get_events', {}));
-    expect(sent.at(-1)).toMatchObject({
-      type: 'tool_error',
-      kind: 'system_error',
-      message: expect.stringContaining('run by the bridge') as unknown,
-    });
+  it('never receives a tool the bridge runs itself: the message parser refuses it', () => {
+    const parsed = parseBridgeMessage(
+      JSON.stringify({
+        type: 'tool_call',
+        id: 'c11',
+        name: 'get_events',
+        args: {},
+        policy: 'allow',
+        deadline_ms: 1000,
+      }),
+    );
+    expect(parsed.ok).toBe(false);
   });
 
   it('as a mirror: asks for a snapshot, follows changes, re-syncs on a gap, refuses calls', () => {
@@ -312,7 +319,8 @@ describe('ViewerController', () => {
       color: 'red',
       opacity: 1,
       click_through: true,
-      monitor_index: null,
+      monitor_index: 0,
+      created_at: 1_700_000_000_000,
     };
     controller.handle(msg({ type: 'sync_state', seq: 4, overlays: [overlay] }));
     controller.handle(msg({ type: 'overlay_removed', overlay_id: 'a', seq: 5 }));

@@ -22,6 +22,7 @@ import { applyRemote, overlayData, type OverlayState } from '../store/overlays.j
 import { confirmDetails, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
+import type { LayoutState } from '../store/layout.js';
 import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
 import { monitorsOrNone, runWithPerson } from './runShown.js';
 import { errorMessage, invalidResult } from './answers.js';
@@ -45,6 +46,8 @@ export interface ControllerDeps {
   firstFrame?: (timeoutMs: number, signal: AbortSignal) => Promise<void> | undefined;
   /** The person's own use of the desktop: AI input waits its turn (none when absent). */
   person?: PersonActivity;
+  /** The person's monitor layout and privacy masks, as the bridge sends them. */
+  layout?: StoreApi<LayoutState>;
   /** The person's standing permissions (none when absent); Stop revokes them all. */
   standing?: StoreApi<StandingState>;
   warn?: (message: string) => void;
@@ -151,6 +154,9 @@ export class ViewerController {
           .approvalsElsewhereChanged(message.requests.map((r) => ({ ...r, receivedAt })));
         return;
       }
+      case 'layout_changed':
+        this.#deps.layout?.getState().layoutChanged(message.layout);
+        return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
           `The bridge did not accept a message: ${message.message}`,

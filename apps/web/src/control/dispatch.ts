@@ -1,15 +1,17 @@
-// Runs one tool call that the policy gate let through: an exhaustive switch on the tool name
-// (a new tool in the protocol fails to compile here until it is handled). Overlay tools and
-// get_display_info answer synchronously — no promise, so the answer leaves before any render.
-// Tools the bridge runs itself (set_mode, set_screenshot_frequency, the event tools) are refused
-// with a system_error that says so.
+// Runs one tool call that the policy gate let through, through the handler map below (a new
+// viewer tool in the protocol fails to compile here until it is handled; bridge tools never
+// reach a viewer). Overlay tools and get_display_info answer synchronously — no promise, so the
+// answer leaves before any render.
 import {
   ProtocolError,
   monitorToDesktop,
   type Monitor,
-  type TypedToolCall,
+  type PrivacyMask,
+  type ToolArgs,
   type ToolName,
   type ToolViewerResult,
+  type TypedToolCall,
+  type ViewerToolName,
 } from '@overlay-companion/protocol';
 import type Guacamole from 'guacamole-common-js';
 import type { ConfirmDetails } from '../store/confirmations.js';
@@ -25,7 +27,7 @@ import {
   type InputDeps,
 } from './handlers/input.js';
 import type { OverlayService } from './handlers/overlay.js';
-import type { DesktopSize } from './monitors.js';
+import { resolveMonitor, type DesktopSize } from './monitors.js';
 import { takeScreenshot } from './screen/capture.js';
 import type { FrameWatch } from './screen/frameWatch.js';
 import { waitForScreen } from './screen/waitForScreen.js';
@@ -43,8 +45,15 @@ export interface ToolEnv {
   /** The desktop size; throws when it is not known yet. */
   desktop: () => DesktopSize;
   monitors: () => Monitor[];
+  /** The person's privacy masks (desktop pixels): black in everything the AI sees. */
+  masks: () => readonly PrivacyMask[];
   viewport: () => Viewport;
   sleep: Sleep;
+  /** Teach mode: asks the person to point things out (request_annotation). */
+  annotate: (
+    args: ToolArgs<'request_annotation'>,
+    signal: AbortSignal,
+  ) => Promise<ToolViewerResult<'request_annotation'>>;
 }
 
 export type AnyViewerResult = ToolViewerResult<ToolName>;
@@ -60,81 +69,77 @@ function input(env: ToolEnv): InputDeps {
   };
 }
 
-function bridgeOnly(name: ToolName): never {
-  throw new ProtocolError(
-    'system_error',
-    `${name} is run by the bridge, not relayed to the viewer; the bridge sent it here by mistake. Report this as a bridge bug.`,
-  );
-}
+type Handler<N extends ViewerToolName> = (
+  args: ToolArgs<N>,
+  env: ToolEnv,
+) => ToolViewerResult<N> | Promise<ToolViewerResult<N>>;
+
+/**
+ * One handler per tool whose definition runs in the viewer. A mapped type over the protocol's
+ * viewer tools: a new viewer tool does not compile until it is handled here, and bridge tools
+ * cannot be (they never reach a viewer). dispatch.test.ts checks the same at run time.
+ */
+export const viewerHandlers: { readonly [N in ViewerToolName]: Handler<N> } = {
+  draw_overlay: (args, env) => env.overlays.draw(args),
+  remove_overlay: (args, env) => env.overlays.remove(args),
+  clear_overlays: (_args, env) => env.overlays.clear(),
+  batch_overlay: (args, env) => env.overlays.batch(args, env.signal),
+  get_display_info: (_args, env) => {
+    const desktop = env.desktop();
+    return {
+      desktop: { width: desktop.width, height: desktop.height },
+      monitors: env.monitors(),
+    };
+  },
+  take_screenshot: (args, env) =>
+    takeScreenshot(args, {
+      client: env.client(),
+      desktop: env.desktop(),
+      monitors: env.monitors(),
+      masks: env.masks(),
+      viewport: env.viewport(),
+      overlays: env.overlays.snapshot().overlays,
+      frames: env.frames,
+      signal: env.signal,
+    }),
+  wait_for_screen: (a, env) => {
+    env.client();
+    // Monitor-relative region, else the whole monitor, else the whole desktop.
+    const monitor = resolveMonitor(env.monitors(), a.monitor_index);
+    const region = a.region === undefined ? monitor : monitorToDesktop(a.region, monitor);
+    return waitForScreen(
+      env.frames,
+      { until: a.until, region, timeoutMs: a.timeout_ms, stableMs: a.stable_ms },
+      env.signal,
+    ).then((o) => ({ satisfied: o.satisfied, waited_ms: o.waitedMs }));
+  },
+  click_at: (args, env) => clickAt(args, input(env)),
+  type_text: (args, env) => typeText(args, input(env)),
+  press_key: (args, env) => pressKey(args, input(env)),
+  scroll: (args, env) => scroll(args, input(env)),
+  drag: (args, env) => drag(args, input(env)),
+  mouse_move: (args, env) => mouseMove(args, input(env)),
+  get_clipboard: (_args, env) => {
+    env.client();
+    return env.clipboard.get();
+  },
+  set_clipboard: (args, env) => env.clipboard.set(env.client(), args),
+  request_annotation: (args, env) => env.annotate(args, env.signal),
+};
 
 export function runTool(
   call: TypedToolCall,
   env: ToolEnv,
 ): AnyViewerResult | Promise<AnyViewerResult> {
-  switch (call.name) {
-    case 'draw_overlay':
-      return env.overlays.draw(call.args);
-    case 'remove_overlay':
-      return env.overlays.remove(call.args);
-    case 'clear_overlays':
-      return env.overlays.clear();
-    case 'batch_overlay':
-      return env.overlays.batch(call.args, env.signal);
-    case 'get_display_info': {
-      const desktop = env.desktop();
-      return {
-        desktop: { width: desktop.width, height: desktop.height },
-        monitors: env.monitors(),
-      };
-    }
-    case 'take_screenshot':
-      return takeScreenshot(call.args, {
-        client: env.client(),
-        desktop: env.desktop(),
-        monitors: env.monitors(),
-        viewport: env.viewport(),
-        overlays: env.overlays.snapshot().overlays,
-        frames: env.frames,
-        signal: env.signal,
-      });
-    case 'wait_for_screen': {
-      env.client();
-      const a = call.args;
-      return waitForScreen(
-        env.frames,
-        { until: a.until, region: a.region, timeoutMs: a.timeout_ms, stableMs: a.stable_ms },
-        env.signal,
-      ).then((o) => ({ satisfied: o.satisfied, waited_ms: o.waitedMs }));
-    }
-    case 'click_at':
-      return clickAt(call.args, input(env));
-    case 'type_text':
-      return typeText(call.args, input(env));
-    case 'press_key':
-      return pressKey(call.args, input(env));
-    case 'scroll':
-      return scroll(call.args, input(env));
-    case 'drag':
-      return drag(call.args, input(env));
-    case 'mouse_move':
-      return mouseMove(call.args, input(env));
-    case 'get_clipboard':
-      env.client();
-      return env.clipboard.get();
-    case 'set_clipboard':
-      return env.clipboard.set(env.client(), call.args);
-    case 'set_mode':
-    case 'set_screenshot_frequency':
-    case 'subscribe_events':
-    case 'unsubscribe_events':
-    case 'get_events':
-      return bridgeOnly(call.name);
-    default: {
-      const unknown: never = call;
-      void unknown;
-      throw new ProtocolError('system_error', 'The viewer does not know this tool.');
-    }
+  const handler = viewerHandlers[call.name] as Handler<ViewerToolName> | undefined;
+  if (handler === undefined) {
+    // Only a viewer older than the bridge gets here (the message parser knows every tool).
+    throw new ProtocolError(
+      'system_error',
+      `This viewer cannot run ${String(call.name)}; reload the page to get the viewer that matches the bridge.`,
+    );
   }
+  return handler(call.args, env);
 }
 
 /** What the confirmation panel shows for a call: exactly what will happen, in desktop pixels. */
@@ -146,12 +151,31 @@ export function confirmDetails(call: TypedToolCall, monitors: readonly Monitor[]
       const p = monitorToDesktop({ x: a.x, y: a.y }, monitor);
       return { kind: 'click', x: p.x, y: p.y, button: a.button, clicks: a.clicks };
     }
-    case 'drag':
-      return { kind: 'drag', from: call.args.from, to: call.args.to, button: call.args.button };
-    case 'scroll':
-      return { kind: 'scroll', ...call.args };
-    case 'mouse_move':
-      return { kind: 'move', x: call.args.x, y: call.args.y };
+    case 'drag': {
+      const monitor = monitors.find((m) => m.index === call.args.monitor_index);
+      return {
+        kind: 'drag',
+        from: monitorToDesktop(call.args.from, monitor),
+        to: monitorToDesktop(call.args.to, monitor),
+        button: call.args.button,
+      };
+    }
+    case 'scroll': {
+      const a = call.args;
+      const p = monitorToDesktop(
+        { x: a.x, y: a.y },
+        monitors.find((m) => m.index === a.monitor_index),
+      );
+      return { kind: 'scroll', x: p.x, y: p.y, direction: a.direction, amount: a.amount };
+    }
+    case 'mouse_move': {
+      const a = call.args;
+      const p = monitorToDesktop(
+        { x: a.x, y: a.y },
+        monitors.find((m) => m.index === a.monitor_index),
+      );
+      return { kind: 'move', x: p.x, y: p.y };
+    }
     case 'type_text':
       return { kind: 'type', text: call.args.text };
     case 'press_key':

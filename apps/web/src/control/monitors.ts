@@ -1,7 +1,13 @@
-// The monitors this viewer reports, and resolving a tool's monitor_index against them. Until
-// the person's layouts exist there is one monitor: the whole desktop, index 0, at the scale the
-// window currently shows it (clamped to what the protocol allows).
-import { ProtocolError, type Monitor } from '@overlay-companion/protocol';
+// The monitors this viewer reports (get_display_info) and resolving a tool's monitor_index
+// against them. With a saved layout they are its monitors, in its order, at the scale their
+// screens show them; without one there is one monitor: the whole desktop, index 0, at the scale
+// this window shows it (clamped to what the protocol allows).
+import {
+  ProtocolError,
+  monitorScale,
+  type Monitor,
+  type MonitorLayout,
+} from '@overlay-companion/protocol';
 
 export interface DesktopSize {
   width: number;
@@ -9,12 +15,28 @@ export interface DesktopSize {
 }
 
 /** Monitor.scale must lie in 0.25..8; a tiny window can show the desktop smaller than that. */
-function monitorScale(windowScale: number): number {
-  if (!Number.isFinite(windowScale) || windowScale <= 0) return 1;
-  return Math.min(8, Math.max(0.25, Math.round(windowScale * 1000) / 1000));
+function clampScale(scale: number): number {
+  if (!Number.isFinite(scale) || scale <= 0) return 1;
+  return Math.min(8, Math.max(0.25, Math.round(scale * 1000) / 1000));
 }
 
-export function currentMonitors(desktop: DesktopSize, windowScale: number): Monitor[] {
+export function currentMonitors(
+  desktop: DesktopSize,
+  windowScale: number,
+  layout: MonitorLayout | null = null,
+): Monitor[] {
+  if (layout !== null && layout.monitors.length > 0) {
+    return layout.monitors.map((m, index) => ({
+      index,
+      x: m.x,
+      y: m.y,
+      width: m.width,
+      height: m.height,
+      // The screen that shows it decides; unknown screens are shown 1:1 by convention.
+      scale: clampScale(monitorScale(m) ?? 1),
+      ...(m.label === undefined ? {} : { label: m.label }),
+    }));
+  }
   return [
     {
       index: 0,
@@ -22,7 +44,7 @@ export function currentMonitors(desktop: DesktopSize, windowScale: number): Moni
       y: 0,
       width: desktop.width,
       height: desktop.height,
-      scale: monitorScale(windowScale),
+      scale: clampScale(windowScale),
     },
   ];
 }

@@ -1,7 +1,7 @@
 // Clipboard tools: get_clipboard and set_clipboard, moved through the Guacamole clipboard
 // stream by the viewer. Both are governed by the mode policy: the clipboard may hold secrets.
 import { z } from 'zod';
-import { defineTool } from './define.js';
+import { QUICK_CALL_MS, defineTool } from './define.js';
 
 /** Largest clipboard text, in UTF-16 code units: 1 MiB of characters. */
 export const MAX_CLIPBOARD_CHARS = 1024 * 1024;
@@ -26,7 +26,14 @@ export const getClipboard = defineTool({
   result: GetClipboardResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   kind: 'clipboard',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'clipboard',
+  permission: 'clipboard_read',
+  budgetMs: () => QUICK_CALL_MS * 2,
+  summarize: (_a, r) =>
+    r.available
+      ? `The clipboard holds ${r.text.length} character(s).`
+      : 'The clipboard holds no text.',
 });
 
 export const SetClipboardInput = z.strictObject({
@@ -53,5 +60,10 @@ export const setClipboard = defineTool({
     openWorldHint: false,
   },
   kind: 'clipboard',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'clipboard',
+  permission: 'clipboard_write',
+  budgetMs: () => QUICK_CALL_MS * 2,
+  summarize: (a, r) =>
+    r.ok ? `Put ${a.text.length} character(s) on the clipboard.` : 'The clipboard was not set.',
 });

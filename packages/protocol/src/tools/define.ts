@@ -1,8 +1,12 @@
-// The shape of one tool definition and `defineTool`, which fills in the viewer result schema.
-// The bridge registers each definition with the MCP SDK; the viewer uses `input` to re-parse
-// the args it receives and `viewerResult` to shape what it sends back.
+// The shape of one tool definition and `defineTool`. A definition is the only place a tool is
+// described: its schemas, the words the model reads, MCP annotations, where it runs (the bridge
+// or the person's control viewer), its time budget, which policy class and permission toggle
+// govern it, the one-sentence summary text clients without structured content see, and which of
+// its object arguments are loose (the seed's `filter`, `metadata`, `action_timing_hint`: unknown
+// keys are accepted and reported back as ignored). The bridge's registry, the tool_call wire
+// message and the viewer's dispatch are all derived from these definitions (registry.ts).
 import type { z } from 'zod';
-import type { ToolKind, ToolName } from './names.js';
+import type { PermissionName } from '../permissions.js';
 
 export interface ToolAnnotations {
   /** The tool changes nothing (MCP hint). */
@@ -15,18 +19,53 @@ export interface ToolAnnotations {
   openWorldHint: false;
 }
 
+/** Tool families, for grouping in docs and tool lists. */
+export const TOOL_FAMILIES = [
+  'overlay',
+  'screen',
+  'input',
+  'mode',
+  'clipboard',
+  'events',
+  'teach',
+] as const;
+export type ToolKind = (typeof TOOL_FAMILIES)[number];
+
+/**
+ * Where a call is executed: `viewer` tools are relayed to the person's control viewer (tool_call
+ * message); `bridge` tools are answered by the bridge itself and never reach a viewer.
+ */
+export type RunsIn = 'viewer' | 'bridge';
+
+/**
+ * What the mode policy (policy.ts decidePolicy) thinks of a tool:
+ * - free: never governed by the mode (overlays, screen reading, display info, events, the mode);
+ * - pointer: pointer input on the desktop (click, scroll, drag, move) — composing asks first;
+ * - keys: keyboard input on the desktop (typing, key combos) — composing lets it run;
+ * - clipboard: reading or writing the desktop's clipboard — composing lets it run.
+ * Every class but `free` is "input": passive denies it and assist asks the person.
+ */
+export type PolicyClass = 'free' | 'pointer' | 'keys' | 'clipboard';
+
+/** Base budget for quick viewer-side work (overlays, display info, one input action). */
+export const QUICK_CALL_MS = 5_000;
+/** Slack on top of a wait the args ask for (timers, encoding, network). */
+export const SLACK_MS = 5_000;
+
 export interface ToolDefinition<
-  Name extends ToolName = ToolName,
-  Input extends z.ZodObject = z.ZodObject,
+  Name extends string = string,
+  Input extends z.ZodType = z.ZodType,
   Result extends z.ZodObject = z.ZodObject,
   ViewerResult extends z.ZodObject = z.ZodObject,
+  Runs extends RunsIn = RunsIn,
+  Policy extends PolicyClass = PolicyClass,
 > {
   name: Name;
   /** Short human title for tool lists. */
   title: string;
   /** Written for the model: what it does, when to use it, units, what it returns. */
   description: string;
-  /** Arguments; strict (unknown fields rejected), defaults applied on parse. */
+  /** Arguments; strict (unknown top-level fields rejected), defaults applied on parse. */
   input: Input;
   /** MCP structured result (`outputSchema` / `structuredContent`). */
   result: Result;
@@ -37,23 +76,48 @@ export interface ToolDefinition<
   viewerResult: ViewerResult;
   annotations: ToolAnnotations;
   kind: ToolKind;
-  /** True when the mode policy (decidePolicy) governs this tool. */
-  needsInputPolicy: boolean;
+  runsIn: Runs;
+  policyClass: Policy;
+  /** The person's permission toggle this tool needs, if any (permissions.ts). */
+  permission?: PermissionName;
+  /**
+   * Milliseconds the viewer may take to run it once allowed (without the person's approval
+   * window, which the relay adds). Only viewer tools are relayed; default QUICK_CALL_MS.
+   */
+  budgetMs: (args: z.output<Input>) => number;
+  /** One sentence for clients that show text only, from the parsed args and the result. */
+  summarize: (args: z.output<Input>, result: z.output<Result>) => string;
+  /**
+   * Loose object arguments: top-level field → the keys we know. Other keys are accepted and
+   * reported back in the result as `ignored` (ignoredArgs in looseArgs.ts).
+   */
+  looseObjects?: Readonly<Record<string, readonly string[]>>;
 }
 
 type Spec<
-  N extends ToolName,
-  I extends z.ZodObject,
+  N extends string,
+  I extends z.ZodType,
   R extends z.ZodObject,
   V extends z.ZodObject,
-> = Omit<ToolDefinition<N, I, R, V>, 'viewerResult'> & { viewerResult?: V };
+  W extends RunsIn,
+  P extends PolicyClass,
+> = Omit<ToolDefinition<N, I, R, V, W, P>, 'viewerResult' | 'budgetMs'> & {
+  viewerResult?: V;
+  budgetMs?: (args: z.output<I>) => number;
+};
 
 export function defineTool<
-  const N extends ToolName,
-  I extends z.ZodObject,
+  const N extends string,
+  I extends z.ZodType,
   R extends z.ZodObject,
+  const W extends RunsIn,
+  const P extends PolicyClass,
   V extends z.ZodObject = R,
->(spec: Spec<N, I, R, V>): ToolDefinition<N, I, R, V> {
-  // When no viewer result is given it is the MCP result itself (same schema object).
-  return { ...spec, viewerResult: spec.viewerResult ?? (spec.result as unknown as V) };
+>(spec: Spec<N, I, R, V, W, P>): ToolDefinition<N, I, R, V, W, P> {
+  return {
+    ...spec,
+    // When no viewer result is given it is the MCP result itself (same schema object).
+    viewerResult: spec.viewerResult ?? (spec.result as unknown as V),
+    budgetMs: spec.budgetMs ?? (() => QUICK_CALL_MS),
+  };
 }

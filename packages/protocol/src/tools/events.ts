@@ -2,9 +2,10 @@
 // the person does in the viewer and when the screen changes, buffered by the bridge per
 // subscription until the AI polls with get_events.
 import { z } from 'zod';
-import { Coordinate, EpochMs, Id, MouseButton, Rect } from '../common.js';
+import { Coordinate, EpochMs, Id, InputRect, MouseButton, Rect } from '../common.js';
 import { MAX_KEY_COMBO_LENGTH } from '../keys.js';
 import { defineTool } from './define.js';
+import { IgnoredKeys } from './looseArgs.js';
 
 export const EVENT_TYPES = [
   'mouse_move',
@@ -31,7 +32,14 @@ export const UiEvent = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('mouse_click'),
     at: At,
-    data: z.strictObject({ x: Coordinate, y: Coordinate, button: MouseButton }),
+    data: z.strictObject({
+      x: Coordinate,
+      y: Coordinate,
+      button: MouseButton,
+      overlay_id: Id.optional().describe(
+        'The interactive overlay (draw_overlay click_through=false) the person clicked; that click did not reach the desktop.',
+      ),
+    }),
   }),
   z.strictObject({
     type: z.literal('key_press'),
@@ -58,6 +66,17 @@ export type UiEvent = z.infer<typeof UiEvent>;
 
 export const SubscriptionId = Id.describe('Subscription id returned by subscribe_events.');
 
+/** subscribe_events' filter: a loose object (unknown keys are accepted and reported as ignored). */
+export const EventFilter = z.looseObject({
+  region: InputRect.optional().describe('Only mouse and screen events inside this desktop area.'),
+  keys: z
+    .array(z.string().min(1).max(MAX_KEY_COMBO_LENGTH))
+    .min(1)
+    .max(50)
+    .optional()
+    .describe('Only key_press events for these key names or characters.'),
+});
+
 export const SubscribeEventsInput = z.strictObject({
   events: z
     .array(EventType)
@@ -70,27 +89,20 @@ export const SubscribeEventsInput = z.strictObject({
       'Event types to collect: mouse_move, mouse_click, key_press, window_focus (the viewer window gained/lost focus), screen_change.',
     ),
   debounce_ms: z
-    .int()
+    .number()
     .min(0)
     .max(10_000)
+    .transform(Math.round)
     .default(100)
     .describe('Drop events of the same type closer together than this (default 100 ms).'),
-  filter: z
-    .strictObject({
-      region: Rect.optional().describe('Only mouse and screen events inside this desktop area.'),
-      keys: z
-        .array(z.string().min(1).max(MAX_KEY_COMBO_LENGTH))
-        .min(1)
-        .max(50)
-        .optional()
-        .describe('Only key_press events for these key names or characters.'),
-    })
-    .optional()
-    .describe('Narrow which events are kept.'),
+  filter: EventFilter.optional().describe(
+    "Narrow which events are kept. Keys other than region and keys are ignored (listed in the result's ignored field).",
+  ),
 });
 export const SubscribeEventsResult = z.strictObject({
   subscription_id: SubscriptionId,
   subscribed: z.array(EventType).max(EVENT_TYPES.length).describe('Event types collected.'),
+  ignored: IgnoredKeys,
 });
 
 export const subscribeEvents = defineTool({
@@ -102,19 +114,26 @@ export const subscribeEvents = defineTool({
   result: SubscribeEventsResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   kind: 'events',
-  needsInputPolicy: false,
+  runsIn: 'bridge',
+  policyClass: 'free',
+  looseObjects: { filter: Object.keys(EventFilter.shape) },
+  summarize: (_a, r) =>
+    `Subscribed to ${r.subscribed.join(', ')} as ${r.subscription_id}; read with get_events, or subscribe to the resource events://${r.subscription_id} to be notified.`,
 });
 
 export const UnsubscribeEventsInput = z.strictObject({ subscription_id: SubscriptionId });
 export const UnsubscribeEventsResult = z.strictObject({
-  unsubscribed: z.boolean().describe('False when no subscription had this id.'),
+  ok: z
+    .boolean()
+    .describe('True when the subscription was cancelled; false when no subscription had this id.'),
+  unsubscribed: z.boolean().describe('Same as ok (kept for older clients).'),
 });
 
 export const unsubscribeEvents = defineTool({
   name: 'unsubscribe_events',
   title: 'Unsubscribe from events',
   description:
-    'Stops a subscription from subscribe_events and discards its buffered events. Returns unsubscribed=false when the id is unknown.',
+    'Stops a subscription from subscribe_events and discards its buffered events. Returns ok=false when the id is unknown.',
   input: UnsubscribeEventsInput,
   result: UnsubscribeEventsResult,
   annotations: {
@@ -124,7 +143,12 @@ export const unsubscribeEvents = defineTool({
     openWorldHint: false,
   },
   kind: 'events',
-  needsInputPolicy: false,
+  runsIn: 'bridge',
+  policyClass: 'free',
+  summarize: (a, r) =>
+    r.ok
+      ? `Unsubscribed ${a.subscription_id}.`
+      : `No subscription ${a.subscription_id} in this session.`,
 });
 
 export const MAX_EVENTS_PER_READ = 1000;
@@ -157,5 +181,8 @@ export const getEvents = defineTool({
   result: GetEventsResult,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   kind: 'events',
-  needsInputPolicy: false,
+  runsIn: 'bridge',
+  policyClass: 'free',
+  summarize: (_a, r) =>
+    `${r.events.length} event(s)${r.dropped > 0 ? `, ${r.dropped} dropped because the buffer was full` : ''}.`,
 });

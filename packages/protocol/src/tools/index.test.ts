@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { TOOL_FAMILIES, TOOL_KINDS, TOOL_NAMES, needsInputPolicy } from './names.js';
-import { toolDefinitions, toolList } from './index.js';
+import {
+  BRIDGE_TOOL_NAMES,
+  INPUT_POLICY_TOOLS,
+  TOOL_NAMES,
+  VIEWER_TOOL_NAMES,
+  needsInputPolicy,
+} from './names.js';
+import { TOOL_FAMILIES, toolDefinitions, toolList } from './index.js';
+import { ignoredArgs } from './looseArgs.js';
+import { ToolCallMessage } from '../messages.js';
 
 type JsonSchema = {
   type?: string;
@@ -26,16 +34,55 @@ function undescribed(schema: JsonSchema, path = ''): string[] {
 }
 
 describe('tool registry', () => {
-  it('has one definition per tool name, under its own name, with the agreed family', () => {
+  it('has one definition per tool name, under its own name, and every set derives from it', () => {
     expect(Object.keys(toolDefinitions)).toEqual(TOOL_NAMES);
     expect(toolList.map((d) => d.name)).toEqual(TOOL_NAMES);
     for (const def of toolList) {
       expect(toolDefinitions[def.name]).toBe(def);
-      expect(def.kind).toBe(TOOL_KINDS[def.name]);
       expect(TOOL_FAMILIES).toContain(def.kind);
-      expect(def.needsInputPolicy).toBe(needsInputPolicy(def.name));
+      expect(needsInputPolicy(def.name)).toBe(def.policyClass !== 'free');
       expect(def.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+      expect(def.budgetMs).toBeTypeOf('function');
+      expect(def.summarize).toBeTypeOf('function');
     }
+    expect([...VIEWER_TOOL_NAMES, ...BRIDGE_TOOL_NAMES].sort()).toEqual([...TOOL_NAMES].sort());
+    // Every input tool needs a toggle the person can turn off.
+    for (const name of INPUT_POLICY_TOOLS) expect(toolDefinitions[name].permission).toBeDefined();
+  });
+
+  it('puts exactly the viewer tools on the wire as tool_call variants', () => {
+    const onWire = ToolCallMessage.options.map((o) => o.shape.name.value).sort();
+    expect(onWire).toEqual([...VIEWER_TOOL_NAMES].sort());
+    for (const name of BRIDGE_TOOL_NAMES) expect(onWire).not.toContain(name);
+  });
+
+  it('reports unknown keys of loose arguments, and only tools with them have an ignored field', () => {
+    for (const def of toolList) {
+      const hasIgnored = 'ignored' in def.result.shape;
+      expect(hasIgnored, def.name).toBe(def.looseObjects !== undefined);
+    }
+    expect(
+      ignoredArgs(toolDefinitions.click_at.looseObjects, {
+        x: 1,
+        y: 2,
+        action_timing_hint: { delay_before_ms: 5, speed: 'fast', zeta: 1 },
+      }),
+    ).toEqual(['action_timing_hint.speed', 'action_timing_hint.zeta']);
+    expect(
+      ignoredArgs(toolDefinitions.click_at.looseObjects, { x: 1, y: 2, action_timing_hint: 50 }),
+    ).toEqual([]);
+    expect(
+      ignoredArgs(toolDefinitions.subscribe_events.looseObjects, {
+        events: ['mouse_click'],
+        filter: { keys: ['a'], window: 'x' },
+      }),
+    ).toEqual(['filter.window']);
+    expect(
+      ignoredArgs(toolDefinitions.set_mode.looseObjects, {
+        mode: 'custom',
+        metadata: { allow: [], note: 'hi' },
+      }),
+    ).toEqual(['metadata.note']);
   });
 
   it.each(toolList.map((d) => [d.name, d] as const))('%s is documented for a model', (_n, def) => {

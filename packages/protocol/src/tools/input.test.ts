@@ -20,7 +20,26 @@ describe('click_at input', () => {
           monitor_index: 2,
         },
       },
-      { args: { x: 1, y: 1, button: 'middle', clicks: 2, action_timing_hint: 0 } },
+      {
+        args: { x: 1, y: 1, button: 'middle', clicks: 2, action_timing_hint: 0 },
+        expect: { action_timing_hint: { delay_before_ms: 0, delay_after_ms: 0 } },
+      },
+      {
+        args: {
+          x: 10.5,
+          y: 0.4,
+          action_timing_hint: { delay_before_ms: 200, delay_after_ms: 50.6, speed: 'x' },
+        },
+        expect: { x: 11, y: 0, action_timing_hint: { delay_before_ms: 200, delay_after_ms: 51 } },
+      },
+      {
+        args: { x: 1, y: 1, action_timing_hint: 250 },
+        expect: { action_timing_hint: { delay_before_ms: 250, delay_after_ms: 0 } },
+      },
+      {
+        args: { x: 1, y: 1, action_timing_hint: {} },
+        expect: { action_timing_hint: { delay_before_ms: 0, delay_after_ms: 0 } },
+      },
     ],
     [
       { args: { x: 1 }, error: ['y: is required'] },
@@ -30,7 +49,18 @@ describe('click_at input', () => {
       },
       { args: { x: 1, y: 1, clicks: 4 }, error: ['clicks: must be ≤ 3'] },
       { args: { x: 1, y: 1, clicks: 0 }, error: ['clicks: must be ≥ 1'] },
-      { args: { x: 1, y: 1, action_timing_hint: 10001 }, error: ['action_timing_hint: must be ≤'] },
+      {
+        args: { x: 1, y: 1, action_timing_hint: 10001 },
+        error: ['action_timing_hint: must be ≤ 10000'],
+      },
+      {
+        args: { x: 1, y: 1, action_timing_hint: { delay_after_ms: -1 } },
+        error: ['action_timing_hint.delay_after_ms: must be ≥ 0'],
+      },
+      {
+        args: { x: 1, y: 1, action_timing_hint: 'soon' },
+        error: ['action_timing_hint: must be a number or an object'],
+      },
       { args: { x: 1, y: 1, double: true }, error: ['double: is not a known field'] },
       { args: { x: '1', y: 1 }, error: ['x: must be a number'] },
     ],

@@ -1,15 +1,17 @@
 // Input tools: click_at, type_text, press_key, scroll, drag, mouse_move. All are governed by
-// the mode policy (policy.ts); coordinates are desktop pixels, monitor-relative for click_at
-// with monitor_index. The viewer turns them into Guacamole mouse/key instructions.
+// the mode policy (policy.ts); coordinates are desktop pixels (numbers, rounded to the nearest
+// pixel), monitor-relative with monitor_index. The viewer turns them into Guacamole mouse/key
+// instructions.
 import { z } from 'zod';
-import { Coordinate, MonitorIndex, MouseButton, Point } from '../common.js';
+import { InputCoordinate, InputPoint, MonitorIndex, MouseButton } from '../common.js';
 import {
   MAX_KEY_COMBO_LENGTH,
   MAX_TYPE_TEXT_LENGTH,
   textKeysyms,
   tryParseKeyCombo,
 } from '../keys.js';
-import { defineTool } from './define.js';
+import { QUICK_CALL_MS, SLACK_MS, defineTool } from './define.js';
+import { IgnoredKeys } from './looseArgs.js';
 
 const INPUT_ANNOTATIONS = {
   readOnlyHint: false,
@@ -27,12 +29,51 @@ const RequireUserConfirmation = z
     'Ask the person to approve this action even when the mode would allow it (use for anything risky).',
   );
 
+/** Longest pause action_timing_hint may ask for, before or after. */
+export const MAX_ACTION_DELAY_MS = 10_000;
+const DelayMs = z.number().min(0).max(MAX_ACTION_DELAY_MS).transform(Math.round);
+
+/** The seed's action_timing_hint object; unknown keys are accepted and reported as ignored. */
+export const ActionTiming = z.looseObject({
+  delay_before_ms: DelayMs.optional().describe(
+    'Pause before acting, in milliseconds (0..10000), e.g. to let a menu finish opening.',
+  ),
+  delay_after_ms: DelayMs.optional().describe(
+    'Pause after acting before the call returns (0..10000), e.g. to let the click take effect before your next screenshot.',
+  ),
+});
+export const ACTION_TIMING_KEYS: readonly string[] = Object.keys(ActionTiming.shape);
+
+/** The hint after parsing: both delays, 0 when not asked for. */
+export interface ActionTimingArgs {
+  delay_before_ms: number;
+  delay_after_ms: number;
+}
+
 const ActionTimingHint = z
-  .int()
-  .min(0)
-  .max(10_000)
+  .union([DelayMs, ActionTiming])
+  .transform((hint): ActionTimingArgs =>
+    typeof hint === 'number'
+      ? { delay_before_ms: hint, delay_after_ms: 0 }
+      : { delay_before_ms: hint.delay_before_ms ?? 0, delay_after_ms: hint.delay_after_ms ?? 0 },
+  )
   .optional()
-  .describe('Milliseconds to pause before acting, e.g. to let a menu finish opening.');
+  .describe(
+    'Timing hints: { "delay_before_ms": …, "delay_after_ms": … } (milliseconds, 0..10000 each; other keys are ignored and listed in the result\'s ignored field). A bare number means delay_before_ms.',
+  );
+
+/** Total pause an action_timing_hint adds, for the call's time budget. */
+function hintMs(hint: ActionTimingArgs | undefined): number {
+  return hint === undefined ? 0 : hint.delay_before_ms + hint.delay_after_ms;
+}
+
+/** Loose object arguments of the tools that take action_timing_hint. */
+const TIMING_LOOSE = { action_timing_hint: ACTION_TIMING_KEYS } as const;
+
+/** The tools' one-sentence "(approved by the person)" note. */
+function confirmedNote(confirmed: boolean): string {
+  return confirmed ? ' (approved by the person)' : '';
+}
 
 const Success = z.boolean().describe('True when the input was delivered to the remote desktop.');
 /** Present when the action waited for the person to stop using the desktop first. */
@@ -44,8 +85,12 @@ export const WaitedForPerson = z
   .describe('Milliseconds the action waited because the person was using the desktop.');
 
 export const ClickAtInput = z.strictObject({
-  x: Coordinate.describe('Horizontal position in pixels (desktop, or monitor-relative).'),
-  y: Coordinate.describe('Vertical position in pixels (desktop, or monitor-relative).'),
+  x: InputCoordinate.describe(
+    'Horizontal position in pixels (desktop, or monitor-relative); fractions are rounded to the nearest pixel.',
+  ),
+  y: InputCoordinate.describe(
+    'Vertical position in pixels (desktop, or monitor-relative); fractions are rounded.',
+  ),
   button: MouseButton.default('left'),
   clicks: z.int().min(1).max(3).default(1).describe('1 = click, 2 = double, 3 = triple click.'),
   require_user_confirmation: RequireUserConfirmation,
@@ -56,6 +101,7 @@ export const ClickAtResult = z.strictObject({
   success: Success,
   was_confirmed: z.boolean().describe('True when the person approved this click in the viewer.'),
   waited_for_person_ms: WaitedForPerson,
+  ignored: IgnoredKeys,
 });
 
 export const clickAt = defineTool({
@@ -66,7 +112,15 @@ export const clickAt = defineTool({
   result: ClickAtResult,
   annotations: INPUT_ANNOTATIONS,
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'pointer',
+  permission: 'input_actions',
+  looseObjects: TIMING_LOOSE,
+  budgetMs: (a) => QUICK_CALL_MS + hintMs(a.action_timing_hint),
+  summarize: (a, r) =>
+    r.success
+      ? `${a.clicks === 1 ? 'Clicked' : `Clicked ${a.clicks}x`} ${a.button} at ${a.x},${a.y}${a.monitor_index === undefined ? '' : ` on monitor ${a.monitor_index}`}${confirmedNote(r.was_confirmed)}.`
+      : `The click at ${a.x},${a.y} was not delivered.`,
 });
 
 export const TypeTextInput = z.strictObject({
@@ -86,7 +140,7 @@ export const TypeTextInput = z.strictObject({
     })
     .describe('Text to type, 1..10000 characters; "\\n" presses Return and "\\t" Tab.'),
   typing_speed_wpm: z
-    .int()
+    .number()
     .min(10)
     .max(1000)
     .default(60)
@@ -98,6 +152,7 @@ export const TypeTextResult = z.strictObject({
   success: Success,
   typed_length: z.int().min(0).max(MAX_TYPE_TEXT_LENGTH).describe('Characters typed.'),
   waited_for_person_ms: WaitedForPerson,
+  ignored: IgnoredKeys,
 });
 
 export const typeText = defineTool({
@@ -108,7 +163,19 @@ export const typeText = defineTool({
   result: TypeTextResult,
   annotations: INPUT_ANNOTATIONS,
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'keys',
+  permission: 'input_actions',
+  looseObjects: TIMING_LOOSE,
+  budgetMs: (a) => {
+    const charsPerSecond = (a.typing_speed_wpm * 5) / 60;
+    return (
+      Math.ceil(([...a.text].length / charsPerSecond) * 1000) +
+      hintMs(a.action_timing_hint) +
+      2 * SLACK_MS
+    );
+  },
+  summarize: (a, r) => `Typed ${r.typed_length} of ${[...a.text].length} character(s).`,
 });
 
 export const KeyComboString = z
@@ -145,14 +212,26 @@ export const pressKey = defineTool({
   result: PressKeyResult,
   annotations: INPUT_ANNOTATIONS,
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'keys',
+  permission: 'input_actions',
+  budgetMs: (a) => QUICK_CALL_MS + a.repeat * 100,
+  summarize: (a, r) =>
+    r.success
+      ? `Pressed ${a.keys}${a.repeat > 1 ? ` ${a.repeat} times` : ''}.`
+      : `${a.keys} was not delivered.`,
 });
 
 export const ScrollInput = z.strictObject({
-  x: Coordinate.describe('Horizontal pointer position in desktop pixels while scrolling.'),
-  y: Coordinate.describe('Vertical pointer position in desktop pixels while scrolling.'),
+  x: InputCoordinate.describe(
+    'Horizontal pointer position while scrolling (desktop pixels, or monitor-relative).',
+  ),
+  y: InputCoordinate.describe(
+    'Vertical pointer position while scrolling (desktop pixels, or monitor-relative).',
+  ),
   direction: z.enum(['up', 'down', 'left', 'right']).describe('Scroll direction.'),
   amount: z.int().min(1).max(50).default(3).describe('Wheel steps, 1..50 (default 3).'),
+  monitor_index: MonitorIndex.optional(),
 });
 export const SuccessResult = z.strictObject({
   success: Success,
@@ -162,17 +241,27 @@ export const SuccessResult = z.strictObject({
 export const scroll = defineTool({
   name: 'scroll',
   title: 'Scroll',
-  description: `Moves the pointer to (x, y) in desktop pixels and turns the mouse wheel by amount steps. The pointer position decides which window scrolls. ${POLICY_NOTE} Returns success.`,
+  description: `Moves the pointer to (x, y) in desktop pixels (monitor-relative with monitor_index) and turns the mouse wheel by amount steps. The pointer position decides which window scrolls. ${POLICY_NOTE} Returns success.`,
   input: ScrollInput,
   result: SuccessResult,
   annotations: INPUT_ANNOTATIONS,
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'pointer',
+  permission: 'input_actions',
+  summarize: (a, r) =>
+    r.success
+      ? `Scrolled ${a.direction} ${a.amount} step(s) at ${a.x},${a.y}.`
+      : 'The scroll was not delivered.',
 });
 
 export const DragInput = z.strictObject({
-  from: Point.describe('Start point in desktop pixels, where the button is pressed.'),
-  to: Point.describe('End point in desktop pixels, where the button is released.'),
+  from: InputPoint.describe(
+    'Start point (desktop pixels, or monitor-relative), where the button is pressed.',
+  ),
+  to: InputPoint.describe(
+    'End point (desktop pixels, or monitor-relative), where the button is released.',
+  ),
   button: MouseButton.default('left'),
   duration_ms: z
     .int()
@@ -180,31 +269,44 @@ export const DragInput = z.strictObject({
     .max(10_000)
     .default(300)
     .describe('How long the move from start to end takes, in milliseconds (default 300).'),
+  monitor_index: MonitorIndex.optional(),
 });
 
 export const drag = defineTool({
   name: 'drag',
   title: 'Drag',
-  description: `Presses a mouse button at from, moves to to over duration_ms, and releases: for moving windows, selecting text, sliders. Coordinates are desktop pixels. ${POLICY_NOTE} Returns success.`,
+  description: `Presses a mouse button at from, moves to to over duration_ms, and releases: for moving windows, selecting text, sliders. Coordinates are desktop pixels (both monitor-relative with monitor_index). ${POLICY_NOTE} Returns success.`,
   input: DragInput,
   result: SuccessResult,
   annotations: INPUT_ANNOTATIONS,
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'pointer',
+  permission: 'input_actions',
+  budgetMs: (a) => QUICK_CALL_MS + a.duration_ms,
+  summarize: (a, r) =>
+    r.success
+      ? `Dragged from ${a.from.x},${a.from.y} to ${a.to.x},${a.to.y}.`
+      : 'The drag was not delivered.',
 });
 
 export const MouseMoveInput = z.strictObject({
-  x: Coordinate.describe('Horizontal position in desktop pixels.'),
-  y: Coordinate.describe('Vertical position in desktop pixels.'),
+  x: InputCoordinate.describe('Horizontal position (desktop pixels, or monitor-relative).'),
+  y: InputCoordinate.describe('Vertical position (desktop pixels, or monitor-relative).'),
+  monitor_index: MonitorIndex.optional(),
 });
 
 export const mouseMove = defineTool({
   name: 'mouse_move',
   title: 'Move mouse',
-  description: `Moves the pointer to (x, y) in desktop pixels without clicking, e.g. to reveal a tooltip or hover menu. ${POLICY_NOTE} Returns success.`,
+  description: `Moves the pointer to (x, y) in desktop pixels (monitor-relative with monitor_index) without clicking, e.g. to reveal a tooltip or hover menu. ${POLICY_NOTE} Returns success.`,
   input: MouseMoveInput,
   result: SuccessResult,
   annotations: { ...INPUT_ANNOTATIONS, destructiveHint: false, idempotentHint: true },
   kind: 'input',
-  needsInputPolicy: true,
+  runsIn: 'viewer',
+  policyClass: 'pointer',
+  permission: 'input_actions',
+  summarize: (a, r) =>
+    r.success ? `Moved the pointer to ${a.x},${a.y}.` : 'The move was not delivered.',
 });

@@ -64,7 +64,10 @@ describe('event tools input', () => {
         error: ['events: must not list the same event type twice'],
       },
       { args: { events: ['key_press'], debounce_ms: 10001 }, error: ['debounce_ms: must be ≤'] },
-      { args: { events: ['key_press'], filter: { text: 'a' } }, error: ['filter.text: is not'] },
+      {
+        args: { events: ['key_press'], filter: { keys: [] } },
+        error: ['filter.keys: must have at least 1 item'],
+      },
     ],
   );
   schemaTable(

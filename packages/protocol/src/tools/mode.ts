@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { Mode } from '../common.js';
 import { defineTool } from './define.js';
+import { IgnoredKeys } from './looseArgs.js';
 
 export const MAX_MODE_METADATA_KEYS = 16;
 
@@ -28,6 +29,7 @@ export const SetModeResult = z.strictObject({
     .describe(
       'True when the change needs the person and they have not answered yet; the old mode stays active.',
     ),
+  ignored: IgnoredKeys,
 });
 
 export const setMode = defineTool({
@@ -44,5 +46,14 @@ export const setMode = defineTool({
     openWorldHint: false,
   },
   kind: 'mode',
-  needsInputPolicy: false,
+  runsIn: 'bridge',
+  policyClass: 'free',
+  // allow/deny are read by the custom policy; anything else in metadata is ignored.
+  looseObjects: { metadata: ['allow', 'deny'] },
+  summarize: (a, r) =>
+    r.pending_approval === true
+      ? `Asked the person to approve ${a.mode}; ${r.active_mode} stays active until they do.`
+      : r.ok
+        ? `Mode is now ${r.active_mode}.`
+        : `Mode stays ${r.active_mode}.`,
 });

@@ -1,64 +1,70 @@
-// Tool names, their families and which of them the mode policy governs. Kept apart from the
-// definitions so policy code and message schemas can depend on names without importing every
-// schema (index.test.ts checks this table agrees with the registry).
+// Tool names and the sets derived from the definitions: which tools run in the viewer and which
+// in the bridge, and which the mode policy governs (every policy class but `free`), so policy
+// code, message schemas and both apps ask one place. Nothing here is written by hand per tool.
+import type { z } from 'zod';
+import type { PolicyClass } from './define.js';
+import { toolDefinitions, type ToolDefinitions } from './registry.js';
 
-export const TOOL_KINDS = {
-  draw_overlay: 'overlay',
-  remove_overlay: 'overlay',
-  clear_overlays: 'overlay',
-  batch_overlay: 'overlay',
-  take_screenshot: 'screen',
-  get_display_info: 'screen',
-  wait_for_screen: 'screen',
-  set_screenshot_frequency: 'screen',
-  click_at: 'input',
-  type_text: 'input',
-  press_key: 'input',
-  scroll: 'input',
-  drag: 'input',
-  mouse_move: 'input',
-  set_mode: 'mode',
-  get_clipboard: 'clipboard',
-  set_clipboard: 'clipboard',
-  subscribe_events: 'events',
-  unsubscribe_events: 'events',
-  get_events: 'events',
-} as const;
+export type ToolName = keyof ToolDefinitions;
 
-export type ToolName = keyof typeof TOOL_KINDS;
-export type ToolKind = (typeof TOOL_KINDS)[ToolName];
+/** Tools relayed to the person's control viewer. */
+export type ViewerToolName = {
+  [N in ToolName]: ToolDefinitions[N]['runsIn'] extends 'viewer' ? N : never;
+}[ToolName];
+/** Tools the bridge answers itself. */
+export type BridgeToolName = Exclude<ToolName, ViewerToolName>;
+/** Tools the mode policy governs (policy class other than free). */
+export type InputPolicyToolName = {
+  [N in ToolName]: ToolDefinitions[N]['policyClass'] extends 'free' ? never : N;
+}[ToolName];
 
-export const TOOL_NAMES = Object.keys(TOOL_KINDS) as ToolName[];
-export const TOOL_FAMILIES = ['overlay', 'screen', 'input', 'mode', 'clipboard', 'events'] as const;
+export const TOOL_NAMES = Object.keys(toolDefinitions) as ToolName[];
+
+export const VIEWER_TOOL_NAMES = TOOL_NAMES.filter(
+  (name): name is ViewerToolName => toolDefinitions[name].runsIn === 'viewer',
+);
+export const BRIDGE_TOOL_NAMES = TOOL_NAMES.filter(
+  (name): name is BridgeToolName => toolDefinitions[name].runsIn === 'bridge',
+);
 
 /**
  * Tools that act on the person's desktop or read their clipboard: the mode policy (policy.ts)
  * decides allow / confirm / deny for these. Every other tool is always allowed by the mode.
  */
-export const INPUT_POLICY_TOOLS = [
-  'click_at',
-  'type_text',
-  'press_key',
-  'scroll',
-  'drag',
-  'mouse_move',
-  'get_clipboard',
-  'set_clipboard',
-] as const satisfies readonly ToolName[];
+export const INPUT_POLICY_TOOLS = TOOL_NAMES.filter(
+  (name): name is InputPolicyToolName => toolDefinitions[name].policyClass !== 'free',
+);
 
 /**
  * The input tools that act on the desktop itself (pointer and keys), not the clipboard: they
  * wait while the person uses the desktop and are drawn as the AI's pointer in the viewer.
  */
-export const DESKTOP_INPUT_TOOLS = INPUT_POLICY_TOOLS.filter(
-  (name) => name !== 'get_clipboard' && name !== 'set_clipboard',
-);
-export type InputPolicyToolName = (typeof INPUT_POLICY_TOOLS)[number];
+export const DESKTOP_INPUT_TOOLS = INPUT_POLICY_TOOLS.filter((name) => {
+  const policy = toolDefinitions[name].policyClass;
+  return policy === 'pointer' || policy === 'keys';
+});
 
 export function isToolName(name: string): name is ToolName {
-  return Object.hasOwn(TOOL_KINDS, name);
+  return Object.hasOwn(toolDefinitions, name);
+}
+
+export function isViewerTool(name: ToolName): name is ViewerToolName {
+  return toolDefinitions[name].runsIn === 'viewer';
 }
 
 export function needsInputPolicy(name: ToolName): name is InputPolicyToolName {
-  return (INPUT_POLICY_TOOLS as readonly string[]).includes(name);
+  return toolDefinitions[name].policyClass !== 'free';
 }
+
+export function policyClassOf(name: ToolName): PolicyClass {
+  return toolDefinitions[name].policyClass;
+}
+
+/** Args as the AI sends them (defaults still optional). */
+export type ToolInput<N extends ToolName> = z.input<ToolDefinitions[N]['input']>;
+/** Args after parsing: defaults applied. This is what tool_call.args carries. */
+export type ToolArgs<N extends ToolName> = z.output<ToolDefinitions[N]['input']>;
+/** The MCP structured result. */
+export type ToolResult<N extends ToolName> = z.output<ToolDefinitions[N]['result']>;
+/** What the viewer sends in tool_result.result for this tool. */
+export type ToolViewerResult<N extends ToolName> = z.output<ToolDefinitions[N]['viewerResult']>;

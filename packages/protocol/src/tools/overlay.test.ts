@@ -26,14 +26,31 @@ describe('draw_overlay input', () => {
         expect: { opacity: 1, temporary_ms: 100, click_through: false, monitor_index: 0 },
       },
       { args: { ...base, temporary_ms: 600000, opacity: 0 } },
+      // The seed's example call, verbatim: color optional (default red), numbers rounded.
+      {
+        args: {
+          x: 100,
+          y: 200,
+          width: 300,
+          height: 50,
+          color: 'blue',
+          label: 'Click here',
+          temporary_ms: 5000,
+        },
+        expect: { x: 100, y: 200, width: 300, height: 50, color: 'blue', temporary_ms: 5000 },
+      },
+      { args: { x: 1, y: 1, width: 1, height: 1 }, expect: { color: 'red', opacity: 0.5 } },
+      {
+        args: { ...base, x: 10.4, y: 10.5, width: 29.6, height: 0.5, temporary_ms: 100.4 },
+        expect: { x: 10, y: 11, width: 30, height: 1, temporary_ms: 100 },
+      },
     ],
     [
       { args: { ...base, x: -1 }, error: ['x: must be ≥ 0'] },
-      { args: { ...base, x: 1.5 }, error: ['x: must be an integer'] },
+      { args: { ...base, x: Number.NaN }, error: ['x: must be a number'] },
       { args: { ...base, y: 32768 }, error: ['y: must be ≤ 32767'] },
-      { args: { ...base, width: 0 }, error: ['width: must be ≥ 1'] },
+      { args: { ...base, width: 0.49 }, error: ['width: must be ≥ 0.5'] },
       { args: { ...base, height: 'tall' }, error: ['height: must be a number'] },
-      { args: { x: 1, y: 1, width: 1, height: 1 }, error: ['color: is required'] },
       { args: { ...base, color: 'reddish' }, error: ['color: must be a CSS color name'] },
       { args: { ...base, color: '#12' }, error: ['color: must be a CSS color name'] },
       { args: { ...base, color: '#1234' }, error: ['color:'] },
@@ -85,12 +102,18 @@ describe('batch_overlay input', () => {
         expect: { one_at_a_time: false, overlays: [{ opacity: 0.5 }] },
       },
       { args: { overlays: Array.from({ length: 100 }, () => base), one_at_a_time: true } },
+      // The floor: at least 5,000 overlays in one call.
+      {
+        args: {
+          overlays: Array.from({ length: 10_000 }, () => ({ x: 1.5, y: 2, width: 3, height: 4 })),
+        },
+      },
     ],
     [
       { args: { overlays: [] }, error: ['overlays: must have at least 1 item'] },
       {
-        args: { overlays: Array.from({ length: 101 }, () => base) },
-        error: ['overlays: must have at most 100 items'],
+        args: { overlays: Array.from({ length: 10_001 }, () => base) },
+        error: ['overlays: must have at most 10000 items'],
       },
       {
         args: { overlays: [base, { ...base, x: -5, extra: 1 }] },

@@ -1,17 +1,36 @@
 // Overlay tools (draw_overlay, remove_overlay, clear_overlays, batch_overlay) and the Overlay
 // record the viewers keep in their stores and exchange in overlay_* / sync_state messages.
+// Run by the person's control viewer, whose overlay store is authoritative; never governed by
+// the mode.
 import { z } from 'zod';
-import { Bounds, Coordinate, CssColor, Id, MonitorIndex, Size } from '../common.js';
-import { defineTool } from './define.js';
+import {
+  Bounds,
+  CssColor,
+  EpochMs,
+  Id,
+  InputCoordinate,
+  InputSize,
+  MonitorIndex,
+} from '../common.js';
+import { QUICK_CALL_MS, defineTool } from './define.js';
 
 export const OverlayId = Id.describe('Overlay id returned by draw_overlay or batch_overlay.');
 
+/** The seed's default overlay color. */
+export const DEFAULT_OVERLAY_COLOR = 'red';
+
 export const DrawOverlayInput = z.strictObject({
-  x: Coordinate.describe('Left edge in pixels (desktop, or monitor-relative with monitor_index).'),
-  y: Coordinate.describe('Top edge in pixels (desktop, or monitor-relative with monitor_index).'),
-  width: Size.describe('Width in pixels.'),
-  height: Size.describe('Height in pixels.'),
-  color: CssColor,
+  x: InputCoordinate.describe(
+    'Left edge in pixels (desktop, or monitor-relative with monitor_index); fractions are rounded to the nearest pixel.',
+  ),
+  y: InputCoordinate.describe(
+    'Top edge in pixels (desktop, or monitor-relative with monitor_index); fractions are rounded.',
+  ),
+  width: InputSize.describe('Width in pixels (rounded to the nearest pixel, at least 1).'),
+  height: InputSize.describe('Height in pixels (rounded to the nearest pixel, at least 1).'),
+  color: CssColor.default(DEFAULT_OVERLAY_COLOR).describe(
+    'Fill color: a CSS color name (e.g. "red", "gold", "cornflowerblue") or hex #rgb, #rrggbb, #rrggbbaa. Default "red".',
+  ),
   opacity: z
     .number()
     .min(0)
@@ -24,16 +43,17 @@ export const DrawOverlayInput = z.strictObject({
     .optional()
     .describe('Optional text shown on the overlay for the person, up to 200 characters.'),
   temporary_ms: z
-    .int()
+    .number()
     .min(100)
     .max(600_000)
+    .transform(Math.round)
     .optional()
     .describe('Remove the overlay automatically after this many milliseconds (100..600000).'),
   click_through: z
     .boolean()
     .default(true)
     .describe(
-      "When true (default) the person's clicks pass through to the desktop underneath; false makes the overlay catch them.",
+      "When true (default) the person's clicks pass through to the desktop underneath. false makes it an interactive overlay: it catches the person's clicks instead of the desktop, and each is reported as a mouse_click event with this overlay_id (subscribe_events).",
     ),
   monitor_index: MonitorIndex.optional(),
 });
@@ -48,8 +68,10 @@ export const Overlay = z.strictObject({
   opacity: z.number().min(0).max(1).describe('Fill opacity 0..1.'),
   label: z.string().max(200).optional().describe('Text shown on the overlay.'),
   click_through: z.boolean().describe("Whether the person's clicks pass through."),
-  monitor_index: MonitorIndex.nullable().describe(
-    'Monitor the overlay was placed on, or null when it was placed in desktop coordinates.',
+  monitor_index: MonitorIndex.describe("The monitor that holds the overlay's centre."),
+  created_at: EpochMs.describe('When it was drawn, epoch milliseconds (control viewer clock).'),
+  expires_at: EpochMs.optional().describe(
+    'When a temporary overlay goes away, epoch milliseconds; a window that takes over control re-arms it.',
   ),
 });
 export type Overlay = z.infer<typeof Overlay>;
@@ -59,19 +81,24 @@ export const DrawOverlayResult = z.strictObject({
   bounds: Bounds.describe(
     'Final rectangle in desktop pixels after clamping to the desktop (width/height 0 if it fell entirely outside).',
   ),
-  monitor_index: MonitorIndex.nullable().describe('Monitor used, or null for desktop coordinates.'),
+  monitor_index: MonitorIndex.describe(
+    "The monitor that holds the overlay's centre (get_display_info).",
+  ),
 });
 
 export const drawOverlay = defineTool({
   name: 'draw_overlay',
   title: 'Draw overlay',
   description:
-    "Draws a colored, semi-transparent rectangle over the remote desktop in the person's viewer, to point something out (a button to press, a field to fill). It is only drawn in the viewer: the remote desktop and its screenshots are unaffected unless take_screenshot is asked to include overlays. Units are desktop pixels (see get_display_info); with monitor_index, x/y are relative to that monitor. The rectangle is clamped to the desktop. Returns the overlay_id (for remove_overlay) and the clamped bounds.",
+    "Draws a colored, semi-transparent rectangle over the remote desktop in every viewer window of the person, to point something out (a button to press, a field to fill). It is only drawn in the viewer: the remote desktop and its screenshots are unaffected unless take_screenshot is asked to include overlays. Units are desktop pixels (see get_display_info; fractions are rounded to the nearest pixel); with monitor_index, x/y are relative to that monitor. The rectangle is clamped to the desktop. click_through=false makes it catch the person's clicks (reported as mouse_click events with its overlay_id). Returns the overlay_id (for remove_overlay), the clamped bounds and the monitor_index holding its centre.",
   input: DrawOverlayInput,
   result: DrawOverlayResult,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   kind: 'overlay',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  summarize: (_args, r) =>
+    `Drew overlay ${r.overlay_id} at ${r.bounds.x},${r.bounds.y} size ${r.bounds.width}x${r.bounds.height} on monitor ${r.monitor_index}${r.bounds.width === 0 || r.bounds.height === 0 ? ' (entirely off the desktop, so invisible)' : ''}.`,
 });
 
 export const RemoveOverlayInput = z.strictObject({ overlay_id: OverlayId });
@@ -96,7 +123,12 @@ export const removeOverlay = defineTool({
     openWorldHint: false,
   },
   kind: 'overlay',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  summarize: (a, r) =>
+    r.removed
+      ? `Removed overlay ${a.overlay_id}.`
+      : `No overlay ${a.overlay_id} (already removed or expired).`,
 });
 
 export const ClearOverlaysInput = z.strictObject({});
@@ -118,10 +150,14 @@ export const clearOverlays = defineTool({
     openWorldHint: false,
   },
   kind: 'overlay',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  summarize: (_a, r) => `Cleared ${r.cleared} overlay(s).`,
 });
 
-export const MAX_BATCH_OVERLAYS = 100;
+/** Most overlays one batch_overlay call draws, and most one viewer store holds. */
+export const MAX_BATCH_OVERLAYS = 10_000;
+export const MAX_OVERLAYS = MAX_BATCH_OVERLAYS;
 
 /** How long each overlay of a one_at_a_time batch is shown when it has no temporary_ms. */
 export const ONE_AT_A_TIME_STEP_MS = 1_500;
@@ -140,7 +176,9 @@ export const BatchOverlayInput = z.strictObject({
     .array(DrawOverlayInput)
     .min(1)
     .max(MAX_BATCH_OVERLAYS)
-    .describe('1 to 100 overlays, each with the same fields as draw_overlay.'),
+    .describe(
+      `1 to ${MAX_BATCH_OVERLAYS} overlays, each with the same fields as draw_overlay (monitor_index per item).`,
+    ),
   one_at_a_time: z
     .boolean()
     .default(false)
@@ -155,11 +193,17 @@ export const BatchOverlayResult = z.strictObject({
 export const batchOverlay = defineTool({
   name: 'batch_overlay',
   title: 'Draw several overlays',
-  description:
-    'Draws up to 100 overlays in one call; cheaper than many draw_overlay calls when highlighting several places. Each entry takes the draw_overlay fields (desktop pixels, or monitor-relative with monitor_index). Returns the new overlay ids in the order given.',
+  description: `Draws up to ${MAX_BATCH_OVERLAYS} overlays in one call, all appearing in one update; much cheaper than many draw_overlay calls when highlighting several places. Each entry takes the draw_overlay fields (desktop pixels, or monitor-relative with its own monitor_index). Returns the new overlay ids in the order given.`,
   input: BatchOverlayInput,
   result: BatchOverlayResult,
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   kind: 'overlay',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  // Thousands of overlays travel and render in one update; a walk-through waits its steps.
+  budgetMs: (a) => QUICK_CALL_MS * 2 + (a.one_at_a_time ? oneAtATimeDurationMs(a.overlays) : 0),
+  summarize: (_a, r) =>
+    r.overlay_ids.length <= 20
+      ? `Drew ${r.overlay_ids.length} overlay(s): ${r.overlay_ids.join(', ')}.`
+      : `Drew ${r.overlay_ids.length} overlays: ${r.overlay_ids.slice(0, 5).join(', ')} … ${r.overlay_ids.at(-1) ?? ''}.`,
 });

@@ -17,7 +17,6 @@ describe('take_screenshot input', () => {
       {
         args: {},
         expect: {
-          full_screen: false,
           scale: 1,
           wait_for_stable_ms: 0,
           format: 'png',
@@ -27,19 +26,32 @@ describe('take_screenshot input', () => {
       { args: { region, scale: 0.1, format: 'jpeg', quality: 1, max_dimension: 64 } },
       { args: { full_screen: true, wait_for_stable_ms: 10000, max_dimension: 8192, quality: 100 } },
       { args: { monitor_index: 1, include_overlays: true }, expect: { monitor_index: 1 } },
+      { args: { full_screen: false }, expect: { full_screen: false } },
+      {
+        args: { scale: 4, wait_for_stable_ms: 12.6 },
+        expect: { scale: 4, wait_for_stable_ms: 13 },
+      },
+      {
+        args: { region: { x: 0.4, y: 9.5, width: 10.5, height: 20 } },
+        expect: { region: { x: 0, y: 10, width: 11, height: 20 } },
+      },
     ],
     [
       { args: { scale: 0.05 }, error: ['scale: must be ≥ 0.1'] },
-      { args: { scale: 1.5 }, error: ['scale: must be ≤ 1'] },
+      { args: { scale: 4.5 }, error: ['scale: must be ≤ 4'] },
       { args: { format: 'gif' }, error: ['format: must be one of png, jpeg'] },
       { args: { quality: 0 }, error: ['quality: must be ≥ 1'] },
       { args: { quality: 101 }, error: ['quality: must be ≤ 100'] },
       { args: { max_dimension: 63 }, error: ['max_dimension: must be ≥ 64'] },
       { args: { max_dimension: 8193 }, error: ['max_dimension: must be ≤ 8192'] },
       { args: { wait_for_stable_ms: 10001 }, error: ['wait_for_stable_ms: must be ≤ 10000'] },
-      { args: { region: { ...region, width: 0 } }, error: ['region.width: must be ≥ 1'] },
+      { args: { region: { ...region, width: 0 } }, error: ['region.width: must be ≥ 0.5'] },
       { args: { region: { x: 0, y: 0 } }, error: ['region.width: is required'] },
       { args: { region, full_screen: true }, error: ['full_screen: give either region'] },
+      {
+        args: { monitor_index: 0, full_screen: true },
+        error: ['full_screen: give either monitor_index'],
+      },
       { args: { fullscreen: true }, error: ['fullscreen: is not a known field'] },
     ],
   );
@@ -51,7 +63,7 @@ describe('take_screenshot results', () => {
     height: 25,
     region,
     scale: 0.5,
-    monitor_index: null,
+    monitor_index: 0,
     display_scale: 1.25,
     viewport_scroll: { x: 0, y: 0 },
     format: 'png',
@@ -100,11 +112,15 @@ describe('get_display_info / wait_for_screen / set_screenshot_frequency input', 
       { args: { mode: 'manual' }, expect: { only_on_change: false } },
       { args: { mode: 'periodic', interval_ms: 10, only_on_change: true } },
       { args: { mode: 'on_change', interval_ms: 86_400_000 } },
+      { args: { mode: 'periodic', interval_ms: 1.5 }, expect: { interval_ms: 2 } },
     ],
     [
       { args: { mode: 'sometimes' }, error: ['mode: must be one of manual, periodic, on_change'] },
       { args: { mode: 'periodic', interval_ms: -1 }, error: ['interval_ms: must be ≥ 0'] },
-      { args: { mode: 'periodic', interval_ms: 1.5 }, error: ['interval_ms: must be an integer'] },
+      {
+        args: { mode: 'periodic', interval_ms: 'often' },
+        error: ['interval_ms: must be a number'],
+      },
     ],
   );
 });

@@ -1,35 +1,43 @@
 // Screen tools: take_screenshot (metadata result + base64 image in the viewer's result),
 // get_display_info, wait_for_screen and set_screenshot_frequency (with its interval clamp).
 import { z } from 'zod';
-import { Coordinate, MonitorIndex, Rect, Size } from '../common.js';
-import { defineTool } from './define.js';
+import { Coordinate, InputRect, MonitorIndex, Rect, Size } from '../common.js';
+import { SLACK_MS, defineTool } from './define.js';
+
+/** Screenshots flatten, crop, scale, mask and encode a whole desktop. */
+export const SCREENSHOT_MS = 15_000;
+/** Largest take_screenshot scale: enlarging helps a model read small text. */
+export const MAX_SCREENSHOT_SCALE = 4;
+/** Longest image side take_screenshot produces; a larger scale is reduced to fit. */
+export const MAX_IMAGE_DIMENSION = 8192;
 
 export const IMAGE_FORMATS = ['png', 'jpeg'] as const;
 export const ImageFormat = z.enum(IMAGE_FORMATS);
 
 export const TakeScreenshotInput = z
   .strictObject({
-    region: Rect.optional().describe(
-      'Part to capture, in pixels (desktop, or monitor-relative with monitor_index). Omit to capture the default area (see full_screen).',
+    region: InputRect.optional().describe(
+      'Part to capture, {x, y, width, height} in pixels (desktop, or monitor-relative with monitor_index). Omit to capture a monitor (monitor_index) or the whole desktop.',
     ),
     full_screen: z
       .boolean()
-      .default(false)
+      .optional()
       .describe(
-        'With no region: true captures the whole desktop (all monitors); false captures monitor_index if given, else the part of the desktop the person currently sees in the viewer.',
+        'Default true: with no region and no monitor_index, capture the whole desktop (all monitors). false: capture the part of the desktop the person currently sees in their viewer. Cannot be true together with region or monitor_index.',
       ),
     scale: z
       .number()
       .min(0.1)
-      .max(1)
+      .max(MAX_SCREENSHOT_SCALE)
       .default(1)
       .describe(
-        'Downscale factor 0.1..1 applied to the image (1 = one image pixel per desktop pixel).',
+        `Scale factor 0.1..${MAX_SCREENSHOT_SCALE} applied to the image (default 1 = one image pixel per desktop pixel; above 1 enlarges small text). The longer side is capped at ${MAX_IMAGE_DIMENSION} pixels.`,
       ),
     wait_for_stable_ms: z
-      .int()
+      .number()
       .min(0)
       .max(10_000)
+      .transform(Math.round)
       .default(0)
       .describe(
         'Wait until the screen has not changed for this many milliseconds before capturing (0 = capture now). Useful right after an action that animates.',
@@ -55,8 +63,12 @@ export const TakeScreenshotInput = z
       .describe('Draw the current overlays into the image (default false: the desktop as it is).'),
     monitor_index: MonitorIndex.optional(),
   })
-  .refine((v) => !(v.full_screen && v.region !== undefined), {
+  .refine((v) => !(v.full_screen === true && v.region !== undefined), {
     error: 'give either region or full_screen=true, not both',
+    path: ['full_screen'],
+  })
+  .refine((v) => !(v.full_screen === true && v.monitor_index !== undefined), {
+    error: 'give either monitor_index or full_screen=true, not both',
     path: ['full_screen'],
   });
 export type TakeScreenshotInput = z.input<typeof TakeScreenshotInput>;
@@ -68,12 +80,12 @@ export const TakeScreenshotResult = z.strictObject({
   scale: z
     .number()
     .min(0.001)
-    .max(1)
+    .max(MAX_SCREENSHOT_SCALE)
     .describe(
       'Image pixels per desktop pixel actually applied (after max_dimension). Desktop x = region.x + image x / scale.',
     ),
-  monitor_index: MonitorIndex.nullable().describe(
-    'Monitor captured, or null when not one monitor.',
+  monitor_index: MonitorIndex.describe(
+    "The monitor captured: the one that holds the region's centre.",
   ),
   display_scale: z
     .number()
@@ -115,13 +127,18 @@ export const takeScreenshot = defineTool({
   name: 'take_screenshot',
   title: 'Take screenshot',
   description:
-    'Captures the remote desktop as the person sees it (without overlays unless include_overlays is true). The image is returned as MCP image content; the structured result gives its metadata: image width/height, the captured region in desktop pixels and the scale, so a point in the image maps to desktop pixels as region.x + x / scale. Capture a region or a monitor and use scale/max_dimension/jpeg to keep images small. Use it before acting and after, to check the effect.',
+    "Captures the remote desktop (without overlays unless include_overlays is true); by default the whole desktop, or a region, or one monitor with monitor_index. The image (the spec's image_base64) is returned as an MCP image content block, never repeated as text; the structured result gives its metadata: image width/height, the captured region in desktop pixels, the scale and the monitor_index, so a point in the image maps to desktop pixels as region.x + x / scale. Areas the person marked private are black. Use scale/max_dimension/jpeg to keep images small. Use it before acting and after, to check the effect.",
   input: TakeScreenshotInput,
   result: TakeScreenshotResult,
   viewerResult: TakeScreenshotViewerResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   kind: 'screen',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  permission: 'screenshots',
+  budgetMs: (a) => SCREENSHOT_MS + a.wait_for_stable_ms,
+  summarize: (_a, r) =>
+    `Screenshot ${r.width}x${r.height} ${r.format} of desktop region ${r.region.x},${r.region.y} ${r.region.width}x${r.region.height} (monitor ${r.monitor_index}) at scale ${r.scale} (desktop x = ${r.region.x} + image x / ${r.scale}).`,
 });
 
 export const MAX_MONITORS = 64;
@@ -167,7 +184,15 @@ export const getDisplayInfo = defineTool({
     openWorldHint: false,
   },
   kind: 'screen',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  summarize: (_a, r) =>
+    `Desktop ${r.desktop.width}x${r.desktop.height}; monitors: ${r.monitors
+      .map(
+        (m) =>
+          `#${m.index} ${m.width}x${m.height} at ${m.x},${m.y}${m.label === undefined ? '' : ` (${m.label})`}`,
+      )
+      .join('; ')}.`,
 });
 
 export const WaitForScreenInput = z.strictObject({
@@ -176,17 +201,22 @@ export const WaitForScreenInput = z.strictObject({
     .describe(
       'changed: return as soon as the screen (or region) differs from when the call started. stable: return once it has not changed for stable_ms.',
     ),
-  region: Rect.optional().describe('Only watch this area (desktop pixels); default whole desktop.'),
+  region: InputRect.optional().describe(
+    'Only watch this area (desktop pixels, or monitor-relative with monitor_index); default the whole desktop, or the monitor.',
+  ),
+  monitor_index: MonitorIndex.optional(),
   timeout_ms: z
-    .int()
+    .number()
     .min(100)
     .max(60_000)
+    .transform(Math.round)
     .default(5000)
     .describe('Give up after this many milliseconds (100..60000, default 5000).'),
   stable_ms: z
-    .int()
+    .number()
     .min(50)
     .max(10_000)
+    .transform(Math.round)
     .default(500)
     .describe('For until=stable: how long the screen must stay unchanged (default 500).'),
 });
@@ -204,7 +234,14 @@ export const waitForScreen = defineTool({
   result: WaitForScreenResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
   kind: 'screen',
-  needsInputPolicy: false,
+  runsIn: 'viewer',
+  policyClass: 'free',
+  permission: 'screenshots',
+  budgetMs: (a) => a.timeout_ms + SLACK_MS,
+  summarize: (a, r) =>
+    r.satisfied
+      ? `The screen became ${a.until} after ${r.waited_ms} ms.`
+      : `Timed out after ${r.waited_ms} ms without the screen becoming ${a.until}.`,
 });
 
 /** Background-capture interval bounds; out-of-range requests are clamped, not rejected. */
@@ -225,9 +262,10 @@ export const SetScreenshotFrequencyInput = z.strictObject({
       'manual: capture only when take_screenshot is called. periodic: capture every interval_ms. on_change: check every interval_ms and capture when the screen changed.',
     ),
   interval_ms: z
-    .int()
+    .number()
     .min(0)
     .max(86_400_000)
+    .transform(Math.round)
     .optional()
     .describe(
       'Milliseconds between background captures or checks; clamped to 250..3600000 (default 1000). The applied value is returned.',
@@ -260,5 +298,11 @@ export const setScreenshotFrequency = defineTool({
     openWorldHint: false,
   },
   kind: 'screen',
-  needsInputPolicy: false,
+  runsIn: 'bridge',
+  policyClass: 'free',
+  permission: 'screenshots',
+  summarize: (a, r) =>
+    a.mode === 'manual'
+      ? 'Background screenshots are off; use take_screenshot.'
+      : `${a.mode === 'on_change' ? 'Checking for changes' : 'Capturing'} every ${r.applied_interval_ms} ms; read or subscribe to screenshot://latest for the latest capture.`,
 });

@@ -162,7 +162,7 @@ export function screenshotResult(data = TINY_PNG_BASE64): Record<string, unknown
     height: 1,
     region: { x: 0, y: 0, width: 1, height: 1 },
     scale: 1,
-    monitor_index: null,
+    monitor_index: 0,
     display_scale: 1,
     viewport_scroll: { x: 0, y: 0 },
     format: 'png',

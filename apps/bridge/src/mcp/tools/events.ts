@@ -27,21 +27,13 @@ export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
       `This session already has ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions; unsubscribe_events one you no longer need first.`,
     );
   }
-  return Promise.resolve({
-    structured: { subscription_id: id, subscribed: args.events },
-    text: `Subscribed to ${args.events.join(', ')} as ${id}; read with get_events, or subscribe to the resource events://${id} to be notified.`,
-  });
+  return Promise.resolve({ structured: { subscription_id: id, subscribed: args.events } });
 });
 
 export const unsubscribeEvents = defineTool('unsubscribe_events', (args, ctx) => {
   const unsubscribed = ctx.session.events.unsubscribe(args.subscription_id);
   ctx.session.resourceSubscriptions.delete(`events://${args.subscription_id}`);
-  return Promise.resolve({
-    structured: { unsubscribed },
-    text: unsubscribed
-      ? `Unsubscribed ${args.subscription_id}.`
-      : `No subscription ${args.subscription_id} in this session.`,
-  });
+  return Promise.resolve({ structured: { ok: unsubscribed, unsubscribed } });
 });
 
 export const getEvents = defineTool('get_events', (args, ctx) => {
@@ -52,10 +44,5 @@ export const getEvents = defineTool('get_events', (args, ctx) => {
       `subscription_id: no subscription ${args.subscription_id ?? ''} in this session; use an id returned by subscribe_events.`,
     );
   }
-  return Promise.resolve({
-    structured: drained,
-    text: `${drained.events.length} event(s)${drained.dropped > 0 ? `, ${drained.dropped} dropped because the buffer was full` : ''}.`,
-  });
+  return Promise.resolve({ structured: drained });
 });
-
-export const eventTools = [subscribeEvents, unsubscribeEvents, getEvents];

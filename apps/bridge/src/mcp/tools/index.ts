@@ -1,31 +1,45 @@
-// Every bridge tool, in the protocol registry's order. `bridgeTools` must cover the protocol's
-// TOOL_NAMES exactly (index.test.ts checks), so a tool added to the protocol cannot be
-// forgotten here.
-import type { ToolName } from '@overlay-companion/protocol';
-import { toolList } from '@overlay-companion/protocol';
+// Every bridge tool, derived from the protocol's registry in its order: a tool whose definition
+// runs in the bridge takes its handler from `bridgeRun` (a mapped type: a bridge tool without a
+// handler does not compile), a viewer tool is relayed by relayTool.ts unless it has a finishing
+// step in `viewerFinish`. index.test.ts checks the result covers every definition.
+import {
+  isViewerTool,
+  toolList,
+  type BridgeToolName,
+  type ToolName,
+  type ViewerToolName,
+} from '@overlay-companion/protocol';
 import type { BridgeTool } from '../toolkit.js';
-import { clipboardTools } from './clipboard.js';
-import { eventTools } from './events.js';
-import { inputTools } from './input.js';
-import { modeTools } from './mode.js';
-import { overlayTools } from './overlay.js';
-import { screenTools } from './screen.js';
+import { getEvents, subscribeEvents, unsubscribeEvents } from './events.js';
+import { clickAt } from './input.js';
+import { setMode } from './mode.js';
+import { relayTool } from './relayTool.js';
+import { setScreenshotFrequency, takeScreenshot } from './screen.js';
 
-const all: readonly BridgeTool<ToolName>[] = [
-  ...overlayTools,
-  ...screenTools,
-  ...inputTools,
-  ...modeTools,
-  ...clipboardTools,
-  ...eventTools,
-];
+const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
+  set_screenshot_frequency: setScreenshotFrequency,
+  set_mode: setMode,
+  subscribe_events: subscribeEvents,
+  unsubscribe_events: unsubscribeEvents,
+  get_events: getEvents,
+};
 
-const byName = new Map<string, BridgeTool<ToolName>>(all.map((t) => [t.name, t]));
+const viewerFinish: { readonly [N in ViewerToolName]?: BridgeTool<N> } = {
+  take_screenshot: takeScreenshot,
+  click_at: clickAt,
+};
+
+function bridgeToolFor(name: ToolName): BridgeTool<ToolName> {
+  const tool = isViewerTool(name) ? (viewerFinish[name] ?? relayTool(name)) : bridgeRun[name];
+  return tool;
+}
 
 /** In the order the protocol lists them (the order models see). */
-export const bridgeTools: readonly BridgeTool<ToolName>[] = toolList
-  .map((d) => byName.get(d.name))
-  .filter((t): t is BridgeTool<ToolName> => t !== undefined);
+export const bridgeTools: readonly BridgeTool<ToolName>[] = toolList.map((d) =>
+  bridgeToolFor(d.name),
+);
+
+const byName = new Map<string, BridgeTool<ToolName>>(bridgeTools.map((t) => [t.name, t]));
 
 export function findTool(name: string): BridgeTool<ToolName> | undefined {
   return byName.get(name);

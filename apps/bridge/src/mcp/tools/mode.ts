@@ -57,5 +57,3 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
     text: `The mode is now ${mode.mode}.${malformed}`,
   };
 });
-
-export const modeTools = [setMode];

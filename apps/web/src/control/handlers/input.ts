@@ -69,6 +69,33 @@ function buttonState(button: MouseButton): Buttons {
   return { [button]: true };
 }
 
+/**
+ * A point of a tool call in desktop pixels: monitor-relative when the call named a monitor,
+ * checked to lie on the desktop.
+ */
+function onDesktop(
+  deps: InputDeps,
+  point: { x: number; y: number },
+  monitorIndex: number | undefined,
+  what = 'x/y',
+): { x: number; y: number } {
+  const at = monitorToDesktop(
+    { x: point.x, y: point.y },
+    resolveMonitor(deps.monitors, monitorIndex),
+  );
+  checkOnDesktop(deps.desktop, at.x, at.y, what);
+  return at;
+}
+
+/** The pause an action_timing_hint asks for before (or after) acting; nothing without one. */
+async function pause(
+  ms: number | undefined,
+  { sleep, signal }: Pick<InputDeps, 'sleep' | 'signal'>,
+): Promise<void> {
+  if (ms !== undefined && ms > 0) await sleep(ms, signal);
+  throwIfCancelled(signal);
+}
+
 function checkOnDesktop(desktop: DesktopSize, x: number, y: number, what = 'x/y'): void {
   if (x >= desktop.width || y >= desktop.height) {
     throw new ProtocolError(
@@ -83,13 +110,8 @@ export async function clickAt(
   deps: InputDeps,
 ): Promise<ToolViewerResult<'click_at'>> {
   const { client, sleep, signal } = deps;
-  const at = monitorToDesktop(
-    { x: args.x, y: args.y },
-    resolveMonitor(deps.monitors, args.monitor_index),
-  );
-  checkOnDesktop(deps.desktop, at.x, at.y);
-  if (args.action_timing_hint !== undefined) await sleep(args.action_timing_hint, signal);
-  throwIfCancelled(signal);
+  const at = onDesktop(deps, args, args.monitor_index);
+  await pause(args.action_timing_hint?.delay_before_ms, deps);
   // Move first: some toolkits only take a press at the position they saw the pointer arrive.
   pointer(client, at.x, at.y);
   for (let i = 0; i < args.clicks; i++) {
@@ -97,6 +119,7 @@ export async function clickAt(
     pointer(client, at.x, at.y, buttonState(args.button));
     pointer(client, at.x, at.y);
   }
+  await pause(args.action_timing_hint?.delay_after_ms, deps);
   return { success: true, was_confirmed: deps.confirmed };
 }
 
@@ -117,7 +140,7 @@ export async function typeText(
       `text: character U+${keys.codePoint.toString(16).toUpperCase()} at index ${keys.index} cannot be typed.`,
     );
   }
-  if (args.action_timing_hint !== undefined) await sleep(args.action_timing_hint, signal);
+  await pause(args.action_timing_hint?.delay_before_ms, deps);
   const interval = typingIntervalMs(args.typing_speed_wpm);
   for (const [i, keysym] of keys.keysyms.entries()) {
     if (i > 0) await sleep(interval, signal);
@@ -125,6 +148,7 @@ export async function typeText(
     client.sendKeyEvent(1, keysym);
     client.sendKeyEvent(0, keysym);
   }
+  await pause(args.action_timing_hint?.delay_after_ms, deps);
   // Characters as the model counts them (code points); "\r\n" is two of them and one Return.
   return { success: true, typed_length: [...args.text].length };
 }
@@ -157,19 +181,19 @@ export async function scroll(
   deps: InputDeps,
 ): Promise<ToolViewerResult<'scroll'>> {
   const { client, sleep, signal } = deps;
-  checkOnDesktop(deps.desktop, args.x, args.y);
+  const at = onDesktop(deps, args, args.monitor_index);
   const horizontal = args.direction === 'left' || args.direction === 'right';
   const wheel: Buttons =
     args.direction === 'up' || args.direction === 'left' ? { up: true } : { down: true };
   const shift = MODIFIER_KEYSYMS.shift;
-  pointer(client, args.x, args.y);
+  pointer(client, at.x, at.y);
   if (horizontal) client.sendKeyEvent(1, shift);
   try {
     for (let i = 0; i < args.amount; i++) {
       if (i > 0) await sleep(CLICK_GAP_MS, signal);
       // One wheel step is a press and release of the wheel "button" (X buttons 4/5).
-      pointer(client, args.x, args.y, wheel);
-      pointer(client, args.x, args.y);
+      pointer(client, at.x, at.y, wheel);
+      pointer(client, at.x, at.y);
     }
   } finally {
     if (horizontal) client.sendKeyEvent(0, shift);
@@ -199,14 +223,14 @@ export async function drag(
   deps: InputDeps,
 ): Promise<ToolViewerResult<'drag'>> {
   const { client, sleep, signal } = deps;
-  checkOnDesktop(deps.desktop, args.from.x, args.from.y, 'from');
-  checkOnDesktop(deps.desktop, args.to.x, args.to.y, 'to');
+  const from = onDesktop(deps, args.from, args.monitor_index, 'from');
+  const to = onDesktop(deps, args.to, args.monitor_index, 'to');
   const held = buttonState(args.button);
-  const path = dragPath(args.from, args.to, args.duration_ms);
+  const path = dragPath(from, to, args.duration_ms);
   const stepMs = path.length > 0 ? args.duration_ms / path.length : 0;
-  pointer(client, args.from.x, args.from.y);
-  pointer(client, args.from.x, args.from.y, held);
-  let last = args.from;
+  pointer(client, from.x, from.y);
+  pointer(client, from.x, from.y, held);
+  let last = from;
   try {
     for (const point of path) {
       await sleep(stepMs, signal);
@@ -224,9 +248,9 @@ export function mouseMove(
   args: ToolArgs<'mouse_move'>,
   deps: InputDeps,
 ): ToolViewerResult<'mouse_move'> {
-  checkOnDesktop(deps.desktop, args.x, args.y);
+  const at = onDesktop(deps, args, args.monitor_index);
   throwIfCancelled(deps.signal);
-  pointer(deps.client, args.x, args.y);
+  pointer(deps.client, at.x, at.y);
   return { success: true };
 }
 

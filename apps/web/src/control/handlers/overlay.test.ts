@@ -31,6 +31,8 @@ function setup(known = true) {
     desktop: () => desktop,
     monitors: () => currentMonitors(desktop ?? { width: 1, height: 1 }, 1),
     newId: () => `ov_${++n}`,
+
+    now: () => 1_700_000_000_000,
   });
   return { store, sent, service };
 }
@@ -54,7 +56,7 @@ describe('OverlayService', () => {
     expect(result).toEqual({
       overlay_id: 'ov_1',
       bounds: { x: 1200, y: 700, width: 80, height: 100 },
-      monitor_index: null,
+      monitor_index: 0,
     });
     expect(store.getState().seq).toBe(1);
     expect(sent).toEqual([
@@ -68,7 +70,8 @@ describe('OverlayService', () => {
           opacity: 0.5,
           label: 'here',
           click_through: true,
-          monitor_index: null,
+          monitor_index: 0,
+          created_at: 1_700_000_000_000,
         },
       },
     ]);

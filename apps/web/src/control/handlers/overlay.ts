@@ -7,7 +7,9 @@ import {
   MAX_OVERLAYS,
   ProtocolError,
   clampRect,
+  monitorIndexAt,
   monitorToDesktop,
+  rectCentre,
   type DrawOverlayArgs,
   type Monitor,
   type Overlay,
@@ -37,6 +39,8 @@ export interface OverlayServiceDeps {
   sleep?: Sleep;
   /** Source of overlay ids; the default is random plus a counter. */
   newId?: () => string;
+  /** The clock for created_at / expires_at (epoch ms); Date.now by default. */
+  now?: () => number;
 }
 
 function defaultIds(): () => string {
@@ -161,6 +165,7 @@ export class OverlayService {
     }));
     this.#checkRoom(entries.length);
     let data: OverlayData = overlayData(this.#deps.store);
+    const now = (this.#deps.now ?? Date.now)();
     const messages: ViewerToBridge[] = [];
     const overlays: Overlay[] = [];
     for (const { args, monitor } of placed) {
@@ -168,14 +173,17 @@ export class OverlayService {
         { x: args.x, y: args.y, width: args.width, height: args.height },
         monitor,
       );
+      const bounds = clampRect(rect, desktop);
       const overlay: Overlay = {
         overlay_id: this.#newId(),
-        bounds: clampRect(rect, desktop),
+        bounds,
         color: args.color,
         opacity: args.opacity,
         ...(args.label === undefined ? {} : { label: args.label }),
         click_through: args.click_through,
-        monitor_index: monitor?.index ?? null,
+        monitor_index: monitorIndexAt(monitors, rectCentre(bounds)),
+        created_at: now,
+        ...(args.temporary_ms === undefined ? {} : { expires_at: now + args.temporary_ms }),
       };
       const next = withOverlay(data, overlay);
       if (next === undefined) break; // #checkRoom ran first; kept as a guard

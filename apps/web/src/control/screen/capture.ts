@@ -1,12 +1,14 @@
 // take_screenshot in the browser: optionally wait for a still picture, flatten the Guacamole
 // display (all layers; the default layer's own canvas is padded to 64 px, flatten is not), crop
-// and scale the planned region into a canvas, paint overlays if asked, encode PNG or JPEG with
-// canvas.toBlob and return base64 plus the metadata the protocol defines.
+// and scale the planned region into a canvas, paint overlays if asked, black out the person's
+// privacy masks, encode PNG or JPEG with canvas.toBlob and return base64 plus the metadata the
+// protocol defines. (The bridge blacks the masks out again before the image leaves it.)
 import {
   MAX_SCREENSHOT_BASE64_CHARS,
   ProtocolError,
   type Monitor,
   type Overlay,
+  type PrivacyMask,
   type ToolArgs,
   type ToolViewerResult,
 } from '@overlay-companion/protocol';
@@ -16,6 +18,7 @@ import { visibleDesktopRect, type Viewport } from '../../viewport/viewport.js';
 import type { DesktopSize } from '../monitors.js';
 import { throwIfCancelled } from '../sleep.js';
 import type { FrameWatch } from './frameWatch.js';
+import { paintMasks } from './masks.js';
 import { planCapture } from './screenshotMath.js';
 import { waitForScreen } from './waitForScreen.js';
 
@@ -29,6 +32,8 @@ export interface CaptureDeps {
   monitors: readonly Monitor[];
   viewport: Viewport;
   overlays: readonly Overlay[];
+  /** The person's privacy masks: painted black over everything, overlays included. */
+  masks: readonly PrivacyMask[];
   frames: FrameWatch;
   signal: AbortSignal;
 }
@@ -94,6 +99,7 @@ export async function takeScreenshot(
   const r = plan.region;
   context.drawImage(flat, r.x, r.y, r.width, r.height, 0, 0, plan.width, plan.height);
   if (args.include_overlays) paintOverlays(context, deps.overlays, r, plan.scale);
+  paintMasks(context, deps.masks, r, plan.scale);
   const jpeg = args.format === 'jpeg';
   const blob = await toBlob(
     canvas,

@@ -16,15 +16,65 @@ function shot(raw: unknown): ToolArgs<'take_screenshot'> {
 }
 
 describe('planCapture', () => {
-  it('captures what the person sees by default, at full scale', () => {
+  it('captures the whole desktop by default (the seed: full_screen defaults to true)', () => {
     expect(
       planCapture(shot({}), desktop, monitors, { x: 100, y: 50, width: 400, height: 300 }),
     ).toEqual({
-      region: { x: 100, y: 50, width: 400, height: 300 },
-      monitorIndex: null,
+      region: { x: 0, y: 0, width: 1280, height: 800 },
+      monitorIndex: 0,
       scale: 1,
-      width: 400,
-      height: 300,
+      width: 1280,
+      height: 800,
+    });
+  });
+
+  it('captures what the person sees with full_screen=false', () => {
+    expect(
+      planCapture(shot({ full_screen: false }), desktop, monitors, {
+        x: 100,
+        y: 50,
+        width: 400,
+        height: 300,
+      }),
+    ).toMatchObject({ region: { x: 100, y: 50, width: 400, height: 300 }, monitorIndex: 0 });
+  });
+
+  it('reports the monitor that holds the centre, and captures one monitor of two', () => {
+    const two = [
+      { index: 0, x: 0, y: 0, width: 640, height: 800, scale: 1 },
+      { index: 1, x: 640, y: 0, width: 640, height: 800, scale: 1 },
+    ];
+    expect(
+      planCapture(shot({ region: { x: 600, y: 0, width: 100, height: 10 } }), desktop, two, visible)
+        .monitorIndex,
+    ).toBe(1);
+    expect(planCapture(shot({ monitor_index: 1 }), desktop, two, visible)).toMatchObject({
+      region: { x: 640, y: 0, width: 640, height: 800 },
+      monitorIndex: 1,
+    });
+    expect(
+      planCapture(
+        shot({ monitor_index: 1, region: { x: 0, y: 0, width: 10, height: 10 } }),
+        desktop,
+        two,
+        visible,
+      ).region,
+    ).toEqual({ x: 640, y: 0, width: 10, height: 10 });
+  });
+
+  it('enlarges up to scale 4, the longer side capped at 8192', () => {
+    expect(
+      planCapture(
+        shot({ region: { x: 0, y: 0, width: 100, height: 50 }, scale: 4 }),
+        desktop,
+        monitors,
+        visible,
+      ),
+    ).toMatchObject({ scale: 4, width: 400, height: 200 });
+    expect(
+      planCapture(shot({ scale: 4 }), { width: 3840, height: 1080 }, monitors, visible),
+    ).toMatchObject({
+      width: 8192,
     });
   });
 
@@ -62,7 +112,7 @@ describe('planCapture', () => {
       monitors,
       visible,
     );
-    expect(plan).toMatchObject({ scale: 0.5, width: 640, height: 400, monitorIndex: null });
+    expect(plan).toMatchObject({ scale: 0.5, width: 640, height: 400, monitorIndex: 0 });
     // max_dimension never enlarges
     expect(captureScale({ x: 0, y: 0, width: 100, height: 100 }, 0.5, 8192)).toBe(0.5);
   });
