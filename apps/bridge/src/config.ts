@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { desktopSizeSchema } from './tunnel/desktopSize.js';
 
 export const hostPortSchema = z.object({
   host: z.string().min(1),
@@ -68,6 +69,8 @@ export const bridgeConfigSchema = z.object({
   /** The guacd-compatible server the tunnel talks to (embedded gateway or real guacd). */
   guacd: guacdAddressSchema,
   connection: connectionSchema,
+  /** The operator's fixed desktop size (--desktop-size); unset lets each person's layout decide. */
+  desktopSize: desktopSizeSchema.optional(),
   tunnel: tunnelConfigSchema.prefault({}),
 });
 export type BridgeConfig = z.output<typeof bridgeConfigSchema>;

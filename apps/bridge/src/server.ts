@@ -22,6 +22,7 @@ import { Readiness } from './http/readiness.js';
 import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
 import { silentLogger } from './logger.js';
 import type { BridgeMetrics } from './metrics/bridgeMetrics.js';
+import type { DesktopSizeProvider } from './tunnel/desktopSize.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
 import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
@@ -40,6 +41,11 @@ export interface BridgeExtras {
   metrics?: BridgeMetrics | undefined;
   /** OC_METRICS_TOKEN: /metrics needs it as a bearer token (else loopback only). */
   metricsToken?: string | undefined;
+  /**
+   * The desktop size a person wants (e.g. the bounding box of their saved monitor layout),
+   * used when their desktop connection opens; the config's desktopSize wins over it.
+   */
+  desiredDesktopSize?: DesktopSizeProvider | undefined;
 }
 
 export interface RunningBridge {
@@ -64,6 +70,8 @@ export async function startBridge(
     logger: logger.child({ part: 'tunnel' }),
     access: extras.access,
     metrics: extras.metrics,
+    desktopSize: config.desktopSize,
+    desiredDesktopSize: extras.desiredDesktopSize,
   });
   extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —

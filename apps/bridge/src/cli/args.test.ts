@@ -53,6 +53,23 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('takes the desktop size from --desktop-size, else OC_DESKTOP_SIZE, naming the one that is wrong', () => {
+    const size = (line: string, env?: NodeJS.ProcessEnv) => {
+      const command = parse(line, env);
+      return command.command === 'serve' ? command.options.desktopSize : undefined;
+    };
+    expect(size('serve --desktop-size 3840x1080')).toEqual({ width: 3840, height: 1080 });
+    expect(size('serve', { OC_DESKTOP_SIZE: '1920x1080' })).toEqual({ width: 1920, height: 1080 });
+    expect(size('serve --desktop-size 1280x800', { OC_DESKTOP_SIZE: '1920x1080' })).toEqual({
+      width: 1280,
+      height: 800,
+    });
+    expect(() => parse('serve --desktop-size big')).toThrow(/--desktop-size expects WIDTHxHEIGHT/);
+    expect(() => parse('serve', { OC_DESKTOP_SIZE: '10x10' })).toThrow(
+      /OC_DESKTOP_SIZE expects WIDTHxHEIGHT/,
+    );
+  });
+
   it('refuses two desktop sources, unknown desktops, bad ports and unknown flags', () => {
     expect(() => parse('serve --desktop local --vnc a:1')).toThrow(
       /Choose one desktop source: --desktop and --vnc/,

@@ -3,6 +3,7 @@
 // text and exits 2. Credentials come from the environment so they never show in `ps`.
 import { parseArgs } from 'node:util';
 import { parseHostPort, type HostPort } from '../config.js';
+import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsToken } from '../metrics/access.js';
@@ -27,6 +28,8 @@ export interface ServeOptions extends ControlPlaneServeOptions {
   source: DesktopSource;
   /** A real guacd; when absent the embedded gateway is started in-process. */
   guacd: HostPort | undefined;
+  /** --desktop-size, else OC_DESKTOP_SIZE: the desktop's size, fixed by the operator. */
+  desktopSize?: DesktopSize;
   /** --headless-viewer: keep a headless Chromium viewer open on the bridge (no person needed). */
   headlessViewer?: true;
   /** --log-level, else OC_LOG_LEVEL; undefined means info. */
@@ -105,6 +108,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         vnc: { type: 'string' },
         rdp: { type: 'string' },
         guacd: { type: 'string' },
+        'desktop-size': { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -166,6 +170,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       webRoot: values['web-root'],
       source,
       guacd,
+      ...desktopSizeOption(values['desktop-size'], env),
       ...parseControlPlaneFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
@@ -208,6 +213,18 @@ function usage<T>(check: () => T): T {
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+/** `--desktop-size` wins over OC_DESKTOP_SIZE; neither given adds no key. */
+function desktopSizeOption(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { desktopSize?: DesktopSize } {
+  if (flag !== undefined)
+    return { desktopSize: usage(() => parseDesktopSize(flag, '--desktop-size')) };
+  const fromEnv = env.OC_DESKTOP_SIZE?.trim();
+  if (fromEnv === undefined || fromEnv === '') return {};
+  return { desktopSize: usage(() => parseDesktopSize(fromEnv, 'OC_DESKTOP_SIZE')) };
 }
 
 /** `--log-level` wins over OC_LOG_LEVEL; neither given adds no key. */

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
 import type { ConnectionConfig } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
+import type { DesktopSize } from '../tunnel/desktopSize.js';
+import { HANDSHAKE_DPI } from '../tunnel/upstream.js';
 import type { DesktopSource } from './args.js';
 
 export interface PreparedSource {
@@ -22,17 +24,28 @@ export interface PreparedSource {
 }
 
 // RDP arguments for Apache guacd: accept whatever security the server offers (xrdp negotiates
-// TLS, never NLA) and its self-signed certificate, and resize the remote session to the
-// browser window through the Display Update channel.
+// TLS, never NLA) and its self-signed certificate; resize the session through the Display
+// Update channel (xrdp 0.9.21 takes it without reconnecting) when the bridge sends a decided
+// size — browsers' `size` instructions never reach guacd; and one DPI on both sides, so guacd
+// passes sizes on 1:1. The session's width and height are set per connection by the tunnel
+// (personConnections.ts).
 const RDP_DEFAULTS: Record<string, string> = {
   security: 'any',
   'ignore-cert': 'true',
   'resize-method': 'display-update',
+  dpi: String(HANDSHAKE_DPI),
   'color-depth': '24',
   'disable-audio': 'true',
 };
 
-export async function prepareSource(source: DesktopSource): Promise<PreparedSource> {
+/**
+ * `size` is the operator's --desktop-size, which the local desktop starts at (the tunnel keeps
+ * every other source at it).
+ */
+export async function prepareSource(
+  source: DesktopSource,
+  size?: DesktopSize,
+): Promise<PreparedSource> {
   switch (source.kind) {
     case 'local': {
       // The desktop's VNC server listens only on a 0600 Unix socket in a 0700 dir; a random
@@ -40,7 +53,12 @@ export async function prepareSource(source: DesktopSource): Promise<PreparedSour
       const password = randomBytes(6).toString('base64url');
       let desktop: LocalDesktop;
       try {
-        desktop = await startLocalDesktop({ xterm: true, windowManager: true, password });
+        desktop = await startLocalDesktop({
+          xterm: true,
+          windowManager: true,
+          password,
+          ...(size === undefined ? {} : { width: size.width, height: size.height }),
+        });
       } catch (err) {
         throw new StartupError(`The local desktop could not start: ${errorMessage(err)}`);
       }

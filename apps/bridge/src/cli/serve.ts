@@ -8,7 +8,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import { startGateway } from '@overlay-companion/gateway';
+import { JOIN_SECRET_ARG, startGateway } from '@overlay-companion/gateway';
 import { createAccess, type Access } from '../auth/access.js';
 import { firstActiveAdmin } from '../auth/apiTokens.js';
 import { prepareFirstRun, type FirstRun } from '../auth/firstRun.js';
@@ -78,20 +78,27 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       );
     }
 
-    const source = await prepareSource(options.source);
+    const source = await prepareSource(options.source, options.desktopSize);
     const desktop = source.desktop;
     if (desktop) stops.push(() => desktop.stop());
 
     let guacd: GuacdAddress | undefined = options.guacd;
+    let connection = source.connection;
     if (!guacd) {
       // Only the bridge reaches the embedded gateway: no TCP port, a Unix socket in a 0700
-      // directory of ours, and a join secret only this process knows.
+      // directory of ours, and a join secret only this process knows — sent when a person's
+      // further windows join their connection (the gateway asks for it only then).
       const runDir = await privateRunDir(dataDir);
       stops.push(() => runDir.remove());
+      const joinSecret = randomBytes(32).toString('base64url');
+      connection = {
+        ...connection,
+        params: { ...connection.params, [JOIN_SECRET_ARG]: joinSecret },
+      };
       try {
         const gateway = await startGateway({
           path: join(runDir.path, 'gateway.sock'),
-          joinSecret: randomBytes(32).toString('base64url'),
+          joinSecret,
           vncUnixSockets: source.vncUnixSockets,
           logger: logger.child({ part: 'gateway' }),
           onFrameEncoded: metrics.gatewayFrame,
@@ -119,7 +126,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         dataDir,
         ...(options.webRoot === undefined ? {} : { webRoot: resolve(options.webRoot) }),
         guacd,
-        connection: source.connection,
+        connection,
+        ...(options.desktopSize === undefined ? {} : { desktopSize: options.desktopSize }),
       },
       { access, initialMode: options.mode, publicUrl: options.publicUrl, oidc, metrics },
       { logger, metrics, metricsToken: options.metricsToken },

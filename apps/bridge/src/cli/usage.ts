@@ -18,6 +18,9 @@ overlay-companion serve [options]
   --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
                        credentials from OC_RDP_USER and OC_RDP_PASSWORD
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
+  --desktop-size WxH   fix the remote desktop's size (also OC_DESKTOP_SIZE); without it
+                       each person's saved monitor layout decides, and no viewer window
+                       ever resizes the desktop
   --mode MODE          everyone's starting mode: passive, assist (default), composing,
                        autopilot, custom; each person changes their own in the viewer
   --headless-viewer    keep a headless Chromium viewer open for the admin (no person needed;

@@ -1,5 +1,11 @@
-// The open tunnels of one bridge, by tunnel UUID. Keeps each tunnel's guacd connection id,
-// which is what a second browser window needs to join the same desktop (`select $<id>`).
+// The open tunnels of one bridge, by tunnel UUID, and what the rest of the bridge may ask about
+// the people's desktop connections: the desktop's size as last seen (for the layout editor) and
+// applying a newly decided size (when a layout is saved). Keeps each tunnel's guacd connection
+// id, which is what a further window of the same person joins (`select $<id>`).
+import type { DesktopSize } from './desktopSize.js';
+import type { PersonConnections, ResizeOutcome } from './personConnections.js';
+
+export type { ResizeOutcome } from './personConnections.js';
 
 export interface TunnelInfo {
   /** The UUID sent to the browser as the tunnel's first instruction. */
@@ -15,6 +21,8 @@ export interface RegisteredTunnel extends TunnelInfo {
 
 export class TunnelRegistry {
   private readonly tunnels = new Map<string, RegisteredTunnel>();
+
+  constructor(private readonly connections: PersonConnections) {}
 
   add(tunnel: RegisteredTunnel): void {
     this.tunnels.set(tunnel.uuid, tunnel);
@@ -42,6 +50,23 @@ export class TunnelRegistry {
     for (const tunnel of this.tunnels.values())
       if (tunnel.connectionId) ids.add(tunnel.connectionId);
     return [...ids];
+  }
+
+  /**
+   * The person's desktop size as the bridge last saw it (the server's `size` for layer 0 on
+   * any of their tunnels); undefined before their first connection showed the desktop.
+   */
+  desktopSize(personId: string): DesktopSize | undefined {
+    return this.connections.desktopSize(personId);
+  }
+
+  /**
+   * Applies a newly decided desktop size for the person (call it when their layout is saved).
+   * Resolves once the desktop reports the new size, or with the reason it did not change: the
+   * operator fixed the size, the RDP session is not connected, or the server did not take it.
+   */
+  resizeDesktop(personId: string, size: DesktopSize): Promise<ResizeOutcome> {
+    return this.connections.resizeDesktop(personId, size);
   }
 
   closeAll(status: number, message: string): void {

@@ -14,7 +14,7 @@ import {
   type LocalDesktop,
 } from '@overlay-companion/gateway';
 import { GuacStatus } from '@overlay-companion/guac';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { startBridge, type RunningBridge } from '../server.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
@@ -43,6 +43,12 @@ function connectionIdOf(readyId: string | undefined): string | undefined {
   return bridge.tunnels.list().find((t) => `$${t.uuid}` === readyId)?.connectionId;
 }
 
+async function screenSize(): Promise<{ width: number; height: number }> {
+  const { stdout } = await run('xdotool', ['getdisplaygeometry'], { env: desktop.env });
+  const [width, height] = stdout.trim().split(/\s+/).map(Number);
+  return { width: width ?? 0, height: height ?? 0 };
+}
+
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'oc-tunnel-'));
   typedFile = join(workDir, 'typed.txt');
@@ -69,8 +75,12 @@ beforeAll(async () => {
   );
 });
 
+// A person's tunnels share one connection: each test starts with none open.
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
   await bridge?.close();
   await fixture?.close();
   await gateway?.close();
@@ -193,13 +203,21 @@ describe('the /tunnel relay', () => {
     expect(good.framingErrors).toEqual([]);
   });
 
-  it('rejects a non-numeric screen size with 768 and says which field', async () => {
-    const client = await openTunnel('width=wide&height=600');
-    const closed = await client.closed;
-    expect(closed.code).toBe(4768);
-    expect(closed.reason).toContain('width');
-    expect(client.messages[0]?.text).toMatch(UUID_MESSAGE);
-    expect(client.instructions.find((i) => i.opcode === 'error')?.args[1]).toBe('768');
+  it('ignores the screen size in the query and the size instructions a browser sends', async () => {
+    const before = await screenSize();
+    const client = await openTunnel('width=wide&height=600&dpi=7');
+    await client.waitForOpcode('img');
+    client.send('size', 800, 600);
+    // A desktop server that got it would resize (Xvnc takes SetDesktopSize at once) and send
+    // the new size; the tunnel stays open and the desktop keeps its size.
+    const from = client.instructions.length;
+    await run('xsetroot', ['-solid', '#306090'], { env: desktop.env });
+    await client.waitForOpcode('img', { from });
+    expect(
+      client.instructions.slice(from).some((i) => i.opcode === 'size' && i.args[0] === '0'),
+    ).toBe(false);
+    expect(await screenSize()).toEqual(before);
+    expect(client.isOpen).toBe(true);
   });
 
   it('closes the guacd connection when the browser closes its WebSocket', async () => {

@@ -1,7 +1,9 @@
 // The `/tunnel` WebSocket endpoint: accepts upgrades that carry a single-use tunnel ticket (a
 // signed-in person's, for this socket kind) and ask for the `guacamole` subprotocol, caps each
-// person's open tunnels, reads the browser's screen size from the query, and starts one
-// TunnelSession per socket. Signing out (or the person being disabled) closes their tunnels.
+// person's open tunnels, and starts one TunnelSession per socket; a person's tunnels share one
+// desktop connection (personConnections.ts). The browser's screen size in the query is ignored:
+// the desktop's size is the bridge's decision. Signing out (or the person being disabled)
+// closes their tunnels.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
@@ -10,7 +12,8 @@ import { GuacStatus } from '@overlay-companion/guac';
 import type { Access } from '../auth/access.js';
 import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
-import { parseBrowserParams } from './browserParams.js';
+import type { DesktopSize, DesktopSizeProvider } from './desktopSize.js';
+import { PersonConnections } from './personConnections.js';
 import { TunnelRegistry } from './registry.js';
 import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
@@ -32,13 +35,27 @@ export interface TunnelEndpointOptions {
   access: Access;
   /** Counts relayed frames and bytes (/metrics). */
   metrics?: TunnelMetrics | undefined;
+  /** The operator's fixed desktop size (--desktop-size / OC_DESKTOP_SIZE); wins when set. */
+  desktopSize?: DesktopSize | undefined;
+  /** The person's wanted desktop size (their saved layout); undefined keeps the current size. */
+  desiredDesktopSize?: DesktopSizeProvider | undefined;
 }
 
 export class TunnelEndpoint {
-  readonly registry = new TunnelRegistry();
+  readonly registry: TunnelRegistry;
+  private readonly connections: PersonConnections;
   private readonly wss: WebSocketServer;
 
   constructor(private readonly options: TunnelEndpointOptions) {
+    this.connections = new PersonConnections({
+      guacd: options.target.guacd,
+      connection: options.target.connection,
+      handshakeTimeoutMs: options.limits.handshakeTimeoutMs,
+      operatorSize: options.desktopSize,
+      desiredDesktopSize: options.desiredDesktopSize,
+      logger: options.logger,
+    });
+    this.registry = new TunnelRegistry(this.connections);
     this.wss = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false, // frames are already PNG/JPEG; deflate would only add latency
@@ -77,11 +94,14 @@ export class TunnelEndpoint {
         `The tunnel needs the WebSocket subprotocol "${TUNNEL_SUBPROTOCOL}" (guacamole-common-js's WebSocketTunnel sends it).`,
       );
     }
-    const search = new URL(request.url ?? '/', 'http://bridge.invalid').searchParams;
-    const parsed = parseBrowserParams(search);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const session = new TunnelSession(ws, {
-        ...this.options,
+        personId: claims.personId,
+        protocol: this.options.target.connection.protocol,
+        connections: this.connections,
+        limits: this.options.limits,
+        logger: this.options.logger,
+        metrics: this.options.metrics,
         onStart: (s) => this.registry.add(s),
         onEnd: (s) => this.registry.delete(s.uuid),
       });
@@ -92,11 +112,7 @@ export class TunnelEndpoint {
         close: (reason) => session.close(GuacStatus.CLIENT_UNAUTHORIZED, reason),
       });
       ws.once('close', unregister);
-      if (!parsed.ok) {
-        session.close(GuacStatus.CLIENT_BAD_REQUEST, parsed.message);
-        return;
-      }
-      void session.start(parsed.params);
+      void session.start();
     });
   };
 

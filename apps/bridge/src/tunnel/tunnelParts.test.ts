@@ -1,9 +1,10 @@
 // Unit tests of the tunnel's small parts: close codes and reasons as guacamole-common-js reads
-// them, browser parameter validation and clamping, and whole-instruction batching.
+// them, desktop size parsing, the VNC first-key primer, and whole-instruction batching.
 import { encodeInstruction, GuacParser } from '@overlay-companion/guac';
 import { describe, expect, it } from 'vitest';
-import { parseBrowserParams, SCREEN_LIMITS } from './browserParams.js';
 import { closeCodeFor, closeReasonFor, statusFromClose } from './closeStatus.js';
+import { DESKTOP_SIZE_LIMITS, parseDesktopSize } from './desktopSize.js';
+import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';
 
 describe('close status', () => {
@@ -27,33 +28,46 @@ describe('close status', () => {
   });
 });
 
-describe('browser parameters', () => {
-  const parse = (query: string) => parseBrowserParams(new URLSearchParams(query));
-
-  it('reads width, height and dpi and ignores everything else', () => {
-    expect(parse('width=1280&height=800&dpi=120&hostname=evil&port=22')).toEqual({
-      ok: true,
-      params: { width: 1280, height: 800, dpi: 120 },
+describe('desktop size', () => {
+  it('parses WIDTHxHEIGHT within the limits every path accepts', () => {
+    expect(parseDesktopSize('3840x1080', '--desktop-size')).toEqual({ width: 3840, height: 1080 });
+    expect(parseDesktopSize(' 1280 X 800 ', 'OC_DESKTOP_SIZE')).toEqual({
+      width: 1280,
+      height: 800,
     });
   });
 
-  it('uses defaults when absent and clamps out-of-range numbers', () => {
-    expect(parse('')).toEqual({ ok: true, params: { width: 1024, height: 768, dpi: 96 } });
-    expect(parse('width=999999&height=1&dpi=2.6')).toEqual({
-      ok: true,
-      params: {
-        width: SCREEN_LIMITS.width.max,
-        height: SCREEN_LIMITS.height.min,
-        dpi: SCREEN_LIMITS.dpi.min,
-      },
-    });
+  it('refuses other text and out-of-range sides, naming the flag and the limits', () => {
+    for (const bad of ['1280', '1280x', 'wide x tall', '100x800', '1280x9000', '-5x800']) {
+      expect(() => parseDesktopSize(bad, '--desktop-size')).toThrow(
+        new RegExp(
+          `^--desktop-size expects WIDTHxHEIGHT .*from ${DESKTOP_SIZE_LIMITS.min} to ${DESKTOP_SIZE_LIMITS.max}`,
+        ),
+      );
+    }
+  });
+});
+
+describe('KeymapPrimer', () => {
+  const shiftTap = encodeInstruction('key', 0xffe1, 1) + encodeInstruction('key', 0xffe1, 0);
+
+  it('sends a Shift tap before a first key the US keymap lacks, and only then', () => {
+    const primer = new KeymapPrimer();
+    expect(primer.before(['228', '1'])).toBe(shiftTap); // ä
+    expect(primer.before(['228', '0'])).toBe('');
+    expect(primer.before(['8364', '1'])).toBe(''); // € later: the server has seen a key
   });
 
-  it('rejects non-numbers naming the field', () => {
-    const result = parse('width=1280&height=-5');
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.message).toMatch(/"height"/);
-    expect(parse('dpi=0x60').ok).toBe(false);
+  it('sends nothing when the first key is in every keymap or is a release', () => {
+    for (const first of [
+      ['97', '1'],
+      ['65293', '1'],
+      ['228', '0'],
+    ]) {
+      const primer = new KeymapPrimer();
+      expect(primer.before(first)).toBe('');
+      expect(primer.before(['228', '1'])).toBe('');
+    }
   });
 });
 

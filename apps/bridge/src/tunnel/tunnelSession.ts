@@ -1,9 +1,12 @@
-// One Guacamole tunnel: a browser WebSocket on one side, a TCP connection to the
-// guacd-compatible server on the other. The bridge does the guacd handshake itself with
-// server-side connection parameters, then relays whole instructions both ways:
-//   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once;
+// One Guacamole tunnel: a browser WebSocket on one side, a connection to the guacd-compatible
+// server on the other — a new one for the person's first window, a join of the person's running
+// connection for the others (personConnections.ts). The bridge does the guacd handshake itself
+// with server-side connection parameters, then relays whole instructions both ways:
+//   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once; the
+//   desktop's size (layer 0) is noted for the person;
 //   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
-//   answered here, everything else forwarded.
+//   answered here, `size` dropped (the desktop's size is the bridge's decision, never a
+//   window's), everything else forwarded.
 // Either side ending ends the other; the browser learns the Guacamole status from the close
 // reason (see closeStatus.ts).
 import { randomUUID } from 'node:crypto';
@@ -15,17 +18,17 @@ import {
   GuacParser,
   GuacProtocolError,
   GuacStatus,
-  clientHandshake,
   encodeInstruction,
   encodeInstructionUtf16 as encodeForBrowser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
-import type { BrowserParams } from './browserParams.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
+import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';
+import type { ConnectionMember, PersonConnections } from './personConnections.js';
 import type { RegisteredTunnel } from './registry.js';
-import { connectGuacd, describeStartFailure } from './upstream.js';
+import { describeStartFailure } from './upstream.js';
 
 export interface TunnelTarget {
   guacd: GuacdAddress;
@@ -33,7 +36,10 @@ export interface TunnelTarget {
 }
 
 export interface TunnelSessionOptions {
-  target: TunnelTarget;
+  /** The signed-in person whose tunnel this is (their windows share one connection). */
+  personId: string;
+  protocol: ConnectionConfig['protocol'];
+  connections: PersonConnections;
   limits: TunnelConfig;
   logger: Logger;
   /** Called once when the session starts and once when it has ended. */
@@ -61,14 +67,14 @@ const BROWSER_PARSER_LIMITS = {
   maxElements: 64,
 };
 
-const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
-
 type Side = 'browser' | 'upstream' | 'bridge';
 
-export class TunnelSession implements RegisteredTunnel {
+export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   readonly uuid = randomUUID();
   readonly openedAt = Date.now();
   connectionId: string | undefined;
+  /** True when this tunnel joined the person's running connection rather than opening it. */
+  joined = false;
 
   private readonly log: Logger;
   private readonly batcher: MessageBatcher;
@@ -84,6 +90,9 @@ export class TunnelSession implements RegisteredTunnel {
   /** The last `error` instruction guacd sent, reported again in the close reason. */
   private upstreamError: { status: number; message: string } | undefined;
   private upstreamFault: Error | undefined;
+  /** Set once the person's connection counts this tunnel (until end()). */
+  private member = false;
+  private readonly primer: KeymapPrimer | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -99,39 +108,38 @@ export class TunnelSession implements RegisteredTunnel {
       this.end(GuacStatus.SUCCESS, `browser closed the WebSocket (${code})`, 'browser'),
     );
     ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
+    this.primer = options.protocol === 'vnc' ? new KeymapPrimer() : undefined;
     options.onStart(this);
   }
 
-  /** Connects to guacd, performs the handshake, then relays until either side ends. */
-  async start(params: BrowserParams): Promise<void> {
-    const { target, limits } = this.options;
+  /** Opens or joins the person's connection, then relays until either side ends. */
+  async start(): Promise<void> {
+    const { connections, personId } = this.options;
     try {
-      const socket = await connectGuacd(target.guacd, limits.handshakeTimeoutMs);
+      const opened = await connections.open(personId);
+      this.socket = opened.socket;
+      this.conn = opened.conn;
+      this.joined = opened.joined;
       if (this.ended) {
-        socket.destroy();
+        // The browser left while the connection opened: leave it too.
+        opened.conn.send('disconnect');
+        opened.conn.close();
+        connections.release(personId, this);
         return;
       }
-      this.socket = socket;
-      const conn = new GuacConnection(socket);
-      this.conn = conn;
-      const { connectionId } = await clientHandshake(conn, {
-        select: target.connection.protocol,
-        params: target.connection.params,
-        info: {
-          width: params.width,
-          height: params.height,
-          dpi: params.dpi,
-          audio: [],
-          video: [],
-          image: IMAGE_TYPES,
-        },
-        timeoutMs: limits.handshakeTimeoutMs,
-      });
-      if (this.ended) return; // end() already closed the connection
-      this.beginRelay(conn, connectionId);
+      connections.attach(personId, this);
+      this.member = true;
+      this.beginRelay(opened.conn, opened.connectionId);
     } catch (err) {
       this.failBeforeRelay(err);
     }
+  }
+
+  /** For the person's connection: one instruction to the desktop server (resizes). */
+  sendUpstream(opcode: string, ...args: (string | number)[]): boolean {
+    if (!this.relaying || this.ended) return false;
+    this.writeUpstream(encodeInstruction(opcode, ...args));
+    return true;
   }
 
   /** Ends the tunnel from the bridge's side (bad request parameters, shutdown). */
@@ -146,7 +154,7 @@ export class TunnelSession implements RegisteredTunnel {
     this.connectionId = connectionId;
     this.relaying = true;
     // The connection id would let anyone who reaches guacd join this desktop: never logged.
-    this.log.info('tunnel open');
+    this.log.info({ joined: this.joined }, 'tunnel open');
     // The UUID goes alone in the first message: guacamole-common-js takes the tunnel UUID from
     // the first instruction and only then considers the tunnel open.
     this.batcher.push(encodeForBrowser('', this.uuid));
@@ -170,6 +178,8 @@ export class TunnelSession implements RegisteredTunnel {
       this.upstreamError = { status, message };
     }
     if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
+    else if (instruction.opcode === 'size' && instruction.args[0] === '0')
+      this.noteSize(instruction);
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
@@ -209,7 +219,13 @@ export class TunnelSession implements RegisteredTunnel {
     let forward = '';
     for (const instruction of instructions) {
       if (instruction.opcode === '') this.onInternal(instruction);
-      else forward += encodeInstruction(instruction.opcode, ...instruction.args);
+      // A window's size is not the desktop's: the bridge decides that (personConnections.ts).
+      else if (instruction.opcode === 'size') continue;
+      else {
+        if (instruction.opcode === 'key' && this.primer)
+          forward += this.primer.before(instruction.args);
+        forward += encodeInstruction(instruction.opcode, ...instruction.args);
+      }
     }
     if (forward === '') return;
     if (this.relaying) {
@@ -222,6 +238,14 @@ export class TunnelSession implements RegisteredTunnel {
     } else {
       this.early.push(forward);
     }
+  }
+
+  /** The desktop's size, from the server's `size` for the default layer. */
+  private noteSize(instruction: GuacInstruction): void {
+    const width = Number(instruction.args[1]);
+    const height = Number(instruction.args[2]);
+    if (Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)
+      this.options.connections.sawSize(this.options.personId, { width, height });
   }
 
   /** Tunnel-internal instructions (empty opcode) are for the bridge, never for guacd. */
@@ -310,6 +334,7 @@ export class TunnelSession implements RegisteredTunnel {
     } else if (!conn) {
       this.socket?.destroy();
     }
+    if (this.member) this.options.connections.release(this.options.personId, this);
     this.options.onEnd(this);
   }
 }

@@ -1,8 +1,66 @@
-// Opening the TCP connection to the guacd-compatible server, and turning any failure before the
-// relay starts into a Guacamole status plus a sentence the person can act on.
+// Opening a connection to the guacd-compatible server (TCP or Unix socket, then the guacd
+// handshake with server-side parameters and a size the bridge decided), and turning any failure
+// before the relay starts into a Guacamole status plus a sentence the person can act on.
 import { connect, type Socket } from 'node:net';
-import { GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
+import {
+  GuacConnection,
+  GuacProtocolError,
+  GuacStatus,
+  clientHandshake,
+} from '@overlay-companion/guac';
 import { describeGuacd, type GuacdAddress } from '../config.js';
+import type { DesktopSize } from './desktopSize.js';
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
+
+/**
+ * The DPI the bridge tells guacd. guacd's RDP plugin scales a user's `size` by
+ * (connection DPI / that user's DPI); the same value on both sides keeps sizes 1:1.
+ */
+export const HANDSHAKE_DPI = 96;
+
+export interface OpenedUpstream {
+  socket: Socket;
+  conn: GuacConnection;
+  /** guacd's id of the connection (from `ready`): a capability to join it, never logged. */
+  connectionId: string;
+}
+
+export interface OpenUpstreamOptions {
+  /** A protocol (`vnc`, `rdp`) for a new connection, or `$<id>` to join a running one. */
+  select: string;
+  params: Record<string, string>;
+  size: DesktopSize;
+  timeoutMs: number;
+}
+
+/** Connects and runs the guacd handshake; rejects with a status-carrying error. */
+export async function openUpstream(
+  guacd: GuacdAddress,
+  options: OpenUpstreamOptions,
+): Promise<OpenedUpstream> {
+  const socket = await connectGuacd(guacd, options.timeoutMs);
+  const conn = new GuacConnection(socket);
+  const { connectionId } = await clientHandshake(conn, {
+    select: options.select,
+    params: options.params,
+    info: {
+      width: options.size.width,
+      height: options.size.height,
+      dpi: HANDSHAKE_DPI,
+      audio: [],
+      video: [],
+      image: IMAGE_TYPES,
+    },
+    timeoutMs: options.timeoutMs,
+  });
+  return { socket, conn, connectionId };
+}
+
+/** True for the answer to joining a connection that has ended (guacd and our gateway alike). */
+export function isGoneConnection(err: unknown): boolean {
+  return err instanceof GuacProtocolError && err.status === GuacStatus.RESOURCE_NOT_FOUND;
+}
 
 /** A failure while opening the tunnel, with the status the browser should see. */
 export class TunnelStartError extends Error {
