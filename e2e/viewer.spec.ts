@@ -123,7 +123,7 @@ test('shows the desktop and types into its xterm only while the display has focu
   }
 });
 
-test('never resizes the remote desktop by itself; the "resize the desktop to this window" scaling mode does', async ({
+test('never resizes the remote desktop: resizing the window rescales the picture, not the desktop', async ({
   page,
   stack,
   viewer,
@@ -163,22 +163,10 @@ test('never resizes the remote desktop by itself; the "resize the desktop to thi
     .toBeCloseTo(before.width * smallerFit, 0);
   expect(await screenSize(stack.xEnv)).toEqual(before);
 
-  // The person's choice asks the server to match the desktop to this window's display area.
-  const wanted = await viewer.areaSize();
-  await viewer.chooseScaling('Resize the desktop to this window');
-  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(wanted);
-  // And the viewer follows the new size: now drawn at scale 1.
-  await expect.poll(async () => (await viewer.displayBox()).width).toBeCloseTo(wanted.width, 0);
-
-  // In that mode the desktop follows the window; put it back that way, so later tests in this
-  // worker see the original size, then return to fitting.
-  // (The chrome above the area is taller where the status bar wraps: measure it at this width.)
-  const chrome = 640 - wanted.height;
-  await page.setViewportSize({ width: before.width, height: before.height + chrome });
-  const off = (await viewer.areaSize()).height - before.height;
-  if (off !== 0)
-    await page.setViewportSize({ width: before.width, height: before.height + chrome - off });
-  expect(await viewer.areaSize()).toEqual(before);
-  await expect.poll(() => screenSize(stack.xEnv), { timeout: 15_000 }).toEqual(before);
-  await viewer.chooseScaling('Fit to window');
+  // No window can resize the shared desktop: the menu offers no such choice.
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await expect(page.getByRole('radio', { name: 'Fit to window' })).toBeVisible();
+  await expect(page.getByRole('radio', { name: /resize/i })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Close' }).click();
+  expect(await screenSize(stack.xEnv)).toEqual(before);
 });

@@ -5,10 +5,7 @@ import { expect, type Locator, type Page } from '@playwright/test';
 import { signInContext, type SignInTarget } from '../support/signIn.js';
 import type { Rect } from '../support/xdesktop.js';
 
-/**
- * Picks a scaling mode in the viewer's menu: "Fit to window", "1:1, scroll" or "Resize the
- * desktop to this window".
- */
+/** Picks a scaling mode in the viewer's menu: "Fit to window" or "1:1, scroll". */
 export async function chooseScaling(page: Page, label: string): Promise<void> {
   await page.getByRole('button', { name: 'Menu' }).click();
   await page.getByRole('radio', { name: label }).check();
@@ -38,10 +35,20 @@ export class ViewerPage {
     this.area = page.locator('[data-remote-display]');
   }
 
-  /** Signs the page's browser context in, then opens the viewer. */
-  async open(): Promise<void> {
+  /**
+   * Signs the page's browser context in, then opens the viewer, with `query` (e.g. the seed's
+   * crop `?vx=…&vy=…&vw=…&vh=…&scale=…`) when given.
+   */
+  async open(query = ''): Promise<void> {
     await signInContext(this.page.context(), this.stack);
-    await this.page.goto(this.url);
+    await this.page.goto(new URL(query, this.url).toString());
+  }
+
+  /** The part of the page that shows the desktop: the stage, which clips a cropped window. */
+  async stageBox(): Promise<Rect> {
+    const box = await this.page.locator('.remote-display__stage').boundingBox();
+    if (!box) throw new Error('The remote display stage is not visible.');
+    return box;
   }
 
   async chooseScaling(label: string): Promise<void> {

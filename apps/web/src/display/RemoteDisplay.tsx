@@ -1,11 +1,13 @@
-// Mounts the live Guacamole display element into the page, scales it to fit (keeping the
-// aspect ratio, recomputed whenever the area or the desktop changes size), and binds the
-// person's mouse and keyboard to it. Frames are drawn by guacamole-common-js straight into
-// its canvases: this component renders once and then only reacts to client changes.
+// Mounts the live Guacamole display element into the page, scales it (fit, 1:1, or the crop the
+// window's address asks for: vx, vy, vw, vh, scale — one window per monitor), and binds the
+// person's mouse and keyboard to it. Frames are drawn by guacamole-common-js straight into its
+// canvases: this component renders once and then only reacts to client and size changes. The
+// desktop's size is never this window's business: the person's layout or the operator decides it.
 import { useEffect, useRef } from 'react';
 import type Guacamole from 'guacamole-common-js';
 import { onActiveClientChange } from './activeClient.js';
 import { fitViewport, type Point, type Viewport } from '../viewport/viewport.js';
+import { cropViewport, currentCrop, type Crop } from '../viewport/urlViewport.js';
 import { viewportStore } from '../store/viewport.js';
 import { bindKeyboard, bindMouse, bindTouch } from './inputBindings.js';
 import { DISPLAY_AREA_ATTRIBUTE } from './guacBrowser.js';
@@ -14,9 +16,7 @@ import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import type { Hotkey } from './hotkeys.js';
 import { watchOverlayHover } from '../overlay/hoverOverlay.js';
 import { frameArrived, publish, statsReset } from './connectionStats.js';
-
-/** How long the area must keep its size before "resize the remote" asks the desktop to follow. */
-const REMOTE_RESIZE_SETTLE_MS = 400;
+import { toastStore } from '../store/toasts.js';
 
 /** Put one client's display into `stage`; returns the undo. */
 function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.Client): () => void {
@@ -26,34 +26,27 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   stage.replaceChildren(element);
   const events = displayStore.getState();
 
-  let resizeTimer: ReturnType<typeof setTimeout> | undefined;
-  let askedSize = '';
+  const cropResult = currentCrop();
+  const crop = 'crop' in cropResult ? cropResult.crop : undefined;
+  area.classList.toggle('remote-display--cropped', crop !== undefined);
   const rescale = () => {
     const mode: ScalingMode = viewerPrefsStore.getState().scaling;
     const areaSize = { width: area.clientWidth, height: area.clientHeight };
     const desktop = { width: display.getWidth(), height: display.getHeight() };
-    area.classList.toggle('remote-display--actual', mode === 'actual');
+    area.classList.toggle('remote-display--actual', crop === undefined && mode === 'actual');
     // The viewport (viewport/) is the one place the window⇄desktop mapping is decided; the
-    // overlay layer and the tool handlers read the same values from the viewport store.
+    // overlay layer, the person's input and the tool handlers all read the same values.
     const { viewport, origin } =
-      mode === 'fit' ? fitViewport(areaSize, desktop) : actualViewport(area, desktop);
+      crop !== undefined
+        ? cropViewport(areaSize, crop)
+        : mode === 'fit'
+          ? fitViewport(areaSize, desktop)
+          : actualViewport(area, desktop);
     const scale = viewport.scale;
     if (scale !== display.getScale()) display.scale(scale);
+    if (crop !== undefined) placeCrop(stage, element, crop, viewport, origin);
     events.scaleChanged(scale);
     viewportStore.getState().viewportChanged(viewport, origin);
-    if (mode === 'remote') {
-      // Only in this mode, chosen by the person: the desktop follows this window's area.
-      clearTimeout(resizeTimer);
-      resizeTimer = setTimeout(() => {
-        const wanted = `${areaSize.width}x${areaSize.height}`;
-        if (wanted === askedSize || areaSize.width < 64 || areaSize.height < 64) return;
-        if (desktop.width === areaSize.width && desktop.height === areaSize.height) return;
-        askedSize = wanted;
-        client.sendSize(areaSize.width, areaSize.height);
-      }, REMOTE_RESIZE_SETTLE_MS);
-    } else {
-      askedSize = '';
-    }
   };
   const unsubscribePrefs = viewerPrefsStore.subscribe((now, before) => {
     if (now.scaling !== before.scaling) rescale();
@@ -90,7 +83,6 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
   const observer = new ResizeObserver(rescale);
   observer.observe(area);
   return () => {
-    clearTimeout(resizeTimer);
     unsubscribePrefs();
     area.removeEventListener('scroll', rescale);
     element.removeEventListener('mousemove', hideSoftwareCursor);
@@ -105,9 +97,31 @@ function attachClient(area: HTMLElement, stage: HTMLElement, client: Guacamole.C
 }
 
 /**
- * 1:1 (and "resize the remote", which is 1:1 once the desktop has followed): the visible part of
- * the desktop is what the area's scroll position shows; a desktop smaller than the area is
- * centred.
+ * A cropped window: the stage is the viewport's rectangle in the area (it clips), and the
+ * display element sits inside it shifted so desktop (vx, vy) is at the stage's corner. The
+ * person's pointer is read relative to the display element, so a click at window (x, y) is
+ * desktop (vx + x / scale, vy + y / scale) without any extra arithmetic.
+ */
+function placeCrop(
+  stage: HTMLElement,
+  element: HTMLElement,
+  crop: Crop,
+  viewport: Viewport,
+  origin: Point,
+): void {
+  const s = viewport.scale;
+  Object.assign(stage.style, {
+    left: `${origin.x}px`,
+    top: `${origin.y}px`,
+    width: `${crop.vw * s}px`,
+    height: `${crop.vh * s}px`,
+  });
+  Object.assign(element.style, { left: `${-crop.vx * s}px`, top: `${-crop.vy * s}px` });
+}
+
+/**
+ * 1:1: the visible part of the desktop is what the area's scroll position shows; a desktop
+ * smaller than the area is centred.
  */
 function actualViewport(
   area: HTMLElement,
@@ -152,6 +166,8 @@ export function RemoteDisplay({ onHotkey }: RemoteDisplayProps) {
     area.addEventListener('focus', focused);
     area.addEventListener('blur', blurred);
     const unbindKeyboard = bindKeyboard(area, onHotkey);
+    const crop = currentCrop();
+    if ('error' in crop) toastStore.getState().toastShown('warn', crop.error);
     const unwatchHover = watchOverlayHover(area);
 
     let detach: (() => void) | undefined;

@@ -1,6 +1,6 @@
 // Wires the framework-free GuacSession to the browser: the real WebSocketTunnel and Client of
-// guacamole-common-js, the app's stores and the active-client module. (Resizing the remote
-// desktop happens only in the "resize the desktop to this window" scaling mode: RemoteDisplay.)
+// guacamole-common-js, the app's stores and the active-client module. (The viewer never resizes
+// the remote desktop: the bridge decides its size from the person's layout or the operator.)
 // Every attempt opens /tunnel with a fresh single-use ticket from the bridge (net/tickets.ts).
 import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';

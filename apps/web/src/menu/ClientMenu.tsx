@@ -33,10 +33,6 @@ export interface ClientMenuProps {
 const SCALING_LABELS: Record<ScalingMode, { label: string; hint: string }> = {
   fit: { label: 'Fit to window', hint: 'The whole desktop, scaled to this window.' },
   actual: { label: '1:1, scroll', hint: 'Desktop pixels as they are; scroll to see the rest.' },
-  remote: {
-    label: 'Resize the desktop to this window',
-    hint: 'Changes the desktop for every window and person watching it.',
-  },
 };
 
 /** Give the keyboard back to the desktop. */

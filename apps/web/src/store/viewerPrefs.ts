@@ -1,13 +1,12 @@
 // The person's choices about this window's remote-desktop client: whether the client menu is
 // open, how the desktop is scaled, and view-only. Changes only when the person acts, so
-// components may render from it. The scaling choice is remembered per browser — except
-// "resize the remote", which changes the desktop for every window and so is never re-applied
-// silently on the next load.
+// components may render from it. The scaling choice is remembered per browser. (No window
+// resizes the desktop: its size comes from the person's layout or the operator.)
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
-/** fit: whole desktop in the window; actual: 1:1 with scrolling; remote: resize the desktop. */
-export type ScalingMode = 'fit' | 'actual' | 'remote';
-export const SCALING_MODES: readonly ScalingMode[] = ['fit', 'actual', 'remote'];
+/** fit: whole desktop in the window; actual: 1:1 with scrolling. */
+export type ScalingMode = 'fit' | 'actual';
+export const SCALING_MODES: readonly ScalingMode[] = ['fit', 'actual'];
 
 const STORAGE_KEY = 'overlay-companion.scaling';
 
@@ -44,7 +43,7 @@ export function createViewerPrefsStore(
     logToggled: (open) => set({ logOpen: open ?? !get().logOpen }),
     scalingChosen: (scaling) => {
       try {
-        storage?.setItem(STORAGE_KEY, scaling === 'remote' ? 'fit' : scaling);
+        storage?.setItem(STORAGE_KEY, scaling);
       } catch {
         // Private mode or a full quota: the choice holds for this page only.
       }
