@@ -15,3 +15,7 @@ export { ConfigError, StartupError, UsageError } from './errors.js';
 export { UpgradeRouter, rejectUpgrade, type UpgradeHandler } from './http/upgradeRouter.js';
 export { TunnelRegistry, type TunnelInfo } from './tunnel/registry.js';
 export { closeCodeFor, closeReasonFor, statusFromClose } from './tunnel/closeStatus.js';
+// What @overlay-companion/testing (the Playwright fixtures) starts: `serve` in-process.
+export { runServe, type ServeHandle } from './cli/serve.js';
+export type { ServeOptions } from './cli/args.js';
+export { loggerOptions } from './logger.js';
