@@ -87,6 +87,24 @@ if (wanted('e2e')) {
   );
 }
 
+if (wanted('examples')) {
+  // The README's example of users' own desktop tests (@overlay-companion/testing), own config.
+  const file = join(reportDir, 'examples.json');
+  process.env.PLAYWRIGHT_JSON_OUTPUT_NAME = file;
+  step(
+    'examples',
+    'npx',
+    [
+      'playwright',
+      'test',
+      '-c',
+      'examples/playwright/playwright.config.ts',
+      '--reporter=list,json',
+    ],
+    playwrightCounts(file),
+  );
+}
+
 if (wanted('conformance')) {
   // Each scenario counts once: passed when its outcome is the one the reviewed baseline expects.
   const file = join(reportDir, 'conformance.json');
