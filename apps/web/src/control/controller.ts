@@ -101,6 +101,9 @@ export class ViewerController {
         if (message.role === 'mirror') {
           if (wasControl) this.#deps.env.overlays.dispose();
           this.#deps.send({ type: 'request_sync' });
+        } else if (!wasControl) {
+          // Handed control with the store kept as a mirror: expire what is due, re-arm the rest.
+          this.#deps.env.overlays.adoptStore();
         }
         return;
       }

@@ -1,6 +1,7 @@
 // OverlayService: clamping to the desktop, monitor-relative placement, broadcasts with the
 // store's sequence numbers, temporary_ms expiry, batches (atomic validation, one_at_a_time
-// pacing and cancellation), capacity errors and the sync_state snapshot.
+// pacing and cancellation), capacity errors, the sync_state snapshot, 10,000-overlay batches and
+// expiry bursts as one store update each, and a new control window adopting a mirror's store.
 import {
   MAX_OVERLAYS,
   ProtocolError,
@@ -20,7 +21,9 @@ function args<N extends 'draw_overlay' | 'batch_overlay'>(name: N, raw: unknown)
   return parsed.value;
 }
 
-function setup(known = true) {
+const T0 = 1_700_000_000_000;
+
+function setup(known = true, clock = { now: T0 }) {
   const desktop = known ? { width: 1280, height: 800 } : undefined;
   const store = createOverlayStore();
   const sent: ViewerToBridge[] = [];
@@ -31,8 +34,7 @@ function setup(known = true) {
     desktop: () => desktop,
     monitors: () => currentMonitors(desktop ?? { width: 1, height: 1 }, 1),
     newId: () => `ov_${++n}`,
-
-    now: () => 1_700_000_000_000,
+    now: () => clock.now,
   });
   return { store, sent, service };
 }
@@ -221,5 +223,100 @@ describe('OverlayService', () => {
       );
     }
     expect(() => service.draw(args('draw_overlay', box))).toThrow(/clear_overlays/);
+  });
+
+  it('draws a 10,000-overlay batch as one store update, one overlay_created each, and snapshots it', () => {
+    const { service, store, sent } = setup();
+    const updates: number[] = [];
+    store.subscribe((s) => updates.push(s.overlays.length));
+    const box = { x: 1, y: 2, width: 3, height: 4 };
+    const result = service.batch(
+      args('batch_overlay', { overlays: Array(MAX_OVERLAYS).fill(box) }),
+      new AbortController().signal,
+    );
+    expect('overlay_ids' in result && result.overlay_ids).toHaveLength(MAX_OVERLAYS);
+    expect(updates).toEqual([MAX_OVERLAYS]);
+    expect(sent).toHaveLength(MAX_OVERLAYS);
+    expect(sent.map((m) => ('seq' in m ? m.seq : 0))).toEqual(
+      Array.from({ length: MAX_OVERLAYS }, (_, i) => i + 1),
+    );
+    const snapshot = service.snapshot();
+    expect(snapshot.seq).toBe(MAX_OVERLAYS);
+    expect(snapshot.overlays).toHaveLength(MAX_OVERLAYS);
+    expect(service.clear()).toEqual({ cleared: MAX_OVERLAYS });
+  });
+
+  it('expires a batch of temporary overlays in one store update, telling the mirrors of each', async () => {
+    const { service, store, sent } = setup();
+    const box = { x: 0, y: 0, width: 1, height: 1, temporary_ms: 1_000 };
+    void service.batch(
+      args('batch_overlay', { overlays: Array(1_000).fill(box) }),
+      new AbortController().signal,
+    );
+    service.draw(args('draw_overlay', { x: 5, y: 5, width: 1, height: 1 }));
+    const updates: number[] = [];
+    store.subscribe((s) => updates.push(s.overlays.length));
+    sent.length = 0;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(updates).toEqual([1]);
+    expect(sent).toHaveLength(1_000);
+    expect(sent[0]).toEqual({ type: 'overlay_removed', overlay_id: 'ov_1', seq: 1_002 });
+    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'ov_1000', seq: 2_001 });
+    expect(store.getState().overlays.map((o) => o.overlay_id)).toEqual(['ov_1001']);
+  });
+
+  it('a temporary overlay removed by hand is not removed again when its time comes', async () => {
+    const { service, sent } = setup();
+    const a = service.draw(
+      args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, temporary_ms: 300 }),
+    );
+    service.draw(args('draw_overlay', { x: 0, y: 0, width: 1, height: 1, temporary_ms: 300 }));
+    service.remove({ overlay_id: a.overlay_id });
+    await vi.advanceTimersByTimeAsync(300);
+    const ids = sent.map((m) =>
+      m.type === 'overlay_created' ? m.overlay.overlay_id : 'overlay_id' in m ? m.overlay_id : '',
+    );
+    expect(sent.map((m, i) => [m.type, ids[i]])).toEqual([
+      ['overlay_created', 'ov_1'],
+      ['overlay_created', 'ov_2'],
+      ['overlay_removed', 'ov_1'],
+      ['overlay_removed', 'ov_2'],
+    ]);
+  });
+
+  it('adopting a store kept as a mirror drops what expired meanwhile and re-arms the rest', async () => {
+    const clock = { now: T0 };
+    const { service, store, sent } = setup(true, clock);
+    const kept = (id: string, expires_at?: number) => ({
+      overlay_id: id,
+      bounds: { x: 0, y: 0, width: 1, height: 1 },
+      color: 'red',
+      opacity: 0.5,
+      click_through: true,
+      monitor_index: 0,
+      created_at: T0 - 5_000,
+      ...(expires_at === undefined ? {} : { expires_at }),
+    });
+    // What sync_state gave this window while it was a mirror.
+    store.getState().replaced({
+      seq: 40,
+      overlays: [kept('gone', T0 - 1), kept('stays'), kept('soon', T0 + 700), kept('now', T0)],
+    });
+    service.adoptStore();
+    expect(store.getState().overlays.map((o) => o.overlay_id)).toEqual(['stays', 'soon']);
+    expect(sent).toEqual([
+      { type: 'overlay_removed', overlay_id: 'gone', seq: 41 },
+      { type: 'overlay_removed', overlay_id: 'now', seq: 42 },
+    ]);
+    await vi.advanceTimersByTimeAsync(699);
+    expect(store.getState().overlays).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.getState().overlays.map((o) => o.overlay_id)).toEqual(['stays']);
+    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'soon', seq: 43 });
+    // Handed back to mirror and then to control again: no timer fires twice.
+    service.dispose();
+    service.adoptStore();
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(sent).toHaveLength(3);
   });
 });

@@ -1,7 +1,9 @@
 // Overlay tools in the control window (draw_overlay, remove_overlay, clear_overlays,
-// batch_overlay), the temporary_ms expiry timers, the overlay_* broadcast with sequence numbers,
-// and the sync_state snapshot. Everything but one_at_a_time batches is synchronous, so the
-// answer leaves before React renders the change (the draw_overlay round trip stays ~1–3 ms).
+// batch_overlay), temporary_ms expiry (overlayExpiry.ts), the overlay_* broadcast with sequence
+// numbers, the sync_state snapshot, and taking over a store another window kept (adoptStore).
+// Everything but one_at_a_time batches is synchronous, so the answer leaves before the overlay
+// layer paints the change (the draw_overlay round trip stays ~1–3 ms). Every change is one store
+// update however many overlays it touches (a 10,000-overlay batch, a burst of expiries).
 import {
   ONE_AT_A_TIME_STEP_MS,
   MAX_OVERLAYS,
@@ -21,11 +23,12 @@ import type { StoreApi } from 'zustand/vanilla';
 import {
   cleared,
   overlayData,
-  withOverlay,
-  withoutOverlay,
+  withOverlays,
+  withoutOverlays,
   type OverlayData,
   type OverlayState,
 } from '../../store/overlays.js';
+import { ExpiryTimers } from './overlayExpiry.js';
 import { resolveMonitor, type DesktopSize } from '../monitors.js';
 import { sleep as realSleep, throwIfCancelled, type Sleep } from '../sleep.js';
 
@@ -51,14 +54,17 @@ function defaultIds(): () => string {
 
 export class OverlayService {
   readonly #deps: OverlayServiceDeps;
-  readonly #timers = new Map<string, ReturnType<typeof setTimeout>>();
+  readonly #expiry: ExpiryTimers;
   readonly #newId: () => string;
   readonly #sleep: Sleep;
+  readonly #now: () => number;
 
   constructor(deps: OverlayServiceDeps) {
     this.#deps = deps;
     this.#newId = deps.newId ?? defaultIds();
     this.#sleep = deps.sleep ?? realSleep;
+    this.#now = deps.now ?? Date.now;
+    this.#expiry = new ExpiryTimers((ids) => this.#removeAll(ids), this.#now);
   }
 
   draw(args: ToolArgs<'draw_overlay'>): ToolViewerResult<'draw_overlay'> {
@@ -72,17 +78,14 @@ export class OverlayService {
   }
 
   remove(args: ToolArgs<'remove_overlay'>): ToolViewerResult<'remove_overlay'> {
-    const before = overlayData(this.#deps.store);
-    const after = withoutOverlay(before, args.overlay_id);
-    if (after === before) return { removed: false, not_found: true };
-    this.#commit(after);
-    this.#deps.broadcast({ type: 'overlay_removed', overlay_id: args.overlay_id, seq: after.seq });
-    return { removed: true, not_found: false };
+    const removed = this.#removeAll([args.overlay_id]);
+    return removed > 0 ? { removed: true, not_found: false } : { removed: false, not_found: true };
   }
 
   clear(): ToolViewerResult<'clear_overlays'> {
     const before = overlayData(this.#deps.store);
     const after = cleared(before);
+    this.#expiry.forgetAll();
     this.#commit(after);
     this.#deps.broadcast({ type: 'clear_overlays', seq: after.seq });
     return { cleared: before.overlays.length };
@@ -106,10 +109,26 @@ export class OverlayService {
     return { type: 'sync_state', seq, overlays: [...overlays] };
   }
 
+  /**
+   * This window just became the control window, with a store it kept as a mirror: temporary
+   * overlays whose expires_at has passed go now (one store update, an overlay_removed each for
+   * the mirrors), the others get their timers back. Call it on every handover to this window.
+   */
+  adoptStore(): void {
+    this.#expiry.forgetAll();
+    const now = this.#now();
+    const due: string[] = [];
+    for (const o of this.#deps.store.getState().overlays) {
+      if (o.expires_at === undefined) continue;
+      if (o.expires_at <= now) due.push(o.overlay_id);
+      else this.#expiry.arm(o.overlay_id, o.expires_at);
+    }
+    this.#removeAll(due);
+  }
+
   /** Stops every expiry timer (the window stops being the control window, or the page ends). */
   dispose(): void {
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    this.#expiry.forgetAll();
   }
 
   /**
@@ -164,17 +183,15 @@ export class OverlayService {
       monitor: resolveMonitor(monitors, args.monitor_index),
     }));
     this.#checkRoom(entries.length);
-    let data: OverlayData = overlayData(this.#deps.store);
-    const now = (this.#deps.now ?? Date.now)();
-    const messages: ViewerToBridge[] = [];
-    const overlays: Overlay[] = [];
-    for (const { args, monitor } of placed) {
+    const before = overlayData(this.#deps.store);
+    const now = this.#now();
+    const overlays = placed.map(({ args, monitor }): Overlay => {
       const rect = monitorToDesktop(
         { x: args.x, y: args.y, width: args.width, height: args.height },
         monitor,
       );
       const bounds = clampRect(rect, desktop);
-      const overlay: Overlay = {
+      return {
         overlay_id: this.#newId(),
         bounds,
         color: args.color,
@@ -185,39 +202,33 @@ export class OverlayService {
         created_at: now,
         ...(args.temporary_ms === undefined ? {} : { expires_at: now + args.temporary_ms }),
       };
-      const next = withOverlay(data, overlay);
-      if (next === undefined) break; // #checkRoom ran first; kept as a guard
-      data = next;
-      overlays.push(overlay);
-      messages.push({ type: 'overlay_created', overlay, seq: data.seq });
-      if (args.temporary_ms !== undefined) this.#expireLater(overlay.overlay_id, args.temporary_ms);
-    }
-    this.#commit(data);
-    for (const message of messages) this.#deps.broadcast(message);
+    });
+    const after = withOverlays(before, overlays);
+    if (after === undefined) return []; // #checkRoom ran first; kept as a guard
+    this.#commit(after);
+    for (const o of overlays)
+      if (o.expires_at !== undefined) this.#expiry.arm(o.overlay_id, o.expires_at);
+    overlays.forEach((overlay, i) =>
+      this.#deps.broadcast({ type: 'overlay_created', overlay, seq: before.seq + i + 1 }),
+    );
     return overlays;
   }
 
-  #expireLater(overlayId: string, ms: number): void {
-    const timer = setTimeout(() => {
-      this.#timers.delete(overlayId);
-      this.remove({ overlay_id: overlayId });
-    }, ms);
-    this.#timers.set(overlayId, timer);
+  /** Removes these overlays in one store update and tells the mirrors; returns how many were there. */
+  #removeAll(overlayIds: readonly string[]): number {
+    if (overlayIds.length === 0) return 0;
+    const before = overlayData(this.#deps.store);
+    const { data, removed } = withoutOverlays(before, overlayIds);
+    for (const id of overlayIds) this.#expiry.forget(id);
+    if (removed.length === 0) return 0;
+    this.#commit(data);
+    removed.forEach((overlay_id, i) =>
+      this.#deps.broadcast({ type: 'overlay_removed', overlay_id, seq: before.seq + i + 1 }),
+    );
+    return removed.length;
   }
 
   #commit(data: OverlayData): void {
-    // Timers of overlays that are gone (removed, cleared) must not fire a second removal. One id
-    // set per commit, not a scan of the store per timer: with ~1000 temporary overlays that
-    // scan cost ~13 ms per draw and ~2 s of main thread while they expired.
-    if (this.#timers.size > 0) {
-      const live = new Set(data.overlays.map((o) => o.overlay_id));
-      for (const [id, timer] of this.#timers) {
-        if (!live.has(id)) {
-          clearTimeout(timer);
-          this.#timers.delete(id);
-        }
-      }
-    }
     this.#deps.store.getState().replaced(data);
   }
 }
