@@ -27,6 +27,8 @@ import { TakeOverButton } from './takeover/TakeOverButton.js';
 import { ActionLog, ActionLogButton } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
+import { TeachLayer } from './teach/TeachLayer.js';
+import { TeachPanel } from './teach/TeachPanel.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -77,6 +79,9 @@ export function App({ session }: AppProps) {
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <ApprovalsElsewhere onStop={plane.stop} />
+          {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
+          <TeachLayer />
+          <TeachPanel />
         </main>
         <ActionLog />
         <ClientMenu

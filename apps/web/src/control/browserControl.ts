@@ -171,7 +171,13 @@ function startControlPlane(): ControlPlane {
     },
   });
   const send = (m: ViewerToBridge): boolean => channel.send(m);
-  const annotations = new AnnotationRequests();
+  const annotations = new AnnotationRequests({
+    desktop: requireDesktop,
+    monitors,
+    masks: () => currentMasks(),
+    headless: () => controlStore.getState().headless,
+    notify: (tone, text) => toastStore.getState().toastShown(tone, text),
+  });
   const overlays = new OverlayService({
     store: overlayStore,
     broadcast: (m) => void send(m),
