@@ -52,6 +52,11 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** false: no OC_MCP_TOKEN (for stacks no MCP client talks to). Default true. */
   mcp?: boolean;
+  /**
+   * Run on this data dir (e.g. a restarted bridge's) and leave it when stopping; default: a fresh
+   * temporary one, removed at stop.
+   */
+  dataDir?: string;
   timeoutMs?: number;
 }
 
@@ -116,7 +121,8 @@ async function launch(
 ): Promise<Launched> {
   const timeoutMs = options.timeoutMs ?? 45_000;
   const source = options.source ?? ['--desktop', 'local'];
-  const dataDir = await mkdtemp(join(tmpdir(), 'oc-e2e-data-'));
+  const ownDataDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'oc-e2e-data-')));
   // The stack's people and tokens come only from `env`: none leak in from the runner's shell.
   const inherited: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['OC_ADMIN_USER', 'OC_ADMIN_PASSWORD', 'OC_MCP_TOKEN']) delete inherited[name];
@@ -155,7 +161,7 @@ async function launch(
 
   const stop = async () => {
     await stopChild(child);
-    await rm(dataDir, { recursive: true, force: true });
+    if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
   };
 
   try {

@@ -1,7 +1,7 @@
 // The account area at the right end of the viewer's status bar: the signed-in person's name
-// as a button that opens a small menu with Config & tokens, Settings, Audit and Sign out. The
-// pages open in a new tab, so this window — which may be the one executing the AI's calls and
-// showing its approvals — stays open. Escape or a click elsewhere closes the menu.
+// as a button that opens a small menu with Config & tokens, Monitor layout, Settings, Audit and
+// Sign out. The pages open in a new tab, so this window — which may be the one executing the AI's
+// calls and showing its approvals — stays open. Escape or a click elsewhere closes the menu.
 import { PAGES } from '@overlay-companion/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { SignOutButton } from '../pages/common/SignOutButton.js';
@@ -9,6 +9,7 @@ import { useMe } from '../pages/common/useMe.js';
 
 const LINKS = [
   { href: PAGES.config, label: 'Config & tokens' },
+  { href: PAGES.layout, label: 'Monitor layout' },
   { href: PAGES.settings, label: 'Settings' },
   { href: PAGES.audit, label: 'Audit' },
 ] as const;

@@ -1,4 +1,4 @@
-// The console (console.html: /config, /settings, /audit, /people): a header with the nav, the
+// The console (console.html: /config, /layout, /settings, /audit, /people): a header with the nav, the
 // signed-in person's name and Sign out, and the page for the current path. Moving between pages
 // does not reload; focus goes to the new page's heading so keyboard and screen-reader users
 // land where the content changed.
@@ -9,6 +9,7 @@ import { SignOutButton } from '../common/SignOutButton.js';
 import { refreshMe, useMe } from '../common/useMe.js';
 import { AuditPage } from './audit/AuditPage.js';
 import { ConfigPage } from './config/ConfigPage.js';
+import { LayoutPage } from './layout/LayoutPage.js';
 import { followInApp, useLocationPath } from './navigation.js';
 import { PeoplePage } from './people/PeoplePage.js';
 import { navItems, pageFor, pageTitle, type ConsolePage } from './routes.js';
@@ -18,6 +19,8 @@ function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
   switch (page) {
     case 'config':
       return <ConfigPage />;
+    case 'layout':
+      return <LayoutPage />;
     case 'settings':
       return <SettingsPage me={me} />;
     case 'audit':
@@ -113,7 +116,11 @@ export function ConsoleApp() {
           <SignOutButton />
         </div>
       </header>
-      <main id="main" className="console__main">
+      {/* The layout editor's picture of the desktop uses the width of wide screens. */}
+      <main
+        id="main"
+        className={page === 'layout' ? 'console__main console__main--wide' : 'console__main'}
+      >
         <h1 className="console__title" ref={heading} tabIndex={-1}>
           {title}
         </h1>

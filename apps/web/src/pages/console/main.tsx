@@ -1,4 +1,5 @@
-// Entry of console.html: the signed-in person's pages (Config & tokens, Settings, Audit, People).
+// Entry of console.html: the signed-in person's pages (Config & tokens, Monitor layout, Settings,
+// Audit, People).
 // First: must run before any protocol schema is built (see net/cspSafeZod.ts).
 import '../../net/cspSafeZod.js';
 import { StrictMode } from 'react';

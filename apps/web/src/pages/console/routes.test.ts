@@ -6,12 +6,14 @@ describe('console routes', () => {
     expect(navItems('member').map((item) => item.label)).toEqual([
       'Viewer',
       'Config & tokens',
+      'Monitor layout',
       'Settings',
       'Audit',
     ]);
     expect(navItems('admin').map((item) => item.href)).toEqual([
       '/',
       '/config',
+      '/layout',
       '/settings',
       '/audit',
       '/people',
@@ -23,6 +25,7 @@ describe('console routes', () => {
     expect(pageFor('/config')).toBe('config');
     expect(pageFor('/audit/')).toBe('audit');
     expect(pageFor('/people')).toBe('people');
+    expect(pageFor('/layout')).toBe('layout');
     expect(pageFor('/')).toBeNull();
     expect(pageFor('/configx')).toBeNull();
     expect(pageTitle('settings')).toBe('Settings');

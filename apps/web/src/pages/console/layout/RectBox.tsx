@@ -1,0 +1,85 @@
+// One rectangle on the editor's desktop — a monitor or a privacy mask — placed at the view's
+// scale: focusable with a visible focus ring and a name that says what and where it is, moved by
+// the arrow keys (Shift: 10 px; Alt: resize), dragged by its body and resized by the handles on
+// its corners and edges. The words on it are rendered as text.
+import type { KeyboardEvent, PointerEvent } from 'react';
+import { HANDLES, type DragKind, type Rect } from './geometry.js';
+import type { TargetKind } from './editorState.js';
+
+export interface RectBoxProps {
+  kind: TargetKind;
+  rect: Rect;
+  /** View pixels per desktop pixel. */
+  scale: number;
+  /** "Monitor 1 “left”". */
+  name: string;
+  /** Lines shown inside, under the name (sizes, scale). */
+  lines: readonly string[];
+  /** Drawn as a conflict (overlapping another monitor). */
+  conflict?: boolean;
+  /** The id of the text that explains the keys. */
+  helpId: string;
+  onDragStart: (kind: DragKind, event: PointerEvent<HTMLElement>) => void;
+  onKeyDown: (event: KeyboardEvent<HTMLDivElement>) => void;
+}
+
+export function RectBox({
+  kind,
+  rect,
+  scale,
+  name,
+  lines,
+  conflict = false,
+  helpId,
+  onDragStart,
+  onKeyDown,
+}: RectBoxProps) {
+  const where = `${rect.width} × ${rect.height} at ${rect.x}, ${rect.y}`;
+  return (
+    <div
+      role="button"
+      tabIndex={0}
+      aria-roledescription={kind === 'monitor' ? 'movable monitor' : 'movable privacy mask'}
+      aria-label={`${name}: ${where}${conflict ? ', overlaps another monitor' : ''}`}
+      aria-describedby={helpId}
+      className={[
+        'layout-rect',
+        `layout-rect--${kind}`,
+        conflict ? 'layout-rect--conflict' : '',
+      ].join(' ')}
+      data-x={rect.x}
+      data-y={rect.y}
+      data-width={rect.width}
+      data-height={rect.height}
+      style={{
+        left: rect.x * scale,
+        top: rect.y * scale,
+        width: Math.max(1, rect.width * scale),
+        height: Math.max(1, rect.height * scale),
+      }}
+      onPointerDown={(event) => onDragStart('move', event)}
+      onKeyDown={onKeyDown}
+    >
+      <span className="layout-rect__text" aria-hidden="true">
+        <span className="layout-rect__name">{name}</span>
+        {lines.map((line) => (
+          <span key={line} className="layout-rect__line">
+            {line}
+          </span>
+        ))}
+      </span>
+      {HANDLES.map((handle) => (
+        <span
+          key={handle}
+          aria-hidden="true"
+          className={`layout-rect__handle layout-rect__handle--${handle}`}
+          data-handle={handle}
+          onPointerDown={(event) => {
+            event.stopPropagation();
+            onDragStart(handle, event);
+          }}
+        />
+      ))}
+    </div>
+  );
+}
