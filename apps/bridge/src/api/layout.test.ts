@@ -230,6 +230,14 @@ describe('GET / PUT /api/layout', () => {
     expect((await read(b.session)).layout).toBeNull();
   });
 
+  it('answers without the desktop size when its source fails', async () => {
+    const b = await bridge({
+      desktopSize: () => Promise.reject(new Error('the tunnel is gone')),
+    });
+    expect((await put(b.session, TWO_SCREENS)).status).toBe(200);
+    expect(await read(b.session)).toMatchObject({ layout: TWO_SCREENS, desktop: null });
+  });
+
   it('saves even when applying the layout fails (the failure is logged)', async () => {
     const b = await bridge({
       layoutSaved: () => Promise.reject(new Error('no viewer answered')),

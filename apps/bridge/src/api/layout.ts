@@ -6,6 +6,7 @@ import {
   API,
   MonitorLayout,
   PutLayoutBody,
+  type DesktopExtent,
   type LayoutAnswer,
   type SavedLayout,
 } from '@overlay-companion/protocol';
@@ -49,6 +50,16 @@ export function mountLayoutRoutes(
 ): void {
   const { access, logger } = deps;
 
+  /** The live desktop size, or null: a failing source must not keep the person from their layout. */
+  const liveDesktop = async (personId: string): Promise<DesktopExtent | null> => {
+    try {
+      return (await deps.desktopSize?.(personId)) ?? null;
+    } catch (err) {
+      logger.warn({ err, personId }, 'reading the desktop size failed');
+      return null;
+    }
+  };
+
   app.get(API.layout, async (c) => {
     const signedIn = c.get('signedIn');
     if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
@@ -57,7 +68,7 @@ export function mountLayoutRoutes(
     const answer: LayoutAnswer = {
       layout: saved?.layout ?? null,
       updated_at: saved?.updated_at ?? null,
-      desktop: (await deps.desktopSize?.(personId)) ?? null,
+      desktop: await liveDesktop(personId),
     };
     c.header('Cache-Control', 'no-store');
     return c.json(answer);
