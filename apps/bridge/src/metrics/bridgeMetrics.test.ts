@@ -1,0 +1,91 @@
+// The gauges read at scrape time, against a real bridge with scripted viewer windows and a real
+// MCP client: viewers connected, approvals the control window announces as waiting, MCP sessions;
+// tool names outside the tool list counted as "unknown" (bounded labels); the frame-rate window.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../mcp/testing/calls.js';
+import { connectClient, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import { BridgeMetrics } from './bridgeMetrics.js';
+import { RateWindow } from './rateWindow.js';
+
+async function sample(metrics: BridgeMetrics, series: string): Promise<number | undefined> {
+  const { body } = await metrics.scrape();
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function until(metrics: BridgeMetrics, series: string, value: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const current = await sample(metrics, series);
+    if (current === value) return;
+    if (Date.now() - started > 5000) throw new Error(`${series} stayed ${current}, not ${value}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('bridge metrics', () => {
+  const metrics = new BridgeMetrics({ processMetrics: false });
+  let bridge: TestBridge;
+  beforeAll(async () => {
+    bridge = await startTestBridge({ metrics });
+  });
+  afterAll(async () => {
+    await bridge.close();
+  });
+
+  it('reads viewers, approvals waiting and MCP sessions from the bridge at scrape time', async () => {
+    expect(await sample(metrics, 'oc_viewers_connected')).toBe(0);
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    const { client, transport } = await connectClient(bridge);
+    try {
+      await until(metrics, 'oc_viewers_connected', 2);
+      expect(await sample(metrics, 'oc_mcp_sessions')).toBe(1);
+      control.send({
+        type: 'approvals_waiting',
+        requests: [
+          { title: 'Click with the left button', deadline_in_ms: 20_000 },
+          { title: 'Type "hello"', deadline_in_ms: 25_000 },
+        ],
+      });
+      await until(metrics, 'oc_pending_approvals', 2);
+      control.send({ type: 'approvals_waiting', requests: [] });
+      await until(metrics, 'oc_pending_approvals', 0);
+
+      await callTool(client, 'no_such_tool_xyz');
+      await callTool(client, 'get_clipboard');
+      const { body } = await metrics.scrape();
+      expect(body).toContain('oc_tool_calls_total{tool="unknown",outcome="invalid_parameters"} 1');
+      expect(body).toContain(
+        'oc_tool_calls_total{tool="get_clipboard",outcome="permission_denied"} 1',
+      );
+      expect(body).not.toContain('no_such_tool_xyz');
+    } finally {
+      await transport.terminateSession(); // DELETE /mcp ends the session
+      await client.close();
+      await mirror.close();
+      await control.close();
+    }
+    await until(metrics, 'oc_viewers_connected', 0);
+    await until(metrics, 'oc_mcp_sessions', 0);
+  });
+});
+
+describe('RateWindow', () => {
+  it('averages the complete seconds of its window', () => {
+    let now = 10_000;
+    const window = new RateWindow(5, () => now);
+    for (let i = 0; i < 30; i += 1) window.add(); // 30 in second 10
+    expect(window.perSecond()).toBe(0); // second 10 is not complete yet
+    now = 11_500;
+    window.add(10); // second 11
+    expect(window.perSecond()).toBe(6); // (30) / 5
+    now = 12_000;
+    expect(window.perSecond()).toBe(8); // (30 + 10) / 5
+    now = 16_000;
+    expect(window.perSecond()).toBe(2); // second 10 left the window: 10 / 5
+    now = 30_000;
+    expect(window.perSecond()).toBe(0);
+  });
+});
