@@ -25,7 +25,7 @@ import type { BridgeMetrics } from './metrics/bridgeMetrics.js';
 import type { DesktopSizeProvider } from './tunnel/desktopSize.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
-import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
+import { OVERLAYS_SOCKET_PATH, TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
 
 export interface BridgeExtras {
   /** Who may reach the bridge (sign-in, tickets, tokens): every route and socket needs it. */
@@ -102,9 +102,16 @@ export async function startBridge(
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  const router = new UpgradeRouter((request) => {
+  const router = new UpgradeRouter((request, path) => {
     const origin = request.headers.origin;
-    // Browsers always send Origin on a WebSocket; one without it is not a page of ours.
+    // Browsers always send Origin on a WebSocket; one without it is not a page of ours — except
+    // a program reading /ws/overlays with an API token in Authorization, a header no page can
+    // put on a WebSocket (the token is checked by that endpoint).
+    const program = path === OVERLAYS_SOCKET_PATH && request.headers.authorization !== undefined;
+    if (origin === undefined && program) {
+      const check = checkHostAndOrigin(hostPolicy, request.headers.host, undefined);
+      return check.ok ? undefined : check;
+    }
     if (origin === undefined) {
       return {
         status: 403,

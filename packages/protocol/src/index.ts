@@ -14,3 +14,4 @@ export * from './api/index.js';
 export * from './tools/index.js';
 export * from './toolParsing.js';
 export * from './messages.js';
+export * from './overlayFeed.js';

@@ -6,6 +6,7 @@ import { API, CreateTokenRequest, type CreatedToken } from '@overlay-companion/p
 import type { Hono } from 'hono';
 import { generateApiToken, tokenHint } from '../auth/apiTokens.js';
 import { sha256Hex } from '../auth/secrets.js';
+import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { ApiDeps } from './deps.js';
@@ -83,6 +84,8 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     await store.tokens.revoke(id, person.id, Date.now());
     access.tokens.invalidate({ tokenId: id });
     const ended = deps.endMcpSessions({ tokenId: id }, 'token revoked');
+    // Programs reading /ws/overlays with this token lose it at once too.
+    access.sockets.closeSessions([tokenSocketKey(id)], 'The API token was revoked.');
     access.audit.record({
       kind: 'token_revoked',
       actor: 'person',

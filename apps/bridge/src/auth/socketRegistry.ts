@@ -1,12 +1,17 @@
-// Every open WebSocket (viewer control channel, Guacamole tunnel) with the person and sign-in
-// session it was opened under, so that signing out, a session expiring, or a person being
+// Every open WebSocket (viewer control channel, Guacamole tunnel, overlay feed) with the person
+// and sign-in session (or API token, for a program's overlay feed) it was opened under, so that signing out, a session expiring, or a person being
 // disabled or removed closes exactly their sockets at once — a cookie that no longer works
 // must not leave a live desktop behind. Also counts each person's tunnels for the cap.
 export interface RegisteredSocket {
   personId: string;
   sessionIdHash: string;
-  kind: 'viewer' | 'tunnel';
+  kind: 'viewer' | 'tunnel' | 'overlays';
   close(reason: string): void;
+}
+
+/** The registry key of sockets a program opened with an API token: revoking it closes them. */
+export function tokenSocketKey(tokenId: string): string {
+  return `token:${tokenId}`;
 }
 
 export class SocketRegistry {

@@ -23,6 +23,7 @@ export function rejectUpgrade(socket: Duplex, status: number, message: string): 
 /** Refuses an upgrade before routing (Host/Origin checks); undefined lets it through. */
 export type UpgradeGuard = (
   request: IncomingMessage,
+  path: string,
 ) => { status: number; message: string } | undefined;
 
 export class UpgradeRouter {
@@ -56,7 +57,7 @@ export class UpgradeRouter {
     } catch {
       return rejectUpgrade(socket, 400, 'The upgrade request has a malformed URL.');
     }
-    const refusal = this.guard?.(request);
+    const refusal = this.guard?.(request, path);
     if (refusal) return rejectUpgrade(socket, refusal.status, refusal.message);
     const handler = this.routes.get(path);
     if (!handler) {

@@ -6,7 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { VIEWER_SOCKET_PATH, type Mode } from '@overlay-companion/protocol';
+import { OVERLAYS_SOCKET_PATH, VIEWER_SOCKET_PATH, type Mode } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
@@ -24,6 +24,7 @@ import {
   type SharedLimits,
 } from '../policy/rateLimit.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
+import { createOverlayEndpoint } from '../relay/overlaySocket.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
 import { PersonPlanes } from './personPlanes.js';
@@ -98,6 +99,11 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     planes,
     access,
     logger: logger.child({ part: 'viewer-socket' }),
+  });
+  const overlayFeed = createOverlayEndpoint({
+    planes,
+    access,
+    logger: logger.child({ part: 'overlay-feed' }),
   });
   const limits = new SharedRateLimits(options.sharedRateLimits ?? SHARED_RATE_LIMITS);
   const toolList = buildToolList(bridgeTools);
@@ -182,7 +188,10 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
 
   return {
     mounts: [(app) => sessions.mount(app)],
-    upgrades: { [VIEWER_SOCKET_PATH]: endpoint.handleUpgrade },
+    upgrades: {
+      [VIEWER_SOCKET_PATH]: endpoint.handleUpgrade,
+      [OVERLAYS_SOCKET_PATH]: overlayFeed.handleUpgrade,
+    },
     bind: (address) => {
       bound = address;
     },
@@ -191,6 +200,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     publicUrl: options.publicUrl === '' ? undefined : options.publicUrl,
     close: async () => {
       endpoint.close();
+      overlayFeed.close();
       await sessions.close();
       await planes.closeAll();
     },

@@ -16,6 +16,7 @@ import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/m
 import { ViewerHub, type ApprovalOutcome } from '../relay/viewerHub.js';
 import type { Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
+import { readLayout } from '../api/layout.js';
 import { aiClientsMessage } from './aiClients.js';
 
 export interface PersonPlane {
@@ -140,9 +141,15 @@ export class PersonPlanes {
   get(personId: string): Promise<PersonPlane> {
     let plane = this.planes.get(personId);
     if (plane === undefined) {
-      plane = this.options.store.permissions
-        .get(personId)
-        .then((permissions) => new Plane(personId, permissions, this.options));
+      plane = Promise.all([
+        this.options.store.permissions.get(personId),
+        readLayout(this.options.store, personId),
+      ]).then(([permissions, saved]) => {
+        const made = new Plane(personId, permissions, this.options);
+        // The person's map (monitors, privacy masks) reaches every window after hello.
+        made.hub.setLayout(saved?.layout ?? null);
+        return made;
+      });
       // A failed load must not stay cached: the next call tries again.
       plane.catch(() => this.planes.delete(personId));
       this.planes.set(personId, plane);

@@ -1,10 +1,15 @@
-// startBridge plus everything behind sign-in: the MCP control plane (/mcp, /ws/viewer, one
-// plane per person) and the /api routes, sharing one Access (store, sessions, tokens, tickets,
-// audit). Binds the Host check to the real port once listening, and closes the plane (sessions,
-// viewer sockets) before the bridge. Used by `serve` and by the tests.
+// startBridge plus everything behind sign-in: the MCP control plane (/mcp, /ws/viewer,
+// /ws/overlays, one plane per person) and the /api routes, sharing one Access (store, sessions,
+// tokens, tickets, audit). The person's saved layout is the desktop's map and its size: it goes
+// to their viewer windows (layout_changed), sizes their desktop when they save it (unless the
+// operator fixed the size) and when their connection opens, and GET /api/layout shows the live
+// desktop size. Binds the Host check to the real port once listening, and closes the plane
+// (sessions, viewer sockets) before the bridge. Used by `serve` and by the tests.
+import { layoutBounds, type MonitorLayout } from '@overlay-companion/protocol';
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
 import { mountApi, type ApiDeps } from '../api/index.js';
+import { readLayout } from '../api/layout.js';
 import type { BridgeConfigInput } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { startBridge, type BridgeExtras, type RunningBridge } from '../server.js';
@@ -28,10 +33,20 @@ export async function startWithControlPlane(
   extras: Omit<BridgeExtras, 'access'> = {},
 ): Promise<ControlledBridge> {
   const logger = extras.logger ?? silentLogger();
-  const { oidc, desktopSize, layoutSaved, ...planeOptions } = options;
+  const { oidc, ...planeOptions } = options;
   const plane = createControlPlane({ ...planeOptions, logger });
   const access = options.access;
-  let bridge: RunningBridge;
+  let bridge: RunningBridge | undefined;
+  const desktopSize =
+    options.desktopSize ?? ((personId: string) => bridge?.tunnels.desktopSize(personId) ?? null);
+  const layoutSaved =
+    options.layoutSaved ??
+    (async (personId: string, layout: MonitorLayout) => {
+      (await plane.planes.get(personId)).hub.setLayout(layout);
+      const outcome = await bridge?.tunnels.resizeDesktop(personId, layoutBounds(layout));
+      if (outcome !== undefined && !outcome.applied)
+        logger.info({ personId, reason: outcome.reason }, 'desktop not resized to the layout');
+    });
   try {
     bridge = await startBridge(input, {
       ...extras,
@@ -48,26 +63,33 @@ export async function startWithControlPlane(
             endMcpSessions: (match, reason) => plane.sessions.endWhere(match, reason),
             oidc,
             logger: logger.child({ part: 'api' }),
-            ...(desktopSize === undefined ? {} : { desktopSize }),
-            ...(layoutSaved === undefined ? {} : { layoutSaved }),
+            desktopSize,
+            layoutSaved,
           }),
       ],
       upgrades: { ...extras.upgrades, ...plane.upgrades },
+      desiredDesktopSize:
+        extras.desiredDesktopSize ??
+        (async (personId) => {
+          const saved = await readLayout(access.store, personId);
+          return saved === null ? undefined : layoutBounds(saved.layout);
+        }),
     });
   } catch (err) {
     await plane.close();
     throw err;
   }
-  plane.bind({ host: bridge.host, port: bridge.port });
+  const running = bridge;
+  plane.bind({ host: running.host, port: running.port });
   const close = async (): Promise<void> => {
     await plane.close();
-    await bridge.close();
+    await running.close();
   };
   return {
-    ...bridge,
+    ...running,
     controlPlane: plane,
     access,
-    mcpUrl: new URL('/mcp', bridge.url).toString(),
+    mcpUrl: new URL('/mcp', running.url).toString(),
     close,
   };
 }

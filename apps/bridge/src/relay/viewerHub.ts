@@ -4,7 +4,8 @@
 // eventInterest.ts; enforced here: any other `event` a viewer sends is dropped unread).
 // Relaying tool calls and approval requests to the control viewer and settling them from its
 // answers is callRelay.ts (failed here when that viewer leaves or Stop is pressed); relaying
-// the overlay store between the control viewer and mirrors is overlayRelay.ts.
+// the overlay store between the control viewer and mirrors, and the bridge's own copy of it
+// (handed to every window that takes control), is overlayRelay.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
@@ -17,6 +18,7 @@ import {
   type BridgeToViewer,
   type EventType,
   type Mode,
+  type MonitorLayout,
   type ToolArgs,
   type ViewerToolName,
   type Permissions,
@@ -79,7 +81,6 @@ export class ViewerHub {
     permissions: () => this.options.permissions(),
   });
   private readonly overlays = new OverlayRelay({
-    control: () => this.control,
     toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
     toMirrors: (text) => {
       for (const v of this.viewers) if (v.id !== this.controlId) v.send(text);
@@ -89,6 +90,8 @@ export class ViewerHub {
   private readonly interest = new EventInterest();
   /** The control window's approval queue as last announced (sent to each new mirror). */
   private approvalsWaiting: Extract<BridgeToViewer, { type: 'approvals_waiting' }> | undefined;
+  /** The person's monitor layout and privacy masks (sent to each window after hello). */
+  private layout: Extract<BridgeToViewer, { type: 'layout_changed' }> | undefined;
   /** The person's AI clients as last reported (sent to each window after hello). */
   private aiClients: Extract<BridgeToViewer, { type: 'ai_clients' }> = {
     type: 'ai_clients',
@@ -100,6 +103,17 @@ export class ViewerHub {
       this.broadcast(modeChanged(snapshot));
       this.calls.revokeDenied(snapshot);
     });
+  }
+
+  /** The person saved a layout (or it was loaded): every window follows it at once. */
+  setLayout(layout: MonitorLayout | null): void {
+    this.layout = { type: 'layout_changed', layout };
+    this.broadcast(this.layout);
+  }
+
+  /** The layout the person's windows were last told (undefined: not loaded yet). */
+  get currentLayout(): MonitorLayout | null | undefined {
+    return this.layout?.layout;
   }
 
   /** The person's connected AI clients changed: tell every window, and each new one after hello. */
@@ -174,7 +188,6 @@ export class ViewerHub {
     const index = this.viewers.findIndex((v) => v.id === viewerId);
     if (index < 0) return;
     this.viewers.splice(index, 1);
-    this.overlays.forget(viewerId);
     const wasControl = viewerId === this.controlId;
     this.options.logger.info({ viewerId, wasControl }, 'viewer left');
     if (!wasControl) return;
@@ -348,6 +361,11 @@ export class ViewerHub {
     return undefined;
   }
 
+  /** The person's overlays as the bridge keeps them (for /ws/overlays). */
+  get overlayFeed(): Pick<OverlayRelay, 'subscribe' | 'syncMessage'> {
+    return this.overlays;
+  }
+
   private sendHello(peer: ViewerPeer, role: ViewerRole): void {
     peer.send(
       encodeBridgeMessage({
@@ -369,6 +387,10 @@ export class ViewerHub {
     peer.send(encodeBridgeMessage(this.aiClients));
     if (role === 'mirror' && this.approvalsWaiting !== undefined)
       peer.send(encodeBridgeMessage(this.approvalsWaiting));
+    // A window taking control gets the overlays as the bridge has them: it keeps the newer of
+    // that and its own store (and announces its own, which the bridge keeps if newer).
+    if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
+    if (this.layout !== undefined) peer.send(encodeBridgeMessage(this.layout));
   }
 
   private peer(id: string): ViewerPeer | undefined {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
+import { settle } from '../security/testing/viewers.js';
 
 const OVERLAY = {
   overlay_id: 'ov_1',
@@ -88,11 +89,12 @@ describe('viewer control channel', () => {
       'hello',
       'event_interest',
       'ai_clients',
+      'layout_changed',
       'overlay_created',
       'overlay_removed',
       'clear_overlays',
     ]);
-    expect(mirror.received[3]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
+    expect(mirror.received[4]).toEqual({ type: 'overlay_created', overlay: OVERLAY, seq: 1 });
     mirror.send({ type: 'overlay_created', overlay: OVERLAY, seq: 9 });
     const error = await mirror.waitFor((m) => m.type === 'error');
     expect((error as { message: string }).message).toMatch(/only the control viewer/);
@@ -125,18 +127,70 @@ describe('viewer control channel', () => {
     await late.close();
   });
 
-  it("forwards a mirror's request_sync to the control viewer and its sync_state back to that mirror", async () => {
+  it("answers a mirror's request_sync from the bridge's copy of the control window's store", async () => {
     const control = await ScriptedViewer.connect(bridge);
     const mirror = await ScriptedViewer.connect(bridge);
     const bystander = await ScriptedViewer.connect(bridge);
+    control.send({ type: 'clear_overlays', seq: 6 });
+    control.send({ type: 'overlay_created', overlay: OVERLAY, seq: 7 });
+    await mirror.waitFor((m) => m.type === 'overlay_created');
+    const syncs = bystander.received.filter((m) => m.type === 'sync_state').length;
     mirror.send({ type: 'request_sync' });
-    await control.waitFor((m) => m.type === 'request_sync');
-    control.send({ type: 'sync_state', seq: 7, overlays: [OVERLAY] });
     const state = await mirror.waitFor((m) => m.type === 'sync_state');
     expect(state).toEqual({ type: 'sync_state', seq: 7, overlays: [OVERLAY] });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(bystander.received.some((m) => m.type === 'sync_state')).toBe(false);
+    // Answered by the bridge: the control window is not bothered, the bystander not told.
+    await settle(mirror);
+    expect(control.received.some((m) => m.type === 'request_sync')).toBe(false);
+    expect(bystander.received.filter((m) => m.type === 'sync_state')).toHaveLength(syncs);
+    control.send({ type: 'clear_overlays', seq: 8 });
+    await mirror.waitFor((m) => m.type === 'clear_overlays');
     for (const v of [control, mirror, bystander]) await v.close();
+  });
+
+  it('hands the overlays to the window that takes control, and to a window opened after all were closed', async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    const second = { ...OVERLAY, overlay_id: 'ov_2' };
+    control.send({ type: 'clear_overlays', seq: 20 });
+    control.send({ type: 'overlay_created', overlay: OVERLAY, seq: 21 });
+    control.send({ type: 'overlay_created', overlay: second, seq: 22 });
+    await mirror.waitFor((m) => m.type === 'overlay_created' && m.overlay.overlay_id === 'ov_2');
+    await control.close();
+    await mirror.waitFor((m) => m.type === 'hello' && m.role === 'control');
+    // The promoted window gets the store as the bridge has it, with the hello.
+    const handed = await mirror.waitFor((m) => m.type === 'sync_state');
+    expect(handed).toEqual({ type: 'sync_state', seq: 22, overlays: [OVERLAY, second] });
+    await mirror.close();
+    const later = await ScriptedViewer.connect(bridge);
+    expect(later.hello.role).toBe('control');
+    expect(await later.waitFor((m) => m.type === 'sync_state')).toEqual(handed);
+    await later.close();
+  });
+
+  it("keeps the newer store when a window takes control: its own if newer, else the bridge's", async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    control.send({ type: 'clear_overlays', seq: 30 });
+    await mirror.waitFor((m) => m.type === 'clear_overlays' && m.seq === 30);
+    // A stale announcement (seq 29 < 30) is not taken, and nobody is told.
+    control.send({ type: 'sync_state', seq: 29, overlays: [OVERLAY] });
+    await settle(control);
+    expect(mirror.received.some((m) => m.type === 'sync_state' && m.seq === 29)).toBe(false);
+    // A newer one (a control window that outlived a bridge restart) is taken and relayed.
+    control.send({ type: 'sync_state', seq: 40, overlays: [OVERLAY] });
+    expect(await mirror.waitFor((m) => m.type === 'sync_state' && m.seq === 40)).toEqual({
+      type: 'sync_state',
+      seq: 40,
+      overlays: [OVERLAY],
+    });
+    // Only the control window announces its store.
+    mirror.send({ type: 'sync_state', seq: 99, overlays: [] });
+    const error = await mirror.waitFor((m) => m.type === 'error');
+    expect((error as { message: string }).message).toMatch(/only the control viewer/);
+    control.send({ type: 'clear_overlays', seq: 41 });
+    await mirror.waitFor((m) => m.type === 'clear_overlays' && m.seq === 41);
+    await control.close();
+    await mirror.close();
   });
 
   it('answers a bad frame with an error, logs it, and keeps the socket up', async () => {

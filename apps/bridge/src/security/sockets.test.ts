@@ -35,6 +35,12 @@ const SOCKETS: ReadonlyArray<{
   { kind: 'viewer', path: viewerPath, other: 'tunnel' },
   // The tunnel also needs its subprotocol; every upgrade below offers it, so only the ticket decides.
   { kind: 'tunnel', path: tunnelPath, other: 'viewer' },
+  // The read-only overlay feed (the seed's /ws/overlays) takes tickets the same way.
+  {
+    kind: 'overlays',
+    path: (ticket) => (ticket === undefined ? '/ws/overlays' : `/ws/overlays?ticket=${ticket}`),
+    other: 'tunnel',
+  },
 ];
 
 function upgrade(kind: TicketSocket, path: string, options: { origin?: string | null } = {}) {
@@ -53,7 +59,7 @@ describe.each(SOCKETS)('the $kind socket', ({ kind, path, other }) => {
   // be a matter of there being no ticket to match.
   it(`refuses an upgrade of the ${kind} socket without a ticket`, async () => {
     const unused = await bridge.session.ticket(kind);
-    for (const query of [path(), `${path()}${kind === 'viewer' ? '?' : '&'}ticket=`]) {
+    for (const query of [path(), `${path()}${kind === 'tunnel' ? '&' : '?'}ticket=`]) {
       const refused = await upgrade(kind, query);
       expect(refused.status, query).toBe(401);
       expect(refused.body).toContain('POST /api/tickets');

@@ -128,8 +128,9 @@ describe('ViewerController', () => {
     );
     // No timers or promises ran: the answer left inside handle().
     expect(overlayStore.getState().overlays).toHaveLength(1);
-    expect(sent.map((m) => m.type)).toEqual(['overlay_created', 'tool_result']);
-    expect(sent[1]).toEqual({
+    // (The first message is the store it announced when it took control.)
+    expect(sent.map((m) => m.type)).toEqual(['sync_state', 'overlay_created', 'tool_result']);
+    expect(sent[2]).toEqual({
       type: 'tool_result',
       id: 'c1',
       result: {
@@ -272,17 +273,18 @@ describe('ViewerController', () => {
     const { controller, sent, control } = setup({ link });
     controller.handle(hello('control', 'autopilot'));
     link.up = false;
+    const stops = () => sent.filter((m) => m.type === 'stop_pressed');
     controller.pressStop();
-    expect(sent).toEqual([]);
+    expect(stops()).toEqual([]);
     expect(control.getState().mode).toBe('passive');
     link.up = true;
     controller.handle(hello('control', 'autopilot'));
     expect(control.getState().mode).toBe('passive');
-    expect(sent).toEqual([{ type: 'stop_pressed' }]);
+    expect(stops()).toEqual([{ type: 'stop_pressed' }]);
     // Delivered once: the next hello takes the bridge's mode again.
     controller.handle(hello('control', 'assist'));
     expect(control.getState().mode).toBe('assist');
-    expect(sent).toHaveLength(1);
+    expect(stops()).toHaveLength(1);
   });
 
   it('drops a call the bridge cancelled', async () => {
@@ -292,7 +294,27 @@ describe('ViewerController', () => {
     controller.handle(msg({ type: 'tool_cancel', id: 'c10', reason: 'timeout' }));
     await vi.advanceTimersByTimeAsync(0);
     expect(pending()).toHaveLength(0);
-    expect(sent).toEqual([]);
+    expect(sent.filter((m) => m.type !== 'sync_state')).toEqual([]);
+  });
+
+  it('taking control: announces its store, and keeps the newer of it and the bridge copy', () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('control'));
+    expect(sent).toEqual([{ type: 'sync_state', seq: 0, overlays: [] }]);
+    controller.handle(
+      call('c20', 'draw_overlay', { x: 0, y: 0, width: 5, height: 5, color: 'red' }),
+    );
+    const mine = overlayStore.getState().overlays;
+    // An older copy from the bridge changes nothing.
+    controller.handle(msg({ type: 'sync_state', seq: 0, overlays: [] }));
+    expect(overlayStore.getState().overlays).toBe(mine);
+    // A newer one (this window missed changes) is taken over.
+    const kept = { ...mine[0]!, overlay_id: 'ov_kept', expires_at: Date.now() + 60_000 };
+    controller.handle(msg({ type: 'sync_state', seq: 9, overlays: [kept] }));
+    expect(overlayStore.getState()).toMatchObject({ seq: 9, overlays: [kept] });
+    // ...and its timers re-armed: the temporary overlay goes when due, broadcast as removed.
+    vi.advanceTimersByTime(60_001);
+    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'ov_kept', seq: 10 });
   });
 
   it('never receives a tool the bridge runs itself: the message parser refuses it', () => {

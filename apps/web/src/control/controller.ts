@@ -101,9 +101,12 @@ export class ViewerController {
         if (message.role === 'mirror') {
           if (wasControl) this.#deps.env.overlays.dispose();
           this.#deps.send({ type: 'request_sync' });
-        } else if (!wasControl) {
+        } else {
           // Handed control with the store kept as a mirror: expire what is due, re-arm the rest.
-          this.#deps.env.overlays.adoptStore();
+          if (!wasControl) this.#deps.env.overlays.adoptStore();
+          // Tell the bridge what we hold: it keeps the newer of this and its own copy (which it
+          // sends us with the hello; we keep the newer too, below).
+          this.#deps.send(this.#deps.env.overlays.snapshot());
         }
         return;
       }
@@ -129,6 +132,11 @@ export class ViewerController {
       case 'sync_state':
         if (control.getState().role !== 'control') {
           overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
+        } else if (message.seq > overlayStore.getState().seq) {
+          // The bridge's copy is newer than what this window held when it took control (it
+          // missed changes as a mirror, or it is a new window): take it over, timers and all.
+          overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
+          this.#deps.env.overlays.adoptStore();
         }
         return;
       case 'overlay_created':

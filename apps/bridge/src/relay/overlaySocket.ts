@@ -1,0 +1,165 @@
+// The seed's /ws/overlays: a read-only feed of one person's overlays (overlayFeed.ts in the
+// protocol) for other programs — a stream overlay, a second app. Who may open it:
+// - a signed-in page, with a single-use `overlays` ticket (POST /api/tickets), like /ws/viewer;
+// - a program with one of the person's API tokens as `Authorization: Bearer …` (a browser page
+//   cannot put that header on a WebSocket, so Origin is not required with it; the upgrade guard
+//   still refuses a foreign Origin when one is sent).
+// Either way it sees only that person's overlays. It gets sync_state on connect and then every
+// change; the only thing it may send is request_sync. Anything else is answered with an error
+// and changes nothing; a flood closes the socket. Signing out, disabling the person or revoking
+// the token closes it (SocketRegistry).
+import {
+  FeedRequest,
+  MAX_ERROR_MESSAGE_LENGTH,
+  toFeedOverlay,
+  type FeedMessage,
+} from '@overlay-companion/protocol';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from 'pino';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { Access } from '../auth/access.js';
+import { tokenSocketKey } from '../auth/socketRegistry.js';
+import { rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
+import type { PersonPlanes } from '../mcp/personPlanes.js';
+import { TokenBucket } from '../policy/rateLimit.js';
+import type { OverlayChange } from './overlayRelay.js';
+
+/** A subscriber only asks for a sync now and then: a burst of 10, one per second after. */
+export const FEED_REQUEST_LIMIT = { ratePerSecond: 1, burst: 10 };
+/** Largest frame a subscriber may send (request_sync is 24 characters). */
+const MAX_FEED_REQUEST_BYTES = 1024;
+
+interface Subscriber {
+  personId: string;
+  /** Sign-in session hash, or tokenSocketKey(tokenId). */
+  sessionKey: string;
+}
+
+export interface OverlaySocketOptions {
+  planes: PersonPlanes;
+  access: Access;
+  logger: Logger;
+}
+
+export interface OverlayEndpoint {
+  handleUpgrade: UpgradeHandler;
+  close(): void;
+}
+
+function feedMessage(change: OverlayChange): FeedMessage {
+  switch (change.type) {
+    case 'overlay_created':
+      return { type: 'overlay_created', overlay: toFeedOverlay(change.overlay), seq: change.seq };
+    case 'overlay_removed':
+      return { type: 'overlay_removed', overlay_id: change.overlay_id, seq: change.seq };
+    case 'clear_overlays':
+      return { type: 'clear_overlays', seq: change.seq };
+    case 'sync_state':
+      return { type: 'sync_state', seq: change.seq, overlays: change.overlays.map(toFeedOverlay) };
+  }
+}
+
+export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEndpoint {
+  const { planes, access, logger } = options;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FEED_REQUEST_BYTES });
+
+  async function who(request: IncomingMessage): Promise<Subscriber | string> {
+    const ticket = ticketFrom(request);
+    if (ticket !== undefined) {
+      const claims = access.tickets.consume(ticket, 'overlays');
+      if (claims === undefined) return 'Missing, used or expired overlays ticket.';
+      return { personId: claims.personId, sessionKey: claims.sessionIdHash };
+    }
+    if (request.headers.authorization !== undefined) {
+      const check = await access.tokens.authenticate(request.headers.authorization);
+      if (!check.ok) return check.message;
+      return {
+        personId: check.principal.personId,
+        sessionKey: tokenSocketKey(check.principal.tokenId),
+      };
+    }
+    return 'No credentials.';
+  }
+
+  const handleUpgrade: UpgradeHandler = (request, socket, head) => {
+    who(request).then(
+      async (subscriber) => {
+        if (typeof subscriber === 'string') {
+          return rejectUpgrade(
+            socket,
+            401,
+            `${subscriber} /ws/overlays needs a single-use ticket (signed in: POST /api/tickets {"socket":"overlays"}, then ?ticket=…) or an API token as "Authorization: Bearer <token>".`,
+          );
+        }
+        const plane = await planes.get(subscriber.personId);
+        if (socket.destroyed) return;
+        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, subscriber, plane.hub));
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'could not authenticate an overlays socket');
+        rejectUpgrade(socket, 503, 'The bridge could not check your credentials; retry shortly.');
+      },
+    );
+  };
+
+  function accept(
+    ws: WebSocket,
+    subscriber: Subscriber,
+    hub: Awaited<ReturnType<PersonPlanes['get']>>['hub'],
+  ): void {
+    const send = (message: FeedMessage): void => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    const unregister = access.sockets.add({
+      personId: subscriber.personId,
+      sessionIdHash: subscriber.sessionKey,
+      kind: 'overlays',
+      close: (reason) => ws.close(4401, reason.slice(0, 120)),
+    });
+    const feed = hub.overlayFeed;
+    const unsubscribe = feed.subscribe((change) => send(feedMessage(change)));
+    send(feedMessage(feed.syncMessage()));
+    const requests = new TokenBucket(FEED_REQUEST_LIMIT);
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (requests.waitMs() > 0) {
+        ws.close(1008, 'Too many messages: /ws/overlays is read-only.');
+        return;
+      }
+      requests.take();
+      let parsed: ReturnType<typeof FeedRequest.safeParse> | undefined;
+      if (!isBinary) {
+        try {
+          parsed = FeedRequest.safeParse(JSON.parse(rawText(data)));
+        } catch {
+          parsed = undefined;
+        }
+      }
+      if (parsed?.success === true) {
+        send(feedMessage(feed.syncMessage()));
+        return;
+      }
+      const message =
+        '/ws/overlays is read-only: the only message it takes is {"type":"request_sync"}. Overlays are drawn and removed by the AI through the MCP tools.';
+      send({ type: 'error', message: message.slice(0, MAX_ERROR_MESSAGE_LENGTH) });
+    });
+    ws.on('close', () => {
+      unsubscribe();
+      unregister();
+    });
+    ws.on('error', (err) => logger.debug({ err }, 'overlays socket error'));
+  }
+
+  return {
+    handleUpgrade,
+    close: () => {
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}
+
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
