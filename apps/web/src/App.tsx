@@ -14,6 +14,7 @@ import { getControlPlane } from './control/browserControl.js';
 import { ConfirmDialog } from './confirm/ConfirmDialog.js';
 import { ControlControls } from './confirm/ControlControls.js';
 import { OverlayLayer } from './overlay/OverlayLayer.js';
+import { MaskLayer } from './privacy/MaskLayer.js';
 import { AccountMenu } from './ui/AccountMenu.js';
 import { KeyReadingBanner } from './ui/KeyReadingBanner.js';
 import { ClientMenu, focusDesktop } from './menu/ClientMenu.js';
@@ -76,6 +77,7 @@ export function App({ session }: AppProps) {
           <RemoteDisplay onHotkey={onHotkey} />
           {/* Siblings of the display, above it, click-through. */}
           <OverlayLayer />
+          <MaskLayer />
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <ApprovalsElsewhere onStop={plane.stop} />

@@ -15,3 +15,4 @@ export * from './tools/index.js';
 export * from './toolParsing.js';
 export * from './messages.js';
 export * from './overlayFeed.js';
+export * from './privacy.js';

@@ -31,6 +31,7 @@ import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
 import { CallRelay, type CallOptions } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { OverlayRelay } from './overlayRelay.js';
+import { maskScreenshot } from './privacyMasks.js';
 
 // Defined with the call relay; exported here too, where the rest of the bridge imports them.
 export { ViewerReportedError, type CallOptions } from './callRelay.js';
@@ -223,7 +224,16 @@ export class ViewerHub {
     policy: 'allow' | 'confirm',
     options: CallOptions,
   ): Promise<ToolViewerResult<N>> {
-    return this.calls.call(name, args, policy, options);
+    const result = this.calls.call(name, args, policy, options);
+    if (name !== 'take_screenshot') return result;
+    // Every image the AI gets passes the person's privacy masks here (privacyMasks.ts).
+    const masks = this.layout?.layout?.masks ?? [];
+    return result.then(
+      (shot) =>
+        maskScreenshot(shot as ToolViewerResult<'take_screenshot'>, masks) as Promise<
+          ToolViewerResult<N>
+        >,
+    );
   }
 
   /** Asks the person at the control viewer to approve a mode raise (see CallRelay). */

@@ -55,7 +55,8 @@ afterAll(async () => {
 
 /**
  * Messages the bridge sent to bob's window beyond the greeting. His own (empty) list of AI
- * clients is part of the greeting; a list naming anyone's client would not be.
+ * clients, his own (empty) overlay store and his own (absent) layout are part of the greeting;
+ * a list naming anyone's client, anyone's overlay or a layout would not be.
  */
 function sentToBob(): Received[] {
   return bobViewer.received.filter(
@@ -63,7 +64,9 @@ function sentToBob(): Received[] {
       m.type !== 'hello' &&
       m.type !== 'event_interest' &&
       m.type !== 'error' &&
-      !(m.type === 'ai_clients' && m.clients.length === 0),
+      !(m.type === 'ai_clients' && m.clients.length === 0) &&
+      !(m.type === 'sync_state' && m.overlays.length === 0) &&
+      !(m.type === 'layout_changed' && m.layout === null),
   );
 }
 

@@ -134,7 +134,7 @@ export function getControlPlane(): ControlPlane {
 }
 
 function startControlPlane(): ControlPlane {
-  const frames = new FrameWatch();
+  const frames = new FrameWatch(() => currentMasks());
   const clipboard = new ClipboardWatch();
   const confirmations = new Confirmations(confirmationStore, Date.now, announceSettled);
   const person = new PersonActivity(takeOverStore, { now: Date.now, sleep });
@@ -213,6 +213,7 @@ function startControlPlane(): ControlPlane {
     interest: () => controlStore.getState().eventInterest,
     viewport: () => viewportStore.getState().viewport,
     frames,
+    masks: () => currentMasks(),
   });
   events.start();
   onActiveClientChange((client) => {

@@ -9,12 +9,15 @@ import {
   tryParseKeyCombo,
   type EventType,
   type MouseButton,
+  type PrivacyMask,
   type UiEvent,
 } from '@overlay-companion/protocol';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import Guacamole from 'guacamole-common-js';
 import { windowToDesktopPixel, type Viewport } from '../viewport/viewport.js';
+import { displayPointToDesktop, interactiveOverlayAt } from '../overlay/interactive.js';
 import type { FrameWatch } from './screen/frameWatch.js';
+import { isMasked } from './screen/masks.js';
 
 export const MOUSE_MOVE_INTERVAL_MS = 100;
 export const SCREEN_CHANGE_INTERVAL_MS = 250;
@@ -40,6 +43,11 @@ export interface UiEventDeps {
   interest: () => readonly EventType[] | null;
   viewport: () => Viewport;
   frames: FrameWatch;
+  /**
+   * The person's privacy masks (desktop pixels): pointer events inside them are withheld, and
+   * so are key presses after the person last clicked inside one (the keys go to what is there).
+   */
+  masks?: () => readonly PrivacyMask[];
 }
 
 /** Whether an event of `type` should be sent, given the bridge's interest (null = unknown). */
@@ -63,6 +71,8 @@ export class UiEventStream {
   readonly #moveAllowed = throttle(MOUSE_MOVE_INTERVAL_MS);
   readonly #screenAllowed = throttle(SCREEN_CHANGE_INTERVAL_MS);
   #detachDisplay: (() => void) | null = null;
+  /** The person's last click was inside a privacy mask: their typing goes there. */
+  #typingIntoMask = false;
 
   constructor(deps: UiEventDeps) {
     this.#deps = deps;
@@ -123,9 +133,24 @@ export class UiEventStream {
     const down = (event: MouseEvent) => {
       const p = at(event);
       const button = BUTTONS[event.button];
-      if (p !== undefined && button !== undefined) {
-        this.#emit({ type: 'mouse_click', at: Date.now(), data: { ...p, button } });
-      }
+      if (p === undefined || button === undefined) return;
+      // An interactive overlay there caught the click (the mouse binding held it back from the
+      // desktop, hit-testing the same desktop pixel): report it with the overlay's id.
+      const inElement = Guacamole.Position.fromClientPosition(
+        element,
+        event.clientX,
+        event.clientY,
+      );
+      const pixel = displayPointToDesktop(inElement.x, inElement.y, this.#deps.viewport().scale);
+      const caught = interactiveOverlayAt(pixel);
+      this.#emit({
+        type: 'mouse_click',
+        at: Date.now(),
+        data:
+          caught === undefined
+            ? { ...p, button }
+            : { ...pixel, button, overlay_id: caught.overlay_id },
+      });
     };
     // Capture phase and passive: we only watch; Guacamole.Mouse still gets everything.
     element.addEventListener('mousemove', move, { capture: true, passive: true });
@@ -137,8 +162,25 @@ export class UiEventStream {
   }
 
   #emit(event: UiEvent): void {
+    if (this.#private(event)) return;
     // Nothing leaves the page that no subscription asked for (key presses above all).
     if (!wanted(this.#deps.interest(), event.type)) return;
     this.#deps.send(event);
+  }
+
+  /** Whether `event` happened inside a privacy mask (see UiEventDeps.masks). */
+  #private(event: UiEvent): boolean {
+    const masks = this.#deps.masks?.() ?? [];
+    switch (event.type) {
+      case 'mouse_click':
+        this.#typingIntoMask = isMasked(masks, event.data);
+        return this.#typingIntoMask;
+      case 'mouse_move':
+        return isMasked(masks, event.data);
+      case 'key_press':
+        return this.#typingIntoMask && masks.length > 0;
+      default:
+        return false;
+    }
   }
 }

@@ -7,6 +7,7 @@ import { ApiRequestError, api, type ApiClient } from './api.js';
 const WHAT: Record<TicketSocket, string> = {
   tunnel: 'the remote desktop',
   viewer: 'the AI link',
+  overlays: 'the overlay feed',
 };
 
 /**

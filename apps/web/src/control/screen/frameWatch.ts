@@ -2,9 +2,13 @@
 // Client.onsync fires when a sync instruction arrives, before its images are decoded and drawn.
 // Display.flush(callback) is what the client calls per frame, and the callback runs once the
 // frame is really on the canvas, so we wrap the display's flush to hear about drawn frames.
-// After drawn frames (at most every SAMPLE_INTERVAL_MS) the display is flattened and hashed:
-// listeners get the pixels, the frame's dirty rectangle and the time.
+// After drawn frames (at most every SAMPLE_INTERVAL_MS) the display is flattened, the person's
+// privacy masks are blacked out of it, and it is hashed: listeners get the pixels, the frame's
+// dirty rectangle and the time — so wait_for_screen, screenshot stability and screen_change
+// events never see (or react to) what happens inside a mask.
 import type Guacamole from 'guacamole-common-js';
+import type { PrivacyMask } from '@overlay-companion/protocol';
+import { blackOut } from './masks.js';
 import { dirtyRect, gridHashes, type PixelRect } from './pixelHash.js';
 
 /** Least time between two samples: flatten + hash of a 1280×800 desktop takes a few ms. */
@@ -41,6 +45,12 @@ export class FrameWatch {
   #latest: FrameSample | undefined;
   /** Epoch ms of the last drawn frame (whether or not its pixels changed). */
   lastFrameAt = 0;
+  readonly #masks: () => readonly PrivacyMask[];
+
+  /** `masks`: the person's privacy masks right now (none by default). */
+  constructor(masks: () => readonly PrivacyMask[] = () => []) {
+    this.#masks = masks;
+  }
 
   /** Follow a new client's display (null: none). */
   attach(client: Guacamole.Client | null): void {
@@ -103,6 +113,7 @@ export class FrameWatch {
     const context = canvas.getContext('2d', { willReadFrequently: true });
     if (context === null) return undefined;
     const data = context.getImageData(0, 0, width, height).data;
+    blackOut(data, width, height, this.#masks());
     const grid = gridHashes(data, width, height, GRID_CELL);
     const dirty =
       this.#grid === null ? undefined : dirtyRect(this.#grid, grid, width, height, GRID_CELL);

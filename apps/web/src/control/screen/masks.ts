@@ -1,28 +1,9 @@
 // Privacy masks in the viewer's pixels: black rectangles over a capture (take_screenshot and
-// every periodic capture), and the test "is this desktop point private" that withholds the
-// person's events there. Masks are in desktop pixels; a capture maps them through its region
-// and scale, rounding outwards so no partly covered image pixel shows masked content.
-import type { PrivacyMask, Rect } from '@overlay-companion/protocol';
+// every periodic capture) and over the sampled pixels every change detection hashes. The
+// geometry (masksInImage, isMasked) is the protocol's, shared with the bridge.
+import { masksInImage, type PrivacyMask, type Rect } from '@overlay-companion/protocol';
 
-/** The mask rectangles in image pixels of a capture of `region` at `scale` (clipped to it). */
-export function masksInImage(
-  masks: readonly PrivacyMask[],
-  region: Rect,
-  scale: number,
-): { x: number; y: number; width: number; height: number }[] {
-  const out: { x: number; y: number; width: number; height: number }[] = [];
-  const width = Math.max(1, Math.round(region.width * scale));
-  const height = Math.max(1, Math.round(region.height * scale));
-  for (const m of masks) {
-    const left = Math.max(0, Math.floor((m.x - region.x) * scale));
-    const top = Math.max(0, Math.floor((m.y - region.y) * scale));
-    const right = Math.min(width, Math.ceil((m.x + m.width - region.x) * scale));
-    const bottom = Math.min(height, Math.ceil((m.y + m.height - region.y) * scale));
-    if (right > left && bottom > top)
-      out.push({ x: left, y: top, width: right - left, height: bottom - top });
-  }
-  return out;
-}
+export { isMasked, masksInImage } from '@overlay-companion/protocol';
 
 export function paintMasks(
   context: CanvasRenderingContext2D,
@@ -39,9 +20,23 @@ export function paintMasks(
   context.restore();
 }
 
-/** True when the desktop point lies inside a privacy mask (events there are withheld). */
-export function isMasked(masks: readonly PrivacyMask[], point: { x: number; y: number }): boolean {
-  return masks.some(
-    (m) => point.x >= m.x && point.y >= m.y && point.x < m.x + m.width && point.y < m.y + m.height,
-  );
+/** Sets every pixel of `data` (RGBA, `width` × `height`) inside a mask to opaque black. */
+export function blackOut(
+  data: Uint8ClampedArray,
+  width: number,
+  height: number,
+  masks: readonly PrivacyMask[],
+): void {
+  for (const m of masks) {
+    const left = Math.max(0, m.x);
+    const right = Math.min(width, m.x + m.width);
+    const top = Math.max(0, m.y);
+    const bottom = Math.min(height, m.y + m.height);
+    if (right <= left || bottom <= top) continue;
+    for (let y = top; y < bottom; y++) {
+      const row = (y * width) << 2;
+      data.fill(0, row + (left << 2), row + (right << 2));
+      for (let x = left; x < right; x++) data[row + (x << 2) + 3] = 255;
+    }
+  }
 }
