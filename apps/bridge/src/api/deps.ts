@@ -18,8 +18,8 @@ export interface ApiDeps {
   /** The person's remote desktop size right now, when known (GET /api/layout shows it). */
   desktopSize?(personId: string): DesktopExtent | null | Promise<DesktopExtent | null>;
   /**
-   * Called after a person saved their layout (stored and audited): push it to their viewer
-   * windows and size the desktop. Not awaited by the request; a failure is logged.
+   * Called after a person saved their layout (stored and audited), or removed it (null): push it
+   * to their viewer windows and size the desktop. Not awaited by the request; a failure is logged.
    */
-  layoutSaved?(personId: string, layout: MonitorLayout): void | Promise<void>;
+  layoutSaved?(personId: string, layout: MonitorLayout | null): void | Promise<void>;
 }

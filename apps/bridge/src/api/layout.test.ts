@@ -22,7 +22,7 @@ afterEach(async () => {
 
 interface Saved {
   personId: string;
-  layout: MonitorLayout;
+  layout: MonitorLayout | null;
 }
 
 async function bridge(
@@ -106,6 +106,19 @@ describe('GET / PUT /api/layout', () => {
       outcome: 'ok',
       detail: 'monitors: 0,0 1920×1080 | 1920,0 1280×1024; masks: 100,50 400×300',
     });
+  });
+
+  it('DELETE goes back to no layout (audited, handed on as null); a second DELETE changes nothing', async () => {
+    const b = await bridge();
+    expect((await put(b.session, TWO_SCREENS)).status).toBe(200);
+    const removed = await b.session.request(API.layout, { method: 'DELETE' });
+    expect(removed.status).toBe(200);
+    expect(await removed.json()).toEqual({ removed: true });
+    expect((await read(b.session)).layout).toBeNull();
+    expect(b.saved.at(-1)).toEqual({ personId: b.admin.id, layout: null });
+    const again = await b.session.request(API.layout, { method: 'DELETE' });
+    expect(await again.json()).toEqual({ removed: false });
+    expect(b.saved).toHaveLength(2);
   });
 
   it('fills in no masks, and a later save replaces the whole layout', async () => {
@@ -211,6 +224,7 @@ describe('GET / PUT /api/layout', () => {
     const unmasked = { monitors: TWO_SCREENS.monitors, masks: [] };
     const put401 = await asToken('PUT', { layout: unmasked });
     expect(put401.status).toBe(401);
+    expect((await asToken('DELETE')).status).toBe(401);
     expect(((await put401.json()) as { error: string }).error).toMatch(/Sign in first/);
     const get401 = await asToken('GET');
     expect(get401.status).toBe(401);

@@ -1,7 +1,8 @@
 // Each person's monitor layout and privacy masks (GET / PUT /api/layout): one current layout per
 // person, read and written only by that person in a signed-in browser — /api takes no API tokens,
-// so the AI can never move or remove a mask. A save is audited (layout_changed) and handed to
-// `layoutSaved` (which pushes it to the person's viewer windows and sizes the desktop).
+// so the AI can never move or remove a mask. A save (or DELETE, back to no layout) is audited
+// (layout_changed) and handed to `layoutSaved` (which pushes it to the person's viewer windows
+// and sizes the desktop).
 import {
   API,
   MonitorLayout,
@@ -50,6 +51,18 @@ export function mountLayoutRoutes(
 ): void {
   const { access, logger } = deps;
 
+  /** Hands a saved (or removed) layout to layoutSaved without holding up the answer. */
+  const applyLater = (personId: string, layout: MonitorLayout | null): void => {
+    if (deps.layoutSaved === undefined) return;
+    const failed = (err: unknown) =>
+      logger.warn({ err, personId }, 'applying a saved layout failed');
+    try {
+      Promise.resolve(deps.layoutSaved(personId, layout)).catch(failed);
+    } catch (err) {
+      failed(err);
+    }
+  };
+
   /** The live desktop size, or null: a failing source must not keep the person from their layout. */
   const liveDesktop = async (personId: string): Promise<DesktopExtent | null> => {
     try {
@@ -96,18 +109,29 @@ export function mountLayoutRoutes(
       outcome: 'ok',
       detail: describeLayout(layout),
     });
-    // Stored first: a viewer that fails to follow must not lose the person's layout. Not
-    // awaited: resizing a desktop may take a while, and the save itself is done.
-    if (deps.layoutSaved !== undefined) {
-      const failed = (err: unknown) =>
-        logger.warn({ err, personId: person.id }, 'applying a saved layout failed');
-      try {
-        Promise.resolve(deps.layoutSaved(person.id, layout)).catch(failed);
-      } catch (err) {
-        failed(err);
-      }
-    }
+    // Stored first: a viewer that fails to follow must not lose the person's layout.
+    applyLater(person.id, layout);
     const answer: SavedLayout = { layout, updated_at: updatedAt };
     return c.json(answer);
+  });
+
+  // Back to no layout: one monitor (the whole desktop), no masks; the desktop keeps its size.
+  app.delete(API.layout, async (c) => {
+    const signedIn = c.get('signedIn');
+    if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
+    const person = signedIn.person;
+    const removed = await access.store.layouts.remove(person.id, CURRENT_LAYOUT_NAME);
+    if (removed) {
+      access.audit.record({
+        kind: 'layout_changed',
+        actor: 'person',
+        personId: person.id,
+        personName: person.displayName,
+        outcome: 'ok',
+        detail: 'removed',
+      });
+      applyLater(person.id, null);
+    }
+    return c.json({ removed });
   });
 }

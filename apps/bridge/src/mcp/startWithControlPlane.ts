@@ -41,8 +41,9 @@ export async function startWithControlPlane(
     options.desktopSize ?? ((personId: string) => bridge?.tunnels.desktopSize(personId) ?? null);
   const layoutSaved =
     options.layoutSaved ??
-    (async (personId: string, layout: MonitorLayout) => {
+    (async (personId: string, layout: MonitorLayout | null) => {
       (await plane.planes.get(personId)).hub.setLayout(layout);
+      if (layout === null) return; // back to one monitor: the desktop keeps its size
       const outcome = await bridge?.tunnels.resizeDesktop(personId, layoutBounds(layout));
       if (outcome !== undefined && !outcome.applied)
         logger.info({ personId, reason: outcome.reason }, 'desktop not resized to the layout');

@@ -85,6 +85,7 @@ export function signedInStateChanging(targets: EndpointTargets): Endpoint[] {
     { method: 'DELETE', route: `${API.people}/:id`, path: `${API.people}/${targets.personId}` },
     { method: 'PUT', route: API.settings, path: API.settings, body: { audit_retention_days: 1 } },
     { method: 'PUT', route: API.layout, path: API.layout, body: LAYOUT },
+    { method: 'DELETE', route: API.layout, path: API.layout },
     { method: 'POST', route: API.tickets, path: API.tickets, body: { socket: 'viewer' } },
     { method: 'POST', route: API.signOut, path: API.signOut, body: {} },
   ];
