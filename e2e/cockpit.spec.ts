@@ -27,6 +27,7 @@ import { signInContext } from './support/signIn.js';
 import { comparePngWithRgba } from './support/pixels.js';
 import { chooseScaling } from './pages/ViewerPage.js';
 import { screenSize } from './support/xdesktop.js';
+import { paintedOverlay } from './support/overlays.js';
 
 async function pressMenuChord(page: Page, extra?: string): Promise<void> {
   await page.keyboard.down('Control');
@@ -593,10 +594,9 @@ test('an overlay label never covers its 16×12 target: placed outside, whole on 
     });
     expect(drawn.isError).toBe(false);
     const id = String(drawn.structured?.overlay_id);
-    const shape = page.locator(`[data-overlay-id="${id}"]`);
     const tag = page.locator(`[data-overlay-label="${id}"]`);
     await expect(tag).toHaveAttribute('data-side', 'above');
-    const box = await shape.boundingBox();
+    const box = await paintedOverlay(page, id);
     const tagBox = await tag.boundingBox();
     if (!box || !tagBox) throw new Error('overlay or label not shown');
     const overlap =

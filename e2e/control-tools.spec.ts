@@ -20,6 +20,7 @@ import {
 } from './support/controlPlane.js';
 import { setPermissions } from './support/signIn.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
+import { paintedCount, paintedOverlay } from './support/overlays.js';
 import { captureRoot, compareRgba } from '../packages/gateway/src/testing/desktopCapture.js';
 
 const run = promisify(execFile);
@@ -262,9 +263,9 @@ test('a second window mirrors the overlay store', async ({ page, stack, context 
     await mirror.goto(stack.url);
     await expect.poll(() => viewerRole(mirror), { timeout: 15_000 }).toBe('mirror');
     // Synced on connect: the overlay drawn before the mirror opened is there.
-    await expect(
-      mirror.locator(`[data-overlay-id="${String(first.structured?.overlay_id)}"]`),
-    ).toBeVisible();
+    await expect
+      .poll(() => paintedOverlay(mirror, String(first.structured?.overlay_id)))
+      .not.toBeNull();
     const second = await ok('draw_overlay', {
       x: 300,
       y: 50,
@@ -274,11 +275,11 @@ test('a second window mirrors the overlay store', async ({ page, stack, context 
       label: 'after',
     });
     const id = String(second.structured?.overlay_id);
-    await expect(mirror.locator(`[data-overlay-id="${id}"]`)).toBeVisible();
-    await expect(page.locator(`[data-overlay-id="${id}"]`)).toBeVisible();
+    await expect.poll(() => paintedOverlay(mirror, id)).not.toBeNull();
+    await expect.poll(() => paintedOverlay(page, id)).not.toBeNull();
     await ok('clear_overlays', {});
-    await expect(mirror.locator('[data-overlay-id]')).toHaveCount(0);
-    await expect(page.locator('[data-overlay-id]')).toHaveCount(0);
+    await expect.poll(() => paintedCount(mirror)).toBe(0);
+    await expect.poll(() => paintedCount(page)).toBe(0);
   } finally {
     await mirror.close();
   }

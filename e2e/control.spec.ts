@@ -20,6 +20,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { pointerLocation, screenSize } from './support/xdesktop.js';
+import { paintedCount, paintedOverlay } from './support/overlays.js';
 
 let mcp: Client;
 
@@ -79,11 +80,11 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
     created_at: 1_700_000_000_000,
   });
 
-  const element = page.locator(`[data-overlay-id="${id}"]`);
-  await expect(element).toBeVisible();
-  // The label is its own tag beside the box (placed outside it when there is room).
+  // Painted on the overlay layer's canvas; the label is its own tag beside the box (placed
+  // outside it when there is room).
+  await expect.poll(() => paintedOverlay(page, id)).not.toBeNull();
   await expect(page.locator(`[data-overlay-label="${id}"]`)).toHaveText('Here');
-  const box = await element.boundingBox();
+  const box = await paintedOverlay(page, id);
   const topLeft = await pageOf(page, desktop.width, 100, 120);
   expect(box?.x).toBeCloseTo(topLeft.x - 0.5 * topLeft.scale, 0);
   expect(box?.y).toBeCloseTo(topLeft.y - 0.5 * topLeft.scale, 0);
@@ -132,9 +133,9 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
   expect(await callTool(mcp, 'remove_overlay', { overlay_id: id })).toMatchObject({
     structured: { removed: true },
   });
-  await expect(element).toHaveCount(0);
+  await expect.poll(() => paintedOverlay(page, id)).toBeNull();
   expect((await callTool(mcp, 'clear_overlays', {})).structured).toEqual({ cleared: 21 });
-  await expect(page.locator('[data-overlay-id]')).toHaveCount(0);
+  await expect.poll(() => paintedCount(page)).toBe(0);
 });
 
 test('click_at in assist mode asks with a crosshair; Approve performs the click', async ({

@@ -10,6 +10,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage.js';
 import { startFirstRunStack, type FirstRunStack } from './support/bridgeProcess.js';
 import { callTool, connectMcpWithToken } from './support/controlPlane.js';
+import { paintedCount, paintedOverlay } from './support/overlays.js';
 
 let stack: FirstRunStack;
 
@@ -129,8 +130,9 @@ test('setup link → admin → sign in → token → MCP client → audit log �
         label: 'First call',
       });
       expect(drawn.isError, drawn.text).toBe(false);
-      const overlay = viewer.locator(`[data-overlay-id="${String(drawn.structured?.overlay_id)}"]`);
-      await expect(overlay).toBeVisible();
+      await expect
+        .poll(() => paintedOverlay(viewer, String(drawn.structured?.overlay_id)))
+        .not.toBeNull();
       await expect(
         viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
       ).toHaveText('First call');
@@ -178,7 +180,7 @@ test('setup link → admin → sign in → token → MCP client → audit log �
         message: expect.stringContaining('This token was revoked'),
       });
       // Nothing reached the viewer: still only the first overlay.
-      await expect(viewer.locator('[data-overlay-id]')).toHaveCount(1);
+      await expect.poll(() => paintedCount(viewer)).toBe(1);
     });
 
     await test.step('a new client with the revoked token cannot connect', async () => {

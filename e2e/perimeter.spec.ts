@@ -27,6 +27,7 @@ import {
 } from './support/pageProbes.js';
 import { signInContext, signInContextAs } from './support/signIn.js';
 import { pointerLocation } from './support/xdesktop.js';
+import { paintedCount, paintedOverlay } from './support/overlays.js';
 
 let stack: RunningStack;
 /** Run after each test, last first: closes what the test opened (contexts, clients, servers). */
@@ -186,8 +187,9 @@ test('HTML and script in names, token names and overlay labels are shown as text
     label: LABEL,
   });
   expect(drawn.isError, drawn.text).toBe(false);
-  const overlay = viewer.locator(`[data-overlay-id="${String(drawn.structured?.overlay_id)}"]`);
-  await expect(overlay).toBeVisible();
+  await expect
+    .poll(() => paintedOverlay(viewer, String(drawn.structured?.overlay_id)))
+    .not.toBeNull();
   await expect(
     viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
   ).toHaveText(LABEL);
@@ -279,9 +281,9 @@ test('signing out ends that session’s desktop and AI link at once; another ses
     color: 'teal',
   });
   expect(drawn.isError, drawn.text).toBe(false);
-  await expect(
-    secondViewer.locator(`[data-overlay-id="${String(drawn.structured?.overlay_id)}"]`),
-  ).toBeVisible();
+  await expect
+    .poll(() => paintedOverlay(secondViewer, String(drawn.structured?.overlay_id)))
+    .not.toBeNull();
   await callTool(mcp, 'clear_overlays', {});
 
   // With the second window closed too, the person has no viewer left: the signed-out page
@@ -336,7 +338,7 @@ test('another signed-in person’s window never sees the first person’s approv
   await expect(adminViewer.getByTestId('confirm-panel')).toBeVisible();
   await expect(bobViewer.getByTestId('confirm-panel')).toHaveCount(0);
   await expect(bobViewer.locator('.confirm-preview__crosshair')).toHaveCount(0);
-  await expect(bobViewer.locator('[data-overlay-id]')).toHaveCount(0);
+  await expect.poll(() => paintedCount(bobViewer)).toBe(0);
   await expect(bobViewer.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
 
   await adminViewer.getByRole('button', { name: 'Deny', exact: true }).click();

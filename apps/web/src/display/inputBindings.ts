@@ -1,8 +1,11 @@
 // Mouse and keyboard of the person → the remote desktop, through guacamole-common-js.
 // guacamole-common-js 1.5.0 offers no way to remove Mouse/Keyboard listeners, so each element
 // gets at most one Mouse/Keyboard (kept in WeakMaps) and only their handlers are swapped;
-// that keeps React StrictMode's mount–unmount–mount from doubling every event.
+// that keeps React StrictMode's mount–unmount–mount from doubling every event. Presses on an
+// interactive overlay (click_through: false) are held back from the desktop by a ClickCatcher
+// (overlay/interactive.ts), hit-tested at the desktop pixel the desktop would have got.
 import Guacamole from 'guacamole-common-js';
+import { ClickCatcher, displayPointToDesktop } from '../overlay/interactive.js';
 import { getActiveClient } from './activeClient.js';
 import { hotkeyFor, type Hotkey } from './hotkeys.js';
 import { inputSent } from './connectionStats.js';
@@ -11,6 +14,31 @@ import { viewerPrefsStore } from '../store/viewerPrefs.js';
 /** View-only: the person's input stays on the page. Read at each event, never cached. */
 function viewOnly(): boolean {
   return viewerPrefsStore.getState().viewOnly;
+}
+
+/**
+ * Sends `state` to `client` unless an interactive overlay catches it (or it would tell the
+ * desktop nothing new); returns what was sent.
+ */
+function sendPast(
+  catcher: ClickCatcher,
+  client: Guacamole.Client,
+  state: Guacamole.Mouse.State,
+): Guacamole.Mouse.State | null {
+  const scale = client.getDisplay().getScale();
+  const out = catcher.filter(state, displayPointToDesktop(state.x, state.y, scale));
+  if (out === null) return null;
+  const sent = new Guacamole.Mouse.State(
+    out.x,
+    out.y,
+    out.left,
+    out.middle,
+    out.right,
+    out.up,
+    out.down,
+  );
+  client.sendMouseState(sent, true);
+  return sent;
 }
 
 const mice = new WeakMap<HTMLElement, Guacamole.Mouse>();
@@ -29,11 +57,11 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
   let mouse = mice.get(element);
   if (!mouse) {
     mouse = new Guacamole.Mouse(element);
+    const catcher = new ClickCatcher();
     // One display element belongs to one client for its whole life, so binding once is right.
     mouse.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
       if (viewOnly()) return;
-      inputSent();
-      client.sendMouseState((event as Guacamole.Mouse.Event).state, true);
+      if (sendPast(catcher, client, (event as Guacamole.Mouse.Event).state) !== null) inputSent();
     });
     mice.set(element, mouse);
   }
@@ -48,11 +76,11 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
 export function bindTouch(element: HTMLElement, client: Guacamole.Client): void {
   if (touchscreens.has(element)) return;
   const touch = new Guacamole.Mouse.Touchscreen(element);
+  const catcher = new ClickCatcher();
   let last = new Guacamole.Mouse.State(0, 0, false, false, false, false, false);
   touch.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
     if (viewOnly()) return;
-    last = (event as Guacamole.Mouse.Event).state;
-    client.sendMouseState(last, true);
+    last = sendPast(catcher, client, (event as Guacamole.Mouse.Event).state) ?? last;
   });
   touchscreens.set(element, touch);
 

@@ -1,11 +1,16 @@
 // Which overlay the person points at (or focuses in the menu's overlay list), so its label is
-// shown whole. The overlay layer takes no pointer events, so hovering is a hit-test of the
-// pointer over the display area: once per animation frame at most, and a store update only
-// when the answer changes — never a render per pointer move.
+// shown whole, and whether the pointer is over an interactive overlay (a hand cursor: a click
+// there goes to the overlay). The overlay layer takes no pointer events, so hovering is a
+// hit-test of the pointer over the display area: once per animation frame at most, and a store
+// update only when the answer changes — never a render per pointer move.
 import { createStore } from 'zustand/vanilla';
 import { overlayStore } from '../store/overlays.js';
 import { viewportStore } from '../store/viewport.js';
 import { windowToDesktop } from '../viewport/viewport.js';
+import { interactiveOverlayAt } from './interactive.js';
+
+/** On the display area while the pointer is over an interactive overlay (overlays.css). */
+const CATCHES_CLASS = 'remote-display--catches';
 
 export const hoverStore = createStore<{ overlayId: string | null }>()(() => ({ overlayId: null }));
 
@@ -35,11 +40,14 @@ export function watchOverlayHover(area: HTMLElement): () => void {
   const test = () => {
     frame = 0;
     if (last === null) return;
-    const { origin } = viewportStore.getState();
+    const { origin, viewport } = viewportStore.getState();
     const rect = area.getBoundingClientRect();
-    hoverChanged(
-      overlayAt(last.clientX - rect.left - origin.x, last.clientY - rect.top - origin.y),
-    );
+    const x = last.clientX - rect.left - origin.x;
+    const y = last.clientY - rect.top - origin.y;
+    hoverChanged(overlayAt(x, y));
+    const d = windowToDesktop(viewport, { x, y });
+    const catches = interactiveOverlayAt({ x: Math.floor(d.x), y: Math.floor(d.y) });
+    area.classList.toggle(CATCHES_CLASS, catches !== undefined);
   };
   const move = (event: PointerEvent) => {
     last = event;
@@ -48,6 +56,7 @@ export function watchOverlayHover(area: HTMLElement): () => void {
   const leave = () => {
     last = null;
     hoverChanged(null);
+    area.classList.remove(CATCHES_CLASS);
   };
   area.addEventListener('pointermove', move, { passive: true });
   area.addEventListener('pointerleave', leave);
@@ -55,5 +64,6 @@ export function watchOverlayHover(area: HTMLElement): () => void {
     if (frame !== 0) cancelAnimationFrame(frame);
     area.removeEventListener('pointermove', move);
     area.removeEventListener('pointerleave', leave);
+    area.classList.remove(CATCHES_CLASS);
   };
 }

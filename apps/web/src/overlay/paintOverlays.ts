@@ -1,9 +1,44 @@
 // Paints overlays into a 2D canvas for take_screenshot's include_overlays: the same look as the
-// overlay layer (fill at the overlay's opacity, a solid 2 px outline, the label on a dark tag),
-// placed through the capture's region and scale instead of the window's viewport.
+// overlay layer (the same paintShape: fill at the overlay's opacity, a solid 2 px outline; the
+// label on a dark tag), placed through the capture's region and scale instead of the window's
+// viewport.
 import type { Overlay, Rect } from '@overlay-companion/protocol';
 import { labelFontSize, placeLabel } from './labelPlacement.js';
 import { LABEL_MAX_WIDTH, labelFont } from './labelText.js';
+
+/** Outline width in the canvas's own pixels (CSS pixels on the layer). */
+const OUTLINE_PX = 2;
+
+type Context2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+/**
+ * One overlay's box: the fill at `opacity`, then a solid outline inside the box's edge. Leaves
+ * globalAlpha at 1; sets fillStyle/strokeStyle (callers painting thousands skip repeats).
+ */
+export function paintShape(
+  context: Context2D,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+  opacity: number,
+): void {
+  context.globalAlpha = opacity;
+  context.fillRect(x, y, width, height);
+  context.globalAlpha = 1;
+  const half = OUTLINE_PX / 2;
+  context.strokeRect(
+    x + half,
+    y + half,
+    Math.max(0, width - OUTLINE_PX),
+    Math.max(0, height - OUTLINE_PX),
+  );
+}
+
+/** Sets up `context` for paintShape's outlines. */
+export function shapeStroke(context: Context2D): void {
+  context.lineWidth = OUTLINE_PX;
+}
 
 export function paintOverlays(
   context: CanvasRenderingContext2D,
@@ -20,13 +55,10 @@ export function paintOverlays(
     const w = b.width * scale;
     const h = b.height * scale;
     context.save();
-    context.globalAlpha = overlay.opacity;
     context.fillStyle = overlay.color;
-    context.fillRect(x, y, w, h);
-    context.globalAlpha = 1;
     context.strokeStyle = overlay.color;
-    context.lineWidth = 2;
-    context.strokeRect(x + 1, y + 1, Math.max(0, w - 2), Math.max(0, h - 2));
+    shapeStroke(context);
+    paintShape(context, x, y, w, h, overlay.opacity);
     if (overlay.label !== undefined && overlay.label !== '') {
       // The same tag and placement as the overlay layer (labelPlacement.ts).
       const size = labelFontSize(scale);

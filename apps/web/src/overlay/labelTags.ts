@@ -1,0 +1,81 @@
+// The overlay labels as DOM tags, kept by overlay id and touched only when something about a tag
+// changed (its overlay, its box on screen, the area, whether it is pointed at): a frame with
+// thousands of overlays and one new label creates one element. Text goes in as textContent, so
+// a label is always text — markup or a script in it is shown, never parsed. Each tag is placed
+// outside its box when there is room (labelPlacement.ts), sized with the zoom, cut with an
+// ellipsis when long and shown whole while the person points at it (hoverOverlay.ts).
+import type { Overlay } from '@overlay-companion/protocol';
+import type { LabelItem } from './overlayFrame.js';
+import { placeLabel } from './labelPlacement.js';
+import { labelFont, labelSize } from './labelText.js';
+
+interface Tag {
+  element: HTMLSpanElement;
+  overlay: Overlay;
+  /** Everything the tag's look depends on besides its overlay; unchanged means untouched. */
+  key: string;
+  seen: number;
+}
+
+export class LabelTags {
+  readonly #container: HTMLElement;
+  readonly #tags = new Map<string, Tag>();
+  #frame = 0;
+
+  constructor(container: HTMLElement) {
+    this.#container = container;
+  }
+
+  /** Shows exactly `items` (in drawing order), at view `scale` in an area of `area` CSS pixels. */
+  update(
+    items: readonly LabelItem[],
+    scale: number,
+    area: { width: number; height: number },
+    hovered: string | null,
+  ): void {
+    const frame = ++this.#frame;
+    for (const { overlay, rect } of items) {
+      const text = overlay.label ?? '';
+      const whole = overlay.overlay_id === hovered;
+      const key = `${rect.x},${rect.y},${rect.width},${rect.height},${scale},${area.width},${area.height},${whole ? 1 : 0}`;
+      let tag = this.#tags.get(overlay.overlay_id);
+      if (tag !== undefined && tag.overlay === overlay && tag.key === key) {
+        tag.seen = frame;
+        continue;
+      }
+      if (tag === undefined || tag.overlay !== overlay) {
+        // New, or drawn again under its id (on top now): a fresh tag at the end of the pile.
+        tag?.element.remove();
+        const element = document.createElement('span');
+        element.className = 'overlay-label';
+        element.dataset.overlayLabel = overlay.overlay_id;
+        element.textContent = text;
+        this.#container.append(element);
+        tag = { element, overlay, key: '', seen: frame };
+        this.#tags.set(overlay.overlay_id, tag);
+      }
+      tag.key = key;
+      tag.seen = frame;
+      const size = labelSize(text, scale, whole);
+      const at = placeLabel(rect, size, area);
+      const el = tag.element;
+      el.classList.toggle('overlay-label--whole', whole);
+      el.dataset.side = at.side;
+      el.style.left = `${at.x}px`;
+      el.style.top = `${at.y}px`;
+      el.style.maxWidth = whole ? '' : `${size.width}px`;
+      el.style.font = labelFont(size.fontSize);
+    }
+    for (const [id, tag] of this.#tags) {
+      if (tag.seen === frame) continue;
+      tag.element.remove();
+      this.#tags.delete(id);
+    }
+  }
+
+  /** Removes every tag (the layer unmounts). */
+  clear(): void {
+    for (const tag of this.#tags.values()) tag.element.remove();
+    this.#tags.clear();
+  }
+}

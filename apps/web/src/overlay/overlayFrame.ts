@@ -1,0 +1,65 @@
+// What one frame of the overlay layer shows, as pure functions (tested without a DOM): which
+// overlays intersect this window's viewport and where (window CSS pixels, the viewport's
+// one coordinate rule), and which of their labels get a tag. Only what the window shows is
+// painted: a window with a part of the desktop (vx, vy, vw, vh) skips everything else.
+import type { Overlay } from '@overlay-companion/protocol';
+import type { RectLike, Viewport } from '../viewport/viewport.js';
+
+/**
+ * At most this many label tags are in the page at once: the topmost labelled overlays in view
+ * (and always the one the person points at). Thousands of overlapping tags are unreadable, and
+ * each is laid-out text; the boxes themselves are all painted.
+ */
+export const MAX_LABEL_TAGS = 500;
+
+/** The layer's size in CSS pixels: the viewport at its scale. */
+export function layerSize(viewport: Viewport): { width: number; height: number } {
+  return { width: viewport.vw * viewport.scale, height: viewport.vh * viewport.scale };
+}
+
+/**
+ * Calls `visit` for every overlay in drawing order that shows in the viewport, with its window
+ * rectangle; returns how many there were. Empty overlays (clamped off the desktop) never show.
+ */
+export function forEachVisible(
+  overlays: readonly Overlay[],
+  viewport: Viewport,
+  visit: (overlay: Overlay, x: number, y: number, width: number, height: number) => void,
+): number {
+  const s = viewport.scale;
+  const { width: areaWidth, height: areaHeight } = layerSize(viewport);
+  let shown = 0;
+  for (const overlay of overlays) {
+    const b = overlay.bounds;
+    if (b.width <= 0 || b.height <= 0) continue;
+    const x = (b.x - viewport.vx) * s;
+    const y = (b.y - viewport.vy) * s;
+    const width = b.width * s;
+    const height = b.height * s;
+    if (x >= areaWidth || y >= areaHeight || x + width <= 0 || y + height <= 0) continue;
+    visit(overlay, x, y, width, height);
+    shown++;
+  }
+  return shown;
+}
+
+export interface LabelItem {
+  overlay: Overlay;
+  rect: RectLike;
+}
+
+/**
+ * Which labelled overlays (given in drawing order) get a tag: the topmost `max`, plus the one
+ * pointed at wherever it is in the pile; returned in drawing order (later tags on top).
+ */
+export function pickLabels(
+  labelled: readonly LabelItem[],
+  hovered: string | null,
+  max = MAX_LABEL_TAGS,
+): readonly LabelItem[] {
+  if (labelled.length <= max) return labelled;
+  const top = labelled.slice(labelled.length - max);
+  if (hovered === null || top.some((i) => i.overlay.overlay_id === hovered)) return top;
+  const pointed = labelled.find((i) => i.overlay.overlay_id === hovered);
+  return pointed === undefined ? top : [pointed, ...top.slice(1)];
+}

@@ -1,0 +1,108 @@
+// Reading the viewer's overlay layer from a test. The layer paints every box on one canvas
+// (apps/web/src/overlay/overlayPainter.ts), so there is no element per overlay: a test asks
+// where an overlay is painted (the store's overlay through the window's viewport, once the layer
+// says it painted the store's latest change) and checks the pixels there.
+/// <reference lib="dom" />
+import type { Page } from '@playwright/test';
+
+export interface PageRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+interface LayerApi {
+  overlays(): Array<{
+    overlay_id: string;
+    bounds: { x: number; y: number; width: number; height: number };
+  }>;
+  overlaySeq(): number;
+  viewport(): { vx: number; vy: number; scale: number };
+}
+
+/**
+ * The page rectangle (CSS pixels) where the layer painted overlay `id`, or null while it is not
+ * painted: not in the store, or the layer has not painted the store's latest change yet.
+ */
+export async function paintedOverlay(page: Page, id: string): Promise<PageRect | null> {
+  return page.evaluate((overlayId) => {
+    const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
+    const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
+    if (layer === null || Number(layer.dataset.paintedSeq) !== api.overlaySeq()) return null;
+    const overlay = api.overlays().find((o) => o.overlay_id === overlayId);
+    if (overlay === undefined) return null;
+    const v = api.viewport();
+    const r = layer.getBoundingClientRect();
+    const b = overlay.bounds;
+    return {
+      x: r.left + (b.x - v.vx) * v.scale,
+      y: r.top + (b.y - v.vy) * v.scale,
+      width: b.width * v.scale,
+      height: b.height * v.scale,
+    };
+  }, id);
+}
+
+/** How many overlays the layer painted in its last frame, once it shows the latest change. */
+export async function paintedCount(page: Page): Promise<number | null> {
+  return page.evaluate(() => {
+    const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
+    const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
+    if (layer === null || Number(layer.dataset.paintedSeq) !== api.overlaySeq()) return null;
+    return Number(layer.dataset.overlayCount);
+  });
+}
+
+/**
+ * Waits for the page's next animation frame (after the frame callbacks already queued, such as
+ * the layer's paint), then says which store change the layer shows and the store's own.
+ */
+export async function afterOneFrame(page: Page): Promise<{ painted: number; seq: number }> {
+  return page.evaluate(
+    () =>
+      new Promise<{ painted: number; seq: number }>((resolve) =>
+        requestAnimationFrame(() => {
+          const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
+          const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
+          resolve({ painted: Number(layer?.dataset.paintedSeq ?? -1), seq: api.overlaySeq() });
+        }),
+      ),
+  );
+}
+
+/**
+ * For each region of a PNG (a page screenshot; regions in its own pixels), the share of pixels
+ * that are exactly `rgb` — decoded by Chromium in a blank page, like support/pixels.ts.
+ */
+export async function colourShare(
+  blank: Page,
+  png: Buffer,
+  regions: PageRect[],
+  rgb: readonly [number, number, number],
+): Promise<number[]> {
+  return blank.evaluate(
+    async ({ base64, regions, rgb }) => {
+      const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+      const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const ctx = canvas.getContext('2d');
+      if (!ctx) throw new Error('no 2d context');
+      ctx.drawImage(bitmap, 0, 0);
+      return regions.map((r) => {
+        const x = Math.max(0, Math.round(r.x));
+        const y = Math.max(0, Math.round(r.y));
+        const w = Math.min(bitmap.width - x, Math.round(r.width));
+        const h = Math.min(bitmap.height - y, Math.round(r.height));
+        if (w <= 0 || h <= 0) return Number.NaN;
+        const data = ctx.getImageData(x, y, w, h).data;
+        let same = 0;
+        for (let i = 0; i < data.length; i += 4) {
+          if (data[i] === rgb[0] && data[i + 1] === rgb[1] && data[i + 2] === rgb[2]) same++;
+        }
+        return same / (w * h);
+      });
+    },
+    { base64: png.toString('base64'), regions, rgb },
+  );
+}
