@@ -5,7 +5,8 @@
 // the person's private areas (nothing can be drawn there), the items drawn so far (numbered as
 // in the panel), the rectangle being dragged and the keyboard crosshair. Renders on the
 // request's changes and the viewport's, never per pointer move.
-import { memo, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
+import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { useStore } from 'zustand';
 import { viewportStore } from '../store/viewport.js';
 import { desktopToWindow, rectToWindow, type Point, type Viewport } from '../viewport/viewport.js';
@@ -63,7 +64,25 @@ export function TeachLayer() {
   return <OpenLayer request={request} />;
 }
 
+/**
+ * While the layer covers the desktop, Tab skips the desktop area (whose keyboard handler would
+ * send Tab to the remote desktop) and goes from the chrome straight to the layer and the panel.
+ * A desktop that already has the keyboard keeps it: keys typed there are not taken mid-word.
+ */
+function useDesktopOutOfTabOrder(): void {
+  useEffect(() => {
+    const area = document.querySelector<HTMLElement>(`[${DISPLAY_AREA_ATTRIBUTE}]`);
+    if (area === null) return undefined;
+    const before = area.tabIndex;
+    area.tabIndex = -1;
+    return () => {
+      area.tabIndex = before;
+    };
+  }, []);
+}
+
 function OpenLayer({ request }: { request: TeachRequest }) {
+  useDesktopOutOfTabOrder();
   const viewport = useStore(viewportStore, (s) => s.viewport);
   const origin = useStore(viewportStore, (s) => s.origin);
   const layerRef = useRef<HTMLDivElement>(null);

@@ -7,6 +7,7 @@
 import { MAX_ANNOTATION_NOTE_CHARS } from '@overlay-companion/protocol';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
+import { useShallow } from 'zustand/react/shallow';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
 import { watchTeachTitle } from './teachCue.js';
@@ -47,10 +48,15 @@ export interface TeachPanelViewProps {
   now: number;
   side: PanelSide;
   onMove: () => void;
+  /**
+   * Where the displayed picture starts and ends down the desktop area (CSS pixels): on a phone
+   * the panel is a sheet that fits into the empty band above or below the picture when it can.
+   */
+  picture?: { top: number; bottom: number };
 }
 
 /** The panel for one open request (pure over its props, apart from the store's actions). */
-export function TeachPanelView({ request, now, side, onMove }: TeachPanelViewProps) {
+export function TeachPanelView({ request, now, side, onMove, picture }: TeachPanelViewProps) {
   const actions = teachStore.getState();
   const area = request.area;
   const count = request.items.length;
@@ -70,11 +76,24 @@ export function TeachPanelView({ request, now, side, onMove }: TeachPanelViewPro
       aria-describedby={PROMPT_ID}
       data-testid="teach-panel"
       data-side={side}
+      style={
+        picture === undefined
+          ? undefined
+          : ({
+              '--teach-picture-top': `${picture.top}px`,
+              '--teach-picture-bottom': `${picture.bottom}px`,
+            } as React.CSSProperties)
+      }
       onKeyDown={onKeyDown}
     >
-      <h2 id={TITLE_ID} className="teach-panel__eyebrow" tabIndex={-1}>
-        The AI asks you to point something out
-      </h2>
+      <div className="teach-panel__head">
+        <h2 id={TITLE_ID} className="teach-panel__eyebrow" tabIndex={-1}>
+          The AI asks you to point something out
+        </h2>
+        <button type="button" className="teach-panel__move" onClick={onMove}>
+          Move panel
+        </button>
+      </div>
       {/* The AI's words as text: React escapes them; never markup. */}
       <p id={PROMPT_ID} className="teach-panel__prompt" data-testid="teach-prompt">
         {request.prompt}
@@ -85,10 +104,13 @@ export function TeachPanelView({ request, now, side, onMove }: TeachPanelViewPro
           {area.monitorLabel === null ? '' : ` (${area.monitorLabel})`}.
         </p>
       )}
-      <p className="teach-panel__how">
+      <p className="teach-panel__how teach-panel__how--long">
         Drag on the desktop to draw a rectangle; click to place a point. Nothing reaches the desktop
         meanwhile. Keyboard: Tab to the drawing area, move with the arrow keys, Enter places a
         point, R starts and ends a rectangle.
+      </p>
+      <p className="teach-panel__how teach-panel__how--short">
+        Drag to draw a rectangle, tap to place a point.
       </p>
       {count === 0 ? (
         <p className="teach-panel__empty">Nothing pointed out yet.</p>
@@ -146,9 +168,6 @@ export function TeachPanelView({ request, now, side, onMove }: TeachPanelViewPro
           Done
         </button>
       </div>
-      <button type="button" className="teach-panel__move" onClick={onMove}>
-        Move this panel to the other side
-      </button>
     </aside>
   );
 }
@@ -174,6 +193,13 @@ function OpenPanel({ request }: { request: TeachRequest }) {
     const { viewport } = viewportStore.getState();
     return panelSideFor(request, viewport.vx, viewport.vw);
   });
+  const picture = useStore(
+    viewportStore,
+    useShallow((s) => ({
+      top: Math.round(s.origin.y),
+      bottom: Math.round(s.origin.y + s.viewport.vh * s.viewport.scale),
+    })),
+  );
   useEscapeOnPage();
   // The keyboard comes to the panel when it was nowhere (never taken from the desktop mid-typing).
   useEffect(() => {
@@ -185,6 +211,7 @@ function OpenPanel({ request }: { request: TeachRequest }) {
       request={request}
       now={now}
       side={side}
+      picture={picture}
       onMove={() => setSide((s) => (s === 'left' ? 'right' : 'left'))}
     />
   );

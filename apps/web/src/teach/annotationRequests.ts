@@ -128,10 +128,6 @@ export class AnnotationRequests {
       openedAt,
       deadlineAt: openedAt + args.timeout_ms,
     });
-    this.#deps.notify?.(
-      'info',
-      'The AI asks you to point something out on the desktop: see the panel.',
-    );
 
     return new Promise<Result>((resolve, reject) => {
       const cleanup = () => {
