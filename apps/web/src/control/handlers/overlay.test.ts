@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createOverlayStore } from '../../store/overlays.js';
 import { currentMonitors } from '../monitors.js';
 import { ONE_AT_A_TIME_STEP_MS } from '@overlay-companion/protocol';
-import { OverlayService } from './overlay.js';
+import { ONE_BY_ONE_MAX, OverlayService } from './overlay.js';
 
 function args<N extends 'draw_overlay' | 'batch_overlay'>(name: N, raw: unknown): ToolArgs<N> {
   const parsed = parseToolArgs(name, raw);
@@ -225,7 +225,7 @@ describe('OverlayService', () => {
     expect(() => service.draw(args('draw_overlay', box))).toThrow(/clear_overlays/);
   });
 
-  it('draws a 10,000-overlay batch as one store update, one overlay_created each, and snapshots it', () => {
+  it('draws a 10,000-overlay batch as one store update, announced as one sync_state', () => {
     const { service, store, sent } = setup();
     const updates: number[] = [];
     store.subscribe((s) => updates.push(s.overlays.length));
@@ -236,17 +236,26 @@ describe('OverlayService', () => {
     );
     expect('overlay_ids' in result && result.overlay_ids).toHaveLength(MAX_OVERLAYS);
     expect(updates).toEqual([MAX_OVERLAYS]);
-    expect(sent).toHaveLength(MAX_OVERLAYS);
-    expect(sent.map((m) => ('seq' in m ? m.seq : 0))).toEqual(
-      Array.from({ length: MAX_OVERLAYS }, (_, i) => i + 1),
-    );
-    const snapshot = service.snapshot();
-    expect(snapshot.seq).toBe(MAX_OVERLAYS);
-    expect(snapshot.overlays).toHaveLength(MAX_OVERLAYS);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ type: 'sync_state', seq: MAX_OVERLAYS });
+    expect(sent[0]?.type === 'sync_state' && sent[0].overlays).toHaveLength(MAX_OVERLAYS);
+    expect(service.snapshot()).toEqual(sent[0]);
     expect(service.clear()).toEqual({ cleared: MAX_OVERLAYS });
   });
 
-  it('expires a batch of temporary overlays in one store update, telling the mirrors of each', async () => {
+  it('announces a batch of up to ONE_BY_ONE_MAX overlay by overlay, with consecutive seqs', () => {
+    const { service, sent } = setup();
+    const box = { x: 1, y: 2, width: 3, height: 4 };
+    void service.batch(
+      args('batch_overlay', { overlays: Array(ONE_BY_ONE_MAX).fill(box) }),
+      new AbortController().signal,
+    );
+    expect(sent.map((m) => [m.type, 'seq' in m ? m.seq : 0])).toEqual(
+      Array.from({ length: ONE_BY_ONE_MAX }, (_, i) => ['overlay_created', i + 1]),
+    );
+  });
+
+  it('expires a batch of temporary overlays in one store update, announced as one sync_state', async () => {
     const { service, store, sent } = setup();
     const box = { x: 0, y: 0, width: 1, height: 1, temporary_ms: 1_000 };
     void service.batch(
@@ -259,10 +268,24 @@ describe('OverlayService', () => {
     sent.length = 0;
     await vi.advanceTimersByTimeAsync(1_000);
     expect(updates).toEqual([1]);
-    expect(sent).toHaveLength(1_000);
-    expect(sent[0]).toEqual({ type: 'overlay_removed', overlay_id: 'ov_1', seq: 1_002 });
-    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'ov_1000', seq: 2_001 });
-    expect(store.getState().overlays.map((o) => o.overlay_id)).toEqual(['ov_1001']);
+    expect(sent).toEqual([service.snapshot()]);
+    expect(service.snapshot()).toMatchObject({ seq: 2_001, overlays: [{ overlay_id: 'ov_1001' }] });
+  });
+
+  it('expires a few temporary overlays together, telling the mirrors of each', async () => {
+    const { service, sent } = setup();
+    const box = { x: 0, y: 0, width: 1, height: 1, temporary_ms: 500 };
+    void service.batch(
+      args('batch_overlay', { overlays: [box, box, box] }),
+      new AbortController().signal,
+    );
+    sent.length = 0;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(sent).toEqual([
+      { type: 'overlay_removed', overlay_id: 'ov_1', seq: 4 },
+      { type: 'overlay_removed', overlay_id: 'ov_2', seq: 5 },
+      { type: 'overlay_removed', overlay_id: 'ov_3', seq: 6 },
+    ]);
   });
 
   it('a temporary overlay removed by hand is not removed again when its time comes', async () => {

@@ -3,7 +3,8 @@
 // numbers, the sync_state snapshot, and taking over a store another window kept (adoptStore).
 // Everything but one_at_a_time batches is synchronous, so the answer leaves before the overlay
 // layer paints the change (the draw_overlay round trip stays ~1–3 ms). Every change is one store
-// update however many overlays it touches (a 10,000-overlay batch, a burst of expiries).
+// update however many overlays it touches (a 10,000-overlay batch, a burst of expiries), and
+// one message to the other windows when it touches many (ONE_BY_ONE_MAX).
 import {
   ONE_AT_A_TIME_STEP_MS,
   MAX_OVERLAYS,
@@ -45,6 +46,15 @@ export interface OverlayServiceDeps {
   /** The clock for created_at / expires_at (epoch ms); Date.now by default. */
   now?: () => number;
 }
+
+/**
+ * A change touching more overlays than this (a big batch, a burst of expiries) goes to the other
+ * windows as one sync_state of the whole store instead of a message per overlay: the bridge
+ * closes a viewer that sends more than its burst of messages at once (MESSAGE_LIMIT in
+ * apps/bridge/src/relay/viewerSocket.ts, 1,000), and a mirror replaces its store once instead
+ * of applying thousands of messages.
+ */
+export const ONE_BY_ONE_MAX = 100;
 
 function defaultIds(): () => string {
   const prefix = Math.random().toString(36).slice(2, 8);
@@ -208,9 +218,12 @@ export class OverlayService {
     this.#commit(after);
     for (const o of overlays)
       if (o.expires_at !== undefined) this.#expiry.arm(o.overlay_id, o.expires_at);
-    overlays.forEach((overlay, i) =>
-      this.#deps.broadcast({ type: 'overlay_created', overlay, seq: before.seq + i + 1 }),
-    );
+    if (overlays.length > ONE_BY_ONE_MAX) this.#deps.broadcast(this.snapshot());
+    else {
+      overlays.forEach((overlay, i) =>
+        this.#deps.broadcast({ type: 'overlay_created', overlay, seq: before.seq + i + 1 }),
+      );
+    }
     return overlays;
   }
 
@@ -222,9 +235,12 @@ export class OverlayService {
     for (const id of overlayIds) this.#expiry.forget(id);
     if (removed.length === 0) return 0;
     this.#commit(data);
-    removed.forEach((overlay_id, i) =>
-      this.#deps.broadcast({ type: 'overlay_removed', overlay_id, seq: before.seq + i + 1 }),
-    );
+    if (removed.length > ONE_BY_ONE_MAX) this.#deps.broadcast(this.snapshot());
+    else {
+      removed.forEach((overlay_id, i) =>
+        this.#deps.broadcast({ type: 'overlay_removed', overlay_id, seq: before.seq + i + 1 }),
+      );
+    }
     return removed.length;
   }
 
