@@ -8,6 +8,7 @@ import { MAX_ANNOTATION_NOTE_CHARS } from '@overlay-companion/protocol';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
+import { confirmationStore } from '../store/confirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
 import { watchTeachTitle } from './teachCue.js';
@@ -172,13 +173,17 @@ export function TeachPanelView({ request, now, side, onMove, picture }: TeachPan
   );
 }
 
-/** Escape with the keyboard nowhere in particular (the page itself) cancels too. */
+/**
+ * Escape with the keyboard nowhere in particular (the page itself) cancels too — unless an
+ * approval is waiting: its panel floats above this one and that Escape is its Deny.
+ */
 function useEscapeOnPage(): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'Escape') return;
       const active = document.activeElement;
       if (active !== null && active !== document.body) return;
+      if (confirmationStore.getState().pending.length > 0) return;
       event.preventDefault();
       teachStore.getState().personFinished('cancel');
     };

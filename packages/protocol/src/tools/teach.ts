@@ -25,7 +25,9 @@ export const RequestAnnotationInput = z.strictObject({
   region: InputRect.optional().describe(
     'Optional area to ask about (desktop pixels, or monitor-relative with monitor_index); it is highlighted for the person. Annotations may still lie anywhere.',
   ),
-  monitor_index: MonitorIndex.optional(),
+  monitor_index: MonitorIndex.optional().describe(
+    'Monitor from get_display_info().monitors that region is relative to; without region, that whole monitor is highlighted. Results are always desktop pixels.',
+  ),
   max_items: z
     .int()
     .min(1)
@@ -92,7 +94,7 @@ export const requestAnnotation = defineTool({
   name: 'request_annotation',
   title: 'Ask the person to point things out',
   description:
-    'Teach mode: shows the prompt to the person in their viewer and lets them draw rectangles or click points on the desktop, each with an optional note, until they press Done. Returns what they pointed out in desktop pixels with the monitor_index of each (the reverse of draw_overlay). Use it when you cannot find something on a screenshot or need the person to show you where to act. Waits up to timeout_ms.',
+    "Teach mode: shows the prompt (as plain text) to the person in their viewer and lets them draw rectangles or click points on the desktop, each with an optional note, until they press Done. Returns what they pointed out in desktop pixels (integers, inside the desktop) with the monitor_index of each point or rectangle centre — the reverse of draw_overlay. Use it when you cannot find something on a screenshot or need the person to show you where to act. `region` (desktop pixels, or relative to monitor_index) is highlighted for them; monitor_index alone highlights that monitor. Waits up to timeout_ms: Done gives completed=true; Cancel gives completed=false with no annotations; when the time runs out, completed=false with what they had drawn. One request at a time: a call while another is open fails with rate_limited (ask for everything in one prompt). Areas the person made private cannot be annotated. It needs a person at a browser viewer (the bridge's headless viewer refuses with viewer_unavailable); their Stop fails the call as cancelled.",
   input: RequestAnnotationInput,
   result: RequestAnnotationResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
