@@ -3,8 +3,8 @@
 // admin, its window the desktop's size. A page script counts, on the Guacamole tunnel's
 // WebSocket, the characters received (the bytes a person's browser downloads: all ASCII) and
 // the `sync` replies sent — guacamole-common-js replies only once a frame is drawn, so that is
-// frames painted. Latency is read from the display canvas itself (cdpBrowser.ts says why the
-// page runs without Playwright).
+// frames painted. Latency is read from the display canvas itself, the moment a draw puts the
+// awaited colour there (cdpBrowser.ts says why the page runs without Playwright).
 import { startStack, type RemoteStack } from '../e2e/support/bridgeProcess.js';
 import { adminSession } from '../e2e/support/signIn.js';
 import type { CdpBrowser, CdpPage } from './cdpBrowser.js';
@@ -49,24 +49,42 @@ const COUNT_TUNNEL = `(() => {
 })()`;
 
 /**
- * Polls the biggest display canvas with a zero-delay timer (≈4 ms clamp) until (x, y) is
- * within 8 of `rgb` on every channel; returns performance.timeOrigin + now().
+ * Page script: resolves with the page's wall-clock time once desktop pixel (x, y) of the
+ * display canvas is within 8 of `rgb` on every channel. The pixel is checked right after every
+ * draw into a canvas (drawImage, fill, fillRect, putImageData — whatever the server's frame
+ * used), so the time is when the pixel landed; a 4 ms poll backs that up. (A poll alone, as the
+ * viewer section's paint bench does, adds 0–4 ms of timer granularity to every sample.)
  */
-const WAIT_FOR_PIXEL = `(async ({ x, y, rgb }) => {
+const WAIT_FOR_PIXEL = `(({ x, y, rgb }) => new Promise((resolve, reject) => {
   const canvases = [...document.querySelectorAll('.remote-display__canvas canvas')];
   const canvas = canvases.sort((a, b) => b.width * b.height - a.width * a.height)[0];
   const context = canvas && canvas.getContext('2d', { willReadFrequently: true });
-  if (!context) throw new Error('no display canvas');
-  const deadline = performance.now() + 10000;
-  for (;;) {
+  if (!context) return reject(new Error('no display canvas'));
+  const proto = CanvasRenderingContext2D.prototype;
+  if (!window.__ocDrawHook) {
+    window.__ocDrawHook = true;
+    for (const name of ['drawImage', 'fill', 'fillRect', 'putImageData']) {
+      const original = proto[name];
+      proto[name] = function (...args) {
+        const result = original.apply(this, args);
+        if (window.__ocWatch && this.canvas === window.__ocWatch.canvas) window.__ocWatch.check();
+        return result;
+      };
+    }
+  }
+  const done = (fn) => { clearInterval(poll); clearTimeout(timeout); window.__ocWatch = undefined; fn(); };
+  const check = () => {
     const d = context.getImageData(x, y, 1, 1).data;
     if (Math.abs(d[0] - rgb[0]) < 8 && Math.abs(d[1] - rgb[1]) < 8 && Math.abs(d[2] - rgb[2]) < 8) {
-      return performance.timeOrigin + performance.now();
+      const at = performance.timeOrigin + performance.now();
+      done(() => resolve(at));
     }
-    if (performance.now() > deadline) throw new Error('pixel never became ' + rgb.join(','));
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-})`;
+  };
+  window.__ocWatch = { canvas, check };
+  const poll = setInterval(check, 4);
+  const timeout = setTimeout(() => done(() => reject(new Error('pixel never became ' + rgb.join(',')))), 10000);
+  check();
+}))`;
 
 const CONNECTED = `(() => { const label = document.querySelector('[data-testid="connection-label"]'); return !!label && label.textContent.includes('Connected') && !!document.querySelector('[data-testid="desktop-size"]'); })()`;
 

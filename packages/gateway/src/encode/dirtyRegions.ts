@@ -40,6 +40,16 @@ export class DirtyRegions {
     return this.rects.some((e) => intersects(e, r));
   }
 
+  /** True when one rectangle alone covers all of `r`. */
+  covers(r: Rect): boolean {
+    return this.rects.some((e) => contains(e, r));
+  }
+
+  /** Forgets the rectangles that lie entirely inside `r` (e.g. overwritten by a copy). */
+  dropInside(r: Rect): void {
+    this.rects = this.rects.filter((e) => !contains(r, e));
+  }
+
   /** Forgets everything and adopts a new screen size (after a resize). */
   reset(screenWidth: number, screenHeight: number): void {
     this.screenWidth = screenWidth;

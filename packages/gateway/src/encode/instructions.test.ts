@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   BLOB_RAW_BYTES,
-  copyInstruction,
+  moveInstructions,
   cursorInstructions,
   pngInstructions,
 } from './instructions.js';
@@ -20,9 +20,12 @@ describe('image instructions', () => {
     expect(out.at(-1)).toEqual(['end', 3]);
   });
 
-  it('moves regions on the visible layer with OVER, never SRC', () => {
-    const copy = copyInstruction({ srcX: 1, srcY: 2, x: 3, y: 4, width: 5, height: 6 });
-    expect(copy).toEqual(['copy', 0, 1, 2, 5, 6, 14, 0, 3, 4]);
+  it('moves regions through buffer -2 with OVER, never SRC and never within one canvas', () => {
+    const move = moveInstructions({ srcX: 1, srcY: 2, x: 3, y: 4, width: 5, height: 6 });
+    expect(move).toEqual([
+      ['copy', 0, 1, 2, 5, 6, 14, -2, 1, 2],
+      ['copy', -2, 1, 2, 5, 6, 14, 0, 3, 4],
+    ]);
   });
 
   it('draws the cursor into buffer -1 before pointing the cursor at it', () => {

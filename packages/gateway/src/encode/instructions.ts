@@ -1,6 +1,6 @@
 // Builds the Guacamole drawing instructions the gateway sends (as opcode + args tuples, so the
-// connection layer does the wire encoding in one place): PNG images split into blobs the way
-// guacd does, CopyRect moves, the cursor, and clipboard text streams.
+// connection layer does the wire encoding in one place): images (PNG, JPEG, WebP) split into
+// blobs the way guacd does, moves (`copy`), the cursor, and clipboard text streams.
 export type OutInstruction = readonly [opcode: string, ...args: (string | number)[]];
 
 /** guacd splits stream data into blobs of at most 6048 raw bytes (8064 base64 characters). */
@@ -9,9 +9,13 @@ export const BLOB_RAW_BYTES = 6048;
 /** Composite operations (channel masks) from the Guacamole protocol. */
 export const CompositeMask = { SRC: 0xc, OVER: 0xe } as const;
 
-/** The default layer (the visible desktop) and the buffer layer the cursor image lives in. */
+/**
+ * The default layer (the visible desktop), the buffer layer the cursor image lives in, and the
+ * buffer moves go through (moveInstructions).
+ */
 export const DEFAULT_LAYER = 0;
 export const CURSOR_BUFFER = -1;
+export const MOVE_BUFFER = -2;
 
 export function blobInstructions(stream: number, data: Buffer): OutInstruction[] {
   const out: OutInstruction[] = [];
@@ -22,18 +26,30 @@ export function blobInstructions(stream: number, data: Buffer): OutInstruction[]
   return out;
 }
 
+export function imageInstructions(
+  stream: number,
+  layer: number,
+  x: number,
+  y: number,
+  mimetype: string,
+  data: Buffer,
+  // Desktop pixels are opaque, so OVER draws exactly what SRC would. SRC is not safe on the
+  // visible layer: guacamole-common-js maps it to the canvas mode `copy`, which in Chromium
+  // clears everything outside the drawn rectangle (guacd uses OVER for the same reason).
+  mask: number = CompositeMask.OVER,
+): OutInstruction[] {
+  return [['img', stream, mask, layer, mimetype, x, y], ...blobInstructions(stream, data)];
+}
+
 export function pngInstructions(
   stream: number,
   layer: number,
   x: number,
   y: number,
   png: Buffer,
-  // Desktop pixels are opaque, so OVER draws exactly what SRC would. SRC is not safe on the
-  // visible layer: guacamole-common-js maps it to the canvas mode `copy`, which in Chromium
-  // clears everything outside the drawn rectangle (guacd uses OVER for the same reason).
   mask: number = CompositeMask.OVER,
 ): OutInstruction[] {
-  return [['img', stream, mask, layer, 'image/png', x, y], ...blobInstructions(stream, png)];
+  return imageInstructions(stream, layer, x, y, 'image/png', png, mask);
 }
 
 export interface CopyOp {
@@ -45,19 +61,47 @@ export interface CopyOp {
   height: number;
 }
 
-export function copyInstruction(op: CopyOp): OutInstruction {
+/**
+ * A move on the visible layer, as two `copy` instructions through MOVE_BUFFER: out to the
+ * buffer, then back to the destination. guacamole-common-js runs a copy within one layer as a
+ * canvas drawing onto itself, which makes Chromium snapshot the whole canvas first — measured
+ * in headless Chromium at 9 ms per copy for 1280×800 and 74 ms for 3840×1080 — while copies
+ * between two canvases cost only the pixels moved. Each move still reads what earlier ones
+ * wrote, so a frame's moves keep their order's meaning.
+ */
+export function moveInstructions(op: CopyOp): OutInstruction[] {
+  // Opaque pixels: OVER draws what SRC would (see imageInstructions on SRC).
   return [
-    'copy',
-    DEFAULT_LAYER,
-    op.srcX,
-    op.srcY,
-    op.width,
-    op.height,
-    CompositeMask.OVER, // see pngInstructions: SRC would clear the rest of the layer
-    DEFAULT_LAYER,
-    op.x,
-    op.y,
+    [
+      'copy',
+      DEFAULT_LAYER,
+      op.srcX,
+      op.srcY,
+      op.width,
+      op.height,
+      CompositeMask.OVER,
+      MOVE_BUFFER,
+      op.srcX,
+      op.srcY,
+    ],
+    [
+      'copy',
+      MOVE_BUFFER,
+      op.srcX,
+      op.srcY,
+      op.width,
+      op.height,
+      CompositeMask.OVER,
+      DEFAULT_LAYER,
+      op.x,
+      op.y,
+    ],
   ];
+}
+
+/** Sizes MOVE_BUFFER to the screen, so moves never make the browser grow it piecemeal. */
+export function moveBufferSize(width: number, height: number): OutInstruction {
+  return ['size', MOVE_BUFFER, width, height];
 }
 
 /**

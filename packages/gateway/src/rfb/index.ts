@@ -9,5 +9,5 @@ export type {
   RfbStats,
   RfbTarget,
 } from './client.js';
-export { DEFAULT_ENCODINGS } from './encodings.js';
+export { DEFAULT_ENCODINGS, LOCAL_ENCODINGS, isLocalTarget } from './encodings.js';
 export { encryptStoredVncPassword, vncAuthResponse } from './vncAuth.js';

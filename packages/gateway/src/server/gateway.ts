@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import { GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
+import { acquireEncodePool, releaseEncodePool } from '../encode/encodePool.js';
 import type { RfbClient, RfbConnectOptions } from '../rfb/index.js';
+import { DEFAULT_LOSSY_SETTLE_MS, type LossyPolicy } from '../session/encodePolicy.js';
 import { VncSession } from '../session/vncSession.js';
 import { GuacSocket } from './guacSocket.js';
 import { serverHandshake, type Selection } from './handshake.js';
@@ -59,6 +61,14 @@ export interface GatewayOptions {
   connectRfb?: (options: RfbConnectOptions) => Promise<RfbClient>;
   /** Called once per frame sent to a browser, with how long its images took to encode. */
   onFrameEncoded?: (encodeMs: number) => void;
+  /**
+   * Lossy images (JPEG/WebP, for browsers that take them): `auto` (default) for busy screen
+   * areas whose content suits it, `always` for every image that is not a lossless refresh
+   * (to test the refresh path), `never`.
+   */
+  lossy?: LossyPolicy;
+  /** Lossy pixels unchanged this long are redrawn losslessly. Default 300 ms. */
+  lossySettleMs?: number;
 }
 
 interface GatewayBase {
@@ -99,6 +109,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     idleTimeoutMs: options.clientIdleTimeoutMs ?? 15_000,
     keepAliveMs: options.keepAliveMs ?? 5_000,
   };
+  const streaming = {
+    lossy: options.lossy ?? 'auto',
+    settleMs: options.lossySettleMs ?? DEFAULT_LOSSY_SETTLE_MS,
+  };
   const sessions = new Map<string, VncSession>();
   const sockets = new Set<Socket>();
 
@@ -115,7 +129,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     const guac = new GuacSocket(socket);
     const log = logger.child({ peer: peerName(socket) });
     try {
-      const { selection, args } = await serverHandshake(guac, {
+      const { selection, args, info } = await serverHandshake(guac, {
         timeoutMs: settings.handshakeTimeoutMs,
         connectionExists: (id) => sessions.has(id),
         joinSecretRequired: joinSecret !== undefined,
@@ -140,6 +154,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
             keepAliveMs: settings.keepAliveMs,
             onFrameEncoded: options.onFrameEncoded,
           },
+          streaming,
+          pool,
           onEnd: (s) => {
             sessions.delete(s.id);
             logger.info({ connection: s.label }, 'connection ended');
@@ -151,7 +167,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // guacd acknowledges with `ready` before the remote desktop is reached; failures to
       // reach it arrive afterwards as an `error` instruction.
       guac.send([['ready', session.id]]);
-      session.addViewer(guac, vnc);
+      session.addViewer(guac, vnc, info.image);
       log.info(
         { connection: session.label, join: joined !== undefined, viewers: session.viewerCount },
         'browser joined',
@@ -186,7 +202,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   });
   server.on('error', (error) => logger.error({ err: error }, 'gateway server error'));
 
-  const { address, removeSocket } = await listenOn(server, target);
+  const pool = acquireEncodePool();
+  let listening: Awaited<ReturnType<typeof listenOn>>;
+  try {
+    listening = await listenOn(server, target);
+  } catch (error) {
+    await releaseEncodePool();
+    throw error;
+  }
+  const { address, removeSocket } = listening;
   logger.info(
     address.kind === 'tcp' ? { host: address.host, port: address.port } : { path: address.path },
     'gateway listening',
@@ -200,7 +224,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
         server.close(() => resolve());
         for (const session of [...sessions.values()]) session.close();
         for (const socket of sockets) socket.destroy();
-      }).then(removeSocket);
+      })
+        .then(removeSocket)
+        .then(releaseEncodePool);
       return closing;
     },
   };

@@ -1,31 +1,48 @@
-// Shares PNG encodes between the browsers of one connection: browsers that keep up ask for the
-// same rectangles of the same framebuffer state, and encoding them once instead of once per
-// browser keeps connection sharing cheap. Entries live only until the framebuffer changes.
-import { encodePng, encodeRegionPng } from '../encode/png.js';
+// Shares encodes between the browsers of one connection: browsers that keep up ask for the same
+// rectangles of the same framebuffer state in the same way, and encoding them once instead of
+// once per browser keeps connection sharing cheap. Entries live only until the framebuffer
+// changes. Pixels are copied out of the framebuffer at call time (the RFB client keeps decoding
+// into it) and handed to the encode pool's workers — except small exact regions, which are
+// encoded as PNG right here (pngSync.ts): a worker round trip would cost them more than the
+// encoding, and small changes are the ones a person waits for (typing, clicking).
+import type { EncodePool } from '../encode/encodePool.js';
+import type { EncodedImage, EncodeMode } from '../encode/imageTypes.js';
+import { encodePng } from '../encode/png.js';
+import { encodePngSync } from '../encode/pngSync.js';
 import type { Rect } from '../encode/rect.js';
+import { SMALL_IMAGE_PIXELS } from './encodePolicy.js';
 import type { CursorImage } from './frameState.js';
 
 export class RegionEncodeCache {
-  private entries = new Map<string, Promise<Buffer>>();
+  private entries = new Map<string, Promise<EncodedImage>>();
   private readonly cursors = new WeakMap<CursorImage, Promise<Buffer>>();
   /** Encodes served from the cache, for tests and logs. */
   hits = 0;
+
+  constructor(private readonly pool: EncodePool) {}
 
   /** The framebuffer changed: nothing encoded so far can be reused. */
   invalidate(): void {
     if (this.entries.size > 0) this.entries = new Map();
   }
 
-  /** PNG of `rect` as the framebuffer is now (pixels are copied out before this returns). */
-  region(framebuffer: Buffer, stride: number, rect: Rect): Promise<Buffer> {
-    const key = `${String(rect.x)},${String(rect.y)},${String(rect.width)},${String(rect.height)}`;
+  /** `rect` of the framebuffer as it is now, encoded as `mode` asks. */
+  region(framebuffer: Buffer, stride: number, rect: Rect, mode: EncodeMode): Promise<EncodedImage> {
+    const key = `${String(rect.x)},${String(rect.y)},${String(rect.width)},${String(rect.height)},${modeKey(mode)}`;
     const cached = this.entries.get(key);
     if (cached !== undefined) {
       this.hits++;
       return cached;
     }
-    // The same unit the bench measures, so its numbers are this path's.
-    const encoded = encodeRegionPng(framebuffer, stride, rect);
+    const pixels = copyRegion(framebuffer, stride, rect);
+    const encoded =
+      mode.kind === 'lossless' && rect.width * rect.height <= SMALL_IMAGE_PIXELS
+        ? Promise.resolve<EncodedImage>({
+            mimetype: 'image/png',
+            data: encodePngSync(new Uint8Array(pixels), rect.width, rect.height),
+            lossy: false,
+          })
+        : this.pool.encode(pixels, rect.width, rect.height, mode);
     this.entries.set(key, encoded);
     return encoded;
   }
@@ -41,4 +58,24 @@ export class RegionEncodeCache {
     this.cursors.set(cursor, encoded);
     return encoded;
   }
+}
+
+function modeKey(mode: EncodeMode): string {
+  return mode.kind === 'lossless'
+    ? mode.mimetype
+    : `${mode.mimetype}:${String(mode.quality)}:${String(mode.force)}:${mode.lossless}`;
+}
+
+/**
+ * `rect` of a `stride`-pixels-wide RGBA framebuffer as tight RGBA in an ArrayBuffer of its own
+ * (it is transferred to a worker, so it must not share memory with anything else).
+ */
+export function copyRegion(framebuffer: Buffer, stride: number, rect: Rect): ArrayBuffer {
+  const rowBytes = rect.width * 4;
+  const out = new Uint8Array(rowBytes * rect.height);
+  for (let row = 0; row < rect.height; row++) {
+    const at = ((rect.y + row) * stride + rect.x) * 4;
+    out.set(framebuffer.subarray(at, at + rowBytes), row * rowBytes);
+  }
+  return out.buffer;
 }

@@ -1,38 +1,38 @@
 // One browser joined to a VNC session: its frame pipeline and its input. Frames are sent with
-// flow control — no new frame while the browser's `sync` for the previous one is outstanding,
+// flow control — at most MAX_FRAMES_IN_FLIGHT frames whose `sync` the browser has not returned,
 // and none while the socket is backpressured — and changes that arrive meanwhile are coalesced
 // in this browser's FrameState, so a slow browser costs bounded memory and never slows others.
+// The time from sending a frame to its `sync` is this browser's lag: it sets the quality of
+// lossy images (encodePolicy.ts). Lossy pixels are redrawn exactly once they have settled
+// (frameEncoder.ts tracks them), so a still screen is pixel-exact.
 import type { Logger } from 'pino';
 import { GuacStatus, type GuacInstruction } from '@overlay-companion/guac';
-import {
-  clipboardInstructions,
-  copyInstruction,
-  cursorInstructions,
-  DEFAULT_LAYER,
-  pngInstructions,
-  type CopyOp,
-  type OutInstruction,
-} from '../encode/instructions.js';
+import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
+import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
 import { FrameState, type CursorImage } from './frameState.js';
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
 
-/** What a viewer reads pixels from: the session's current framebuffer. */
-export interface FrameSource {
-  readonly framebuffer: Buffer | undefined;
-  readonly width: number;
-  readonly height: number;
-  /** True between the first rectangle of an RFB update and its end: pixels are half-new. */
-  readonly updating: boolean;
+export type { FrameSource, StreamingOptions } from './frameEncoder.js';
+
+/** What a viewer works with: the session's framebuffer, and its desktop for input. */
+export interface ViewerSource extends FrameSource {
   readonly desktop: DesktopInput | undefined;
-  /** PNG of a region of the current framebuffer; pixels are copied out before it returns. */
-  encodeRegion(rect: Rect): Promise<Buffer>;
-  encodeCursor(cursor: CursorImage): Promise<Buffer>;
 }
+
+/**
+ * Frames a browser may have unacknowledged. Two lets the gateway encode the next frame while
+ * the browser decodes and draws the last one, instead of idling through every round trip;
+ * beyond that frames would only queue in the browser.
+ */
+export const MAX_FRAMES_IN_FLIGHT = 2;
 
 export interface ViewerOptions extends InputPolicy {
   disableCopy: boolean;
+  /** Mimetypes the browser named in the handshake's `image` instruction. */
+  imageTypes: readonly string[];
+  streaming: StreamingOptions;
   /** Close the browser with 776 when it sends nothing for this long; 0 disables. */
   idleTimeoutMs: number;
   keepAliveMs: number;
@@ -49,8 +49,13 @@ export interface ViewerHooks {
 
 export class Viewer {
   private readonly state: FrameState;
+  private readonly encoder: FrameEncoder;
   private readonly input: InputHandler;
-  private awaitingSync: number | undefined;
+  /** Frames sent and not yet acknowledged, oldest first. */
+  private readonly inFlight: { timestamp: number; sentAt: number }[] = [];
+  /** Smoothed time from sending a frame to its `sync`, ms (0 until the first one). */
+  private roundTripMs = 0;
+  private settleTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private lastTimestamp = 0;
   private nextStream = 1;
@@ -61,12 +66,15 @@ export class Viewer {
 
   constructor(
     private readonly socket: GuacSocket,
-    private readonly source: FrameSource,
+    private readonly source: ViewerSource,
     private readonly options: ViewerOptions,
     private readonly hooks: ViewerHooks,
     private readonly logger: Logger,
   ) {
     this.state = new FrameState(source.width, source.height);
+    this.encoder = new FrameEncoder(source, options.imageTypes, options.streaming, () =>
+      this.takeStream(),
+    );
     this.input = new InputHandler(
       () => source.desktop,
       options,
@@ -92,12 +100,12 @@ export class Viewer {
 
   /** True when this browser has a frame in flight and more already waiting. */
   get lagging(): boolean {
-    return (this.encoding || this.awaitingSync !== undefined) && this.state.hasPending;
+    return (this.encoding || this.windowFull) && this.state.hasPending;
   }
 
   /** One line of flow-control state for trace logs. */
   describe(): string {
-    return `enc=${String(this.encoding)} sync=${String(this.awaitingSync)} pending=${String(this.state.hasPending)} bp=${String(this.socket.isBackpressured)} upd=${String(this.source.updating)}`;
+    return `enc=${String(this.encoding)} unacked=${String(this.inFlight.length)} pending=${String(this.state.hasPending)} bp=${String(this.socket.isBackpressured)} upd=${String(this.source.updating)}`;
   }
 
   /** The session's desktop is (now) available: send its size, every pixel and the cursor. */
@@ -145,15 +153,16 @@ export class Viewer {
 
   /** Sends a frame if everything allows it; otherwise changes keep coalescing. */
   pump(): void {
-    if (this.gone || this.encoding || this.awaitingSync !== undefined) return;
+    if (this.gone || this.encoding || this.windowFull) return;
     if (this.socket.isBackpressured || this.source.updating || !this.state.hasPending) return;
     if (this.source.framebuffer === undefined) return;
     this.encoding = true;
     this.sendFrame().then(
       () => {
         this.encoding = false;
-        // Nothing is outstanding only if the frame was empty; try again for the rest.
-        if (this.awaitingSync === undefined) this.pump();
+        this.scheduleSettle();
+        // The next frame is encoded while the browser draws this one (up to the window).
+        this.pump();
       },
       (error: unknown) => {
         this.encoding = false;
@@ -168,44 +177,34 @@ export class Viewer {
 
   private async sendFrame(): Promise<void> {
     const frame = this.state.take();
-    const encodeStarted = performance.now();
-    // Pixels are copied out synchronously here: the RFB client keeps decoding into the
-    // framebuffer while sharp works.
-    const regions = frame.rects.map((rect) => ({ rect, png: this.source.encodeRegion(rect) }));
-    const cursor = frame.cursor;
-    const [pngs, cursorPng] = await Promise.all([
-      Promise.all(regions.map(({ png }) => png)),
-      cursor === undefined ? undefined : this.source.encodeCursor(cursor),
-    ]);
+    const started = performance.now();
+    const out = await this.encoder.encode(frame, this.roundTripMs);
     if (this.gone) return;
-    this.options.onFrameEncoded?.(performance.now() - encodeStarted);
-    const out: OutInstruction[] = [];
-    if (frame.size !== undefined)
-      out.push(['size', DEFAULT_LAYER, frame.size.width, frame.size.height]);
-    for (const op of frame.copies) out.push(copyInstruction(op));
-    regions.forEach(({ rect }, i) => {
-      const png = pngs[i];
-      if (png !== undefined)
-        out.push(...pngInstructions(this.takeStream(), DEFAULT_LAYER, rect.x, rect.y, png));
-    });
-    if (cursor !== undefined && cursorPng !== undefined) {
-      const { width, height } = cursorSize(cursor);
-      out.push(
-        ...cursorInstructions(
-          this.takeStream(),
-          cursor.hotX,
-          cursor.hotY,
-          width,
-          height,
-          cursorPng,
-        ),
-      );
-    }
+    this.options.onFrameEncoded?.(performance.now() - started);
     const timestamp = Math.max(Date.now(), this.lastTimestamp + 1);
     this.lastTimestamp = timestamp;
     out.push(['sync', timestamp]);
-    this.awaitingSync = timestamp;
+    this.inFlight.push({ timestamp, sentAt: Date.now() });
     this.socket.send(out);
+  }
+
+  /** Wakes up when the next lossy region settles, to redraw it losslessly. */
+  private scheduleSettle(): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+    const due = this.encoder.nextSettle();
+    if (due === undefined || this.gone) return;
+    this.settleTimer = setTimeout(() => this.settle(), Math.max(0, due - Date.now()));
+    this.settleTimer.unref();
+  }
+
+  private settle(): void {
+    this.settleTimer = undefined;
+    // A frame being encoded may still change what is lossy; its end reschedules this.
+    if (this.gone || this.encoding) return;
+    for (const rect of this.encoder.takeSettled(Date.now())) this.state.markLossless(rect);
+    this.pump();
+    if (!this.encoding) this.scheduleSettle();
   }
 
   private receive(instruction: GuacInstruction): void {
@@ -251,9 +250,14 @@ export class Viewer {
       );
     }
     const timestamp = Number(value);
-    // A sync for an older frame (or a stray one) acknowledges nothing new.
-    if (this.awaitingSync === undefined || timestamp < this.awaitingSync) return;
-    this.awaitingSync = undefined;
+    // A sync acknowledges its frame and every earlier one; a stray one acknowledges nothing.
+    let acked: { sentAt: number } | undefined;
+    while (this.inFlight.length > 0 && this.inFlight[0]!.timestamp <= timestamp)
+      acked = this.inFlight.shift();
+    if (acked === undefined) return;
+    const roundTrip = Date.now() - acked.sentAt;
+    this.roundTripMs =
+      this.roundTripMs === 0 ? roundTrip : 0.7 * this.roundTripMs + 0.3 * roundTrip;
     this.hooks.ready(this);
     this.pump();
   }
@@ -274,6 +278,11 @@ export class Viewer {
     }
   }
 
+  /** As many frames as the flow-control window allows are waiting for their `sync`. */
+  private get windowFull(): boolean {
+    return this.inFlight.length >= MAX_FRAMES_IN_FLIGHT;
+  }
+
   private takeStream(): number {
     const stream = this.nextStream;
     this.nextStream = this.nextStream >= 1023 ? 1 : this.nextStream + 1;
@@ -284,11 +293,7 @@ export class Viewer {
     if (this.gone) return;
     this.gone = true;
     clearInterval(this.timer);
+    clearTimeout(this.settleTimer);
     this.hooks.left(this);
   }
-}
-
-/** A 0×0 cursor (the desktop hides it) is sent as one transparent pixel. */
-function cursorSize(cursor: CursorImage): { width: number; height: number } {
-  return cursor.width > 0 && cursor.height > 0 ? cursor : { width: 1, height: 1 };
 }

@@ -1,25 +1,33 @@
 // One shared VNC connection (a guacd "connection"): the RFB client, the browsers joined to
-// it, and the fan-out of framebuffer changes to each browser's own frame pipeline. RFB update
-// requests are paced by the browsers: the next one is made only while at least one browser
-// is not lagging, so a session whose browsers all lag stops pulling pixels instead of
-// buffering them. The RFB connection closes when the last browser leaves. Logs name the
-// session by its label, never by its id (see connectionLabel.ts).
+// it, and the fan-out of framebuffer changes to each browser's own frame pipeline. Each RFB
+// update is shaped once for everyone at its end (moves found, see updateShaper.ts) and counted
+// into the screen's change rate (what the browsers' lossy choices read). RFB update requests
+// are paced by the browsers: the next one is made only while at least one browser is not
+// lagging, so a session whose browsers all lag stops pulling pixels instead of buffering them.
+// The RFB connection closes when the last browser leaves. Logs name the session by its label,
+// never by its id (see connectionLabel.ts).
 import type { Logger } from 'pino';
 import {
+  LOCAL_ENCODINGS,
   RfbClient,
   RfbError,
   describeRfbTarget,
+  isLocalTarget,
   type RfbConnectOptions,
   type RfbTarget,
 } from '../rfb/index.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { rfbFailure } from '../server/errors.js';
 import type { VncSettings } from '../server/vncArgs.js';
+import type { EncodePool } from '../encode/encodePool.js';
+import type { EncodedImage, EncodeMode } from '../encode/imageTypes.js';
 import type { Rect } from '../encode/rect.js';
+import { ChangeRate } from './changeRate.js';
 import { connectionLabel } from './connectionLabel.js';
 import { RegionEncodeCache } from './encodeCache.js';
 import type { CursorImage } from './frameState.js';
-import { Viewer, type FrameSource, type ViewerOptions } from './viewer.js';
+import { UpdateShaper } from './updateShaper.js';
+import { Viewer, type StreamingOptions, type ViewerOptions, type ViewerSource } from './viewer.js';
 
 export interface SessionOptions {
   id: string;
@@ -29,6 +37,9 @@ export interface SessionOptions {
   logger: Logger;
   connectTimeoutMs: number;
   viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs' | 'onFrameEncoded'>;
+  streaming: StreamingOptions;
+  /** The worker threads that encode images (shared by the process's gateways). */
+  pool: EncodePool;
   /** Called once when the session has ended (last browser left or the VNC side failed). */
   onEnd: (session: VncSession) => void;
   /** The RFB connector; tests of failure paths can aim it at fakes. */
@@ -40,7 +51,7 @@ const RETRY_DELAY_MS = 1000;
 /** Longest wait for the first complete picture before showing what there is. */
 const INITIAL_PICTURE_WAIT_MS = 3000;
 
-export class VncSession implements FrameSource {
+export class VncSession implements ViewerSource {
   readonly id: string;
   /** What logs call this session: not the id, which would let a log reader join it. */
   readonly label: string;
@@ -48,7 +59,9 @@ export class VncSession implements FrameSource {
   private readonly viewers = new Set<Viewer>();
   private cursor: CursorImage | undefined;
   private ended = false;
-  private readonly encodes = new RegionEncodeCache();
+  private readonly encodes: RegionEncodeCache;
+  private readonly shaper = new UpdateShaper(0, 0);
+  private readonly changes = new ChangeRate(0, 0);
   private updateDeferred = false;
   private midUpdate = false;
   /**
@@ -62,6 +75,7 @@ export class VncSession implements FrameSource {
   constructor(private readonly options: SessionOptions) {
     this.id = options.id;
     this.label = connectionLabel(options.id);
+    this.encodes = new RegionEncodeCache(options.pool);
   }
 
   get framebuffer(): Buffer | undefined {
@@ -80,10 +94,17 @@ export class VncSession implements FrameSource {
   get updating(): boolean {
     return this.midUpdate || this.initialPixelsMissing > 0;
   }
-  encodeRegion(rect: Rect): Promise<Buffer> {
+  encodeRegion(rect: Rect, mode: EncodeMode): Promise<EncodedImage> {
     const framebuffer = this.rfb?.framebuffer;
     if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
-    return this.encodes.region(framebuffer, this.width, rect);
+    return this.encodes.region(framebuffer, this.width, rect, mode);
+  }
+  busy(rect: Rect, now: number): boolean {
+    return this.changes.busy(rect, now);
+  }
+  /** Moves the gateway found itself (not sent by the server as CopyRect), for tests. */
+  get foundCopies(): number {
+    return this.shaper.foundCopies;
   }
   encodeCursor(cursor: CursorImage): Promise<Buffer> {
     return this.encodes.cursor(cursor);
@@ -96,8 +117,11 @@ export class VncSession implements FrameSource {
     return this.viewers.size;
   }
 
-  /** Adds a browser; it is sent the whole desktop as soon as there is one. */
-  addViewer(socket: GuacSocket, settings: VncSettings): Viewer {
+  /**
+   * Adds a browser; it is sent the whole desktop as soon as there is one. `imageTypes` are
+   * the mimetypes it named in the handshake's `image` instruction.
+   */
+  addViewer(socket: GuacSocket, settings: VncSettings, imageTypes: readonly string[]): Viewer {
     const viewer = new Viewer(
       socket,
       this,
@@ -106,6 +130,8 @@ export class VncSession implements FrameSource {
         disablePaste: settings.disablePaste,
         disableCopy: settings.disableCopy,
         disableDisplayResize: settings.disableDisplayResize,
+        imageTypes,
+        streaming: this.options.streaming,
         ...this.options.viewerTimings,
       },
       { ready: () => this.viewerReady(), left: (v) => this.viewerLeft(v) },
@@ -129,6 +155,7 @@ export class VncSession implements FrameSource {
           password: settings.password,
           shared: true,
           connectTimeoutMs,
+          ...(isLocalTarget(target) ? { encodings: LOCAL_ENCODINGS } : {}),
         });
       } catch (error) {
         const retryable = error instanceof RfbError && error.code === 'unreachable';
@@ -156,27 +183,33 @@ export class VncSession implements FrameSource {
       'VNC connected',
     );
     this.initialPixelsMissing = rfb.width * rfb.height;
+    this.shaper.resize(rfb.width, rfb.height, rfb.framebuffer);
+    this.changes.resize(rfb.width, rfb.height);
     // A server that never covers the whole screen must not leave browsers blank forever.
     this.initialTimer = setTimeout(() => {
       this.initialPixelsMissing = 0;
       if (!this.midUpdate) for (const v of this.viewers) v.pump();
     }, INITIAL_PICTURE_WAIT_MS);
     this.initialTimer.unref();
+    // Changes reach the browsers at the update's end, shaped (frameEnd); browsers take no
+    // frame meanwhile (`updating`).
     rfb.on('rect', (rect) => {
       this.midUpdate = true;
       this.encodes.invalidate();
       this.initialPixelsMissing -= rect.width * rect.height;
-      for (const v of this.viewers) v.markDirty(rect);
+      this.shaper.rect(rect);
     });
     rfb.on('copy', (copy) => {
       this.midUpdate = true;
       this.encodes.invalidate();
       this.initialPixelsMissing -= copy.width * copy.height;
-      for (const v of this.viewers) v.addCopy(copy);
+      this.shaper.copy(copy);
     });
     rfb.on('resize', ({ width, height }) => {
       this.encodes.invalidate();
       if (this.initialPixelsMissing > 0) this.initialPixelsMissing = width * height;
+      this.shaper.resize(width, height, rfb.framebuffer);
+      this.changes.resize(width, height);
       for (const v of this.viewers) v.resize(width, height);
     });
     rfb.on('cursor', (cursor) => {
@@ -197,6 +230,19 @@ export class VncSession implements FrameSource {
   }
 
   private frameEnd(): void {
+    const framebuffer = this.rfb?.framebuffer;
+    if (framebuffer !== undefined) {
+      const now = Date.now();
+      this.changes.beginUpdate();
+      for (const op of this.shaper.finish(framebuffer)) {
+        if (op.kind === 'copy') {
+          for (const v of this.viewers) v.addCopy(op.op);
+        } else {
+          this.changes.changed(op.rect, now);
+          for (const v of this.viewers) v.markDirty(op.rect);
+        }
+      }
+    }
     this.midUpdate = false;
     if (this.initialPixelsMissing <= 0) clearTimeout(this.initialTimer);
     for (const v of this.viewers) v.pump();
