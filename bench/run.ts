@@ -1,4 +1,4 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream]`: measures the
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays]`: measures the
 // embedded stack on this machine (and, in `stream`, our gateway against Apache guacd) and prints
 // medians and p99s (JSON with --json; progress on stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { benchAuditAppend, type AuditResults } from './audit.js';
 import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
+import { benchOverlays, type OverlayResults } from './overlays.js';
 import { benchPaint, type PaintResults } from './paint.js';
 import { benchStream, type StreamResults } from './stream.js';
 
@@ -14,8 +15,8 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit,stream (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream' },
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays (default: all).
+    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays' },
   },
 });
 const parts = new Set(values.only.split(',').map((part) => part.trim()));
@@ -70,6 +71,12 @@ const stream: StreamResults | undefined = await section(
   () => benchStream({ samples: values.quick ? 15 : 30, heavySeconds: values.quick ? 3 : 5, log }),
 );
 
+const overlays: OverlayResults | undefined = await section(
+  'overlays',
+  'overlays at scale: a 1,000-overlay batch to paint, frames with 5,000 changing, a second window',
+  () => benchOverlays({ samples: values.quick ? 15 : 40, updateSeconds: values.quick ? 3 : 6 }),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -85,6 +92,7 @@ const results = {
         },
   audit_append: audit?.audit_append_ms,
   stream,
+  overlays,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -100,6 +108,7 @@ const results = {
     ...mcp?.targets,
     audit_append_p50_ms:
       audit === undefined ? undefined : { target: 0.5, measured: audit.audit_append_ms.p50 },
+    ...overlays?.targets,
   },
   failures: Object.keys(failures).length > 0 ? failures : undefined,
   seconds: Math.round((Date.now() - started) / 100) / 10,

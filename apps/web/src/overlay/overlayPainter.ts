@@ -3,7 +3,8 @@
 // the viewport or the pointed-at overlay — however many changes came in between — and the
 // labels as DOM tags (labelTags.ts). The remote display is another element and never repainted
 // for an overlay change. After each paint the layer says which store change it shows
-// (data-painted-seq) and how many overlays it drew (data-overlay-count), for tests and the bench.
+// (data-painted-seq), how many overlays it drew (data-overlay-count) and how long the paint took
+// on the main thread (data-paint-ms), for tests and the bench.
 import type { Overlay } from '@overlay-companion/protocol';
 import { overlayStore } from '../store/overlays.js';
 import { viewportStore } from '../store/viewport.js';
@@ -74,6 +75,7 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
 
   const paint = () => {
     frame = 0;
+    const started = performance.now();
     const { overlays, seq } = overlayStore.getState();
     const { viewport } = viewportStore.getState();
     const hovered = hoverStore.getState().overlayId;
@@ -87,8 +89,9 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
       drawn = { overlays, viewport, ratio, ...paintCanvas(overlays, viewport, ratio) };
     }
     tags.update(pickLabels(drawn.labelled, hovered), viewport.scale, layerSize(viewport), hovered);
-    layer.dataset.paintedSeq = String(seq);
     layer.dataset.overlayCount = String(drawn.count);
+    layer.dataset.paintMs = (performance.now() - started).toFixed(2);
+    layer.dataset.paintedSeq = String(seq);
   };
 
   const schedule = () => {
