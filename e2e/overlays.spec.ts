@@ -1,7 +1,8 @@
 // The overlay layer end to end (issue 9, item 3), in real Chromium against the real bridge and
 // Xvnc desktop with a real MCP client: overlays drawn, batched, removed, expired and cleared
 // through MCP show in every window of the person — the control window and a second window of a
-// different size — at the exact pixels, painted by the frame after the tool returned;
+// different size — at the exact pixels (also where a removed box uncovers others), painted by
+// the frame after the tool returned;
 // click-through overlays let the person's click reach the X client underneath (xev says where
 // it landed), an interactive one (click_through: false) catches it — get_events reports a
 // mouse_click with its overlay_id and X receives nothing; labels with markup are text.
@@ -174,6 +175,21 @@ test('drawn, batched, removed, expired and cleared overlays show in every window
     for (const i of [0, 29, 300, 599]) {
       await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
     }
+
+    // An opaque box over part of the grid, then removed: the cells under it are repainted
+    // exactly (the layer repaints only where it was), and the gaps between them stay clear.
+    const cover = { x: 390, y: 290, width: 130, height: 90 };
+    const covering = await ok('draw_overlay', { ...cover, color: '#00ff00', opacity: 1 });
+    await expectPaintedWithinOneFrame(page, [second]);
+    await expectPainted(pages, pixelPage, desktop.width, cover, GREEN);
+    await ok('remove_overlay', { overlay_id: String(covering.structured?.overlay_id) });
+    await expectPaintedWithinOneFrame(page, [second]);
+    await expectPainted(pages, pixelPage, desktop.width, cover, GREEN, false);
+    for (const i of [0, 7, 32, 157]) {
+      await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
+    }
+    const gap = { x: 410, y: 300, width: 6, height: 70 }; // between the first two columns
+    await expectPainted(pages, pixelPage, desktop.width, gap, BLUE, false);
 
     // Removed: its pixels go, the batch stays.
     await ok('remove_overlay', { overlay_id: boxId });

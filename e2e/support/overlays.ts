@@ -55,17 +55,22 @@ export async function paintedCount(page: Page): Promise<number | null> {
 }
 
 /**
- * Waits for the page's next animation frame (after the frame callbacks already queued, such as
- * the layer's paint), then says which store change the layer shows and the store's own.
+ * Waits for the page's next animation frame and reads the layer once that frame's callbacks
+ * (the layer's paint among them) have run: which store change the layer shows, and the store's.
  */
 export async function afterOneFrame(page: Page): Promise<{ painted: number; seq: number }> {
   return page.evaluate(
     () =>
       new Promise<{ painted: number; seq: number }>((resolve) =>
         requestAnimationFrame(() => {
-          const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
-          const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
-          resolve({ painted: Number(layer?.dataset.paintedSeq ?? -1), seq: api.overlaySeq() });
+          // A message runs after the frame: after every callback queued for it.
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => {
+            const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
+            const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
+            resolve({ painted: Number(layer?.dataset.paintedSeq ?? -1), seq: api.overlaySeq() });
+          };
+          channel.port2.postMessage(0);
         }),
       ),
   );

@@ -1,16 +1,19 @@
 // Paints the overlay layer outside React: every box on one canvas sized to the layer (device-
 // pixel-ratio aware), repainted in one requestAnimationFrame after any change of the overlays,
 // the viewport or the pointed-at overlay — however many changes came in between — and the
-// labels as DOM tags (labelTags.ts). The remote display is another element and never repainted
-// for an overlay change. After each paint the layer says which store change it shows
-// (data-painted-seq), how many overlays it drew (data-overlay-count) and how long the paint took
-// on the main thread (data-paint-ms), for tests and the bench.
+// labels as DOM tags (labelTags.ts). A frame where a few overlays came or went repaints only the
+// pixels they cover (overlayDiff.ts): cleared there and repainted from every overlay touching
+// them, in order, which gives exactly the pixels a full repaint would. The remote display is
+// another element and never repainted for an overlay change. After each paint the layer says
+// which store change it shows (data-painted-seq), how many overlays it drew (data-overlay-count)
+// and how long the paint took on the main thread (data-paint-ms), for tests and the bench.
 import type { Overlay } from '@overlay-companion/protocol';
 import { overlayStore } from '../store/overlays.js';
 import { viewportStore } from '../store/viewport.js';
 import type { Viewport } from '../viewport/viewport.js';
 import { hoverStore } from './hoverOverlay.js';
 import { LabelTags } from './labelTags.js';
+import { devicePixels, overlayChanges, touches, type PixelRect } from './overlayDiff.js';
 import { forEachVisible, layerSize, pickLabels, type LabelItem } from './overlayFrame.js';
 import { paintShape, shapeStroke } from './paintOverlays.js';
 
@@ -22,37 +25,57 @@ export interface PainterTargets {
   labels: HTMLElement;
 }
 
+/** What the canvas shows. */
+interface Shown {
+  overlays: readonly Overlay[];
+  members: ReadonlySet<Overlay>;
+  viewport: Viewport;
+  ratio: number;
+  labelled: LabelItem[];
+  count: number;
+}
+
 /** Starts painting into `targets`; returns the undo. */
 export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): () => void {
   const tags = new LabelTags(labels);
   const context = canvas.getContext('2d');
   let frame = 0;
-  // What the canvas shows, so a frame where only the pointed-at overlay changed keeps it.
-  let drawn: {
-    overlays: readonly Overlay[];
-    viewport: Viewport;
-    ratio: number;
-    labelled: LabelItem[];
-    count: number;
-  } | null = null;
+  let shown: Shown | null = null;
 
-  const paintCanvas = (overlays: readonly Overlay[], viewport: Viewport, ratio: number) => {
-    const area = layerSize(viewport);
-    const width = Math.max(0, Math.round(area.width * ratio));
-    const height = Math.max(0, Math.round(area.height * ratio));
-    // Assigning the size clears the canvas (and its state) even when unchanged: only on change.
-    if (canvas.width !== width || canvas.height !== height) {
-      canvas.width = width;
-      canvas.height = height;
-    }
+  /**
+   * Paints the overlays that touch `dirty` (all of them when 'all') after clearing those
+   * pixels; returns the labelled overlays in view and how many are in view.
+   */
+  const paintCanvas = (
+    overlays: readonly Overlay[],
+    viewport: Viewport,
+    ratio: number,
+    dirty: PixelRect[] | 'all',
+  ) => {
     const labelled: LabelItem[] = [];
-    if (context === null) return { labelled, count: 0 };
-    context.setTransform(1, 0, 0, 1, 0, 0);
-    context.clearRect(0, 0, width, height);
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
-    shapeStroke(context);
     let color = '';
+    const all = dirty === 'all';
+    if (context !== null && (all || dirty.length > 0)) {
+      context.save();
+      context.setTransform(1, 0, 0, 1, 0, 0);
+      if (!all) {
+        context.beginPath();
+        for (const r of dirty) context.rect(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+        context.clip();
+      }
+      context.clearRect(0, 0, canvas.width, canvas.height);
+      context.setTransform(ratio, 0, 0, ratio, 0, 0);
+      shapeStroke(context);
+    }
     const count = forEachVisible(overlays, viewport, (overlay, x, y, w, h) => {
+      if (overlay.label !== undefined && overlay.label !== '') {
+        labelled.push({ overlay, rect: { x, y, width: w, height: h } });
+      }
+      if (context === null || (!all && dirty.length === 0)) return;
+      if (!all) {
+        const pixels = devicePixels(x, y, w, h, ratio, canvas.width, canvas.height);
+        if (pixels === undefined || !dirty.some((r) => touches(r, pixels))) return;
+      }
       // Setting a style parses the color string: only when it changes.
       if (overlay.color !== color) {
         color = overlay.color;
@@ -66,11 +89,21 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
       const right = Math.max(left + 1 / ratio, Math.round((x + w) * ratio) / ratio);
       const bottom = Math.max(top + 1 / ratio, Math.round((y + h) * ratio) / ratio);
       paintShape(context, left, top, right - left, bottom - top, overlay.opacity);
-      if (overlay.label !== undefined && overlay.label !== '') {
-        labelled.push({ overlay, rect: { x, y, width: w, height: h } });
-      }
     });
+    if (context !== null && (all || dirty.length > 0)) context.restore();
     return { labelled, count };
+  };
+
+  /** The device pixels of the overlays that came or went, or 'all'. */
+  const dirtyPixels = (before: Shown, overlays: readonly Overlay[], members: Set<Overlay>) => {
+    const changed = overlayChanges(before.overlays, before.members, overlays, members);
+    if (changed === 'all') return 'all';
+    const pixels: PixelRect[] = [];
+    forEachVisible(changed, before.viewport, (_o, x, y, w, h) => {
+      const r = devicePixels(x, y, w, h, before.ratio, canvas.width, canvas.height);
+      if (r !== undefined) pixels.push(r);
+    });
+    return pixels;
   };
 
   const paint = () => {
@@ -80,16 +113,38 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
     const { viewport } = viewportStore.getState();
     const hovered = hoverStore.getState().overlayId;
     const ratio = window.devicePixelRatio > 0 ? window.devicePixelRatio : 1;
-    if (
-      drawn === null ||
-      drawn.overlays !== overlays ||
-      drawn.viewport !== viewport ||
-      drawn.ratio !== ratio
-    ) {
-      drawn = { overlays, viewport, ratio, ...paintCanvas(overlays, viewport, ratio) };
+    const area = layerSize(viewport);
+    const width = Math.max(0, Math.round(area.width * ratio));
+    const height = Math.max(0, Math.round(area.height * ratio));
+    let resized = false;
+    // Assigning the size clears the canvas (and its state) even when unchanged: only on change.
+    if (canvas.width !== width || canvas.height !== height) {
+      canvas.width = width;
+      canvas.height = height;
+      resized = true;
     }
-    tags.update(pickLabels(drawn.labelled, hovered), viewport.scale, layerSize(viewport), hovered);
-    layer.dataset.overlayCount = String(drawn.count);
+    if (
+      shown === null ||
+      resized ||
+      shown.overlays !== overlays ||
+      shown.viewport !== viewport ||
+      shown.ratio !== ratio
+    ) {
+      const members = new Set(overlays);
+      const dirty =
+        shown === null || resized || shown.viewport !== viewport || shown.ratio !== ratio
+          ? 'all'
+          : dirtyPixels(shown, overlays, members);
+      shown = {
+        overlays,
+        members,
+        viewport,
+        ratio,
+        ...paintCanvas(overlays, viewport, ratio, dirty),
+      };
+    }
+    tags.update(pickLabels(shown.labelled, hovered), viewport.scale, area, hovered);
+    layer.dataset.overlayCount = String(shown.count);
     layer.dataset.paintMs = (performance.now() - started).toFixed(2);
     layer.dataset.paintedSeq = String(seq);
   };

@@ -1,0 +1,66 @@
+// Which overlays changed between two frames of the overlay layer, so the canvas repaints only
+// where they are (overlayPainter.ts). Store arrays are never mutated and an overlay object is
+// never changed in place — a change is a new array, a new overlay a new object — so identity
+// says what came and went. Anything unusual (many changes, a different order, a sync_state's
+// freshly parsed objects) answers 'all': repaint everything, which is always right.
+import type { Overlay } from '@overlay-companion/protocol';
+
+/** More changes than this in one frame repaint the whole canvas (one pass is cheaper then). */
+export const MAX_PARTIAL_CHANGES = 64;
+
+/** The overlays that appeared or went between `before` and `after`, or 'all'. */
+export function overlayChanges(
+  before: readonly Overlay[],
+  beforeSet: ReadonlySet<Overlay>,
+  after: readonly Overlay[],
+  afterSet: ReadonlySet<Overlay>,
+): Overlay[] | 'all' {
+  const changed: Overlay[] = [];
+  for (const o of before) {
+    if (!afterSet.has(o) && changed.push(o) > MAX_PARTIAL_CHANGES) return 'all';
+  }
+  for (const o of after) {
+    if (!beforeSet.has(o) && changed.push(o) > MAX_PARTIAL_CHANGES) return 'all';
+  }
+  // Those in both must keep their order (later drawn on top), or the pile changed.
+  let i = 0;
+  for (const o of after) {
+    if (!beforeSet.has(o)) continue;
+    while (i < before.length && !afterSet.has(before[i] as Overlay)) i++;
+    if (before[i] !== o) return 'all';
+    i++;
+  }
+  return changed;
+}
+
+/** A rectangle in whole device pixels. */
+export interface PixelRect {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/**
+ * The device pixels a box at window rect (x, y, w, h) can touch at pixel `ratio` — rounded out
+ * with a pixel to spare — clipped to a canvas of `width`×`height`; undefined when off it.
+ */
+export function devicePixels(
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  ratio: number,
+  width: number,
+  height: number,
+): PixelRect | undefined {
+  const x0 = Math.max(0, Math.floor(x * ratio) - 1);
+  const y0 = Math.max(0, Math.floor(y * ratio) - 1);
+  const x1 = Math.min(width, Math.ceil((x + w) * ratio) + 1);
+  const y1 = Math.min(height, Math.ceil((y + h) * ratio) + 1);
+  return x1 > x0 && y1 > y0 ? { x0, y0, x1, y1 } : undefined;
+}
+
+export function touches(a: PixelRect, b: PixelRect): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+}
