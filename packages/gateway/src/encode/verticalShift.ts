@@ -64,9 +64,11 @@ export function planVerticalShift(
 
   const kinds: RowKind[] = [];
   for (let y = top; y < bottom; y++) {
-    if (same(after, y, before, y)) kinds.push('same');
-    else if (dy !== 0 && y + dy >= top && y + dy < bottom && same(after, y, before, y + dy))
+    // A row that would be right either way (blank space between lines of text) counts as
+    // moved, so a scroll stays one copy instead of one per line.
+    if (dy !== 0 && y + dy >= top && y + dy < bottom && same(after, y, before, y + dy))
       kinds.push('moved');
+    else if (same(after, y, before, y)) kinds.push('same');
     else kinds.push('changed');
   }
   return toPlan(rect, kinds, dy);

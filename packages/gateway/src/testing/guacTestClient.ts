@@ -1,8 +1,9 @@
 // A small Guacamole client for tests, standing in for the browser: it performs the guacd
-// handshake over TCP or a Unix socket, parses everything the gateway sends with the shared codec, applies
-// `size`/`img`/`copy`/`cursor` in order to RGBA layers (PNGs decoded with sharp), replies
-// `sync` after each frame is applied (as guacamole-common-js does after drawing), and keeps the
-// connection alive with `nop`. It records errors, clipboard text and frame counts to assert on.
+// handshake over TCP or a Unix socket, parses everything the gateway sends with the shared
+// codec, applies `size`/`img`/`copy`/`cursor` in order to RGBA layers (PNG, JPEG and WebP
+// decoded with sharp), replies `sync` after each frame is applied (as guacamole-common-js does
+// after drawing), and keeps the connection alive with `nop`. It records errors, clipboard text,
+// frame counts and the images it drew to assert on.
 import { connect, type Socket } from 'node:net';
 import sharp from 'sharp';
 import {
@@ -32,14 +33,29 @@ export interface TestClientOptions {
   size?: [number, number, number?];
   /** Reply `sync` automatically after each frame (default true). Off simulates a lagging browser. */
   autoSync?: boolean;
+  /** Mimetypes for the handshake's `image` instruction (default PNG and JPEG). */
+  imageTypes?: string[];
 }
 
 interface PendingImage {
   layer: number;
   mask: number;
+  mimetype: string;
   x: number;
   y: number;
   chunks: Buffer[];
+}
+
+/** An image the client drew: where, how big, and in which format it came. */
+export interface DrawnImage {
+  mimetype: string;
+  layer: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  /** `frames` when it was drawn: it belongs to the next frame. */
+  frame: number;
 }
 
 export class GuacTestClient {
@@ -47,6 +63,8 @@ export class GuacTestClient {
   readonly errors: { message: string; status: number }[] = [];
   readonly clipboard: string[] = [];
   readonly layers = new Map<number, Layer>();
+  /** Every image drawn, in order. */
+  readonly images: DrawnImage[] = [];
   cursor: { hotX: number; hotY: number; width: number; height: number; rgba: Buffer } | undefined;
   frames = 0;
   /** `sync` timestamps received but not yet acknowledged (when autoSync is off). */
@@ -57,7 +75,7 @@ export class GuacTestClient {
   autoSync: boolean;
 
   private readonly parser = new GuacParser();
-  private readonly images = new Map<number, PendingImage>();
+  private readonly pendingImages = new Map<number, PendingImage>();
   private readonly outClipboard = new Map<number, Buffer[]>();
   private work: Promise<void> = Promise.resolve();
   private waiters: (() => void)[] = [];
@@ -115,7 +133,7 @@ export class GuacTestClient {
     client.send('size', w, h, dpi ?? 96);
     client.send('audio');
     client.send('video');
-    client.send('image', 'image/png', 'image/jpeg');
+    client.send('image', ...(options.imageTypes ?? ['image/png', 'image/jpeg']));
     client.send('timezone', 'UTC');
     client.send('name', 'test');
     client.send('connect', ...buildConnectValues(client.argNames, options.params ?? {}));
@@ -229,20 +247,27 @@ export class GuacTestClient {
         this.resizeLayer(n(0), n(1), n(2));
         return;
       case 'img':
-        this.images.set(n(0), { mask: n(1), layer: n(2), x: n(4), y: n(5), chunks: [] });
+        this.pendingImages.set(n(0), {
+          mask: n(1),
+          layer: n(2),
+          mimetype: args[3] ?? '',
+          x: n(4),
+          y: n(5),
+          chunks: [],
+        });
         return;
       case 'clipboard':
         this.outClipboard.set(n(0), []);
         return;
       case 'blob': {
         const data = Buffer.from(args[1] ?? '', 'base64');
-        this.images.get(n(0))?.chunks.push(data);
+        this.pendingImages.get(n(0))?.chunks.push(data);
         this.outClipboard.get(n(0))?.push(data);
         return;
       }
       case 'end': {
-        const image = this.images.get(n(0));
-        this.images.delete(n(0));
+        const image = this.pendingImages.get(n(0));
+        this.pendingImages.delete(n(0));
         if (image !== undefined) await this.drawImage(image);
         const text = this.outClipboard.get(n(0));
         this.outClipboard.delete(n(0));
@@ -301,6 +326,15 @@ export class GuacTestClient {
     const layer = this.layers.get(image.layer);
     if (layer === undefined)
       throw new Error(`img into layer ${String(image.layer)} before its size was set`);
+    this.images.push({
+      mimetype: image.mimetype,
+      layer: image.layer,
+      x: image.x,
+      y: image.y,
+      width: info.width,
+      height: info.height,
+      frame: this.frames,
+    });
     for (let y = 0; y < info.height; y++) {
       const ty = image.y + y;
       if (ty < 0 || ty >= layer.height) continue;

@@ -19,6 +19,7 @@ export {
 export { nextEvent, eventually } from './events.js';
 export {
   GuacTestClient,
+  type DrawnImage,
   type GuacServerAddress,
   type TestClientOptions,
 } from './guacTestClient.js';
