@@ -230,9 +230,10 @@ const pressesIn = (log: string) =>
   }));
 const releasesIn = (log: string) => (log.match(/ButtonRelease/g) ?? []).length;
 
-test("a click-through overlay lets the person's click reach the app underneath; an interactive one catches it, reports it with its id, and X gets nothing", async ({
+test("a click-through overlay lets the person's click reach the app underneath; an interactive one catches it, reports it with its id, and X gets nothing — also in a cropped window", async ({
   page,
   stack,
+  context,
 }) => {
   const desktop = await screenSize(stack.xEnv);
   const xev = await startXev(stack.xEnv);
@@ -296,6 +297,37 @@ test("a click-through overlay lets the person's click reach the app underneath; 
     expect(events[2]?.data.overlay_id).toBeUndefined();
     // Nothing more reached X.
     expect(pressesIn(xev.log())).toHaveLength(2);
+
+    // The same in a second window showing only a part of the desktop (vx, vy, vw, vh, scale):
+    // its click on the overlay is caught and reported; beside it, X gets it.
+    const cropped = await context.newPage();
+    try {
+      const crop = { vx: r.x - 110, vy: r.y - 60, vw: 380, vh: 260 };
+      await cropped.goto(
+        `${stack.url}?vx=${crop.vx}&vy=${crop.vy}&vw=${crop.vw}&vh=${crop.vh}&scale=1.5`,
+      );
+      await expect(cropped.getByTestId('desktop-size')).toBeVisible({ timeout: 30_000 });
+      await expect.poll(() => viewerRole(cropped), { timeout: 15_000 }).toBe('mirror');
+      await expect.poll(() => paintedCount(cropped)).toBe(2);
+      for (const p of [target, elsewhere]) {
+        const at = await pageOf(cropped, desktop.width, p.x, p.y);
+        await cropped.mouse.click(at.x, at.y);
+      }
+      await expect.poll(() => pressesIn(xev.log()).length, { timeout: 10_000 }).toBe(3);
+      const third = pressesIn(xev.log())[2];
+      expect(Math.abs((third?.x ?? -99) - elsewhere.x)).toBeLessThanOrEqual(1);
+      expect(Math.abs((third?.y ?? -99) - elsewhere.y)).toBeLessThanOrEqual(1);
+      const caughtThere = async () =>
+        (await readEvents()).slice(3).find((e) => e.data.overlay_id !== undefined);
+      await expect.poll(caughtThere, { timeout: 10_000 }).toBeDefined();
+      const there = await caughtThere();
+      expect(there?.data).toMatchObject({ button: 'left', overlay_id: catcherId });
+      expect(Math.abs(Number(there?.data.x) - target.x)).toBeLessThanOrEqual(1);
+      expect(Math.abs(Number(there?.data.y) - target.y)).toBeLessThanOrEqual(1);
+      expect(pressesIn(xev.log())).toHaveLength(3);
+    } finally {
+      await cropped.close();
+    }
     await ok('unsubscribe_events', { subscription_id: subscription });
   } finally {
     xev.stop();

@@ -131,11 +131,11 @@ export class UiEventStream {
       if (p !== undefined) this.#emit({ type: 'mouse_move', at: Date.now(), data: p });
     };
     const down = (event: MouseEvent) => {
-      const p = at(event);
       const button = BUTTONS[event.button];
-      if (p === undefined || button === undefined) return;
+      if (button === undefined) return;
       // An interactive overlay there caught the click (the mouse binding held it back from the
-      // desktop, hit-testing the same desktop pixel): report it with the overlay's id.
+      // desktop, hit-testing the desktop pixel Guacamole would have sent): report it with the
+      // overlay's id, at that pixel.
       const inElement = Guacamole.Position.fromClientPosition(
         element,
         event.clientX,
@@ -143,14 +143,14 @@ export class UiEventStream {
       );
       const pixel = displayPointToDesktop(inElement.x, inElement.y, this.#deps.viewport().scale);
       const caught = interactiveOverlayAt(pixel);
-      this.#emit({
-        type: 'mouse_click',
-        at: Date.now(),
-        data:
-          caught === undefined
-            ? { ...p, button }
-            : { ...pixel, button, overlay_id: caught.overlay_id },
-      });
+      if (caught !== undefined) {
+        const data = { ...pixel, button, overlay_id: caught.overlay_id };
+        this.#emit({ type: 'mouse_click', at: Date.now(), data });
+        return;
+      }
+      const p = at(event);
+      if (p !== undefined)
+        this.#emit({ type: 'mouse_click', at: Date.now(), data: { ...p, button } });
     };
     // Capture phase and passive: we only watch; Guacamole.Mouse still gets everything.
     element.addEventListener('mousemove', move, { capture: true, passive: true });
