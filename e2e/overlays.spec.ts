@@ -1,8 +1,9 @@
 // The overlay layer end to end (issue 9, item 3), in real Chromium against the real bridge and
 // Xvnc desktop with a real MCP client: overlays drawn, batched, removed, expired and cleared
-// through MCP show in every window of the person — the control window and a second window of a
-// different size — at the exact pixels (also where a removed box uncovers others), painted by
-// the frame after the tool returned;
+// through MCP show in every window of the person — the control window, a second window of a
+// different size and a third cropped to a part of the desktop (a box across its edge shows from
+// the edge on) — at the exact pixels (also where a removed box uncovers others), painted by the
+// frame after the tool returned;
 // click-through overlays let the person's click reach the X client underneath (xev says where
 // it landed), an interactive one (click_through: false) catches it — get_events reports a
 // mouse_click with its overlay_id and X receives nothing; labels with markup are text.
@@ -151,6 +152,11 @@ test('drawn, batched, removed, expired and cleared overlays show in every window
   const desktop = await screenSize(stack.xEnv);
   const second = await openSecondWindow(context, stack);
   const pages = [page, second];
+  // A third window showing only desktop (300, 250)–(700, 550) at 1.25×.
+  const cropped = await context.newPage();
+  await cropped.goto(`${stack.url}?vx=300&vy=250&vw=400&vh=300&scale=1.25`);
+  await expect(cropped.getByTestId('desktop-size')).toBeVisible({ timeout: 30_000 });
+  await expect.poll(() => viewerRole(cropped), { timeout: 15_000 }).toBe('mirror');
   try {
     // One box.
     const box = { x: 180, y: 140, width: 130, height: 90 };
@@ -190,6 +196,25 @@ test('drawn, batched, removed, expired and cleared overlays show in every window
     }
     const gap = { x: 410, y: 300, width: 6, height: 70 }; // between the first two columns
     await expectPainted(pages, pixelPage, desktop.width, gap, BLUE, false);
+    // The cropped window paints the same where its part of the desktop shows them.
+    for (const i of [0, 7, 32, 157]) {
+      await expectPainted([cropped], pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
+    }
+    await expectPainted([cropped], pixelPage, desktop.width, gap, BLUE, false);
+    expect(await paintedCount(cropped)).toBe(19 * 16); // the cells in its part, not the first box
+    // A box across its left edge shows from the edge on, and nothing of it beyond.
+    const across = await ok('draw_overlay', {
+      x: 250,
+      y: 262,
+      width: 100,
+      height: 30,
+      color: 'orange',
+      opacity: 1,
+    });
+    await expectPaintedWithinOneFrame(page, [second, cropped]);
+    const visiblePart = { x: 300, y: 262, width: 50, height: 30 };
+    await expectPainted([cropped], pixelPage, desktop.width, visiblePart, ORANGE);
+    await ok('remove_overlay', { overlay_id: String(across.structured?.overlay_id) });
 
     // Removed: its pixels go, the batch stays.
     await ok('remove_overlay', { overlay_id: boxId });
@@ -219,6 +244,7 @@ test('drawn, batched, removed, expired and cleared overlays show in every window
     for (const p of pages) expect(await paintedCount(p)).toBe(0);
     await expectPainted(pages, pixelPage, desktop.width, cells[0] as DesktopRect, BLUE, false);
   } finally {
+    await cropped.close();
     await second.close();
   }
 });
