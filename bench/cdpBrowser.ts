@@ -35,6 +35,11 @@ export interface CdpBrowser {
       width?: number;
       height?: number;
       cookies?: ReadonlyArray<{ name: string; value: string }>;
+      /**
+       * A window of its own rather than a tab: a tab behind another is hidden, and a hidden
+       * page runs no animation frames (a second viewer window must keep painting).
+       */
+      newWindow?: boolean;
     },
   ): Promise<CdpPage>;
   close(): Promise<void>;
@@ -59,6 +64,18 @@ function devtoolsPort(child: ChildProcess): Promise<number> {
       reject(new Error(`Chromium exited (${code}) before DevTools listened:\n${seen}`));
     });
   });
+}
+
+/** A blank page in a new window, made over the browser's own DevTools target. */
+async function newWindowTarget(port: number): Promise<{ id: string }> {
+  const { webSocketDebuggerUrl } = await CDP.Version({ host: '127.0.0.1', port });
+  const browser = await CDP({ host: '127.0.0.1', port, target: webSocketDebuggerUrl });
+  try {
+    const { targetId } = await browser.Target.createTarget({ url: 'about:blank', newWindow: true });
+    return { id: targetId };
+  } finally {
+    await browser.close();
+  }
 }
 
 export async function launchCdpBrowser(): Promise<CdpBrowser> {
@@ -96,8 +113,10 @@ export async function launchCdpBrowser(): Promise<CdpBrowser> {
     const pages = new Set<CdpPage>();
 
     const newPage: CdpBrowser['newPage'] = async (url, options = {}) => {
-      const target = await CDP.New({ host: '127.0.0.1', port, url: 'about:blank' });
-      const client = await CDP({ host: '127.0.0.1', port, target });
+      const target = options.newWindow
+        ? await newWindowTarget(port)
+        : await CDP.New({ host: '127.0.0.1', port, url: 'about:blank' });
+      const client = await CDP({ host: '127.0.0.1', port, target: target.id });
       await client.Emulation.setDeviceMetricsOverride({
         width: options.width ?? 1280,
         height: options.height ?? 800,
