@@ -1,6 +1,8 @@
 // Builds the Guacamole drawing instructions the gateway sends (as opcode + args tuples, so the
 // connection layer does the wire encoding in one place): images (PNG, JPEG, WebP) split into
-// blobs the way guacd does, moves (`copy`), the cursor, and clipboard text streams.
+// blobs the way guacd does, solid fills, moves (`copy`), the cursor, and clipboard text streams.
+import type { SolidGroup } from './solidFill.js';
+
 export type OutInstruction = readonly [opcode: string, ...args: (string | number)[]];
 
 /** guacd splits stream data into blobs of at most 6048 raw bytes (8064 base64 characters). */
@@ -50,6 +52,20 @@ export function pngInstructions(
   mask: number = CompositeMask.OVER,
 ): OutInstruction[] {
   return imageInstructions(stream, layer, x, y, 'image/png', png, mask);
+}
+
+/**
+ * Solid rectangles on the visible layer: each colour's rectangles become one path (`rect`s)
+ * filled at once (`cfill`, opaque, OVER like every other draw on that layer).
+ */
+export function fillInstructions(groups: readonly SolidGroup[]): OutInstruction[] {
+  const out: OutInstruction[] = [];
+  for (const { colour, rects } of groups) {
+    for (const r of rects) out.push(['rect', DEFAULT_LAYER, r.x, r.y, r.width, r.height]);
+    const [red, green, blue] = [colour & 0xff, (colour >>> 8) & 0xff, (colour >>> 16) & 0xff];
+    out.push(['cfill', CompositeMask.OVER, DEFAULT_LAYER, red, green, blue, 255]);
+  }
+  return out;
 }
 
 export interface CopyOp {

@@ -13,6 +13,9 @@ export type LossyPolicy = 'auto' | 'always' | 'never';
  * outweigh it) and encoded on the spot rather than in a worker (encodeCache.ts).
  */
 export const SMALL_IMAGE_PIXELS = 128 * 128;
+/** A small region drawn as more solid rectangles than this is sent as an image instead. */
+export const MAX_FILL_RECTS = 16;
+
 /**
  * Largest image sent in one piece; larger rectangles go as horizontal bands. libwebp's
  * lossless encoder slows down on big images (measured on a 3840×1080 screen of text: 165 ms

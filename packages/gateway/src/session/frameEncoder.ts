@@ -1,6 +1,6 @@
 // Turns one browser's pending frame into Guacamole instructions: the size (and the move
-// buffer's), the moves, one image per changed band — each encoded as this browser's policy
-// says (encodePolicy.ts) — and the cursor. It also keeps track of where this browser shows lossy
+// buffer's), the moves, per changed band either a few solid fills (small bands that simple) or
+// one image encoded as this browser's policy says (encodePolicy.ts), and the cursor. It also keeps track of where this browser shows lossy
 // pixels, in the order the browser draws (moves first, then images), so they can be redrawn
 // exactly once they settle. Images are encoded concurrently; instructions come out in order.
 import {
@@ -14,13 +14,22 @@ import {
 import {
   cursorInstructions,
   DEFAULT_LAYER,
+  fillInstructions,
   imageInstructions,
   moveBufferSize,
   moveInstructions,
   type OutInstruction,
 } from '../encode/instructions.js';
-import { intersects, type Rect } from '../encode/rect.js';
-import { encodeModeFor, imageBands, qualityFor, type LossyPolicy } from './encodePolicy.js';
+import { area, intersects, type Rect } from '../encode/rect.js';
+import { solidRects } from '../encode/solidFill.js';
+import {
+  encodeModeFor,
+  imageBands,
+  MAX_FILL_RECTS,
+  qualityFor,
+  SMALL_IMAGE_PIXELS,
+  type LossyPolicy,
+} from './encodePolicy.js';
 import type { CursorImage, PendingFrame } from './frameState.js';
 import { LossyRegions } from './lossyRegions.js';
 
@@ -72,9 +81,18 @@ export class FrameEncoder {
     if (frame.size !== undefined) this.lossy.reset();
     for (const op of frame.copies) this.lossy.copied(op, now);
     const quality = qualityFor(roundTripMs);
+    const fb = this.source.framebuffer;
+    const pixels =
+      fb === undefined ? undefined : new Uint32Array(fb.buffer, fb.byteOffset, fb.length >>> 2);
     const regions = frame.rects
       .flatMap((rect) => imageBands(rect))
       .map((rect) => {
+        // Small and simple: solid fills, drawn without waiting for a decode.
+        const fills =
+          pixels !== undefined && area(rect) <= SMALL_IMAGE_PIXELS
+            ? solidRects(pixels, this.source.width, rect, MAX_FILL_RECTS)
+            : undefined;
+        if (fills !== undefined) return { rect, fills, image: undefined };
         const mode = encodeModeFor(rect, {
           policy: this.streaming.lossy,
           lossyMimetype: this.lossyMimetype,
@@ -83,7 +101,7 @@ export class FrameEncoder {
           busy: this.source.busy(rect, now),
           quality,
         });
-        return { rect, image: this.source.encodeRegion(rect, mode) };
+        return { rect, fills, image: this.source.encodeRegion(rect, mode) };
       });
     const cursor = frame.cursor;
     const [images, cursorPng] = await Promise.all([
@@ -98,7 +116,12 @@ export class FrameEncoder {
     }
     for (const op of frame.copies) out.push(...moveInstructions(op));
     const drawnAt = Date.now();
-    regions.forEach(({ rect }, i) => {
+    regions.forEach(({ rect, fills }, i) => {
+      if (fills !== undefined) {
+        out.push(...fillInstructions(fills));
+        this.lossy.drawnExact(rect);
+        return;
+      }
       const image = images[i];
       if (image === undefined) return;
       const { mimetype, data } = image;

@@ -76,6 +76,11 @@ export class GuacTestClient {
 
   private readonly parser = new GuacParser();
   private readonly pendingImages = new Map<number, PendingImage>();
+  /** Per layer, the rectangles of the path the next `cfill` fills. */
+  private readonly paths = new Map<
+    number,
+    { x: number; y: number; width: number; height: number }[]
+  >();
   private readonly outClipboard = new Map<number, Buffer[]>();
   private work: Promise<void> = Promise.resolve();
   private waiters: (() => void)[] = [];
@@ -277,6 +282,16 @@ export class GuacTestClient {
       case 'copy':
         this.copy(n(0), n(1), n(2), n(3), n(4), n(6), n(7), n(8));
         return;
+      case 'rect':
+        this.paths.set(n(0), [
+          ...(this.paths.get(n(0)) ?? []),
+          { x: n(1), y: n(2), width: n(3), height: n(4) },
+        ]);
+        return;
+      case 'cfill':
+        // Opaque fills only (what the gateway sends): OVER with alpha 255 replaces the pixels.
+        this.fill(n(1), [n(2), n(3), n(4), n(5)]);
+        return;
       case 'cursor': {
         const src = this.layers.get(n(2));
         const [sx, sy, w, h] = [n(3), n(4), n(5), n(6)];
@@ -345,6 +360,21 @@ export class GuacTestClient {
         y * info.width * 4,
         (y * info.width + w) * 4,
       );
+    }
+  }
+
+  private fill(index: number, rgba: readonly number[]): void {
+    const layer = this.layers.get(index);
+    const path = this.paths.get(index) ?? [];
+    this.paths.delete(index);
+    if (layer === undefined) throw new Error(`cfill on layer ${String(index)} before its size`);
+    const pixel = Buffer.from(rgba);
+    for (const r of path) {
+      for (let y = Math.max(0, r.y); y < Math.min(layer.height, r.y + r.height); y++) {
+        for (let x = Math.max(0, r.x); x < Math.min(layer.width, r.x + r.width); x++) {
+          pixel.copy(layer.rgba, (y * layer.width + x) * 4);
+        }
+      }
     }
   }
 
