@@ -105,7 +105,7 @@ export class FrameEncoder {
       });
     const cursor = frame.cursor;
     const [images, cursorPng] = await Promise.all([
-      Promise.all(regions.map(({ image }) => image)),
+      Promise.all(regions.map(({ image }) => image ?? Promise.resolve(undefined))),
       cursor === undefined ? undefined : this.source.encodeCursor(cursor),
     ]);
 
