@@ -24,6 +24,8 @@ export interface StreamDesktop {
   desktop: TcpLocalDesktop;
   /** The centre of the probe xterm, where its colour is read in the browser. */
   probe: { x: number; y: number };
+  /** Where the pointer is parked (off both windows). */
+  pointer: { x: number; y: number };
   /** Sets the probe's background colour (e.g. '#ff0000'). */
   paintProbe(colour: string): Promise<void>;
   /** Starts or stops the full-screen scrolling. */
@@ -75,13 +77,17 @@ export async function startStreamDesktop(width: number, height: number): Promise
     fifo = await open(colours, 'r+');
     const writer = fifo;
     // Keep the pointer off both windows so no cursor is drawn into the pixels read.
-    await run('xdotool', ['mousemove', '0', String(height - 1)], { env: desktop.env });
+    const pointer = { x: 0, y: height - 1 };
+    await run('xdotool', ['mousemove', String(pointer.x), String(pointer.y)], {
+      env: desktop.env,
+    });
     return {
       desktop,
       probe: {
         x: rect.x + Math.floor(rect.width / 2),
         y: rect.y + Math.floor(rect.height / 2),
       },
+      pointer,
       paintProbe: async (colour) => {
         await writer.write(`${colour}\n`);
       },

@@ -5,6 +5,7 @@
 // the `sync` replies sent — guacamole-common-js replies only once a frame is drawn, so that is
 // frames painted. Latency is read from the display canvas itself, the moment a draw puts the
 // awaited colour there (cdpBrowser.ts says why the page runs without Playwright).
+import sharp from 'sharp';
 import { startStack, type RemoteStack } from '../e2e/support/bridgeProcess.js';
 import { adminSession } from '../e2e/support/signIn.js';
 import type { CdpBrowser, CdpPage } from './cdpBrowser.js';
@@ -18,6 +19,8 @@ export interface StreamViewer {
   stack: RemoteStack;
   page: CdpPage;
   counters(): Promise<TunnelCounters>;
+  /** The display canvas's pixels (desktop size), as RGBA. */
+  picture(width: number, height: number): Promise<Buffer>;
   /** Resolves with the page's wall-clock time once desktop pixel (x, y) shows `rgb`. */
   waitForPixel(x: number, y: number, rgb: readonly [number, number, number]): Promise<number>;
   stop(): Promise<void>;
@@ -86,6 +89,14 @@ const WAIT_FOR_PIXEL = `(({ x, y, rgb }) => new Promise((resolve, reject) => {
   check();
 }))`;
 
+/** Page script: the biggest display canvas as a PNG data URL. */
+const PICTURE = `(() => {
+  const canvases = [...document.querySelectorAll('.remote-display__canvas canvas')];
+  const canvas = canvases.sort((a, b) => b.width * b.height - a.width * a.height)[0];
+  if (!canvas) throw new Error('no display canvas');
+  return canvas.toDataURL('image/png');
+})()`;
+
 const CONNECTED = `(() => { const label = document.querySelector('[data-testid="connection-label"]'); return !!label && label.textContent.includes('Connected') && !!document.querySelector('[data-testid="desktop-size"]'); })()`;
 
 export async function openStreamViewer(
@@ -123,6 +134,16 @@ export async function openStreamViewer(
       stack,
       page: opened,
       counters: () => opened.evaluate<TunnelCounters>('({ ...window.__ocStream })'),
+      picture: async (width, height) => {
+        const url = await opened.evaluate<string>(PICTURE);
+        const png = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+        // The layer's canvas is padded to multiples of 64 pixels: keep the desktop's part.
+        return sharp(png)
+          .extract({ left: 0, top: 0, width, height })
+          .ensureAlpha()
+          .raw()
+          .toBuffer();
+      },
       waitForPixel: (x, y, rgb) =>
         opened.evaluate<number>(`${WAIT_FOR_PIXEL}(${JSON.stringify({ x, y, rgb })})`),
       stop,
