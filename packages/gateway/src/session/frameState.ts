@@ -152,11 +152,6 @@ export class FrameState {
   dirtyRects(): readonly Rect[] {
     return this.dirty.list();
   }
-
-  /** Read-only view of the queued copies, for tests. */
-  pendingCopies(): readonly CopyOp[] {
-    return this.copies;
-  }
 }
 
 /**

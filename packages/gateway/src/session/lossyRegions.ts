@@ -75,11 +75,6 @@ export class LossyRegions {
     return Math.min(...this.entries.map((e) => e.at)) + settleMs;
   }
 
-  /** Read-only view for tests. */
-  list(): readonly Rect[] {
-    return this.entries.map((e) => e.rect);
-  }
-
   private remove(rect: Rect): void {
     const kept: Entry[] = [];
     for (const e of this.entries) {

@@ -16,8 +16,6 @@ export class UpdateShaper {
   private shadow: Buffer;
   private ops: ShapedOp[] = [];
   private serverCopied = false;
-  /** Copies the gateway found, over the session's life (for tests and logs). */
-  foundCopies = 0;
 
   constructor(
     private width: number,
@@ -77,7 +75,6 @@ export class UpdateShaper {
       }
       changed.push(...plan.changed);
     }
-    this.foundCopies += copies.length;
     return [
       ...copies.map((op): ShapedOp => ({ kind: 'copy', op })),
       ...changed.map((rect): ShapedOp => ({ kind: 'rect', rect })),

@@ -102,10 +102,6 @@ export class VncSession implements ViewerSource {
   busy(rect: Rect, now: number): boolean {
     return this.changes.busy(rect, now);
   }
-  /** Moves the gateway found itself (not sent by the server as CopyRect), for tests. */
-  get foundCopies(): number {
-    return this.shaper.foundCopies;
-  }
   encodeCursor(cursor: CursorImage): Promise<Buffer> {
     return this.encodes.cursor(cursor);
   }
