@@ -20,8 +20,10 @@ export interface HeavyChange {
   seconds: number;
   frames_per_s: number;
   bytes_per_s: number;
-  /** CPU seconds the server used per second of the workload. */
+  /** CPU seconds the server used per second of the workload (all its threads and processes). */
   server_cpu_s_per_s: number;
+  /** Images received per second, by format (lossless WebP and lossy WebP look alike here). */
+  images_per_s: { png: number; jpeg: number; webp: number };
 }
 
 export interface ServerRun {
@@ -171,6 +173,11 @@ async function measureServer(
           frames_per_s: round((after.framesPainted - before.framesPainted) / seconds, 1),
           bytes_per_s: Math.round((after.charsReceived - before.charsReceived) / seconds),
           server_cpu_s_per_s: round((cpuAfter - cpuBefore) / 1000 / seconds),
+          images_per_s: {
+            png: round((after.images.png - before.images.png) / seconds, 1),
+            jpeg: round((after.images.jpeg - before.images.jpeg) / seconds, 1),
+            webp: round((after.images.webp - before.images.webp) / seconds, 1),
+          },
         },
         settled_mismatched_pixels: mismatches(screen, picture, stream.pointer),
       };

@@ -13,6 +13,8 @@ import type { CdpBrowser, CdpPage } from './cdpBrowser.js';
 export interface TunnelCounters {
   framesPainted: number;
   charsReceived: number;
+  /** `img` instructions received, by mimetype. */
+  images: { png: number; jpeg: number; webp: number };
 }
 
 export interface StreamViewer {
@@ -28,7 +30,12 @@ export interface StreamViewer {
 
 /** Page script (a string: tsx's helpers do not exist in the page). */
 const COUNT_TUNNEL = `(() => {
-  const counters = { framesPainted: 0, charsReceived: 0 };
+  const counters = { framesPainted: 0, charsReceived: 0, images: { png: 0, jpeg: 0, webp: 0 } };
+  const count = (text, needle) => {
+    let n = 0;
+    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) n++;
+    return n;
+  };
   window.__ocStream = counters;
   const Original = window.WebSocket;
   class Counted extends Original {
@@ -36,14 +43,14 @@ const COUNT_TUNNEL = `(() => {
       super(url, protocols);
       if (!String(url).includes('/tunnel')) return;
       this.addEventListener('message', (event) => {
-        if (typeof event.data === 'string') counters.charsReceived += event.data.length;
+        if (typeof event.data !== 'string') return;
+        counters.charsReceived += event.data.length;
+        for (const type of ['png', 'jpeg', 'webp'])
+          counters.images[type] += count(event.data, ',' + (6 + type.length) + '.image/' + type + ',');
       });
       const send = this.send.bind(this);
       this.send = (data) => {
-        if (typeof data === 'string') {
-          for (let at = data.indexOf('4.sync,'); at >= 0; at = data.indexOf('4.sync,', at + 1))
-            counters.framesPainted++;
-        }
+        if (typeof data === 'string') counters.framesPainted += count(data, '4.sync,');
         send(data);
       };
     }
@@ -133,7 +140,10 @@ export async function openStreamViewer(
     return {
       stack,
       page: opened,
-      counters: () => opened.evaluate<TunnelCounters>('({ ...window.__ocStream })'),
+      counters: () =>
+        opened.evaluate<TunnelCounters>(
+          '({ ...window.__ocStream, images: { ...window.__ocStream.images } })',
+        ),
       picture: async (width, height) => {
         const url = await opened.evaluate<string>(PICTURE);
         const png = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
