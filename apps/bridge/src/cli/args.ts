@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { parseHostPort, type HostPort } from '../config.js';
 import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
+import { RDP_KEYBOARDS, type RdpKeyboard } from './desktopSource.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsToken } from '../metrics/access.js';
@@ -17,7 +18,14 @@ import {
 export type DesktopSource =
   | { kind: 'local' }
   | { kind: 'vnc'; vnc: HostPort; password: string | undefined }
-  | { kind: 'rdp'; rdp: HostPort; username: string | undefined; password: string | undefined };
+  | {
+      kind: 'rdp';
+      rdp: HostPort;
+      username: string | undefined;
+      password: string | undefined;
+      /** guacd's `server-layout` (--rdp-keyboard); undefined: guacd's default, en-us-qwerty. */
+      keyboard?: RdpKeyboard;
+    };
 
 export interface ServeOptions extends ControlPlaneServeOptions {
   host: string;
@@ -109,6 +117,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         rdp: { type: 'string' },
         guacd: { type: 'string' },
         'desktop-size': { type: 'string' },
+        'rdp-keyboard': { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -150,8 +159,11 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       rdp: hostPort(values.rdp, '--rdp'),
       username: env.OC_RDP_USER,
       password: env.OC_RDP_PASSWORD,
+      ...rdpKeyboardOption(values['rdp-keyboard']),
     };
   } else {
+    if (values['rdp-keyboard'] !== undefined)
+      throw new UsageError('--rdp-keyboard is for --rdp desktops only.');
     const desktop = values.desktop ?? 'local';
     if (desktop !== 'local') {
       throw new UsageError(
@@ -213,6 +225,17 @@ function usage<T>(check: () => T): T {
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
+}
+
+function rdpKeyboardOption(flag: string | undefined): { keyboard?: RdpKeyboard } {
+  if (flag === undefined) return {};
+  const known = RDP_KEYBOARDS.find((layout) => layout === flag);
+  if (known === undefined) {
+    throw new UsageError(
+      `--rdp-keyboard expects one of guacd's layouts (${RDP_KEYBOARDS.join(', ')}), got "${flag}".`,
+    );
+  }
+  return { keyboard: known };
 }
 
 /** `--desktop-size` wins over OC_DESKTOP_SIZE; neither given adds no key. */

@@ -17,6 +17,8 @@ overlay-companion serve [options]
   --vnc HOST:PORT      an existing VNC server; its password from OC_VNC_PASSWORD
   --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
                        credentials from OC_RDP_USER and OC_RDP_PASSWORD
+  --rdp-keyboard L     the RDP keyboard layout, e.g. de-de-qwertz (default en-us-qwerty);
+                       xrdp 0.9 drops characters the layout lacks (ä on en-us)
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
   --desktop-size WxH   fix the remote desktop's size (also OC_DESKTOP_SIZE); without it
                        each person's saved monitor layout decides, and no viewer window

@@ -1,6 +1,6 @@
 // A real RDP desktop for tests: Debian's xrdp + xorgxrdp, run without systemd as root. Makes a
-// test user (useradd, a fresh password per run through chpasswd) whose ~/.xsession starts an
-// xterm and openbox, starts xrdp-sesman and xrdp (on a free loopback port, from a copy of
+// test user (useradd, a fresh password per run through chpasswd) whose ~/.xsession starts
+// openbox and an xterm, starts xrdp-sesman and xrdp (on a free loopback port, from a copy of
 // /etc/xrdp/xrdp.ini) and, once an RDP client has logged in, finds the session's Xorg display
 // so tests can observe it from X (DISPLAY=:N, XAUTHORITY=~user/.Xauthority). stop() ends every
 // process it started — sesman, xrdp, and the session (Xorg, chansrv, the xsession's clients) —
@@ -110,16 +110,20 @@ export async function startTestXrdp(
 
     const session = async (timeoutMs = 30_000): Promise<XrdpSession> => {
       let display: string | undefined;
-      await waitUntil(
-        async () => {
-          display ??= await sessionDisplay(children);
-          if (display === undefined) return false;
-          const env = sessionEnv(display, home);
-          return windowMapped(env, 'xterm');
-        },
-        'the xrdp session to show its xterm (has an RDP client logged in?)',
-        timeoutMs,
-      );
+      try {
+        await waitUntil(
+          async () => {
+            display = await sessionDisplay(children);
+            if (display === undefined) return false;
+            const env = sessionEnv(display, home);
+            return windowMapped(env, 'xterm');
+          },
+          'the xrdp session to show its xterm (has an RDP client logged in?)',
+          timeoutMs,
+        );
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\n${await diagnostics(home, display)}`);
+      }
       return { display: display as string, env: sessionEnv(display as string, home) };
     };
     return { host: '127.0.0.1', port, username: XRDP_TEST_USER, password, session, stop };
@@ -139,8 +143,19 @@ async function prepareUser(password: string, options: XrdpOptions): Promise<stri
   if (options.xtermCommand !== undefined) xterm.push('-e', ...options.xtermCommand);
   const xsession = [
     '# Written by the tests (apps/bridge/src/testing/xrdp.ts).',
+    // UTF-8, as the tests' own desktops: xterm then passes typed characters on as UTF-8.
+    'export LANG=C.UTF-8',
+    // A client mapped while openbox is still taking over the screen can stay unmapped for
+    // good: start the xterm once openbox has announced itself. The session lasts as long as
+    // openbox does.
+    'openbox --sm-disable &',
+    'wm=$!',
+    'for _ in $(seq 100); do',
+    "  xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && break",
+    '  sleep 0.1',
+    'done',
     `${xterm.map(shellQuote).join(' ')} &`,
-    'exec openbox',
+    'wait "$wm"',
     '',
   ].join('\n');
   const file = join(home, '.xsession');
@@ -155,6 +170,11 @@ function launch(command: string, args: string[]): ChildProcess {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.on('error', () => undefined);
   keepChildOutput(command, child);
+  // Always read the pipes: the session's Xorg inherits sesman's stderr and logs a line per
+  // input event; a pipe nobody reads fills up, and then Xorg blocks writing to it and the whole
+  // desktop hangs.
+  child.stdout?.resume();
+  child.stderr?.resume();
   return child;
 }
 
@@ -182,6 +202,19 @@ async function sessionDisplay(children: ChildProcess[]): Promise<string | undefi
     }
   }
   return undefined;
+}
+
+/** What the session's processes and logs say, for a failure message. */
+async function diagnostics(home: string, display: string | undefined): Promise<string> {
+  const ps = spawnSync('ps', ['-u', XRDP_TEST_USER, '-o', 'pid,stat,etime,args'], {
+    encoding: 'utf8',
+  }).stdout;
+  const errors = await readFile(join(home, '.xsession-errors'), 'utf8').catch(() => '');
+  return [
+    `session display: ${display ?? 'none yet'}`,
+    `processes of ${XRDP_TEST_USER}:\n${ps}`,
+    `~/.xsession-errors (end):\n${errors.split('\n').slice(-15).join('\n')}`,
+  ].join('\n');
 }
 
 function windowMapped(env: NodeJS.ProcessEnv, windowClass: string): boolean {

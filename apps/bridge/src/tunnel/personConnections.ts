@@ -1,10 +1,13 @@
 // One desktop connection per signed-in person: the first of a person's tunnels opens it
 // (`select vnc|rdp`), every further window joins it (`select $<id>`), so one window per monitor
-// shows the same session instead of opening new desktops. Different people get connections of
-// their own. The connection lives as long as any of its users: guacd 1.6 and our gateway both
-// keep it while someone is joined, whether or not the first (owner) user is still there, so the
-// remaining windows keep working when the first one closes; a join that races the end of the
-// connection (the last window just left) opens a fresh one instead.
+// shows the same session instead of opening new desktops. Different people get VNC connections
+// of their own. RDP is the exception: the bridge logs in with one RDP account, and xrdp gives an
+// account one session, which a second RDP connection takes over — the first connection stays
+// open but frozen, with no error (seen with xrdp 0.9.21) — so everyone on an RDP desktop shares
+// one connection. A connection lives as long as any of its users: guacd 1.6 and our gateway
+// both keep it while someone is joined, whether or not the first (owner) user is still there,
+// so the remaining windows keep working when the first one closes; a join that races the end
+// of the connection (the last window just left) opens a fresh one instead.
 //
 // The desktop's size is decided here (see desktopSize.ts): at open, from the operator's size or
 // the person's provider (RDP: the session is opened at that size; VNC: the desktop is resized
@@ -66,7 +69,11 @@ interface Entry {
 
 type SizeWaiter = (size: DesktopSize) => void;
 
+/** The key of the one connection everyone on an RDP desktop shares. */
+const SHARED_RDP = 'rdp:shared';
+
 export class PersonConnections {
+  /** Connections by key: the person's id (VNC), or SHARED_RDP. */
   private readonly people = new Map<string, Entry>();
   private readonly seen = new Map<string, DesktopSize>();
   private readonly sizeWaiters = new Map<string, Set<SizeWaiter>>();
@@ -77,7 +84,7 @@ export class PersonConnections {
 
   /** Opens the person's connection, or joins it when there is one. */
   async open(personId: string): Promise<OpenedForPerson> {
-    const entry = this.entryFor(personId);
+    const entry = this.entryFor(this.keyOf(personId));
     entry.pending += 1;
     try {
       for (let attempt = 0; ; attempt++) {
@@ -113,19 +120,20 @@ export class PersonConnections {
 
   /** A tunnel relays on the connection now (call right after open() resolved). */
   attach(personId: string, member: ConnectionMember): void {
-    this.entryFor(personId).members.add(member);
+    this.entryFor(this.keyOf(personId)).members.add(member);
   }
 
   /** A tunnel has ended (or gave up before relaying). */
   release(personId: string, member: ConnectionMember): void {
-    const entry = this.people.get(personId);
+    const key = this.keyOf(personId);
+    const entry = this.people.get(key);
     if (entry === undefined) return;
     entry.members.delete(member);
     if (entry.members.size > 0) return;
     // The server ends a connection when its last user leaves: nothing left to join.
     entry.connectionId = undefined;
     entry.sizeToApply = undefined;
-    if (entry.pending === 0) this.people.delete(personId);
+    if (entry.pending === 0) this.people.delete(key);
   }
 
   /** The desktop reported its size (`size` for layer 0) on one of the person's tunnels. */
@@ -133,7 +141,7 @@ export class PersonConnections {
     this.seen.set(personId, size);
     this.lastSeen = size;
     for (const waiter of this.sizeWaiters.get(personId) ?? []) waiter(size);
-    const entry = this.people.get(personId);
+    const entry = this.people.get(this.keyOf(personId));
     const wanted = entry?.sizeToApply;
     if (entry === undefined || wanted === undefined) return;
     entry.sizeToApply = undefined;
@@ -145,9 +153,13 @@ export class PersonConnections {
     return this.seen.get(personId);
   }
 
-  /** People with at least one tunnel relaying. */
-  connectedPeople(): string[] {
-    return [...this.people].filter(([, e]) => e.members.size > 0).map(([id]) => id);
+  /** Keys of the connections with at least one tunnel relaying. */
+  private inUse(): string[] {
+    return [...this.people].filter(([, e]) => e.members.size > 0).map(([key]) => key);
+  }
+
+  private keyOf(personId: string): string {
+    return this.options.connection.protocol === 'rdp' ? SHARED_RDP : personId;
   }
 
   /**
@@ -191,7 +203,7 @@ export class PersonConnections {
     // RDP: guacd sends a Display Update for any user's `size` (its resize-method).
     const current = this.seen.get(personId);
     if (sameSize(current, size)) return { applied: true, size };
-    const members = [...(this.people.get(personId)?.members ?? [])];
+    const members = [...(this.people.get(this.keyOf(personId))?.members ?? [])];
     const reported = this.nextSize(personId);
     if (!members.some((m) => m.sendUpstream('size', size.width, size.height))) {
       reported.cancel();
@@ -233,8 +245,8 @@ export class PersonConnections {
     return { promise, cancel: () => done(undefined) };
   }
 
-  private entryFor(personId: string): Entry {
-    let entry = this.people.get(personId);
+  private entryFor(key: string): Entry {
+    let entry = this.people.get(key);
     if (entry === undefined) {
       entry = {
         connectionId: undefined,
@@ -243,7 +255,7 @@ export class PersonConnections {
         members: new Set(),
         sizeToApply: undefined,
       };
-      this.people.set(personId, entry);
+      this.people.set(key, entry);
     }
     return entry;
   }
@@ -261,7 +273,7 @@ export class PersonConnections {
     });
     entry.connectionId = opened.connectionId;
     // Resizing a desktop someone else is looking at would pull it out from under them.
-    const othersHere = this.connectedPeople().some((id) => id !== personId);
+    const othersHere = this.inUse().some((key) => key !== this.keyOf(personId));
     entry.sizeToApply = decided !== undefined && !othersHere ? decided : undefined;
     return { ...opened, joined: false };
   }
