@@ -94,7 +94,6 @@ export async function profileScreenshot(
     region: { x: 0, y: 0, width: 1280, height: 800 },
     scale: 1,
     monitor_index: 0,
-    created_at: 1_700_000_000_000,
     display_scale: 1,
     viewport_scroll: { x: 0, y: 0 },
     format: 'png',

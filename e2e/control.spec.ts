@@ -77,7 +77,6 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
   expect(drawn.structured).toMatchObject({
     bounds: { x: 100, y: 120, width: 200, height: 80 },
     monitor_index: 0,
-    created_at: 1_700_000_000_000,
   });
 
   // Painted on the overlay layer's canvas; the label is its own tag beside the box (placed

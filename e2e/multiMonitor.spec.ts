@@ -149,9 +149,28 @@ test('two windows, two viewports: an overlay split across them, a click in windo
   try {
     const target = { x: xev.rect.x + 30, y: xev.rect.y + 40 };
     expect(target.x).toBeGreaterThanOrEqual(half);
+    const sub = await ok(mcp, 'subscribe_events', { events: ['mouse_click'], debounce_ms: 0 });
+    const interest = () =>
+      two.evaluate(
+        () =>
+          (
+            window as unknown as {
+              __overlayCompanion: { control(): { eventInterest: string[] | null } };
+            }
+          ).__overlayCompanion.control().eventInterest,
+      );
+    await expect.poll(interest).toEqual(['mouse_click']);
     const stage = await stageBox(two);
     await two.mouse.click(stage.x + (target.x - half) + 0.5, stage.y + target.y + 0.5);
     await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+    // ...and the AI following the person's clicks is told the same desktop pixel.
+    const events = await ok(mcp, 'get_events', {
+      subscription_id: sub.structured?.subscription_id,
+    });
+    expect(events.structured?.events).toMatchObject([
+      { type: 'mouse_click', data: { x: target.x, y: target.y, button: 'left' } },
+    ]);
+    await ok(mcp, 'unsubscribe_events', { subscription_id: sub.structured?.subscription_id });
 
     // take_screenshot of each monitor is that monitor's pixels, exactly.
     for (const [index, rect] of [

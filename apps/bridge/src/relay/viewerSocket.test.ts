@@ -247,6 +247,25 @@ describe('viewer control channel', () => {
     expect(errors).toBeLessThan(1100);
   });
 
+  it("never counts the control window's overlay changes as a flood; a mirror sending them floods", async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    control.send({ type: 'clear_overlays', seq: 1000 });
+    for (let i = 1; i <= 1500; i += 1) {
+      control.send({
+        type: 'overlay_created',
+        overlay: { ...OVERLAY, overlay_id: `ov_burst_${i}` },
+        seq: 1000 + i,
+      });
+    }
+    await mirror.waitFor((m) => m.type === 'overlay_created' && m.seq === 2500, 10_000);
+    expect(control.closed).toBe(false);
+    for (let i = 0; i < 1100; i += 1) mirror.send({ type: 'clear_overlays', seq: 9000 + i });
+    await waitUntil(() => mirror.closed, 10_000);
+    control.send({ type: 'clear_overlays', seq: 2501 });
+    await control.close();
+  });
+
   it('never sends a call the MCP client cancelled before it left the bridge', async () => {
     const viewer = await ScriptedViewer.connect(bridge);
     viewer.on('clear_overlays', { result: { cleared: 0 } });

@@ -33,6 +33,17 @@ export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
 /** Message types that answer something the bridge asked (tool_call, approval_request). */
 const ANSWERS: ReadonlySet<string> = new Set(['tool_result', 'tool_error', 'approval']);
 
+/**
+ * The control window's overlay store changes: they follow the AI's (rate-limited) tool calls and
+ * the expiry of what those drew, so from the control window they are never flood either.
+ */
+const STORE_CHANGES: ReadonlySet<string> = new Set([
+  'overlay_created',
+  'overlay_removed',
+  'clear_overlays',
+  'sync_state',
+]);
+
 export interface ViewerSocketOptions {
   planes: PersonPlanes;
   access: Access;
@@ -119,7 +130,8 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         sendError(parsed.error);
         return;
       }
-      const answer = ANSWERS.has(parsed.message.type);
+      const type = parsed.message.type;
+      const answer = ANSWERS.has(type) || (STORE_CHANGES.has(type) && hub.roleOf(id) === 'control');
       if (!answer && !withinLimit()) return;
       const problem = hub.handle(id, parsed.message);
       if (problem !== undefined) {

@@ -390,14 +390,23 @@ export class ViewerController {
   #answerError(id: string, signal: AbortSignal, err: unknown): void {
     if (signal.aborted) return;
     if (err instanceof ProtocolError) {
-      this.#fail(id, err.kind, err.message);
+      this.#fail(id, err.kind, err.message, err.retryAfterMs);
       return;
     }
     const text = err instanceof Error ? err.message : String(err);
     this.#fail(id, 'system_error', `The viewer failed: ${text}`);
   }
 
-  #fail(id: string, kind: ErrorKind, message: string): void {
-    this.#deps.send({ type: 'tool_error', id, kind, message: errorMessage(kind, message) });
+  #fail(id: string, kind: ErrorKind, message: string, retryAfterMs?: number): void {
+    this.#deps.send({
+      type: 'tool_error',
+      id,
+      kind,
+      message: errorMessage(kind, message),
+      // A refusal that says when to try again (a teach request already open) keeps its wait.
+      ...(retryAfterMs === undefined
+        ? {}
+        : { retry_after_ms: Math.min(3_600_000, Math.max(0, Math.round(retryAfterMs))) }),
+    });
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '@overlay-companion/protocol';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import Guacamole from 'guacamole-common-js';
-import { windowToDesktopPixel, type Viewport } from '../viewport/viewport.js';
+import type { Viewport } from '../viewport/viewport.js';
 import { displayPointToDesktop, interactiveOverlayAt } from '../overlay/interactive.js';
 import type { FrameWatch } from './screen/frameWatch.js';
 import { isMasked } from './screen/masks.js';
@@ -117,13 +117,19 @@ export class UiEventStream {
     const at = (event: MouseEvent) => {
       // The same mapping Guacamole.Mouse uses for what the desktop receives (whole-pixel
       // offsets), so a click is reported where it landed even when the display sits at a
-      // fractional page offset (e.g. below the key-reading banner).
+      // fractional page offset (e.g. below the key-reading banner). The display element is the
+      // whole desktop at the viewport's scale — shifted, in a cropped or scrolled window — so a
+      // point in it divided by the scale is the desktop pixel; vx/vy are already in it.
       const inElement = Guacamole.Position.fromClientPosition(
         element,
         event.clientX,
         event.clientY,
       );
-      return windowToDesktopPixel(this.#deps.viewport(), { x: inElement.x, y: inElement.y });
+      const v = this.#deps.viewport();
+      const pixel = displayPointToDesktop(inElement.x, inElement.y, v.scale);
+      const shown =
+        pixel.x >= v.vx && pixel.y >= v.vy && pixel.x < v.vx + v.vw && pixel.y < v.vy + v.vh;
+      return shown ? pixel : undefined;
     };
     const move = (event: MouseEvent) => {
       if (!this.#moveAllowed()) return;
@@ -136,21 +142,12 @@ export class UiEventStream {
       // An interactive overlay there caught the click (the mouse binding held it back from the
       // desktop, hit-testing the desktop pixel Guacamole would have sent): report it with the
       // overlay's id, at that pixel.
-      const inElement = Guacamole.Position.fromClientPosition(
-        element,
-        event.clientX,
-        event.clientY,
-      );
-      const pixel = displayPointToDesktop(inElement.x, inElement.y, this.#deps.viewport().scale);
-      const caught = interactiveOverlayAt(pixel);
-      if (caught !== undefined) {
-        const data = { ...pixel, button, overlay_id: caught.overlay_id };
-        this.#emit({ type: 'mouse_click', at: Date.now(), data });
-        return;
-      }
       const p = at(event);
-      if (p !== undefined)
-        this.#emit({ type: 'mouse_click', at: Date.now(), data: { ...p, button } });
+      if (p === undefined) return;
+      const caught = interactiveOverlayAt(p);
+      const data =
+        caught === undefined ? { ...p, button } : { ...p, button, overlay_id: caught.overlay_id };
+      this.#emit({ type: 'mouse_click', at: Date.now(), data });
     };
     // Capture phase and passive: we only watch; Guacamole.Mouse still gets everything.
     element.addEventListener('mousemove', move, { capture: true, passive: true });
