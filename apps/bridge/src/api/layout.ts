@@ -51,8 +51,23 @@ export function mountLayoutRoutes(
 ): void {
   const { access, logger } = deps;
 
-  /** Hands a saved (or removed) layout to layoutSaved without holding up the answer. */
-  const applyLater = (personId: string, layout: MonitorLayout | null): void => {
+  /**
+   * A stored layout change (null: removed): audited, then handed to layoutSaved without holding
+   * up the answer.
+   */
+  const changed = (
+    person: { id: string; displayName: string },
+    layout: MonitorLayout | null,
+  ): void => {
+    access.audit.record({
+      kind: 'layout_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      outcome: 'ok',
+      detail: layout === null ? 'removed' : describeLayout(layout),
+    });
+    const personId = person.id;
     if (deps.layoutSaved === undefined) return;
     const failed = (err: unknown) =>
       logger.warn({ err, personId }, 'applying a saved layout failed');
@@ -101,16 +116,8 @@ export function mountLayoutRoutes(
       layout,
       updatedAt,
     });
-    access.audit.record({
-      kind: 'layout_changed',
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      outcome: 'ok',
-      detail: describeLayout(layout),
-    });
     // Stored first: a viewer that fails to follow must not lose the person's layout.
-    applyLater(person.id, layout);
+    changed(person, layout);
     const answer: SavedLayout = { layout, updated_at: updatedAt };
     return c.json(answer);
   });
@@ -121,17 +128,7 @@ export function mountLayoutRoutes(
     if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
     const person = signedIn.person;
     const removed = await access.store.layouts.remove(person.id, CURRENT_LAYOUT_NAME);
-    if (removed) {
-      access.audit.record({
-        kind: 'layout_changed',
-        actor: 'person',
-        personId: person.id,
-        personName: person.displayName,
-        outcome: 'ok',
-        detail: 'removed',
-      });
-      applyLater(person.id, null);
-    }
+    if (removed) changed(person, null);
     return c.json({ removed });
   });
 }

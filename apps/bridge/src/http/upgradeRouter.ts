@@ -84,3 +84,10 @@ export function ticketFrom(request: IncomingMessage): string | undefined {
     return undefined;
   }
 }
+
+/** The text of a WebSocket frame as `ws` hands it over (one buffer, fragments, or an ArrayBuffer). */
+export function rawText(data: Buffer | ArrayBuffer | Buffer[]): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}

@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
-import { rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
+import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
 import type { PersonPlanes } from '../mcp/personPlanes.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { ViewerHub } from './viewerHub.js';
@@ -161,10 +161,4 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       wss.close();
     },
   };
-}
-
-function rawText(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  return data.toString('utf8');
 }
