@@ -28,6 +28,9 @@ test('shows the desktop and types into its xterm only while the display has focu
   try {
     await viewer.open();
     await viewer.waitConnected();
+    // "Connected" comes with the handshake; the picture with the desktop's first frame (an RDP
+    // session shows its size only once logged in).
+    await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
     const desktop = await screenSize(stack.xEnv);
     const xterm = await windowRect(stack.xEnv, 'xterm');
     const box = await viewer.displayBox();

@@ -70,6 +70,20 @@ describe('parseCommandLine', () => {
     );
   });
 
+  it("passes --rdp-keyboard as guacd's server-layout, knowing guacd's layouts", () => {
+    const command = parse(
+      'serve --guacd 127.0.0.1:4822 --rdp host:3389 --rdp-keyboard de-de-qwertz',
+    );
+    expect(command.command === 'serve' && command.options.source).toMatchObject({
+      kind: 'rdp',
+      keyboard: 'de-de-qwertz',
+    });
+    expect(() => parse('serve --guacd a:1 --rdp host:3389 --rdp-keyboard klingon')).toThrow(
+      /--rdp-keyboard expects one of guacd's layouts \(.*en-us-qwerty.*\), got "klingon"/,
+    );
+    expect(() => parse('serve --rdp-keyboard de-de-qwertz')).toThrow(/for --rdp desktops only/);
+  });
+
   it('refuses two desktop sources, unknown desktops, bad ports and unknown flags', () => {
     expect(() => parse('serve --desktop local --vnc a:1')).toThrow(
       /Choose one desktop source: --desktop and --vnc/,

@@ -24,7 +24,9 @@ export interface PreparedSource {
 }
 
 // RDP arguments for Apache guacd: accept whatever security the server offers (xrdp negotiates
-// TLS, never NLA) and its self-signed certificate; resize the session through the Display
+// TLS, never NLA) and its self-signed certificate; no graphics pipeline (guacd 1.6 turns it on
+// by default, and its RemoteFX codec is lossy: a still xrdp desktop then differed from
+// `xwd -root` in a tenth of its pixels; plain bitmap updates are exact); resize the session through the Display
 // Update channel (xrdp 0.9.21 takes it without reconnecting) when the bridge sends a decided
 // size — browsers' `size` instructions never reach guacd; and one DPI on both sides, so guacd
 // passes sizes on 1:1. The session's width and height are set per connection by the tunnel
@@ -36,6 +38,7 @@ export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
   dpi: String(HANDSHAKE_DPI),
   'color-depth': '24',
   'disable-audio': 'true',
+  'disable-gfx': 'true',
 };
 
 /**

@@ -14,9 +14,11 @@ import { startGateway, startLocalDesktop, JOIN_SECRET_ARG } from '@overlay-compa
 import { RDP_DEFAULTS } from '../cli/desktopSource.js';
 import type { ConnectionConfig, GuacdAddress } from '../config.js';
 import { silentLogger } from '../logger.js';
-import { startTestGuacd } from './guacd.js';
+import { FALLBACK_DESKTOP_SIZE } from '../tunnel/desktopSize.js';
+import { openUpstream } from '../tunnel/upstream.js';
+import { findGuacd, startTestGuacd } from './guacd.js';
 import { registerSecret } from './testLogs.js';
-import { startTestXrdp } from './xrdp.js';
+import { startTestXrdp, xrdpMissing } from './xrdp.js';
 
 export const DESKTOP_PATHS = ['gateway-xvnc', 'guacd-xvnc', 'guacd-xrdp'] as const;
 const RDP_TEST_KEYBOARD = 'de-de-qwertz';
@@ -39,7 +41,21 @@ export interface DesktopPath {
   serve: { args: string[]; env: Record<string, string> } | undefined;
   /** X clients' environment for the desktop; for RDP, waits for the bridge's login first. */
   xEnv(): Promise<NodeJS.ProcessEnv>;
+  /**
+   * Makes sure the desktop is there to watch before any bridge connects (for RDP: logs in
+   * through guacd with a connection of its own, which leaves once the session shows), and
+   * returns its X environment.
+   */
+  startSession(): Promise<NodeJS.ProcessEnv>;
   stop(): Promise<void>;
+}
+
+/** Why a path cannot run on this machine (guacd or xrdp missing), without starting anything. */
+export function desktopPathMissing(name: DesktopPathName): string | undefined {
+  if (name === 'gateway-xvnc') return undefined;
+  const guacd = findGuacd();
+  if ('skip' in guacd) return guacd.skip;
+  return name === 'guacd-xrdp' ? xrdpMissing() : undefined;
 }
 
 export async function startDesktopPath(
@@ -87,6 +103,7 @@ async function gatewayXvnc(options: DesktopPathOptions): Promise<DesktopPath> {
     },
     serve: undefined,
     xEnv: () => Promise.resolve(desktop.env),
+    startSession: () => Promise.resolve(desktop.env),
     stop: async () => {
       await gateway.close();
       await desktop.stop();
@@ -121,6 +138,7 @@ async function guacdXvnc(options: DesktopPathOptions): Promise<DesktopPath | { s
       env: { OC_VNC_PASSWORD: password },
     },
     xEnv: () => Promise.resolve(desktop.env),
+    startSession: () => Promise.resolve(desktop.env),
     stop: async () => {
       await guacd.stop();
       await desktop.stop();
@@ -141,22 +159,24 @@ async function guacdXrdp(options: DesktopPathOptions): Promise<DesktopPath | { s
     await guacd.stop();
     return xrdp;
   }
+  const address = { host: guacd.host, port: guacd.port };
+  const connection: ConnectionConfig = {
+    protocol: 'rdp',
+    params: {
+      ...RDP_DEFAULTS,
+      hostname: xrdp.host,
+      port: String(xrdp.port),
+      username: xrdp.username,
+      password: xrdp.password,
+      'server-layout': RDP_TEST_KEYBOARD,
+    },
+  };
   return {
     name: 'guacd-xrdp',
-    guacd: { host: guacd.host, port: guacd.port },
+    guacd: address,
     // The parameters `serve --rdp … --rdp-keyboard de-de-qwertz` gives guacd: a layout with
     // ä in it, which xrdp 0.9 needs to type one (desktopSource.ts, RDP_KEYBOARDS).
-    connection: {
-      protocol: 'rdp',
-      params: {
-        ...RDP_DEFAULTS,
-        hostname: xrdp.host,
-        port: String(xrdp.port),
-        username: xrdp.username,
-        password: xrdp.password,
-        'server-layout': RDP_TEST_KEYBOARD,
-      },
-    },
+    connection,
     serve: {
       args: [
         '--guacd',
@@ -169,6 +189,24 @@ async function guacdXrdp(options: DesktopPathOptions): Promise<DesktopPath | { s
       env: { OC_RDP_USER: xrdp.username, OC_RDP_PASSWORD: xrdp.password },
     },
     xEnv: async () => (await xrdp.session()).env,
+    startSession: async () => {
+      const login = await openUpstream(address, {
+        select: 'rdp',
+        params: connection.params,
+        size: FALLBACK_DESKTOP_SIZE,
+        timeoutMs: 15_000,
+      });
+      // Frames are acknowledged, or guacd holds the next ones back.
+      login.conn.on('instruction', (i) => {
+        if (i.opcode === 'sync') login.conn.send('sync', i.args[0] ?? '0');
+      });
+      try {
+        return (await xrdp.session(60_000)).env;
+      } finally {
+        login.conn.send('disconnect');
+        login.conn.close();
+      }
+    },
     stop: async () => {
       await guacd.stop();
       await xrdp.stop();

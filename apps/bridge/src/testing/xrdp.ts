@@ -139,8 +139,23 @@ async function prepareUser(password: string, options: XrdpOptions): Promise<stri
   if (!exists) run('useradd', ['-m', '-s', '/bin/bash', XRDP_TEST_USER]);
   run('chpasswd', [], `${XRDP_TEST_USER}:${password}\n`);
   const home = `/home/${XRDP_TEST_USER}`;
-  const xterm = ['xterm', '-geometry', '100x30+20+20'];
-  if (options.xtermCommand !== undefined) xterm.push('-e', ...options.xtermCommand);
+  // As the local test desktops' xterm (packages/gateway/src/desktop/localDesktop.ts): the
+  // session's X resources would otherwise make it white on black with a bitmap font.
+  const xterm = [
+    'xterm',
+    '-fa',
+    'DejaVu Sans Mono',
+    '-fs',
+    '11',
+    '-bg',
+    'white',
+    '-fg',
+    'black',
+    '-geometry',
+    '100x30+40+40',
+    '-e',
+    ...(options.xtermCommand ?? ['bash', '--noprofile', '--norc', '-i']),
+  ];
   const xsession = [
     '# Written by the tests (apps/bridge/src/testing/xrdp.ts).',
     // UTF-8, as the tests' own desktops: xterm then passes typed characters on as UTF-8.
