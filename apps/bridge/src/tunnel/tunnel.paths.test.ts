@@ -148,21 +148,40 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     );
   }
 
-  it('delivers the first keys typed into a fresh desktop, ä first', SLOW, async (ctx) => {
-    skipIfMissing(ctx);
-    const client = await openShowing();
-    const xterm = await windowRect(xEnv, 'xterm');
-    await click(client, xterm.x + xterm.width / 2, xterm.y + xterm.height / 2);
-    for (const keysym of [KEY.adiaeresis, KEY.odiaeresis, KEY.a, KEY.Return]) {
-      client.send('key', keysym, 1);
-      client.send('key', keysym, 0);
-    }
-    const text = () => readFile(typed, 'utf8').catch(() => '');
-    await eventually(async () => (await text()) === 'äöa\n', 10_000, 'the keys to arrive').catch(
-      () => undefined,
-    );
-    expect(await text()).toBe('äöa\n');
-  });
+  it(
+    'shows a fresh desktop with its first frame, then delivers its first keys, ä first',
+    SLOW,
+    async (ctx) => {
+      skipIfMissing(ctx);
+      const client = await openShowing();
+      // guacamole-common-js is "connected" at its first sync: by then the desktop has a size and
+      // something drawn on it (guacd sends frames before an RDP session has either).
+      await client.waitForOpcode('sync', { timeoutMs: 15_000 });
+      const firstSync = client.instructions.findIndex((i) => i.opcode === 'sync');
+      const sized = client.instructions.findIndex((i) => i.opcode === 'size' && i.args[0] === '0');
+      const drawn = client.instructions.findIndex(
+        (i) =>
+          (i.opcode === 'img' && i.args[2] === '0') ||
+          (i.opcode === 'cfill' && i.args[1] === '0') ||
+          (i.opcode === 'copy' && i.args[6] === '0'),
+      );
+      expect(sized).toBeGreaterThan(-1);
+      expect(sized).toBeLessThan(firstSync);
+      expect(drawn).toBeGreaterThan(sized);
+      expect(drawn).toBeLessThan(firstSync);
+      const xterm = await windowRect(xEnv, 'xterm');
+      await click(client, xterm.x + xterm.width / 2, xterm.y + xterm.height / 2);
+      for (const keysym of [KEY.adiaeresis, KEY.odiaeresis, KEY.a, KEY.Return]) {
+        client.send('key', keysym, 1);
+        client.send('key', keysym, 0);
+      }
+      const text = () => readFile(typed, 'utf8').catch(() => '');
+      await eventually(async () => (await text()) === 'äöa\n', 10_000, 'the keys to arrive').catch(
+        () => undefined,
+      );
+      expect(await text()).toBe('äöa\n');
+    },
+  );
 
   it(
     "shares one person's connection between their windows; another person gets their own (RDP: shares it)",

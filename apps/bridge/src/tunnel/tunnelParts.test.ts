@@ -1,9 +1,11 @@
 // Unit tests of the tunnel's small parts: close codes and reasons as guacamole-common-js reads
-// them, desktop size parsing, the VNC first-key primer, and whole-instruction batching.
+// them, desktop size parsing, the VNC first-key primer, holding frames until the first paint,
+// and whole-instruction batching.
 import { encodeInstruction, GuacParser } from '@overlay-companion/guac';
 import { describe, expect, it } from 'vitest';
 import { closeCodeFor, closeReasonFor, statusFromClose } from './closeStatus.js';
 import { DESKTOP_SIZE_LIMITS, parseDesktopSize } from './desktopSize.js';
+import { FirstPaintGate } from './firstPaint.js';
 import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';
 
@@ -68,6 +70,40 @@ describe('KeymapPrimer', () => {
       expect(primer.before(first)).toBe('');
       expect(primer.before(['228', '1'])).toBe('');
     }
+  });
+});
+
+describe('FirstPaintGate', () => {
+  const at = (opcode: string, ...args: string[]) => ({ opcode, args });
+
+  it('holds frames until the desktop has a size and a drawing on it', () => {
+    const gate = new FirstPaintGate(0, 10_000);
+    expect(gate.passes(at('sync', '1'), 1)).toBe(false);
+    expect(gate.passes(at('img', '1', '14', '-1', 'image/png', '0', '0'), 2)).toBe(true);
+    expect(gate.passes(at('sync', '2'), 3)).toBe(false); // the cursor's layer is not the desktop
+    expect(gate.passes(at('size', '0', '1280', '800'), 4)).toBe(true);
+    expect(gate.passes(at('sync', '3'), 5)).toBe(false);
+    expect(gate.passes(at('img', '2', '14', '0', 'image/png', '0', '0'), 6)).toBe(true);
+    expect(gate.passes(at('sync', '4'), 7)).toBe(true);
+    expect(gate.passes(at('sync', '5'), 8)).toBe(true);
+  });
+
+  it('counts copies and fills on the default layer as drawing', () => {
+    for (const drawing of [
+      at('copy', '-1', '0', '0', '10', '10', '12', '0', '5', '5'),
+      at('cfill', '14', '0', '0', '0', '0', '255'),
+    ]) {
+      const gate = new FirstPaintGate(0);
+      gate.passes(at('size', '0', '640', '480'), 1);
+      gate.passes(drawing, 2);
+      expect(gate.passes(at('sync', '1'), 3)).toBe(true);
+    }
+  });
+
+  it('lets frames through after its wait even when nothing was drawn', () => {
+    const gate = new FirstPaintGate(0, 10_000);
+    expect(gate.passes(at('sync', '1'), 9_999)).toBe(false);
+    expect(gate.passes(at('sync', '2'), 10_000)).toBe(true);
   });
 });
 

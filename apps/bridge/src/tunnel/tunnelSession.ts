@@ -3,7 +3,8 @@
 // connection for the others (personConnections.ts). The bridge does the guacd handshake itself
 // with server-side connection parameters, then relays whole instructions both ways:
 //   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once; the
-//   desktop's size (layer 0) is noted for the person;
+//   desktop's size (layer 0) is noted for the person; frames before the desktop is drawn are
+//   acknowledged here instead (firstPaint.ts);
 //   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
 //   answered here, `size` dropped (the desktop's size is the bridge's decision, never a
 //   window's), everything else forwarded.
@@ -24,6 +25,7 @@ import {
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
+import { FirstPaintGate } from './firstPaint.js';
 import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';
 import type { ConnectionMember, PersonConnections } from './personConnections.js';
@@ -93,6 +95,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   /** Set once the person's connection counts this tunnel (until end()). */
   private member = false;
   private readonly primer: KeymapPrimer | undefined;
+  private firstPaint = new FirstPaintGate();
 
   constructor(
     private readonly ws: WebSocket,
@@ -153,6 +156,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private beginRelay(conn: GuacConnection, connectionId: string): void {
     this.connectionId = connectionId;
     this.relaying = true;
+    this.firstPaint = new FirstPaintGate();
     // The connection id would let anyone who reaches guacd join this desktop: never logged.
     this.log.info({ joined: this.joined }, 'tunnel open');
     // The UUID goes alone in the first message: guacamole-common-js takes the tunnel UUID from
@@ -177,9 +181,13 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
       this.upstreamError = { status, message };
     }
+    if (instruction.opcode === 'size' && instruction.args[0] === '0') this.noteSize(instruction);
+    if (!this.firstPaint.passes(instruction)) {
+      // A frame before the desktop was drawn: acknowledged here, never shown (firstPaint.ts).
+      this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
+      return;
+    }
     if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
-    else if (instruction.opcode === 'size' && instruction.args[0] === '0')
-      this.noteSize(instruction);
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
