@@ -311,7 +311,12 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
   it('carries the clipboard both ways', SLOW, async (ctx) => {
     skipIfMissing(ctx);
     const client = await openShowing();
-    const toDesktop = `to-desktop-${randomUUID()} äöü`;
+    // guacd speaks only RFB's basic cut text to a VNC server, which is Latin-1: a € is lost on
+    // the way (both ways; its clipboard-encoding option cannot help, Xvnc reads cut text as
+    // Latin-1). Our gateway uses the Extended Clipboard pseudo-encoding (UTF-8), and RDP's
+    // clipboard is Unicode, so they carry it. guacd's limit, not ours: left to it.
+    const text = name === 'guacd-xvnc' ? 'äöü' : 'äöü €';
+    const toDesktop = `to-desktop-${randomUUID()} ${text}`;
     client.send('clipboard', 7, 'text/plain');
     client.send('blob', 7, Buffer.from(toDesktop, 'utf8').toString('base64'));
     client.send('end', 7);
@@ -321,7 +326,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       'xclip to read it',
     );
 
-    const fromDesktop = `from-desktop-${randomUUID()} äöü`;
+    const fromDesktop = `from-desktop-${randomUUID()} ${text}`;
     const from = client.instructions.length;
     const owner = ownClipboard(xEnv, fromDesktop);
     try {
