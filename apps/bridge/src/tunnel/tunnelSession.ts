@@ -6,8 +6,8 @@
 //   desktop's size (layer 0) is noted for the person; frames before the desktop is drawn are
 //   acknowledged here instead (firstPaint.ts);
 //   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
-//   answered here, `size` dropped (the desktop's size is the bridge's decision, never a
-//   window's), everything else forwarded.
+//   answered here, the rest filtered by browserInput.ts (`size` dropped: the desktop's size is
+//   the bridge's decision, never a window's) and forwarded.
 // Either side ending ends the other; the browser learns the Guacamole status from the close
 // reason (see closeStatus.ts).
 import { randomUUID } from 'node:crypto';
@@ -24,9 +24,9 @@ import {
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
+import { BrowserInput } from './browserInput.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { FirstPaintGate } from './firstPaint.js';
-import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';
 import type { ConnectionMember, PersonConnections } from './personConnections.js';
 import type { RegisteredTunnel } from './registry.js';
@@ -94,7 +94,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private upstreamFault: Error | undefined;
   /** Set once the person's connection counts this tunnel (until end()). */
   private member = false;
-  private readonly primer: KeymapPrimer | undefined;
+  private readonly input: BrowserInput;
   private firstPaint = new FirstPaintGate();
 
   constructor(
@@ -111,7 +111,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.end(GuacStatus.SUCCESS, `browser closed the WebSocket (${code})`, 'browser'),
     );
     ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
-    this.primer = options.protocol === 'vnc' ? new KeymapPrimer() : undefined;
+    this.input = new BrowserInput(options.protocol);
     options.onStart(this);
   }
 
@@ -227,13 +227,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     let forward = '';
     for (const instruction of instructions) {
       if (instruction.opcode === '') this.onInternal(instruction);
-      // A window's size is not the desktop's: the bridge decides that (personConnections.ts).
-      else if (instruction.opcode === 'size') continue;
-      else {
-        if (instruction.opcode === 'key' && this.primer)
-          forward += this.primer.before(instruction.args);
-        forward += encodeInstruction(instruction.opcode, ...instruction.args);
-      }
+      else forward += this.input.toUpstream(instruction);
     }
     if (forward === '') return;
     if (this.relaying) {
