@@ -272,11 +272,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       wanted = { width: 1100, height: 700 };
       try {
         await openShowing();
-        await eventually(
-          async () => sizeText(await screenSize(xEnv)) === '1100x700',
-          15_000,
-          'the desktop to take the decided size',
-        );
+        await xSizeBecomes('1100x700');
         await Promise.all(clients.splice(0).map((c) => c.close()));
         await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
 
@@ -284,11 +280,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
         const fixed = await startPathBridge(operator);
         extraBridges.push(fixed);
         await openShowing(fixture.admin.id, fixed);
-        await eventually(
-          async () => sizeText(await screenSize(xEnv)) === '1200x720',
-          15_000,
-          "the desktop to take the operator's size",
-        );
+        await xSizeBecomes('1200x720');
         const refused = await fixed.tunnels.resizeDesktop(fixture.admin.id, wanted);
         expect(refused).toMatchObject({ applied: false, size: operator });
         expect(refused.applied === false && refused.reason).toMatch(/--desktop-size/);
