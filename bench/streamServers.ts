@@ -3,7 +3,8 @@
 // each one's CPU is its own: our gateway (`overlay-companion gateway`, the built CLI, with its
 // worker threads inside the one process) and Apache guacd 1.6.0 (which forks one child per
 // connection; its CPU is the whole process tree's). guacd comes from OC_GUACD or the project's
-// build script, which returns at once when guacd is already installed.
+// build script, which returns at once when guacd is already installed (found the way the tests
+// find it: apps/bridge/src/testing/guacd.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -11,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '@overlay-companion/gateway';
 import { BRIDGE_MAIN, REPO_ROOT } from '../e2e/support/bridgeProcess.js';
+import { findGuacd as findTestGuacd } from '../apps/bridge/src/testing/guacd.js';
 
 const run = promisify(execFile);
 
@@ -26,19 +28,19 @@ export interface GuacServer {
 
 const BUILD_SCRIPT = join(REPO_ROOT, '..', 'shared', 'vendor', 'build-guacd.sh');
 
-/** Where guacd is, or why the comparison cannot run. */
+/**
+ * Where guacd is, or why the comparison cannot run: where the tests find it (OC_GUACD, PATH,
+ * the build script's prefix), else built with the project's script (about 35 s, once).
+ */
 export async function findGuacd(): Promise<{ path: string } | { missing: string }> {
-  const configured = process.env.OC_GUACD;
-  if (configured !== undefined && configured !== '') {
-    return existsSync(configured)
-      ? { path: configured }
-      : { missing: `OC_GUACD names ${configured}, which does not exist` };
-  }
+  const found = findTestGuacd();
+  if ('path' in found) return found;
+  if (process.env.OC_GUACD?.trim()) return { missing: found.skip };
   if (!existsSync(BUILD_SCRIPT)) {
-    return { missing: `no OC_GUACD and no build script at ${BUILD_SCRIPT}` };
+    return { missing: `${found.skip} No build script at ${BUILD_SCRIPT} either.` };
   }
   try {
-    // Prints the guacd path last; returns at once when it is installed (else builds, ~35 s).
+    // Prints the guacd path last.
     const { stdout } = await run('bash', [BUILD_SCRIPT], { timeout: 15 * 60_000 });
     const path = stdout.trim().split('\n').at(-1) ?? '';
     return existsSync(path) ? { path } : { missing: `${BUILD_SCRIPT} printed no guacd path` };
