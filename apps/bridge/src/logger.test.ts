@@ -32,7 +32,8 @@ describe('logger', () => {
     );
     const [line] = lines();
     const text = JSON.stringify(line);
-    for (const secret of [...secrets, 's3cret', 'pkce-value-xyz']) expect(text).not.toContain(secret);
+    for (const secret of [...secrets, 's3cret', 'pkce-value-xyz'])
+      expect(text).not.toContain(secret);
     expect(line).toMatchObject({
       req: { headers: { authorization: REDACTED, cookie: REDACTED, 'set-cookie': REDACTED } },
       token: REDACTED,

@@ -34,6 +34,9 @@ import {
 
 export type { ResizeOutcome } from './vncResizer.js';
 
+/** How often an RDP resize is said again until the desktop reports a size. */
+const RDP_RESIZE_RESEND_MS = 1_000;
+
 /** What a person's connection needs from each tunnel on it. */
 export interface ConnectionMember {
   /** Sends one instruction to the desktop server on this tunnel's upstream; false if closed. */
@@ -205,7 +208,8 @@ export class PersonConnections {
     if (sameSize(current, size)) return { applied: true, size };
     const members = [...(this.people.get(this.keyOf(personId))?.members ?? [])];
     const reported = this.nextSize(personId);
-    if (!members.some((m) => m.sendUpstream('size', size.width, size.height))) {
+    const send = () => members.some((m) => m.sendUpstream('size', size.width, size.height));
+    if (!send()) {
       reported.cancel();
       return {
         applied: false,
@@ -213,7 +217,10 @@ export class PersonConnections {
           'The person has no open desktop connection; their next one opens at the decided size.',
       };
     }
-    const reached = await reported.promise;
+    // guacd drops a Display Update while the session's display channel is still coming up
+    // (right after a connect, seen under load): say it again until the desktop reports a size.
+    const resend = setInterval(send, RDP_RESIZE_RESEND_MS);
+    const reached = await reported.promise.finally(() => clearInterval(resend));
     if (reached === undefined) {
       return {
         applied: false,
