@@ -66,7 +66,12 @@ export async function startContainerBridge(env: Record<string, string>): Promise
   let args = replaceFlag(containerArgs, '--host', '127.0.0.1');
   args = replaceFlag(args, '--port', String(port));
   args = replaceFlag(args, '--data-dir', dataDir);
-  registerSecret(...Object.values(env));
+  // The secrets among the environment (the public URL and the like are printed on purpose).
+  registerSecret(
+    ...Object.entries(env)
+      .filter(([name]) => /PASSWORD|TOKEN|SECRET|KEY/.test(name))
+      .map(([, value]) => value),
+  );
   const child = spawn(process.execPath, args, {
     cwd: REPO, // the image's WORKDIR (/app) holds the same layout as the repository root
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dataDir, ...stage.env, ...env },

@@ -54,12 +54,15 @@ export class PersonActivity {
    */
   async waitForTurn(signal: AbortSignal, giveUpAt: number): Promise<number> {
     const started = this.clock.now();
+    // Only time spent asleep here is waiting for the person (the clock may tick between two
+    // reads even when they were idle all along: that is no wait).
+    let slept = false;
     for (;;) {
       throwIfCancelled(signal);
       const now = this.clock.now();
       const takenOver = this.store.getState().takenOver;
       const idleAt = this.#lastActive + PERSON_IDLE_MS;
-      if (!takenOver && now >= idleAt) return now - started;
+      if (!takenOver && now >= idleAt) return slept ? now - started : 0;
       if (now >= giveUpAt) {
         throw new ProtocolError(
           'timeout',
@@ -70,6 +73,7 @@ export class PersonActivity {
       }
       const until = takenOver ? giveUpAt : Math.min(idleAt, giveUpAt);
       await this.clock.sleep(Math.max(10, Math.min(until - now, 250)), signal);
+      slept = true;
     }
   }
 }
