@@ -55,6 +55,19 @@ export async function connectMcp(
     requestInit: { headers: { Authorization: `Bearer ${mcpToken(stack)}` } },
   });
   await client.connect(transport);
+  return endingSession(client, transport);
+}
+
+/**
+ * Makes `client.close()` end its MCP session on the bridge first (DELETE /mcp), as a well-behaved
+ * client does: the specs share one stack per worker, and the bridge caps a token's open sessions.
+ */
+function endingSession(client: Client, transport: StreamableHTTPClientTransport): Client {
+  const close = client.close.bind(client);
+  client.close = async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await close();
+  };
   return client;
 }
 
@@ -72,7 +85,7 @@ export async function connectMcpWithToken(
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
-  return client;
+  return endingSession(client, transport);
 }
 
 export async function callTool(
