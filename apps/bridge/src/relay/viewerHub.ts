@@ -6,14 +6,13 @@
 // answers is callRelay.ts (failed here when that viewer leaves or Stop is pressed); relaying
 // the overlay store between the control viewer and mirrors, and the bridge's own copy of it
 // (handed to every window that takes control), is overlayRelay.ts.
+// A window's mode_set is modeSetRequest.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
-  APPROVAL_WINDOW_MS,
   EVENT_PERMISSIONS,
   PROTOCOL_VERSION,
   ProtocolError,
-  decideModeChange,
   encodeBridgeMessage,
   type BridgeToViewer,
   type EventType,
@@ -30,6 +29,7 @@ import type { Logger } from 'pino';
 import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
 import { CallRelay, type CallOptions } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
+import { handleModeSet } from './modeSetRequest.js';
 import { OverlayRelay } from './overlayRelay.js';
 import { maskScreenshot } from './privacyMasks.js';
 
@@ -300,7 +300,15 @@ export class ViewerHub {
         this.stop();
         return undefined;
       case 'mode_set':
-        return this.modeSet(viewerId, message);
+        return handleModeSet(
+          {
+            mode: this.options.mode,
+            headless: this.peer(viewerId)?.headless === true,
+            logger: this.options.logger,
+            requestApproval: (request, options) => this.requestModeApproval(request, options),
+          },
+          message,
+        );
       case 'approvals_waiting': {
         // Only the control window asks the person; a mirror has no queue to announce.
         if (role !== 'control')
@@ -333,42 +341,6 @@ export class ViewerHub {
       this.detach(viewer.id);
       viewer.close(1001, 'The bridge is shutting down.');
     }
-  }
-
-  /**
-   * A window chose a mode (decideModeChange): lowering applies at once from any of the person's
-   * windows; a raise is applied only when the person approves it in the approval panel of their
-   * control window (outside the remote canvas), and a headless viewer never raises.
-   */
-  private modeSet(
-    viewerId: string,
-    message: Extract<ViewerToBridge, { type: 'mode_set' }>,
-  ): string | undefined {
-    const mode = this.options.mode;
-    const from = mode.mode;
-    const headless = this.peer(viewerId)?.headless === true;
-    const verdict = decideModeChange(from, message.mode, headless ? 'headless_viewer' : 'person');
-    if (verdict === 'refuse') {
-      return `mode_set ignored: a headless viewer cannot raise the mode from ${from} to ${message.mode}; only a person can`;
-    }
-    if (verdict === 'apply') {
-      mode.set(message.mode, message.metadata, 'person');
-      return undefined;
-    }
-    const metadata = message.mode === 'custom' ? (message.metadata ?? {}) : undefined;
-    void this.requestModeApproval(
-      { from, to: message.mode, metadata, requestedBy: 'person' },
-      { timeoutMs: APPROVAL_WINDOW_MS },
-    ).then(
-      (approved) => {
-        // Stop (or another choice) while the panel was open wins over this approval.
-        if (approved && mode.mode === from) mode.set(message.mode, metadata, 'person');
-      },
-      (err: unknown) => {
-        this.options.logger.info({ err }, 'mode raise not asked: no control viewer');
-      },
-    );
-    return undefined;
   }
 
   /** The person's overlays as the bridge keeps them (for /ws/overlays). */

@@ -2,7 +2,8 @@
 // tool calls, cancels, mode, approvals, Stop, the overlay store's sync), re-checks the mode
 // policy for each call, asks the person when it says so, runs the tool, and answers with
 // tool_result / tool_error. Synchronous tools are answered in the same task as the message
-// arrived — the store is updated, the answer sent, and React renders afterwards.
+// arrived — the store is updated, the answer sent, and React renders afterwards. Keeping the
+// overlay store in step with the other windows is overlaySync.ts.
 import {
   APPROVAL_WINDOW_MS,
   PROTOCOL_VERSION,
@@ -18,7 +19,7 @@ import {
 import type { StoreApi } from 'zustand/vanilla';
 import type { Confirmations } from '../confirm/confirmations.js';
 import type { ControlState } from '../store/control.js';
-import { applyRemote, overlayData, type OverlayState } from '../store/overlays.js';
+import type { OverlayState } from '../store/overlays.js';
 import { confirmDetails, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
@@ -26,6 +27,7 @@ import type { LayoutState } from '../store/layout.js';
 import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
 import { monitorsOrNone, runWithPerson } from './runShown.js';
 import { errorMessage, invalidResult } from './answers.js';
+import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
 export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
@@ -67,6 +69,14 @@ export class ViewerController {
     this.#deps = deps;
   }
 
+  get #overlaySync(): OverlaySyncDeps {
+    return {
+      send: this.#deps.send,
+      overlayStore: this.#deps.overlayStore,
+      overlays: this.#deps.env.overlays,
+    };
+  }
+
   get inflightCount(): number {
     return this.#inflight.size;
   }
@@ -77,7 +87,7 @@ export class ViewerController {
   }
 
   handle(message: BridgeToViewer): void {
-    const { control, overlayStore } = this.#deps;
+    const { control } = this.#deps;
     switch (message.type) {
       case 'hello': {
         if (message.protocol_version !== PROTOCOL_VERSION) {
@@ -98,16 +108,7 @@ export class ViewerController {
           permissions: message.permissions,
         });
         if (this.#stopOwed && this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = false;
-        if (message.role === 'mirror') {
-          if (wasControl) this.#deps.env.overlays.dispose();
-          this.#deps.send({ type: 'request_sync' });
-        } else {
-          // Handed control with the store kept as a mirror: expire what is due, re-arm the rest.
-          if (!wasControl) this.#deps.env.overlays.adoptStore();
-          // Tell the bridge what we hold: it keeps the newer of this and its own copy (which it
-          // sends us with the hello; we keep the newer too, below).
-          this.#deps.send(this.#deps.env.overlays.snapshot());
-        }
+        overlaysOnHello(this.#overlaySync, message.role, wasControl);
         return;
       }
       case 'tool_call':
@@ -126,28 +127,12 @@ export class ViewerController {
         this.stopLocally(message.reason);
         return;
       case 'request_sync':
-        if (control.getState().role === 'control')
-          this.#deps.send(this.#deps.env.overlays.snapshot());
-        return;
       case 'sync_state':
-        if (control.getState().role !== 'control') {
-          overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
-        } else if (message.seq > overlayStore.getState().seq) {
-          // The bridge's copy is newer than what this window held when it took control (it
-          // missed changes as a mirror, or it is a new window): take it over, timers and all.
-          overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
-          this.#deps.env.overlays.adoptStore();
-        }
-        return;
       case 'overlay_created':
       case 'overlay_removed':
-      case 'clear_overlays': {
-        if (control.getState().role === 'control') return; // our own store is the truth
-        const applied = applyRemote(overlayData(overlayStore), message);
-        if (applied.outcome === 'applied') overlayStore.getState().replaced(applied.data);
-        else if (applied.outcome === 'gap') this.#deps.send({ type: 'request_sync' });
+      case 'clear_overlays':
+        overlaySyncMessage(this.#overlaySync, control.getState().role, message);
         return;
-      }
       case 'event_interest':
         control.getState().eventInterestChanged(message.events);
         return;
