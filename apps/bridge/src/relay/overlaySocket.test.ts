@@ -2,7 +2,7 @@
 // non-browser client sends) and a signed-in page with a ticket each follow exactly their own
 // person's overlays in the seed's shapes; nothing a subscriber sends changes anything; bad or
 // foreign credentials are refused; revoking the token closes the feed.
-import { API, FeedMessage, type Overlay } from '@overlay-companion/protocol';
+import { API, FeedMessage, MAX_OVERLAYS, type Overlay } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { startTestBridge, TOKEN, type TestBridge } from '../mcp/testing/fixtures.js';
@@ -10,6 +10,7 @@ import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 import { addPerson, createToken } from '../security/testing/people.js';
 import { tryUpgrade } from '../security/testing/http.js';
+import { FEED_MAX_BUFFERED_BYTES } from './overlaySocket.js';
 
 const OVERLAY: Overlay = {
   overlay_id: 'ov_feed_1',
@@ -199,4 +200,39 @@ describe('/ws/overlays', () => {
     await waitUntil(() => flooding.closed !== undefined, 5000);
     expect(flooding.closed?.code).toBe(1008);
   });
+
+  it('cuts off a subscriber that stops reading instead of holding ever more for it, and keeps serving the others', async () => {
+    // A full store with the longest labels: each sync_state is several megabytes.
+    const control = await ScriptedViewer.connect(bridge);
+    const overlays: Overlay[] = Array.from({ length: MAX_OVERLAYS }, (_, i) => ({
+      ...OVERLAY,
+      overlay_id: `ov_big_${i}`,
+      label: 'x'.repeat(200),
+    }));
+    control.send({ type: 'sync_state', seq: 1_000, overlays });
+    await waitUntil(() => bridge.adminPlane.hub.overlayFeed.syncMessage().seq === 1_000, 10_000);
+    const syncBytes = JSON.stringify(bridge.adminPlane.hub.overlayFeed.syncMessage()).length;
+
+    const stalled = await Feed.open(feedUrl(), { Authorization: `Bearer ${TOKEN}` });
+    stalled.ws.pause(); // reads nothing from here on
+    // Ten full syncs asked for (the request burst) is far more than the kernel's buffers and
+    // the bridge's allowance together.
+    expect(syncBytes * 10).toBeGreaterThan(FEED_MAX_BUFFERED_BYTES * 3);
+    for (let i = 0; i < 10; i++) stalled.ws.send(JSON.stringify({ type: 'request_sync' }));
+
+    // Meanwhile another subscriber is served as usual.
+    const other = await Feed.open(feedUrl(), { Authorization: `Bearer ${TOKEN}` });
+    expect((await other.next('sync_state')).overlays).toHaveLength(MAX_OVERLAYS);
+
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    stalled.ws.resume();
+    await waitUntil(() => stalled.closed !== undefined, 20_000);
+    // Dropped without a close handshake, before all eleven syncs were delivered.
+    expect(stalled.closed?.code).toBe(1006);
+    expect(stalled.received.filter((m) => m.type === 'sync_state').length).toBeLessThan(11);
+    expect(other.closed).toBeUndefined();
+    other.close();
+    control.send({ type: 'clear_overlays', seq: 1_001 });
+    await control.close();
+  }, 60_000);
 });

@@ -6,7 +6,7 @@
 //   still refuses a foreign Origin when one is sent).
 // Either way it sees only that person's overlays. It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
-// and changes nothing; a flood closes the socket. Signing out, disabling the person or revoking
+// and changes nothing; a flood closes the socket, and so does not reading what it is sent. Signing out, disabling the person or revoking
 // the token closes it (SocketRegistry).
 import {
   FeedRequest,
@@ -26,6 +26,13 @@ import type { OverlayChange } from './overlayRelay.js';
 
 /** A subscriber only asks for a sync now and then: a burst of 10, one per second after. */
 export const FEED_REQUEST_LIMIT = { ratePerSecond: 1, burst: 10 };
+/**
+ * Most feed bytes the bridge holds for one subscriber that does not read them (beyond what the
+ * kernel buffers). A full store is about 2 MB; past this the subscriber is cut off — it can
+ * reconnect and get the whole store again with sync_state — instead of the bridge's memory
+ * growing with every change for a program (or an AI holding a token) that stopped reading.
+ */
+export const FEED_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Largest frame a subscriber may send (request_sync is 24 characters). */
 const MAX_FEED_REQUEST_BYTES = 1024;
 
@@ -108,7 +115,17 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
     hub: Awaited<ReturnType<PersonPlanes['get']>>['hub'],
   ): void {
     const send = (message: FeedMessage): void => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > FEED_MAX_BUFFERED_BYTES) {
+        // A close frame would queue behind what it is not reading: drop the connection.
+        logger.warn(
+          { personId: subscriber.personId, buffered: ws.bufferedAmount },
+          'overlays feed subscriber is not reading; disconnected',
+        );
+        ws.terminate();
+        return;
+      }
+      ws.send(JSON.stringify(message));
     };
     const unregister = access.sockets.add({
       personId: subscriber.personId,
