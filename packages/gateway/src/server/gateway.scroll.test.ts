@@ -99,8 +99,11 @@ describe('gateway on a scrolling terminal', () => {
       799,
     );
     expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({ mismatches: 0 });
+    // Every copy here is the gateway's own finding (the server sends no CopyRect). How many
+    // depends on how many frames the 1.5 s of scrolling became — fewer, bigger ones on a loaded
+    // machine (6 seen beside a full test run, 12 alone) — so ask for several scroll frames' worth.
     const copies = client.received.filter((i) => i.opcode === 'copy');
-    expect(copies.length).toBeGreaterThan(10);
+    expect(copies.length).toBeGreaterThanOrEqual(4);
     // Per frame, the images cover far less than the scrolling window: the rest was moved.
     const perFrame = new Map<number, number>();
     for (const image of client.images.filter((i) => i.frame > 1)) {
@@ -115,6 +118,7 @@ describe('gateway on a scrolling terminal', () => {
   it("replays the server's own CopyRect moves and stays exact", async () => {
     const client = await scroll({}, 760);
     expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({ mismatches: 0 });
-    expect(client.received.filter((i) => i.opcode === 'copy').length).toBeGreaterThan(10);
+    // As above: a loaded machine turns the scrolling into fewer frames.
+    expect(client.received.filter((i) => i.opcode === 'copy').length).toBeGreaterThanOrEqual(4);
   });
 });

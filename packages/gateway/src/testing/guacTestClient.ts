@@ -12,12 +12,17 @@ import {
   GuacParser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
+import {
+  blit,
+  copyRect,
+  crop,
+  fillRects,
+  resizedLayer,
+  type Layer,
+  type PathRect,
+} from './rgbaLayers.js';
 
-export interface Layer {
-  width: number;
-  height: number;
-  rgba: Buffer;
-}
+export type { Layer } from './rgbaLayers.js';
 
 /** A TCP port on 127.0.0.1, a host and port, or a Unix socket (a `Gateway` is either). */
 export type GuacServerAddress =
@@ -77,10 +82,7 @@ export class GuacTestClient {
   private readonly parser = new GuacParser();
   private readonly pendingImages = new Map<number, PendingImage>();
   /** Per layer, the rectangles of the path the next `cfill` fills. */
-  private readonly paths = new Map<
-    number,
-    { x: number; y: number; width: number; height: number }[]
-  >();
+  private readonly paths = new Map<number, PathRect[]>();
   private readonly outClipboard = new Map<number, Buffer[]>();
   private work: Promise<void> = Promise.resolve();
   private waiters: (() => void)[] = [];
@@ -295,15 +297,7 @@ export class GuacTestClient {
       case 'cursor': {
         const src = this.layers.get(n(2));
         const [sx, sy, w, h] = [n(3), n(4), n(5), n(6)];
-        const rgba = Buffer.alloc(w * h * 4);
-        if (src)
-          for (let y = 0; y < h; y++)
-            src.rgba.copy(
-              rgba,
-              y * w * 4,
-              ((sy + y) * src.width + sx) * 4,
-              ((sy + y) * src.width + sx + w) * 4,
-            );
+        const rgba = src ? crop(src, sx, sy, w, h) : Buffer.alloc(w * h * 4);
         this.cursor = { hotX: n(0), hotY: n(1), width: w, height: h, rgba };
         return;
       }
@@ -318,19 +312,7 @@ export class GuacTestClient {
   }
 
   private resizeLayer(index: number, width: number, height: number): void {
-    const old = this.layers.get(index);
-    const layer = { width, height, rgba: Buffer.alloc(width * height * 4) };
-    if (old) {
-      for (let y = 0; y < Math.min(height, old.height); y++) {
-        old.rgba.copy(
-          layer.rgba,
-          y * width * 4,
-          y * old.width * 4,
-          y * old.width * 4 + Math.min(width, old.width) * 4,
-        );
-      }
-    }
-    this.layers.set(index, layer);
+    this.layers.set(index, resizedLayer(this.layers.get(index), width, height));
   }
 
   private async drawImage(image: PendingImage): Promise<void> {
@@ -350,17 +332,7 @@ export class GuacTestClient {
       height: info.height,
       frame: this.frames,
     });
-    for (let y = 0; y < info.height; y++) {
-      const ty = image.y + y;
-      if (ty < 0 || ty >= layer.height) continue;
-      const w = Math.min(info.width, layer.width - image.x);
-      data.copy(
-        layer.rgba,
-        (ty * layer.width + image.x) * 4,
-        y * info.width * 4,
-        (y * info.width + w) * 4,
-      );
-    }
+    blit(layer, data, info, image.x, image.y);
   }
 
   private fill(index: number, rgba: readonly number[]): void {
@@ -368,14 +340,7 @@ export class GuacTestClient {
     const path = this.paths.get(index) ?? [];
     this.paths.delete(index);
     if (layer === undefined) throw new Error(`cfill on layer ${String(index)} before its size`);
-    const pixel = Buffer.from(rgba);
-    for (const r of path) {
-      for (let y = Math.max(0, r.y); y < Math.min(layer.height, r.y + r.height); y++) {
-        for (let x = Math.max(0, r.x); x < Math.min(layer.width, r.x + r.width); x++) {
-          pixel.copy(layer.rgba, (y * layer.width + x) * 4);
-        }
-      }
-    }
+    fillRects(layer, path, rgba);
   }
 
   private copy(
@@ -391,15 +356,6 @@ export class GuacTestClient {
     const src = this.layers.get(srcIndex);
     const dst = this.layers.get(dstIndex);
     if (!src || !dst) throw new Error('copy between unknown layers');
-    const tmp = Buffer.alloc(w * h * 4);
-    for (let y = 0; y < h; y++)
-      src.rgba.copy(
-        tmp,
-        y * w * 4,
-        ((sy + y) * src.width + sx) * 4,
-        ((sy + y) * src.width + sx + w) * 4,
-      );
-    for (let y = 0; y < h; y++)
-      tmp.copy(dst.rgba, ((dy + y) * dst.width + dx) * 4, y * w * 4, (y + 1) * w * 4);
+    copyRect(src, { x: sx, y: sy, width: w, height: h }, dst, dx, dy);
   }
 }
