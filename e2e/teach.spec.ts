@@ -15,6 +15,7 @@ import { expect, test } from './fixtures.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
 import { startStack, type RunningStack } from './support/bridgeProcess.js';
 import { callTool, connectMcp, openControlViewer, startXev } from './support/controlPlane.js';
+import { dragBetween, displayMapping, spot, type Spot } from './support/pageMapping.js';
 import { adminSession } from './support/signIn.js';
 import { pointerLocation, screenSize, type Rect } from './support/xdesktop.js';
 
@@ -70,46 +71,8 @@ test.afterEach(async () => {
 /** Monitor of a desktop x on this file's layout (two halves, full height). */
 const monitorOf = (x: number) => (x < Math.floor(desktop.width / 2) ? 0 : 1);
 
-interface Mapping {
-  box: Rect;
-  /** CSS pixels per desktop pixel. */
-  scale: number;
-}
-
-/** The page's mapping as the display element shows it: its box and the desktop's size. */
-async function mapping(page: Page): Promise<Mapping> {
-  const box = await page.locator('.remote-display__canvas').boundingBox();
-  if (!box) throw new Error('The remote display is not visible.');
-  return { box, scale: box.width / desktop.width };
-}
-
-/**
- * A whole page coordinate inside desktop column/row `d` (or the next one when no whole
- * coordinate lies well inside it), and the desktop pixel the page's mapping puts under it.
- * Kept a tenth of a pixel away from pixel edges, so rounding anywhere cannot move it.
- */
-function onAxis(start: number, scale: number, d: number): { page: number; pixel: number } {
-  for (let page = Math.floor(start + d * scale); ; page++) {
-    const at = (page - start) / scale;
-    const frac = at - Math.floor(at);
-    if (at >= d && frac > 0.1 && frac < 0.9) return { page, pixel: Math.floor(at) };
-  }
-}
-
-function spot(m: Mapping, x: number, y: number) {
-  const h = onAxis(m.box.x, m.scale, x);
-  const v = onAxis(m.box.y, m.scale, y);
-  return { page: { x: h.page, y: v.page }, pixel: { x: h.pixel, y: v.pixel } };
-}
-
-type Spot = ReturnType<typeof spot>;
-
-async function dragBetween(page: Page, from: Spot, to: Spot): Promise<void> {
-  await page.mouse.move(from.page.x, from.page.y);
-  await page.mouse.down();
-  await page.mouse.move(to.page.x, to.page.y, { steps: 8 });
-  await page.mouse.up();
-}
+/** The page's mapping for this stack's desktop. */
+const mapping = (page: Page) => displayMapping(page, desktop.width);
 
 function expectedRect(from: Spot, to: Spot, note?: string) {
   const x = Math.min(from.pixel.x, to.pixel.x);

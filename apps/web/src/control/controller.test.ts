@@ -1,120 +1,11 @@
 // ViewerController end to end inside the viewer, with the real stores, policy gate, overlay
-// service and input handlers, and a recording FAKE Guacamole client at the edge: synchronous
-// overlay answers, confirmation → approve / deny / timeout / Stop, the viewer's own denial,
-// mirrors following the overlay store, mode approvals, version mismatch.
-import {
-  defaultPermissions,
-  type Permissions,
-  PROTOCOL_VERSION,
-  ProtocolError,
-  parseBridgeMessage,
-  type BridgeToViewer,
-  type ViewerToBridge,
-} from '@overlay-companion/protocol';
-import type Guacamole from 'guacamole-common-js';
+// service and input handlers, and a recording FAKE Guacamole client at the edge
+// (testing/controllerHarness.ts): synchronous overlay answers, confirmation → approve / deny /
+// timeout / Stop, the viewer's own denial, mode approvals, version mismatch. Following the other
+// windows' overlay store is overlaySync.test.ts.
+import { PROTOCOL_VERSION, ProtocolError, parseBridgeMessage } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Confirmations } from '../confirm/confirmations.js';
-import { createConfirmationStore } from '../store/confirmations.js';
-import { createControlStore } from '../store/control.js';
-import { createOverlayStore } from '../store/overlays.js';
-import { EMPTY_VIEWPORT } from '../viewport/viewport.js';
-import { ViewerController, type ControllerDeps } from './controller.js';
-import { ClipboardWatch } from './handlers/clipboard.js';
-import { FakeGuacClient } from './handlers/fakeGuacClient.js';
-import { OverlayService } from './handlers/overlay.js';
-import { currentMonitors } from './monitors.js';
-import { FrameWatch } from './screen/frameWatch.js';
-import { sleep } from './sleep.js';
-
-function msg(raw: unknown): BridgeToViewer {
-  const parsed = parseBridgeMessage(JSON.stringify(raw));
-  if (!parsed.ok) throw new Error(parsed.error);
-  return parsed.message;
-}
-
-const hello = (
-  role: 'control' | 'mirror',
-  mode = 'assist',
-  version: number = PROTOCOL_VERSION,
-  headless = false,
-  permissions: Permissions = defaultPermissions(),
-) =>
-  msg({
-    type: 'hello',
-    protocol_version: version,
-    viewer_id: 'v1',
-    mode,
-    role,
-    headless,
-    permissions,
-  });
-
-const call = (id: string, name: string, args: unknown, policy = 'allow', deadline_ms = 60_000) =>
-  msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
-
-function setup(
-  options: {
-    link?: { up: boolean };
-    desktop?: () => { width: number; height: number };
-    firstFrame?: ControllerDeps['firstFrame'];
-  } = {},
-) {
-  const sent: ViewerToBridge[] = [];
-  const link = options.link ?? { up: true };
-  // Like the channel: a message sent while the link is down is dropped and send says false.
-  const send = (m: ViewerToBridge) => {
-    if (link.up) sent.push(m);
-    return link.up;
-  };
-  const control = createControlStore();
-  const overlayStore = createOverlayStore();
-  const confirmationStore = createConfirmationStore();
-  const confirmations = new Confirmations(confirmationStore);
-  const client = new FakeGuacClient();
-  const desktop = { width: 1280, height: 800 };
-  const overlays = new OverlayService({
-    store: overlayStore,
-    broadcast: (m) => void send(m),
-    desktop: () => desktop,
-    monitors: () => currentMonitors(desktop, 1),
-    newId: () => `ov_${overlayStore.getState().seq + 1}`,
-
-    now: () => 1_700_000_000_000,
-  });
-  let gaveUp: string | undefined;
-  const controller = new ViewerController({
-    send,
-    giveUp: (d) => (gaveUp = d),
-    control,
-    overlayStore,
-    confirmations,
-    env: {
-      overlays,
-      clipboard: new ClipboardWatch(),
-      frames: new FrameWatch(),
-      client: () => client as unknown as Guacamole.Client,
-      desktop: options.desktop ?? (() => desktop),
-      monitors: () => currentMonitors(desktop, 1),
-      masks: () => [],
-      viewport: () => EMPTY_VIEWPORT,
-      sleep,
-      annotate: () => Promise.reject(new Error('not asked in these tests')),
-    },
-    ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
-    warn: () => {},
-  });
-  const pending = () => confirmationStore.getState().pending;
-  return {
-    sent,
-    control,
-    overlayStore,
-    confirmations,
-    client,
-    controller,
-    pending,
-    gaveUp: () => gaveUp,
-  };
-}
+import { call, hello, msg, setup } from './testing/controllerHarness.js';
 
 describe('ViewerController', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -297,26 +188,6 @@ describe('ViewerController', () => {
     expect(sent.filter((m) => m.type !== 'sync_state')).toEqual([]);
   });
 
-  it('taking control: announces its store, and keeps the newer of it and the bridge copy', () => {
-    const { controller, sent, overlayStore } = setup();
-    controller.handle(hello('control'));
-    expect(sent).toEqual([{ type: 'sync_state', seq: 0, overlays: [] }]);
-    controller.handle(
-      call('c20', 'draw_overlay', { x: 0, y: 0, width: 5, height: 5, color: 'red' }),
-    );
-    const mine = overlayStore.getState().overlays;
-    // An older copy from the bridge changes nothing.
-    controller.handle(msg({ type: 'sync_state', seq: 0, overlays: [] }));
-    expect(overlayStore.getState().overlays).toBe(mine);
-    // A newer one (this window missed changes) is taken over.
-    const kept = { ...mine[0]!, overlay_id: 'ov_kept', expires_at: Date.now() + 60_000 };
-    controller.handle(msg({ type: 'sync_state', seq: 9, overlays: [kept] }));
-    expect(overlayStore.getState()).toMatchObject({ seq: 9, overlays: [kept] });
-    // ...and its timers re-armed: the temporary overlay goes when due, broadcast as removed.
-    vi.advanceTimersByTime(60_001);
-    expect(sent.at(-1)).toEqual({ type: 'overlay_removed', overlay_id: 'ov_kept', seq: 10 });
-  });
-
   it('never receives a tool the bridge runs itself: the message parser refuses it', () => {
     const parsed = parseBridgeMessage(
       JSON.stringify({
@@ -329,44 +200,6 @@ describe('ViewerController', () => {
       }),
     );
     expect(parsed.ok).toBe(false);
-  });
-
-  it('as a mirror: asks for a snapshot, follows changes, re-syncs on a gap, refuses calls', () => {
-    const { controller, sent, overlayStore } = setup();
-    controller.handle(hello('mirror'));
-    expect(sent).toEqual([{ type: 'request_sync' }]);
-    const overlay = {
-      overlay_id: 'a',
-      bounds: { x: 0, y: 0, width: 5, height: 5 },
-      color: 'red',
-      opacity: 1,
-      click_through: true,
-      monitor_index: 0,
-      created_at: 1_700_000_000_000,
-    };
-    controller.handle(msg({ type: 'sync_state', seq: 4, overlays: [overlay] }));
-    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'a', seq: 5 }));
-    expect(overlayStore.getState()).toMatchObject({ seq: 5, overlays: [] });
-    controller.handle(msg({ type: 'clear_overlays', seq: 9 }));
-    expect(sent.at(-1)).toEqual({ type: 'request_sync' });
-    controller.handle(
-      call('c12', 'draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }),
-    );
-    expect(sent.at(-1)).toMatchObject({ type: 'tool_error', id: 'c12', kind: 'system_error' });
-  });
-
-  it('as the control window: answers request_sync with the store', () => {
-    const { controller, sent } = setup();
-    controller.handle(hello('control'));
-    controller.handle(
-      call('c13', 'draw_overlay', { x: 0, y: 0, width: 1, height: 1, color: 'red' }),
-    );
-    controller.handle(msg({ type: 'request_sync' }));
-    expect(sent.at(-1)).toMatchObject({
-      type: 'sync_state',
-      seq: 1,
-      overlays: [{ overlay_id: 'ov_1' }],
-    });
   });
 
   it('asks the person about a mode raise and answers the bridge', async () => {

@@ -1,0 +1,119 @@
+// The harness for ViewerController tests: the real stores, policy gate, overlay service and
+// input handlers around one controller, with a recording FAKE Guacamole client at the edge (the
+// only part that needs a browser), and helpers that make parsed bridge messages.
+import {
+  defaultPermissions,
+  type Permissions,
+  PROTOCOL_VERSION,
+  parseBridgeMessage,
+  type BridgeToViewer,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
+import type Guacamole from 'guacamole-common-js';
+import { Confirmations } from '../../confirm/confirmations.js';
+import { createConfirmationStore } from '../../store/confirmations.js';
+import { createControlStore } from '../../store/control.js';
+import { createOverlayStore } from '../../store/overlays.js';
+import { EMPTY_VIEWPORT } from '../../viewport/viewport.js';
+import { ViewerController, type ControllerDeps } from '../controller.js';
+import { ClipboardWatch } from '../handlers/clipboard.js';
+import { FakeGuacClient } from '../handlers/fakeGuacClient.js';
+import { OverlayService } from '../handlers/overlay.js';
+import { currentMonitors } from '../monitors.js';
+import { FrameWatch } from '../screen/frameWatch.js';
+import { sleep } from '../sleep.js';
+
+export function msg(raw: unknown): BridgeToViewer {
+  const parsed = parseBridgeMessage(JSON.stringify(raw));
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.message;
+}
+
+export const hello = (
+  role: 'control' | 'mirror',
+  mode = 'assist',
+  version: number = PROTOCOL_VERSION,
+  headless = false,
+  permissions: Permissions = defaultPermissions(),
+) =>
+  msg({
+    type: 'hello',
+    protocol_version: version,
+    viewer_id: 'v1',
+    mode,
+    role,
+    headless,
+    permissions,
+  });
+
+export const call = (
+  id: string,
+  name: string,
+  args: unknown,
+  policy = 'allow',
+  deadline_ms = 60_000,
+) => msg({ type: 'tool_call', id, name, args, policy, deadline_ms });
+
+export function setup(
+  options: {
+    link?: { up: boolean };
+    desktop?: () => { width: number; height: number };
+    firstFrame?: ControllerDeps['firstFrame'];
+  } = {},
+) {
+  const sent: ViewerToBridge[] = [];
+  const link = options.link ?? { up: true };
+  // Like the channel: a message sent while the link is down is dropped and send says false.
+  const send = (m: ViewerToBridge) => {
+    if (link.up) sent.push(m);
+    return link.up;
+  };
+  const control = createControlStore();
+  const overlayStore = createOverlayStore();
+  const confirmationStore = createConfirmationStore();
+  const confirmations = new Confirmations(confirmationStore);
+  const client = new FakeGuacClient();
+  const desktop = { width: 1280, height: 800 };
+  const overlays = new OverlayService({
+    store: overlayStore,
+    broadcast: (m) => void send(m),
+    desktop: () => desktop,
+    monitors: () => currentMonitors(desktop, 1),
+    newId: () => `ov_${overlayStore.getState().seq + 1}`,
+
+    now: () => 1_700_000_000_000,
+  });
+  let gaveUp: string | undefined;
+  const controller = new ViewerController({
+    send,
+    giveUp: (d) => (gaveUp = d),
+    control,
+    overlayStore,
+    confirmations,
+    env: {
+      overlays,
+      clipboard: new ClipboardWatch(),
+      frames: new FrameWatch(),
+      client: () => client as unknown as Guacamole.Client,
+      desktop: options.desktop ?? (() => desktop),
+      monitors: () => currentMonitors(desktop, 1),
+      masks: () => [],
+      viewport: () => EMPTY_VIEWPORT,
+      sleep,
+      annotate: () => Promise.reject(new Error('not asked in these tests')),
+    },
+    ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
+    warn: () => {},
+  });
+  const pending = () => confirmationStore.getState().pending;
+  return {
+    sent,
+    control,
+    overlayStore,
+    confirmations,
+    client,
+    controller,
+    pending,
+    gaveUp: () => gaveUp,
+  };
+}
