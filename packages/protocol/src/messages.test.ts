@@ -113,6 +113,11 @@ const bridgeMessages: BridgeToViewer[] = [
       masks: [{ x: 10, y: 10, width: 100, height: 50, label: 'mail' }],
     },
   },
+  { type: 'ai_action', action: { kind: 'click', x: 1500, y: 300, button: 'left', clicks: 2 } },
+  {
+    type: 'ai_action',
+    action: { kind: 'drag', from: { x: 1, y: 2 }, to: { x: 30, y: 40 }, button: 'left' },
+  },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -142,6 +147,7 @@ const viewerMessages: ViewerToBridge[] = [
   },
   { type: 'event', event: { type: 'window_focus', at: 1, data: { focused: false } } },
   { type: 'approvals_waiting', requests: [] },
+  { type: 'ai_action', action: { kind: 'type', text: 'hello\n' } },
 ];
 
 describe('message round trips', () => {

@@ -12,6 +12,7 @@ import { MAX_OVERLAYS, Overlay, OverlayId } from './tools/overlay.js';
 import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { Permissions } from './permissions.js';
 import { AiClientRef } from './aiClient.js';
+import { AiActionMessage } from './aiAction.js';
 import { toolDefinitions } from './tools/registry.js';
 import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
 import { MonitorLayout } from './api/layout.js';
@@ -250,6 +251,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   AiClientsMessage,
   ApprovalsWaitingMessage,
   LayoutChangedMessage,
+  AiActionMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
@@ -299,6 +301,7 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   StopPressedMessage,
   EventMessage,
   ApprovalsWaitingMessage,
+  AiActionMessage,
 ]);
 export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
 

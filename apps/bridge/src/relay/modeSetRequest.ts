@@ -5,11 +5,12 @@
 import {
   APPROVAL_WINDOW_MS,
   decideModeChange,
+  type BridgeToViewer,
   type Mode,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
-import type { ModeState } from '../policy/modeState.js';
+import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
 import type { CallOptions } from './callRelay.js';
 
 export interface ModeSetContext {
@@ -64,4 +65,11 @@ export function handleModeSet(
       },
     );
   return undefined;
+}
+
+/** The mode_changed every window gets (with the custom policy when there is one). */
+export function modeChangedMessage(snapshot: ModeSnapshot): BridgeToViewer {
+  return snapshot.metadata === undefined
+    ? { type: 'mode_changed', mode: snapshot.mode }
+    : { type: 'mode_changed', mode: snapshot.mode, metadata: snapshot.metadata };
 }

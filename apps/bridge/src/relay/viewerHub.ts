@@ -7,6 +7,7 @@
 // the overlay store between the control viewer and mirrors, and the bridge's own copy of it
 // (handed to every window that takes control), is overlayRelay.ts.
 // A window's mode_set is modeSetRequest.ts.
+// The control window's approval queue and the AI actions it runs are relayed to the others.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
@@ -26,10 +27,10 @@ import {
   type ToolViewerResult,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
-import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
+import type { ModeState } from '../policy/modeState.js';
 import { CallRelay, type CallOptions } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
-import { handleModeSet } from './modeSetRequest.js';
+import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
 import { OverlayRelay } from './overlayRelay.js';
 import { maskScreenshot } from './privacyMasks.js';
 
@@ -101,7 +102,7 @@ export class ViewerHub {
 
   constructor(private readonly options: ViewerHubOptions) {
     options.mode.onChange((snapshot) => {
-      this.broadcast(modeChanged(snapshot));
+      this.broadcast(modeChangedMessage(snapshot));
       this.calls.revokeDenied(snapshot);
     });
   }
@@ -309,15 +310,18 @@ export class ViewerHub {
           },
           message,
         );
-      case 'approvals_waiting': {
+      case 'approvals_waiting':
         // Only the control window asks the person; a mirror has no queue to announce.
         if (role !== 'control')
           return 'approvals_waiting: only the control viewer announces waiting approvals.';
         this.approvalsWaiting = message;
-        const text = encodeBridgeMessage(message);
-        for (const v of this.viewers) if (v.id !== viewerId) v.send(text);
+        this.toOthers(viewerId, message);
         return undefined;
-      }
+      case 'ai_action':
+        // Only the control window runs the AI's input; the others draw it where they show it.
+        if (role !== 'control') return 'ai_action: only the control viewer runs AI input.';
+        this.toOthers(viewerId, message);
+        return undefined;
       case 'event':
         // Defence in depth: a viewer that has not heard event_interest yet (or an older or
         // misbehaving one) may send what nobody asked for, or what the person's toggles no
@@ -362,7 +366,7 @@ export class ViewerHub {
     );
     // hello carries the mode but not a custom policy; send it so the viewer can show it.
     const snapshot = this.options.mode.snapshot;
-    if (snapshot.mode === 'custom') peer.send(encodeBridgeMessage(modeChanged(snapshot)));
+    if (snapshot.mode === 'custom') peer.send(encodeBridgeMessage(modeChangedMessage(snapshot)));
     // A viewer forgets the interest on every hello and streams every type until told; tell it
     // at once (an empty list when nobody subscribed).
     peer.send(encodeBridgeMessage(this.interest.message()));
@@ -379,14 +383,14 @@ export class ViewerHub {
     return this.viewers.find((v) => v.id === id);
   }
 
+  /** Every window but `viewerId` (the one that said it). */
+  private toOthers(viewerId: string, message: BridgeToViewer): void {
+    const text = encodeBridgeMessage(message);
+    for (const v of this.viewers) if (v.id !== viewerId) v.send(text);
+  }
+
   private broadcast(message: BridgeToViewer): void {
     const text = encodeBridgeMessage(message);
     for (const v of this.viewers) v.send(text);
   }
-}
-
-function modeChanged(snapshot: ModeSnapshot): BridgeToViewer {
-  return snapshot.metadata === undefined
-    ? { type: 'mode_changed', mode: snapshot.mode }
-    : { type: 'mode_changed', mode: snapshot.mode, metadata: snapshot.metadata };
 }

@@ -127,6 +127,24 @@ describe('viewer control channel', () => {
     await late.close();
   });
 
+  it("relays the AI actions the control window runs to the person's other windows, and refuses them from a mirror", async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    const action = {
+      type: 'ai_action',
+      action: { kind: 'click', x: 1500, y: 300, button: 'left', clicks: 1 },
+    };
+    control.send(action);
+    expect(await mirror.waitFor((m) => m.type === 'ai_action')).toEqual(action);
+    // Not echoed to the window that ran it; a mirror runs nothing, so it has nothing to say.
+    mirror.send({ type: 'ai_action', action: { kind: 'move', x: 1, y: 1 } });
+    const error = await mirror.waitFor((m) => m.type === 'error');
+    expect((error as { message: string }).message).toMatch(/only the control viewer/);
+    expect(control.received.some((m) => m.type === 'ai_action')).toBe(false);
+    await control.close();
+    await mirror.close();
+  });
+
   it("answers a mirror's request_sync from the bridge's copy of the control window's store", async () => {
     const control = await ScriptedViewer.connect(bridge);
     const mirror = await ScriptedViewer.connect(bridge);

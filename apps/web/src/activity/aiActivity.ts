@@ -1,7 +1,8 @@
 // What the AI is doing on the desktop right now, for the person to see: every input action the
 // control window runs is announced here with exactly what it does (the same ConfirmDetails the
-// approval panel shows), and the pointer layer draws it. `acting` counts input calls in flight
-// (the chrome's stronger indicator); it changes twice per call, never per animation frame.
+// approval panel shows), and the pointer layer draws it; the person's other windows are told
+// (ai_action) and draw it too. `acting` counts input calls in flight in this window (the chrome's
+// stronger indicator); it changes twice per call, never per animation frame.
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ConfirmDetails } from '../store/confirmations.js';
 
@@ -23,11 +24,23 @@ export const activityStore = createActivityStore();
 
 type ActionListener = (details: ConfirmDetails) => void;
 const listeners = new Set<ActionListener>();
+const runListeners = new Set<ActionListener>();
 
-/** The pointer layer listens here; returns the undo. */
+/** The pointer layer listens here (actions run here and those another window ran); the undo. */
 export function onAiAction(listener: ActionListener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** Actions this window runs, to tell the person's other windows (ai_action); the undo. */
+export function onAiActionRun(listener: ActionListener): () => void {
+  runListeners.add(listener);
+  return () => runListeners.delete(listener);
+}
+
+/** Another window of the person ran this action: draw it here too (no "acting" count). */
+export function aiActionSeen(details: ConfirmDetails): void {
+  for (const listener of listeners) listener(details);
 }
 
 /**
@@ -52,6 +65,7 @@ export function aiActionStarted(details: ConfirmDetails): () => void {
   activityStore.getState().actionStarted();
   for (const listener of listeners) listener(details);
   measured(AI_ACTION_MEASURE, start);
+  for (const listener of runListeners) listener(details);
   // A message task runs after the microtasks in which React renders the store change.
   afterRender.port1.onmessage = () => measured(AI_ACTION_RENDER_MEASURE, start);
   afterRender.port2.postMessage(null);

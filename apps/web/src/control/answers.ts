@@ -1,18 +1,49 @@
 // What the viewer sends back for a call: its own result checked against the schema the bridge
-// will apply (a viewer bug is reported as such, not passed on), and error texts kept within the
-// protocol's length with a hint for empty ones.
+// will apply (a viewer bug is reported as such, not passed on), and tool_error answers with texts
+// kept within the protocol's length (a hint for empty ones) and a refusal's retry time.
 import {
   ERROR_HINTS,
   MAX_ERROR_MESSAGE_LENGTH,
+  ProtocolError,
   toolDefinitions,
   type ErrorKind,
   type TypedToolCall,
+  type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { AnyViewerResult } from './dispatch.js';
 
 export function errorMessage(kind: ErrorKind, text: string): string {
   const message = text.trim() === '' ? ERROR_HINTS[kind] : text;
   return message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
+}
+
+/** The tool_error for call `id`. */
+export function toolError(
+  id: string,
+  kind: ErrorKind,
+  message: string,
+  retryAfterMs?: number,
+): Extract<ViewerToBridge, { type: 'tool_error' }> {
+  return {
+    type: 'tool_error',
+    id,
+    kind,
+    message: errorMessage(kind, message),
+    // A refusal that says when to try again (a teach request already open) keeps its wait.
+    ...(retryAfterMs === undefined
+      ? {}
+      : { retry_after_ms: Math.min(3_600_000, Math.max(0, Math.round(retryAfterMs))) }),
+  };
+}
+
+/** The tool_error for call `id` that failed with `err` (a ProtocolError keeps its kind). */
+export function errorAnswer(
+  id: string,
+  err: unknown,
+): Extract<ViewerToBridge, { type: 'tool_error' }> {
+  if (err instanceof ProtocolError) return toolError(id, err.kind, err.message, err.retryAfterMs);
+  const text = err instanceof Error ? err.message : String(err);
+  return toolError(id, 'system_error', `The viewer failed: ${text}`);
 }
 
 function withoutData(result: object): object {

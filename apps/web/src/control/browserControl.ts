@@ -2,6 +2,8 @@
 // (real WebSocket, ticket from the bridge), the controller, the frame/clipboard watchers and the
 // person's event stream, all following the live Guacamole client. React components get the
 // handle through getControlPlane(); nothing here renders.
+import { onAiActionRun } from '../activity/aiActivity.js';
+import { toAiAction } from '../activity/aiActionWire.js';
 import {
   MAX_LISTED_APPROVALS,
   ProtocolError,
@@ -238,6 +240,12 @@ function startControlPlane(): ControlPlane {
   };
   confirmationStore.subscribe((now, before) => {
     if (now.pending !== before.pending) announceApprovals();
+  });
+  // ...and draws the AI's actions this window runs where they happen (ai_action).
+  onAiActionRun((details) => {
+    const action = toAiAction(details);
+    if (action !== undefined && controlStore.getState().role === 'control')
+      send({ type: 'ai_action', action });
   });
   controlStore.subscribe((now, before) => {
     if (now.role === 'control' && before.role !== 'control') announceApprovals();

@@ -5,6 +5,7 @@
 // windows' overlay store is overlaySync.test.ts.
 import { PROTOCOL_VERSION, ProtocolError, parseBridgeMessage } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { onAiAction } from '../activity/aiActivity.js';
 import { call, hello, msg, setup } from './testing/controllerHarness.js';
 
 describe('ViewerController', () => {
@@ -225,6 +226,24 @@ describe('ViewerController', () => {
     confirmations.answer(pending()[0]?.id ?? '', true);
     await vi.advanceTimersByTimeAsync(0);
     expect(sent.at(-1)).toEqual({ type: 'approval', request_id: 'r1', approved: true });
+  });
+
+  it('as a mirror draws the AI actions the control window ran; the control window draws only its own', () => {
+    const seen: unknown[] = [];
+    const undo = onAiAction((details) => seen.push(details));
+    try {
+      const mirror = setup();
+      mirror.controller.handle(hello('mirror'));
+      const action = { kind: 'click', x: 1500, y: 300, button: 'left', clicks: 1 };
+      mirror.controller.handle(msg({ type: 'ai_action', action }));
+      expect(seen).toEqual([action]);
+      const control = setup();
+      control.controller.handle(hello('control'));
+      control.controller.handle(msg({ type: 'ai_action', action }));
+      expect(seen).toHaveLength(1);
+    } finally {
+      undo();
+    }
   });
 
   it('records the event interest, and forgets it on a new hello', () => {

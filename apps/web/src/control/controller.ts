@@ -26,7 +26,8 @@ import type { StandingState } from '../store/standing.js';
 import type { LayoutState } from '../store/layout.js';
 import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
 import { monitorsOrNone, runWithPerson } from './runShown.js';
-import { errorMessage, invalidResult } from './answers.js';
+import { errorAnswer, invalidResult, toolError } from './answers.js';
+import { aiActionSeen } from '../activity/aiActivity.js';
 import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
@@ -150,6 +151,10 @@ export class ViewerController {
           .approvalsElsewhereChanged(message.requests.map((r) => ({ ...r, receivedAt })));
         return;
       }
+      case 'ai_action':
+        // The control window ran it; this one draws it where it shows that part of the desktop.
+        if (control.getState().role !== 'control') aiActionSeen(message.action);
+        return;
       case 'layout_changed':
         this.#deps.layout?.getState().layoutChanged(message.layout);
         return;
@@ -373,25 +378,10 @@ export class ViewerController {
   }
 
   #answerError(id: string, signal: AbortSignal, err: unknown): void {
-    if (signal.aborted) return;
-    if (err instanceof ProtocolError) {
-      this.#fail(id, err.kind, err.message, err.retryAfterMs);
-      return;
-    }
-    const text = err instanceof Error ? err.message : String(err);
-    this.#fail(id, 'system_error', `The viewer failed: ${text}`);
+    if (!signal.aborted) this.#deps.send(errorAnswer(id, err));
   }
 
-  #fail(id: string, kind: ErrorKind, message: string, retryAfterMs?: number): void {
-    this.#deps.send({
-      type: 'tool_error',
-      id,
-      kind,
-      message: errorMessage(kind, message),
-      // A refusal that says when to try again (a teach request already open) keeps its wait.
-      ...(retryAfterMs === undefined
-        ? {}
-        : { retry_after_ms: Math.min(3_600_000, Math.max(0, Math.round(retryAfterMs))) }),
-    });
+  #fail(id: string, kind: ErrorKind, message: string): void {
+    this.#deps.send(toolError(id, kind, message));
   }
 }

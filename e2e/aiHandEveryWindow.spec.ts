@@ -1,0 +1,94 @@
+// The person sees everything the AI does on every monitor: with one window per monitor, an AI
+// click on monitor 1 runs in the control window (which shows monitor 0) and is drawn by the
+// window that shows monitor 1 — its AI pointer at exactly that desktop pixel of its viewport —
+// while X gets the click there (xev). Real Chromium, bridge, gateway and Xvnc.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { BrowserContext, Page } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import {
+  callTool,
+  connectMcp,
+  openControlViewer,
+  startXev,
+  viewerRole,
+} from './support/controlPlane.js';
+import { clearLayout, saveLayout } from './support/layouts.js';
+import type { RunningStack } from './support/bridgeProcess.js';
+import { screenSize } from './support/xdesktop.js';
+
+let context: BrowserContext | undefined;
+let mcp: Client | undefined;
+
+test.afterEach(async ({ stack }) => {
+  // Back to passive for the specs that share this stack.
+  if (mcp !== undefined) await callTool(mcp, 'set_mode', { mode: 'passive' });
+  await mcp?.close();
+  mcp = undefined;
+  await context?.close();
+  context = undefined;
+  await clearLayout(stack);
+});
+
+async function openCrop(page: Page, stack: RunningStack, query: string): Promise<void> {
+  await page.goto(new URL(query, stack.url).toString());
+  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
+  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+    timeout: 15_000,
+  });
+}
+
+test("an AI click on monitor 1 is drawn by monitor 1's window at the clicked pixel, and X gets it there", async ({
+  browser,
+  stack,
+}) => {
+  const desktop = await screenSize(stack.xEnv);
+  const half = Math.floor(desktop.width / 2);
+  await saveLayout(stack, {
+    monitors: [
+      { x: 0, y: 0, width: half, height: desktop.height },
+      { x: half, y: 0, width: desktop.width - half, height: desktop.height },
+    ],
+  });
+  context = await browser.newContext({
+    viewport: { width: Math.max(1280, desktop.width - half + 40), height: desktop.height + 160 },
+  });
+  const one = await context.newPage();
+  // The person raises the mode in their control window, then it shows monitor 0 only.
+  await openControlViewer(one, stack, 'autopilot');
+  await openCrop(one, stack, `?vx=0&vy=0&vw=${half}&vh=${desktop.height}&scale=1&monitor=0`);
+  await expect.poll(() => viewerRole(one)).toBe('control');
+  const two = await context.newPage();
+  const vw = desktop.width - half;
+  await openCrop(two, stack, `?vx=${half}&vy=0&vw=${vw}&vh=${desktop.height}&scale=1&monitor=1`);
+  await expect.poll(() => viewerRole(two)).toBe('mirror');
+  mcp = await connectMcp(stack);
+
+  const xev = await startXev(stack.xEnv);
+  try {
+    const target = { x: xev.rect.x + 40, y: xev.rect.y + 30 };
+    expect(target.x).toBeGreaterThanOrEqual(half);
+    const clicked = await callTool(mcp, 'click_at', {
+      x: target.x - half,
+      y: target.y,
+      monitor_index: 1,
+    });
+    expect(clicked.isError, clicked.text).toBe(false);
+    await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+
+    // Window 2 (a mirror: it ran nothing) draws the AI's pointer where the click landed.
+    const pointer = two.getByTestId('ai-pointer');
+    await expect(pointer).toBeVisible();
+    await expect(pointer).toHaveAttribute('data-x', String(target.x));
+    await expect(pointer).toHaveAttribute('data-y', String(target.y));
+    const stage = await two.locator('.remote-display__stage').boundingBox();
+    const tip = await pointer.boundingBox();
+    if (!stage || !tip) throw new Error('no stage or pointer box');
+    // Its tip is the centre of the clicked pixel: window x = (desktop x - vx + 0.5) at scale 1.
+    expect(Math.abs(tip.x - (stage.x + target.x - half + 0.5))).toBeLessThanOrEqual(1);
+    expect(Math.abs(tip.y - (stage.y + target.y + 0.5))).toBeLessThanOrEqual(1);
+    await expect(two.getByTestId('ai-ripple').first()).toBeAttached();
+  } finally {
+    xev.stop();
+  }
+});
