@@ -1,8 +1,10 @@
 // The bridge's own pass over every screenshot that leaves it (take_screenshot and the periodic
 // captures behind screenshot://latest, which both come through the hub): the person's privacy
 // masks are painted black into the image itself, whatever the viewer did. The viewer already
-// blacks them out; doing it again here means an old, broken or hostile page cannot leak a masked
-// area, and it fails closed — an image that cannot be read does not go out.
+// blacks them out; doing it again here means an old or broken page cannot leak a masked area,
+// and it fails closed — an image that cannot be read, or is not the size the viewer says, does
+// not go out. Where the masks land comes from the region and scale the viewer reports: only the
+// person's own signed-in page can be a viewer, so a page lying about them is not defended here.
 import {
   ProtocolError,
   masksInImage,
