@@ -4,6 +4,7 @@
 // types draws its pointer there too ("they see everything the AI does", on every monitor).
 // Desktop pixels, after any monitor_index was resolved. Typed text is cut to what the pointer's
 // bubble shows; the clipboard and anything else without a place on the desktop is not sent.
+// Also take_over: the person taking the desktop from the AI in any window pauses it in all.
 import { z } from 'zod';
 import { Coordinate, MouseButton } from './common.js';
 
@@ -48,3 +49,11 @@ export type AiAction = z.infer<typeof AiAction>;
  * person's other windows (and refused from a mirror). Drawing only: it changes nothing.
  */
 export const AiActionMessage = z.strictObject({ type: z.literal('ai_action'), action: AiAction });
+
+/**
+ * The person took the desktop over (on) or handed it back (off), in any of their windows. Both
+ * directions: a window says it, the bridge keeps it and tells every window (and each new one
+ * after hello), so the control window — which runs the AI's input — pauses whichever window the
+ * person pressed it in. A headless viewer cannot hand back.
+ */
+export const TakeOverMessage = z.strictObject({ type: z.literal('take_over'), on: z.boolean() });

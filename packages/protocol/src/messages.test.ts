@@ -118,6 +118,7 @@ const bridgeMessages: BridgeToViewer[] = [
     type: 'ai_action',
     action: { kind: 'drag', from: { x: 1, y: 2 }, to: { x: 30, y: 40 }, button: 'left' },
   },
+  { type: 'take_over', on: true },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -148,6 +149,7 @@ const viewerMessages: ViewerToBridge[] = [
   { type: 'event', event: { type: 'window_focus', at: 1, data: { focused: false } } },
   { type: 'approvals_waiting', requests: [] },
   { type: 'ai_action', action: { kind: 'type', text: 'hello\n' } },
+  { type: 'take_over', on: false },
 ];
 
 describe('message round trips', () => {

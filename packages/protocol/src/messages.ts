@@ -12,7 +12,7 @@ import { MAX_OVERLAYS, Overlay, OverlayId } from './tools/overlay.js';
 import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { Permissions } from './permissions.js';
 import { AiClientRef } from './aiClient.js';
-import { AiActionMessage } from './aiAction.js';
+import { AiActionMessage, TakeOverMessage } from './aiAction.js';
 import { toolDefinitions } from './tools/registry.js';
 import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
 import { MonitorLayout } from './api/layout.js';
@@ -252,6 +252,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   ApprovalsWaitingMessage,
   LayoutChangedMessage,
   AiActionMessage,
+  TakeOverMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
@@ -302,6 +303,7 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   EventMessage,
   ApprovalsWaitingMessage,
   AiActionMessage,
+  TakeOverMessage,
 ]);
 export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
 

@@ -7,7 +7,8 @@
 // the overlay store between the control viewer and mirrors, and the bridge's own copy of it
 // (handed to every window that takes control), is overlayRelay.ts.
 // A window's mode_set is modeSetRequest.ts.
-// The control window's approval queue and the AI actions it runs are relayed to the others.
+// What the windows are told about each other (approval queue, AI actions, layout, AI clients,
+// take over) is windowsShared.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
@@ -32,6 +33,7 @@ import { CallRelay, type CallOptions } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
 import { OverlayRelay } from './overlayRelay.js';
+import { SharedWindowState } from './windowsShared.js';
 import { maskScreenshot } from './privacyMasks.js';
 
 // Defined with the call relay; exported here too, where the rest of the bridge imports them.
@@ -90,15 +92,8 @@ export class ViewerHub {
   });
   private readonly listeners = new Set<HubListener>();
   private readonly interest = new EventInterest();
-  /** The control window's approval queue as last announced (sent to each new mirror). */
-  private approvalsWaiting: Extract<BridgeToViewer, { type: 'approvals_waiting' }> | undefined;
-  /** The person's monitor layout and privacy masks (sent to each window after hello). */
-  private layout: Extract<BridgeToViewer, { type: 'layout_changed' }> | undefined;
-  /** The person's AI clients as last reported (sent to each window after hello). */
-  private aiClients: Extract<BridgeToViewer, { type: 'ai_clients' }> = {
-    type: 'ai_clients',
-    clients: [],
-  };
+  /** What every window is told about the others (and each new one after hello). */
+  private readonly shared = new SharedWindowState();
 
   constructor(private readonly options: ViewerHubOptions) {
     options.mode.onChange((snapshot) => {
@@ -109,18 +104,17 @@ export class ViewerHub {
 
   /** The person saved a layout (or it was loaded): every window follows it at once. */
   setLayout(layout: MonitorLayout | null): void {
-    this.layout = { type: 'layout_changed', layout };
-    this.broadcast(this.layout);
+    this.broadcast(this.shared.layoutChanged(layout));
   }
 
   /** The layout the person's windows were last told (undefined: not loaded yet). */
   get currentLayout(): MonitorLayout | null | undefined {
-    return this.layout?.layout;
+    return this.shared.layout;
   }
 
   /** The person's connected AI clients changed: tell every window, and each new one after hello. */
   setAiClients(message: Extract<BridgeToViewer, { type: 'ai_clients' }>): void {
-    this.aiClients = message;
+    this.shared.aiClientsChanged(message);
     this.broadcast(message);
   }
 
@@ -148,7 +142,7 @@ export class ViewerHub {
 
   /** Approvals the control window announced as waiting for the person (approvals_waiting). */
   get approvalsWaitingCount(): number {
-    return this.approvalsWaiting?.requests.length ?? 0;
+    return this.shared.approvalsWaitingCount;
   }
 
   get pendingCalls(): number {
@@ -202,10 +196,8 @@ export class ViewerHub {
       );
     this.calls.rejectForViewer(viewerId, gone);
     // Its questions went with it: tell the other windows nothing waits any more.
-    if (this.approvalsWaiting !== undefined && this.approvalsWaiting.requests.length > 0) {
-      this.approvalsWaiting = { type: 'approvals_waiting', requests: [] };
-      this.broadcast(this.approvalsWaiting);
-    }
+    const nothingWaits = this.shared.controlLeft();
+    if (nothingWaits !== undefined) this.broadcast(nothingWaits);
     const next = this.viewers[0];
     if (next !== undefined) {
       this.controlId = next.id;
@@ -228,7 +220,7 @@ export class ViewerHub {
     const result = this.calls.call(name, args, policy, options);
     if (name !== 'take_screenshot') return result;
     // Every image the AI gets passes the person's privacy masks here (privacyMasks.ts).
-    const masks = this.layout?.layout?.masks ?? [];
+    const masks = this.shared.layout?.masks ?? [];
     return result.then(
       (shot) =>
         maskScreenshot(shot as ToolViewerResult<'take_screenshot'>, masks) as Promise<
@@ -311,17 +303,15 @@ export class ViewerHub {
           message,
         );
       case 'approvals_waiting':
-        // Only the control window asks the person; a mirror has no queue to announce.
-        if (role !== 'control')
-          return 'approvals_waiting: only the control viewer announces waiting approvals.';
-        this.approvalsWaiting = message;
-        this.toOthers(viewerId, message);
-        return undefined;
       case 'ai_action':
-        // Only the control window runs the AI's input; the others draw it where they show it.
-        if (role !== 'control') return 'ai_action: only the control viewer runs AI input.';
-        this.toOthers(viewerId, message);
+      case 'take_over': {
+        const headless = this.peer(viewerId)?.headless === true;
+        const verdict = this.shared.fromWindow(message, { role, headless });
+        if ('error' in verdict) return verdict.error;
+        if (verdict.to === 'others') this.toOthers(viewerId, verdict.message);
+        else if (verdict.to === 'all') this.broadcast(verdict.message);
         return undefined;
+      }
       case 'event':
         // Defence in depth: a viewer that has not heard event_interest yet (or an older or
         // misbehaving one) may send what nobody asked for, or what the person's toggles no
@@ -370,13 +360,10 @@ export class ViewerHub {
     // A viewer forgets the interest on every hello and streams every type until told; tell it
     // at once (an empty list when nobody subscribed).
     peer.send(encodeBridgeMessage(this.interest.message()));
-    peer.send(encodeBridgeMessage(this.aiClients));
-    if (role === 'mirror' && this.approvalsWaiting !== undefined)
-      peer.send(encodeBridgeMessage(this.approvalsWaiting));
     // A window taking control gets the overlays as the bridge has them: it keeps the newer of
     // that and its own store (and announces its own, which the bridge keeps if newer).
     if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
-    if (this.layout !== undefined) peer.send(encodeBridgeMessage(this.layout));
+    for (const message of this.shared.afterHello(role)) peer.send(encodeBridgeMessage(message));
   }
 
   private peer(id: string): ViewerPeer | undefined {

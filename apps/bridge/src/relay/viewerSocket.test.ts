@@ -145,6 +145,36 @@ describe('viewer control channel', () => {
     await mirror.close();
   });
 
+  it('tells every window when the person takes over in any of them, tells later windows too, and lets no headless viewer hand back', async () => {
+    const control = await ScriptedViewer.connect(bridge);
+    const mirror = await ScriptedViewer.connect(bridge);
+    // Pressed in the mirror: the control window (which runs the AI's input) hears it.
+    mirror.send({ type: 'take_over', on: true });
+    expect(await control.waitFor((m) => m.type === 'take_over')).toEqual({
+      type: 'take_over',
+      on: true,
+    });
+    const late = await ScriptedViewer.connect(bridge);
+    expect(await late.waitFor((m) => m.type === 'take_over')).toEqual({
+      type: 'take_over',
+      on: true,
+    });
+    const headless = await ScriptedViewer.connect(bridge, { headless: true });
+    headless.send({ type: 'take_over', on: false });
+    const refused = await headless.waitFor((m) => m.type === 'error');
+    expect((refused as { message: string }).message).toMatch(/headless viewer cannot hand/);
+    expect(control.received.filter((m) => m.type === 'take_over')).toHaveLength(1);
+    // Handed back from the control window: everyone hears it, and a later window hears nothing.
+    control.send({ type: 'take_over', on: false });
+    await mirror.waitFor((m) => m.type === 'take_over' && !m.on);
+    const fresh = await ScriptedViewer.connect(bridge);
+    // Its request_sync is answered after everything the greeting brought.
+    fresh.send({ type: 'request_sync' });
+    await fresh.waitFor((m) => m.type === 'sync_state');
+    expect(fresh.received.some((m) => m.type === 'take_over')).toBe(false);
+    for (const v of [control, mirror, late, headless, fresh]) await v.close();
+  });
+
   it("answers a mirror's request_sync from the bridge's copy of the control window's store", async () => {
     const control = await ScriptedViewer.connect(bridge);
     const mirror = await ScriptedViewer.connect(bridge);

@@ -208,6 +208,12 @@ function startControlPlane(): ControlPlane {
     standing: standingStore,
     layout: layoutStore,
     person,
+    takeOver: takeOverStore,
+  });
+  // The person's Take over / Hand back in this window reaches every window (the bridge relays).
+  takeOverStore.subscribe((now, before) => {
+    if (now.takenOver !== before.takenOver && now.changedBy === 'person')
+      send({ type: 'take_over', on: now.takenOver });
   });
 
   const events = new UiEventStream({

@@ -6,6 +6,7 @@
 import { PROTOCOL_VERSION, ProtocolError, parseBridgeMessage } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { onAiAction } from '../activity/aiActivity.js';
+import { createTakeOverStore } from '../takeover/personActivity.js';
 import { call, hello, msg, setup } from './testing/controllerHarness.js';
 
 describe('ViewerController', () => {
@@ -244,6 +245,21 @@ describe('ViewerController', () => {
     } finally {
       undo();
     }
+  });
+
+  it('follows a take over from any window, and tells the bridge of one made while the link was down', () => {
+    const takeOver = createTakeOverStore();
+    const { controller, sent } = setup({ takeOver });
+    controller.handle(hello('control'));
+    controller.handle(msg({ type: 'take_over', on: true }));
+    expect(takeOver.getState()).toMatchObject({ takenOver: true, changedBy: 'bridge' });
+    controller.handle(msg({ type: 'take_over', on: false }));
+    expect(takeOver.getState().takenOver).toBe(false);
+    // The person took over here while the bridge could not hear it: the next hello says so.
+    takeOver.getState().takenOverChanged(true);
+    sent.length = 0;
+    controller.handle(hello('control'));
+    expect(sent).toContainEqual({ type: 'take_over', on: true });
   });
 
   it('records the event interest, and forgets it on a new hello', () => {

@@ -24,7 +24,11 @@ import { confirmDetails, type AnyViewerResult, type ToolEnv } from './dispatch.j
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
 import type { LayoutState } from '../store/layout.js';
-import { GIVE_UP_MARGIN_MS, type PersonActivity } from '../takeover/personActivity.js';
+import {
+  GIVE_UP_MARGIN_MS,
+  type PersonActivity,
+  type TakeOverState,
+} from '../takeover/personActivity.js';
 import { monitorsOrNone, runWithPerson } from './runShown.js';
 import { errorAnswer, invalidResult, toolError } from './answers.js';
 import { aiActionSeen } from '../activity/aiActivity.js';
@@ -51,6 +55,8 @@ export interface ControllerDeps {
   person?: PersonActivity;
   /** The person's monitor layout and privacy masks, as the bridge sends them. */
   layout?: StoreApi<LayoutState>;
+  /** Whether the person has taken the desktop over, in any of their windows. */
+  takeOver?: StoreApi<TakeOverState>;
   /** The person's standing permissions (none when absent); Stop revokes them all. */
   standing?: StoreApi<StandingState>;
   warn?: (message: string) => void;
@@ -109,6 +115,9 @@ export class ViewerController {
           permissions: message.permissions,
         });
         if (this.#stopOwed && this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = false;
+        // Taken over while the link was down (or the bridge restarted): the bridge hears it now.
+        if (this.#deps.takeOver?.getState().takenOver)
+          this.#deps.send({ type: 'take_over', on: true });
         overlaysOnHello(this.#overlaySync, message.role, wasControl);
         return;
       }
@@ -151,6 +160,10 @@ export class ViewerController {
           .approvalsElsewhereChanged(message.requests.map((r) => ({ ...r, receivedAt })));
         return;
       }
+      case 'take_over':
+        // The person took over (or handed back) in some window: AI input here follows.
+        this.#deps.takeOver?.getState().takenOverChanged(message.on, 'bridge');
+        return;
       case 'ai_action':
         // The control window ran it; this one draws it where it shows that part of the desktop.
         if (control.getState().role !== 'control') aiActionSeen(message.action);

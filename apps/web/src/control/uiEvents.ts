@@ -15,7 +15,7 @@ import {
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import Guacamole from 'guacamole-common-js';
 import type { Viewport } from '../viewport/viewport.js';
-import { displayPointToDesktop, interactiveOverlayAt } from '../overlay/interactive.js';
+import { catchingOverlayAt, displayPointToDesktop } from '../overlay/interactive.js';
 import type { FrameWatch } from './screen/frameWatch.js';
 import { isMasked } from './screen/masks.js';
 
@@ -144,7 +144,7 @@ export class UiEventStream {
       // overlay's id, at that pixel.
       const p = at(event);
       if (p === undefined) return;
-      const caught = interactiveOverlayAt(p);
+      const caught = catchingOverlayAt(p);
       const data =
         caught === undefined ? { ...p, button } : { ...p, button, overlay_id: caught.overlay_id };
       this.#emit({ type: 'mouse_click', at: Date.now(), data });

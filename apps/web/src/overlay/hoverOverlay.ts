@@ -7,7 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import { overlayStore } from '../store/overlays.js';
 import { viewportStore } from '../store/viewport.js';
 import { windowToDesktop } from '../viewport/viewport.js';
-import { interactiveOverlayAt } from './interactive.js';
+import { catchingOverlayAt } from './interactive.js';
 
 /** On the display area while the pointer is over an interactive overlay (overlays.css). */
 const CATCHES_CLASS = 'remote-display--catches';
@@ -46,7 +46,7 @@ export function watchOverlayHover(area: HTMLElement): () => void {
     const y = last.clientY - rect.top - origin.y;
     hoverChanged(overlayAt(x, y));
     const d = windowToDesktop(viewport, { x, y });
-    const catches = interactiveOverlayAt({ x: Math.floor(d.x), y: Math.floor(d.y) });
+    const catches = catchingOverlayAt({ x: Math.floor(d.x), y: Math.floor(d.y) });
     area.classList.toggle(CATCHES_CLASS, catches !== undefined);
   };
   const move = (event: PointerEvent) => {

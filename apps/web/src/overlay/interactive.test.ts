@@ -1,10 +1,14 @@
 // Interactive overlays: the topmost click_through:false overlay under a desktop pixel (click-
 // through ones never catch), and the filter between the person's mouse and the desktop — a
 // press on an interactive overlay and its release never reach the desktop, moves and the wheel
-// do, and a button the desktop holds is always released.
+// do, and a button the desktop holds is always released; nothing catches while the person has
+// taken over.
 import type { Overlay } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
+import { overlayStore } from '../store/overlays.js';
+import { takeOverStore } from '../takeover/personActivity.js';
 import {
+  catchingOverlayAt,
   ClickCatcher,
   displayPointToDesktop,
   interactiveOf,
@@ -80,5 +84,34 @@ describe('ClickCatcher', () => {
     expect(run(c, state(110, 110, { right: true, left: true }))).toBeNull();
     expect(run(c, state(110, 110, { right: true }))).toBeNull();
     expect(run(c, state(110, 110))).toEqual(state(110, 110));
+  });
+});
+
+describe('catchingOverlayAt', () => {
+  it('catches on an interactive overlay, and never while the person has taken over', () => {
+    const whole = overlay('whole-desktop', false, 0, 0, 4000);
+    overlayStore.getState().replaced({ overlays: [whole], seq: 1 });
+    try {
+      expect(catchingOverlayAt({ x: 10, y: 10 })?.overlay_id).toBe('whole-desktop');
+      const catcher = new ClickCatcher();
+      const press = {
+        x: 10,
+        y: 10,
+        left: true,
+        middle: false,
+        right: false,
+        up: false,
+        down: false,
+      };
+      expect(catcher.filter(press, { x: 10, y: 10 })?.left).toBe(false);
+      catcher.filter({ ...press, left: false }, { x: 10, y: 10 });
+      takeOverStore.getState().takenOverChanged(true);
+      expect(catchingOverlayAt({ x: 10, y: 10 })).toBeUndefined();
+      // The same press now reaches the desktop.
+      expect(catcher.filter(press, { x: 10, y: 10 })?.left).toBe(true);
+    } finally {
+      takeOverStore.getState().takenOverChanged(false);
+      overlayStore.getState().replaced({ overlays: [], seq: 2 });
+    }
   });
 });

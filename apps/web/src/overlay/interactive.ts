@@ -5,9 +5,11 @@
 // on an interactive overlay — and its release, wherever it happens — never reaches the desktop;
 // moves and the wheel always do, and a button the desktop already holds is always released.
 // The mouse_click event with the overlay's id is reported by the UI event stream (uiEvents.ts),
-// hit-tested with the same function at the same desktop pixel.
+// hit-tested with the same function at the same desktop pixel. While the person has taken over,
+// nothing catches: their clicks all go to the desktop.
 import type { Overlay } from '@overlay-companion/protocol';
 import { overlayStore } from '../store/overlays.js';
+import { takeOverStore } from '../takeover/personActivity.js';
 import type { Point } from '../viewport/viewport.js';
 
 const interactiveLists = new WeakMap<readonly Overlay[], readonly Overlay[]>();
@@ -34,6 +36,15 @@ export function interactiveOverlayAt(
       return list[i];
   }
   return undefined;
+}
+
+/**
+ * The interactive overlay that catches a press at desktop pixel `p` now, if any. None while the
+ * person has taken over: then every click is theirs and goes to the desktop — the AI cannot keep
+ * the person from their own desktop by covering it with an interactive overlay.
+ */
+export function catchingOverlayAt(p: Point): Overlay | undefined {
+  return takeOverStore.getState().takenOver ? undefined : interactiveOverlayAt(p);
 }
 
 /**
@@ -69,7 +80,7 @@ export class ClickCatcher {
   #lastSent: MouseStateLike | null = null;
   readonly #at: (p: Point) => Overlay | undefined;
 
-  constructor(at: (p: Point) => Overlay | undefined = (p) => interactiveOverlayAt(p)) {
+  constructor(at: (p: Point) => Overlay | undefined = catchingOverlayAt) {
     this.#at = at;
   }
 

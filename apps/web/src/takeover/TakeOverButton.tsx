@@ -1,5 +1,6 @@
 // "Take over" / "Hand back" in the chrome: while taken over, no AI input reaches the desktop
-// (calls wait, then fail at their deadline saying the person has taken over).
+// (calls wait, then fail at their deadline saying the person has taken over) and no interactive
+// overlay catches the person's clicks; every window of the person follows (take_over).
 import { useStore } from 'zustand';
 import { takeOverStore } from './personActivity.js';
 
@@ -13,8 +14,8 @@ export function TakeOverButton() {
       data-testid="take-over"
       title={
         takenOver
-          ? 'You have the desktop: AI input waits. Hand it back to let the AI act again.'
-          : 'Pause all AI input until you hand the desktop back.'
+          ? 'You have the desktop (in every window): AI input waits and your clicks all reach the desktop. Hand it back to let the AI act again.'
+          : 'Pause all AI input, in every window, until you hand the desktop back.'
       }
       onClick={() => takeOverStore.getState().takenOverChanged(!takenOver)}
     >

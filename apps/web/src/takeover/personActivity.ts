@@ -17,13 +17,16 @@ export const TAKEN_OVER_MESSAGE =
 
 export interface TakeOverState {
   takenOver: boolean;
-  takenOverChanged: (on: boolean) => void;
+  /** Who changed it last: the person in this window, or the bridge telling of another window. */
+  changedBy: 'person' | 'bridge';
+  takenOverChanged: (on: boolean, by?: 'person' | 'bridge') => void;
 }
 
 export function createTakeOverStore(): StoreApi<TakeOverState> {
   return createStore<TakeOverState>()((set) => ({
     takenOver: false,
-    takenOverChanged: (takenOver) => set({ takenOver }),
+    changedBy: 'person',
+    takenOverChanged: (takenOver, changedBy = 'person') => set({ takenOver, changedBy }),
   }));
 }
 

@@ -59,6 +59,7 @@ export function setup(
     link?: { up: boolean };
     desktop?: () => { width: number; height: number };
     firstFrame?: ControllerDeps['firstFrame'];
+    takeOver?: ControllerDeps['takeOver'];
   } = {},
 ) {
   const sent: ViewerToBridge[] = [];
@@ -103,6 +104,7 @@ export function setup(
       annotate: () => Promise.reject(new Error('not asked in these tests')),
     },
     ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
+    ...(options.takeOver ? { takeOver: options.takeOver } : {}),
     warn: () => {},
   });
   const pending = () => confirmationStore.getState().pending;

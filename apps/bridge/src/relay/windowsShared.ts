@@ -1,0 +1,90 @@
+// What every window of one person is told about the others, kept by the bridge so a window that
+// opens later learns it with its greeting: the control window's approval queue
+// (approvals_waiting, shown by mirrors), the person's layout and masks, their AI clients, and
+// whether they have taken the desktop over. Also which window may say what: only the control
+// window announces its queue and the AI actions it runs (ai_action, drawn by the others); any
+// window of the person may take over, but a headless viewer (no person) cannot hand back.
+import type { BridgeToViewer, MonitorLayout, ViewerToBridge } from '@overlay-companion/protocol';
+
+type Msg<T extends BridgeToViewer['type']> = Extract<BridgeToViewer, { type: T }>;
+export type WindowMessage = Extract<
+  ViewerToBridge,
+  { type: 'approvals_waiting' | 'ai_action' | 'take_over' }
+>;
+
+/** What to do with a window's message: refuse it, or send it on (to the others, or to all). */
+export type WindowVerdict =
+  { error: string } | { to: 'others' | 'all'; message: BridgeToViewer } | { to: 'nobody' };
+
+export class SharedWindowState {
+  #approvalsWaiting: Msg<'approvals_waiting'> | undefined;
+  #layout: Msg<'layout_changed'> | undefined;
+  #aiClients: Msg<'ai_clients'> = { type: 'ai_clients', clients: [] };
+  #takenOver = false;
+
+  get layout(): MonitorLayout | null | undefined {
+    return this.#layout?.layout;
+  }
+
+  get approvalsWaitingCount(): number {
+    return this.#approvalsWaiting?.requests.length ?? 0;
+  }
+
+  get takenOver(): boolean {
+    return this.#takenOver;
+  }
+
+  layoutChanged(layout: MonitorLayout | null): Msg<'layout_changed'> {
+    this.#layout = { type: 'layout_changed', layout };
+    return this.#layout;
+  }
+
+  aiClientsChanged(message: Msg<'ai_clients'>): void {
+    this.#aiClients = message;
+  }
+
+  /** The control window left: its questions went with it (the empty queue to tell, if any). */
+  controlLeft(): Msg<'approvals_waiting'> | undefined {
+    if (this.#approvalsWaiting === undefined || this.#approvalsWaiting.requests.length === 0)
+      return undefined;
+    this.#approvalsWaiting = { type: 'approvals_waiting', requests: [] };
+    return this.#approvalsWaiting;
+  }
+
+  /** What a window that just got hello must also hear. */
+  afterHello(role: 'control' | 'mirror'): BridgeToViewer[] {
+    const messages: BridgeToViewer[] = [this.#aiClients];
+    if (role === 'mirror' && this.#approvalsWaiting !== undefined)
+      messages.push(this.#approvalsWaiting);
+    if (this.#layout !== undefined) messages.push(this.#layout);
+    if (this.#takenOver) messages.push({ type: 'take_over', on: true });
+    return messages;
+  }
+
+  fromWindow(
+    message: WindowMessage,
+    sender: { role: 'control' | 'mirror'; headless: boolean },
+  ): WindowVerdict {
+    switch (message.type) {
+      case 'approvals_waiting':
+        // Only the control window asks the person; a mirror has no queue to announce.
+        if (sender.role !== 'control')
+          return {
+            error: 'approvals_waiting: only the control viewer announces waiting approvals.',
+          };
+        this.#approvalsWaiting = message;
+        return { to: 'others', message };
+      case 'ai_action':
+        // Only the control window runs the AI's input; the others draw it where they show it.
+        if (sender.role !== 'control')
+          return { error: 'ai_action: only the control viewer runs AI input.' };
+        return { to: 'others', message };
+      case 'take_over':
+        if (!message.on && sender.headless)
+          return { error: 'take_over ignored: a headless viewer cannot hand the desktop back.' };
+        if (message.on === this.#takenOver) return { to: 'nobody' };
+        this.#takenOver = message.on;
+        return { to: 'all', message };
+    }
+  }
+}
