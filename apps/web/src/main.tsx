@@ -11,6 +11,8 @@ import { confirmationStore } from './store/confirmations.js';
 import { controlStore } from './store/control.js';
 import './theme.css';
 import './styles.css';
+import './confirm/confirmPanel.css';
+import './ui/accountMenu.css';
 
 const rootElement = document.getElementById('root');
 if (!rootElement)
