@@ -16,6 +16,7 @@ import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { Store } from '../store/types.js';
 import type { ApiDeps } from './deps.js';
+import { salvageLayout } from './layoutSalvage.js';
 
 /**
  * The name the current layout is stored under (the monitor_layouts table keys layouts by person
@@ -23,7 +24,10 @@ import type { ApiDeps } from './deps.js';
  */
 export const CURRENT_LAYOUT_NAME = 'current';
 
-/** A person's saved layout, or null before their first save (or if the stored one is unreadable). */
+/**
+ * A person's saved layout, or null before their first save. One that no longer reads is salvaged
+ * with every privacy mask kept (or null when it held none).
+ */
 export async function readLayout(
   store: Pick<Store, 'layouts'>,
   personId: string,
@@ -31,9 +35,11 @@ export async function readLayout(
   const records = await store.layouts.list(personId);
   const record = records.find((r) => r.name === CURRENT_LAYOUT_NAME);
   if (record === undefined) return null;
-  // Stored layouts were valid when saved; a rule added since must not break reading the rest.
+  // Stored layouts were valid when saved; a rule added since must not break reading the rest,
+  // nor drop a privacy mask (layoutSalvage.ts).
   const parsed = MonitorLayout.safeParse(record.layout);
-  return parsed.success ? { layout: parsed.data, updated_at: record.updatedAt } : null;
+  const layout = parsed.success ? parsed.data : salvageLayout(record.layout);
+  return layout === null ? null : { layout, updated_at: record.updatedAt };
 }
 
 /** "monitors: 0,0 1920×1080 | 1920,0 1920×1080; masks: 10,10 300×200" (no labels: they are free text). */
