@@ -5,12 +5,13 @@
 // an AI's interactive overlay over the whole desktop was catching. Real Chromium, bridge,
 // gateway and Xvnc.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Browser, BrowserContext, Page } from '@playwright/test';
+import type { Browser, BrowserContext } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import {
   callTool,
   connectMcp,
   openControlViewer,
+  openViewerAt,
   startXev,
   viewerRole,
 } from './support/controlPlane.js';
@@ -30,15 +31,6 @@ test.afterEach(async ({ stack }) => {
   context = undefined;
   await clearLayout(stack);
 });
-
-async function openCrop(page: Page, stack: RunningStack, query: string): Promise<void> {
-  await page.goto(new URL(query, stack.url).toString());
-  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
-  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
-    timeout: 15_000,
-  });
-}
 
 /**
  * The person's two windows over a two-monitor layout (the desktop's halves), each showing its
@@ -60,11 +52,15 @@ async function twoWindows(browser: Browser, stack: RunningStack) {
   const one = await context.newPage();
   // The person raises the mode in their control window, then it shows monitor 0 only.
   await openControlViewer(one, stack, 'autopilot');
-  await openCrop(one, stack, `?vx=0&vy=0&vw=${half}&vh=${desktop.height}&scale=1&monitor=0`);
+  await openViewerAt(one, stack, `?vx=0&vy=0&vw=${half}&vh=${desktop.height}&scale=1&monitor=0`);
   await expect.poll(() => viewerRole(one)).toBe('control');
   const two = await context.newPage();
   const vw = desktop.width - half;
-  await openCrop(two, stack, `?vx=${half}&vy=0&vw=${vw}&vh=${desktop.height}&scale=1&monitor=1`);
+  await openViewerAt(
+    two,
+    stack,
+    `?vx=${half}&vy=0&vw=${vw}&vh=${desktop.height}&scale=1&monitor=1`,
+  );
   await expect.poll(() => viewerRole(two)).toBe('mirror');
   return { one, two, desktop, half };
 }

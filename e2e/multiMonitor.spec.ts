@@ -10,11 +10,17 @@ import type { BrowserContext, Page } from '@playwright/test';
 import sharp from 'sharp';
 import { WebSocket } from 'ws';
 import { expect, test } from './fixtures.js';
-import { callTool, connectMcp, mcpToken, startXev, viewerRole } from './support/controlPlane.js';
+import {
+  callTool,
+  connectMcp,
+  mcpToken,
+  openViewerAt,
+  startXev,
+  viewerRole,
+} from './support/controlPlane.js';
 import { clearLayout, saveLayout } from './support/layouts.js';
 import { signInContext } from './support/signIn.js';
 import { screenSize } from './support/xdesktop.js';
-import type { RunningStack } from './support/bridgeProcess.js';
 import { captureRoot, compareRgba } from '../packages/gateway/src/testing/desktopCapture.js';
 
 interface StoreView {
@@ -30,16 +36,6 @@ async function store(page: Page): Promise<StoreView> {
       }
     ).__overlayCompanion;
     return { seq: api.overlaySeq(), ids: api.overlays().map((o) => o.overlay_id) };
-  });
-}
-
-/** Opens the viewer in `page` at `query` and waits for the desktop and the AI link. */
-async function openWindow(page: Page, stack: RunningStack, query: string): Promise<void> {
-  await page.goto(new URL(query, stack.url).toString());
-  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
-  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
-    timeout: 15_000,
   });
 }
 
@@ -96,8 +92,8 @@ test('two windows, two viewports: an overlay split across them, a click in windo
   await signInContext(context, stack);
   const one = await context.newPage();
   const two = await context.newPage();
-  await openWindow(one, stack, `?vx=0&vy=0&vw=${half}&vh=${desktop.height}&scale=1&monitor=0`);
-  await openWindow(
+  await openViewerAt(one, stack, `?vx=0&vy=0&vw=${half}&vh=${desktop.height}&scale=1&monitor=0`);
+  await openViewerAt(
     two,
     stack,
     `?vx=${right.x}&vy=0&vw=${right.width}&vh=${right.height}&scale=1&monitor=1`,
@@ -227,10 +223,10 @@ test('closing the control window hands control to the other window with every ov
   context = await browser.newContext();
   await signInContext(context, stack);
   const first = await context.newPage();
-  await openWindow(first, stack, '/');
+  await openViewerAt(first, stack, '/');
   await expect.poll(() => viewerRole(first), { timeout: 10_000 }).toBe('control');
   const second = await context.newPage();
-  await openWindow(second, stack, '/');
+  await openViewerAt(second, stack, '/');
   expect(await viewerRole(second)).toBe('mirror');
   mcp = await connectMcp(stack);
   await ok(mcp, 'clear_overlays', {});
@@ -265,7 +261,7 @@ test('closing the control window hands control to the other window with every ov
     .toEqual([...ids, more.structured?.overlay_id]);
   // And a window opened now gets them all from the bridge.
   const third = await context.newPage();
-  await openWindow(third, stack, '/');
+  await openViewerAt(third, stack, '/');
   await expect
     .poll(async () => (await store(third)).ids)
     .toEqual([...ids, more.structured?.overlay_id]);
@@ -291,10 +287,10 @@ test('killing and restoring window sockets during 1,000 overlay changes: every w
   });
   await signInContext(context, stack);
   const control = await context.newPage();
-  await openWindow(control, stack, '/');
+  await openViewerAt(control, stack, '/');
   await expect.poll(() => viewerRole(control), { timeout: 10_000 }).toBe('control');
   const mirror = await context.newPage();
-  await openWindow(mirror, stack, '/');
+  await openViewerAt(mirror, stack, '/');
   mcp = await connectMcp(stack);
   await ok(mcp, 'clear_overlays', {});
 

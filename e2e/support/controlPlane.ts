@@ -198,6 +198,21 @@ export async function viewerRole(page: Page): Promise<string | null> {
 const MODE_ORDER = ['passive', 'assist', 'autopilot'];
 
 /**
+ * Opens the viewer at `query` (e.g. a monitor's `?vx=…` crop) in an already signed-in page and
+ * waits for the desktop and the AI link.
+ */
+export async function openViewerAt(page: Page, stack: RemoteStack, query: string): Promise<void> {
+  await page.goto(new URL(query, stack.url).toString());
+  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
+  // "Connected" comes with the handshake; the desktop's size arrives with its first frame, and
+  // tools that need it (screenshots, display info) answer system_error until then.
+  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
+    timeout: 15_000,
+  });
+}
+
+/**
  * Signs the page's context in and opens the viewer, waits for the desktop and the AI link,
  * waits until this window is the control window (one closed by an earlier test may hold control
  * for a moment), and has the person pick `mode` in the selector — approving it in the panel
@@ -209,14 +224,7 @@ export async function openControlViewer(
   mode: string,
 ): Promise<void> {
   await signInContext(page.context(), stack);
-  await page.goto(stack.url);
-  await expect(page.getByTestId('connection-label')).toHaveText('Connected', { timeout: 30_000 });
-  // "Connected" comes with the handshake; the desktop's size arrives with its first frame, and
-  // tools that need it (screenshots, display info) answer system_error until then.
-  await expect(page.getByTestId('desktop-size')).toBeVisible({ timeout: 15_000 });
-  await expect(page.getByTestId('ai-link')).toHaveAttribute('data-link', 'open', {
-    timeout: 15_000,
-  });
+  await openViewerAt(page, stack, '/');
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
   const select = page.getByTestId('mode-select');
   const current = await select.inputValue();

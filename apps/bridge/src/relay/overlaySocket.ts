@@ -6,8 +6,8 @@
 //   still refuses a foreign Origin when one is sent).
 // Either way it sees only that person's overlays. It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
-// and changes nothing; a flood closes the socket, and so does not reading what it is sent. Signing out, disabling the person or revoking
-// the token closes it (SocketRegistry).
+// and changes nothing; a flood closes the socket, and so does not reading what it is sent.
+// Signing out, disabling the person or revoking the token closes it (SocketRegistry).
 import {
   FeedRequest,
   MAX_ERROR_MESSAGE_LENGTH,

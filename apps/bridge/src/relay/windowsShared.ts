@@ -30,10 +30,6 @@ export class SharedWindowState {
     return this.#approvalsWaiting?.requests.length ?? 0;
   }
 
-  get takenOver(): boolean {
-    return this.#takenOver;
-  }
-
   layoutChanged(layout: MonitorLayout | null): Msg<'layout_changed'> {
     this.#layout = { type: 'layout_changed', layout };
     return this.#layout;

@@ -38,7 +38,7 @@ export function onAiActionRun(listener: ActionListener): () => void {
   return () => runListeners.delete(listener);
 }
 
-/** Another window of the person ran this action: draw it here too (no "acting" count). */
+/** Draws an action: one this window runs, or one another window ran (no "acting" count). */
 export function aiActionSeen(details: ConfirmDetails): void {
   for (const listener of listeners) listener(details);
 }
@@ -63,7 +63,7 @@ function measured(name: string, start: number): void {
 export function aiActionStarted(details: ConfirmDetails): () => void {
   const start = performance.now();
   activityStore.getState().actionStarted();
-  for (const listener of listeners) listener(details);
+  aiActionSeen(details);
   measured(AI_ACTION_MEASURE, start);
   for (const listener of runListeners) listener(details);
   // A message task runs after the microtasks in which React renders the store change.

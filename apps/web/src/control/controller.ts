@@ -67,6 +67,7 @@ const FIRST_FRAME_WAIT_MS = 10_000;
 
 export class ViewerController {
   readonly #deps: ControllerDeps;
+  readonly #overlaySync: OverlaySyncDeps;
   /** Calls being worked on, by id: aborting one stops its confirmation and input at once. */
   readonly #inflight = new Map<string, AbortController>();
   /** Stop was pressed while the link was down: the bridge has not heard it yet. */
@@ -74,13 +75,11 @@ export class ViewerController {
 
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
-  }
-
-  get #overlaySync(): OverlaySyncDeps {
-    return {
-      send: this.#deps.send,
-      overlayStore: this.#deps.overlayStore,
-      overlays: this.#deps.env.overlays,
+    // Made once: a mirror handles one overlay message per AI change, thousands at a time.
+    this.#overlaySync = {
+      send: deps.send,
+      overlayStore: deps.overlayStore,
+      overlays: deps.env.overlays,
     };
   }
 
