@@ -10,6 +10,7 @@ export * from './policy.js';
 export * from './permissions.js';
 export * from './aiClient.js';
 export * from './aiAction.js';
+export * from './desktopState.js';
 export * from './standingPermission.js';
 export * from './api/index.js';
 export * from './tools/index.js';

@@ -13,6 +13,7 @@ import { EVENT_TYPES, EventType, UiEvent } from './tools/events.js';
 import { Permissions } from './permissions.js';
 import { AiClientRef } from './aiClient.js';
 import { AiActionMessage, TakeOverMessage } from './aiAction.js';
+import { ChargeMessage, DesktopStateMessage } from './desktopState.js';
 import { toolDefinitions } from './tools/registry.js';
 import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
 import { MonitorLayout } from './api/layout.js';
@@ -253,6 +254,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   LayoutChangedMessage,
   AiActionMessage,
   TakeOverMessage,
+  DesktopStateMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
@@ -304,6 +306,7 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   ApprovalsWaitingMessage,
   AiActionMessage,
   TakeOverMessage,
+  ChargeMessage,
 ]);
 export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
 

@@ -15,7 +15,14 @@ export const TICKET_TTL_MS = 30_000;
 export const TicketSocket = z.enum(['viewer', 'tunnel', 'overlays']);
 export type TicketSocket = z.infer<typeof TicketSocket>;
 
-export const TicketRequest = z.strictObject({ socket: TicketSocket });
+export const TicketRequest = z.strictObject({
+  socket: TicketSocket,
+  /** The desktop the socket is for (viewer, tunnel); omitted: the person's default desktop. */
+  desktop: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
+});
 export type TicketRequest = z.infer<typeof TicketRequest>;
 
 export const TicketResponse = z.object({

@@ -28,6 +28,7 @@ export const TOOL_FAMILIES = [
   'clipboard',
   'events',
   'teach',
+  'desktop',
 ] as const;
 export type ToolKind = (typeof TOOL_FAMILIES)[number];
 

@@ -30,3 +30,4 @@ export * from './mode.js';
 export * from './clipboard.js';
 export * from './events.js';
 export * from './teach.js';
+export * from './desktops.js';

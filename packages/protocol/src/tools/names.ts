@@ -68,3 +68,16 @@ export type ToolArgs<N extends ToolName> = z.output<ToolDefinitions[N]['input']>
 export type ToolResult<N extends ToolName> = z.output<ToolDefinitions[N]['result']>;
 /** What the viewer sends in tool_result.result for this tool. */
 export type ToolViewerResult<N extends ToolName> = z.output<ToolDefinitions[N]['viewerResult']>;
+
+/**
+ * Tools an AI may call on a desktop whose person in charge is not its own person (a watcher's
+ * AI, with a view or control grant): choosing and listing desktops, and looking at the screen
+ * (read-only screen tools; the desktop's privacy masks still apply). Everything else — input,
+ * overlays, the mode, events, teach mode — needs the person in charge.
+ */
+export const WATCHER_TOOLS: ReadonlySet<ToolName> = new Set(
+  TOOL_NAMES.filter((name) => {
+    const def = toolDefinitions[name];
+    return def.kind === 'desktop' || (def.kind === 'screen' && def.annotations.readOnlyHint);
+  }),
+);

@@ -8,6 +8,7 @@ import { setMode } from './mode.js';
 import { getClipboard, setClipboard } from './clipboard.js';
 import { getEvents, subscribeEvents, unsubscribeEvents } from './events.js';
 import { requestAnnotation } from './teach.js';
+import { listDesktops, selectDesktop } from './desktops.js';
 
 export const toolDefinitions = {
   draw_overlay: drawOverlay,
@@ -31,6 +32,8 @@ export const toolDefinitions = {
   unsubscribe_events: unsubscribeEvents,
   get_events: getEvents,
   request_annotation: requestAnnotation,
+  list_desktops: listDesktops,
+  select_desktop: selectDesktop,
 } as const;
 
 export type ToolDefinitions = typeof toolDefinitions;
