@@ -1,12 +1,21 @@
-// Bridge-wide settings for admins (/api/settings: audit retention). Each person's monitor layout
-// is in layout.ts.
+// Bridge-wide settings for admins (/api/settings: audit retention, whether members may add
+// desktops). Each person's monitor layout is in layout.ts.
 import { API, BridgeSettingsPatch, type BridgeSettings } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import { AUDIT_RETENTION_KEY } from '../audit/auditLog.js';
 import { parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import { requireAdmin } from '../http/signedIn.js';
+import type { Store } from '../store/types.js';
 import type { ApiDeps } from './deps.js';
+
+/** The settings key of BridgeSettings.people_may_add_desktops (false when never set). */
+export const PEOPLE_MAY_ADD_DESKTOPS_KEY = 'people_may_add_desktops';
+
+/** Whether members may add desktops of their own (admins always may). */
+export async function peopleMayAddDesktops(store: Pick<Store, 'settings'>): Promise<boolean> {
+  return (await store.settings.get(PEOPLE_MAY_ADD_DESKTOPS_KEY)) === true;
+}
 
 export function mountSettingsRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   const { access } = deps;
@@ -14,6 +23,7 @@ export function mountSettingsRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
 
   const current = async (): Promise<BridgeSettings> => ({
     audit_retention_days: await access.audit.retentionDays(),
+    people_may_add_desktops: await peopleMayAddDesktops(store),
   });
 
   app.get(API.settings, requireAdmin(), async (c) => c.json(await current()));
@@ -25,6 +35,9 @@ export function mountSettingsRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (body.value.audit_retention_days !== undefined) {
       await store.settings.set(AUDIT_RETENTION_KEY, body.value.audit_retention_days);
       await access.audit.purge();
+    }
+    if (body.value.people_may_add_desktops !== undefined) {
+      await store.settings.set(PEOPLE_MAY_ADD_DESKTOPS_KEY, body.value.people_may_add_desktops);
     }
     access.audit.record({
       kind: 'settings_changed',

@@ -24,6 +24,7 @@ export function tokenView(token: ApiTokenRecord): TokenView {
     last_used_at: token.lastUsedAt,
     revoked_at: token.revokedAt,
     hint: token.hint,
+    desktops: token.desktopIds,
   };
 }
 

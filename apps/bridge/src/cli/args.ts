@@ -2,9 +2,9 @@
 // UsageError whose message names the flag and the fix; the caller prints it with the usage
 // text and exits 2. Credentials come from the environment so they never show in `ps`.
 import { parseArgs } from 'node:util';
+import { RDP_KEYBOARDS, type RdpKeyboard } from '@overlay-companion/protocol';
 import { parseHostPort, type HostPort } from '../config.js';
 import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
-import { RDP_KEYBOARDS, type RdpKeyboard } from './desktopSource.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsToken } from '../metrics/access.js';

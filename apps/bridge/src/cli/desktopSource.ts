@@ -42,40 +42,6 @@ export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * guacd 1.6's RDP keyboard layouts (its `server-layout` values). guacd turns keysyms into that
- * layout's scancodes (and dead-key sequences), and xrdp gives the session the same X layout.
- * Characters outside the layout go as RDP Unicode events, which xrdp 0.9 drops unless its own
- * keymap has them: with the default en-us-qwerty an `ä` never arrives; a layout that has it
- * (e.g. de-de-qwertz) delivers it.
- */
-export const RDP_KEYBOARDS = [
-  'cs-cz-qwertz',
-  'da-dk-qwerty',
-  'de-ch-qwertz',
-  'de-de-qwertz',
-  'en-gb-qwerty',
-  'en-us-qwerty',
-  'es-es-qwerty',
-  'es-latam-qwerty',
-  'failsafe',
-  'fr-be-azerty',
-  'fr-ca-qwerty',
-  'fr-ch-qwertz',
-  'fr-fr-azerty',
-  'hu-hu-qwertz',
-  'it-it-qwerty',
-  'ja-jp-qwerty',
-  'no-no-qwerty',
-  'pl-pl-qwerty',
-  'pt-br-qwerty',
-  'pt-pt-qwerty',
-  'ro-ro-qwerty',
-  'sv-se-qwerty',
-  'tr-tr-qwerty',
-] as const;
-export type RdpKeyboard = (typeof RDP_KEYBOARDS)[number];
-
-/**
  * `size` is the operator's --desktop-size, which the local desktop starts at (the tunnel keeps
  * every other source at it).
  */

@@ -18,12 +18,28 @@ function toRecord(row: Selectable<ApiTokensTable>): ApiTokenRecord {
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    desktopIds: row.desktop_ids === null ? null : parseIds(row.desktop_ids),
   };
+}
+
+/** The stored id list; anything else reads as no desktops at all (never as "all of them"). */
+function parseIds(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (Array.isArray(value)) return value.filter((id): id is string => typeof id === 'string');
+  } catch {
+    // fall through
+  }
+  return [];
 }
 
 export function apiTokenRepo({ db }: RepoContext): ApiTokenRepo {
   return {
-    async create(token: Omit<ApiTokenRecord, 'lastUsedAt' | 'revokedAt'>): Promise<ApiTokenRecord> {
+    async create(
+      token: Omit<ApiTokenRecord, 'lastUsedAt' | 'revokedAt' | 'desktopIds'> & {
+        desktopIds?: string[] | null;
+      },
+    ): Promise<ApiTokenRecord> {
       const row: Selectable<ApiTokensTable> = {
         id: token.id,
         person_id: token.personId,
@@ -34,6 +50,10 @@ export function apiTokenRepo({ db }: RepoContext): ApiTokenRepo {
         expires_at: token.expiresAt,
         last_used_at: null,
         revoked_at: null,
+        desktop_ids:
+          token.desktopIds === undefined || token.desktopIds === null
+            ? null
+            : JSON.stringify(token.desktopIds),
       };
       await withConflicts(
         () => db.insertInto('api_tokens').values(row).execute(),

@@ -49,6 +49,8 @@ export interface ApiTokensTable {
   expires_at: number | null;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** JSON text: the desktop ids the token may use; null for all its person may use. */
+  desktop_ids: string | null;
 }
 
 /**
@@ -99,6 +101,29 @@ export interface AuditLogTable {
   screenshot: ColumnType<Buffer | null, Buffer | null, never>;
 }
 
+export interface DesktopsTable {
+  id: string;
+  name: string;
+  /** The name lower-cased (unique): names ignore case. */
+  name_key: string;
+  kind: string;
+  /** JSON text (DesktopParams). */
+  params: string;
+  /** Sealed credentials (desktops/credentials.ts). */
+  secret: string | null;
+  owner_id: string;
+  in_charge_id: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DesktopGrantsTable {
+  desktop_id: string;
+  person_id: string;
+  level: string;
+  created_at: number;
+}
+
 export interface Database {
   people: PeopleTable;
   web_sessions: WebSessionsTable;
@@ -107,4 +132,6 @@ export interface Database {
   settings: SettingsTable;
   monitor_layouts: MonitorLayoutsTable;
   audit_log: AuditLogTable;
+  desktops: DesktopsTable;
+  desktop_grants: DesktopGrantsTable;
 }

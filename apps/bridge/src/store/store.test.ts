@@ -11,6 +11,7 @@ import { DATABASE_FILE } from './dataDir.js';
 import { backend, type Backend } from './testing/fixture.js';
 import { postgresRequired, startTestPostgres } from './testing/postgres.js';
 import { auditSuite } from './testing/suites/audit.js';
+import { desktopsSuite } from './testing/suites/desktops.js';
 import { integritySuite } from './testing/suites/integrity.js';
 import { peopleSuite } from './testing/suites/people.js';
 import { preferencesSuite } from './testing/suites/preferences.js';
@@ -48,6 +49,7 @@ describe.each(backends.map((b) => [b.name, b] as const))('store on %s', (_name, 
   describe('permissions, settings, layouts', () => preferencesSuite(b));
   describe('audit log', () => auditSuite(b));
   describe('integrity', () => integritySuite(b));
+  describe('desktops', () => desktopsSuite(b));
 });
 
 describe('SQLite files', () => {

@@ -1,9 +1,20 @@
 // What the bridge keeps between restarts, as the rest of the bridge sees it: people, sign-in
-// sessions, API tokens (hashed), per-person permissions, bridge-wide settings, monitor layouts
-// and the audit log. One interface, two backends behind it (SQLite in the data dir by default,
-// PostgreSQL when DATABASE_URL is set), one kysely schema and one migration list for both.
+// sessions, API tokens (hashed), per-person permissions, bridge-wide settings, monitor layouts,
+// desktops with their grants, and the audit log. One interface, two backends behind it (SQLite
+// in the data dir by default, PostgreSQL when DATABASE_URL is set), one kysely schema and one
+// migration list for both.
 // Times are epoch milliseconds (numbers) everywhere; ids are opaque strings minted here.
-import type { AuditKind, Permissions, PermissionsPatch, Role } from '@overlay-companion/protocol';
+import type {
+  AuditKind,
+  DesktopKind,
+  DesktopParams,
+  GrantLevel,
+  Permissions,
+  PermissionsPatch,
+  Role,
+} from '@overlay-companion/protocol';
+
+export type { DesktopKind, GrantLevel } from '@overlay-companion/protocol';
 
 export interface PersonRecord {
   id: string;
@@ -94,10 +105,17 @@ export interface ApiTokenRecord {
   expiresAt: number | null;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** The desktops this token may use; null: every desktop its person may use. */
+  desktopIds: string[] | null;
 }
 
 export interface ApiTokenRepo {
-  create(token: Omit<ApiTokenRecord, 'lastUsedAt' | 'revokedAt'>): Promise<ApiTokenRecord>;
+  /** `desktopIds` defaults to null (every desktop its person may use). */
+  create(
+    token: Omit<ApiTokenRecord, 'lastUsedAt' | 'revokedAt' | 'desktopIds'> & {
+      desktopIds?: string[] | null;
+    },
+  ): Promise<ApiTokenRecord>;
   byHash(tokenHash: string): Promise<ApiTokenRecord | undefined>;
   byId(id: string): Promise<ApiTokenRecord | undefined>;
   /** A person's tokens, newest first, revoked ones included. */
@@ -190,6 +208,57 @@ export interface AuditRepo {
   purgeBefore(before: number): Promise<number>;
 }
 
+export interface DesktopRecord {
+  /** Minted by the caller with newId('dsk') (the id seals the credentials, so it comes first). */
+  id: string;
+  /** Unique, ignoring case. */
+  name: string;
+  kind: DesktopKind;
+  /** Stored as JSON text. */
+  params: DesktopParams;
+  /** Sealed credentials (desktops/credentials.ts), or null. */
+  secret: string | null;
+  /** Removing the owner removes their desktops. */
+  ownerId: string;
+  /** Who is in charge; null = the owner (also after that person is removed). */
+  inChargeId: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DesktopGrant {
+  desktopId: string;
+  personId: string;
+  level: GrantLevel;
+  createdAt: number;
+}
+
+export type DesktopPatch = Partial<
+  Pick<DesktopRecord, 'name' | 'params' | 'secret' | 'ownerId' | 'inChargeId'>
+>;
+
+export interface DesktopRepo {
+  /** Throws StoreConflictError on a taken name (ignoring case) or an owner who is not there. */
+  add(
+    desktop: Omit<DesktopRecord, 'createdAt' | 'updatedAt' | 'inChargeId'>,
+  ): Promise<DesktopRecord>;
+  byId(id: string): Promise<DesktopRecord | undefined>;
+  /** Ignoring case. */
+  byName(name: string): Promise<DesktopRecord | undefined>;
+  /** Ordered by name (ignoring case). */
+  list(): Promise<DesktopRecord[]>;
+  /** Only the fields the patch names (null clears secret/inChargeId); undefined when not there. */
+  update(id: string, patch: DesktopPatch): Promise<DesktopRecord | undefined>;
+  /** Removes the desktop and its grants. */
+  remove(id: string): Promise<boolean>;
+  /** Ordered by when they were given. */
+  grants(desktopId: string): Promise<DesktopGrant[]>;
+  grantsForPerson(personId: string): Promise<DesktopGrant[]>;
+  /** Gives or changes a grant (upsert); StoreConflictError when the desktop or person is gone. */
+  setGrant(desktopId: string, personId: string, level: GrantLevel): Promise<void>;
+  removeGrant(desktopId: string, personId: string): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly people: PeopleRepo;
@@ -199,6 +268,7 @@ export interface Store {
   readonly settings: SettingsRepo;
   readonly layouts: LayoutRepo;
   readonly audit: AuditRepo;
+  readonly desktops: DesktopRepo;
   close(): Promise<void>;
 }
 

@@ -57,6 +57,7 @@ describe('rendered as text', () => {
       last_used_at: null,
       revoked_at: null,
       hint: 'oc_Ab',
+      desktops: null,
     };
     expectEscaped(
       renderToStaticMarkup(

@@ -20,6 +20,10 @@ export const AUDIT_KINDS = [
   'permissions_changed',
   'settings_changed',
   'layout_changed',
+  'desktop_created',
+  'desktop_changed',
+  'desktop_removed',
+  'desktop_grant_changed',
 ] as const;
 export const AuditKind = z.enum(AUDIT_KINDS);
 export type AuditKind = z.infer<typeof AuditKind>;

@@ -8,3 +8,4 @@ export * from './audit.js';
 export * from './settings.js';
 export * from './layout.js';
 export * from './tickets.js';
+export * from './desktops.js';

@@ -35,6 +35,11 @@ export const API = {
   layout: '/api/layout',
   /** POST: a single-use ticket for one WebSocket. */
   tickets: '/api/tickets',
+  /**
+   * GET the desktops one may see, POST add; GET / PATCH / DELETE `${desktops}/:id`;
+   * PUT / DELETE `${desktops}/:id/grants/:personId`.
+   */
+  desktops: '/api/desktops',
 } as const;
 
 /** Pages served by the bridge. The first two are public; the rest need sign-in. */
@@ -47,6 +52,7 @@ export const PAGES = {
   audit: '/audit',
   people: '/people',
   layout: '/layout',
+  desktops: '/desktops',
 } as const;
 
 /**
@@ -63,6 +69,7 @@ export const PAGE_ENTRIES: Readonly<Record<string, 'index.html' | 'console.html'
     [PAGES.audit]: 'console.html',
     [PAGES.people]: 'console.html',
     [PAGES.layout]: 'console.html',
+    [PAGES.desktops]: 'console.html',
   };
 
 /** Header every state-changing /api request of a signed-in browser carries (from GET /api/me). */

@@ -20,6 +20,8 @@ export const TokenView = z.object({
   revoked_at: EpochMs.nullable(),
   /** The first characters of the token, to tell tokens apart (never enough to use one). */
   hint: z.string().max(16),
+  /** The desktops this token may use; null: every desktop its person may use. */
+  desktops: z.array(ApiId).nullable(),
 });
 export type TokenView = z.infer<typeof TokenView>;
 
@@ -29,6 +31,8 @@ export const CreateTokenRequest = z.strictObject({
   name: TokenName,
   /** Days until it stops working; omitted or null: until revoked. */
   expires_in_days: z.int().min(1).max(3650).nullable().optional(),
+  /** The desktops it may use (ids); omitted or null: every desktop its person may use. */
+  desktops: z.array(ApiId).min(1).max(100).nullable().optional(),
 });
 export type CreateTokenRequest = z.infer<typeof CreateTokenRequest>;
 

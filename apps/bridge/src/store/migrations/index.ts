@@ -3,6 +3,7 @@
 // migration folder next to it). Names sort in the order they run: add new ones at the end.
 import type { Migration, MigrationProvider } from 'kysely';
 import { initialMigration } from './0001_initial.js';
+import { desktopsMigration } from './0002_desktops.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -11,6 +12,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
     getMigrations(): Promise<Record<string, Migration>> {
       return Promise.resolve({
         '0001_initial': initialMigration(dialect),
+        '0002_desktops': desktopsMigration(),
       });
     },
   };

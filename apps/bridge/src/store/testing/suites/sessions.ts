@@ -106,6 +106,7 @@ export function sessionsAndTokensSuite(backend: Backend): void {
       expiresAt: 9,
       lastUsedAt: null,
       revokedAt: null,
+      desktopIds: null,
     };
     expect(created).toEqual(expected);
     expect(await store.tokens.byHash('hash-tok_1')).toEqual(expected);

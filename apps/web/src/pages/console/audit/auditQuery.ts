@@ -92,6 +92,10 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   permissions_changed: 'Permissions changed',
   settings_changed: 'Settings changed',
   layout_changed: 'Monitor layout changed',
+  desktop_created: 'Desktop added',
+  desktop_changed: 'Desktop changed',
+  desktop_removed: 'Desktop removed',
+  desktop_grant_changed: 'Desktop access changed',
 };
 
 /** Who acted, in words: "AI · token “laptop” · Claude Desktop", "Ada", "Bridge". */

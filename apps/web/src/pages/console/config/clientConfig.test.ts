@@ -114,6 +114,7 @@ describe('tokenStatus', () => {
     last_used_at: null,
     revoked_at: null,
     hint: 'oc_AbC',
+    desktops: null,
   };
   it('is revoked, expired or active', () => {
     expect(tokenStatus(base, 100)).toBe('active');
