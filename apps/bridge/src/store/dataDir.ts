@@ -10,6 +10,9 @@ import { StartupError } from '../errors.js';
 /** The SQLite database inside the data dir. */
 export const DATABASE_FILE = 'overlay-companion.db';
 
+/** The key material desktop credentials are sealed with, when OC_SECRET_KEY is not set. */
+export const SECRET_KEY_FILE = 'secret.key';
+
 /**
  * Files in the data dir that hold secrets or data only the bridge's user may touch. Add every
  * file the bridge keeps in the data dir here, so the start-up check covers it.
@@ -20,6 +23,8 @@ export const SECRET_FILES: readonly string[] = [
   `${DATABASE_FILE}-shm`,
   // The MCP bearer token earlier bridges generated here: still a secret while it exists.
   'mcp-token',
+  // The key desktop credentials are sealed with (desktops/credentials.ts) unless OC_SECRET_KEY.
+  SECRET_KEY_FILE,
 ];
 
 /**
