@@ -1,11 +1,13 @@
 // What the /api routes need from the rest of the bridge, in one place: who is signed in and what
 // is stored (access), each person's live control plane (to apply permission changes and drop a
 // removed person's windows), the MCP sessions (ended with a revoked token or a disabled person),
-// OpenID Connect when configured, and the live desktop and viewers behind the layout routes.
+// OpenID Connect when configured, the live desktop and viewers behind the layout routes, and the
+// box desktop credentials are sealed with.
 import type { DesktopExtent, MonitorLayout } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
+import type { DesktopSecretBox } from '../desktops/credentials.js';
 import type { PersonPlanes } from '../mcp/personPlanes.js';
 
 export interface ApiDeps {
@@ -22,4 +24,14 @@ export interface ApiDeps {
    * to their viewer windows and size the desktop. Not awaited by the request; a failure is logged.
    */
   layoutSaved?(personId: string, layout: MonitorLayout | null): void | Promise<void>;
+  /** Seals desktop credentials before they are stored (desktops/credentials.ts). */
+  secretBox: DesktopSecretBox;
+  /**
+   * Called after a desktop record changed (stored and audited): the runtime reloads it, ends
+   * what the change no longer allows. Not awaited by the request; a failure is logged.
+   */
+  desktopsChanged?(
+    desktopId: string,
+    change: 'created' | 'changed' | 'removed' | 'grants',
+  ): void | Promise<void>;
 }

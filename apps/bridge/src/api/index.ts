@@ -4,6 +4,7 @@ import type { BridgeEnv } from '../http/env.js';
 import { mountAuditRoutes } from './audit.js';
 import { mountAuthRoutes } from './auth.js';
 import type { ApiDeps } from './deps.js';
+import { mountDesktopRoutes } from './desktops.js';
 import { mountLayoutRoutes } from './layout.js';
 import { mountMeRoutes } from './me.js';
 import { mountOidcRoutes } from './oidcRoutes.js';
@@ -25,4 +26,5 @@ export function mountApi(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   mountSettingsRoutes(app, deps);
   mountLayoutRoutes(app, deps);
   mountTicketRoutes(app, deps);
+  mountDesktopRoutes(app, deps);
 }

@@ -1,12 +1,14 @@
-// API tokens for MCP clients (/api/tokens): a person lists, creates and revokes their own. The
-// secret is in the create answer only; the store keeps its hash. Revoking ends the token's MCP
-// sessions at once, so its very next call is refused.
+// API tokens for MCP clients (/api/tokens): a person lists, creates and revokes their own, each
+// for all the desktops the person may use or for the ones it names. The secret is in the create
+// answer only; the store keeps its hash. Revoking ends the token's MCP sessions at once, so its
+// very next call is refused.
 import { randomBytes } from 'node:crypto';
 import { API, CreateTokenRequest, type CreatedToken } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import { generateApiToken, tokenHint } from '../auth/apiTokens.js';
 import { sha256Hex } from '../auth/secrets.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
+import { accessOf } from '../desktops/desktopAccess.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { ApiDeps } from './deps.js';
@@ -41,6 +43,24 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         `You have ${MAX_TOKENS_PER_PERSON} tokens; revoke ones you no longer use first.`,
       );
     }
+    // Each desktop named must be one the person may use (own, granted, or any as an admin); one
+    // that is not answers like a missing one, so ids of others' desktops cannot be probed.
+    let desktopIds: string[] | null = null;
+    if (body.value.desktops !== undefined && body.value.desktops !== null) {
+      desktopIds = [...new Set(body.value.desktops)];
+      const mine = await store.desktops.grantsForPerson(person.id);
+      for (const id of desktopIds) {
+        const desktop = await store.desktops.byId(id);
+        if (desktop === undefined || accessOf(person, desktop, mine) === null) {
+          return apiError(
+            c,
+            400,
+            `There is no desktop "${id}" you may use: pick desktops from the list on /desktops.`,
+            { field: 'desktops' },
+          );
+        }
+      }
+    }
     const secret = generateApiToken();
     const now = Date.now();
     const days = body.value.expires_in_days;
@@ -52,6 +72,7 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       hint: tokenHint(secret),
       createdAt: now,
       expiresAt: days === undefined || days === null ? null : now + days * DAY_MS,
+      desktopIds,
     });
     access.audit.record({
       kind: 'token_created',
@@ -61,10 +82,11 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       tokenId: record.id,
       tokenName: record.name,
       outcome: 'ok',
-      detail:
+      detail: `${
         record.expiresAt === null
           ? 'no expiry'
-          : `expires ${new Date(record.expiresAt).toISOString()}`,
+          : `expires ${new Date(record.expiresAt).toISOString()}`
+      }; ${desktopIds === null ? 'all desktops' : `desktops ${desktopIds.join(', ')}`}`,
     });
     const answer: CreatedToken = { token: tokenView(record), secret };
     c.header('Cache-Control', 'no-store');

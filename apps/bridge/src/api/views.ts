@@ -1,6 +1,20 @@
-// Store records as the API shows them (the protocol's *View schemas): never a hash.
-import type { AuditEntryView, PersonView, TokenView } from '@overlay-companion/protocol';
-import type { ApiTokenRecord, AuditRecord, PersonRecord } from '../store/types.js';
+// Store records as the API shows them (the protocol's *View schemas): never a hash, never a
+// desktop's credentials.
+import type {
+  AuditEntryView,
+  DesktopAccess,
+  DesktopView,
+  PersonView,
+  TokenView,
+} from '@overlay-companion/protocol';
+import { mayManage } from '../desktops/desktopAccess.js';
+import type {
+  ApiTokenRecord,
+  AuditRecord,
+  DesktopGrant,
+  DesktopRecord,
+  PersonRecord,
+} from '../store/types.js';
 
 export function personView(person: PersonRecord): PersonView {
   return {
@@ -46,5 +60,37 @@ export function auditView(entry: AuditRecord): AuditEntryView {
     duration_ms: entry.durationMs,
     detail: entry.detail,
     has_screenshot: entry.hasScreenshot,
+  };
+}
+
+/**
+ * A desktop as `access` may see it: the sealed credentials only as has_password, and the grants
+ * only for its owner and admins. `nameOf` names people by id (a removed one reads as such).
+ */
+export function desktopView(
+  desktop: DesktopRecord,
+  grants: readonly DesktopGrant[],
+  access: DesktopAccess,
+  nameOf: (personId: string) => string,
+): DesktopView {
+  const inCharge = desktop.inChargeId ?? desktop.ownerId;
+  return {
+    id: desktop.id,
+    name: desktop.name,
+    kind: desktop.kind,
+    params: { ...desktop.params },
+    has_password: desktop.secret !== null,
+    owner: { id: desktop.ownerId, name: nameOf(desktop.ownerId) },
+    in_charge: { id: inCharge, name: nameOf(inCharge) },
+    grants: mayManage(access)
+      ? grants.map((g) => ({
+          person_id: g.personId,
+          person_name: nameOf(g.personId),
+          level: g.level,
+        }))
+      : [],
+    access,
+    created_at: desktop.createdAt,
+    updated_at: desktop.updatedAt,
   };
 }

@@ -23,6 +23,8 @@ export interface EndpointTargets {
   personId: string;
   /** The signed-in admin's password (PUT /api/me/password must name it). */
   password: string;
+  /** A desktop of the admin's (routes with a made-up id answer 404 past the defences). */
+  desktopId?: string;
 }
 
 const LAYOUT = { layout: { monitors: [{ x: 0, y: 0, width: 800, height: 600 }] } };
@@ -84,10 +86,34 @@ export function signedInStateChanging(targets: EndpointTargets): Endpoint[] {
     },
     { method: 'DELETE', route: `${API.people}/:id`, path: `${API.people}/${targets.personId}` },
     { method: 'PUT', route: API.settings, path: API.settings, body: { audit_retention_days: 1 } },
+    ...desktopRoutes(targets),
     { method: 'PUT', route: API.layout, path: API.layout, body: LAYOUT },
     { method: 'DELETE', route: API.layout, path: API.layout },
     { method: 'POST', route: API.tickets, path: API.tickets, body: { socket: 'viewer' } },
     { method: 'POST', route: API.signOut, path: API.signOut, body: {} },
+  ];
+}
+
+/** The desktop routes that change something (a grant to `personId` on `desktopId`). */
+function desktopRoutes(targets: EndpointTargets): Endpoint[] {
+  const desktop = `${API.desktops}/${targets.desktopId ?? 'dsk_none'}`;
+  const grant = `${desktop}/grants/${targets.personId}`;
+  return [
+    {
+      method: 'POST',
+      route: API.desktops,
+      path: API.desktops,
+      body: { name: 'forged desktop', kind: 'vnc', params: { host: 'forged.example', port: 5900 } },
+    },
+    { method: 'PATCH', route: `${API.desktops}/:id`, path: desktop, body: { name: 'forged' } },
+    {
+      method: 'PUT',
+      route: `${API.desktops}/:id/grants/:personId`,
+      path: grant,
+      body: { level: 'control' },
+    },
+    { method: 'DELETE', route: `${API.desktops}/:id/grants/:personId`, path: grant },
+    { method: 'DELETE', route: `${API.desktops}/:id`, path: desktop },
   ];
 }
 
@@ -110,6 +136,8 @@ export function reads(): Endpoint[] {
     get(`${API.audit}/:id/screenshot`, `${API.audit}/1/screenshot`),
     get(API.settings),
     get(API.layout),
+    get(API.desktops),
+    get(`${API.desktops}/:id`, `${API.desktops}/dsk_none`),
   ];
 }
 
