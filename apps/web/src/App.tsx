@@ -1,5 +1,6 @@
 // The viewer's layout: the key-reading banner when an AI reads the person's key presses, the
-// chrome bar on top (menu button, mode selector, Stop and the account menu), and the remote
+// chrome bar on top (menu button, the desktop and who is in charge of its AI, mode selector, Stop
+// and the account menu), and the remote
 // desktop with its overlay layer filling the rest. The approval panel and the menu float over
 // the desktop area — siblings of the display, never inside it — so neither one moves or
 // rescales the display when it opens or closes. The session is created and started outside
@@ -30,6 +31,7 @@ import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
 import { TeachLayer } from './teach/TeachLayer.js';
 import { TeachPanel } from './teach/TeachPanel.js';
+import { DesktopCharge } from './charge/DesktopCharge.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -60,6 +62,7 @@ export function App({ session }: AppProps) {
       <StatusBar
         onReconnectNow={() => session.reconnectNow()}
         onOpenMenu={() => viewerPrefsStore.getState().menuToggled()}
+        desktop={<DesktopCharge onCharge={plane.charge} />}
         controls={
           <>
             <UnaskedIndicator onRevoke={plane.revoke} />

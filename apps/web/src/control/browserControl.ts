@@ -8,12 +8,14 @@ import {
   MAX_LISTED_APPROVALS,
   ProtocolError,
   type AiClientRef,
+  type ChargeMessage,
   type Mode,
   type ToolName,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import { Confirmations } from '../confirm/confirmations.js';
 import { getActiveClient, onActiveClientChange } from '../display/activeClient.js';
+import { personInputBlocked } from '../display/personInput.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
 import { standingStore } from '../store/standing.js';
 import { PersonActivity, takeOverStore, watchPersonInput } from '../takeover/personActivity.js';
@@ -22,6 +24,7 @@ import { toastStore } from '../store/toasts.js';
 import { describeConfirmation } from '../confirm/describe.js';
 import type { SettledReason } from '../confirm/confirmations.js';
 import { controlStore } from '../store/control.js';
+import { desktopStateStore } from '../store/desktopState.js';
 import { connectionStore, displayStore } from '../store/index.js';
 import { overlayStore } from '../store/overlays.js';
 import { currentMasks, layoutStore } from '../store/layout.js';
@@ -42,6 +45,8 @@ export interface ControlPlane {
   stop: () => void;
   /** The person picked a mode; false when the bridge is not reachable right now. */
   chooseMode: (mode: Mode) => boolean;
+  /** The person takes the charge of this desktop's AI or hands it over (the bridge decides). */
+  charge: (message: ChargeMessage) => void;
   /** The person answered the confirmation `id` in the panel. */
   answer: (id: string, approved: boolean) => void;
   /** The person gave a standing permission from the approval panel (store/standing.ts). */
@@ -209,6 +214,7 @@ function startControlPlane(): ControlPlane {
     layout: layoutStore,
     person,
     takeOver: takeOverStore,
+    desktopState: desktopStateStore,
   });
   // The person's Take over / Hand back in this window reaches every window (the bridge relays).
   takeOverStore.subscribe((now, before) => {
@@ -276,13 +282,22 @@ function startControlPlane(): ControlPlane {
       standingStore.getState().granted(tool, client, minutes, Date.now()),
     revoke: (id) => standingStore.getState().revoked(id),
     chooseMode: (mode) => controller.chooseMode(mode),
+    charge: (message) => {
+      if (!send(message))
+        toastStore
+          .getState()
+          .toastShown(
+            'warn',
+            'The link to the bridge is down, so the charge did not change. Try again once it is back.',
+          );
+    },
     answer: (id, approved) => confirmations.answer(id, approved),
     clipboard: {
       latest: () => clipboard.latest,
       subscribe: (listener) => clipboard.subscribe(listener),
       send: (text) => {
         const client = getActiveClient();
-        if (client === null) return false;
+        if (client === null || personInputBlocked()) return false;
         clipboard.set(client, { text });
         return true;
       },

@@ -6,6 +6,7 @@
 import { PROTOCOL_VERSION, ProtocolError, parseBridgeMessage } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { onAiAction } from '../activity/aiActivity.js';
+import { createDesktopStateStore } from '../store/desktopState.js';
 import { createTakeOverStore } from '../takeover/personActivity.js';
 import { call, hello, msg, setup } from './testing/controllerHarness.js';
 
@@ -260,6 +261,39 @@ describe('ViewerController', () => {
     sent.length = 0;
     controller.handle(hello('control'));
     expect(sent).toContainEqual({ type: 'take_over', on: true });
+  });
+
+  it('shows each desktop_state as it comes, in a mirror as in the control window', () => {
+    const desktopState = createDesktopStateStore();
+    const { controller } = setup({ desktopState });
+    controller.handle(hello('mirror'));
+    expect(desktopState.getState().people).toBeNull();
+    const state = (inCharge: { id: string; name: string }, youInCharge: boolean) =>
+      msg({
+        type: 'desktop_state',
+        desktop: { id: 'dsk_studio', name: 'Studio' },
+        in_charge: inCharge,
+        watchers: [{ ...inCharge, access: 'owner' }],
+        more_watchers: 0,
+        you: {
+          access: 'admin',
+          in_charge: youInCharge,
+          may_take_charge: true,
+          may_hand_over_to: [],
+        },
+      });
+    controller.handle(state({ id: 'p_bob', name: 'Bob' }, false));
+    expect(desktopState.getState().people).toMatchObject({
+      desktop: { id: 'dsk_studio', name: 'Studio' },
+      in_charge: { name: 'Bob' },
+      you: { in_charge: false },
+    });
+    controller.handle(state({ id: 'p_ada', name: 'Ada' }, true));
+    expect(desktopState.getState().people).toMatchObject({
+      in_charge: { name: 'Ada' },
+      you: { in_charge: true },
+    });
+    expect(desktopState.getState().people).not.toHaveProperty('type');
   });
 
   it('records the event interest, and forgets it on a new hello', () => {

@@ -24,6 +24,7 @@ import { confirmDetails, type AnyViewerResult, type ToolEnv } from './dispatch.j
 import { gateToolCall } from './policyGate.js';
 import type { StandingState } from '../store/standing.js';
 import type { LayoutState } from '../store/layout.js';
+import type { DesktopState } from '../store/desktopState.js';
 import {
   GIVE_UP_MARGIN_MS,
   type PersonActivity,
@@ -59,6 +60,8 @@ export interface ControllerDeps {
   takeOver?: StoreApi<TakeOverState>;
   /** The person's standing permissions (none when absent); Stop revokes them all. */
   standing?: StoreApi<StandingState>;
+  /** desktop_state: the desktop's name, who is in charge of its AI and who watches. */
+  desktopState?: StoreApi<DesktopState>;
   warn?: (message: string) => void;
 }
 
@@ -76,11 +79,8 @@ export class ViewerController {
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
     // Made once: a mirror handles one overlay message per AI change, thousands at a time.
-    this.#overlaySync = {
-      send: deps.send,
-      overlayStore: deps.overlayStore,
-      overlays: deps.env.overlays,
-    };
+    const { send, overlayStore, env } = deps;
+    this.#overlaySync = { send, overlayStore, overlays: env.overlays };
   }
 
   get inflightCount(): number {
@@ -169,6 +169,9 @@ export class ViewerController {
         return;
       case 'layout_changed':
         this.#deps.layout?.getState().layoutChanged(message.layout);
+        return;
+      case 'desktop_state':
+        this.#deps.desktopState?.getState().desktopStateReceived(message);
         return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
@@ -382,11 +385,7 @@ export class ViewerController {
       this.#fail(call.id, 'system_error', invalid);
       return;
     }
-    this.#deps.send({
-      type: 'tool_result',
-      id: call.id,
-      result: result,
-    });
+    this.#deps.send({ type: 'tool_result', id: call.id, result });
   }
 
   #answerError(id: string, signal: AbortSignal, err: unknown): void {

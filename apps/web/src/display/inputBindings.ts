@@ -9,12 +9,7 @@ import { ClickCatcher, displayPointToDesktop } from '../overlay/interactive.js';
 import { getActiveClient } from './activeClient.js';
 import { hotkeyFor, type Hotkey } from './hotkeys.js';
 import { inputSent } from './connectionStats.js';
-import { viewerPrefsStore } from '../store/viewerPrefs.js';
-
-/** View-only: the person's input stays on the page. Read at each event, never cached. */
-function viewOnly(): boolean {
-  return viewerPrefsStore.getState().viewOnly;
-}
+import { personInputBlocked } from './personInput.js';
 
 /**
  * Sends `state` to `client` unless an interactive overlay catches it (or it would tell the
@@ -60,7 +55,7 @@ export function bindMouse(element: HTMLElement, client: Guacamole.Client): Guaca
     const catcher = new ClickCatcher();
     // One display element belongs to one client for its whole life, so binding once is right.
     mouse.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
-      if (viewOnly()) return;
+      if (personInputBlocked()) return;
       if (sendPast(catcher, client, (event as Guacamole.Mouse.Event).state) !== null) inputSent();
     });
     mice.set(element, mouse);
@@ -79,7 +74,7 @@ export function bindTouch(element: HTMLElement, client: Guacamole.Client): void 
   const catcher = new ClickCatcher();
   let last = new Guacamole.Mouse.State(0, 0, false, false, false, false, false);
   touch.onEach(['mousedown', 'mouseup', 'mousemove'], (event) => {
-    if (viewOnly()) return;
+    if (personInputBlocked()) return;
     last = sendPast(catcher, client, (event as Guacamole.Mouse.Event).state) ?? last;
   });
   touchscreens.set(element, touch);
@@ -101,7 +96,7 @@ export function bindTouch(element: HTMLElement, client: Guacamole.Client): void 
       while (Math.abs(y - scrollY) >= TOUCH_SCROLL_STEP_PX) {
         const up = y > scrollY; // fingers moving down scroll the content up, as on a phone
         scrollY += up ? TOUCH_SCROLL_STEP_PX : -TOUCH_SCROLL_STEP_PX;
-        if (viewOnly()) continue;
+        if (personInputBlocked()) continue;
         const wheel = new Guacamole.Mouse.State(last.x, last.y, false, false, false, up, !up);
         client.sendMouseState(wheel, true);
         client.sendMouseState(
@@ -151,8 +146,8 @@ export function bindKeyboard(element: HTMLElement, onHotkey: (hotkey: Hotkey) =>
       if (hotkey === 'stop') onHotkey('stop');
       return false;
     }
-    // Not connected, or view-only: let the browser have the key rather than swallowing it.
-    if (!client || viewOnly()) return true;
+    // Not connected, or view only (chosen, or a view grant): let the browser have the key rather than swallowing it.
+    if (!client || personInputBlocked()) return true;
     client.sendKeyEvent(1, keysym);
     inputSent();
     sentDown.add(keysym);

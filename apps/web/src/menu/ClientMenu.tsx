@@ -8,7 +8,9 @@ import { useStore } from 'zustand';
 import { getActiveClient } from '../display/activeClient.js';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { HOTKEY_HELP } from '../display/hotkeys.js';
+import { personInputBlocked, usePersonInputBlocked } from '../display/personInput.js';
 import { useConnection, useDisplay } from '../store/index.js';
+import { desktopStateStore, viewGrantOnly } from '../store/desktopState.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
 import { TouchKeyboard } from './TouchKeyboard.js';
@@ -44,7 +46,7 @@ export function focusDesktop(): void {
 
 function sendSpecial(key: SpecialKey): boolean {
   const client = getActiveClient();
-  if (client === null || viewerPrefsStore.getState().viewOnly) return false;
+  if (client === null || personInputBlocked()) return false;
   pressCombo((pressed, keysym) => client.sendKeyEvent(pressed, keysym), key);
   return true;
 }
@@ -54,6 +56,7 @@ function ClipboardSection({ clipboard }: { clipboard: MenuClipboard }) {
   const [note, setNote] = useState('');
   useEffect(() => clipboard.subscribe((remote) => setText(remote)), [clipboard]);
   const canReadBrowser = typeof navigator.clipboard?.readText === 'function';
+  const blocked = usePersonInputBlocked();
   return (
     <section className="client-menu__section" aria-labelledby="menu-clipboard">
       <h3 id="menu-clipboard">Clipboard</h3>
@@ -69,6 +72,8 @@ function ClipboardSection({ clipboard }: { clipboard: MenuClipboard }) {
       <div className="client-menu__row">
         <button
           type="button"
+          disabled={blocked}
+          title={blocked ? 'View only: nothing you send reaches the desktop.' : undefined}
           onClick={() =>
             setNote(clipboard.send(text) ? 'Sent to the desktop.' : 'The desktop is not connected.')
           }
@@ -100,7 +105,9 @@ function ClipboardSection({ clipboard }: { clipboard: MenuClipboard }) {
 export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuProps) {
   const open = useStore(viewerPrefsStore, (s) => s.menuOpen);
   const scaling = useStore(viewerPrefsStore, (s) => s.scaling);
-  const viewOnly = useStore(viewerPrefsStore, (s) => s.viewOnly);
+  const viewOnlyChosen = useStore(viewerPrefsStore, (s) => s.viewOnly);
+  const viewGranted = useStore(desktopStateStore, viewGrantOnly);
+  const viewOnly = usePersonInputBlocked();
   const phase = useConnection((s) => s.phase);
   const size = useDisplay((s) => `${s.desktopWidth}×${s.desktopHeight}`);
   const scale = useDisplay((s) => Math.round(s.scale * 100));
@@ -228,10 +235,13 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
           <input
             type="checkbox"
             data-testid="menu-view-only"
-            checked={viewOnly}
+            checked={viewOnlyChosen || viewGranted}
+            disabled={viewGranted}
             onChange={(event) => viewerPrefsStore.getState().viewOnlyToggled(event.target.checked)}
           />
-          View only (your mouse and keyboard do not reach the desktop)
+          {viewGranted
+            ? 'View only: you were given view access to this desktop, so your mouse and keyboard never reach it'
+            : 'View only (your mouse and keyboard do not reach the desktop)'}
         </label>
       </section>
       <section className="client-menu__section" aria-labelledby="menu-connection">

@@ -5,7 +5,7 @@
 import { textKeysyms } from '@overlay-companion/protocol';
 import { useRef } from 'react';
 import { getActiveClient } from '../display/activeClient.js';
-import { viewerPrefsStore } from '../store/viewerPrefs.js';
+import { personInputBlocked } from '../display/personInput.js';
 
 const KEYS: Readonly<Record<string, number>> = {
   Backspace: 0xff08,
@@ -19,7 +19,7 @@ const KEYS: Readonly<Record<string, number>> = {
 
 function tap(keysym: number): void {
   const client = getActiveClient();
-  if (client === null || viewerPrefsStore.getState().viewOnly) return;
+  if (client === null || personInputBlocked()) return;
   client.sendKeyEvent(1, keysym);
   client.sendKeyEvent(0, keysym);
 }

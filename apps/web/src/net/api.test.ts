@@ -4,13 +4,15 @@
 import {
   API,
   CSRF_HEADER,
+  TicketRequest,
   TicketResponse,
   TokenList,
   defaultPermissions,
 } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { AnyAnswer, ApiRequestError, createApiClient, type ApiClientOptions } from './api.js';
-import { fetchTicket } from './tickets.js';
+import { fetchTicket, ticketRequest } from './tickets.js';
+import { parseDesktopParam } from '../viewport/urlViewport.js';
 
 interface SeenRequest {
   method: string;
@@ -229,6 +231,37 @@ describe('fetchTicket', () => {
       body: { socket: 'tunnel' },
     });
     expect(TicketResponse.safeParse({ ticket: 'tk-1', expires_at: 5 }).success).toBe(true);
+  });
+
+  it("names the window's desktop for the tunnel and the AI link, never for the overlay feed", async () => {
+    const { client, seen } = fakeBridge((request) =>
+      request.path === API.me
+        ? json(200, meBody('csrf-token-0123456789'))
+        : json(200, { ticket: 'tk-1', expires_at: 5 }),
+    );
+    const desktop = parseDesktopParam('?vx=0&vy=0&vw=10&vh=10&desktop=dsk_studio');
+    await fetchTicket('tunnel', client, desktop);
+    await fetchTicket('viewer', client, desktop);
+    await fetchTicket('overlays', client, desktop);
+    await fetchTicket('viewer', client, parseDesktopParam(''));
+    expect(seen.filter((r) => r.path === API.tickets).map((r) => r.body)).toEqual([
+      { socket: 'tunnel', desktop: 'dsk_studio' },
+      { socket: 'viewer', desktop: 'dsk_studio' },
+      { socket: 'overlays' },
+      { socket: 'viewer' },
+    ]);
+    expect(ticketRequest('viewer', desktop)).toEqual(TicketRequest.parse(seen[2]?.body));
+  });
+
+  it('asks for no ticket when the address names no usable desktop, and says why', async () => {
+    const { client, seen } = fakeBridge(() => json(200, meBody('csrf-token-0123456789')));
+    const error = await fetchTicket('tunnel', client, parseDesktopParam('?desktop=../etc')).catch(
+      (e: unknown) => e,
+    );
+    expect(String(error)).toMatch(
+      /Could not get a ticket to connect the remote desktop: .*desktop "..\/etc", which is not a desktop id/,
+    );
+    expect(seen.filter((r) => r.path === API.tickets)).toEqual([]);
   });
 
   it('says what could not connect and keeps the wait the bridge asked for', async () => {

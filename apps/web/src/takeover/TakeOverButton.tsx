@@ -1,11 +1,15 @@
 // "Take over" / "Hand back" in the chrome: while taken over, no AI input reaches the desktop
 // (calls wait, then fail at their deadline saying the person has taken over) and no interactive
-// overlay catches the person's clicks; every window of the person follows (take_over).
+// overlay catches the person's clicks; every window of the person follows (take_over). Not
+// there for a person with a view grant: they never send input, so they have nothing to take over.
 import { useStore } from 'zustand';
+import { desktopStateStore, viewGrantOnly } from '../store/desktopState.js';
 import { takeOverStore } from './personActivity.js';
 
 export function TakeOverButton() {
   const takenOver = useStore(takeOverStore, (s) => s.takenOver);
+  const viewGranted = useStore(desktopStateStore, viewGrantOnly);
+  if (viewGranted) return null;
   return (
     <button
       type="button"

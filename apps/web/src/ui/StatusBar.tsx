@@ -1,7 +1,8 @@
 // The chrome bar above the desktop: connection state with the reason for any error, the
 // desktop's size and scale, where the keyboard goes, and the person's buttons. It lives outside
-// the remote canvas so it stays usable whatever the remote desktop does. The signed-in person's
-// account menu sits at the right end.
+// the remote canvas so it stays usable whatever the remote desktop does. Which desktop this is and
+// who is in charge of its AI follow the connection state; the signed-in person's account menu
+// sits at the right end.
 import type { ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConnectionData, useDisplay } from '../store/index.js';
@@ -13,13 +14,21 @@ export interface StatusBarProps {
   onReconnectNow: () => void;
   /** Open or close the viewer menu (also Ctrl+Alt+Shift). */
   onOpenMenu: () => void;
+  /** The desktop's name, who is in charge of its AI and who watches, after the connection state. */
+  desktop?: ReactNode;
   /** The person's control-plane controls (mode, Stop), shown at the right end. */
   controls?: ReactNode;
   /** The signed-in person's name and menu, after the controls. */
   account?: ReactNode;
 }
 
-export function StatusBar({ onReconnectNow, onOpenMenu, controls, account }: StatusBarProps) {
+export function StatusBar({
+  onReconnectNow,
+  onOpenMenu,
+  desktop,
+  controls,
+  account,
+}: StatusBarProps) {
   const connection = useConnectionData();
   const display = useDisplay(
     useShallow(({ desktopWidth, desktopHeight, scale, keyboardFocused }) => ({
@@ -63,6 +72,7 @@ export function StatusBar({ onReconnectNow, onOpenMenu, controls, account }: Sta
           </span>
         )}
       </span>
+      {desktop}
       <span className="status-bar__spacer" />
       {connected && display.desktopWidth > 0 && (
         <span

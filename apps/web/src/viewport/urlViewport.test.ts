@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cropViewport, parseCrop } from './urlViewport.js';
+import { cropViewport, monitorWindowQuery, parseCrop, parseDesktopParam } from './urlViewport.js';
 import { windowToDesktop, windowToDesktopPixel } from './viewport.js';
 
 describe('viewer URL viewport', () => {
@@ -53,5 +53,37 @@ describe('viewer URL viewport', () => {
     );
     expect(viewport.scale).toBe(0.5);
     expect(origin).toEqual({ x: 0, y: 250 });
+  });
+});
+
+describe('viewer URL desktop', () => {
+  it('reads the desktop next to the viewport, and none means the default', () => {
+    expect(parseDesktopParam('?vx=0&vy=0&vw=640&vh=480&desktop=dsk_studio')).toEqual({
+      desktop: 'dsk_studio',
+    });
+    expect(parseDesktopParam('?vx=0&vy=0&vw=640&vh=480')).toEqual({ desktop: undefined });
+  });
+
+  it('refuses a malformed desktop instead of falling back to the default one', () => {
+    for (const bad of ['?desktop=', '?desktop=a%2Fb', `?desktop=${'x'.repeat(65)}`]) {
+      expect(parseDesktopParam(bad)).toEqual({
+        error: expect.stringContaining('is not a desktop id') as unknown,
+      });
+    }
+  });
+
+  it("keeps the desktop in each monitor window's address", () => {
+    const monitor = { x: 1280, y: 0, width: 1280, height: 800 };
+    const query = monitorWindowQuery(monitor, 1, 'dsk_studio');
+    const params = new URLSearchParams(query);
+    expect(params.get('desktop')).toBe('dsk_studio');
+    expect(parseCrop(query)).toEqual({
+      crop: { vx: 1280, vy: 0, vw: 1280, vh: 800, scale: undefined, monitor: 1 },
+    });
+    expect(parseDesktopParam(query)).toEqual({ desktop: 'dsk_studio' });
+    // A window without a desktop opens windows without one (the bridge picks the default).
+    expect(new URLSearchParams(monitorWindowQuery(monitor, 1, undefined)).has('desktop')).toBe(
+      false,
+    );
   });
 });

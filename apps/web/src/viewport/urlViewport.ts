@@ -2,8 +2,17 @@
 // the desktop, desktop pixels) and `scale` (CSS pixels per desktop pixel; omitted = fit the
 // rectangle to the window), plus `monitor` (its index in the person's layout, shown in the
 // chrome). Parsed once per page with zod; a malformed set is refused as a whole with a sentence
-// that names the parameter, and the window shows the whole desktop instead.
-import { MAX_VIEWER_SCALE, MIN_VIEWER_SCALE, VIEWER_URL_PARAMS } from '@overlay-companion/protocol';
+// that names the parameter, and the window shows the whole desktop instead. Also `desktop`:
+// which of the person's desktops this window shows (every ticket asks for it; omitted = the
+// bridge's default for the person), kept in every window URL the viewer makes for more monitors.
+import {
+  MAX_VIEWER_SCALE,
+  MIN_VIEWER_SCALE,
+  TicketRequest,
+  VIEWER_URL_PARAMS,
+  viewerUrlFor,
+  type LayoutMonitor,
+} from '@overlay-companion/protocol';
 import { z } from 'zod';
 import { fitScale, type Size } from '../display/fit.js';
 import type { Point, Viewport } from './viewport.js';
@@ -91,4 +100,54 @@ let pageCrop: CropResult | undefined;
 export function currentCrop(): CropResult {
   pageCrop ??= parseCrop(globalThis.location?.search ?? '');
   return pageCrop;
+}
+
+/** The query parameter naming the desktop a viewer window shows. */
+export const DESKTOP_URL_PARAM = 'desktop';
+
+export type DesktopParam = { desktop: string | undefined } | { error: string };
+
+/**
+ * The desktop a URL's query names (undefined: none, so the person's default). A malformed one is
+ * an error, never the default desktop: the window would otherwise show a desktop other than the
+ * one its address names.
+ */
+export function parseDesktopParam(search: string): DesktopParam {
+  const value = new URLSearchParams(search).get(DESKTOP_URL_PARAM);
+  if (value === null) return { desktop: undefined };
+  const parsed = TicketRequest.shape.desktop.safeParse(value);
+  if (!parsed.success || parsed.data === undefined) {
+    return {
+      error: `This window's address names desktop "${value.slice(0, 80)}", which is not a desktop id (like dsk_…). Open the viewer again from your list of desktops, or remove ${DESKTOP_URL_PARAM}= from the address to see your default desktop.`,
+    };
+  }
+  return { desktop: parsed.data };
+}
+
+let pageDesktop: DesktopParam | undefined;
+
+/** The desktop this page shows (parsed once, like the crop). */
+export function currentDesktopParam(): DesktopParam {
+  pageDesktop ??= parseDesktopParam(globalThis.location?.search ?? '');
+  return pageDesktop;
+}
+
+/**
+ * The query of the viewer window for monitor `index` of a layout, on `desktop` (the one this
+ * window shows when omitted): the crop's parameters and, when there is one, the desktop.
+ */
+export function monitorWindowQuery(
+  monitor: LayoutMonitor,
+  index: number,
+  desktop: string | undefined = desktopOrUndefined(currentDesktopParam()),
+): string {
+  const query = viewerUrlFor(monitor, index);
+  if (desktop === undefined) return query;
+  const params = new URLSearchParams(query);
+  params.set(DESKTOP_URL_PARAM, desktop);
+  return `?${params.toString()}`;
+}
+
+function desktopOrUndefined(param: DesktopParam): string | undefined {
+  return 'desktop' in param ? param.desktop : undefined;
 }

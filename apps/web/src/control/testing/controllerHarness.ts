@@ -60,6 +60,7 @@ export function setup(
     desktop?: () => { width: number; height: number };
     firstFrame?: ControllerDeps['firstFrame'];
     takeOver?: ControllerDeps['takeOver'];
+    desktopState?: ControllerDeps['desktopState'];
   } = {},
 ) {
   const sent: ViewerToBridge[] = [];
@@ -105,6 +106,7 @@ export function setup(
     },
     ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
     ...(options.takeOver ? { takeOver: options.takeOver } : {}),
+    ...(options.desktopState ? { desktopState: options.desktopState } : {}),
     warn: () => {},
   });
   const pending = () => confirmationStore.getState().pending;
