@@ -24,7 +24,7 @@ import { silentLogger } from './logger.js';
 import type { BridgeMetrics } from './metrics/bridgeMetrics.js';
 import type { DesktopSizeProvider } from './tunnel/desktopSize.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
-import { TunnelEndpoint } from './tunnel/tunnelEndpoint.js';
+import { TunnelEndpoint, type TunnelDesktops } from './tunnel/tunnelEndpoint.js';
 import { OVERLAYS_SOCKET_PATH, TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
 
 export interface BridgeExtras {
@@ -46,6 +46,8 @@ export interface BridgeExtras {
    * used when their desktop connection opens; the config's desktopSize wins over it.
    */
   desiredDesktopSize?: DesktopSizeProvider | undefined;
+  /** The desktop records tunnels may reach (the control plane's); absent: the config's one. */
+  tunnelDesktops?: TunnelDesktops | undefined;
 }
 
 export interface RunningBridge {
@@ -72,6 +74,7 @@ export async function startBridge(
     metrics: extras.metrics,
     desktopSize: config.desktopSize,
     desiredDesktopSize: extras.desiredDesktopSize,
+    desktops: extras.tunnelDesktops,
   });
   extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —

@@ -8,11 +8,14 @@ import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
 import type { DesktopSecretBox } from '../desktops/credentials.js';
-import type { PersonPlanes } from '../mcp/personPlanes.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 
 export interface ApiDeps {
   access: Access;
-  planes: PersonPlanes;
+  planes: DesktopPlanes;
+  /** The desktop records as the runtime holds them (tickets check access through it). */
+  directory?: DesktopDirectory | undefined;
   /** Ends MCP sessions of a token or a person. */
   endMcpSessions(match: { tokenId?: string; personId?: string }, reason: string): number;
   oidc: OidcSignIn | undefined;

@@ -1,5 +1,7 @@
 // POST /api/tickets: a single-use ticket for one WebSocket (the viewer's control channel or the
-// Guacamole tunnel), for the signed-in person and this sign-in session. Limited per person.
+// Guacamole tunnel), for the signed-in person, this sign-in session and one desktop (the one the
+// request names, when the person may see it; else their default, chosen when the socket opens).
+// Limited per person.
 import { API, TicketRequest, type TicketResponse } from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import { apiError, parseJsonBody } from '../http/apiError.js';
@@ -12,7 +14,18 @@ export function mountTicketRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     if (signedIn === undefined) return apiError(c, 401, 'Sign in first.');
     const body = await parseJsonBody(c, TicketRequest);
     if (!body.ok) return body.response;
+    const desktopId = body.value.desktop;
+    if (desktopId !== undefined) {
+      const found = await deps.directory?.accessFor(signedIn.person, desktopId);
+      if (found === undefined)
+        return apiError(
+          c,
+          404,
+          'No such desktop of yours: it was removed or your access to it was withdrawn. Pick another on the Desktops page.',
+        );
+    }
     const issued = deps.access.tickets.issue({
+      desktopId,
       personId: signedIn.person.id,
       sessionIdHash: signedIn.session.idHash,
       socket: body.value.socket,

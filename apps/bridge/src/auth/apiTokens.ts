@@ -24,6 +24,8 @@ export interface McpPrincipal {
   /** The token's id ('env' for OC_MCP_TOKEN); sessions are bound to it. */
   tokenId: string;
   tokenName: string;
+  /** The desktops this token may use; null: every desktop its person may use. */
+  desktopIds: readonly string[] | null;
 }
 
 export type TokenCheck = { ok: true; principal: McpPrincipal } | { ok: false; message: string };
@@ -84,6 +86,7 @@ export class ApiTokenAuth {
       personName: person.displayName,
       tokenId: record.id,
       tokenName: record.name,
+      desktopIds: record.desktopIds,
     };
     this.cache.set(hash, { principal, checkedAt: now });
     if (now - (this.touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
@@ -124,6 +127,7 @@ export class ApiTokenAuth {
       personName: admin.displayName,
       tokenId: 'env',
       tokenName: 'OC_MCP_TOKEN',
+      desktopIds: null,
     };
     this.cache.set(ENV_KEY, { principal, checkedAt: now });
     return { ok: true, principal };

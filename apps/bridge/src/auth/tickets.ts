@@ -15,6 +15,8 @@ export interface TicketClaims {
   socket: TicketSocket;
   /** The session is the headless viewer's (no person at that browser). */
   headless: boolean;
+  /** The desktop the socket is for (checked when issued); absent: the person's default. */
+  desktopId?: string | undefined;
 }
 
 /** A page reconnecting with backoff needs two tickets per attempt (control + tunnel). */

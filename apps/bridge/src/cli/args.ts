@@ -38,6 +38,13 @@ export interface ServeOptions extends ControlPlaneServeOptions {
   guacd: HostPort | undefined;
   /** --desktop-size, else OC_DESKTOP_SIZE: the desktop's size, fixed by the operator. */
   desktopSize?: DesktopSize;
+  /** --desktop-name: the name of the desktop record the source above makes ("Desktop"). */
+  desktopName?: string;
+  /**
+   * --local-desktops: `shared` (one local desktop, the source's) or `per-person` (each person
+   * also gets a sandboxed local desktop of their own, started when they first need it).
+   */
+  localDesktops?: 'shared' | 'per-person';
   /** --headless-viewer: keep a headless Chromium viewer open on the bridge (no person needed). */
   headlessViewer?: true;
   /** --log-level, else OC_LOG_LEVEL; undefined means info. */
@@ -118,6 +125,8 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         guacd: { type: 'string' },
         'desktop-size': { type: 'string' },
         'rdp-keyboard': { type: 'string' },
+        'desktop-name': { type: 'string' },
+        'local-desktops': { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
         'log-level': { type: 'string' },
@@ -173,11 +182,22 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
     source = { kind: 'local' };
   }
 
+  const desktopName = values['desktop-name']?.trim();
+  if (desktopName !== undefined && (desktopName === '' || desktopName.length > 100))
+    throw new UsageError('--desktop-name needs a name of 1 to 100 characters, e.g. "Build box".');
+  const localDesktops = values['local-desktops'];
+  if (localDesktops !== undefined && localDesktops !== 'shared' && localDesktops !== 'per-person')
+    throw new UsageError(
+      `--local-desktops is "shared" (one desktop for everyone granted it) or "per-person" (each person gets their own sandboxed desktop), got "${localDesktops}".`,
+    );
+
   return {
     command: 'serve',
     options: {
       host,
       port: Number(portText),
+      ...(desktopName === undefined ? {} : { desktopName }),
+      ...(localDesktops === undefined ? {} : { localDesktops }),
       dataDir: values['data-dir'] ?? './.data',
       webRoot: values['web-root'],
       source,

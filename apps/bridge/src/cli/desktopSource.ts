@@ -9,9 +9,12 @@ import { StartupError, errorMessage } from '../errors.js';
 import type { DesktopSize } from '../tunnel/desktopSize.js';
 import { HANDSHAKE_DPI } from '../tunnel/upstream.js';
 import type { DesktopSource } from './args.js';
+import type { DesktopKind, DesktopParams } from '@overlay-companion/protocol';
 
 export interface PreparedSource {
   connection: ConnectionConfig;
+  /** What its desktop record says: kind and the non-secret parameters (no credentials). */
+  record: { kind: DesktopKind; params: DesktopParams; password?: string | undefined };
   /** A one-line description for the console (no credentials). */
   description: string;
   /** The local desktop this process started, if any. */
@@ -48,6 +51,8 @@ export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
 export async function prepareSource(
   source: DesktopSource,
   size?: DesktopSize,
+  /** Whether the bridge reaches desktops through Apache guacd (serve --guacd). */
+  guacd = false,
 ): Promise<PreparedSource> {
   switch (source.kind) {
     case 'local': {
@@ -60,6 +65,9 @@ export async function prepareSource(
           xterm: true,
           windowManager: true,
           password,
+          // The AI types into this desktop's shell: it runs in a sandbox, unprivileged, with none
+          // of the bridge's environment, files or processes in reach (P8).
+          sandbox: true,
           ...(size === undefined ? {} : { width: size.width, height: size.height }),
         });
       } catch (err) {
@@ -68,6 +76,7 @@ export async function prepareSource(
       return {
         // The gateway reaches a Unix-socket VNC server named by its path as `hostname`.
         connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath, password } },
+        record: { kind: 'local', params: {} },
         // X clients outside this process need the display's cookie: say where it is (the
         // path only; the file is the owner's alone).
         description: `local desktop on display ${desktop.display} (XAUTHORITY=${desktop.xauthority}; VNC on a Unix socket, no TCP port)`,
@@ -85,6 +94,11 @@ export async function prepareSource(
             ...(source.password === undefined ? {} : { password: source.password }),
           },
         },
+        record: {
+          kind: guacd ? 'guacd-vnc' : 'vnc',
+          params: { host: source.vnc.host, port: source.vnc.port },
+          password: source.password,
+        },
         description: `VNC server ${source.vnc.host}:${source.vnc.port}`,
         desktop: undefined,
         vncUnixSockets: [],
@@ -101,6 +115,16 @@ export async function prepareSource(
             password: source.password ?? '',
             ...(source.keyboard === undefined ? {} : { 'server-layout': source.keyboard }),
           },
+        },
+        record: {
+          kind: 'guacd-rdp',
+          params: {
+            host: source.rdp.host,
+            port: source.rdp.port,
+            ...(source.username === undefined ? {} : { username: source.username }),
+            ...(source.keyboard === undefined ? {} : { keyboard: source.keyboard }),
+          },
+          password: source.password,
         },
         description: `RDP server ${source.rdp.host}:${source.rdp.port}`,
         desktop: undefined,

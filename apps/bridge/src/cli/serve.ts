@@ -15,7 +15,12 @@ import { prepareFirstRun, type FirstRun } from '../auth/firstRun.js';
 import { OidcSignIn } from '../auth/oidc.js';
 import type { GuacdAddress } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
-import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
+import {
+  startWithControlPlane,
+  type ControlledBridge,
+  type ControlledBridgeOptions,
+} from '../mcp/startWithControlPlane.js';
+import { LocalDesktopPool } from '../desktops/localDesktopPool.js';
 import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { openStore, prepareDataDir } from '../store/index.js';
 import type { ServeOptions } from './args.js';
@@ -52,6 +57,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
   };
 
   const metrics = new BridgeMetrics();
+  /** The bridge once it runs (the local desktops ask it whether a desktop is open). */
+  const bridgeRef: { current?: ControlledBridge } = {};
   try {
     const dataDir = resolve(options.dataDir);
     await prepareDataDir(dataDir);
@@ -78,12 +85,18 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       );
     }
 
-    const source = await prepareSource(options.source, options.desktopSize);
+    const source = await prepareSource(
+      options.source,
+      options.desktopSize,
+      options.guacd !== undefined,
+    );
     const desktop = source.desktop;
     if (desktop) stops.push(() => desktop.stop());
 
     let guacd: GuacdAddress | undefined = options.guacd;
     let connection = source.connection;
+    let gatewayForRecords: ControlledBridgeOptions['gateway'];
+    let localDesktops: LocalDesktopPool | undefined;
     if (!guacd) {
       // Only the bridge reaches the embedded gateway: no TCP port, a Unix socket in a 0700
       // directory of ours, and a join secret only this process knows — sent when a person's
@@ -105,6 +118,14 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         });
         stops.push(() => gateway.close());
         guacd = { path: gateway.path };
+        gatewayForRecords = { address: guacd, joinSecretArg: JOIN_SECRET_ARG, joinSecret };
+        // Local desktop records (per-person ones among them) start on demand, sandboxed.
+        localDesktops = new LocalDesktopPool({
+          logger: logger.child({ part: 'local-desktops' }),
+          allowSocket: (path) => gateway.allowVncUnixSocket(path),
+          inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
+          size: options.desktopSize,
+        });
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);
       }
@@ -129,10 +150,28 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         connection,
         ...(options.desktopSize === undefined ? {} : { desktopSize: options.desktopSize }),
       },
-      { access, initialMode: options.mode, publicUrl: options.publicUrl, oidc, metrics },
+      {
+        access,
+        initialMode: options.mode,
+        publicUrl: options.publicUrl,
+        oidc,
+        metrics,
+        cliDesktop: {
+          name: options.desktopName ?? 'Desktop',
+          kind: source.record.kind,
+          params: source.record.params,
+          password: source.record.password,
+        },
+        perPersonLocal:
+          options.localDesktops === 'per-person' ? { params: {} } : undefined,
+        gateway: gatewayForRecords,
+        guacdForRecords: options.guacd,
+        localDesktops,
+      },
       { logger, metrics, metricsToken: options.metricsToken },
     );
     stops.push(() => bridge.close());
+    bridgeRef.current = bridge;
     listening.url = bridge.url;
     let headlessViewer: HeadlessViewer | undefined;
     if (options.headlessViewer === true) {

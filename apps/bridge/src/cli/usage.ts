@@ -13,18 +13,23 @@ overlay-companion serve [options]
   --data-dir DIR       where the bridge keeps its state (default ./.data)
   --web-root DIR       the built viewer to serve (default apps/web/dist)
   Desktop source, at most one (default: --desktop local):
-  --desktop local      start a local Xvnc desktop with openbox and an xterm
+  --desktop local      start a local Xvnc desktop with openbox and an xterm, in a sandbox
+                       (bubblewrap, no network, unprivileged; never the bridge's user or env)
   --vnc HOST:PORT      an existing VNC server; its password from OC_VNC_PASSWORD
   --rdp HOST:PORT      an RDP server through real guacd (needs --guacd);
                        credentials from OC_RDP_USER and OC_RDP_PASSWORD
   --rdp-keyboard L     the RDP keyboard layout, e.g. de-de-qwertz (default en-us-qwerty);
                        xrdp 0.9 drops characters the layout lacks (ä on en-us)
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
+  --desktop-name NAME  the name of the desktop record the source makes (default Desktop);
+                       more desktops and grants: the /desktops page
+  --local-desktops M   shared (default) or per-person: each person also gets a sandboxed
+                       local desktop of their own, started when first opened, stopped idle
   --desktop-size WxH   fix the remote desktop's size (also OC_DESKTOP_SIZE); without it
-                       each person's saved monitor layout decides, and no viewer window
+                       the owner's saved monitor layout decides, and no viewer window
                        ever resizes the desktop
   --mode MODE          everyone's starting mode: passive, assist (default), composing,
-                       autopilot, custom; each person changes their own in the viewer
+                       autopilot, custom; the person in charge of a desktop changes it
   --headless-viewer    keep a headless Chromium viewer open for the admin (no person needed;
                        approvals go to the MCP client by elicitation, else are denied);
                        OC_CHROMIUM picks the binary (default /usr/bin/chromium)

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { PersonPlane } from '../mcp/personPlanes.js';
+import type { DesktopPlane } from '../mcp/desktopPlanes.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 import { chromium } from 'playwright-core';
@@ -52,7 +52,7 @@ describe('headless viewer on the real stack', () => {
   let viewer: HeadlessViewer;
   let client: Client;
   const log = recordingLogger();
-  let plane: PersonPlane;
+  let plane: DesktopPlane;
   const hub = () => plane.hub;
   /** The headless sessions minted so far, one per launch (as serve's signIn does). */
   const minted: string[] = [];
@@ -60,7 +60,7 @@ describe('headless viewer on the real stack', () => {
   beforeAll(async () => {
     stack = await startLiveStack();
     const { access, admin } = stack.fixture;
-    plane = await stack.bridge.controlPlane.planes.get(admin.id);
+    plane = (await stack.bridge.controlPlane.defaultPlaneFor(admin.id))!;
     viewer = await startHeadlessViewer({
       bridgeUrl: stack.bridge.url,
       logger: log.logger,

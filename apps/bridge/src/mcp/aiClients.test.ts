@@ -7,7 +7,7 @@ const session = (
   connectedAt: number,
   lastCallAt: number | null,
 ) => ({
-  principal: { personId: 'p1', personName: 'alice', tokenId, tokenName: `token ${tokenId}` },
+  principal: { personId: 'p1', personName: 'alice', tokenId, tokenName: `token ${tokenId}`, desktopIds: null },
   clientName: () => name,
   connectedAt,
   lastCallAt,

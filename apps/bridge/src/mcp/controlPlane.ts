@@ -1,12 +1,18 @@
-// The MCP control plane, assembled: one plane per person (mode, permissions, viewer windows,
-// Stop — personPlanes.ts), MCP sessions bound to API tokens (each session acts for its token's
-// person), the viewer socket, and the audit of what planes do. `createControlPlane` returns
+// The MCP control plane, assembled: one plane per desktop (mode, the in-charge person's
+// permissions, viewer windows, Stop — desktopPlanes.ts), MCP sessions bound to API tokens (each
+// session acts for its token's person on a desktop the token may use — sessionDesktop.ts), the
+// viewer socket, and the audit of what planes do. `createControlPlane` returns
 // what startBridge takes (`mounts`, `upgrades`) plus `bind()` (called once the real port is
 // known) and `close()`.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { OVERLAYS_SOCKET_PATH, VIEWER_SOCKET_PATH, type Mode } from '@overlay-companion/protocol';
+import {
+  OVERLAYS_SOCKET_PATH,
+  VIEWER_SOCKET_PATH,
+  defaultPermissions,
+  type Mode,
+} from '@overlay-companion/protocol';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
@@ -27,7 +33,11 @@ import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { createOverlayEndpoint } from '../relay/overlaySocket.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
-import { PersonPlanes } from './personPlanes.js';
+import { DesktopPlanes, type DesktopPlane } from './desktopPlanes.js';
+import { SessionDesktop } from './sessionDesktop.js';
+import { DesktopDirectory } from '../desktops/desktopDirectory.js';
+import { ViewerHub } from '../relay/viewerHub.js';
+import { ModeState } from '../policy/modeState.js';
 import { observePlanes } from './planeAudit.js';
 import { UpdateNotifier, eventsUri, registerResources } from './resources.js';
 import { ScreenshotFeed } from './screenshots/feed.js';
@@ -60,6 +70,8 @@ export interface ControlPlaneOptions {
   sessionIdleMs?: number;
   /** The bridge's /metrics series: tool calls, viewers, approvals waiting, MCP sessions. */
   metrics?: BridgeMetrics | undefined;
+  /** The desktop records (made here from the store when not given). */
+  directory?: DesktopDirectory | undefined;
 }
 
 export interface ControlPlane {
@@ -67,7 +79,10 @@ export interface ControlPlane {
   upgrades: Readonly<Record<string, UpgradeHandler>>;
   /** Tells the plane where the bridge listens (after listen, so port 0 is resolved). */
   bind(address: BoundAddress): void;
-  planes: PersonPlanes;
+  planes: DesktopPlanes;
+  directory: DesktopDirectory;
+  /** The plane of a person's default desktop (the one their windows open without a choice). */
+  defaultPlaneFor(personId: string): Promise<DesktopPlane | undefined>;
   sessions: McpSessions;
   /** OC_PUBLIC_URL when set. */
   publicUrl: string | undefined;
@@ -88,20 +103,33 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     if (bound === undefined) return 'the bridge URL';
     return `http://${openableHost(bound.host)}:${bound.port}/`;
   };
-  const planes = new PersonPlanes({
+  const directory =
+    options.directory ?? new DesktopDirectory({ store: access.store, logger: logger.child({ part: 'desktops' }) });
+  const planes = new DesktopPlanes({
     store: access.store,
+    directory,
     logger,
     initialMode: options.initialMode ?? 'assist',
     viewerUrl,
     observer: observePlanes(access),
   });
+  // What a session's background screenshots ask while it has no desktop: no window, no capture.
+  const idleHub = new ViewerHub({
+    mode: new ModeState('passive'),
+    permissions: defaultPermissions,
+    inCharge: () => '',
+    logger,
+    viewerUrl,
+  });
   const endpoint = createViewerEndpoint({
     planes,
+    directory,
     access,
     logger: logger.child({ part: 'viewer-socket' }),
   });
   const overlayFeed = createOverlayEndpoint({
     planes,
+    directory,
     access,
     logger: logger.child({ part: 'overlay-feed' }),
   });
@@ -112,7 +140,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     sessionId,
     principal,
   }): Promise<SessionHandle> => {
-    const plane = await planes.get(principal.personId);
+    const fallbackPermissions = await access.store.permissions.get(principal.personId);
     const server = new McpServer(
       { name: 'overlay-companion', version: BRIDGE_VERSION },
       { capabilities: { resources: { subscribe: true } }, instructions: INSTRUCTIONS },
@@ -122,10 +150,24 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     server.server.registerCapabilities({ tools: { listChanged: false } });
     const sessionLogger = logger.child({ sessionId, personId: principal.personId });
     const notifier = new UpdateNotifier(() => state, sessionLogger);
+    const desktop = new SessionDesktop({ store: access.store, directory, planes }, principal, {
+      join: (plane) => {
+        plane.sessions.add(state);
+        plane.aiClientsChanged();
+        plane.updateEventInterest();
+      },
+      leave: (plane) => {
+        plane.sessions.delete(state);
+        plane.aiClientsChanged();
+        // Also when it held no subscriptions: cheap, and the union must not outlive a session.
+        plane.updateEventInterest();
+      },
+    });
     const state: SessionState = {
       id: sessionId,
       server,
       principal,
+      desktop,
       clientName: () => server.server.getClientVersion()?.name?.slice(0, 100) ?? null,
       connectedAt: Date.now(),
       lastCallAt: null,
@@ -133,13 +175,13 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       events: new EventSubscriptions(
         (id) => notifier.notify(eventsUri(id)),
         MAX_BUFFERED_EVENTS,
-        () => plane.updateEventInterest(),
+        () => desktop.current?.updateEventInterest(),
       ),
       screenshots: new ScreenshotFeed(
-        plane.hub,
+        () => desktop.current?.hub ?? idleHub,
         (uri) => notifier.notify(uri),
         sessionLogger,
-        () => plane.permissions().screenshots,
+        () => desktop.current?.permissions().screenshots ?? false,
       ),
       resourceSubscriptions: new Set(),
     };
@@ -150,24 +192,30 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         findTool(request.params.name),
         request.params.name,
         request.params.arguments,
-        { plane, session: state, signal: extra.signal, requestId: extra.requestId },
+        {
+          session: state,
+          signal: extra.signal,
+          requestId: extra.requestId,
+          fallbackPermissions,
+        },
         { limits, audit: access.audit, logger: sessionLogger },
       ),
     );
-    plane.sessions.add(state);
+    // The session settles on its default desktop at once, so the person's windows list this AI
+    // client from the start (a person without any desktop gets a session that says so per call).
+    void desktop.forCall('list_desktops', undefined).then(
+      (plane) => desktop.select(plane),
+      () => undefined,
+    );
     // initialize is answered after this: the client's name is known once it is.
-    server.server.oninitialized = () => plane.aiClientsChanged();
-    plane.aiClientsChanged();
+    server.server.oninitialized = () => desktop.current?.aiClientsChanged();
     return {
       server,
       dispose: () => {
-        plane.sessions.delete(state);
-        plane.aiClientsChanged();
+        desktop.close();
         notifier.close();
         state.screenshots.close();
         state.events.clear();
-        // Also when it held no subscriptions: cheap, and the union must not outlive a session.
-        plane.updateEventInterest();
       },
     };
   };
@@ -196,6 +244,12 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
       bound = address;
     },
     planes,
+    directory,
+    defaultPlaneFor: async (personId) => {
+      const person = await access.store.people.byId(personId);
+      const found = person === undefined ? undefined : await directory.defaultFor(person);
+      return found === undefined ? undefined : planes.get(found.entry.record.id);
+    },
     sessions,
     publicUrl: options.publicUrl === '' ? undefined : options.publicUrl,
     close: async () => {

@@ -1,87 +1,126 @@
-// One control plane per person: their mode, their permission toggles, their viewer windows (the
-// hub), their Stop, and the MCP sessions that act for them. Tool calls made with a person's
-// token reach only that person's windows, approvals are asked in and answered from only those
-// windows, and one person's Stop or mode never touches another's. Planes are made on first use
-// (a viewer connecting, a token calling) and dropped when the person is removed.
+// One control plane per desktop: its AI mode, its viewer windows (the hub, every person's who
+// may see it), its Stop, its map (the owner's layout and privacy masks), the MCP sessions working
+// on it, and who is in charge. Exactly one person is in charge of a desktop at a time (its owner
+// unless the charge was handed over or taken): every AI input and approval on it follows that
+// person's permission toggles and is answered in that person's windows; the AI of anyone else
+// may only look (WATCHER_TOOLS). Stop from any window with access stops all AI input on it.
+// Planes are made on first use (a window connecting, a session calling) and dropped when the
+// desktop is removed.
 import {
   EVENT_PERMISSIONS,
+  MAX_LISTED_WATCHERS,
   permittedEventTypes,
+  type BridgeToViewer,
+  type DesktopAccessLevel,
   type Mode,
   type Permissions,
   type PermissionsPatch,
   type UiEvent,
+  type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/modeState.js';
-import { ViewerHub, type ApprovalOutcome } from '../relay/viewerHub.js';
-import type { Store } from '../store/types.js';
+import { ViewerHub, type ApprovalOutcome, type ViewerPeer } from '../relay/viewerHub.js';
+import type { PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
 import { readLayout } from '../api/layout.js';
 import { aiClientsMessage } from './aiClients.js';
+import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirectory.js';
+import { accessOf } from '../desktops/desktopAccess.js';
 
-export interface PersonPlane {
-  readonly personId: string;
+export interface InChargeRef {
+  id: string;
+  name: string;
+}
+
+export interface DesktopPlane {
+  readonly desktopId: string;
+  /** The desktop's name as last loaded. */
+  readonly desktopName: string;
+  /** The person whose policy every AI input here follows. */
+  inCharge(): InChargeRef;
+  /** The desktop's owner (whose layout is its map). */
+  readonly ownerId: string;
   readonly hub: ViewerHub;
   readonly mode: ModeState;
-  /** The person's toggles right now. */
+  /** The toggles of the person in charge, right now. */
   permissions(): Permissions;
-  /** Aborts when the person presses Stop; a fresh signal after each Stop. */
+  /** Aborts when someone presses Stop; a fresh signal after each Stop. */
   stopSignal(): AbortSignal;
-  /** The MCP sessions acting for this person (for the event interest). */
+  /** The MCP sessions working on this desktop (for the event interest and the AI-clients list). */
   readonly sessions: Set<SessionState>;
-  /** Recomputes which event types this person's windows must stream. */
+  /** Recomputes which event types the in-charge person's windows must stream. */
   updateEventInterest(): void;
   /** A session began, ended or made a call: the windows' AI-clients list follows (coalesced). */
   aiClientsChanged(): void;
+  /** The display name of a person with a window here (for the watchers list). */
+  noteName(personId: string, name: string): void;
 }
 
-/** At most one AI-clients update per person this often (each tool call counts as a change). */
+/** At most one AI-clients update per desktop this often (each tool call counts as a change). */
 const AI_CLIENTS_COALESCE_MS = 500;
 
-/** What the planes report, for the audit log. */
+/** What the planes report, for the audit log. `personId` is whoever the entry is about. */
 export interface PlaneObserver {
   modeChanged?(
     personId: string,
     snapshot: ModeSnapshot,
     from: Mode,
     source: ModeChangeSource,
+    desktopName: string,
   ): void;
-  approval?(personId: string, outcome: ApprovalOutcome): void;
-  stopped?(personId: string): void;
+  approval?(personId: string, outcome: ApprovalOutcome, desktopName: string): void;
+  stopped?(personId: string, desktopName: string): void;
+  chargeMoved?(byPersonId: string, from: InChargeRef, to: InChargeRef, desktopName: string): void;
 }
 
-export interface PersonPlanesOptions {
+export interface DesktopPlanesOptions {
   store: Store;
+  directory: DesktopDirectory;
   logger: Logger;
-  /** Starting mode of every person's plane (serve --mode); assist by default. */
+  /** Starting mode of every desktop's plane (serve --mode), and after the charge moves. */
   initialMode: Mode;
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
   observer?: PlaneObserver;
 }
 
-class Plane implements PersonPlane {
+type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
+
+class Plane implements DesktopPlane {
   readonly hub: ViewerHub;
   readonly mode: ModeState;
   readonly sessions = new Set<SessionState>();
   private stopController = new AbortController();
   private aiClientsTimer: NodeJS.Timeout | undefined;
+  /** Display names of the people seen here (windows, the person in charge). */
+  private readonly names = new Map<string, string>();
+  private entry: DesktopEntry;
+  private charge: InChargeRef;
+  private current: Permissions;
 
   constructor(
-    readonly personId: string,
-    private current: Permissions,
-    options: PersonPlanesOptions,
+    entry: DesktopEntry,
+    inCharge: PersonRecord,
+    permissions: Permissions,
+    private readonly options: DesktopPlanesOptions,
   ) {
+    this.entry = entry;
+    this.charge = { id: inCharge.id, name: inCharge.displayName };
+    this.names.set(inCharge.id, inCharge.displayName);
+    this.current = permissions;
     this.mode = new ModeState(options.initialMode);
-    const logger = options.logger.child({ personId });
+    const logger = options.logger.child({ desktopId: entry.record.id });
     let previous = this.mode.mode;
     this.mode.onChange((snapshot, source) => {
-      options.observer?.modeChanged?.(personId, snapshot, previous, source);
+      options.observer?.modeChanged?.(this.charge.id, snapshot, previous, source, this.desktopName);
       previous = snapshot.mode;
     });
     this.hub = new ViewerHub({
       mode: this.mode,
       permissions: () => this.current,
+      inCharge: () => this.charge.id,
+      describeDesktop: (peer) => this.describe(peer),
       logger: logger.child({ part: 'viewers' }),
       viewerUrl: options.viewerUrl,
     });
@@ -89,13 +128,31 @@ class Plane implements PersonPlane {
       event: (event) => {
         for (const session of this.sessions) session.events.push(event);
       },
-      stop: () => {
+      stop: (byPersonId) => {
         this.stopController.abort();
         this.stopController = new AbortController();
-        options.observer?.stopped?.(personId);
+        options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName);
       },
-      approval: (outcome) => options.observer?.approval?.(personId, outcome),
+      approval: (outcome) => options.observer?.approval?.(this.charge.id, outcome, this.desktopName),
+      charge: (peer, message) => this.chargeRequested(peer, message),
+      windowsChanged: () => this.hub.desktopChanged(),
     });
+  }
+
+  get desktopId(): string {
+    return this.entry.record.id;
+  }
+
+  get desktopName(): string {
+    return this.entry.record.name;
+  }
+
+  get ownerId(): string {
+    return this.entry.record.ownerId;
+  }
+
+  inCharge(): InChargeRef {
+    return this.charge;
   }
 
   permissions(): Permissions {
@@ -106,6 +163,12 @@ class Plane implements PersonPlane {
     return this.stopController.signal;
   }
 
+  /** A window's person (name for the watchers list). */
+  noteName(personId: string, name: string): void {
+    this.names.set(personId, name);
+  }
+
+  /** The in-charge person changed their toggles. */
   setPermissions(next: Permissions): void {
     this.current = next;
     // Events collected while a toggle was on but not read yet go with it (a key press typed
@@ -114,6 +177,25 @@ class Plane implements PersonPlane {
     for (const session of this.sessions) session.events.forget(allowed);
     this.hub.permissionsChanged();
     this.updateEventInterest();
+  }
+
+  /** The record or its grants changed (API): windows whose person lost access are closed. */
+  async reload(entry: DesktopEntry): Promise<void> {
+    this.entry = entry;
+    const wantedCharge = entry.record.inChargeId ?? entry.record.ownerId;
+    if (wantedCharge !== this.charge.id) await this.moveCharge(wantedCharge, undefined);
+    for (const watcher of this.hub.watchers()) {
+      const person = await this.options.store.people.byId(watcher.personId);
+      const access = person === undefined ? null : accessOf(person, entry.record, entry.grants);
+      if (access === null || person?.disabled === true) {
+        this.hub.closePerson(
+          watcher.personId,
+          4403,
+          'Your access to this desktop was removed.',
+        );
+      }
+    }
+    this.hub.desktopChanged();
   }
 
   aiClientsChanged(): void {
@@ -126,63 +208,210 @@ class Plane implements PersonPlane {
   }
 
   updateEventInterest(): void {
-    // Only what some session collects AND the person allows is ever streamed.
+    // Only what some session collects AND the person in charge allows is ever streamed.
     const wanted = [...this.sessions].flatMap((session) => [...session.events.types()]);
     this.hub.setEventInterest(permittedEventTypes(new Set(wanted), this.current));
   }
-}
 
-export class PersonPlanes {
-  private readonly planes = new Map<string, Promise<Plane>>();
-
-  constructor(private readonly options: PersonPlanesOptions) {}
-
-  /** The person's plane, made (with their stored permissions) on first use. */
-  get(personId: string): Promise<PersonPlane> {
-    let plane = this.planes.get(personId);
-    if (plane === undefined) {
-      plane = Promise.all([
-        this.options.store.permissions.get(personId),
-        readLayout(this.options.store, personId),
-      ]).then(([permissions, saved]) => {
-        const made = new Plane(personId, permissions, this.options);
-        // The person's map (monitors, privacy masks) reaches every window after hello.
-        made.hub.setLayout(saved?.layout ?? null);
-        return made;
-      });
-      // A failed load must not stay cached: the next call tries again.
-      plane.catch(() => this.planes.delete(personId));
-      this.planes.set(personId, plane);
-    }
-    return plane;
+  /** Closes everything: the desktop is gone or the bridge stops. */
+  close(reason: string): void {
+    if (this.aiClientsTimer !== undefined) clearTimeout(this.aiClientsTimer);
+    this.hub.stop(reason);
+    this.hub.closeAll();
   }
 
-  /** Stores a change to the person's toggles and applies it to their plane at once. */
+  private describe(peer: ViewerPeer): BridgeToViewer {
+    const watchers = this.hub.watchers();
+    const youInCharge = peer.personId === this.charge.id;
+    const name = (id: string): string => this.names.get(id) ?? 'someone';
+    return {
+      type: 'desktop_state',
+      desktop: { id: this.desktopId, name: this.desktopName.slice(0, 200) },
+      in_charge: { id: this.charge.id, name: this.charge.name.slice(0, 200) },
+      watchers: watchers
+        .slice(0, MAX_LISTED_WATCHERS)
+        .map((w) => ({ id: w.personId, name: name(w.personId).slice(0, 200), access: w.access })),
+      more_watchers: Math.max(0, watchers.length - MAX_LISTED_WATCHERS),
+      you: {
+        access: peer.access,
+        in_charge: youInCharge,
+        may_take_charge: !youInCharge && mayTakeCharge(peer.access),
+        may_hand_over_to: youInCharge
+          ? watchers
+              .filter((w) => w.personId !== peer.personId && mayBeInCharge(w.access))
+              .slice(0, MAX_LISTED_WATCHERS)
+              .map((w) => ({ id: w.personId, name: name(w.personId).slice(0, 200) }))
+          : [],
+      },
+    };
+  }
+
+  private chargeRequested(peer: ViewerPeer, message: ChargeRequest): string | undefined {
+    if (peer.headless) return 'charge: the headless viewer cannot take or hand over the charge.';
+    if (message.action === 'take') {
+      if (peer.personId === this.charge.id) return undefined;
+      if (!mayTakeCharge(peer.access))
+        return `charge: only the desktop's owner or an admin may take the charge; ask ${this.charge.name} to hand it over.`;
+      void this.moveCharge(peer.personId, peer.personId);
+      return undefined;
+    }
+    if (peer.personId !== this.charge.id)
+      return `charge: only ${this.charge.name}, who is in charge, may hand the charge over.`;
+    const to = message.to;
+    if (to === undefined) return 'charge: hand_over needs `to`, the person to hand the charge to.';
+    const target = this.hub.watchers().find((w) => w.personId === to);
+    if (target === undefined || !mayBeInCharge(target.access))
+      return 'charge: hand the charge only to someone with control of this desktop who has a window open on it.';
+    void this.moveCharge(to, peer.personId);
+    return undefined;
+  }
+
+  /**
+   * Moves the charge: stored, the previous person's waiting calls and approvals fail, the mode
+   * goes back to the operator's starting mode (the new person's policy starts afresh), the
+   * permissions become the new person's, and every window is told.
+   */
+  async moveCharge(toPersonId: string, byPersonId: string | undefined): Promise<void> {
+    const { store, directory, logger } = this.options;
+    const person = await store.people.byId(toPersonId);
+    if (person === undefined || person.disabled) return;
+    const from = this.charge;
+    if (from.id === person.id) return;
+    const permissions = await store.permissions.get(person.id);
+    if (byPersonId !== undefined) {
+      const stored = person.id === this.entry.record.ownerId ? null : person.id;
+      await store.desktops.update(this.desktopId, { inChargeId: stored });
+      directory.invalidate();
+    }
+    this.charge = { id: person.id, name: person.displayName };
+    this.names.set(person.id, person.displayName);
+    logger.info({ desktopId: this.desktopId, from: from.id, to: person.id }, 'charge moved');
+    this.hub.chargeChanged(`The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`);
+    this.mode.set(this.options.initialMode, undefined, 'stop');
+    this.setPermissions(permissions);
+    if (byPersonId !== undefined)
+      this.options.observer?.chargeMoved?.(byPersonId, from, this.charge, this.desktopName);
+  }
+}
+
+/** Who may take the charge without it being handed over. */
+function mayTakeCharge(access: DesktopAccessLevel): boolean {
+  return access === 'owner' || access === 'admin';
+}
+
+/** Who may be in charge at all (never a view grant). */
+export function mayBeInCharge(access: DesktopAccessLevel): boolean {
+  return access !== 'view';
+}
+
+export class DesktopPlanes {
+  private readonly planes = new Map<string, Promise<Plane>>();
+
+  constructor(private readonly options: DesktopPlanesOptions) {}
+
+  /** The desktop's plane, made on first use; undefined when there is no such desktop. */
+  async get(desktopId: string): Promise<DesktopPlane | undefined> {
+    return this.load(desktopId);
+  }
+
+  private load(desktopId: string): Promise<Plane | undefined> {
+    const existing = this.planes.get(desktopId);
+    if (existing !== undefined) return existing;
+    const { store, directory } = this.options;
+    const made = (async () => {
+      const entry = await directory.get(desktopId);
+      if (entry === undefined) throw new NoSuchDesktop(desktopId);
+      const inChargeId = entry.record.inChargeId ?? entry.record.ownerId;
+      const person =
+        (await store.people.byId(inChargeId)) ?? (await store.people.byId(entry.record.ownerId));
+      if (person === undefined) throw new NoSuchDesktop(desktopId);
+      const [permissions, saved] = await Promise.all([
+        store.permissions.get(person.id),
+        readLayout(store, entry.record.ownerId),
+      ]);
+      const plane = new Plane(entry, person, permissions, this.options);
+      // The owner's map (monitors, privacy masks) reaches every window after hello.
+      plane.hub.setLayout(saved?.layout ?? null);
+      return plane;
+    })();
+    // A failed load must not stay cached: the next call tries again.
+    made.catch(() => this.planes.delete(desktopId));
+    this.planes.set(desktopId, made);
+    return made.catch((err: unknown) => {
+      if (err instanceof NoSuchDesktop) return undefined;
+      throw err;
+    });
+  }
+
+  /** Stores a change to a person's toggles and applies it where they are in charge. */
   async updatePermissions(personId: string, patch: PermissionsPatch): Promise<Permissions> {
     const next = await this.options.store.permissions.update(personId, patch);
-    const plane = await this.planes.get(personId);
-    plane?.setPermissions(next);
+    for (const plane of await this.loadedPlanes())
+      if (plane.inCharge().id === personId) plane.setPermissions(next);
     return next;
   }
 
-  /** A removed or disabled person: Stop everything they had waiting and forget the plane. */
-  async drop(personId: string, reason: string): Promise<void> {
-    const plane = await this.planes.get(personId)?.catch(() => undefined);
-    this.planes.delete(personId);
+  /** A desktop's record or grants changed (or it was removed): its plane follows. */
+  async desktopChanged(desktopId: string): Promise<void> {
+    this.options.directory.invalidate();
+    const plane = await this.planes.get(desktopId)?.catch(() => undefined);
     if (plane === undefined) return;
-    plane.hub.stop(reason);
-    plane.hub.closeAll();
+    const entry = await this.options.directory.get(desktopId);
+    if (entry === undefined) {
+      this.planes.delete(desktopId);
+      plane.close('The desktop was removed.');
+      return;
+    }
+    await plane.reload(entry);
+  }
+
+  /** A person's layout was saved: the desktops they own show it (returns those desktops). */
+  async ownerLayoutChanged(
+    personId: string,
+    apply: (plane: DesktopPlane) => void,
+  ): Promise<DesktopPlane[]> {
+    const owned = (await this.loadedPlanes()).filter((plane) => plane.ownerId === personId);
+    for (const plane of owned) apply(plane);
+    return owned;
+  }
+
+  /**
+   * A removed or disabled person: their windows close everywhere, and desktops they were in
+   * charge of are stopped and go back to their owners.
+   */
+  async drop(personId: string, reason: string): Promise<void> {
+    this.options.directory.invalidate();
+    for (const plane of await this.loadedPlanes()) {
+      if (plane.inCharge().id === personId) {
+        plane.hub.stop(reason);
+        if (plane.ownerId !== personId) await plane.moveCharge(plane.ownerId, undefined);
+      }
+      plane.hub.closePerson(personId, 4401, reason.slice(0, 120));
+      if (plane.ownerId === personId) {
+        this.planes.delete(plane.desktopId);
+        plane.close(reason);
+      }
+    }
   }
 
   /** The planes made so far (for /metrics: viewers and approvals waiting). */
-  async loaded(): Promise<PersonPlane[]> {
-    const all = await Promise.all([...this.planes.values()].map((p) => p.catch(() => undefined)));
-    return all.filter((plane): plane is Plane => plane !== undefined);
+  async loaded(): Promise<DesktopPlane[]> {
+    return this.loadedPlanes();
   }
 
   async closeAll(): Promise<void> {
-    const all = await Promise.all([...this.planes.values()].map((p) => p.catch(() => undefined)));
-    for (const plane of all) plane?.hub.closeAll();
+    for (const plane of await this.loadedPlanes()) plane.hub.closeAll();
     this.planes.clear();
+  }
+
+  private async loadedPlanes(): Promise<Plane[]> {
+    const all = await Promise.all([...this.planes.values()].map((p) => p.catch(() => undefined)));
+    return all.filter((plane): plane is Plane => plane !== undefined);
+  }
+}
+
+class NoSuchDesktop extends Error {
+  constructor(desktopId: string) {
+    super(`No desktop ${desktopId}.`);
   }
 }

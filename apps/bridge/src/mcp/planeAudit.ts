@@ -1,9 +1,10 @@
-// What the per-person planes do, written to the audit log: every mode change (who changed it —
+// What the desktops' planes do, written to the audit log: every mode change (who changed it —
 // the person, the AI with approval, Stop — from what to what), every approval asked (answered,
-// timed out, or not askable), and every Stop.
+// timed out, or not askable), every Stop (by whoever pressed it) and every move of the charge;
+// each entry names its desktop.
 import type { Access } from '../auth/access.js';
 import type { ModeChangeSource } from '../policy/modeState.js';
-import type { PlaneObserver } from './personPlanes.js';
+import type { PlaneObserver } from './desktopPlanes.js';
 
 const SOURCE_ACTOR: Readonly<Record<ModeChangeSource, 'ai' | 'person' | 'system'>> = {
   start: 'system',
@@ -21,17 +22,17 @@ export function observePlanes(access: Access): PlaneObserver {
     );
   };
   return {
-    modeChanged(personId, snapshot, from, source) {
+    modeChanged(personId, snapshot, from, source, desktopName) {
       record(personId, {
         kind: 'mode_change',
         actor: SOURCE_ACTOR[source],
         personId,
         personName: null,
         outcome: 'ok',
-        detail: `${from} → ${snapshot.mode}${snapshot.metadata === undefined ? '' : ` ${JSON.stringify(snapshot.metadata).slice(0, 500)}`} (${source})`,
+        detail: `${from} → ${snapshot.mode}${snapshot.metadata === undefined ? '' : ` ${JSON.stringify(snapshot.metadata).slice(0, 500)}`} (${source}) on ${desktopName}`,
       });
     },
-    approval(personId, outcome) {
+    approval(personId, outcome, desktopName) {
       record(personId, {
         kind: 'approval',
         actor: 'person',
@@ -40,16 +41,27 @@ export function observePlanes(access: Access): PlaneObserver {
         decision: outcome.approved ? 'allow' : 'deny',
         outcome:
           outcome.how === 'answered' ? (outcome.approved ? 'approved' : 'declined') : outcome.how,
-        detail: `mode ${outcome.from} → ${outcome.to}, asked by the ${outcome.requestedBy === 'ai' ? 'AI' : 'person'}`,
+        detail: `mode ${outcome.from} → ${outcome.to}, asked by the ${outcome.requestedBy === 'ai' ? 'AI' : 'person'}, on ${desktopName}`,
       });
     },
-    stopped(personId) {
+    stopped(personId, desktopName) {
       record(personId, {
         kind: 'stop',
         actor: 'person',
         personId,
         personName: null,
         outcome: 'ok',
+        detail: `on ${desktopName}`,
+      });
+    },
+    chargeMoved(byPersonId, from, to, desktopName) {
+      record(byPersonId, {
+        kind: 'desktop_changed',
+        actor: 'person',
+        personId: byPersonId,
+        personName: null,
+        outcome: 'ok',
+        detail: `charge of ${desktopName}: ${from.name} → ${to.name}`,
       });
     },
   };

@@ -19,6 +19,8 @@ import { summarizeArgs } from '../audit/summarize.js';
 import type { SharedRateLimits } from '../policy/rateLimit.js';
 import { asProtocolError, errorResult, successResult } from './results.js';
 import type { BridgeTool, CallNote, ToolContext } from './toolkit.js';
+import type { DesktopPlane } from './desktopPlanes.js';
+import type { Permissions } from '@overlay-companion/protocol';
 
 export interface CallServices {
   limits: SharedRateLimits;
@@ -26,7 +28,10 @@ export interface CallServices {
   logger: Logger;
 }
 
-export type CallContext = Omit<ToolContext, 'decision' | 'note'>;
+export type CallContext = Omit<ToolContext, 'decision' | 'note' | 'plane'> & {
+  /** The token person's own toggles, for the audit of a call that found no desktop. */
+  fallbackPermissions: Permissions;
+};
 
 export async function runToolCall(
   tool: BridgeTool<ToolName> | undefined,
@@ -37,14 +42,16 @@ export async function runToolCall(
 ): Promise<CallToolResult> {
   const startedAt = Date.now();
   ctx.session.lastCallAt = startedAt;
-  ctx.plane.aiClientsChanged();
+  ctx.session.desktop.current?.aiClientsChanged();
   const started = performance.now();
   const note: CallNote = { decision: null, approvedBy: null };
   let outcome = 'ok';
   let screenshot: { mimeType: string; data: Buffer } | null = null;
+  let plane: DesktopPlane | undefined;
   const finish = (result: CallToolResult): CallToolResult => {
     const { principal } = ctx.session;
-    const permissions = ctx.plane.permissions();
+    // Before a desktop is known, the person's own toggles decide what the audit keeps.
+    const permissions = plane?.permissions() ?? ctx.fallbackPermissions;
     if (permissions.audit_screenshots) screenshot = imageOf(result.content);
     services.audit.record({
       at: startedAt,
@@ -57,6 +64,7 @@ export async function runToolCall(
       clientName: ctx.session.clientName(),
       tool: name.slice(0, 64),
       summary: summarizeArgs(name, rawArgs, permissions.audit_typed_text),
+      detail: plane === undefined ? null : `desktop ${plane.desktopName}`,
       decision: note.decision,
       approvedBy: note.approvedBy,
       outcome,
@@ -93,7 +101,16 @@ export async function runToolCall(
       ),
     );
   }
-  const parsed = tool.definition.input.safeParse(rawArgs ?? {});
+  // `desktop` is every tool's optional extension (select_desktop's own argument aside): which
+  // desktop this one call works on. It is taken off before the tool's strict schema sees it.
+  const { desktop: desktopRef, args: toolArgs } = splitDesktopArg(tool.name, rawArgs);
+  if (desktopRef instanceof ProtocolError) return fail(desktopRef);
+  try {
+    plane = await ctx.session.desktop.forCall(tool.name, desktopRef);
+  } catch (err) {
+    return fail(asProtocolError(err));
+  }
+  const parsed = tool.definition.input.safeParse(toolArgs ?? {});
   if (!parsed.success) {
     return fail(
       new ProtocolError(
@@ -102,11 +119,11 @@ export async function runToolCall(
       ),
     );
   }
-  const { mode } = ctx.plane;
+  const { mode } = plane;
   const verdict = decideCall({
     mode: mode.mode,
     metadata: mode.snapshot.metadata,
-    permissions: ctx.plane.permissions(),
+    permissions: plane.permissions(),
     tool: tool.name,
     args: parsed.data,
   });
@@ -115,9 +132,14 @@ export async function runToolCall(
     return fail(new ProtocolError('permission_denied', verdict.message));
   }
   try {
-    const reply = await tool.handle(parsed.data, { ...ctx, decision: verdict.decision, note });
+    const reply = await tool.handle(parsed.data, {
+      ...ctx,
+      plane,
+      decision: verdict.decision,
+      note,
+    });
     // The seed's loose objects: keys we do not know were accepted; say they had no effect.
-    const ignored = ignoredArgs(tool.definition.looseObjects, rawArgs);
+    const ignored = ignoredArgs(tool.definition.looseObjects, toolArgs);
     const structured = ignored.length > 0 ? { ...reply.structured, ignored } : reply.structured;
     const checked = tool.definition.result.safeParse(structured);
     if (!checked.success) {
@@ -135,6 +157,31 @@ export async function runToolCall(
       services.logger.warn({ err, tool: tool.name }, 'tool call failed');
     return fail(error);
   }
+}
+
+/** The optional `desktop` argument and the tool's own arguments without it. */
+function splitDesktopArg(
+  tool: ToolName,
+  rawArgs: unknown,
+): { desktop: string | undefined | ProtocolError; args: unknown } {
+  if (typeof rawArgs !== 'object' || rawArgs === null) return { desktop: undefined, args: rawArgs };
+  if (tool === 'select_desktop') {
+    // Its own argument names the desktop it selects (its schema checks the rest).
+    const wanted = (rawArgs as { desktop?: unknown }).desktop;
+    return { desktop: typeof wanted === 'string' ? wanted : undefined, args: rawArgs };
+  }
+  if (!Object.hasOwn(rawArgs, 'desktop')) return { desktop: undefined, args: rawArgs };
+  const { desktop, ...rest } = rawArgs as Record<string, unknown>;
+  if (typeof desktop !== 'string' || desktop.length === 0 || desktop.length > 200) {
+    return {
+      desktop: new ProtocolError(
+        'invalid_parameters',
+        'desktop: expected a desktop id or name (a string from list_desktops).',
+      ),
+      args: rest,
+    };
+  }
+  return { desktop, args: rest };
 }
 
 /** The image of a screenshot result, for the audit log (only when the person keeps them). */

@@ -36,13 +36,32 @@ const ERROR_ENVELOPE: JsonSchema = {
   additionalProperties: false,
 };
 
+/**
+ * Every tool but select_desktop takes an optional `desktop` (toolCall.ts takes it off before the
+ * tool's own schema): the seed's parameters stay as they are, with this one extension.
+ */
+const DESKTOP_ARG: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 200,
+  description:
+    'Optional: the desktop (id or name from list_desktops) this one call works on; default: the session’s desktop (select_desktop).',
+};
+
+function inputSchemaOf(tool: BridgeTool): JsonSchema {
+  const schema = jsonSchema(tool.definition.input, 'input');
+  if (tool.name === 'select_desktop') return schema;
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  return { ...schema, properties: { ...properties, desktop: DESKTOP_ARG } };
+}
+
 export function toolEntry(tool: BridgeTool): Tool {
   const def = tool.definition;
   return {
     name: def.name,
     title: def.title,
     description: def.description,
-    inputSchema: jsonSchema(def.input, 'input') as Tool['inputSchema'],
+    inputSchema: inputSchemaOf(tool) as Tool['inputSchema'],
     outputSchema: {
       type: 'object',
       anyOf: [jsonSchema(def.result, 'output'), ERROR_ENVELOPE],

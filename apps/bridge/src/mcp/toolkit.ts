@@ -16,7 +16,8 @@ import {
 import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { SessionRateLimiter } from '../policy/rateLimit.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
-import type { PersonPlane } from './personPlanes.js';
+import type { DesktopPlane } from './desktopPlanes.js';
+import type { SessionDesktop } from './sessionDesktop.js';
 import type { ScreenshotFeed } from './screenshots/feed.js';
 
 /** What one MCP session owns. */
@@ -25,6 +26,8 @@ export interface SessionState {
   server: McpServer;
   /** The token (and so the person) this session acts for. */
   principal: McpPrincipal;
+  /** Which desktop it works on, and whether its AI may act there. */
+  desktop: SessionDesktop;
   /** The MCP client's name from initialize (for the audit log). */
   clientName(): string | null;
   /** Epoch ms the session began, and of its latest tool call (the person's AI-clients list). */
@@ -46,8 +49,8 @@ export interface CallNote {
 }
 
 export interface ToolContext {
-  /** The plane of the person the session acts for. */
-  plane: PersonPlane;
+  /** The plane of the desktop this call works on (its person in charge is checked). */
+  plane: DesktopPlane;
   session: SessionState;
   /** The policy's decision for this call (decideCall), made before the handler runs. */
   decision: 'allow' | 'confirm';

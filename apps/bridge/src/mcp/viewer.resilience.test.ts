@@ -20,7 +20,7 @@ import { chromiumChildren } from '../headless/testing/processes.js';
 import { callBudgetMs } from '../relay/timeouts.js';
 import { toolDefinitions } from '@overlay-companion/protocol';
 import { signIn } from '../testing/browserSession.js';
-import type { PersonPlane } from './personPlanes.js';
+import type { DesktopPlane } from './desktopPlanes.js';
 import { errorOf } from './testing/calls.js';
 import { connectClient } from './testing/fixtures.js';
 import { waitUntil } from './testing/wait.js';
@@ -82,7 +82,7 @@ afterEach(async () => {
 describe('the viewer dies while a call waits at it', () => {
   let stack: LiveStack;
   let client: Client;
-  let plane: PersonPlane;
+  let plane: DesktopPlane;
   const hub = () => plane.hub;
   // click_at in assist mode waits for the person at the viewer: a call that stays pending.
   const args = { x: 40, y: 40 };
@@ -90,7 +90,7 @@ describe('the viewer dies while a call waits at it', () => {
 
   beforeAll(async () => {
     stack = await startLiveStack({ initialMode: 'assist' });
-    plane = await stack.bridge.controlPlane.planes.get(stack.fixture.admin.id);
+    plane = (await stack.bridge.controlPlane.defaultPlaneFor(stack.fixture.admin.id))!;
     ({ client } = await connectClient(stack.bridge));
   });
   afterAll(async () => {

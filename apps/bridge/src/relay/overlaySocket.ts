@@ -1,10 +1,11 @@
-// The seed's /ws/overlays: a read-only feed of one person's overlays (overlayFeed.ts in the
+// The seed's /ws/overlays: a read-only feed of one desktop's overlays (overlayFeed.ts in the
 // protocol) for other programs — a stream overlay, a second app. Who may open it:
 // - a signed-in page, with a single-use `overlays` ticket (POST /api/tickets), like /ws/viewer;
 // - a program with one of the person's API tokens as `Authorization: Bearer …` (a browser page
 //   cannot put that header on a WebSocket, so Origin is not required with it; the upgrade guard
 //   still refuses a foreign Origin when one is sent).
-// Either way it sees only that person's overlays. It gets sync_state on connect and then every
+// Either way it sees only the overlays of a desktop the person may see (the ticket's desktop, or
+// the person's — for a token, the token's — default desktop). It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
 // and changes nothing; a flood closes the socket, and so does not reading what it is sent.
 // Signing out, disabling the person or revoking the token closes it (SocketRegistry).
@@ -20,7 +21,10 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
-import type { PersonPlanes } from '../mcp/personPlanes.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import type { ViewerHub } from './viewerHub.js';
+import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
+import { socketDesktop } from '../desktops/socketDesktop.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { OverlayChange } from './overlayRelay.js';
 
@@ -38,12 +42,17 @@ const MAX_FEED_REQUEST_BYTES = 1024;
 
 interface Subscriber {
   personId: string;
+  /** The desktop asked for (a ticket's); undefined: the person's (or token's) default. */
+  desktopId: string | undefined;
+  /** A token's desktop list; null: all of the person's. */
+  only: readonly string[] | null;
   /** Sign-in session hash, or tokenSocketKey(tokenId). */
   sessionKey: string;
 }
 
 export interface OverlaySocketOptions {
-  planes: PersonPlanes;
+  planes: DesktopPlanes;
+  directory: DesktopDirectory;
   access: Access;
   logger: Logger;
 }
@@ -67,7 +76,7 @@ function feedMessage(change: OverlayChange): FeedMessage {
 }
 
 export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEndpoint {
-  const { planes, access, logger } = options;
+  const { planes, directory, access, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FEED_REQUEST_BYTES });
 
   async function who(request: IncomingMessage): Promise<Subscriber | string> {
@@ -75,13 +84,20 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
     if (ticket !== undefined) {
       const claims = access.tickets.consume(ticket, 'overlays');
       if (claims === undefined) return 'Missing, used or expired overlays ticket.';
-      return { personId: claims.personId, sessionKey: claims.sessionIdHash };
+      return {
+        personId: claims.personId,
+        desktopId: claims.desktopId,
+        only: null,
+        sessionKey: claims.sessionIdHash,
+      };
     }
     if (request.headers.authorization !== undefined) {
       const check = await access.tokens.authenticate(request.headers.authorization);
       if (!check.ok) return check.message;
       return {
         personId: check.principal.personId,
+        desktopId: undefined,
+        only: check.principal.desktopIds,
         sessionKey: tokenSocketKey(check.principal.tokenId),
       };
     }
@@ -98,7 +114,16 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
             `${subscriber} /ws/overlays needs a single-use ticket (signed in: POST /api/tickets {"socket":"overlays"}, then ?ticket=…) or an API token as "Authorization: Bearer <token>".`,
           );
         }
-        const plane = await planes.get(subscriber.personId);
+        const found = await socketDesktop(
+          access.store,
+          directory,
+          subscriber.personId,
+          subscriber.desktopId,
+          subscriber.only,
+        );
+        if (!found.ok) return rejectUpgrade(socket, found.status, found.message);
+        const plane = await planes.get(found.desktop.entry.record.id);
+        if (plane === undefined) return rejectUpgrade(socket, 404, 'The desktop was just removed.');
         if (socket.destroyed) return;
         wss.handleUpgrade(request, socket, head, (ws) => accept(ws, subscriber, plane.hub));
       },
@@ -112,7 +137,7 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
   function accept(
     ws: WebSocket,
     subscriber: Subscriber,
-    hub: Awaited<ReturnType<PersonPlanes['get']>>['hub'],
+    hub: ViewerHub,
   ): void {
     const send = (message: FeedMessage): void => {
       if (ws.readyState !== ws.OPEN) return;

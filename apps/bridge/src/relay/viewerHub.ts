@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   EVENT_PERMISSIONS,
+  type DesktopAccessLevel,
   PROTOCOL_VERSION,
   ProtocolError,
   encodeBridgeMessage,
@@ -43,6 +44,9 @@ export interface ViewerPeer {
   readonly id: string;
   /** A headless viewer has no person watching: approvals go to the MCP client instead. */
   readonly headless: boolean;
+  /** The person signed in at this window, and what they may do on this desktop. */
+  readonly personId: string;
+  readonly access: DesktopAccessLevel;
   send(text: string): void;
   close(code: number, reason: string): void;
 }
@@ -51,6 +55,10 @@ export type ViewerRole = 'control' | 'mirror';
 
 export interface ViewerHubOptions {
   mode: ModeState;
+  /** The person in charge of the desktop: only their windows control (run calls, answer). */
+  inCharge: () => string;
+  /** What the desktop_state for this window says (who is in charge, who watches, what it may do). */
+  describeDesktop?: (peer: ViewerPeer) => BridgeToViewer | undefined;
   /** The person's permission toggles right now. */
   permissions: () => Permissions;
   logger: Logger;
@@ -70,7 +78,12 @@ export interface ApprovalOutcome {
 
 export type HubListener = {
   event?: (event: UiEvent, viewerId: string) => void;
-  stop?: () => void;
+  /** Stop was pressed (by the person at `byPersonId`'s window) or the bridge stopped all. */
+  stop?: (byPersonId: string | undefined) => void;
+  /** A window asked to take or hand over the charge (the plane checks and applies it). */
+  charge?: (peer: ViewerPeer, message: Extract<ViewerToBridge, { type: 'charge' }>) => string | undefined;
+  /** Windows came or went (the watchers list). */
+  windowsChanged?: () => void;
   approval?: (outcome: ApprovalOutcome) => void;
 };
 
@@ -173,11 +186,74 @@ export class ViewerHub {
 
   attach(peer: ViewerPeer): ViewerRole {
     this.viewers.push(peer);
-    if (this.controlId === undefined) this.controlId = peer.id;
+    // Only a window of the person in charge controls: runs the AI's calls and asks for approval.
+    if (this.controlId === undefined && peer.personId === this.options.inCharge())
+      this.controlId = peer.id;
     const role = this.roleOf(peer.id) ?? 'mirror';
     this.sendHello(peer, role);
     this.options.logger.info({ viewerId: peer.id, role, headless: peer.headless }, 'viewer joined');
+    this.windowsChanged();
     return role;
+  }
+
+  /** The people with a window open, in the order their first window came. */
+  watchers(): Array<{ personId: string; access: DesktopAccessLevel }> {
+    const seen = new Map<string, DesktopAccessLevel>();
+    for (const v of this.viewers) if (!seen.has(v.personId)) seen.set(v.personId, v.access);
+    return [...seen].map(([personId, access]) => ({ personId, access }));
+  }
+
+  /** Whether `personId` has a window open here. */
+  watching(personId: string): boolean {
+    return this.viewers.some((v) => v.personId === personId);
+  }
+
+  /**
+   * The charge moved to another person: what the control window held fails (it was asked of
+   * the previous person), and control goes to the oldest window of the new person, if any.
+   */
+  chargeChanged(reason: string): void {
+    const previous = this.control;
+    const inCharge = this.options.inCharge();
+    if (previous !== undefined && previous.personId !== inCharge) {
+      this.controlId = undefined;
+      const moved = (): ProtocolError =>
+        new ProtocolError('cancelled', `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`);
+      this.calls.rejectForViewer(previous.id, moved);
+      const nothingWaits = this.shared.controlLeft();
+      if (nothingWaits !== undefined) this.broadcast(nothingWaits);
+      this.sendHello(previous, 'mirror');
+    }
+    if (this.controlId === undefined) {
+      const next = this.viewers.find((v) => v.personId === inCharge);
+      if (next !== undefined) {
+        this.controlId = next.id;
+        this.sendHello(next, 'control');
+      }
+    }
+    this.desktopChanged();
+  }
+
+  /** Tells every window the desktop_state as it is now (each its own: `you` differs). */
+  desktopChanged(): void {
+    const describe = this.options.describeDesktop;
+    if (describe === undefined) return;
+    for (const v of this.viewers) {
+      const message = describe(v);
+      if (message !== undefined) v.send(encodeBridgeMessage(message));
+    }
+  }
+
+  /** Closes every window of one person (their access ended), failing what they held. */
+  closePerson(personId: string, code: number, reason: string): void {
+    for (const viewer of this.viewers.filter((v) => v.personId === personId)) {
+      this.detach(viewer.id);
+      viewer.close(code, reason);
+    }
+  }
+
+  private windowsChanged(): void {
+    for (const listener of this.listeners) listener.windowsChanged?.();
   }
 
   detach(viewerId: string): void {
@@ -186,6 +262,7 @@ export class ViewerHub {
     this.viewers.splice(index, 1);
     const wasControl = viewerId === this.controlId;
     this.options.logger.info({ viewerId, wasControl }, 'viewer left');
+    this.windowsChanged();
     if (!wasControl) return;
     this.controlId = undefined;
     // Fail what it held at once: the AI should not wait out a timeout for a closed window.
@@ -198,7 +275,8 @@ export class ViewerHub {
     // Its questions went with it: tell the other windows nothing waits any more.
     const nothingWaits = this.shared.controlLeft();
     if (nothingWaits !== undefined) this.broadcast(nothingWaits);
-    const next = this.viewers[0];
+    const inCharge = this.options.inCharge();
+    const next = this.viewers.find((v) => v.personId === inCharge);
     if (next !== undefined) {
       this.controlId = next.id;
       this.sendHello(next, 'control');
@@ -207,6 +285,8 @@ export class ViewerHub {
   }
 
   noViewerGuidance(): string {
+    if (this.viewers.length > 0)
+      return `The person in charge of this desktop has no window open on it. They must open ${this.options.viewerUrl()} in a browser (and sign in) to let the AI act on it.`;
     return `No viewer is connected. Open ${this.options.viewerUrl()} in a browser (and sign in) to let the AI act on the desktop.`;
   }
 
@@ -260,7 +340,7 @@ export class ViewerHub {
   }
 
   /** The person pressed Stop (or the bridge stops everything): deny all, go passive. */
-  stop(reason = 'Stopped by the person.'): void {
+  stop(reason = 'Stopped by the person.', byPersonId?: string): void {
     const stopped = (): ProtocolError =>
       new ProtocolError(
         'cancelled',
@@ -269,7 +349,7 @@ export class ViewerHub {
     this.calls.rejectAll(stopped);
     this.broadcast({ type: 'stop', reason });
     this.options.mode.set('passive', undefined, 'stop');
-    for (const listener of this.listeners) listener.stop?.();
+    for (const listener of this.listeners) listener.stop?.(byPersonId);
   }
 
   /** Routes one parsed message from `viewerId`. Returns an error text to send back, if any. */
@@ -290,9 +370,11 @@ export class ViewerHub {
         return this.overlays.handle(viewerId, role === 'control', message);
       case 'stop_pressed':
         this.options.logger.warn({ viewerId }, 'Stop pressed');
-        this.stop();
+        this.stop('Stopped by the person.', this.peer(viewerId)?.personId);
         return undefined;
       case 'mode_set':
+        if (this.peer(viewerId)?.personId !== this.options.inCharge())
+          return 'mode_set: only the person in charge of this desktop sets its AI mode; Stop works for everyone.';
         return handleModeSet(
           {
             mode: this.options.mode,
@@ -302,10 +384,21 @@ export class ViewerHub {
           },
           message,
         );
+      case 'charge': {
+        const peer = this.peer(viewerId);
+        if (peer === undefined) return undefined;
+        for (const listener of this.listeners) {
+          const problem = listener.charge?.(peer, message);
+          if (problem !== undefined) return problem;
+        }
+        return undefined;
+      }
       case 'approvals_waiting':
       case 'ai_action':
       case 'take_over': {
         const headless = this.peer(viewerId)?.headless === true;
+        if (message.type === 'take_over' && this.peer(viewerId)?.access === 'view')
+          return 'take_over: a view-only window cannot take the desktop over; Stop works for everyone.';
         const verdict = this.shared.fromWindow(message, { role, headless });
         if ('error' in verdict) return verdict.error;
         if (verdict.to === 'others') this.toOthers(viewerId, verdict.message);
@@ -318,6 +411,9 @@ export class ViewerHub {
         // longer allow. Drop it here, unbuffered and without an error back: the race after an
         // unsubscribe or a toggle is normal, not a fault.
         if (!this.interest.has(message.event.type)) return undefined;
+        // Only the person in charge agreed (by their toggles) to let the AI read what they do;
+        // a watcher's pointer and keys never reach that AI.
+        if (this.peer(viewerId)?.personId !== this.options.inCharge()) return undefined;
         if (!this.options.permissions()[EVENT_PERMISSIONS[message.event.type]]) return undefined;
         for (const listener of this.listeners) listener.event?.(message.event, viewerId);
         return undefined;
@@ -364,6 +460,8 @@ export class ViewerHub {
     // that and its own store (and announces its own, which the bridge keeps if newer).
     if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
     for (const message of this.shared.afterHello(role)) peer.send(encodeBridgeMessage(message));
+    const desktop = this.options.describeDesktop?.(peer);
+    if (desktop !== undefined) peer.send(encodeBridgeMessage(desktop));
   }
 
   private peer(id: string): ViewerPeer | undefined {

@@ -1,7 +1,8 @@
 // The /ws/viewer WebSocket endpoint (Host/Origin are checked by the server's upgrade router):
 // redeems the single-use viewer ticket on the upgrade — which names the person, their sign-in
-// session and whether it is the bridge's own headless viewer — and attaches the socket to that
-// person's plane only; signing out closes it (SocketRegistry). Then it parses every frame with
+// session, the desktop and whether it is the bridge's own headless viewer — checks the person's
+// access to that desktop (socketDesktop.ts) and attaches the socket to that desktop's plane with
+// that access; signing out closes it (SocketRegistry). Then it parses every frame with
 // the protocol's zod schemas where it arrives. A bad frame
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008. Answers that settle a call
@@ -12,13 +13,16 @@ import {
   MAX_MESSAGE_CHARS,
   encodeBridgeMessage,
   parseViewerMessage,
+  type DesktopAccessLevel,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
 import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
-import type { PersonPlanes } from '../mcp/personPlanes.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
+import { socketDesktop } from '../desktops/socketDesktop.js';
 import { TokenBucket } from '../policy/rateLimit.js';
 import type { ViewerHub } from './viewerHub.js';
 
@@ -45,7 +49,8 @@ const STORE_CHANGES: ReadonlySet<string> = new Set([
 ]);
 
 export interface ViewerSocketOptions {
-  planes: PersonPlanes;
+  planes: DesktopPlanes;
+  directory: DesktopDirectory;
   access: Access;
   logger: Logger;
 }
@@ -56,7 +61,7 @@ export interface ViewerEndpoint {
 }
 
 export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoint {
-  const { planes, access, logger } = options;
+  const { planes, directory, access, logger } = options;
   // Screenshots are base64 text: one character is one byte, plus room for the envelope.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_CHARS + 64 * 1024 });
 
@@ -69,19 +74,29 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         'Missing, used or expired viewer ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"viewer"} and connect within 30 seconds; each ticket works once.',
       );
     }
-    planes.get(claims.personId).then(
-      (plane) => {
-        if (socket.destroyed) return;
-        wss.handleUpgrade(request, socket, head, (ws) => accept(ws, claims, plane.hub));
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'could not load the person for a viewer socket');
-        rejectUpgrade(socket, 503, 'The bridge could not load your account; retry in a moment.');
-      },
-    );
+    void (async () => {
+      const found = await socketDesktop(access.store, directory, claims.personId, claims.desktopId);
+      if (!found.ok) return rejectUpgrade(socket, found.status, found.message);
+      const plane = await planes.get(found.desktop.entry.record.id);
+      if (plane === undefined)
+        return rejectUpgrade(socket, 404, 'The desktop was just removed; reload the page.');
+      if (socket.destroyed) return;
+      plane.noteName(found.person.id, found.person.displayName);
+      wss.handleUpgrade(request, socket, head, (ws) =>
+        accept(ws, claims, plane.hub, found.desktop.access),
+      );
+    })().catch((err: unknown) => {
+      logger.error({ err }, 'could not load the desktop for a viewer socket');
+      rejectUpgrade(socket, 503, 'The bridge could not load your desktop; retry in a moment.');
+    });
   };
 
-  function accept(ws: WebSocket, claims: TicketClaims, hub: ViewerHub): void {
+  function accept(
+    ws: WebSocket,
+    claims: TicketClaims,
+    hub: ViewerHub,
+    desktopAccess: DesktopAccessLevel,
+  ): void {
     const headless = claims.headless;
     const unregister = access.sockets.add({
       personId: claims.personId,
@@ -149,6 +164,8 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
     hub.attach({
       id,
       headless,
+      personId: claims.personId,
+      access: desktopAccess,
       send,
       close: (code, reason) => ws.close(code, reason),
     });

@@ -19,7 +19,7 @@ import {
 } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer, type Received } from '../mcp/testing/scriptedViewer.js';
 import { nextOf, settle } from './testing/viewers.js';
-import type { PersonPlane } from '../mcp/personPlanes.js';
+import type { DesktopPlane } from '../mcp/desktopPlanes.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
 import { initializeMcp } from './testing/http.js';
@@ -30,7 +30,7 @@ const FORGED_PNG_BASE64 = Buffer.from('forged screenshot').toString('base64');
 
 let bridge: TestBridge;
 let bob: OtherPerson;
-let bobPlane: PersonPlane;
+let bobPlane: DesktopPlane;
 let bobViewer: ScriptedViewer;
 let adminViewer: ScriptedViewer;
 let client: Client;
@@ -42,7 +42,7 @@ beforeAll(async () => {
   // window every call and approval goes to.
   bobViewer = await ScriptedViewer.connect(bob.session);
   adminViewer = await ScriptedViewer.connect(bridge);
-  bobPlane = await bridge.controlPlane.planes.get(bob.person.id);
+  bobPlane = (await bridge.controlPlane.defaultPlaneFor(bob.person.id))!;
   ({ client } = await connectClient(bridge));
 });
 

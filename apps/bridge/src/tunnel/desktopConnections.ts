@@ -1,21 +1,22 @@
-// One desktop connection per signed-in person: the first of a person's tunnels opens it
-// (`select vnc|rdp`), every further window joins it (`select $<id>`), so one window per monitor
-// shows the same session instead of opening new desktops. Different people get VNC connections
-// of their own. RDP is the exception: the bridge logs in with one RDP account, and xrdp gives an
-// account one session, which a second RDP connection takes over — the first connection stays
-// open but frozen, with no error (seen with xrdp 0.9.21) — so everyone on an RDP desktop shares
-// one connection. A connection lives as long as any of its users: guacd 1.6 and our gateway
-// both keep it while someone is joined, whether or not the first (owner) user is still there,
-// so the remaining windows keep working when the first one closes; a join that races the end
-// of the connection (the last window just left) opens a fresh one instead.
+// One connection per desktop: the first tunnel to a desktop opens it (`select vnc|rdp`), every
+// further window — of any person who may see that desktop — joins it (`select $<id>`), so one
+// window per monitor, and every watcher, shows the same session instead of opening new ones.
+// Each desktop brings its own target (guacd or the embedded gateway, and its own connection
+// parameters and credentials: two RDP desktops with two accounts on one xrdp host are two
+// sessions), resolved when its connection opens. A connection lives as long as any of its
+// users: guacd 1.6 and our gateway both keep it while someone is joined, whether or not the
+// first (owner) user is still there, so the remaining windows keep working when the first one
+// closes; a join that races the end of the connection (the last window just left) opens a fresh
+// one instead.
 //
 // The desktop's size is decided here (see desktopSize.ts): at open, from the operator's size or
-// the person's provider (RDP: the session is opened at that size; VNC: the desktop is resized
-// once it shows a different one, unless another person is using it then), and later through
-// resizeDesktop(). Browser `size` instructions never reach the server (tunnelSession.ts drops
-// them). The size each person's desktop last reported is kept for the layout editor.
+// the desktop's provider (its owner's layout; RDP: the session is opened at that size; VNC: the
+// desktop is resized once it shows a different one), and later through resizeDesktop(). Browser
+// `size` instructions never reach the server (tunnelSession.ts drops them). The size each
+// desktop last reported is kept for the layout editor.
 import type { Logger } from 'pino';
-import type { ConnectionConfig, GuacdAddress } from '../config.js';
+import type { ConnectionConfig } from '../config.js';
+import type { TunnelTarget } from './tunnelSession.js';
 import {
   FALLBACK_DESKTOP_SIZE,
   desktopSizeSchema,
@@ -37,32 +38,34 @@ export type { ResizeOutcome } from './vncResizer.js';
 /** How often an RDP resize is said again until the desktop reports a size. */
 const RDP_RESIZE_RESEND_MS = 1_000;
 
-/** What a person's connection needs from each tunnel on it. */
+/** What a desktop's connection needs from each tunnel on it. */
 export interface ConnectionMember {
   /** Sends one instruction to the desktop server on this tunnel's upstream; false if closed. */
   sendUpstream(opcode: string, ...args: (string | number)[]): boolean;
 }
 
-export interface PersonConnectionsOptions {
-  guacd: GuacdAddress;
-  connection: ConnectionConfig;
+export interface DesktopConnectionsOptions {
+  /** Where and how to reach a desktop (a local one is started when it is not running). */
+  target(desktopId: string): Promise<TunnelTarget>;
   handshakeTimeoutMs: number;
   /** The operator's size (--desktop-size); wins over everything. */
   operatorSize?: DesktopSize | undefined;
-  /** The person's wanted size, e.g. from their saved layout. */
+  /** The desktop's wanted size, e.g. from its owner's saved layout. */
   desiredDesktopSize?: DesktopSizeProvider | undefined;
   logger: Logger;
 }
 
-export interface OpenedForPerson extends OpenedUpstream {
-  /** True when this tunnel joined the person's running connection. */
+export interface OpenedForDesktop extends OpenedUpstream {
+  /** True when this tunnel joined the desktop's running connection. */
   joined: boolean;
 }
 
 interface Entry {
   connectionId: string | undefined;
+  /** The target the running connection was opened with (joins and resizes use it too). */
+  target: TunnelTarget | undefined;
   /** A new connection being opened; others wait for it and join. */
-  opening: Promise<OpenedForPerson> | undefined;
+  opening: Promise<OpenedForDesktop> | undefined;
   /** open() calls in flight (the entry is kept while there are any). */
   pending: number;
   members: Set<ConnectionMember>;
@@ -72,29 +75,24 @@ interface Entry {
 
 type SizeWaiter = (size: DesktopSize) => void;
 
-/** The key of the one connection everyone on an RDP desktop shares. */
-const SHARED_RDP = 'rdp:shared';
-
-export class PersonConnections {
-  /** Connections by key: the person's id (VNC), or SHARED_RDP. */
-  private readonly people = new Map<string, Entry>();
+export class DesktopConnections {
+  /** Connections by desktop id. */
+  private readonly desktops = new Map<string, Entry>();
   private readonly seen = new Map<string, DesktopSize>();
   private readonly sizeWaiters = new Map<string, Set<SizeWaiter>>();
-  /** The size any connection of this bridge last reported (for RDP sessions without a decision). */
-  private lastSeen: DesktopSize | undefined;
 
-  constructor(private readonly options: PersonConnectionsOptions) {}
+  constructor(private readonly options: DesktopConnectionsOptions) {}
 
-  /** Opens the person's connection, or joins it when there is one. */
-  async open(personId: string): Promise<OpenedForPerson> {
-    const entry = this.entryFor(this.keyOf(personId));
+  /** Opens the desktop's connection, or joins it when there is one. */
+  async open(desktopId: string): Promise<OpenedForDesktop> {
+    const entry = this.entryFor(desktopId);
     entry.pending += 1;
     try {
       for (let attempt = 0; ; attempt++) {
         while (entry.opening !== undefined) await entry.opening.catch(() => undefined);
         const id = entry.connectionId;
         if (id === undefined) {
-          const opening = this.openNew(personId, entry);
+          const opening = this.openNew(desktopId, entry);
           entry.opening = opening;
           try {
             return await opening;
@@ -102,11 +100,12 @@ export class PersonConnections {
             if (entry.opening === opening) entry.opening = undefined;
           }
         }
+        const target = entry.target ?? (await this.options.target(desktopId));
         try {
-          const opened = await openUpstream(this.options.guacd, {
+          const opened = await openUpstream(target.guacd, {
             select: id,
-            params: this.params(),
-            size: this.seen.get(personId) ?? FALLBACK_DESKTOP_SIZE,
+            params: this.params(target.connection),
+            size: this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE,
             timeoutMs: this.options.handshakeTimeoutMs,
           });
           return { ...opened, joined: true };
@@ -122,56 +121,52 @@ export class PersonConnections {
   }
 
   /** A tunnel relays on the connection now (call right after open() resolved). */
-  attach(personId: string, member: ConnectionMember): void {
-    this.entryFor(this.keyOf(personId)).members.add(member);
+  attach(desktopId: string, member: ConnectionMember): void {
+    this.entryFor(desktopId).members.add(member);
   }
 
   /** A tunnel has ended (or gave up before relaying). */
-  release(personId: string, member: ConnectionMember): void {
-    const key = this.keyOf(personId);
-    const entry = this.people.get(key);
+  release(desktopId: string, member: ConnectionMember): void {
+    const entry = this.desktops.get(desktopId);
     if (entry === undefined) return;
     entry.members.delete(member);
     if (entry.members.size > 0) return;
     // The server ends a connection when its last user leaves: nothing left to join.
     entry.connectionId = undefined;
+    entry.target = undefined;
     entry.sizeToApply = undefined;
-    if (entry.pending === 0) this.people.delete(key);
+    if (entry.pending === 0) this.desktops.delete(desktopId);
   }
 
-  /** The desktop reported its size (`size` for layer 0) on one of the person's tunnels. */
-  sawSize(personId: string, size: DesktopSize): void {
-    this.seen.set(personId, size);
-    this.lastSeen = size;
-    for (const waiter of this.sizeWaiters.get(personId) ?? []) waiter(size);
-    const entry = this.people.get(this.keyOf(personId));
+  /** The desktop reported its size (`size` for layer 0) on one of the desktop's tunnels. */
+  sawSize(desktopId: string, size: DesktopSize): void {
+    this.seen.set(desktopId, size);
+    for (const waiter of this.sizeWaiters.get(desktopId) ?? []) waiter(size);
+    const entry = this.desktops.get(desktopId);
     const wanted = entry?.sizeToApply;
     if (entry === undefined || wanted === undefined) return;
     entry.sizeToApply = undefined;
-    if (!sameSize(wanted, size)) void this.apply(personId, wanted);
+    if (!sameSize(wanted, size)) void this.apply(desktopId, wanted);
   }
 
-  /** The desktop's size as the bridge last saw it on this person's connection. */
-  desktopSize(personId: string): DesktopSize | undefined {
-    return this.seen.get(personId);
+  /** The desktop's size as the bridge last saw it on this desktop's connection. */
+  desktopSize(desktopId: string): DesktopSize | undefined {
+    return this.seen.get(desktopId);
   }
 
-  /** Keys of the connections with at least one tunnel relaying. */
-  private inUse(): string[] {
-    return [...this.people].filter(([, e]) => e.members.size > 0).map(([key]) => key);
+  /** Whether any tunnel relays on the desktop's connection now. */
+  inUse(desktopId: string): boolean {
+    return (this.desktops.get(desktopId)?.members.size ?? 0) > 0;
   }
 
-  private keyOf(personId: string): string {
-    return this.options.connection.protocol === 'rdp' ? SHARED_RDP : personId;
-  }
 
   /**
-   * Applies a newly decided size (e.g. a saved layout) to the person's desktop. The operator's
+   * Applies a newly decided size (e.g. a saved layout) to the desktop. The operator's
    * --desktop-size, when set, stays. VNC desktops are resized at once (they outlive
-   * connections); an RDP session only while the person is connected — otherwise their next
+   * connections); an RDP session only while someone is connected — otherwise its next
    * connection opens at the provider's size.
    */
-  async resizeDesktop(personId: string, size: DesktopSize): Promise<ResizeOutcome> {
+  async resizeDesktop(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
     const valid = desktopSizeSchema.safeParse(size);
     if (!valid.success) {
       return {
@@ -187,15 +182,18 @@ export class PersonConnections {
         size: operator,
       };
     }
-    return this.apply(personId, valid.data);
+    return this.apply(desktopId, valid.data);
   }
 
-  private async apply(personId: string, size: DesktopSize): Promise<ResizeOutcome> {
-    const { connection, logger } = this.options;
+  private async apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
+    const { logger } = this.options;
+    const target =
+      this.desktops.get(desktopId)?.target ?? (await this.options.target(desktopId));
+    const { connection } = target;
     if (connection.protocol === 'vnc') {
       return resizeVncDesktop(
         {
-          guacd: this.options.guacd,
+          guacd: target.guacd,
           connection,
           handshakeTimeoutMs: this.options.handshakeTimeoutMs,
         },
@@ -204,17 +202,17 @@ export class PersonConnections {
       );
     }
     // RDP: guacd sends a Display Update for any user's `size` (its resize-method).
-    const current = this.seen.get(personId);
+    const current = this.seen.get(desktopId);
     if (sameSize(current, size)) return { applied: true, size };
-    const members = [...(this.people.get(this.keyOf(personId))?.members ?? [])];
-    const reported = this.nextSize(personId);
+    const members = [...(this.desktops.get(desktopId)?.members ?? [])];
+    const reported = this.nextSize(desktopId);
     const send = () => members.some((m) => m.sendUpstream('size', size.width, size.height));
     if (!send()) {
       reported.cancel();
       return {
         applied: false,
         reason:
-          'The person has no open desktop connection; their next one opens at the decided size.',
+          'Nobody has this desktop open; its next connection opens at the decided size.',
       };
     }
     // guacd drops a Display Update while the session's display channel is still coming up
@@ -232,19 +230,19 @@ export class PersonConnections {
     return { applied: true, size: reached };
   }
 
-  /** The next size the person's desktop reports, or undefined after the resize timeout. */
-  private nextSize(personId: string): {
+  /** The next size the desktop reports, or undefined after the resize timeout. */
+  private nextSize(desktopId: string): {
     promise: Promise<DesktopSize | undefined>;
     cancel(): void;
   } {
     let settle: (size: DesktopSize | undefined) => void = () => undefined;
     const promise = new Promise<DesktopSize | undefined>((resolve) => (settle = resolve));
-    const waiters = this.sizeWaiters.get(personId) ?? new Set<SizeWaiter>();
-    this.sizeWaiters.set(personId, waiters);
+    const waiters = this.sizeWaiters.get(desktopId) ?? new Set<SizeWaiter>();
+    this.sizeWaiters.set(desktopId, waiters);
     const done = (size: DesktopSize | undefined) => {
       clearTimeout(timer);
       waiters.delete(done);
-      if (waiters.size === 0) this.sizeWaiters.delete(personId);
+      if (waiters.size === 0) this.sizeWaiters.delete(desktopId);
       settle(size);
     };
     const timer = setTimeout(() => done(undefined), RESIZE_TIMEOUT_MS);
@@ -253,40 +251,40 @@ export class PersonConnections {
   }
 
   private entryFor(key: string): Entry {
-    let entry = this.people.get(key);
+    let entry = this.desktops.get(key);
     if (entry === undefined) {
       entry = {
         connectionId: undefined,
+        target: undefined,
         opening: undefined,
         pending: 0,
         members: new Set(),
         sizeToApply: undefined,
       };
-      this.people.set(key, entry);
+      this.desktops.set(key, entry);
     }
     return entry;
   }
 
-  private async openNew(personId: string, entry: Entry): Promise<OpenedForPerson> {
-    const decided = await this.decidedSize(personId);
-    const { protocol } = this.options.connection;
+  private async openNew(desktopId: string, entry: Entry): Promise<OpenedForDesktop> {
+    const target = await this.options.target(desktopId);
+    const decided = await this.decidedSize(desktopId);
+    const { protocol } = target.connection;
     // An RDP session is opened at the decided size, else at the size it last had.
-    const size = decided ?? this.seen.get(personId) ?? this.lastSeen ?? FALLBACK_DESKTOP_SIZE;
-    const opened = await openUpstream(this.options.guacd, {
+    const size = decided ?? this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE;
+    const opened = await openUpstream(target.guacd, {
       select: protocol,
-      params: this.params(protocol === 'rdp' ? size : undefined),
+      params: this.params(target.connection, protocol === 'rdp' ? size : undefined),
       size,
       timeoutMs: this.options.handshakeTimeoutMs,
     });
     entry.connectionId = opened.connectionId;
-    // Resizing a desktop someone else is looking at would pull it out from under them.
-    const othersHere = this.inUse().some((key) => key !== this.keyOf(personId));
-    entry.sizeToApply = decided !== undefined && !othersHere ? decided : undefined;
+    entry.target = target;
+    entry.sizeToApply = decided;
     return { ...opened, joined: false };
   }
 
-  private params(rdpSize?: DesktopSize): Record<string, string> {
-    const { connection } = this.options;
+  private params(connection: ConnectionConfig, rdpSize?: DesktopSize): Record<string, string> {
     if (connection.protocol === 'vnc') return sharedVncParams(connection);
     const params = { ...connection.params };
     if (rdpSize !== undefined) {
@@ -296,12 +294,12 @@ export class PersonConnections {
     return params;
   }
 
-  private async decidedSize(personId: string): Promise<DesktopSize | undefined> {
+  private async decidedSize(desktopId: string): Promise<DesktopSize | undefined> {
     if (this.options.operatorSize !== undefined) return this.options.operatorSize;
     const provider = this.options.desiredDesktopSize;
     if (provider === undefined) return undefined;
     try {
-      const wanted = await provider(personId);
+      const wanted = await provider(desktopId);
       if (wanted === undefined) return undefined;
       const valid = desktopSizeSchema.safeParse(wanted);
       if (valid.success) return valid.data;

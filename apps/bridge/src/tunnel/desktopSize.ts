@@ -14,7 +14,7 @@ export interface DesktopSize {
  * The person's wanted desktop size (e.g. the bounding box of their saved monitor layout), or
  * undefined to keep the desktop's current size. Called when a person's connection opens.
  */
-export type DesktopSizeProvider = (personId: string) => Promise<DesktopSize | undefined>;
+export type DesktopSizeProvider = (desktopId: string) => Promise<DesktopSize | undefined>;
 
 /**
  * guacd's RDP Display Update accepts 200–8192 pixels per side (GUAC_RDP_DISP_MIN_SIZE / _MAX_SIZE)

@@ -1,11 +1,11 @@
 // The open tunnels of one bridge, by tunnel UUID, and what the rest of the bridge may ask about
-// the people's desktop connections: the desktop's size as last seen (for the layout editor) and
-// applying a newly decided size (when a layout is saved). Keeps each tunnel's guacd connection
-// id, which is what a further window of the same person joins (`select $<id>`).
+// the desktops' connections: a desktop's size as last seen (for the layout editor), applying a
+// newly decided size (when a layout is saved), and whether anyone has it open (idle stop).
+// Keeps each tunnel's guacd connection id, which is what a further window joins (`select $<id>`).
 import type { DesktopSize } from './desktopSize.js';
-import type { PersonConnections, ResizeOutcome } from './personConnections.js';
+import type { DesktopConnections, ResizeOutcome } from './desktopConnections.js';
 
-export type { ResizeOutcome } from './personConnections.js';
+export type { ResizeOutcome } from './desktopConnections.js';
 
 export interface TunnelInfo {
   /** The UUID sent to the browser as the tunnel's first instruction. */
@@ -22,7 +22,7 @@ export interface RegisteredTunnel extends TunnelInfo {
 export class TunnelRegistry {
   private readonly tunnels = new Map<string, RegisteredTunnel>();
 
-  constructor(private readonly connections: PersonConnections) {}
+  constructor(private readonly connections: DesktopConnections) {}
 
   add(tunnel: RegisteredTunnel): void {
     this.tunnels.set(tunnel.uuid, tunnel);
@@ -56,8 +56,8 @@ export class TunnelRegistry {
    * The person's desktop size as the bridge last saw it (the server's `size` for layer 0 on
    * any of their tunnels); undefined before their first connection showed the desktop.
    */
-  desktopSize(personId: string): DesktopSize | undefined {
-    return this.connections.desktopSize(personId);
+  desktopSize(desktopId: string): DesktopSize | undefined {
+    return this.connections.desktopSize(desktopId);
   }
 
   /**
@@ -65,11 +65,16 @@ export class TunnelRegistry {
    * Resolves once the desktop reports the new size, or with the reason it did not change: the
    * operator fixed the size, the RDP session is not connected, or the server did not take it.
    */
-  resizeDesktop(personId: string, size: DesktopSize): Promise<ResizeOutcome> {
-    return this.connections.resizeDesktop(personId, size);
+  resizeDesktop(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
+    return this.connections.resizeDesktop(desktopId, size);
   }
 
   closeAll(status: number, message: string): void {
     for (const tunnel of [...this.tunnels.values()]) tunnel.close(status, message);
+  }
+
+  /** Whether any window has the desktop open now. */
+  inUse(desktopId: string): boolean {
+    return this.connections.inUse(desktopId);
   }
 }

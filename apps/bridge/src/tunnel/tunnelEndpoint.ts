@@ -1,19 +1,21 @@
 // The `/tunnel` WebSocket endpoint: accepts upgrades that carry a single-use tunnel ticket (a
-// signed-in person's, for this socket kind) and ask for the `guacamole` subprotocol, caps each
-// person's open tunnels, and starts one TunnelSession per socket; a person's tunnels share one
-// desktop connection (personConnections.ts). The browser's screen size in the query is ignored:
-// the desktop's size is the bridge's decision. Signing out (or the person being disabled)
-// closes their tunnels.
+// signed-in person's, for this socket kind) and ask for the `guacamole` subprotocol, checks the
+// person may see the ticket's desktop (TunnelDesktops; a view grant gives a tunnel whose input
+// is dropped), caps each person's open tunnels, and starts one TunnelSession per socket; every
+// tunnel to one desktop shares its connection (desktopConnections.ts). The browser's screen
+// size in the query is ignored: the desktop's size is the bridge's decision. Signing out (or the
+// person being disabled) closes their tunnels.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { GuacStatus } from '@overlay-companion/guac';
 import type { Access } from '../auth/access.js';
+import type { TicketClaims } from '../auth/tickets.js';
 import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
 import type { DesktopSize, DesktopSizeProvider } from './desktopSize.js';
-import { PersonConnections } from './personConnections.js';
+import { DesktopConnections } from './desktopConnections.js';
 import { TunnelRegistry } from './registry.js';
 import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
@@ -28,8 +30,30 @@ const CLOSE_GRACE_MS = 1000;
 /** Desktop connections one person may hold open (several monitors, plus reconnect overlap). */
 export const MAX_TUNNELS_PER_PERSON = 16;
 
+/**
+ * Which desktops tunnels may reach and how: the control plane's desktop records in `serve`;
+ * without it (tests of the tunnel alone) every ticket reaches the one configured `target`.
+ */
+export interface TunnelDesktops {
+  /** The desktop a person's ticket is for (undefined: their default) and whether they may only look. */
+  resolve(
+    personId: string,
+    desktopId: string | undefined,
+  ): Promise<
+    | { ok: true; desktopId: string; readOnly: boolean }
+    | { ok: false; status: number; message: string }
+  >;
+  /** Where and how to reach a desktop; a local desktop is started here when it is not running. */
+  target(desktopId: string): Promise<TunnelTarget>;
+}
+
+/** The desktop id of the one configured target when there are no desktop records. */
+export const SINGLE_DESKTOP_ID = 'desktop';
+
 export interface TunnelEndpointOptions {
   target: TunnelTarget;
+  /** The desktop records; absent: every tunnel reaches `target`. */
+  desktops?: TunnelDesktops | undefined;
   limits: TunnelConfig;
   logger: Logger;
   access: Access;
@@ -43,13 +67,18 @@ export interface TunnelEndpointOptions {
 
 export class TunnelEndpoint {
   readonly registry: TunnelRegistry;
-  private readonly connections: PersonConnections;
+  private readonly connections: DesktopConnections;
+  private readonly desktops: TunnelDesktops;
   private readonly wss: WebSocketServer;
 
   constructor(private readonly options: TunnelEndpointOptions) {
-    this.connections = new PersonConnections({
-      guacd: options.target.guacd,
-      connection: options.target.connection,
+    this.desktops = options.desktops ?? {
+      resolve: (_personId, desktopId) =>
+        Promise.resolve({ ok: true, desktopId: desktopId ?? SINGLE_DESKTOP_ID, readOnly: false }),
+      target: () => Promise.resolve(options.target),
+    };
+    this.connections = new DesktopConnections({
+      target: (desktopId) => this.desktops.target(desktopId),
       handshakeTimeoutMs: options.limits.handshakeTimeoutMs,
       operatorSize: options.desktopSize,
       desiredDesktopSize: options.desiredDesktopSize,
@@ -94,10 +123,40 @@ export class TunnelEndpoint {
         `The tunnel needs the WebSocket subprotocol "${TUNNEL_SUBPROTOCOL}" (guacamole-common-js's WebSocketTunnel sends it).`,
       );
     }
+    void this.desktops
+      .resolve(claims.personId, claims.desktopId)
+      .then(async (found) => {
+        if (!found.ok) return rejectUpgrade(socket, found.status, found.message);
+        // Resolved before the upgrade: a local desktop starts here, and the protocol is known.
+        const target = await this.desktops.target(found.desktopId);
+        if (socket.destroyed) return;
+        this.accept(request, socket, head, claims, found.desktopId, found.readOnly, target);
+      })
+      .catch((err: unknown) => {
+        this.options.logger.warn({ err }, 'could not open the desktop for a tunnel');
+        rejectUpgrade(
+          socket,
+          503,
+          "The desktop could not be started or reached. Retry in a moment; if it persists, tell the bridge's operator (the bridge's log says why).",
+        );
+      });
+  };
+
+  private accept(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    claims: TicketClaims,
+    desktopId: string,
+    readOnly: boolean,
+    target: TunnelTarget,
+  ): void {
+    const { access } = this.options;
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const session = new TunnelSession(ws, {
-        personId: claims.personId,
-        protocol: this.options.target.connection.protocol,
+        desktopId,
+        readOnly,
+        protocol: target.connection.protocol,
         connections: this.connections,
         limits: this.options.limits,
         logger: this.options.logger,

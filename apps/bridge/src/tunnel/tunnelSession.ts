@@ -28,7 +28,7 @@ import { BrowserInput } from './browserInput.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { FirstPaintGate } from './firstPaint.js';
 import { MessageBatcher } from './messageBatcher.js';
-import type { ConnectionMember, PersonConnections } from './personConnections.js';
+import type { ConnectionMember, DesktopConnections } from './desktopConnections.js';
 import type { RegisteredTunnel } from './registry.js';
 import { describeStartFailure } from './upstream.js';
 
@@ -38,10 +38,12 @@ export interface TunnelTarget {
 }
 
 export interface TunnelSessionOptions {
-  /** The signed-in person whose tunnel this is (their windows share one connection). */
-  personId: string;
+  /** The desktop this tunnel shows (every window on it shares one connection). */
+  desktopId: string;
   protocol: ConnectionConfig['protocol'];
-  connections: PersonConnections;
+  /** A view grant: the person's input never reaches the desktop (browserInput.ts drops it). */
+  readOnly: boolean;
+  connections: DesktopConnections;
   limits: TunnelConfig;
   logger: Logger;
   /** Called once when the session starts and once when it has ended. */
@@ -111,15 +113,15 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.end(GuacStatus.SUCCESS, `browser closed the WebSocket (${code})`, 'browser'),
     );
     ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
-    this.input = new BrowserInput(options.protocol);
+    this.input = new BrowserInput(options.protocol, options.readOnly);
     options.onStart(this);
   }
 
   /** Opens or joins the person's connection, then relays until either side ends. */
   async start(): Promise<void> {
-    const { connections, personId } = this.options;
+    const { connections, desktopId } = this.options;
     try {
-      const opened = await connections.open(personId);
+      const opened = await connections.open(desktopId);
       this.socket = opened.socket;
       this.conn = opened.conn;
       this.joined = opened.joined;
@@ -127,10 +129,10 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
         // The browser left while the connection opened: leave it too.
         opened.conn.send('disconnect');
         opened.conn.close();
-        connections.release(personId, this);
+        connections.release(desktopId, this);
         return;
       }
-      connections.attach(personId, this);
+      connections.attach(desktopId, this);
       this.member = true;
       this.beginRelay(opened.conn, opened.connectionId);
     } catch (err) {
@@ -247,7 +249,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     const width = Number(instruction.args[1]);
     const height = Number(instruction.args[2]);
     if (Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)
-      this.options.connections.sawSize(this.options.personId, { width, height });
+      this.options.connections.sawSize(this.options.desktopId, { width, height });
   }
 
   /** Tunnel-internal instructions (empty opcode) are for the bridge, never for guacd. */
@@ -336,7 +338,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     } else if (!conn) {
       this.socket?.destroy();
     }
-    if (this.member) this.options.connections.release(this.options.personId, this);
+    if (this.member) this.options.connections.release(this.options.desktopId, this);
     this.options.onEnd(this);
   }
 }

@@ -74,6 +74,11 @@ export interface GatewayOptions {
 interface GatewayBase {
   /** Ids (with the leading `$`) of the running connections, as sent in `ready`. */
   connectionIds(): string[];
+  /**
+   * Lets clients name one more Unix-socket VNC server (see vncUnixSockets), e.g. a desktop
+   * started on demand after the gateway; the returned function takes it back.
+   */
+  allowVncUnixSocket(path: string): () => void;
   close(): Promise<void>;
 }
 
@@ -219,6 +224,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let closing: Promise<void> | undefined;
   const base: GatewayBase = {
     connectionIds: () => [...sessions.keys()],
+    allowVncUnixSocket: (path) => vncTargets.allow(path),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -14,17 +14,25 @@ export function namesUnixSocket(hostname: string): boolean {
 }
 
 export class VncTargets {
-  private readonly unixSockets: ReadonlySet<string>;
+  private readonly unixSockets = new Set<string>();
 
   constructor(unixSockets: readonly string[] = []) {
-    for (const path of unixSockets) {
-      if (!isAbsolute(path)) {
-        throw new Error(
-          `vncUnixSockets must hold absolute paths; got "${path}". Pass the path the VNC server listens on, e.g. LocalDesktop.rfbPath.`,
-        );
-      }
+    for (const path of unixSockets) this.allow(path);
+  }
+
+  /**
+   * Lets clients name one more Unix-socket VNC server (a desktop started after the gateway, e.g.
+   * on demand); returns how to take that back when the desktop stops.
+   */
+  allow(path: string): () => void {
+    if (!isAbsolute(path)) {
+      throw new Error(
+        `vncUnixSockets must hold absolute paths; got "${path}". Pass the path the VNC server listens on, e.g. LocalDesktop.rfbPath.`,
+      );
     }
-    this.unixSockets = new Set(unixSockets.map((path) => resolve(path)));
+    const resolved = resolve(path);
+    this.unixSockets.add(resolved);
+    return () => this.unixSockets.delete(resolved);
   }
 
   resolve(settings: VncSettings): RfbTarget {

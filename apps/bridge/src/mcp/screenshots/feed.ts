@@ -42,7 +42,8 @@ export class ScreenshotFeed {
   private closed = false;
 
   constructor(
-    private readonly hub: ViewerHub,
+    /** The hub of the session's desktop now (a session can select another desktop). */
+    private readonly hubOf: () => ViewerHub,
     private readonly onUpdated: (uri: string) => void,
     private readonly logger: Logger,
     /** The person's screenshots toggle, checked before every background capture and read. */
@@ -93,10 +94,10 @@ export class ScreenshotFeed {
 
   private async tick(): Promise<void> {
     // A slow viewer must not pile captures up: skip a tick while one is still running.
-    if (this.inFlight || this.hub.control === undefined || !this.allowed()) return this.schedule();
+    if (this.inFlight || this.hubOf().control === undefined || !this.allowed()) return this.schedule();
     this.inFlight = true;
     try {
-      const result = await this.hub.call('take_screenshot', BACKGROUND_ARGS, 'allow', {
+      const result = await this.hubOf().call('take_screenshot', BACKGROUND_ARGS, 'allow', {
         timeoutMs: callBudgetMs('take_screenshot', BACKGROUND_ARGS, 'allow'),
       });
       const changed = this.record(result);

@@ -17,7 +17,7 @@ import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { registerSecret } from '../../testing/testLogs.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
 import type { ControlPlaneOptions } from '../controlPlane.js';
-import type { PersonPlane } from '../personPlanes.js';
+import type { DesktopPlane } from '../desktopPlanes.js';
 import {
   startWithControlPlane,
   type ControlledBridge,
@@ -49,7 +49,8 @@ export interface TestBridge extends ControlledBridge {
   /** The admin, signed in over HTTP (as the web app does). */
   session: BrowserSession;
   /** The admin's plane (mode, hub, permissions), made at start. */
-  adminPlane: PersonPlane;
+  /** The plane of the admin's desktop (the one the command line names). */
+  adminPlane: DesktopPlane;
   /** A viewer ticket of the admin's session (ScriptedViewer.connect uses it). */
   ticket(): Promise<string>;
   /** A viewer ticket of an in-process headless session of the admin (as serve --headless-viewer). */
@@ -108,7 +109,10 @@ export async function startTestBridge(
     throw err;
   }
   const session = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
-  const adminPlane = await bridge.controlPlane.planes.get(admin.id);
+  const desktopId = await bridge.controlPlane.directory.cliDesktopId();
+  const adminPlane =
+    desktopId === undefined ? undefined : await bridge.controlPlane.planes.get(desktopId);
+  if (adminPlane === undefined) throw new Error('the test bridge made no desktop for its admin');
   const close = async (): Promise<void> => {
     await bridge.close();
     await fixture.close();

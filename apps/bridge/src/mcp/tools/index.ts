@@ -12,6 +12,7 @@ import {
 import type { BridgeTool } from '../toolkit.js';
 import { getEvents, subscribeEvents, unsubscribeEvents } from './events.js';
 import { clickAt } from './input.js';
+import { listDesktops, selectDesktop } from './desktops.js';
 import { setMode } from './mode.js';
 import { relayTool } from './relayTool.js';
 import { setScreenshotFrequency, takeScreenshot } from './screen.js';
@@ -22,6 +23,8 @@ const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
   subscribe_events: subscribeEvents,
   unsubscribe_events: unsubscribeEvents,
   get_events: getEvents,
+  list_desktops: listDesktops,
+  select_desktop: selectDesktop,
 };
 
 const viewerFinish: { readonly [N in ViewerToolName]?: BridgeTool<N> } = {

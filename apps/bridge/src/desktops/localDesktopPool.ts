@@ -1,0 +1,130 @@
+// Local desktops started on demand: the first time a `local` desktop record is opened (a window
+// or its AI), a sandboxed Xvnc desktop is started for it (startLocalDesktop with `sandbox`: its
+// programs run in bubblewrap, unprivileged, with none of the bridge's environment, files or
+// processes in reach), its RFB socket is allowed on the embedded gateway, and it is stopped
+// again once nobody has used it for its idle time (the record's idle_stop_minutes, else
+// DEFAULT_IDLE_STOP_MINUTES). Its HOME is a fresh directory of the sandbox's own, gone when it
+// stops (a HOME that survives needs a place outside the 0700 data dir that the unprivileged
+// desktop user may reach; not done yet).
+import { randomBytes } from 'node:crypto';
+import type { DesktopParams } from '@overlay-companion/protocol';
+import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
+import type { Logger } from 'pino';
+
+/** A local desktop nobody used for this long is stopped (it starts again when opened). */
+export const DEFAULT_IDLE_STOP_MINUTES = 30;
+/** How often idle desktops are looked for. */
+const IDLE_SWEEP_MS = 30_000;
+
+export interface RunningLocal {
+  rfbPath: string;
+  password: string;
+  desktop: LocalDesktop;
+}
+
+export interface LocalDesktopPoolOptions {
+  logger: Logger;
+  /** The embedded gateway must be told which socket it may open. */
+  allowSocket(path: string): () => void;
+  /** Whether anyone has the desktop open now (a window's tunnel, an MCP session's call). */
+  inUse(desktopId: string): boolean;
+  /** The operator's size (--desktop-size); else the record's, else 1280×800. */
+  size?: { width: number; height: number } | undefined;
+  /** Starts a desktop; tests may replace it. */
+  start?: typeof startLocalDesktop;
+}
+
+interface Running {
+  ready: Promise<RunningLocal>;
+  lastUsed: number;
+  idleMs: number;
+  revoke?: () => void;
+}
+
+export class LocalDesktopPool {
+  private readonly running = new Map<string, Running>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(private readonly options: LocalDesktopPoolOptions) {
+    this.sweep = setInterval(() => void this.stopIdle(), IDLE_SWEEP_MS);
+    this.sweep.unref();
+  }
+
+  /** The desktop's VNC socket, starting it when it is not running. */
+  ensure(desktopId: string, params: DesktopParams): Promise<RunningLocal> {
+    const idleMs = (params.idle_stop_minutes ?? DEFAULT_IDLE_STOP_MINUTES) * 60_000;
+    const existing = this.running.get(desktopId);
+    if (existing !== undefined) {
+      existing.lastUsed = Date.now();
+      existing.idleMs = idleMs;
+      return existing.ready;
+    }
+    const entry: Running = { ready: this.start(desktopId, params), lastUsed: Date.now(), idleMs };
+    entry.ready.then(
+      (started) => {
+        entry.revoke = this.options.allowSocket(started.rfbPath);
+      },
+      () => this.running.delete(desktopId),
+    );
+    this.running.set(desktopId, entry);
+    return entry.ready;
+  }
+
+  /** The running desktop, if it is (tests observe it from X through its env). */
+  async get(desktopId: string): Promise<LocalDesktop | undefined> {
+    return (await this.running.get(desktopId)?.ready.catch(() => undefined))?.desktop;
+  }
+
+  /** Stops one desktop now (its record was removed). */
+  async stop(desktopId: string): Promise<void> {
+    const entry = this.running.get(desktopId);
+    if (entry === undefined) return;
+    this.running.delete(desktopId);
+    entry.revoke?.();
+    const started = await entry.ready.catch(() => undefined);
+    await started?.desktop.stop();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
+  }
+
+  private async stopIdle(): Promise<void> {
+    const now = Date.now();
+    for (const [id, entry] of this.running) {
+      if (this.options.inUse(id)) {
+        entry.lastUsed = now;
+        continue;
+      }
+      if (now - entry.lastUsed >= entry.idleMs) {
+        this.options.logger.info({ desktopId: id }, 'stopping an idle local desktop');
+        await this.stop(id);
+      }
+    }
+  }
+
+  private async start(desktopId: string, params: DesktopParams): Promise<RunningLocal> {
+    // VNC authentication uses at most 8 characters; the socket is the desktop's and the
+    // gateway's alone, this is a second lock.
+    const password = randomBytes(6).toString('base64url');
+    const size =
+      this.options.size ??
+      (params.width !== undefined && params.height !== undefined
+        ? { width: params.width, height: params.height }
+        : undefined);
+    const started = Date.now();
+    const desktop = await (this.options.start ?? startLocalDesktop)({
+      xterm: true,
+      windowManager: true,
+      password,
+      sandbox: true,
+      ...(size === undefined ? {} : size),
+    });
+    this.options.logger.info(
+      { desktopId, display: desktop.display, startMs: Date.now() - started },
+      'local desktop started',
+    );
+    return { rfbPath: desktop.rfbPath, password, desktop };
+  }
+}

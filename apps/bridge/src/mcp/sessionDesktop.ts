@@ -1,0 +1,142 @@
+// Which desktop an MCP session works on, and whether its AI may act there: the desktop a call's
+// optional `desktop` argument names, else the one select_desktop chose, else the token's only
+// desktop or the person's default (desktopDirectory.ts). A token limited to some desktops never
+// reaches another; a desktop whose person in charge is not the token's person admits only the
+// watcher tools (WATCHER_TOOLS: list, select, and looking at the screen). Every refusal names the
+// desktop and what the person must grant or hand over.
+import { ProtocolError, WATCHER_TOOLS, type ToolName } from '@overlay-companion/protocol';
+import type { z } from 'zod';
+import type { McpPrincipal } from '../auth/apiTokens.js';
+import type { DesktopDirectory, PersonDesktop } from '../desktops/desktopDirectory.js';
+import type { Store } from '../store/types.js';
+import type { DesktopPlane, DesktopPlanes } from './desktopPlanes.js';
+import type { ListDesktopsResult } from '@overlay-companion/protocol';
+
+export interface SessionDesktopDeps {
+  store: Pick<Store, 'people'>;
+  directory: DesktopDirectory;
+  planes: DesktopPlanes;
+}
+
+export type DesktopSummaries = z.output<typeof ListDesktopsResult>;
+
+export class SessionDesktop {
+  /** The desktop select_desktop chose (or the first call used); undefined before. */
+  private selectedId: string | undefined;
+  private joined: DesktopPlane | undefined;
+
+  constructor(
+    private readonly deps: SessionDesktopDeps,
+    private readonly principal: McpPrincipal,
+    /** The session joins and leaves planes (their sessions set) through these. */
+    private readonly membership: { join(plane: DesktopPlane): void; leave(plane: DesktopPlane): void },
+  ) {}
+
+  /** The plane the session belongs to now (for events, AI-clients lists), if any. */
+  get current(): DesktopPlane | undefined {
+    return this.joined;
+  }
+
+  /**
+   * The plane a call of `tool` works on (`ref`: its `desktop` argument), checked: the token
+   * may use the desktop, and unless the tool only looks, this token's person is in charge.
+   */
+  async forCall(tool: ToolName, ref: string | undefined): Promise<DesktopPlane> {
+    const found = await this.find(ref ?? this.selectedId);
+    const plane = await this.deps.planes.get(found.entry.record.id);
+    if (plane === undefined)
+      throw new ProtocolError('viewer_unavailable', `The desktop ${found.entry.record.name} was just removed; call list_desktops.`);
+    // The session settles on the first desktop it used, so its events and AI-clients entry
+    // live there; only select_desktop moves it later.
+    if (this.joined === undefined && ref === undefined) this.settle(plane);
+    const inCharge = plane.inCharge();
+    if (inCharge.id !== this.principal.personId && !WATCHER_TOOLS.has(tool)) {
+      const grant =
+        found.access === 'view'
+          ? `${this.principal.personName} has only a view grant there, so their AI may only look; an owner or admin must give them control, then ${inCharge.name} must hand the charge over`
+          : `ask ${inCharge.name} to hand the charge over to ${this.principal.personName} (the charge menu in the viewer)`;
+      throw new ProtocolError(
+        'permission_denied',
+        `${inCharge.name} is in charge of the desktop "${plane.desktopName}", so only their AI may act there; this AI may only take screenshots and read its display info. To act, ${grant}. Or select_desktop another desktop (list_desktops shows where this AI may act).`,
+      );
+    }
+    return plane;
+  }
+
+  /** select_desktop: the session works on `plane` from now on. */
+  select(plane: DesktopPlane): void {
+    this.selectedId = plane.desktopId;
+    this.settle(plane);
+  }
+
+  /** list_desktops. */
+  async list(): Promise<DesktopSummaries> {
+    const person = await this.person();
+    const mine = await this.deps.directory.listFor(person, this.principal.desktopIds);
+    const selected = this.joined?.desktopId ?? this.selectedId ?? mine[0]?.entry.record.id ?? null;
+    const desktops = await Promise.all(
+      mine.map(async (d) => {
+        const plane = await this.deps.planes.get(d.entry.record.id);
+        const inCharge = plane?.inCharge();
+        return {
+          id: d.entry.record.id,
+          name: d.entry.record.name,
+          kind: d.entry.record.kind,
+          in_charge: inCharge?.name ?? 'nobody',
+          access: d.access,
+          ai_may_act: inCharge?.id === this.principal.personId,
+          selected: d.entry.record.id === selected,
+        };
+      }),
+    );
+    return { desktops, selected };
+  }
+
+  /** The session ended: it leaves its plane. */
+  close(): void {
+    if (this.joined !== undefined) this.membership.leave(this.joined);
+    this.joined = undefined;
+  }
+
+  private settle(plane: DesktopPlane): void {
+    if (this.joined === plane) return;
+    if (this.joined !== undefined) this.membership.leave(this.joined);
+    this.joined = plane;
+    this.membership.join(plane);
+  }
+
+  private async person() {
+    const person = await this.deps.store.people.byId(this.principal.personId);
+    if (person === undefined || person.disabled)
+      throw new ProtocolError('permission_denied', "This token's person can no longer sign in.");
+    return person;
+  }
+
+  private async find(ref: string | undefined): Promise<PersonDesktop> {
+    const person = await this.person();
+    const only = this.principal.desktopIds;
+    const { directory } = this.deps;
+    if (ref === undefined) {
+      const fallback = await directory.defaultFor(person, only);
+      if (fallback === undefined)
+        throw new ProtocolError(
+          'permission_denied',
+          only === null
+            ? `${person.displayName} has no desktop yet: an admin must add one or grant them one on the Desktops page.`
+            : `None of the desktops this token names is open to ${person.displayName} any more: make a token for a desktop they may use (the config page), or ask an admin for a grant.`,
+        );
+      return fallback;
+    }
+    const result = await directory.find(person, ref, only);
+    if ('found' in result) return result.found;
+    const name = result.entry?.record.name ?? ref;
+    switch (result.missing) {
+      case 'no_such':
+        throw new ProtocolError('invalid_parameters', `desktop: there is no desktop "${ref.slice(0, 100)}"; call list_desktops for the ones this token may use.`);
+      case 'no_access':
+        throw new ProtocolError('permission_denied', `${person.displayName} has no access to the desktop "${name}": its owner or an admin must grant them view (to look) or control (to let their AI act) on the Desktops page.`);
+      case 'not_in_token':
+        throw new ProtocolError('permission_denied', `This token may not use the desktop "${name}": make a token that names it (or all desktops) on the config page.`);
+    }
+  }
+}
