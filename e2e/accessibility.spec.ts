@@ -1,8 +1,9 @@
 // Accessibility of every page a person uses, in Chromium against real stacks started for this
-// spec: axe-core on /signin, /setup, /config, /settings, /audit, /people and the viewer — each
-// in the states people meet (errors shown, a new token, a confirmation open, the account menu,
-// an approval waiting) at 1280×800 and at a phone's 390×844 — failing on serious or critical
-// violations; and signing in and creating and revoking a token with the keyboard alone.
+// spec: axe-core on /signin, /setup, /config, /desktops, /settings, /audit, /people and the
+// viewer — each in the states people meet (errors shown, a new token, a confirmation open, the
+// account menu, an approval waiting) at 1280×800 and at a phone's 390×844 — failing on serious
+// or critical violations; and signing in and creating and revoking a token with the keyboard
+// alone.
 import { PAGES } from '@overlay-companion/protocol';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage.js';
@@ -103,6 +104,11 @@ for (const viewport of VIEWPORTS) {
     await page.getByRole('button', { name: `Revoke ${name}`, exact: true }).click();
     await expect(page.getByRole('button', { name: 'Revoke token' })).toBeVisible();
     await expectNoSeriousViolations(page, `/config asking to revoke (${size})`);
+
+    await consolePage.open(PAGES.desktops);
+    await expect(consolePage.heading).toHaveText('Desktops');
+    await expect(page.getByRole('form', { name: 'Add a desktop' })).toBeVisible();
+    await expectNoSeriousViolations(page, `/desktops (${size})`);
 
     await consolePage.open(PAGES.settings);
     await expect(consolePage.heading).toHaveText('Settings');

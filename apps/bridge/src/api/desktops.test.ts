@@ -157,6 +157,7 @@ describe('desktops', () => {
   it('a member adds desktops only when the setting allows, and then owns them', async () => {
     const refused = await call(member.session, API.desktops, { body: { ...RDP, name: 'Mine' } });
     expect(refused.status).toBe(403);
+    expect((await call(member.session, API.desktops)).json).toMatchObject({ may_add: false });
     expect((await call(bridge.session, API.settings)).json).toMatchObject({
       people_may_add_desktops: false,
     });
@@ -166,6 +167,7 @@ describe('desktops', () => {
     });
     expect(on.json).toMatchObject({ people_may_add_desktops: true });
     try {
+      expect((await call(member.session, API.desktops)).json).toMatchObject({ may_add: true });
       const mine = await create(member.session, 'Mira’s desk');
       expect(mine).toMatchObject({ owner: { id: member.person.id }, access: 'owner' });
       const forOther = await call(member.session, API.desktops, {

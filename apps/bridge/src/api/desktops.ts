@@ -147,8 +147,9 @@ export function mountDesktopRoutes(
       const grants = mayManage(level) ? await store.desktops.grants(desktop.id) : [];
       desktops.push(desktopView(desktop, grants, level, nameOf));
     }
+    const mayAdd = person.role === 'admin' || (await peopleMayAddDesktops(store));
     c.header('Cache-Control', 'no-store');
-    return c.json({ desktops });
+    return c.json({ desktops, may_add: mayAdd });
   });
 
   app.get(`${API.desktops}/:id`, async (c) => {

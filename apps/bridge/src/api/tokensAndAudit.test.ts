@@ -187,7 +187,7 @@ describe('the audit log', () => {
       method: 'PUT',
       body: { audit_retention_days: 7 },
     });
-    expect(await res.json()).toEqual({ audit_retention_days: 7 });
+    expect(await res.json()).toEqual({ audit_retention_days: 7, people_may_add_desktops: false });
     expect((await audit(b, '?kind=stop')).entries).toHaveLength(0);
   });
 });

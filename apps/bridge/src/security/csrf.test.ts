@@ -32,7 +32,11 @@ beforeAll(async () => {
     method: 'PUT',
     body: { layout: { monitors: [{ x: 0, y: 0, width: 1280, height: 800 }] } },
   });
-  targets = { tokenId: token.id, personId: bob.person.id, password: ADMIN_PASSWORD };
+  const desktop = await bridge.session.request(API.desktops, {
+    body: { name: 'a desktop to change', kind: 'vnc', params: { host: 'vnc.example', port: 5900 } },
+  });
+  const desktopId = ((await desktop.json()) as { id: string }).id;
+  targets = { tokenId: token.id, personId: bob.person.id, password: ADMIN_PASSWORD, desktopId };
   otherSession = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
 });
 

@@ -175,7 +175,11 @@ export const DesktopView = z.object({
 });
 export type DesktopView = z.infer<typeof DesktopView>;
 
-export const DesktopList = z.object({ desktops: z.array(DesktopView) });
+export const DesktopList = z.object({
+  desktops: z.array(DesktopView),
+  /** Whether the signed-in person may add a desktop (admins; members when the setting allows). */
+  may_add: z.boolean(),
+});
 export type DesktopList = z.infer<typeof DesktopList>;
 
 export const CreateDesktopRequest = z

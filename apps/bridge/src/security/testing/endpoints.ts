@@ -72,6 +72,8 @@ export function signedInStateChanging(targets: EndpointTargets): Endpoint[] {
       body: { name: 'made by a forged request' },
     },
     { method: 'DELETE', route: `${API.tokens}/:id`, path: `${API.tokens}/${targets.tokenId}` },
+    // Before the people routes: the grant goes to `personId`, whom DELETE /api/people removes.
+    ...desktopRoutes(targets),
     {
       method: 'POST',
       route: API.people,
@@ -86,7 +88,6 @@ export function signedInStateChanging(targets: EndpointTargets): Endpoint[] {
     },
     { method: 'DELETE', route: `${API.people}/:id`, path: `${API.people}/${targets.personId}` },
     { method: 'PUT', route: API.settings, path: API.settings, body: { audit_retention_days: 1 } },
-    ...desktopRoutes(targets),
     { method: 'PUT', route: API.layout, path: API.layout, body: LAYOUT },
     { method: 'DELETE', route: API.layout, path: API.layout },
     { method: 'POST', route: API.tickets, path: API.tickets, body: { socket: 'viewer' } },

@@ -23,6 +23,7 @@ export interface TextFieldProps extends FieldBase {
   inputMode?: 'numeric' | 'text';
   inputRef?: Ref<HTMLInputElement>;
   spellCheck?: boolean;
+  placeholder?: string;
   /** Say "(optional)" after the label of a field that is not required (default true). */
   markOptional?: boolean;
 }

@@ -1,7 +1,7 @@
-// The console (console.html: /config, /layout, /settings, /audit, /people): a header with the nav, the
-// signed-in person's name and Sign out, and the page for the current path. Moving between pages
-// does not reload; focus goes to the new page's heading so keyboard and screen-reader users
-// land where the content changed.
+// The console (console.html: /config, /desktops, /layout, /settings, /audit, /people): a header
+// with the nav, the signed-in person's name and Sign out, and the page for the current path.
+// Moving between pages does not reload; focus goes to the new page's heading so keyboard and
+// screen-reader users land where the content changed.
 import type { Me } from '@overlay-companion/protocol';
 import { useEffect, useRef } from 'react';
 import { ErrorMessage } from '../common/Alert.js';
@@ -9,6 +9,7 @@ import { SignOutButton } from '../common/SignOutButton.js';
 import { refreshMe, useMe } from '../common/useMe.js';
 import { AuditPage } from './audit/AuditPage.js';
 import { ConfigPage } from './config/ConfigPage.js';
+import { DesktopsPage } from './desktops/DesktopsPage.js';
 import { LayoutPage } from './layout/LayoutPage.js';
 import { followInApp, useLocationPath } from './navigation.js';
 import { PeoplePage } from './people/PeoplePage.js';
@@ -19,6 +20,8 @@ function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
   switch (page) {
     case 'config':
       return <ConfigPage />;
+    case 'desktops':
+      return <DesktopsPage me={me} />;
     case 'layout':
       return <LayoutPage />;
     case 'settings':

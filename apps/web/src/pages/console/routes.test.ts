@@ -6,6 +6,7 @@ describe('console routes', () => {
     expect(navItems('member').map((item) => item.label)).toEqual([
       'Viewer',
       'Config & tokens',
+      'Desktops',
       'Monitor layout',
       'Settings',
       'Audit',
@@ -13,6 +14,7 @@ describe('console routes', () => {
     expect(navItems('admin').map((item) => item.href)).toEqual([
       '/',
       '/config',
+      '/desktops',
       '/layout',
       '/settings',
       '/audit',
@@ -26,6 +28,7 @@ describe('console routes', () => {
     expect(pageFor('/audit/')).toBe('audit');
     expect(pageFor('/people')).toBe('people');
     expect(pageFor('/layout')).toBe('layout');
+    expect(pageFor('/desktops')).toBe('desktops');
     expect(pageFor('/')).toBeNull();
     expect(pageFor('/configx')).toBeNull();
     expect(pageTitle('settings')).toBe('Settings');

@@ -2,7 +2,7 @@
 // shows which page, its title, and who sees it. Pure, so the table is tested without a DOM.
 import { PAGES, type Role } from '@overlay-companion/protocol';
 
-export type ConsolePage = 'config' | 'layout' | 'settings' | 'audit' | 'people';
+export type ConsolePage = 'config' | 'desktops' | 'layout' | 'settings' | 'audit' | 'people';
 
 export interface NavItem {
   href: string;
@@ -13,6 +13,7 @@ export interface NavItem {
 
 const PAGE_ROUTES: readonly (NavItem & { page: ConsolePage; adminOnly: boolean })[] = [
   { href: PAGES.config, label: 'Config & tokens', page: 'config', adminOnly: false },
+  { href: PAGES.desktops, label: 'Desktops', page: 'desktops', adminOnly: false },
   { href: PAGES.layout, label: 'Monitor layout', page: 'layout', adminOnly: false },
   { href: PAGES.settings, label: 'Settings', page: 'settings', adminOnly: false },
   { href: PAGES.audit, label: 'Audit', page: 'audit', adminOnly: false },

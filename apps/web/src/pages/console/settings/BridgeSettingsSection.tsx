@@ -1,10 +1,10 @@
 // Bridge-wide settings, for admins (GET / PUT /api/settings): how many days the audit log keeps
-// its entries.
+// its entries, and whether members may add desktops of their own.
 import { API, BridgeSettings } from '@overlay-companion/protocol';
 import { useRef, useState, type FormEvent } from 'react';
 import { AnyAnswer, api } from '../../../net/api.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
-import { TextField } from '../../common/Field.js';
+import { CheckboxField, TextField } from '../../common/Field.js';
 import { NO_ERRORS, formErrorsFrom, type FormErrors } from '../../common/errors.js';
 import { useFocusFirstError } from '../../common/useFocusFirstError.js';
 import { useLoad } from '../../common/useLoad.js';
@@ -14,6 +14,7 @@ const loadSettings = () => api.get(API.settings, BridgeSettings);
 export function BridgeSettingsSection() {
   const settings = useLoad(loadSettings);
   const [days, setDays] = useState<string | null>(null);
+  const [mayAdd, setMayAdd] = useState<boolean | null>(null);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [notice, setNotice] = useState<string | null>(null);
@@ -22,11 +23,16 @@ export function BridgeSettingsSection() {
   const loaded = settings.data;
   // Until the person edits the field, it shows what the bridge has.
   const shown = days ?? (loaded ? String(loaded.audit_retention_days) : '');
+  const shownMayAdd = mayAdd ?? loaded?.people_may_add_desktops ?? false;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     if (busy || !loaded) return;
-    const parsed = BridgeSettings.safeParse({ ...loaded, audit_retention_days: Number(shown) });
+    const parsed = BridgeSettings.safeParse({
+      ...loaded,
+      audit_retention_days: Number(shown),
+      people_may_add_desktops: shownMayAdd,
+    });
     setNotice(null);
     if (shown.trim() === '' || !parsed.success) {
       setErrors({
@@ -42,7 +48,11 @@ export function BridgeSettingsSection() {
     api.put(API.settings, parsed.data, AnyAnswer).then(
       () => {
         setBusy(false);
-        setNotice(`Saved: audit entries are kept for ${parsed.data.audit_retention_days} days.`);
+        setNotice(
+          `Saved: audit entries are kept for ${parsed.data.audit_retention_days} days; ${
+            parsed.data.people_may_add_desktops ? 'everyone' : 'only admins'
+          } may add desktops.`,
+        );
         settings.reload();
       },
       (thrown: unknown) => {
@@ -83,6 +93,13 @@ export function BridgeSettingsSection() {
             onChange={setDays}
             hint="Older entries are deleted."
             error={errors.fields.audit_retention_days}
+          />
+          <CheckboxField
+            id="people_may_add_desktops"
+            label="Members may add desktops of their own"
+            checked={shownMayAdd}
+            onChange={setMayAdd}
+            hint="Admins always may. A member's desktop is theirs to change and remove. They can point the bridge (or guacd) at any host and port it reaches."
           />
           <button type="submit" className="button button--primary" aria-disabled={busy}>
             {busy ? 'Saving…' : 'Save'}
