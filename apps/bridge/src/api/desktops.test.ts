@@ -91,12 +91,12 @@ describe('desktops', () => {
 
     const renamed = await call(bridge.session, `${API.desktops}/${made.id}`, {
       method: 'PATCH',
-      body: { name: 'Office', params: { ...RDP.params, port: 3390 } },
+      body: { name: 'Office', params: { ...RDP.params, read_only: true } },
     });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.json).toMatchObject({
       name: 'Office',
-      params: { port: 3390 },
+      params: { read_only: true },
       has_password: true,
     });
     const newPassword = await call(bridge.session, `${API.desktops}/${made.id}`, {
@@ -104,6 +104,19 @@ describe('desktops', () => {
       body: { secrets: { password: NEW_PASSWORD } },
     });
     expect(newPassword.json).toMatchObject({ has_password: true });
+    // Another server without the password typed again: the stored one is dropped, never sent there.
+    const moved = await call(bridge.session, `${API.desktops}/${made.id}`, {
+      method: 'PATCH',
+      body: { params: { ...RDP.params, host: 'elsewhere.example' } },
+    });
+    expect(moved.json).toMatchObject({ has_password: false });
+    await call(bridge.session, `${API.desktops}/${made.id}`, {
+      method: 'PATCH',
+      body: {
+        params: { ...RDP.params, host: 'elsewhere.example' },
+        secrets: { password: NEW_PASSWORD },
+      },
+    });
     const stored = await bridge.access.store.desktops.byId(made.id);
     expect(stored?.secret).toMatch(/^v1\./);
     const cleared = await call(bridge.session, `${API.desktops}/${made.id}`, {

@@ -242,6 +242,15 @@ export function mountDesktopRoutes(
     if (password !== undefined) {
       patch.secret = password === '' ? null : secretBox.seal(desktop.id, { password });
       what.push(password === '' ? 'password cleared' : 'password set');
+    } else if (
+      desktop.secret !== null &&
+      (params.host !== desktop.params.host || params.port !== desktop.params.port)
+    ) {
+      // The stored password never follows the desktop to another server: whoever may edit the
+      // record (an owner who never saw the password) could otherwise point it at a server of
+      // theirs and have the bridge hand the password over there.
+      patch.secret = null;
+      what.push('password cleared (another server)');
     }
     if (change.owner_id !== undefined && change.owner_id !== desktop.ownerId) {
       if (person.role !== 'admin') {

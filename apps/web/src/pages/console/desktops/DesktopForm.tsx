@@ -92,7 +92,7 @@ export function DesktopForm({ desktop, people, myId, onSubmit, onCancel }: Deskt
 
   const passwordHint =
     desktop?.has_password === true
-      ? 'A password is stored; it is never shown. Type a new one to replace it.'
+      ? 'A password is stored; it is never shown. Type a new one to replace it. Changing the host or port removes it unless you type it again.'
       : 'Stored encrypted on the bridge and never shown again.';
 
   return (
