@@ -144,6 +144,13 @@ describe('people (admins)', () => {
 
     const session = await signIn(b.url, 'mia', 'mia-password-123');
     expect((await session.request(API.people)).status).toBe(403);
+    // A window needs a desktop: mia watches the admin's once granted one.
+    const desktopId = await b.controlPlane.directory.cliDesktopId();
+    const granted = await b.session.request(`${API.desktops}/${desktopId ?? ''}/grants/${mia.id}`, {
+      method: 'PUT',
+      body: { level: 'view' },
+    });
+    expect(granted.status).toBeLessThan(300);
     const viewer = await ScriptedViewer.connect(session);
 
     const disabled = await b.session.request(`${API.people}/${mia.id}`, {

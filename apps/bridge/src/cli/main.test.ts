@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type CliProcess } from '../headless/testing/cliProcess.js';
@@ -53,13 +53,23 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** The command line (arguments) of the live Xvnc that reads its cookie from `xauthority`. */
+/**
+ * The command line (arguments) of the live Xvnc of the desktop whose cookie file is `xauthority`.
+ * The desktop runs sandboxed (its Xvnc sees its own paths), so it is found as a descendant of the
+ * bubblewrap process whose mounts name that desktop's work dir.
+ */
 async function xvncFor(xauthority: string): Promise<string[] | undefined> {
+  const workDir = dirname(xauthority);
+  const cmdlineOf = (pid: string) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  const parentOf = async (pid: string) =>
+    /^PPid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1];
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (cmdline.startsWith('Xvnc\0') && cmdline.includes(`\0-auth\0${xauthority}\0`)) {
-      return cmdline.split('\0');
+    const cmdline = await cmdlineOf(pid);
+    if (!cmdline.startsWith('Xvnc\0')) continue;
+    for (let up = await parentOf(pid), depth = 0; up !== undefined && depth < 6; depth++) {
+      if ((await cmdlineOf(up)).includes(`${workDir}/`)) return cmdline.split('\0');
+      up = await parentOf(up);
     }
   }
   return undefined;
@@ -148,7 +158,9 @@ describe('overlay-companion', () => {
       const xvnc = await xvncFor(xauthority);
       expect(xvnc, `no Xvnc with -auth ${xauthority}`).toBeDefined();
       // VNC only on a Unix socket: no TCP port at all.
-      const rfbPath = xvnc?.[xvnc.indexOf('-rfbunixpath') + 1] ?? '';
+      // Inside the sandbox the socket is /run/desktop/rfb/rfb.sock: on the host, the work dir's.
+      const rfbPath = join(dirname(xauthority), 'rfb', 'rfb.sock');
+      expect(xvnc?.[xvnc.indexOf('-rfbunixpath') + 1]).toBe('/run/desktop/rfb/rfb.sock');
       expect(xvnc?.[xvnc.indexOf('-rfbport') + 1]).toBe('-1');
       expect(await greeting(rfbPath)).toMatch(/^RFB 003\.00\d\n/);
       // X clients need the cookie in XAUTHORITY; without it the display refuses them.

@@ -142,7 +142,7 @@ describe('/ws/overlays', () => {
     await control.close();
   });
 
-  it("shows a signed-in page (ticket) its person's overlays, and another person only theirs", async () => {
+  it("shows a signed-in page (ticket) its desktop's overlays, and refuses another person's token with no grant there", async () => {
     const control = await ScriptedViewer.connect(bridge);
     control.send({ type: 'clear_overlays', seq: 20 });
     control.send({ type: 'overlay_created', overlay: OVERLAY, seq: 21 });
@@ -155,13 +155,15 @@ describe('/ws/overlays', () => {
 
     const other = await addPerson(bridge.session, 'feed-other');
     const theirs = await createToken(other.session, 'their feed');
-    const foreign = await Feed.open(feedUrl(), { Authorization: `Bearer ${theirs.secret}` });
-    expect((await foreign.next('sync_state')).overlays).toEqual([]);
+    // The other person has no desktop at all: their token opens no feed.
+    const foreign = await tryUpgrade(bridge.url, '/ws/overlays', {
+      origin: null,
+      headers: { Authorization: `Bearer ${theirs.secret}` },
+    });
+    expect(foreign.status).toBe(404);
     control.send({ type: 'overlay_removed', overlay_id: 'ov_feed_1', seq: 22 });
     await page.next('overlay_removed');
-    // The other person's feed never hears of the admin's overlays.
-    expect(foreign.received.map((m) => m.type)).toEqual(['sync_state']);
-    for (const f of [page, foreign]) f.close();
+    page.close();
     await control.close();
   });
 

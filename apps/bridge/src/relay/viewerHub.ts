@@ -460,8 +460,7 @@ export class ViewerHub {
     // that and its own store (and announces its own, which the bridge keeps if newer).
     if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
     for (const message of this.shared.afterHello(role)) peer.send(encodeBridgeMessage(message));
-    const desktop = this.options.describeDesktop?.(peer);
-    if (desktop !== undefined) peer.send(encodeBridgeMessage(desktop));
+    // desktop_state follows from windowsChanged (attach) and chargeChanged, to every window.
   }
 
   private peer(id: string): ViewerPeer | undefined {

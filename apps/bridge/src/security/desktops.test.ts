@@ -58,7 +58,7 @@ async function grantBob(level: 'view' | 'control' | null): Promise<void> {
 }
 
 function lastDesktopState(viewer: ScriptedViewer): DesktopStateMessage | undefined {
-  return viewer.received.filter((m): m is DesktopStateMessage => m.type === 'desktop_state').at(-1);
+  return viewer.desktopStates.at(-1);
 }
 
 describe('a person without a grant', () => {

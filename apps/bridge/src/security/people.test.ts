@@ -1,8 +1,9 @@
-// Attacks by a second signed-in person on the first (the admin): their window must never see or
-// answer the admin's tool calls and approvals, their forged answers (an approval for the admin's
-// request id, a tool_result for the admin's call id) must be refused and change nothing, their
-// mode_set and Stop must move only their own mode, and their audit queries must show none of the
-// admin's entries whatever they ask for. Real bridge, real MCP client with the admin's token,
+// Attacks by a second signed-in person on the first (the admin), with a control grant on the
+// admin's desktop (so his window watches it): his window must never see or answer the admin's
+// tool calls and approvals, his forged answers (an approval for the admin's request id, a
+// tool_result for the admin's call id) must be refused and change nothing, his mode_set is
+// refused while his Stop stops every AI on the desktop, and his audit queries must show none of
+// the admin's entries whatever he asks for. Real bridge, real MCP client with the admin's token,
 // SCRIPTED VIEWERS (test ws clients speaking the viewer protocol) opened with real tickets.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -38,7 +39,11 @@ let client: Client;
 beforeAll(async () => {
   bridge = await startTestBridge();
   bob = await addPerson(bridge.session, 'bob');
-  // Bob's window opens first: were windows shared between people, his would be the control
+  // Bob may watch the admin's desktop (a control grant): the admin stays in charge.
+  const desktopId = await bridge.controlPlane.directory.cliDesktopId();
+  await bridge.access.store.desktops.setGrant(desktopId ?? '', bob.person.id, 'control');
+  bridge.controlPlane.directory.invalidate();
+  // Bob's window opens first: were control given to the first window, his would be the control
   // window every call and approval goes to.
   bobViewer = await ScriptedViewer.connect(bob.session);
   adminViewer = await ScriptedViewer.connect(bridge);
@@ -104,8 +109,11 @@ describe('a second signed-in person', () => {
     bridge.adminPlane.mode.set('assist', undefined, 'person');
 
     await settle(bobViewer);
-    expect(sentToBob()).toEqual([]);
-    expect(bobPlane.mode.mode).toBe('assist');
+    // Bob watches the same desktop: he sees its mode change, never a call or a question.
+    expect(
+      sentToBob().filter((m) => m.type === 'tool_call' || m.type === 'approval_request'),
+    ).toEqual([]);
+    expect(bobPlane).toBe(bridge.adminPlane);
   });
 
   it("cannot answer the admin's approval request with a forged approval (refused, mode unchanged)", async () => {
@@ -155,36 +163,27 @@ describe('a second signed-in person', () => {
     expect(image).toMatchObject({ type: 'image', data: TINY_PNG_BASE64 });
   });
 
-  it("moves only their own mode with mode_set and Stop, never the admin's (and cancels none of the admin's calls)", async () => {
+  it("cannot set the shared desktop's mode, but his Stop stops every AI on it (the admin's waiting call included)", async () => {
     const held = holdNext('take_screenshot', screenshotResult());
     const relayed = nextOf(adminViewer, 'tool_call');
     const shot = callTool(client, 'take_screenshot', {});
     await relayed();
-    const adminSawBefore = adminViewer.received.length;
 
-    const stopped = nextOf(bobViewer, 'stop');
-    bobViewer.send({ type: 'mode_set', mode: 'passive' });
+    // Raising (or lowering) the mode is the person in charge's alone.
+    expect(await bobSendsAndIsRefused({ type: 'mode_set', mode: 'autopilot' })).toMatch(
+      /only the person in charge/,
+    );
+    expect(bridge.adminPlane.mode.mode).toBe('assist');
+
+    // Stop from anyone with access stops all AI input on the desktop, and the admin sees it.
+    const stoppedForAdmin = nextOf(adminViewer, 'stop');
     bobViewer.send({ type: 'stop_pressed' });
-    await stopped();
-    expect(bobPlane.mode.mode).toBe('passive');
-    expect(bridge.adminPlane.mode.mode).toBe('assist');
-
-    // Bob's raise is asked of bob, in bob's own window, and never reaches the admin's.
-    const bobRequest = nextOf(bobViewer, 'approval_request');
-    bobViewer.send({ type: 'mode_set', mode: 'autopilot' });
-    const bobAsked = await bobRequest();
-    bobViewer.send({ type: 'approval', request_id: bobAsked.request_id, approved: true });
-    await waitUntil(() => bobPlane.mode.mode === 'autopilot');
-    expect(bridge.adminPlane.mode.mode).toBe('assist');
-
-    held.release();
+    await stoppedForAdmin();
+    expect(bridge.adminPlane.mode.mode).toBe('passive');
     const result = await shot;
-    expect(result.isError).toBeFalsy();
-    const adminSaw = adminViewer.received.slice(adminSawBefore).map((m) => m.type);
-    expect(adminSaw).not.toContain('stop');
-    expect(adminSaw).not.toContain('mode_changed');
-    expect(adminSaw).not.toContain('approval_request');
-    bobPlane.mode.set('assist', undefined, 'person');
+    expect(errorOf(result).kind).toBe('cancelled');
+    held.release();
+    bridge.adminPlane.mode.set('assist', undefined, 'person');
   });
 
   it("sees none of the admin's audit entries, even when asking for them with person_id", async () => {

@@ -2,16 +2,21 @@
 // protocol so bridge tests can run without a browser (the real Chromium viewer is exercised by
 // the e2e suite). It obtains a ticket like a signed-in page does, records every message the bridge sends
 // (checked against the protocol's schemas, so the bridge's output is validated too) and answers
-// tool calls from per-tool scripts.
+// tool calls from per-tool scripts. desktop_state (who is in charge, who watches: it changes
+// whenever a window comes or goes) is kept apart in `desktopStates`, so tests of the message
+// flow read `received` as the relay sends it.
 import {
   parseBridgeMessage,
   type BridgeToViewer,
+  type DesktopStateMessage,
   type ToolCallMessage,
 } from '@overlay-companion/protocol';
 import WebSocket from 'ws';
 
 export type Received =
-  BridgeToViewer | { type: 'request_sync' } | { type: 'error'; message: string };
+  | Exclude<BridgeToViewer, { type: 'desktop_state' }>
+  | { type: 'request_sync' }
+  | { type: 'error'; message: string };
 
 export type Script =
   | { result: Record<string, unknown> }
@@ -35,6 +40,8 @@ export interface ViewerTarget {
 
 export class ScriptedViewer {
   readonly received: Received[] = [];
+  /** Every desktop_state the bridge sent, oldest first. */
+  readonly desktopStates: DesktopStateMessage[] = [];
   /** Frames that failed the protocol's schemas (should stay empty). */
   readonly invalid: string[] = [];
   private readonly scripts = new Map<string, ScriptFn>();
@@ -164,7 +171,8 @@ export class ScriptedViewer {
       this.invalid.push(`${parsed.error}: ${text.slice(0, 200)}`);
       return;
     }
-    this.received.push(parsed.message);
+    if (parsed.message.type === 'desktop_state') this.desktopStates.push(parsed.message);
+    else this.received.push(parsed.message);
     if (parsed.message.type === 'tool_call') void this.answer(parsed.message);
     this.wake();
   }
