@@ -307,7 +307,9 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
     }
     // The generator is useful only if both sides are well represented.
     expect(stats.invalidRejected).toBeGreaterThan(2000);
-    expect(stats.reachedViewer).toBeGreaterThan(500);
+    // (About 5 % of the calls: two of the 23 tools, list_desktops and select_desktop, are the
+    // bridge's own, and most random args are invalid.)
+    expect(stats.reachedViewer).toBeGreaterThan(400);
     expect(stats.reachedViewer).toBeLessThanOrEqual(stats.validSent);
     expect(stats.nonObjectArgs).toBeGreaterThan(50);
 
