@@ -11,7 +11,14 @@ export { VNC_ARG_NAMES } from './server/vncArgs.js';
 export type { VncSettings } from './server/vncArgs.js';
 export { SUPPORTED_PROTOCOLS } from './server/handshake.js';
 export { startLocalDesktop, LocalDesktopError } from './desktop/localDesktop.js';
-export type { LocalDesktop, LocalDesktopOptions, TcpLocalDesktop } from './desktop/localDesktop.js';
+export type {
+  DesktopSandbox,
+  DesktopSandboxOptions,
+  LocalDesktop,
+  LocalDesktopOptions,
+  TcpLocalDesktop,
+} from './desktop/localDesktop.js';
+export { DESKTOP_USER } from './desktop/desktopUser.js';
 export { freePort } from './desktop/freePort.js';
 export { encodeRegionPng, encodePng, extractRegion } from './encode/png.js';
 export type { PngOptions } from './encode/png.js';

@@ -7,12 +7,26 @@
 // opens TCP 5900 on every interface), with VNC authentication when a password is given, and
 // the X display needs the cookie in `xauthority` (see xauthority.ts). A loopback TCP port is
 // opened only on request (`rfbTcp`), for VNC clients that cannot use a Unix socket.
+//
+// With `sandbox`, Xvnc, the window manager and the xterm run in one bubblewrap sandbox (see
+// sandbox.ts, started and ended by sandboxProcess.ts), as the unprivileged desktop user when we
+// are root (desktopUser.ts), on a display number claimed on the host (displayClaim.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
+import { claimDisplay } from './displayClaim.js';
 import { freePort } from './freePort.js';
+import { SANDBOX_PASSWORD_FILE, SANDBOX_RFB_DIR, SANDBOX_XAUTHORITY } from './sandbox.js';
+import {
+  findDescendant,
+  killSandboxInit,
+  onPath,
+  prepareSandbox,
+  spawnSandbox,
+  waitUntilGone,
+} from './sandboxProcess.js';
 import { newCookie, writeXauthority } from './xauthority.js';
 
 export interface LocalDesktopOptions {
@@ -32,6 +46,32 @@ export interface LocalDesktopOptions {
   rfbTcp?: boolean;
   /** Extra Xvnc parameters, e.g. ['-AcceptSetDesktopSize=0']. */
   extraArgs?: string[];
+  /**
+   * Run the desktop's programs (Xvnc, window manager, xterm and whatever is typed into it) in a
+   * bubblewrap sandbox with no network, no view of the bridge's processes, environment or files,
+   * and, when the bridge is root, as the unprivileged user `oc-desktop`: see sandbox.ts.
+   * Not with `rfbTcp` (the sandbox has no network). Default false.
+   */
+  sandbox?: boolean | DesktopSandboxOptions;
+}
+
+export interface DesktopSandboxOptions {
+  /**
+   * Host dir mounted as the sandbox's HOME (read-write), kept after stop; when we are root its
+   * owner becomes the desktop user. Default: a fresh dir in the desktop's work dir, removed on
+   * stop.
+   */
+  homeDir?: string;
+}
+
+/** What a sandboxed desktop is, seen from the host. */
+export interface DesktopSandbox {
+  /** Host path of the sandbox's HOME. */
+  homeDir: string;
+  /** The user its programs run as: `oc-desktop` when the bridge is root, else the bridge's. */
+  uid: number;
+  /** bwrap's process id (the sandbox dies with it). */
+  bwrapPid: number;
 }
 
 export interface LocalDesktop {
@@ -44,14 +84,20 @@ export interface LocalDesktop {
   /** Loopback TCP address of the RFB server: only with `rfbTcp: true`. */
   host: string | undefined;
   port: number | undefined;
-  /** Xvnc's process id. */
+  /** Xvnc's process id (as the host sees it, also when sandboxed). */
   pid: number;
+  /** Set when the desktop runs sandboxed. */
+  sandbox: DesktopSandbox | undefined;
   password: string | undefined;
   width: number;
   height: number;
   /** Environment for X clients (xdotool, xwd, xclip): DISPLAY and XAUTHORITY. */
   env: NodeJS.ProcessEnv;
-  /** Start another X client on this desktop; it is stopped with the desktop. */
+  /**
+   * Start another X client on this desktop; it is stopped with the desktop. It runs OUTSIDE any
+   * sandbox, as the bridge with its environment: for the bridge's own tools and tests' observers
+   * (xev, xclip), never for programs the AI may drive.
+   */
   spawnClient(command: string, args: string[]): ChildProcess;
   stop(): Promise<void>;
 }
@@ -68,6 +114,8 @@ export class LocalDesktopError extends Error {
 
 const INSTALL_HINT =
   'Install the desktop packages: apt-get install -y tigervnc-standalone-server tigervnc-tools xauth xterm x11-utils xdotool xclip openbox';
+const BWRAP_HINT =
+  'Sandboxed desktops need bubblewrap: apt-get install -y bubblewrap (and util-linux for setpriv when running as root)';
 
 /** Linux allows 107 bytes of path in a Unix socket address. */
 const MAX_SOCKET_PATH_BYTES = 107;
@@ -81,19 +129,35 @@ export function startLocalDesktop(options?: LocalDesktopOptions): Promise<LocalD
 export async function startLocalDesktop(options: LocalDesktopOptions = {}): Promise<LocalDesktop> {
   const width = options.width ?? 1280;
   const height = options.height ?? 800;
+  const sandbox = options.sandbox === true ? {} : options.sandbox || undefined;
+  if (sandbox !== undefined && options.rfbTcp === true) {
+    throw new LocalDesktopError(
+      'A sandboxed desktop has no network, so it cannot serve rfbTcp: use its Unix socket (rfbPath), or start it without sandbox.',
+    );
+  }
+  if (sandbox !== undefined && !(await onPath('bwrap'))) {
+    throw new LocalDesktopError(`bwrap is not installed. ${BWRAP_HINT}`);
+  }
   const tcp = options.rfbTcp === true ? { host: '127.0.0.1', port: await freePort() } : undefined;
   // mkdtemp makes it 0700 already; said again because everything below relies on it.
   const workDir = await mkdtemp(join(tmpdir(), 'oc-desktop-'));
   await chmod(workDir, 0o700);
-  const rfbPath = join(workDir, 'rfb.sock');
+  // Sandboxed, the RFB socket lives in a dir of its own that the sandbox can write.
+  const rfbPath = join(workDir, ...(sandbox === undefined ? [] : ['rfb']), 'rfb.sock');
   const xauthority = join(workDir, 'Xauthority');
   const cookie = newCookie();
 
   const children: ChildProcess[] = [];
+  /** Run before the children are stopped (ending the sandbox's pid namespace). */
+  const preludes: (() => Promise<void>)[] = [];
+  /** Run after the children are gone (the sandbox's display link and lock). */
+  const cleanups: (() => Promise<void>)[] = [];
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= (async () => {
+      for (const prelude of preludes) await prelude();
       await Promise.all(children.reverse().map(stopChild));
+      for (const cleanup of cleanups.reverse()) await cleanup();
       await rm(workDir, { recursive: true, force: true });
     })();
     return stopped;
@@ -106,7 +170,14 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
         `The desktop's socket path ${rfbPath} is longer than Unix sockets allow (${String(MAX_SOCKET_PATH_BYTES)} bytes). Point TMPDIR at a shorter directory.`,
       );
     }
-    await writeXauthority(xauthority, PLACEHOLDER_DISPLAY, cookie);
+    const box = sandbox === undefined ? undefined : await prepareSandbox(workDir, sandbox);
+    if (box !== undefined) {
+      const claim = await claimDisplay((n) => join(box.x11Dir, `X${String(n)}`));
+      cleanups.push(() => claim.release());
+      box.display = claim.display;
+    }
+    await writeXauthority(xauthority, box?.display ?? PLACEHOLDER_DISPLAY, cookie);
+    // Inside the sandbox Xvnc sees its files where sandbox.ts mounts them.
     const args = [
       '-geometry',
       `${width}x${height}`,
@@ -118,25 +189,36 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       '-nolisten',
       'tcp',
       '-auth',
-      xauthority,
+      box === undefined ? xauthority : SANDBOX_XAUTHORITY,
       '-rfbunixpath',
-      rfbPath,
+      box === undefined ? rfbPath : `${SANDBOX_RFB_DIR}/rfb.sock`,
       '-rfbunixmode',
       '384', // 0600
       ...(tcp === undefined ? ['-rfbport', '-1'] : ['-localhost', '-rfbport', String(tcp.port)]),
     ];
+    let passwordFile: string | undefined;
     if (options.password !== undefined) {
       const file = join(workDir, 'passwd');
+      passwordFile = file;
       // TigerVNC's password file is exactly the 8 bytes `vncpasswd -f` writes.
       await writeFile(file, encryptStoredVncPassword(options.password), { mode: 0o600 });
-      args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', file);
+      args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', box ? SANDBOX_PASSWORD_FILE : file);
     } else {
       args.push('-SecurityTypes', 'None');
     }
     args.push(...(options.extraArgs ?? []));
 
-    const xvnc = spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const xvnc =
+      box === undefined
+        ? spawn('Xvnc', args, { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] })
+        : await spawnSandbox(box, args, {
+            xauthority,
+            passwordFile,
+            windowManager: options.windowManager ?? true,
+            xterm: options.xterm ? xtermArgs(options.xterm) : undefined,
+          });
     children.push(xvnc);
+    if (box !== undefined) preludes.push(() => killSandboxInit(xvnc));
     let stderr = '';
     xvnc.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-4000);
@@ -160,8 +242,20 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     xvnc.removeAllListeners('exit');
     xvnc.removeAllListeners('error');
 
-    const display = `:${displayNumber}`;
-    await writeXauthority(xauthority, display, cookie, PLACEHOLDER_DISPLAY);
+    const display = `:${String(displayNumber)}`;
+    if (box === undefined) {
+      await writeXauthority(xauthority, display, cookie, PLACEHOLDER_DISPLAY);
+    } else if (display !== box.display) {
+      throw new LocalDesktopError(
+        `Xvnc in the sandbox reported display ${display}, not the ${box.display} it was given.\n${stderr}`,
+      );
+    }
+    const xvncPid =
+      box === undefined ? (xvnc.pid ?? 0) : await findDescendant(xvnc.pid ?? 0, 'Xvnc');
+    if (box !== undefined) {
+      // Ending the sandbox kills Xvnc; make sure it is gone before its sockets' dir goes.
+      cleanups.push(() => waitUntilGone(xvncPid));
+    }
     // Xvnc opens its sockets before it reports the display; make sure, rather than let the
     // gateway fail later with a less helpful message.
     if (!(await isSocket(rfbPath))) {
@@ -181,13 +275,18 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       return child;
     };
 
-    if (options.windowManager ?? true) {
+    if (box !== undefined) {
+      // The launcher in the sandbox starts the window manager and the xterm itself.
+      if (options.windowManager ?? true) await waitForWindowManager(env, xvnc);
+    } else if (options.windowManager ?? true) {
       const wm = spawnClient('openbox', ['--sm-disable']);
       // Clients started while openbox is still taking over the screen can be left unmapped for
       // good (seen: about one start in three); wait until it has announced itself.
       await waitForWindowManager(env, wm);
     }
-    if (options.xterm) spawnClient('xterm', xtermArgs(options.xterm), { PS1: '\\u@\\h:\\w\\$ ' });
+    if (options.xterm && box === undefined) {
+      spawnClient('xterm', xtermArgs(options.xterm), { PS1: '\\u@\\h:\\w\\$ ' });
+    }
 
     return {
       display,
@@ -195,7 +294,15 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       xauthority,
       host: tcp?.host,
       port: tcp?.port,
-      pid: xvnc.pid ?? 0,
+      pid: xvncPid,
+      sandbox:
+        box === undefined
+          ? undefined
+          : {
+              homeDir: box.homeDir,
+              uid: box.user?.uid ?? process.getuid?.() ?? 0,
+              bwrapPid: xvnc.pid ?? 0,
+            },
       password: options.password,
       width,
       height,

@@ -1,0 +1,203 @@
+// The bubblewrap sandbox a local desktop's programs run in: the `bwrap` argument list (a pure
+// function of the host paths and ids it is given) and the launcher script that starts Xvnc, the
+// window manager and the xterm inside it. An AI can type any shell line into that xterm, so the
+// sandbox is what keeps it away from the bridge: its secrets (environment, /proc), its data dir,
+// its code, its loopback port, and the other desktops.
+//
+// Why each flag is there:
+// - `--unshare-all` (or, when we are root, every namespace but the user one: a user namespace
+//   would map only root, and `setpriv` could then not switch to the desktop's user): own pid
+//   namespace (the bridge's /proc/<pid>/environ and `kill` are out of reach), own network
+//   namespace (no network at all; 127.0.0.1 is the sandbox's own empty loopback), own ipc, uts
+//   and cgroup namespaces. Unix sockets on bind-mounted dirs still work across namespaces,
+//   which is how the gateway (RFB) and X clients outside reach the desktop.
+// - `--die-with-parent`: the desktop dies with the bridge, never outlives it.
+// - `--new-session`: a new session id, so nothing inside can push keys into the bridge's
+//   terminal with TIOCSTI.
+// - `--clearenv` + a few `--setenv`: nothing of the bridge's environment (tokens, passwords).
+// - `--ro-bind` of /usr and /etc, the merged-/usr symlinks and the fontconfig cache (without
+//   it every xterm rebuilds the cache: seconds): programs to run, nothing to change. Nothing of
+//   /root, /home, /work, /var, /opt or the bridge's data dir exists inside.
+// - `--proc /proc`, `--dev /dev`, `--tmpfs /tmp`: fresh ones that show only the sandbox.
+// - `--bind` HOME, the X socket dir (onto /tmp/.X11-unix, where Xvnc puts its socket) and the
+//   RFB socket dir: the only host dirs it can write, all in the desktop's own 0700 work dir.
+// - `--ro-bind-data` for the cookie and the VNC password: copies, so the host files (0600, the
+//   bridge's) are never reachable from inside.
+// - When we are root: `setpriv` to the desktop's own unprivileged user with no capabilities,
+//   no supplementary groups and no_new_privs (so no setuid program can give root back).
+export const SANDBOX_HOME = '/home/desktop';
+export const SANDBOX_XAUTHORITY = '/run/desktop/Xauthority';
+export const SANDBOX_PASSWORD_FILE = '/run/desktop/passwd';
+export const SANDBOX_RFB_DIR = '/run/desktop/rfb';
+export const SANDBOX_X11_DIR = '/tmp/.X11-unix';
+export const SANDBOX_USER_DEFAULT = 'desktop';
+
+/** System directories the desktop's programs need, read-only; absent ones are skipped. */
+export const SANDBOX_READ_ONLY_DIRS = ['/usr', '/etc', '/var/cache/fontconfig'] as const;
+/** Debian's merged /usr: these are symlinks into /usr on the host and inside. */
+export const SANDBOX_USR_SYMLINKS = [
+  ['usr/bin', '/bin'],
+  ['usr/lib', '/lib'],
+  ['usr/lib64', '/lib64'],
+  ['usr/sbin', '/sbin'],
+] as const;
+
+export interface SandboxArgvOptions {
+  /** Host dir mounted read-write as the sandbox's HOME. */
+  homeDir: string;
+  /** Host dir mounted on /tmp/.X11-unix: Xvnc's X socket appears there. */
+  x11Dir: string;
+  /** Host dir mounted on SANDBOX_RFB_DIR: Xvnc's RFB socket appears there. */
+  rfbDir: string;
+  /** X display inside and outside, e.g. ':7'. */
+  display: string;
+  /** Open fd (in bwrap) to read the X authority file from: copied to SANDBOX_XAUTHORITY. */
+  xauthorityFd: number;
+  /** Open fd to read the VNC password file from: copied to SANDBOX_PASSWORD_FILE. */
+  passwordFd?: number;
+  /** The user the programs run as, when we are root; absent: our own user. */
+  user?: { name: string; uid: number; gid: number };
+  /** Read-only system dirs that exist on this host (default: SANDBOX_READ_ONLY_DIRS). */
+  readOnlyDirs?: readonly string[];
+  /** The program and its arguments to run inside. */
+  command: string[];
+}
+
+/** The arguments for `bwrap` (without the program name itself). */
+export function sandboxArgv(options: SandboxArgvOptions): string[] {
+  const user = options.user;
+  const env: Record<string, string> = {
+    HOME: SANDBOX_HOME,
+    USER: user?.name ?? SANDBOX_USER_DEFAULT,
+    PATH: '/usr/bin:/bin',
+    LANG: 'C.UTF-8',
+    DISPLAY: options.display,
+    XAUTHORITY: SANDBOX_XAUTHORITY,
+    SHELL: '/bin/bash',
+    TERM: 'xterm',
+  };
+  const namespaces =
+    user === undefined
+      ? ['--unshare-all']
+      : ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup', '--unshare-net'];
+  const args = [
+    ...namespaces,
+    '--die-with-parent',
+    '--new-session',
+    '--clearenv',
+    ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
+    ...(options.readOnlyDirs ?? SANDBOX_READ_ONLY_DIRS).flatMap((dir) => ['--ro-bind', dir, dir]),
+    ...SANDBOX_USR_SYMLINKS.flatMap(([target, link]) => ['--symlink', target, link]),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    // As root bwrap makes its tmpfs 0755 root: the desktop's user needs /tmp like anywhere.
+    '--perms',
+    '1777',
+    '--tmpfs',
+    '/tmp',
+    // bwrap makes the dirs it creates 0700 root; the desktop's user must get through them.
+    '--perms',
+    '0755',
+    '--dir',
+    '/home',
+    '--perms',
+    '0755',
+    '--dir',
+    '/run/desktop',
+    '--bind',
+    options.homeDir,
+    SANDBOX_HOME,
+    '--bind',
+    options.x11Dir,
+    SANDBOX_X11_DIR,
+    '--bind',
+    options.rfbDir,
+    SANDBOX_RFB_DIR,
+    // 0444 inside a sandbox where only the desktop's own user runs: it needs to read them.
+    '--perms',
+    '0444',
+    '--ro-bind-data',
+    String(options.xauthorityFd),
+    SANDBOX_XAUTHORITY,
+    ...(options.passwordFd === undefined
+      ? []
+      : ['--perms', '0444', '--ro-bind-data', String(options.passwordFd), SANDBOX_PASSWORD_FILE]),
+    '--chdir',
+    user === undefined ? SANDBOX_HOME : '/',
+    '--',
+  ];
+  if (user !== undefined) {
+    args.push(
+      'setpriv',
+      `--reuid=${String(user.uid)}`,
+      `--regid=${String(user.gid)}`,
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--no-new-privs',
+      '--',
+    );
+  }
+  return [...args, ...options.command];
+}
+
+/**
+ * What runs inside: Xvnc, then (once its X socket exists) the window manager, then (once that
+ * has announced itself, as in localDesktop.ts) the xterm. The sandbox lives as long as Xvnc.
+ * Arguments: display, "1"/"0" for the window manager, the xterm's argument count n (0: none),
+ * its n arguments, then Xvnc's arguments. fd 3 is Xvnc's -displayfd, read by the bridge.
+ */
+export const LAUNCHER_SCRIPT = [
+  'set -u',
+  'display=$1 wm=$2 nx=$3',
+  'shift 3',
+  'xterm=("${@:1:nx}")',
+  'shift "$nx"',
+  'Xvnc "$display" "$@" &',
+  'xvnc=$!',
+  'exec 3>&-',
+  // Until Xvnc's socket exists; if Xvnc exits first, so does the sandbox, with its status.
+  'for ((i = 0; i < 1500; i++)); do',
+  '  [[ -S /tmp/.X11-unix/X${display#:} ]] && break',
+  '  kill -0 "$xvnc" 2>/dev/null || { wait "$xvnc"; exit; }',
+  '  sleep 0.01',
+  'done',
+  'if [[ $wm == 1 ]]; then',
+  '  openbox --sm-disable >/dev/null 2>&1 &',
+  '  for ((i = 0; i < 250; i++)); do',
+  // Openbox announces itself (_NET_SUPPORTING_WM_CHECK) before it is ready to manage
+  // windows; an xterm mapped in between waits 5 s for it (seen: 5 starts in 6). _NET_WORKAREA
+  // comes once it is.
+  "    xprop -root _NET_WORKAREA 2>/dev/null | grep -q ' = ' && break",
+  '    sleep 0.02',
+  '  done',
+  'fi',
+  // A plain interactive bash without startup files (see xtermArgs in localDesktop.ts).
+  'if ((nx > 0)); then (cd && PS1=\'\\u@\\h:\\w\\$ \' exec xterm "${xterm[@]}" >/dev/null 2>&1) & fi',
+  'wait "$xvnc"',
+  '',
+].join('\n');
+
+/** The command that runs LAUNCHER_SCRIPT with its arguments (see there). */
+export function launcherCommand(
+  display: string,
+  windowManager: boolean,
+  xtermArgs: string[] | undefined,
+  xvncArgs: string[],
+): string[] {
+  return [
+    'bash',
+    '--noprofile',
+    '--norc',
+    '-c',
+    LAUNCHER_SCRIPT,
+    'oc-desktop-launcher',
+    display,
+    windowManager ? '1' : '0',
+    String(xtermArgs?.length ?? 0),
+    ...(xtermArgs ?? []),
+    ...xvncArgs,
+  ];
+}

@@ -1,0 +1,149 @@
+// Starting and ending a desktop's bubblewrap sandbox on the host (see sandbox.ts for what is in
+// it): the dirs it may write, owned by the user it runs as; bwrap itself, with the cookie and
+// VNC password handed over as copies through fds; the host pids of what runs inside; and an end
+// that leaves neither processes nor zombies.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { access, chown, constants, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
+import { ensureDesktopUser, type DesktopUser } from './desktopUser.js';
+import { launcherCommand, SANDBOX_READ_ONLY_DIRS, sandboxArgv } from './sandbox.js';
+
+export interface PreparedSandbox {
+  homeDir: string;
+  x11Dir: string;
+  rfbDir: string;
+  user: DesktopUser | undefined;
+  display: string;
+}
+
+/** Makes the dirs the sandbox writes, owned by the user it runs as. */
+export async function prepareSandbox(
+  workDir: string,
+  options: { homeDir?: string },
+): Promise<PreparedSandbox> {
+  const user = process.getuid?.() === 0 ? await ensureDesktopUser() : undefined;
+  const box = {
+    homeDir: options.homeDir ?? join(workDir, 'home'),
+    x11Dir: join(workDir, 'x11'),
+    rfbDir: join(workDir, 'rfb'),
+    user,
+    display: '',
+  };
+  for (const dir of [box.homeDir, box.x11Dir, box.rfbDir]) {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (user !== undefined) await chown(dir, user.uid, user.gid);
+  }
+  return box;
+}
+
+/** Starts bwrap running the launcher (sandbox.ts); fd 3 is Xvnc's -displayfd, as unsandboxed. */
+export async function spawnSandbox(
+  box: PreparedSandbox,
+  xvncArgs: string[],
+  options: {
+    xauthority: string;
+    passwordFile: string | undefined;
+    windowManager: boolean;
+    /** The xterm's arguments; undefined: no xterm. */
+    xterm: string[] | undefined;
+  },
+): Promise<ChildProcess> {
+  // bwrap copies these into the sandbox (fds 4 and 5): the host files stay the bridge's, 0600.
+  const files = [await open(options.xauthority, 'r')];
+  if (options.passwordFile !== undefined) files.push(await open(options.passwordFile, 'r'));
+  try {
+    const readOnlyDirs: string[] = [];
+    for (const dir of SANDBOX_READ_ONLY_DIRS) if (await isDir(dir)) readOnlyDirs.push(dir);
+    const argv = sandboxArgv({
+      homeDir: box.homeDir,
+      x11Dir: box.x11Dir,
+      rfbDir: box.rfbDir,
+      display: box.display,
+      xauthorityFd: 4,
+      passwordFd: options.passwordFile === undefined ? undefined : 5,
+      user: box.user,
+      readOnlyDirs,
+      command: launcherCommand(box.display, options.windowManager, options.xterm, xvncArgs),
+    });
+    return spawn('bwrap', argv, {
+      // Only what finding bwrap needs; the sandbox clears its environment anyway.
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...files.map((file) => file.fd)],
+    });
+  } finally {
+    await Promise.all(files.map((file) => file.close()));
+  }
+}
+
+export async function onPath(program: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
+    if (dir === '') continue;
+    const found = await access(join(dir, program), constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+function isDir(path: string): Promise<boolean> {
+  return stat(path).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
+
+/**
+ * SIGKILLs the sandbox's init (bwrap's child, pid 1 of its pid namespace): the kernel then
+ * kills everything in the sandbox, and bwrap, seeing its child gone, exits and reaps it. (Ending
+ * bwrap first works too, through --die-with-parent, but leaves its child a zombie wherever the
+ * host's init does not reap orphans.)
+ */
+export async function killSandboxInit(bwrap: ChildProcess): Promise<void> {
+  if (bwrap.pid === undefined || bwrap.exitCode !== null || bwrap.signalCode !== null) return;
+  const pid = String(bwrap.pid);
+  // bwrap exits by itself once its child is gone; a SIGTERM before that would orphan the child.
+  const exited = new Promise<void>((resolve) => {
+    bwrap.once('exit', () => resolve());
+    setTimeout(resolve, 2000).unref();
+  });
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  for (const child of children.split(' ').filter(Boolean)) {
+    try {
+      process.kill(Number(child), 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  await exited;
+}
+
+/** The host pid of the first process named `name` below `root` (0 if none within 2 s). */
+export async function findDescendant(root: number, name: string): Promise<number> {
+  const deadline = Date.now() + 2000;
+  do {
+    const queue = [root];
+    for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+      const comm = await readFile(`/proc/${String(pid)}/comm`, 'utf8').catch(() => '');
+      if (pid !== root && comm.trim() === name) return pid;
+      const children = await readFile(
+        `/proc/${String(pid)}/task/${String(pid)}/children`,
+        'utf8',
+      ).catch(() => '');
+      queue.push(...children.split(' ').filter(Boolean).map(Number));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  } while (Date.now() < deadline);
+  return 0;
+}
+
+/** Resolves once `pid` has exited (or is a zombie), at most after 5 s. */
+export async function waitUntilGone(pid: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (pid > 0 && Date.now() < deadline) {
+    const line = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+    if (line === '' || /\) Z /.test(line)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
