@@ -119,6 +119,22 @@ const bridgeMessages: BridgeToViewer[] = [
     action: { kind: 'drag', from: { x: 1, y: 2 }, to: { x: 30, y: 40 }, button: 'left' },
   },
   { type: 'take_over', on: true },
+  {
+    type: 'desktop_state',
+    desktop: { id: 'dsk_1', name: 'Build box' },
+    in_charge: { id: 'p_ada', name: 'Ada' },
+    watchers: [
+      { id: 'p_ada', name: 'Ada', access: 'owner' },
+      { id: 'p_bob', name: 'Bob', access: 'control' },
+    ],
+    more_watchers: 0,
+    you: {
+      access: 'control',
+      in_charge: false,
+      may_take_charge: false,
+      may_hand_over_to: [],
+    },
+  },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -150,6 +166,8 @@ const viewerMessages: ViewerToBridge[] = [
   { type: 'approvals_waiting', requests: [] },
   { type: 'ai_action', action: { kind: 'type', text: 'hello\n' } },
   { type: 'take_over', on: false },
+  { type: 'charge', action: 'take' },
+  { type: 'charge', action: 'hand_over', to: 'p_bob' },
 ];
 
 describe('message round trips', () => {
