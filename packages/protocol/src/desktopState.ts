@@ -22,11 +22,11 @@ export const MAX_LISTED_WATCHERS = 32;
 export const DesktopStateMessage = z.strictObject({
   type: z.literal('desktop_state'),
   desktop: z.strictObject({ id: Id, name: z.string().min(1).max(200) }),
-  in_charge: PersonRef.describe('The one person whose policy every AI input on this desktop follows.'),
+  in_charge: PersonRef.describe(
+    'The one person whose policy every AI input on this desktop follows.',
+  ),
   /** People with a window open on this desktop, the person in charge included. */
-  watchers: z
-    .array(PersonRef.extend({ access: DesktopAccessLevel }))
-    .max(MAX_LISTED_WATCHERS),
+  watchers: z.array(PersonRef.extend({ access: DesktopAccessLevel })).max(MAX_LISTED_WATCHERS),
   more_watchers: z.int().min(0),
   you: z.strictObject({
     access: DesktopAccessLevel,

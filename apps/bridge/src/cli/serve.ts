@@ -162,8 +162,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           params: source.record.params,
           password: source.record.password,
         },
-        perPersonLocal:
-          options.localDesktops === 'per-person' ? { params: {} } : undefined,
+        perPersonLocal: options.localDesktops === 'per-person' ? { params: {} } : undefined,
         gateway: gatewayForRecords,
         guacdForRecords: options.guacd,
         localDesktops,

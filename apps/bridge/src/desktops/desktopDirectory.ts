@@ -96,7 +96,10 @@ export class DesktopDirectory {
    * The desktops `person` may use, best first (see PREFERENCE); `only` narrows them to a token's
    * list (null: all of them).
    */
-  async listFor(person: PersonLike, only: readonly string[] | null = null): Promise<PersonDesktop[]> {
+  async listFor(
+    person: PersonLike,
+    only: readonly string[] | null = null,
+  ): Promise<PersonDesktop[]> {
     await this.ensureOwnLocal(person);
     const found: PersonDesktop[] = [];
     for (const entry of await this.list()) {
@@ -126,11 +129,15 @@ export class DesktopDirectory {
     person: PersonLike,
     ref: string,
     only: readonly string[] | null = null,
-  ): Promise<{ found: PersonDesktop } | { missing: 'no_such' | 'no_access' | 'not_in_token'; entry?: DesktopEntry }> {
+  ): Promise<
+    | { found: PersonDesktop }
+    | { missing: 'no_such' | 'no_access' | 'not_in_token'; entry?: DesktopEntry }
+  > {
     const all = await this.list();
     const wanted = ref.toLowerCase();
     const entry =
-      all.find((e) => e.record.id === ref) ?? all.find((e) => e.record.name.toLowerCase() === wanted);
+      all.find((e) => e.record.id === ref) ??
+      all.find((e) => e.record.name.toLowerCase() === wanted);
     if (entry === undefined) return { missing: 'no_such' };
     const access = accessOf(person, entry.record, entry.grants);
     if (access === null) return { missing: 'no_access', entry };
@@ -163,13 +170,20 @@ export class DesktopDirectory {
   private async ensureCliDesktop(cli: CliDesktop): Promise<void> {
     const { store, logger } = this.options;
     const remembered = await store.settings.get(CLI_DESKTOP_SETTING);
-    const existing = typeof remembered === 'string' ? await store.desktops.byId(remembered) : undefined;
+    const existing =
+      typeof remembered === 'string' ? await store.desktops.byId(remembered) : undefined;
     if (existing !== undefined) {
       this.cliId = existing.id;
       // The command line is the truth for its desktop's connection: a restart with other flags
       // updates it (its name, owner and grants stay as people set them).
-      if (existing.kind === cli.kind && JSON.stringify(existing.params) !== JSON.stringify(cli.params))
-        await store.desktops.update(existing.id, { params: cli.params, secret: cli.seal?.(existing.id) ?? null });
+      if (
+        existing.kind === cli.kind &&
+        JSON.stringify(existing.params) !== JSON.stringify(cli.params)
+      )
+        await store.desktops.update(existing.id, {
+          params: cli.params,
+          secret: cli.seal?.(existing.id) ?? null,
+        });
       return;
     }
     const admin = await firstActiveAdmin(store);
@@ -223,7 +237,10 @@ export class DesktopDirectory {
   ): Promise<DesktopEntry | undefined> {
     const { store, logger } = this.options;
     for (let attempt = 0; attempt < 5; attempt++) {
-      const name = attempt === 0 ? `${person.username}'s desktop` : `${person.username}'s desktop ${attempt + 1}`;
+      const name =
+        attempt === 0
+          ? `${person.username}'s desktop`
+          : `${person.username}'s desktop ${attempt + 1}`;
       try {
         const record = await store.desktops.add({
           id: newId('dsk'),
@@ -233,7 +250,10 @@ export class DesktopDirectory {
           secret: null,
           ownerId: person.id,
         });
-        logger.info({ desktopId: record.id, personId: person.id }, 'made a local desktop for a person');
+        logger.info(
+          { desktopId: record.id, personId: person.id },
+          'made a local desktop for a person',
+        );
         this.invalidate();
         return { record, grants: [] };
       } catch (err) {

@@ -54,7 +54,10 @@ export function desktopTargets(options: DesktopTargetsOptions): TunnelDesktops {
   };
 }
 
-async function targetOf(entry: DesktopEntry, options: DesktopTargetsOptions): Promise<TunnelTarget> {
+async function targetOf(
+  entry: DesktopEntry,
+  options: DesktopTargetsOptions,
+): Promise<TunnelTarget> {
   const { record } = entry;
   const { params } = record;
   const password =
@@ -69,7 +72,9 @@ async function targetOf(entry: DesktopEntry, options: DesktopTargetsOptions): Pr
       const gateway = needGateway(options, record.name);
       const pool = options.localDesktops;
       if (pool === undefined)
-        throw new DesktopTargetError(`Local desktops are not available on this bridge (${record.name}).`);
+        throw new DesktopTargetError(
+          `Local desktops are not available on this bridge (${record.name}).`,
+        );
       const running = await pool.ensure(record.id, params);
       return {
         guacd: gateway.address,
@@ -82,7 +87,11 @@ async function targetOf(entry: DesktopEntry, options: DesktopTargetsOptions): Pr
         guacd: gateway.address,
         connection: vnc(
           gateway,
-          withPassword({ hostname: params.host ?? '', port: String(params.port ?? 5900), ...readOnly }),
+          withPassword({
+            hostname: params.host ?? '',
+            port: String(params.port ?? 5900),
+            ...readOnly,
+          }),
         ),
       };
     }
@@ -110,7 +119,10 @@ async function targetOf(entry: DesktopEntry, options: DesktopTargetsOptions): Pr
       if (params.domain !== undefined) rdp.domain = params.domain;
       if (params.security !== undefined) rdp.security = params.security;
       if (params.keyboard !== undefined) rdp['server-layout'] = params.keyboard;
-      return { guacd: needGuacd(options, record.name), connection: { protocol: 'rdp', params: rdp } };
+      return {
+        guacd: needGuacd(options, record.name),
+        connection: { protocol: 'rdp', params: rdp },
+      };
     }
   }
 }

@@ -35,7 +35,8 @@ export async function socketDesktop(
     return {
       ok: false,
       status: 404,
-      message: 'No such desktop of yours: it was removed or your access to it was withdrawn. Pick another on the Desktops page.',
+      message:
+        'No such desktop of yours: it was removed or your access to it was withdrawn. Pick another on the Desktops page.',
     };
   return { ok: true, person, desktop };
 }

@@ -7,7 +7,13 @@ const session = (
   connectedAt: number,
   lastCallAt: number | null,
 ) => ({
-  principal: { personId: 'p1', personName: 'alice', tokenId, tokenName: `token ${tokenId}`, desktopIds: null },
+  principal: {
+    personId: 'p1',
+    personName: 'alice',
+    tokenId,
+    tokenName: `token ${tokenId}`,
+    desktopIds: null,
+  },
   clientName: () => name,
   connectedAt,
   lastCallAt,

@@ -104,7 +104,8 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     return `http://${openableHost(bound.host)}:${bound.port}/`;
   };
   const directory =
-    options.directory ?? new DesktopDirectory({ store: access.store, logger: logger.child({ part: 'desktops' }) });
+    options.directory ??
+    new DesktopDirectory({ store: access.store, logger: logger.child({ part: 'desktops' }) });
   const planes = new DesktopPlanes({
     store: access.store,
     directory,

@@ -133,7 +133,8 @@ class Plane implements DesktopPlane {
         this.stopController = new AbortController();
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName);
       },
-      approval: (outcome) => options.observer?.approval?.(this.charge.id, outcome, this.desktopName),
+      approval: (outcome) =>
+        options.observer?.approval?.(this.charge.id, outcome, this.desktopName),
       charge: (peer, message) => this.chargeRequested(peer, message),
       windowsChanged: () => this.hub.desktopChanged(),
     });
@@ -188,11 +189,7 @@ class Plane implements DesktopPlane {
       const person = await this.options.store.people.byId(watcher.personId);
       const access = person === undefined ? null : accessOf(person, entry.record, entry.grants);
       if (access === null || person?.disabled === true) {
-        this.hub.closePerson(
-          watcher.personId,
-          4403,
-          'Your access to this desktop was removed.',
-        );
+        this.hub.closePerson(watcher.personId, 4403, 'Your access to this desktop was removed.');
       }
     }
     this.hub.desktopChanged();
@@ -286,7 +283,9 @@ class Plane implements DesktopPlane {
     this.charge = { id: person.id, name: person.displayName };
     this.names.set(person.id, person.displayName);
     logger.info({ desktopId: this.desktopId, from: from.id, to: person.id }, 'charge moved');
-    this.hub.chargeChanged(`The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`);
+    this.hub.chargeChanged(
+      `The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`,
+    );
     this.mode.set(this.options.initialMode, undefined, 'stop');
     this.setPermissions(permissions);
     if (byPersonId !== undefined)

@@ -29,7 +29,10 @@ export class SessionDesktop {
     private readonly deps: SessionDesktopDeps,
     private readonly principal: McpPrincipal,
     /** The session joins and leaves planes (their sessions set) through these. */
-    private readonly membership: { join(plane: DesktopPlane): void; leave(plane: DesktopPlane): void },
+    private readonly membership: {
+      join(plane: DesktopPlane): void;
+      leave(plane: DesktopPlane): void;
+    },
   ) {}
 
   /** The plane the session belongs to now (for events, AI-clients lists), if any. */
@@ -45,7 +48,10 @@ export class SessionDesktop {
     const found = await this.find(ref ?? this.selectedId);
     const plane = await this.deps.planes.get(found.entry.record.id);
     if (plane === undefined)
-      throw new ProtocolError('viewer_unavailable', `The desktop ${found.entry.record.name} was just removed; call list_desktops.`);
+      throw new ProtocolError(
+        'viewer_unavailable',
+        `The desktop ${found.entry.record.name} was just removed; call list_desktops.`,
+      );
     // The session settles on the first desktop it used, so its events and AI-clients entry
     // live there; only select_desktop moves it later.
     if (this.joined === undefined && ref === undefined) this.settle(plane);
@@ -132,11 +138,20 @@ export class SessionDesktop {
     const name = result.entry?.record.name ?? ref;
     switch (result.missing) {
       case 'no_such':
-        throw new ProtocolError('invalid_parameters', `desktop: there is no desktop "${ref.slice(0, 100)}"; call list_desktops for the ones this token may use.`);
+        throw new ProtocolError(
+          'invalid_parameters',
+          `desktop: there is no desktop "${ref.slice(0, 100)}"; call list_desktops for the ones this token may use.`,
+        );
       case 'no_access':
-        throw new ProtocolError('permission_denied', `${person.displayName} has no access to the desktop "${name}": its owner or an admin must grant them view (to look) or control (to let their AI act) on the Desktops page.`);
+        throw new ProtocolError(
+          'permission_denied',
+          `${person.displayName} has no access to the desktop "${name}": its owner or an admin must grant them view (to look) or control (to let their AI act) on the Desktops page.`,
+        );
       case 'not_in_token':
-        throw new ProtocolError('permission_denied', `This token may not use the desktop "${name}": make a token that names it (or all desktops) on the config page.`);
+        throw new ProtocolError(
+          'permission_denied',
+          `This token may not use the desktop "${name}": make a token that names it (or all desktops) on the config page.`,
+        );
     }
   }
 }

@@ -10,7 +10,11 @@
 import { layoutBounds, type DesktopParams, type MonitorLayout } from '@overlay-companion/protocol';
 
 /** Without serve's flags: one desktop named "Desktop" reaching the configured connection. */
-const DEFAULT_CLI_DESKTOP: Omit<CliDesktop, 'seal'> & { password?: string } = { name: 'Desktop', kind: 'vnc', params: {} };
+const DEFAULT_CLI_DESKTOP: Omit<CliDesktop, 'seal'> & { password?: string } = {
+  name: 'Desktop',
+  kind: 'vnc',
+  params: {},
+};
 import type { Access } from '../auth/access.js';
 import type { OidcSignIn } from '../auth/oidc.js';
 import { mountApi, type ApiDeps } from '../api/index.js';
@@ -115,7 +119,9 @@ export async function startWithControlPlane(
     (async (personId: string) => {
       const person = await access.store.people.byId(personId);
       const mine = person === undefined ? undefined : await directory.defaultFor(person);
-      return mine === undefined ? null : (bridge?.tunnels.desktopSize(mine.entry.record.id) ?? null);
+      return mine === undefined
+        ? null
+        : (bridge?.tunnels.desktopSize(mine.entry.record.id) ?? null);
     });
   const layoutSaved =
     options.layoutSaved ??

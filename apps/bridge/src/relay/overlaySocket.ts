@@ -134,11 +134,7 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
     );
   };
 
-  function accept(
-    ws: WebSocket,
-    subscriber: Subscriber,
-    hub: ViewerHub,
-  ): void {
+  function accept(ws: WebSocket, subscriber: Subscriber, hub: ViewerHub): void {
     const send = (message: FeedMessage): void => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > FEED_MAX_BUFFERED_BYTES) {

@@ -81,7 +81,10 @@ export type HubListener = {
   /** Stop was pressed (by the person at `byPersonId`'s window) or the bridge stopped all. */
   stop?: (byPersonId: string | undefined) => void;
   /** A window asked to take or hand over the charge (the plane checks and applies it). */
-  charge?: (peer: ViewerPeer, message: Extract<ViewerToBridge, { type: 'charge' }>) => string | undefined;
+  charge?: (
+    peer: ViewerPeer,
+    message: Extract<ViewerToBridge, { type: 'charge' }>,
+  ) => string | undefined;
   /** Windows came or went (the watchers list). */
   windowsChanged?: () => void;
   approval?: (outcome: ApprovalOutcome) => void;
@@ -218,7 +221,10 @@ export class ViewerHub {
     if (previous !== undefined && previous.personId !== inCharge) {
       this.controlId = undefined;
       const moved = (): ProtocolError =>
-        new ProtocolError('cancelled', `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`);
+        new ProtocolError(
+          'cancelled',
+          `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`,
+        );
       this.calls.rejectForViewer(previous.id, moved);
       const nothingWaits = this.shared.controlLeft();
       if (nothingWaits !== undefined) this.broadcast(nothingWaits);

@@ -50,11 +50,14 @@ async function grantBob(level: 'view' | 'control' | null): Promise<void> {
   );
   expect(answer.status).toBeLessThan(300);
   // The API hands the change to the runtime without waiting for it.
-  await waitUntil(async () => {
+  const deadline = Date.now() + 5000;
+  for (;;) {
     const person = await bridge.access.store.people.byId(bob.person.id);
     const access = person && (await bridge.controlPlane.directory.accessFor(person, desktopId));
-    return level === null ? access === undefined : access?.access === level;
-  }, 5000);
+    if (level === null ? access === undefined : access?.access === level) return;
+    if (Date.now() > deadline) throw new Error(`the grant did not become ${String(level)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function lastDesktopState(viewer: ScriptedViewer): DesktopStateMessage | undefined {
@@ -103,7 +106,11 @@ describe('a control grant on the admin desktop', () => {
     await waitUntil(() => lastDesktopState(bobViewer)?.watchers.length === 2, 5000);
     const bobSees = lastDesktopState(bobViewer);
     expect(bobSees?.in_charge.name).toBe('Ada Admin');
-    expect(bobSees?.you).toMatchObject({ access: 'control', in_charge: false, may_take_charge: false });
+    expect(bobSees?.you).toMatchObject({
+      access: 'control',
+      in_charge: false,
+      may_take_charge: false,
+    });
     const adminSees = lastDesktopState(adminViewer);
     expect(adminSees?.you.in_charge).toBe(true);
     expect(adminSees?.you.may_hand_over_to).toEqual([{ id: bob.person.id, name: 'Bob' }]);
@@ -132,7 +139,9 @@ describe('a control grant on the admin desktop', () => {
 
   it("refuses Bob's mode_set, and his Stop stops the admin's AI on the shared desktop", async () => {
     bobViewer.send({ type: 'mode_set', mode: 'autopilot' });
-    await bobViewer.waitFor((m) => m.type === 'error' && m.message.includes('only the person in charge'));
+    await bobViewer.waitFor(
+      (m) => m.type === 'error' && m.message.includes('only the person in charge'),
+    );
     const plane = bridge.adminPlane;
     plane.mode.set('autopilot', undefined, 'person');
     bobViewer.send({ type: 'stop_pressed' });
@@ -155,7 +164,9 @@ describe('a control grant on the admin desktop', () => {
       () => bobViewer.received.filter((m) => m.type === 'hello').at(-1)?.role === 'control',
       5000,
     );
-    expect(adminViewer.received.filter((m) => m.type === 'hello').at(-1)).toMatchObject({ role: 'mirror' });
+    expect(adminViewer.received.filter((m) => m.type === 'hello').at(-1)).toMatchObject({
+      role: 'mirror',
+    });
 
     // Now only Bob's AI acts here, and its calls go to Bob's window.
     bobViewer.on('draw_overlay', () => ({

@@ -21,7 +21,6 @@ import {
 import { ScriptedViewer, type Received } from '../mcp/testing/scriptedViewer.js';
 import { nextOf, settle } from './testing/viewers.js';
 import type { DesktopPlane } from '../mcp/desktopPlanes.js';
-import { waitUntil } from '../mcp/testing/wait.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
 import { initializeMcp } from './testing/http.js';
 

@@ -159,7 +159,6 @@ export class DesktopConnections {
     return (this.desktops.get(desktopId)?.members.size ?? 0) > 0;
   }
 
-
   /**
    * Applies a newly decided size (e.g. a saved layout) to the desktop. The operator's
    * --desktop-size, when set, stays. VNC desktops are resized at once (they outlive
@@ -187,8 +186,7 @@ export class DesktopConnections {
 
   private async apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
     const { logger } = this.options;
-    const target =
-      this.desktops.get(desktopId)?.target ?? (await this.options.target(desktopId));
+    const target = this.desktops.get(desktopId)?.target ?? (await this.options.target(desktopId));
     const { connection } = target;
     if (connection.protocol === 'vnc') {
       return resizeVncDesktop(
@@ -211,8 +209,7 @@ export class DesktopConnections {
       reported.cancel();
       return {
         applied: false,
-        reason:
-          'Nobody has this desktop open; its next connection opens at the decided size.',
+        reason: 'Nobody has this desktop open; its next connection opens at the decided size.',
       };
     }
     // guacd drops a Display Update while the session's display channel is still coming up

@@ -173,7 +173,7 @@ export class TunnelEndpoint {
       ws.once('close', unregister);
       void session.start();
     });
-  };
+  }
 
   /**
    * Ends every tunnel (the browser sees `status` and `message`) and stops accepting new ones.

@@ -29,7 +29,10 @@ export const DesktopSummary = z.strictObject({
 export const ListDesktopsInput = z.strictObject({});
 export const ListDesktopsResult = z.strictObject({
   desktops: z.array(DesktopSummary),
-  selected: z.string().nullable().describe('Id of the session’s desktop; null when none is usable.'),
+  selected: z
+    .string()
+    .nullable()
+    .describe('Id of the session’s desktop; null when none is usable.'),
 });
 
 export const listDesktops = defineTool({

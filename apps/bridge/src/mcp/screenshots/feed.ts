@@ -94,7 +94,8 @@ export class ScreenshotFeed {
 
   private async tick(): Promise<void> {
     // A slow viewer must not pile captures up: skip a tick while one is still running.
-    if (this.inFlight || this.hubOf().control === undefined || !this.allowed()) return this.schedule();
+    if (this.inFlight || this.hubOf().control === undefined || !this.allowed())
+      return this.schedule();
     this.inFlight = true;
     try {
       const result = await this.hubOf().call('take_screenshot', BACKGROUND_ARGS, 'allow', {
