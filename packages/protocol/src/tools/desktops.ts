@@ -13,8 +13,8 @@ const DesktopRef = z
   .describe('A desktop id (dsk_…) or its name, as list_desktops shows them.');
 
 export const DesktopSummary = z.strictObject({
-  id: z.string(),
-  name: z.string(),
+  id: z.string().describe('The desktop id (dsk_…): pass it as `desktop` or to select_desktop.'),
+  name: z.string().describe('The desktop’s name, as people see it.'),
   kind: z.string().describe('local, vnc, guacd-vnc or guacd-rdp.'),
   in_charge: z.string().describe('The person whose policy every AI input on it follows.'),
   access: DesktopAccessLevel.describe("What this token's person may do there."),
@@ -28,7 +28,7 @@ export const DesktopSummary = z.strictObject({
 
 export const ListDesktopsInput = z.strictObject({});
 export const ListDesktopsResult = z.strictObject({
-  desktops: z.array(DesktopSummary),
+  desktops: z.array(DesktopSummary).describe('The desktops this token may use, best first.'),
   selected: z
     .string()
     .nullable()
@@ -59,10 +59,17 @@ export const listDesktops = defineTool({
 
 export const SelectDesktopInput = z.strictObject({ desktop: DesktopRef });
 export const SelectDesktopResult = z.strictObject({
-  ok: z.literal(true),
-  desktop: z.strictObject({ id: z.string(), name: z.string() }),
-  in_charge: z.string(),
-  ai_may_act: z.boolean(),
+  ok: z.literal(true).describe('The session works on this desktop now.'),
+  desktop: z
+    .strictObject({
+      id: z.string().describe('The desktop id (dsk_…).'),
+      name: z.string().describe('The desktop’s name.'),
+    })
+    .describe('The desktop selected.'),
+  in_charge: z.string().describe('The person whose policy every AI input on it follows.'),
+  ai_may_act: z
+    .boolean()
+    .describe('True when this token’s person is in charge there; false: look only.'),
 });
 
 export const selectDesktop = defineTool({
