@@ -118,7 +118,7 @@ describe('caps', () => {
         new RegExp(`${MAX_TUNNELS_PER_PERSON} desktop connections open.*Close a viewer window`),
       );
 
-      const dave = await addPerson(bridge.session, 'dave');
+      const dave = await addPerson(bridge.session, 'dave', { grant: 'view' });
       const daves = await TunnelClient.open(bridge.url, await dave.session.ticket('tunnel'));
       tunnels.push(daves);
       await daves.waitForOpcode('ready');
@@ -129,8 +129,8 @@ describe('caps', () => {
   });
 
   it('limits ticket issuance per person, with when to retry, without affecting another person', async () => {
-    const greedy = await addPerson(bridge.session, 'greedy');
-    const patient = await addPerson(bridge.session, 'patient');
+    const greedy = await addPerson(bridge.session, 'greedy', { grant: 'view' });
+    const patient = await addPerson(bridge.session, 'patient', { grant: 'view' });
     let refusal: Response | undefined;
     for (let asked = 0; asked < 200 && refusal === undefined; asked += 1) {
       const answer = await greedy.session.request(API.tickets, { body: { socket: 'viewer' } });

@@ -118,7 +118,7 @@ describe('the sign-in cookie', () => {
 
 describe('ending sessions', () => {
   it("signing out ends that session's viewer and tunnel sockets at once, and its cookie stops working", async () => {
-    const person = await addPerson(bridge.session, 'signs-out');
+    const person = await addPerson(bridge.session, 'signs-out', { grant: 'view' });
     const leaving = person.session;
     const staying = await signIn(bridge.url, 'signs-out', person.password);
     const gone = await openSockets(leaving);
@@ -138,7 +138,7 @@ describe('ending sessions', () => {
   });
 
   it('disabling a person ends their sign-in sessions, sockets and MCP sessions at once', async () => {
-    const person = await addPerson(bridge.session, 'disabled-soon');
+    const person = await addPerson(bridge.session, 'disabled-soon', { grant: 'view' });
     const second = await signIn(bridge.url, 'disabled-soon', person.password);
     const socketsA = await openSockets(person.session);
     const socketsB = await openSockets(second);
@@ -163,7 +163,7 @@ describe('ending sessions', () => {
   });
 
   it('removing a person ends their sign-in sessions, sockets and MCP sessions at once', async () => {
-    const person = await addPerson(bridge.session, 'removed-soon');
+    const person = await addPerson(bridge.session, 'removed-soon', { grant: 'view' });
     const sockets = await openSockets(person.session);
     const token = await createToken(person.session, 'their client');
     const { client }: { client: Client } = await connectClient(bridge, { token: token.secret });

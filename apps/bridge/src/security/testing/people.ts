@@ -16,7 +16,13 @@ export interface OtherPerson {
 export async function addPerson(
   admin: BrowserSession,
   username: string,
-  options: { role?: 'admin' | 'member'; password?: string; displayName?: string } = {},
+  options: {
+    role?: 'admin' | 'member';
+    password?: string;
+    displayName?: string;
+    /** A grant on the admin's (the command line's) desktop, so they can open a window there. */
+    grant?: 'view' | 'control';
+  } = {},
 ): Promise<OtherPerson> {
   const password = options.password ?? `${username}-password-0123456789`;
   const answer = await admin.request(API.people, {
@@ -30,6 +36,18 @@ export async function addPerson(
   if (answer.status !== 201)
     throw new Error(`adding ${username}: ${answer.status} ${await answer.text()}`);
   const person = (await answer.json()) as PersonView;
+  if (options.grant !== undefined) {
+    const list = (await (await admin.request(API.desktops)).json()) as {
+      desktops: Array<{ id: string; name: string }>;
+    };
+    const desktop = list.desktops[0];
+    if (desktop === undefined) throw new Error('the admin sees no desktop to grant');
+    const granted = await admin.request(`${API.desktops}/${desktop.id}/grants/${person.id}`, {
+      method: 'PUT',
+      body: { level: options.grant },
+    });
+    if (granted.status >= 300) throw new Error(`granting ${username}: ${granted.status}`);
+  }
   return { person, password, session: await signIn(admin.url, username, password) };
 }
 
