@@ -11,6 +11,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { startBridge, type RunningBridge } from '../server.js';
+import { SINGLE_DESKTOP_ID } from './tunnelEndpoint.js';
 import {
   DESKTOP_PATHS,
   startDesktopPath,
@@ -84,8 +85,8 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       {
         access: fixture.access,
         logger: fixture.logger,
-        desiredDesktopSize: (personId) =>
-          Promise.resolve(personId === fixture.admin.id ? wanted : undefined),
+        desiredDesktopSize: (desktopId) =>
+          Promise.resolve(desktopId === SINGLE_DESKTOP_ID ? wanted : undefined),
       },
     );
   }
@@ -184,7 +185,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
   );
 
   it(
-    "shares one person's connection between their windows; another person gets their own (RDP: shares it)",
+    'shares one connection between every window on the desktop, whoever opens it',
     SLOW,
     async (ctx) => {
       skipIfMissing(ctx);
@@ -193,14 +194,10 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       const id = connectionOf(first);
       expect(id).toBeDefined();
       expect(connectionOf(second)).toBe(id);
+      // Another person on the same desktop watches the same session (one desktop, one picture).
       const bea = await openShowing(other.id);
-      if (path.connection.protocol === 'rdp') {
-        expect(connectionOf(bea)).toBe(id);
-        expect(bridge.tunnels.connectionIds()).toEqual([id]);
-      } else {
-        expect(connectionOf(bea)).not.toBe(id);
-        expect(bridge.tunnels.connectionIds().sort()).toEqual([id, connectionOf(bea)].sort());
-      }
+      expect(connectionOf(bea)).toBe(id);
+      expect(bridge.tunnels.connectionIds()).toEqual([id]);
     },
   );
 
@@ -243,62 +240,58 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     async (ctx) => {
       skipIfMissing(ctx);
       const client = await openShowing();
-      expect(bridge.tunnels.desktopSize(fixture.admin.id)).toEqual(await screenSize(xEnv));
+      expect(bridge.tunnels.desktopSize(SINGLE_DESKTOP_ID)).toEqual(await screenSize(xEnv));
       const decided = { width: 1024, height: 768 };
-      expect(await bridge.tunnels.resizeDesktop(fixture.admin.id, decided)).toEqual({
+      expect(await bridge.tunnels.resizeDesktop(SINGLE_DESKTOP_ID, decided)).toEqual({
         applied: true,
         size: decided,
       });
       // The bridge saw the size on its way to the browser, which gets it a moment later.
       await eventually(() => layerSizes(client).includes('1024x768'), 5_000, 'the new size');
-      expect(bridge.tunnels.desktopSize(fixture.admin.id)).toEqual(decided);
+      expect(bridge.tunnels.desktopSize(SINGLE_DESKTOP_ID)).toEqual(decided);
       // xrdp tells the RDP client before X has resized: watch X until it has.
       await xSizeBecomes('1024x768');
-      expect(await bridge.tunnels.resizeDesktop(fixture.admin.id, original)).toMatchObject({
+      expect(await bridge.tunnels.resizeDesktop(SINGLE_DESKTOP_ID, original)).toMatchObject({
         applied: true,
       });
       await xSizeBecomes(sizeText(original));
     },
   );
 
-  it(
-    "opens a person's desktop at their decided size; the operator's size wins",
-    SLOW,
-    async (ctx) => {
-      skipIfMissing(ctx);
-      await openShowing(); // logs an RDP session in, so the X side can be watched
+  it("opens the desktop at its decided size; the operator's size wins", SLOW, async (ctx) => {
+    skipIfMissing(ctx);
+    await openShowing(); // logs an RDP session in, so the X side can be watched
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    wanted = { width: 1100, height: 700 };
+    try {
+      await openShowing();
+      await xSizeBecomes('1100x700');
       await Promise.all(clients.splice(0).map((c) => c.close()));
       await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
-      wanted = { width: 1100, height: 700 };
-      try {
-        await openShowing();
-        await xSizeBecomes('1100x700');
-        await Promise.all(clients.splice(0).map((c) => c.close()));
-        await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
 
-        const operator = { width: 1200, height: 720 };
-        const fixed = await startPathBridge(operator);
-        extraBridges.push(fixed);
-        await openShowing(fixture.admin.id, fixed);
-        await xSizeBecomes('1200x720');
-        const refused = await fixed.tunnels.resizeDesktop(fixture.admin.id, wanted);
-        expect(refused).toMatchObject({ applied: false, size: operator });
-        expect(refused.applied === false && refused.reason).toMatch(/--desktop-size/);
-        expect(await screenSize(xEnv)).toEqual(operator);
-        await Promise.all(clients.splice(0).map((c) => c.close()));
-        await eventually(
-          () => fixed.tunnels.size === 0,
-          10_000,
-          "the operator bridge's tunnel to end",
-        );
-      } finally {
-        wanted = undefined;
-      }
-      await openShowing();
-      await bridge.tunnels.resizeDesktop(fixture.admin.id, original);
-      await xSizeBecomes(sizeText(original));
-    },
-  );
+      const operator = { width: 1200, height: 720 };
+      const fixed = await startPathBridge(operator);
+      extraBridges.push(fixed);
+      await openShowing(fixture.admin.id, fixed);
+      await xSizeBecomes('1200x720');
+      const refused = await fixed.tunnels.resizeDesktop(SINGLE_DESKTOP_ID, wanted);
+      expect(refused).toMatchObject({ applied: false, size: operator });
+      expect(refused.applied === false && refused.reason).toMatch(/--desktop-size/);
+      expect(await screenSize(xEnv)).toEqual(operator);
+      await Promise.all(clients.splice(0).map((c) => c.close()));
+      await eventually(
+        () => fixed.tunnels.size === 0,
+        10_000,
+        "the operator bridge's tunnel to end",
+      );
+    } finally {
+      wanted = undefined;
+    }
+    await openShowing();
+    await bridge.tunnels.resizeDesktop(SINGLE_DESKTOP_ID, original);
+    await xSizeBecomes(sizeText(original));
+  });
 
   it('carries the clipboard both ways', SLOW, async (ctx) => {
     skipIfMissing(ctx);
