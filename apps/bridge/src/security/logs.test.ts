@@ -139,6 +139,9 @@ async function useTheBridge(): Promise<void> {
     (await tryUpgrade(bridge.url, tunnelPath(tunnelTicket), { protocol: 'guacamole' })).status,
   ).toBe(401);
   remember('an unused ticket', await bob.session.ticket('viewer'));
+  // root is an admin, not the desktop's owner: it takes the charge so its AI may act there.
+  viewer.send({ type: 'charge', action: 'take' });
+  await viewer.waitFor((m) => m.type === 'hello' && m.role === 'control');
 
   viewer
     .on('type_text', { result: { success: true, typed_length: TYPED_TEXT.length } })
@@ -146,7 +149,8 @@ async function useTheBridge(): Promise<void> {
     .on('get_clipboard', { result: { text: CLIPBOARD_READ, available: true } });
   const { client } = await connectClient(bridge, { token: token.secret });
   try {
-    expect((await callTool(client, 'type_text', { text: TYPED_TEXT })).isError).toBeFalsy();
+    const typed = await callTool(client, 'type_text', { text: TYPED_TEXT });
+    expect(typed.isError, JSON.stringify(typed.structuredContent)).toBeFalsy();
     expect((await callTool(client, 'set_clipboard', { text: CLIPBOARD_TEXT })).isError).toBeFalsy();
     expect((await callTool(client, 'get_clipboard', {})).isError).toBeFalsy();
     const subscribed = await callTool(client, 'subscribe_events', { events: ['key_press'] });
