@@ -5,7 +5,7 @@
 // window changes when the bridge's next desktop_state arrives. Nothing shows before the first
 // desktop_state. Escape or a click elsewhere closes the panel.
 import type { ChargeMessage } from '@overlay-companion/protocol';
-import { useEffect, useRef, useState, type Ref } from 'react';
+import type { Ref } from 'react';
 import { useStore } from 'zustand';
 import { desktopStateStore, type DesktopPeople } from '../store/desktopState.js';
 import {
@@ -16,6 +16,7 @@ import {
   watchingText,
 } from './chargeText.js';
 import './charge.css';
+import { useDisclosure } from '../ui/useDisclosure.js';
 
 /** Names listed in the status bar itself; the panel lists everyone. */
 const BAR_WATCHERS = 3;
@@ -27,27 +28,7 @@ export interface DesktopChargeProps {
 
 export function DesktopCharge({ onCharge }: DesktopChargeProps) {
   const people = useStore(desktopStateStore, (s) => s.people);
-  const [open, setOpen] = useState(false);
-  const area = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    if (!open) return undefined;
-    const onPointerDown = (event: PointerEvent) => {
-      if (!area.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape') return;
-      setOpen(false);
-      button.current?.focus();
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    document.addEventListener('keydown', onKeyDown);
-    return () => {
-      document.removeEventListener('pointerdown', onPointerDown);
-      document.removeEventListener('keydown', onKeyDown);
-    };
-  }, [open]);
+  const { open, setOpen, area, button } = useDisclosure();
 
   if (people === null) return null;
   return (

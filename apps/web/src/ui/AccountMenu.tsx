@@ -3,9 +3,10 @@
 // Sign out. The pages open in a new tab, so this window — which may be the one executing the AI's
 // calls and showing its approvals — stays open. Escape or a click elsewhere closes the menu.
 import { PAGES } from '@overlay-companion/protocol';
-import { useEffect, useRef, useState } from 'react';
+
 import { SignOutButton } from '../pages/common/SignOutButton.js';
 import { useMe } from '../pages/common/useMe.js';
+import { useDisclosure } from './useDisclosure.js';
 
 const LINKS = [
   { href: PAGES.config, label: 'Config & tokens' },
@@ -16,27 +17,7 @@ const LINKS = [
 
 export function AccountMenu() {
   const { me, error } = useMe();
-  const [open, setOpen] = useState(false);
-  const area = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
-
-  useEffect(() => {
-    if (!open) return undefined;
-    const onPointerDown = (event: PointerEvent) => {
-      if (!area.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape') return;
-      setOpen(false);
-      button.current?.focus();
-    };
-    document.addEventListener('pointerdown', onPointerDown);
-    document.addEventListener('keydown', onKeyDown);
-    return () => {
-      document.removeEventListener('pointerdown', onPointerDown);
-      document.removeEventListener('keydown', onKeyDown);
-    };
-  }, [open]);
+  const { open, setOpen, area, button } = useDisclosure();
 
   const name = me?.person.display_name ?? (error !== null ? 'Account' : '…');
   return (
