@@ -52,6 +52,8 @@ const DESKTOP_NEEDS = [
   { command: 'xdpyinfo', pkg: 'x11-utils' },
   { command: 'xdotool', pkg: 'xdotool' },
   { command: 'xclip', pkg: 'xclip' },
+  // The desktop's programs run in a bubblewrap sandbox (the AI types into its shell).
+  { command: 'bwrap', pkg: 'bubblewrap' },
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf', pkg: 'fonts-dejavu-core' },
 ];
 
