@@ -46,7 +46,7 @@ export class LocalDesktopPool {
   private readonly sweep: NodeJS.Timeout;
 
   constructor(private readonly options: LocalDesktopPoolOptions) {
-    this.sweep = setInterval(() => void this.stopIdle(), IDLE_SWEEP_MS);
+    this.sweep = setInterval(() => void this.stopIdle(Date.now()), IDLE_SWEEP_MS);
     this.sweep.unref();
   }
 
@@ -90,8 +90,8 @@ export class LocalDesktopPool {
     await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
   }
 
-  private async stopIdle(): Promise<void> {
-    const now = Date.now();
+  /** Stops the desktops nobody used for their idle time as of `now` (run every 30 s). */
+  async stopIdle(now: number): Promise<void> {
     for (const [id, entry] of this.running) {
       if (this.options.inUse(id)) {
         entry.lastUsed = now;
