@@ -4,6 +4,7 @@
 // and Stop (Ctrl+Alt+Shift+S) without a key reaching X, the AI's pointer and the "may act
 // without asking" indicator, standing permissions, the magnified preview of the desktop's own
 // pixels, the clipboard panel, view-only and 1:1 scrolling.
+import { desktopFile } from './support/desktopFiles.js';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { captureRoot } from '@overlay-companion/gateway/testing';
@@ -508,7 +509,7 @@ test('the menu: clipboard both ways with the desktop (xclip), view only keeps th
 
 test('typing äöü€ on the page reaches an xterm on the desktop', async ({ page, stack }) => {
   await openControlViewer(page, stack, 'assist');
-  const file = `/tmp/oc-unicode-${Date.now()}`;
+  const { inDesktop: file, onHost } = desktopFile(stack.xEnv, `oc-unicode-${Date.now()}`);
   const { stdout } = await run('xdotool', ['search', '--onlyvisible', '--class', 'xterm'], {
     env: stack.xEnv,
   });
@@ -540,9 +541,9 @@ test('typing äöü€ on the page reaches an xterm on the desktop', async ({ pa
   await page.keyboard.press('Enter');
   await page.keyboard.press('Control+d');
   await expect
-    .poll(async () => (await run('cat', [file]).catch(() => ({ stdout: '' }))).stdout)
+    .poll(async () => (await run('cat', [onHost]).catch(() => ({ stdout: '' }))).stdout)
     .toBe(' äöü€\n');
-  await run('rm', ['-f', file]);
+  await run('rm', ['-f', onHost]);
 });
 
 test('touch: a tap clicks the X pixel under the finger', async ({ browser, stack }) => {

@@ -4,6 +4,7 @@
 // ways (checked with xclip), drags and scrolls (checked by xev), wait_for_screen, and a
 // second window that mirrors the overlay store. Pages are signed in as the stack's admin, who
 // turns clipboard reading on for the test that needs it (it starts off).
+import { desktopFile } from './support/desktopFiles.js';
 import { randomUUID } from 'node:crypto';
 import { execFile, spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
@@ -43,7 +44,7 @@ async function ok(name: string, args: Record<string, unknown>) {
 }
 
 test('type_text and press_key reach the xterm', async ({ stack }) => {
-  const file = `/tmp/oc-e2e-typed-${randomUUID()}`;
+  const { inDesktop: file, onHost } = desktopFile(stack.xEnv, `oc-e2e-typed-${randomUUID()}`);
   try {
     const xterm = await windowRect(stack.xEnv, 'xterm');
     await ok('click_at', { x: xterm.x + xterm.width / 2, y: xterm.y + xterm.height / 2 });
@@ -62,10 +63,10 @@ test('type_text and press_key reach the xterm', async ({ stack }) => {
     });
     await ok('press_key', { keys: 'Return' });
     await expect
-      .poll(() => readFile(file, 'utf8').catch(() => null), { timeout: 10_000 })
+      .poll(() => readFile(onHost, 'utf8').catch(() => null), { timeout: 10_000 })
       .toBe('typed-ok\n');
   } finally {
-    await rm(file, { force: true });
+    await rm(onHost, { force: true });
   }
 });
 

@@ -3,6 +3,7 @@
 // the page) and what really happened on the desktop (X side: window geometry, screen size, and
 // a file written by the shell in the xterm).
 /// <reference lib="dom" />
+import { desktopFile } from './support/desktopFiles.js';
 import { randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { expect, test } from './fixtures.js';
@@ -23,8 +24,9 @@ test('shows the desktop and types into its xterm only while the display has focu
   viewer,
   pixelPage,
 }, testInfo) => {
-  const marker = `/tmp/oc-e2e-${randomUUID()}`;
-  const leaked = `${marker}-leaked`;
+  const name = `oc-e2e-${randomUUID()}`;
+  const { inDesktop: marker, onHost: markerOnHost } = desktopFile(stack.xEnv, name);
+  const { inDesktop: leaked, onHost: leakedOnHost } = desktopFile(stack.xEnv, `${name}-leaked`);
   try {
     await viewer.open();
     await viewer.waitConnected();
@@ -109,20 +111,20 @@ test('shows the desktop and types into its xterm only while the display has focu
     await page.keyboard.type(`echo hello-e2e > ${marker}\n`);
 
     await expect
-      .poll(() => fileText(marker), {
+      .poll(() => fileText(markerOnHost), {
         timeout: 15_000,
         message: `the xterm's shell should write ${marker}`,
       })
       .toBe('hello-e2e\n');
     // Anything typed before the click would have run first in the same shell.
-    expect(await fileText(leaked)).toBeNull();
+    expect(await fileText(leakedOnHost)).toBeNull();
 
     // Typing redrew parts of the xterm (and its cursor blinks): partial updates must add to
     // the picture, not replace it.
     await expectXtermDrawn('after-typing');
   } finally {
-    await rm(marker, { force: true });
-    await rm(leaked, { force: true });
+    await rm(markerOnHost, { force: true });
+    await rm(leakedOnHost, { force: true });
   }
 });
 
