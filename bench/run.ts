@@ -1,10 +1,11 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays]`: measures the
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays,desktops]`: measures the
 // embedded stack on this machine (and, in `stream`, our gateway against Apache guacd) and prints
 // medians and p99s (JSON with --json; progress on stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
 // The MCP numbers are with sign-in and the audit log on, as serve always runs now.
 import { parseArgs } from 'node:util';
 import { benchAuditAppend, type AuditResults } from './audit.js';
+import { benchDesktops, type DesktopsResults } from './desktops.js';
 import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchOverlays, type OverlayResults } from './overlays.js';
@@ -15,8 +16,8 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays' },
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays,desktops (default: all).
+    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays,desktops' },
   },
 });
 const parts = new Set(values.only.split(',').map((part) => part.trim()));
@@ -77,6 +78,20 @@ const overlays: OverlayResults | undefined = await section(
   () => benchOverlays({ samples: values.quick ? 15 : 40, updateSeconds: values.quick ? 3 : 6 }),
 );
 
+const desktops: DesktopsResults | undefined = await section(
+  'desktops',
+  'desktops: 10 idle sandboxed local desktops, open → first frame on demand, 10 desktops with an AI each',
+  () =>
+    benchDesktops({
+      count: 10,
+      idleSeconds: 10,
+      openRuns: values.quick ? 3 : 6,
+      loadSeconds: values.quick ? 5 : 10,
+      rate: 10,
+      log,
+    }),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -93,6 +108,7 @@ const results = {
   audit_append: audit?.audit_append_ms,
   stream,
   overlays,
+  desktops,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -109,6 +125,11 @@ const results = {
     audit_append_p50_ms:
       audit === undefined ? undefined : { target: 0.5, measured: audit.audit_append_ms.p50 },
     ...overlays?.targets,
+    open_to_first_frame_ms: desktops?.open_to_first_frame.target,
+    desktops_load_errors:
+      desktops === undefined
+        ? undefined
+        : { target: 0, measured: desktops.load.errors, met: desktops.load.errors === 0 },
   },
   failures: Object.keys(failures).length > 0 ? failures : undefined,
   seconds: Math.round((Date.now() - started) / 100) / 10,
