@@ -4,8 +4,7 @@
 // outside with xdotool, xdpyinfo and the file system.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, test } from '@overlay-companion/testing';
@@ -50,8 +49,9 @@ test('an AI click lands on the desktop pixel it named', async ({ mcp, desktop })
 });
 
 test('typing into the xterm runs a command on the desktop', async ({ mcp, desktop }) => {
-  const dir = await mkdtemp(join(tmpdir(), 'oc-example-'));
-  const file = join(dir, 'typed.txt');
+  // The desktop runs sandboxed: it writes into its own HOME, which the test reads from here.
+  const name = `typed-${Date.now()}.txt`;
+  const file = join(desktop.home.onHost, name);
   try {
     // Find the xterm from outside, and let the AI click into it, as a person would.
     const { stdout: ids } = await run('xdotool', ['search', '--sync', '--class', 'xterm'], {
@@ -81,12 +81,12 @@ test('typing into the xterm runs a command on the desktop', async ({ mcp, deskto
     expect(click.isError).not.toBe(true);
     const typed = await mcp.callTool({
       name: 'type_text',
-      arguments: { text: `echo typed-by-the-ai > ${file}\n` },
+      arguments: { text: `echo typed-by-the-ai > ${desktop.home.inDesktop}/${name}\n` },
     });
     expect(typed.isError).not.toBe(true);
     await expect.poll(() => existsSync(file), { timeout: 10_000 }).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe('typed-by-the-ai\n');
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(file, { force: true });
   }
 });

@@ -37,6 +37,12 @@ export interface DesktopInfo {
   xauthority: string;
   /** `process.env` plus DISPLAY and XAUTHORITY: pass it to xdotool, xwd, xclip. */
   env: NodeJS.ProcessEnv;
+  /**
+   * The desktop's HOME. Its programs run sandboxed, with a /tmp and a view of the files of
+   * their own: a file the desktop writes for the test goes here — `inDesktop` is its path as
+   * the desktop's programs see it, `onHost` the same folder as the test reads it.
+   */
+  home: { inDesktop: string; onHost: string };
 }
 
 export interface OverlaySession {
@@ -106,6 +112,10 @@ export async function startOverlaySession(options: SessionOptions = {}): Promise
         display: desktop.display,
         xauthority: desktop.xauthority,
         env: { ...process.env, ...desktop.env },
+        home:
+          desktop.sandbox === undefined
+            ? { inDesktop: tmpdir(), onHost: tmpdir() }
+            : { inDesktop: desktop.sandbox.homeInDesktop, onHost: desktop.sandbox.homeDir },
       },
       connect,
       stop,

@@ -18,7 +18,12 @@ import { join } from 'node:path';
 import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
 import { claimDisplay } from './displayClaim.js';
 import { freePort } from './freePort.js';
-import { SANDBOX_PASSWORD_FILE, SANDBOX_RFB_DIR, SANDBOX_XAUTHORITY } from './sandbox.js';
+import {
+  SANDBOX_HOME,
+  SANDBOX_PASSWORD_FILE,
+  SANDBOX_RFB_DIR,
+  SANDBOX_XAUTHORITY,
+} from './sandbox.js';
 import {
   findDescendant,
   killSandboxInit,
@@ -68,6 +73,8 @@ export interface DesktopSandboxOptions {
 export interface DesktopSandbox {
   /** Host path of the sandbox's HOME. */
   homeDir: string;
+  /** The same HOME as the desktop's programs see it (SANDBOX_HOME). */
+  homeInDesktop: string;
   /** The user its programs run as: `oc-desktop` when the bridge is root, else the bridge's. */
   uid: number;
   /** bwrap's process id (the sandbox dies with it). */
@@ -300,6 +307,7 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
           ? undefined
           : {
               homeDir: box.homeDir,
+              homeInDesktop: SANDBOX_HOME,
               uid: box.user?.uid ?? process.getuid?.() ?? 0,
               bwrapPid: xvnc.pid ?? 0,
             },
