@@ -383,7 +383,11 @@ export class DesktopPlanes {
     for (const plane of await this.loadedPlanes()) {
       if (plane.inCharge().id === personId) {
         plane.hub.stop(reason);
-        if (plane.ownerId !== personId) await plane.moveCharge(plane.ownerId, undefined);
+        if (plane.ownerId !== personId) {
+          // Back to the owner, also in the record (a disabled person keeps their row).
+          await this.options.store.desktops.update(plane.desktopId, { inChargeId: null });
+          await plane.moveCharge(plane.ownerId, undefined);
+        }
       }
       plane.hub.closePerson(personId, 4401, reason.slice(0, 120));
       if (plane.ownerId === personId) {
