@@ -94,9 +94,12 @@ export function DesktopChargeView({
             {chargeLabel(people)}
           </span>
         </button>
-        <span className="charge__watching status-bar__wide-only" data-testid="charge-watching">
-          <span>{watchingText(people, BAR_WATCHERS)}</span>
-        </span>
+        {/* Alone on the desktop there is nobody to name: the bar keeps its room for the rest. */}
+        {people.watchers.length + people.more_watchers > 1 && (
+          <span className="charge__watching status-bar__wide-only" data-testid="charge-watching">
+            <span>{watchingText(people, BAR_WATCHERS)}</span>
+          </span>
+        )}
       </div>
       {open && (
         <div
