@@ -1,7 +1,7 @@
 // The desktops a person may see: name, kind, where, owner, who is in charge and their own
-// access; for those who manage one (its owner, admins) Edit opens its form and grants below the
-// row, and Remove asks first. When an edit closes, the keyboard goes back to its Edit button.
-import type { DesktopView } from '@overlay-companion/protocol';
+// access; Open shows it in the viewer (a new tab, `/?desktop=<id>`); for those who manage one (its
+// owner, admins) Edit opens its form and grants below the row, and Remove asks first. When an edit closes, the keyboard goes back to its Edit button.
+import { PAGES, type DesktopView } from '@overlay-companion/protocol';
 import { Fragment, useEffect, useRef, type ReactNode } from 'react';
 import { ConfirmButton } from '../../common/ConfirmButton.js';
 import { KIND_LABELS, whereOf } from './desktopForm.js';
@@ -74,28 +74,39 @@ export function DesktopTable({
                   <td>{desktop.in_charge.name}</td>
                   <td>{ACCESS_LABELS[desktop.access]}</td>
                   <td>
-                    {manages ? (
-                      <div className="actions">
-                        <button
-                          id={editButtonId(desktop.id)}
-                          type="button"
-                          className="button"
-                          aria-expanded={editingId === desktop.id}
-                          aria-label={`Edit ${desktop.name}`}
-                          onClick={() => onEdit(editingId === desktop.id ? null : desktop)}
-                        >
-                          Edit
-                        </button>
-                        <ConfirmButton
-                          label="Remove"
-                          accessibleLabel={`Remove ${desktop.name}`}
-                          question={`Remove ${desktop.name}? Everyone working on it is disconnected, and tokens naming it no longer reach it.`}
-                          confirmLabel="Remove desktop"
-                          disabled={busy}
-                          onConfirm={() => onRemove(desktop)}
-                        />
-                      </div>
-                    ) : null}
+                    <div className="actions">
+                      <a
+                        className="button"
+                        href={`${PAGES.viewer}?desktop=${encodeURIComponent(desktop.id)}`}
+                        target="_blank"
+                        rel="noopener"
+                        aria-label={`Open ${desktop.name} in the viewer`}
+                      >
+                        Open
+                      </a>
+                      {manages ? (
+                        <>
+                          <button
+                            id={editButtonId(desktop.id)}
+                            type="button"
+                            className="button"
+                            aria-expanded={editingId === desktop.id}
+                            aria-label={`Edit ${desktop.name}`}
+                            onClick={() => onEdit(editingId === desktop.id ? null : desktop)}
+                          >
+                            Edit
+                          </button>
+                          <ConfirmButton
+                            label="Remove"
+                            accessibleLabel={`Remove ${desktop.name}`}
+                            question={`Remove ${desktop.name}? Everyone working on it is disconnected, and tokens naming it no longer reach it.`}
+                            confirmLabel="Remove desktop"
+                            disabled={busy}
+                            onConfirm={() => onRemove(desktop)}
+                          />
+                        </>
+                      ) : null}
+                    </div>
                   </td>
                 </tr>
                 {editingId === desktop.id ? (
