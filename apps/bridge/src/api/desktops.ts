@@ -42,7 +42,7 @@ function where(desktop: { kind: string; params: DesktopParams }): string {
 
 export function mountDesktopRoutes(
   app: Hono<BridgeEnv>,
-  deps: Pick<ApiDeps, 'access' | 'logger' | 'secretBox' | 'desktopsChanged'>,
+  deps: Pick<ApiDeps, 'access' | 'logger' | 'secretBox' | 'desktopsChanged' | 'directory'>,
 ): void {
   const { access, logger, secretBox } = deps;
   const store = access.store;
@@ -138,6 +138,9 @@ export function mountDesktopRoutes(
   app.get(API.desktops, async (c) => {
     const person = c.get('signedIn')?.person;
     if (person === undefined) return apiError(c, 401, 'Sign in first.');
+    // The runtime makes the desktops a person has before they first look: the command line's
+    // desktop once an admin exists, and their own local desktop with --local-desktops per-person.
+    await deps.directory?.listFor(person);
     const mine = await store.desktops.grantsForPerson(person.id);
     const nameOf = await names();
     const desktops: DesktopView[] = [];

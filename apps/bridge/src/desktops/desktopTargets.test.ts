@@ -127,6 +127,42 @@ describe('desktopTargets', () => {
     await expect(bare.target('dsk_missing')).rejects.toThrow(/No desktop/);
   });
 
+  it("pins a member's desktop to the address checked, and refuses one aimed at this machine", async () => {
+    const member = await fixture.store.people.add({
+      username: 'mel',
+      displayName: 'Mel',
+      passwordHash: null,
+      role: 'member',
+    });
+    const targets = desktopTargets({
+      store: fixture.store,
+      directory,
+      logger: silentLogger(),
+      secretBox: box,
+      gateway,
+    });
+    const own = async (host: string): Promise<string> => {
+      const id = newId('dsk');
+      await fixture.store.desktops.add({
+        id,
+        name: `mel ${host}`,
+        kind: 'vnc',
+        params: { host, port: 5900 },
+        secret: null,
+        ownerId: member.id,
+      });
+      directory.invalidate();
+      return id;
+    };
+    await expect(targets.target(await own('localhost'))).rejects.toThrow(/may not reach/);
+    await expect(targets.target(await own('169.254.169.254'))).rejects.toThrow(/may not reach/);
+    const fine = await targets.target(await own('192.0.2.10'));
+    expect(fine.connection.params.hostname).toBe('192.0.2.10');
+    // An admin's desktop is taken as configured.
+    const adminsLocal = await record('vnc', { host: 'localhost', port: 5903 });
+    expect((await targets.target(adminsLocal)).connection.params.hostname).toBe('localhost');
+  });
+
   it('opens a ticket’s desktop only for someone who may see it, read-only for a view grant', async () => {
     const id = await record('vnc', { host: 'vnc.internal', port: 5902 });
     const bea = await fixture.store.people.add({

@@ -13,6 +13,8 @@ import { RDP_DEFAULTS } from '../cli/desktopSource.js';
 import type { DesktopSecretBox } from './credentials.js';
 import type { DesktopDirectory, DesktopEntry } from './desktopDirectory.js';
 import type { LocalDesktopPool } from './localDesktopPool.js';
+import { DesktopReachError } from './errors.js';
+import { memberDesktopAddress } from './memberHosts.js';
 import { socketDesktop } from './socketDesktop.js';
 
 export interface DesktopTargetsOptions {
@@ -30,7 +32,7 @@ export interface DesktopTargetsOptions {
   fixed?: ReadonlyMap<string, TunnelTarget>;
 }
 
-export class DesktopTargetError extends Error {
+export class DesktopTargetError extends DesktopReachError {
   override name = 'DesktopTargetError';
 }
 
@@ -59,7 +61,13 @@ async function targetOf(
   options: DesktopTargetsOptions,
 ): Promise<TunnelTarget> {
   const { record } = entry;
-  const { params } = record;
+  const params = { ...record.params };
+  // A member's desktop must not turn the bridge (or guacd) against this machine or its cloud's
+  // metadata service: its host is checked and pinned to the address checked (memberHosts.ts).
+  if (record.kind !== 'local' && params.host !== undefined) {
+    const owner = await options.store.people.byId(record.ownerId);
+    if (owner?.role !== 'admin') params.host = await memberDesktopAddress(params.host, record.name);
+  }
   const password =
     record.secret === null || options.secretBox === undefined
       ? undefined

@@ -135,23 +135,17 @@ export class SessionDesktop {
     }
     const result = await directory.find(person, ref, only);
     if ('found' in result) return result.found;
-    const name = result.entry?.record.name ?? ref;
-    switch (result.missing) {
-      case 'no_such':
-        throw new ProtocolError(
-          'invalid_parameters',
-          `desktop: there is no desktop "${ref.slice(0, 100)}"; call list_desktops for the ones this token may use.`,
-        );
-      case 'no_access':
-        throw new ProtocolError(
-          'permission_denied',
-          `${person.displayName} has no access to the desktop "${name}": its owner or an admin must grant them view (to look) or control (to let their AI act) on the Desktops page.`,
-        );
-      case 'not_in_token':
-        throw new ProtocolError(
-          'permission_denied',
-          `This token may not use the desktop "${name}": make a token that names it (or all desktops) on the config page.`,
-        );
-    }
+    // A desktop the person may not see is answered like one that does not exist: its name, and
+    // whether there is one by that id or name at all, are not the AI's to learn.
+    const quoted = JSON.stringify(ref.slice(0, 100));
+    if (result.missing === 'not_in_token')
+      throw new ProtocolError(
+        'permission_denied',
+        `This token may not use the desktop "${result.entry?.record.name ?? ref}": make a token that names it (or all desktops) on the config page.`,
+      );
+    throw new ProtocolError(
+      'permission_denied',
+      `${person.displayName} may use no desktop ${quoted}: call list_desktops for the ones this token may use. To use another, its owner or an admin must grant ${person.displayName} view (to look) or control (to let their AI act) on the Desktops page.`,
+    );
   }
 }

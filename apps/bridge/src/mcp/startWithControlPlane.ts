@@ -97,6 +97,11 @@ export async function startWithControlPlane(
     ...controlOptions
   } = planeOptions;
   const plane = createControlPlane({ ...controlOptions, directory, logger });
+  // The command line's desktop is made now when an admin exists (else once setup made one), so
+  // /desktops lists it from the start.
+  await directory.cliDesktopId().catch((err: unknown) => {
+    logger.warn({ err }, 'the command line desktop could not be recorded yet');
+  });
   let bridge: RunningBridge | undefined;
   /** The command line's desktop reaches the configured target (serve prepared it). */
   const cliTarget: TunnelTarget = { guacd: config.guacd, connection: config.connection };

@@ -12,6 +12,7 @@ import { WebSocketServer } from 'ws';
 import { GuacStatus } from '@overlay-companion/guac';
 import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
+import { DesktopReachError } from '../desktops/errors.js';
 import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
 import type { DesktopSize, DesktopSizeProvider } from './desktopSize.js';
@@ -137,7 +138,9 @@ export class TunnelEndpoint {
         rejectUpgrade(
           socket,
           503,
-          "The desktop could not be started or reached. Retry in a moment; if it persists, tell the bridge's operator (the bridge's log says why).",
+          err instanceof DesktopReachError
+            ? err.message
+            : "The desktop could not be started or reached. Retry in a moment; if it persists, tell the bridge's operator (the bridge's log says why).",
         );
       });
   };
