@@ -57,6 +57,8 @@ export interface DesktopsResults {
     /** CPU of all of them together over `seconds`, in percent of one core. */
     cpu_percent_total: number;
     cpu_percent_per_desktop: Summary;
+    /** CPU each tree used from its start until the idle window began (the counter's sanity). */
+    cpu_ms_to_start_per_desktop: Summary;
   };
   open_to_first_frame: {
     runs: number;
@@ -140,6 +142,7 @@ async function idleDesktops(count: number, seconds: number): Promise<DesktopsRes
       seconds,
       cpu_percent_total: round1(cpu.reduce((a, b) => a + b, 0)),
       cpu_percent_per_desktop: summarize(cpu),
+      cpu_ms_to_start_per_desktop: summarize(before),
     };
   } finally {
     await Promise.all(desktops.map((d) => d.stop()));
