@@ -1,5 +1,5 @@
 // Two people on one xrdp host, at the same time: each has a guacd-rdp desktop record of their own
-// (added by the admin through POST /api/desktops, owned by that person, the account's password
+// (added by an admin through POST /api/desktops, owned by that person, the account's password
 // sealed by the bridge), and each opens a tunnel to it with a ticket naming it (POST
 // /api/tickets from their own signed-in browser session). The bridge keeps one connection per
 // desktop and logs each in with ITS account, so xrdp runs two sessions on two Xorg displays; a
@@ -78,7 +78,9 @@ beforeAll(async () => {
   );
   const admin = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
   const seat = async (username: string, account: Seat['account']): Promise<Seat> => {
-    const person = await addPerson(admin, username);
+    // Admins: the tests' xrdp listens on loopback only, and a desktop owned by a member may not
+    // point the bridge at this machine (desktops/memberHosts.ts).
+    const person = await addPerson(admin, username, { role: 'admin' });
     const answer = await admin.request(API.desktops, {
       body: {
         name: `${username}'s RDP`,
