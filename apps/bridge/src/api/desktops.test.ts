@@ -183,6 +183,15 @@ describe('desktops', () => {
       expect((await call(member.session, API.desktops)).json).toMatchObject({ may_add: true });
       const mine = await create(member.session, 'Mira’s desk');
       expect(mine).toMatchObject({ owner: { id: member.person.id }, access: 'owner' });
+      // Where a member points a desktop is marked, so the bridge keeps it off this machine; an
+      // admin moving it takes that choice over.
+      expect((await bridge.access.store.desktops.byId(mine.id))?.targetSetByMember).toBe(true);
+      const moved = await call(bridge.session, `${API.desktops}/${mine.id}`, {
+        method: 'PATCH',
+        body: { params: { ...RDP.params, host: 'rdp2.internal' } },
+      });
+      expect(moved.status).toBe(200);
+      expect((await bridge.access.store.desktops.byId(mine.id))?.targetSetByMember).toBe(false);
       const forOther = await call(member.session, API.desktops, {
         body: { ...RDP, name: 'For Otto', owner_id: other.person.id },
       });

@@ -202,6 +202,8 @@ export function mountDesktopRoutes(
         params: request.params,
         secret: password === undefined || password === '' ? null : secretBox.seal(id, { password }),
         ownerId,
+        // Where a member points it is kept off this machine when it connects (memberHosts.ts).
+        targetSetByMember: person.role !== 'admin',
       });
     } catch (err) {
       return conflict(c, err);
@@ -240,6 +242,9 @@ export function mountDesktopRoutes(
     if (change.params !== undefined) {
       patch.params = change.params;
       what.push(`parameters (${desktop.kind} at ${where({ kind: desktop.kind, params })})`);
+      // Whoever chose the host last decides how far it is trusted (memberHosts.ts).
+      if (params.host !== desktop.params.host || params.port !== desktop.params.port)
+        patch.targetSetByMember = person.role !== 'admin';
     }
     const password = change.secrets?.password;
     if (password !== undefined) {

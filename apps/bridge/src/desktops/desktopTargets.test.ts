@@ -127,7 +127,7 @@ describe('desktopTargets', () => {
     await expect(bare.target('dsk_missing')).rejects.toThrow(/No desktop/);
   });
 
-  it("pins a member's desktop to the address checked, and refuses one aimed at this machine", async () => {
+  it('pins a desktop whose host a member chose to the address checked, and refuses one aimed at this machine', async () => {
     const member = await fixture.store.people.add({
       username: 'mel',
       displayName: 'Mel',
@@ -150,6 +150,7 @@ describe('desktopTargets', () => {
         params: { host, port: 5900 },
         secret: null,
         ownerId: member.id,
+        targetSetByMember: true,
       });
       directory.invalidate();
       return id;
@@ -158,8 +159,10 @@ describe('desktopTargets', () => {
     await expect(targets.target(await own('169.254.169.254'))).rejects.toThrow(/may not reach/);
     const fine = await targets.target(await own('192.0.2.10'));
     expect(fine.connection.params.hostname).toBe('192.0.2.10');
-    // An admin's desktop is taken as configured.
+    // Where an admin points a desktop is taken as configured, whoever owns it.
     const adminsLocal = await record('vnc', { host: 'localhost', port: 5903 });
+    await fixture.store.desktops.update(adminsLocal, { ownerId: member.id });
+    directory.invalidate();
     expect((await targets.target(adminsLocal)).connection.params.hostname).toBe('localhost');
   });
 

@@ -62,11 +62,12 @@ async function targetOf(
 ): Promise<TunnelTarget> {
   const { record } = entry;
   const params = { ...record.params };
-  // A member's desktop must not turn the bridge (or guacd) against this machine or its cloud's
-  // metadata service: its host is checked and pinned to the address checked (memberHosts.ts).
+  // A desktop whose host a member chose must not turn the bridge (or guacd) against this machine
+  // or its cloud's metadata service: its host is checked and pinned to the address checked
+  // (memberHosts.ts). An admin's choice is taken as configured, whoever owns the desktop.
   if (record.kind !== 'local' && params.host !== undefined) {
-    const owner = await options.store.people.byId(record.ownerId);
-    if (owner?.role !== 'admin') params.host = await memberDesktopAddress(params.host, record.name);
+    if (record.targetSetByMember)
+      params.host = await memberDesktopAddress(params.host, record.name);
   }
   const password =
     record.secret === null || options.secretBox === undefined

@@ -59,4 +59,14 @@ describe('LocalDesktopPool', () => {
     expect(again.desktop.pid).not.toBe(first.desktop.pid);
     expect(allowed.has(again.rfbPath)).toBe(true);
   }, 60_000);
+
+  it('stopped while starting, allows no socket and leaves no desktop', async () => {
+    const starting = pool.ensure('dsk_two', {});
+    await pool.stop('dsk_two');
+    const started = await starting;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(allowed.has(started.rfbPath)).toBe(false);
+    expect(await pool.get('dsk_two')).toBeUndefined();
+    expect(alive(started.desktop.pid)).toBe(false);
+  }, 30_000);
 });

@@ -62,9 +62,13 @@ export class LocalDesktopPool {
     const entry: Running = { ready: this.start(desktopId, params), lastUsed: Date.now(), idleMs };
     entry.ready.then(
       (started) => {
+        // Stopped while it was starting: never allow a socket nobody will take back.
+        if (this.running.get(desktopId) !== entry) return;
         entry.revoke = this.options.allowSocket(started.rfbPath);
       },
-      () => this.running.delete(desktopId),
+      () => {
+        if (this.running.get(desktopId) === entry) this.running.delete(desktopId);
+      },
     );
     this.running.set(desktopId, entry);
     return entry.ready;

@@ -1,6 +1,7 @@
 // A member's desktop may not point the bridge at this machine, link-local (cloud metadata) or
 // multicast addresses, however written; names are resolved once and pinned to the address
 // checked.
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { memberDesktopAddress, refusedForMembers } from './memberHosts.js';
 
@@ -24,7 +25,15 @@ describe('refusedForMembers', () => {
   });
 
   it.each(['192.0.2.10', '10.1.2.3', '192.168.1.20', '2001:db8::5'])('allows %s', (address) => {
-    expect(refusedForMembers(address)).toBe(false);
+    // (unless it is one of this machine's own addresses)
+    const own = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).map((e) => e.address));
+    expect(refusedForMembers(address)).toBe(own.includes(address));
+  });
+
+  it("refuses every address of this machine's own interfaces", () => {
+    const own = Object.values(networkInterfaces()).flatMap((l) => (l ?? []).map((e) => e.address));
+    expect(own.length).toBeGreaterThan(0);
+    for (const address of own) expect(refusedForMembers(address.split('%')[0] ?? '')).toBe(true);
   });
 });
 

@@ -1,11 +1,12 @@
 // Where a desktop that a member (not an admin) added may point the bridge, checked each time it
-// connects: never this machine (loopback, where guacd, the gateway, the bridge and its database
-// listen), never link-local (cloud metadata services live at 169.254.169.254) and never an
+// connects: never this machine (loopback, and the addresses of its own interfaces, where guacd,
+// the gateway, the bridge and its database listen), never link-local (cloud metadata services live at 169.254.169.254) and never an
 // unspecified or multicast address. The name is resolved here once and the address it resolved
 // to is what guacd or the gateway is given, so a name that resolves elsewhere a moment later
 // (DNS rebinding) cannot slip past the check. Admins' desktops are trusted as configured.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { DesktopReachError } from './errors.js';
 
 const REFUSED = new BlockList();
@@ -27,11 +28,22 @@ export class MemberHostError extends DesktopReachError {
   override name = 'MemberHostError';
 }
 
+/** Every address of this machine's own interfaces (a service on 0.0.0.0 answers on each). */
+function ownAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const list of Object.values(networkInterfaces()))
+    for (const entry of list ?? []) own.add(entry.address.toLowerCase().split('%')[0] ?? '');
+  return own;
+}
+
 /** Whether a member's desktop may connect to this address. */
 export function refusedForMembers(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (REFUSED.check(address, family === 4 ? 'ipv4' : 'ipv6')) return true;
+  const bare = address.toLowerCase();
+  const own = ownAddresses();
+  return own.has(bare) || (bare.startsWith('::ffff:') && own.has(bare.slice(7)));
 }
 
 /**

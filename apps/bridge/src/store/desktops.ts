@@ -7,7 +7,7 @@ import type { Selectable } from 'kysely';
 import { DesktopParams, type DesktopKind, type GrantLevel } from '@overlay-companion/protocol';
 import type { RepoContext } from './context.js';
 import { noSuchPerson, withConflicts, type ConstraintKind } from './errors.js';
-import type { DesktopGrantsTable, DesktopsTable } from './schema.js';
+import { fromFlag, toFlag, type DesktopGrantsTable, type DesktopsTable } from './schema.js';
 import type { DesktopGrant, DesktopPatch, DesktopRecord, DesktopRepo } from './types.js';
 
 function nameKey(name: string): string {
@@ -46,6 +46,7 @@ function toRecord(row: Selectable<DesktopsTable>): DesktopRecord {
     secret: row.secret,
     ownerId: row.owner_id,
     inChargeId: row.in_charge_id,
+    targetSetByMember: fromFlag(row.target_set_by_member),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -87,6 +88,7 @@ export function desktopRepo({ db, now }: RepoContext): DesktopRepo {
         secret: desktop.secret,
         owner_id: desktop.ownerId,
         in_charge_id: null,
+        target_set_by_member: toFlag(desktop.targetSetByMember ?? false),
         created_at: at,
         updated_at: at,
       };
@@ -132,6 +134,9 @@ export function desktopRepo({ db, now }: RepoContext): DesktopRepo {
               ...(patch.secret !== undefined && { secret: patch.secret }),
               ...(patch.ownerId !== undefined && { owner_id: patch.ownerId }),
               ...(patch.inChargeId !== undefined && { in_charge_id: patch.inChargeId }),
+              ...(patch.targetSetByMember !== undefined && {
+                target_set_by_member: toFlag(patch.targetSetByMember),
+              }),
               updated_at: now(),
             })
             .where('id', '=', id)

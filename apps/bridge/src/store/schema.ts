@@ -113,6 +113,8 @@ export interface DesktopsTable {
   secret: string | null;
   owner_id: string;
   in_charge_id: string | null;
+  /** 1 when a member chose its host (see DesktopRecord.targetSetByMember). */
+  target_set_by_member: Flag;
   created_at: number;
   updated_at: number;
 }

@@ -222,6 +222,11 @@ export interface DesktopRecord {
   ownerId: string;
   /** Who is in charge; null = the owner (also after that person is removed). */
   inChargeId: string | null;
+  /**
+   * A member (not an admin) chose its host and port: the bridge keeps such a desktop off this
+   * machine and link-local addresses when it connects (desktops/memberHosts.ts).
+   */
+  targetSetByMember: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -234,13 +239,15 @@ export interface DesktopGrant {
 }
 
 export type DesktopPatch = Partial<
-  Pick<DesktopRecord, 'name' | 'params' | 'secret' | 'ownerId' | 'inChargeId'>
+  Pick<DesktopRecord, 'name' | 'params' | 'secret' | 'ownerId' | 'inChargeId' | 'targetSetByMember'>
 >;
 
 export interface DesktopRepo {
   /** Throws StoreConflictError on a taken name (ignoring case) or an owner who is not there. */
   add(
-    desktop: Omit<DesktopRecord, 'createdAt' | 'updatedAt' | 'inChargeId'>,
+    desktop: Omit<DesktopRecord, 'createdAt' | 'updatedAt' | 'inChargeId' | 'targetSetByMember'> & {
+      targetSetByMember?: boolean;
+    },
   ): Promise<DesktopRecord>;
   byId(id: string): Promise<DesktopRecord | undefined>;
   /** Ignoring case. */

@@ -34,8 +34,12 @@ export function desktopsMigration(): Migration {
         .addColumn('in_charge_id', 'text', (col) =>
           col.references('people.id').onDelete('set null'),
         )
+        // 1 when a member (not an admin) chose its host: the bridge then keeps it off this
+        // machine and link-local addresses (desktops/memberHosts.ts).
+        .addColumn('target_set_by_member', 'integer', (col) => col.notNull().defaultTo(0))
         .addColumn('created_at', 'bigint', (col) => col.notNull())
         .addColumn('updated_at', 'bigint', (col) => col.notNull())
+        .addCheckConstraint('desktops_member_flag', sql`target_set_by_member in (0, 1)`)
         .addCheckConstraint('desktops_kind_known', sql`kind in (${quoted(KINDS_0002)})`)
         .execute();
       await db.schema

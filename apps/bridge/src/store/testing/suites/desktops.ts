@@ -30,10 +30,15 @@ export function desktopsSuite(backend: Backend): void {
       secret: 'v1.sealed',
       ownerId: owner.id,
       inChargeId: null,
+      targetSetByMember: false,
       createdAt: clock.now,
       updatedAt: clock.now,
     });
     expect(await store.desktops.byId(made.id)).toEqual(made);
+    // Who chose the host is kept, and changes with it.
+    const marked = await store.desktops.update(made.id, { targetSetByMember: true });
+    expect(marked?.targetSetByMember).toBe(true);
+    await store.desktops.update(made.id, { targetSetByMember: false });
     expect(await store.desktops.byName('office pc')).toEqual(made);
     expect(await store.desktops.byName('OFFICE PC')).toEqual(made);
     expect(await store.desktops.byId('dsk_nope')).toBeUndefined();
