@@ -1,7 +1,8 @@
 // The tools/call pipeline, in the order that keeps the desktop safe: rate limits (the session's,
 // then the token's and the person's) → parse args with the tool's zod schema (bad args never
-// reach a viewer) → the one policy (decideCall: permissions, mode, require_user_confirmation) →
-// the tool's handler (approval and relay live in relayCall.ts) → check the structured result
+// reach a viewer) → the desktop (sessionDesktop.ts: the token may use it, its person is in
+// charge unless the tool only looks) → the one policy (decideCall: permissions, mode,
+// require_user_confirmation) → the tool's handler (approval and relay live in relayCall.ts) → check the structured result
 // against the tool's schema → one audit entry, whatever happened. Every failure becomes an
 // isError result with a kind (results.ts); nothing here throws.
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
@@ -105,11 +106,6 @@ export async function runToolCall(
   // desktop this one call works on. It is taken off before the tool's strict schema sees it.
   const { desktop: desktopRef, args: toolArgs } = splitDesktopArg(tool.name, rawArgs);
   if (desktopRef instanceof ProtocolError) return fail(desktopRef);
-  try {
-    plane = await ctx.session.desktop.forCall(tool.name, desktopRef);
-  } catch (err) {
-    return fail(asProtocolError(err));
-  }
   const parsed = tool.definition.input.safeParse(toolArgs ?? {});
   if (!parsed.success) {
     return fail(
@@ -118,6 +114,13 @@ export async function runToolCall(
         `invalid arguments for ${tool.name}: ${formatZodIssues(parsed.error)}.`,
       ),
     );
+  }
+  // Then the desktop: one this token may use, where (unless the tool only looks) its person is
+  // in charge.
+  try {
+    plane = await ctx.session.desktop.forCall(tool.name, desktopRef);
+  } catch (err) {
+    return fail(asProtocolError(err));
   }
   const { mode } = plane;
   const verdict = decideCall({

@@ -256,7 +256,14 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
           await Promise.all(
             batch.map(async (call, i) => {
               const client = clients[i % clients.length]!;
-              const valid = isToolName(call.name) && parseToolArgs(call.name, call.args).ok;
+              // `desktop` is every tool's optional extension (select_desktop's own argument
+              // aside), taken off before the tool's schema; a random name is no desktop of the
+              // token's, refused as permission_denied once the rest of the args are valid.
+              const { args: toolArgs, desktop } = withoutDesktop(call.name, call.args);
+              const valid =
+                isToolName(call.name) &&
+                parseToolArgs(call.name, toolArgs).ok &&
+                (desktop === undefined || typeof desktop === 'string');
               stats.calls += 1;
               let result: CallToolResult;
               try {
@@ -275,11 +282,15 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
                 stats.nonObjectArgs += 1;
                 return;
               }
+              const kind = (result.structuredContent as { error?: { kind: string } }).error?.kind;
               if (!valid) {
                 expect(result.isError).toBe(true);
-                expect((result.structuredContent as { error: { kind: string } }).error.kind).toBe(
-                  'invalid_parameters',
-                );
+                expect(kind).toBe('invalid_parameters');
+                stats.invalidRejected += 1;
+              } else if (desktop !== undefined) {
+                // Valid args on a desktop named at random: refused (or, rarely, too long a name).
+                expect(result.isError).toBe(true);
+                expect(['permission_denied', 'invalid_parameters']).toContain(kind);
                 stats.invalidRejected += 1;
               } else {
                 stats.validSent += 1;
@@ -390,3 +401,12 @@ describe('fuzzing tools/call through the real /mcp endpoint', () => {
     expect((await fetch(new URL('/healthz', bridge.url))).status).toBe(200);
   }, 120_000);
 });
+
+/** The call's args without the `desktop` extension (what the tool's own schema sees). */
+function withoutDesktop(name: string, args: unknown): { args: unknown; desktop?: unknown } {
+  if (name === 'select_desktop' || typeof args !== 'object' || args === null || Array.isArray(args))
+    return { args };
+  if (!Object.hasOwn(args, 'desktop')) return { args };
+  const { desktop, ...rest } = args as Record<string, unknown>;
+  return { args: rest, desktop };
+}
