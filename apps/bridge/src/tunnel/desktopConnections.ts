@@ -25,7 +25,13 @@ import {
   type DesktopSize,
   type DesktopSizeProvider,
 } from './desktopSize.js';
-import { isGoneConnection, openUpstream, type OpenedUpstream } from './upstream.js';
+import { GuacStatus } from '@overlay-companion/guac';
+import {
+  TunnelStartError,
+  isGoneConnection,
+  openUpstream,
+  type OpenedUpstream,
+} from './upstream.js';
 import {
   RESIZE_TIMEOUT_MS,
   resizeVncDesktop,
@@ -265,6 +271,7 @@ export class DesktopConnections {
 
   private async openNew(desktopId: string, entry: Entry): Promise<OpenedForDesktop> {
     const target = await this.options.target(desktopId);
+    this.refuseSessionTakeover(desktopId, target);
     const decided = await this.decidedSize(desktopId);
     const { protocol } = target.connection;
     // An RDP session is opened at the decided size, else at the size it last had.
@@ -279,6 +286,26 @@ export class DesktopConnections {
     entry.target = target;
     entry.sizeToApply = decided;
     return { ...opened, joined: false };
+  }
+
+  /**
+   * xrdp gives one account one session: a second RDP connection with the same account takes
+   * the first session over, leaving the first connection frozen without an error (xrdp
+   * 0.9.21). Two desktop records with the same server and account open at once would do that
+   * to each other, silently; refuse the second with a message that says why instead.
+   */
+  private refuseSessionTakeover(desktopId: string, target: TunnelTarget): void {
+    const account = rdpAccount(target.connection);
+    if (account === undefined) return;
+    for (const [otherId, other] of this.desktops) {
+      if (otherId === desktopId || other.connectionId === undefined || other.target === undefined)
+        continue;
+      if (rdpAccount(other.target.connection) === account)
+        throw new TunnelStartError(
+          'Another desktop is open with the same RDP server and account, and opening this one would take its session over (xrdp gives an account one session). Give each desktop its own account on the Desktops page, or close the other desktop first.',
+          GuacStatus.SESSION_CONFLICT,
+        );
+    }
   }
 
   private params(connection: ConnectionConfig, rdpSize?: DesktopSize): Record<string, string> {
@@ -311,4 +338,11 @@ export class DesktopConnections {
       return undefined;
     }
   }
+}
+
+/** "host:port/domain\\user" of an RDP connection (the session xrdp keys by account), else undefined. */
+function rdpAccount(connection: ConnectionConfig): string | undefined {
+  if (connection.protocol !== 'rdp') return undefined;
+  const { hostname = '', port = '3389', domain = '', username = '' } = connection.params;
+  return `${hostname.toLowerCase()}:${port}/${domain.toLowerCase()}\\${username.toLowerCase()}`;
 }

@@ -78,9 +78,9 @@ beforeAll(async () => {
   );
   const admin = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
   const seat = async (username: string, account: Seat['account']): Promise<Seat> => {
-    // Admins: the tests' xrdp listens on loopback only, and a desktop owned by a member may not
-    // point the bridge at this machine (desktops/memberHosts.ts).
-    const person = await addPerson(admin, username, { role: 'admin' });
+    // Members: the admin chose where their desktops point (this machine's xrdp), which a
+    // member could not have (desktops/memberHosts.ts).
+    const person = await addPerson(admin, username);
     const answer = await admin.request(API.desktops, {
       body: {
         name: `${username}'s RDP`,
@@ -206,5 +206,44 @@ it(
     }
     expect(annTunnel.isOpen).toBe(true);
     expect(beaTunnel.isOpen).toBe(true);
+  },
+);
+
+it(
+  'refuses a second desktop with the same RDP account while the first is open, saying why, and the first keeps working',
+  SLOW,
+  async (ctx) => {
+    skipIfMissing(ctx);
+    if (bridge === undefined || xrdp === undefined) throw new Error('beforeAll did not start');
+    // Ann's account again, on a desktop of the admin's: xrdp would hand it Ann's session.
+    const admin = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
+    const added = await admin.request(API.desktops, {
+      body: {
+        name: 'Same account',
+        kind: 'guacd-rdp',
+        params: { host: xrdp.host, port: xrdp.port, username: xrdp.username },
+        secrets: { password: xrdp.password },
+      },
+    });
+    expect(added.status).toBe(201);
+    const same = (await added.json()) as DesktopView;
+    const annTunnel = clients.find((c) => c.isOpen) ?? (await openTunnel(ann));
+    await drawnFrame(annTunnel, 0, "ann's frame");
+    const ticket = await admin.request(API.tickets, {
+      body: { socket: 'tunnel', desktop: same.id },
+    });
+    const { ticket: secret } = (await ticket.json()) as { ticket: string };
+    registerSecret(secret);
+    const refused = await TunnelClient.open(bridge.url, secret);
+    clients.push(refused);
+    const error = await refused.waitForOpcode('error', { timeoutMs: 15_000 });
+    expect(error.args[0]).toContain('same RDP server and account');
+    expect(error.args[1]).toBe('521'); // SESSION_CONFLICT
+    // Ann's session was not taken over: a key still draws in her tunnel.
+    const from = annTunnel.instructions.length;
+    annTunnel.send('key', 0x79, 1);
+    annTunnel.send('key', 0x79, 0);
+    await drawnFrame(annTunnel, from, "ann's frame after the refusal");
+    expect(annTunnel.isOpen).toBe(true);
   },
 );
