@@ -1,7 +1,13 @@
 // /config: how to connect an AI client to this bridge, and the person's API tokens (create,
 // shown once, list, revoke). When what had the keyboard goes away (the new token hidden, a
 // revoked token's button), the focus moves to the tokens heading instead of the page's start.
-import { API, TokenList, type CreatedToken, type TokenView } from '@overlay-companion/protocol';
+import {
+  API,
+  DesktopList,
+  TokenList,
+  type CreatedToken,
+  type TokenView,
+} from '@overlay-companion/protocol';
 import { useRef, useState } from 'react';
 import { AnyAnswer, api } from '../../../net/api.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
@@ -16,10 +22,13 @@ import { mcpEndpointUrl } from './clientConfig.js';
 
 /** The list, and when it was read (expiry is judged at that moment, not at each render). */
 const loadTokens = async () => ({ ...(await api.get(API.tokens, TokenList)), at: Date.now() });
+/** For naming the desktops a token is limited to (a failure leaves ids in the table). */
+const loadDesktops = () => api.get(API.desktops, DesktopList);
 
 export function ConfigPage() {
   const endpoint = mcpEndpointUrl(window.location.origin);
   const tokens = useLoad(loadTokens);
+  const desktops = useLoad(loadDesktops);
   const [created, setCreated] = useState<CreatedToken | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
@@ -105,6 +114,9 @@ export function ConfigPage() {
             now={tokens.data.at}
             onRevoke={revoke}
             busyId={revoking}
+            desktopNames={
+              new Map((desktops.data?.desktops ?? []).map((d) => [d.id, d.name] as const))
+            }
           />
         )}
       </section>

@@ -1,5 +1,6 @@
-// The person's tokens (GET /api/tokens): name, when made, when they expire, last use, status
-// and the hint that tells them apart; active ones can be revoked after a confirmation.
+// The person's tokens (GET /api/tokens): name, the desktops it may use, when made, when they
+// expire, last use, status and the hint that tells them apart; active ones can be revoked after
+// a confirmation.
 import type { TokenView } from '@overlay-companion/protocol';
 import { ConfirmButton } from '../../common/ConfirmButton.js';
 import { formatDateTime } from '../../common/time.js';
@@ -17,9 +18,20 @@ export interface TokenTableProps {
   now: number;
   onRevoke: (token: TokenView) => void;
   busyId: string | null;
+  /** Desktop id → name, for the tokens limited to some desktops. */
+  desktopNames?: ReadonlyMap<string, string>;
 }
 
-export function TokenTable({ tokens, now, onRevoke, busyId }: TokenTableProps) {
+/** "All my desktops", or the names of the ones the token is limited to (ids it cannot name). */
+export function tokenDesktopsText(
+  token: Pick<TokenView, 'desktops'>,
+  names: ReadonlyMap<string, string> = new Map(),
+): string {
+  if (token.desktops === null) return 'All my desktops';
+  return token.desktops.map((id) => names.get(id) ?? `${id} (gone or not yours)`).join(', ');
+}
+
+export function TokenTable({ tokens, now, onRevoke, busyId, desktopNames }: TokenTableProps) {
   if (tokens.length === 0) {
     return <p>No tokens yet. Create one above for each AI client you use.</p>;
   }
@@ -29,6 +41,7 @@ export function TokenTable({ tokens, now, onRevoke, busyId }: TokenTableProps) {
         <thead>
           <tr>
             <th scope="col">Name</th>
+            <th scope="col">Desktops</th>
             <th scope="col">Created</th>
             <th scope="col">Expires</th>
             <th scope="col">Last used</th>
@@ -47,6 +60,7 @@ export function TokenTable({ tokens, now, onRevoke, busyId }: TokenTableProps) {
                 <th scope="row" className="table__name">
                   {token.name}
                 </th>
+                <td>{tokenDesktopsText(token, desktopNames)}</td>
                 <td>{formatDateTime(token.created_at)}</td>
                 <td>{token.expires_at === null ? 'Never' : formatDateTime(token.expires_at)}</td>
                 <td>
