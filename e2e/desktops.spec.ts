@@ -253,7 +253,9 @@ test("Bob's AI cannot act on the admin's desktop", async () => {
   ] as const) {
     const refused = await callTool(bobAi, tool, { ...args, desktop: desktopId });
     expect(refused.isError, `${tool}: ${refused.text}`).toBe(true);
-    expect(refused.text).toMatch(/^permission_denied: .*has no access to the desktop/);
+    expect(refused.text).toMatch(/^permission_denied: .*may use no desktop/);
+    // A desktop Bob may not see is answered like one that does not exist: its name is not his.
+    expect(refused.text).not.toContain('"Desktop"');
   }
   const selected = await callTool(bobAi, 'select_desktop', { desktop: desktopId });
   expect(selected.isError).toBe(true);
