@@ -13,6 +13,19 @@ describe('summarizeArgs', () => {
     );
   });
 
+  it("leaves the AI's intent out once it is on the detail line, never redacting it", () => {
+    const args = { text: 'hunter2', intent: 'Log in as asked' };
+    expect(summarizeArgs('type_text', args, false, true)).toBe(
+      '{"text":"[redacted: 7 characters]"}',
+    );
+    expect(summarizeArgs('type_text', args, false)).toBe(
+      '{"text":"[redacted: 7 characters]","intent":"Log in as asked"}',
+    );
+    expect(summarizeArgs('click_at', { x: 1, y: 2, intent: 'Open it' }, false, true)).toBe(
+      '{"x":1,"y":2}',
+    );
+  });
+
   it('keeps the text when the person chose to', () => {
     expect(summarizeArgs('type_text', { text: 'hello' }, true)).toBe('{"text":"hello"}');
   });

@@ -9,8 +9,10 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import {
   ProtocolError,
   decideCall,
+  detailWithIntent,
   formatZodIssues,
   ignoredArgs,
+  intentOfArgs,
   needsInputPolicy,
   type ToolName,
 } from '@overlay-companion/protocol';
@@ -49,6 +51,8 @@ export async function runToolCall(
   let outcome = 'ok';
   let screenshot: { mimeType: string; data: Buffer } | null = null;
   let plane: DesktopPlane | undefined;
+  /** The AI's intent, once the arguments parsed: kept on the audit entry's detail line. */
+  const said: { intent?: string | undefined } = {};
   const finish = (result: CallToolResult): CallToolResult => {
     const { principal } = ctx.session;
     // Before a desktop is known, the person's own toggles decide what the audit keeps.
@@ -64,8 +68,16 @@ export async function runToolCall(
       tokenName: principal.tokenName,
       clientName: ctx.session.clientName(),
       tool: name.slice(0, 64),
-      summary: summarizeArgs(name, rawArgs, permissions.audit_typed_text),
-      detail: plane === undefined ? null : `desktop ${plane.desktopName}`,
+      summary: summarizeArgs(
+        name,
+        rawArgs,
+        permissions.audit_typed_text,
+        said.intent !== undefined,
+      ),
+      detail: detailWithIntent(
+        plane === undefined ? null : `desktop ${plane.desktopName}`,
+        said.intent,
+      ),
       decision: note.decision,
       approvedBy: note.approvedBy,
       outcome,
@@ -115,6 +127,7 @@ export async function runToolCall(
       ),
     );
   }
+  said.intent = intentOfArgs(parsed.data);
   // Then the desktop: one this token may use, where (unless the tool only looks) its person is
   // in charge.
   try {

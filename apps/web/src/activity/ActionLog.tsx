@@ -1,19 +1,20 @@
 // The action log: what the person's AI clients did on the desktop, newest first — time, tool,
-// what it was asked to do, the decision and who approved — read from the bridge's audit log
-// (GET /api/audit, the person's own tool calls), the same record the console's audit page
-// shows. Re-read while open whenever the bridge reports a call (ai_clients) and every few
-// seconds; a panel over the desktop area, like the menu.
+// the AI's reason when it gave one, what it was asked to do, the decision and who approved —
+// read from the bridge's audit log (GET /api/audit, the person's own tool calls), the same
+// record the console's audit page shows (one line: ActionLogEntry.tsx). Re-read while open
+// whenever the bridge reports a call (ai_clients) and every few seconds; a panel over the
+// desktop area, like the menu.
 import { AuditPage as AuditPageAnswer, type AuditEntryView } from '@overlay-companion/protocol';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { api } from '../net/api.js';
 import { useMe } from '../pages/common/useMe.js';
 import { errorText } from '../pages/common/errors.js';
-import { formatDateTime, isoTime } from '../pages/common/time.js';
-import { NO_FILTERS, auditListPath, describeDecision } from '../pages/console/audit/auditQuery.js';
+import { NO_FILTERS, auditListPath } from '../pages/console/audit/auditQuery.js';
 import { controlStore } from '../store/control.js';
 import { viewerPrefsStore } from '../store/viewerPrefs.js';
 import { focusDesktop } from '../menu/ClientMenu.js';
+import { ActionLogEntry } from './ActionLogEntry.js';
 
 const REFRESH_MS = 5_000;
 
@@ -78,16 +79,7 @@ export function ActionLog() {
       ) : (
         <ol className="action-log__list">
           {entries.map((entry) => (
-            <li key={entry.id} data-testid="action-log-entry">
-              <time dateTime={isoTime(entry.at)}>{formatDateTime(entry.at, true)}</time>{' '}
-              <strong>{entry.tool}</strong> <code>{entry.summary}</code>
-              <span className="action-log__facts">
-                {describeDecision(entry.decision)}
-                {entry.approved_by !== null ? ` · approved by ${entry.approved_by}` : ''} ·{' '}
-                {entry.outcome ?? '—'}
-                {entry.client_name !== null ? ` · ${entry.client_name}` : ''}
-              </span>
-            </li>
+            <ActionLogEntry key={entry.id} entry={entry} />
           ))}
         </ol>
       )}

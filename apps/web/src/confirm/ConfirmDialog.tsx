@@ -1,8 +1,8 @@
 // The approval panel: floats over the desktop area — a sibling of the display, never inside it,
 // so nothing the remote desktop does (and no click aimed at it) can land on Approve — on the
-// side away from the point it is about. It shows exactly what will happen (the crosshair/path
-// on the overlay layer, and a magnified crop of the desktop's own pixels under the point), a
-// countdown to the automatic Deny, the whole queue, and the answers: Approve, Deny, "Allow for
+// side away from the point it is about. It shows the AI's own reason when it gave one (its
+// `intent`, as plain text), then exactly what will happen (the crosshair/path on the overlay
+// layer, and a magnified crop of the desktop's own pixels under the point), a countdown to the automatic Deny, the whole queue, and the answers: Approve, Deny, "Allow for
 // N minutes" and "Allow for this page session" (a standing permission for this tool and this
 // AI client), and "Deny and Stop". Every kind of approval only takes a real (trusted) click or
 // key press on the button made after the request has been at the front for a moment, so a
@@ -19,6 +19,7 @@ import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
+import { ConfirmIntent } from './ConfirmIntent.js';
 import { describeConfirmation } from './describe.js';
 import { Magnifier } from './Magnifier.js';
 
@@ -111,7 +112,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
       className="confirm-panel"
       role="alertdialog"
       aria-labelledby="confirm-title"
-      aria-describedby="confirm-facts"
+      aria-describedby="confirm-intent confirm-facts"
       data-testid="confirm-panel"
       data-side={sideFor(current.details)}
     >
@@ -123,6 +124,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
       <h2 id="confirm-title" className="confirm-panel__title">
         {text.title}
       </h2>
+      <ConfirmIntent intent={current.intent} />
       <div id="confirm-facts" className="confirm-panel__facts">
         {text.facts.map((fact) => (
           <p key={fact}>{fact}</p>

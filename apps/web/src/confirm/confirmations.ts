@@ -19,6 +19,8 @@ export interface AskOptions {
   signal?: AbortSignal;
   /** A tool call the person may answer with a standing permission for this client. */
   grantable?: { tool: ToolName; client: AiClientRef };
+  /** The AI's `intent` for the call, shown to the person above what will happen. */
+  intent?: string | undefined;
 }
 
 interface Waiting {
@@ -77,6 +79,7 @@ export class Confirmations {
         askedAt,
         deadlineAt: askedAt + timeoutMs,
         grantable: options.grantable,
+        intent: options.intent,
       });
     });
   }

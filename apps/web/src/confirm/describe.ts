@@ -1,5 +1,6 @@
 // Words for a confirmation: a title and the facts the person needs to decide, exactly what will
 // happen. Pure so the wording is tested and the panel stays a thin view.
+import { MAX_INTENT_CHARS } from '@overlay-companion/protocol';
 import type { ConfirmDetails } from '../store/confirmations.js';
 
 export interface ConfirmText {
@@ -27,6 +28,21 @@ export function showControlCharacters(text: string): string {
     if (c === '\u007f') return '␡';
     return String.fromCharCode(0x2400 + c.charCodeAt(0));
   });
+}
+
+/**
+ * The AI's `intent` as the panel and the action log show it: plain text, at most
+ * MAX_INTENT_CHARS characters (a longer one is cut with "…"), any control character visible.
+ * The bridge and the viewer already refuse control characters; this is the last line of defence
+ * for what the person reads before approving. Undefined when there is nothing to show.
+ */
+export function intentText(intent: string | undefined): string | undefined {
+  const trimmed = intent?.trim();
+  if (trimmed === undefined || trimmed === '') return undefined;
+  const chars = [...trimmed];
+  const bounded =
+    chars.length > MAX_INTENT_CHARS ? `${chars.slice(0, MAX_INTENT_CHARS).join('')}…` : trimmed;
+  return showControlCharacters(bounded);
 }
 
 export function describeConfirmation(d: ConfirmDetails): ConfirmText {

@@ -8,6 +8,7 @@ import {
   APPROVAL_WINDOW_MS,
   PROTOCOL_VERSION,
   ProtocolError,
+  intentOfArgs,
   typedToolCall,
   wantsConfirmation,
   type BridgeToViewer,
@@ -345,6 +346,7 @@ export class ViewerController {
       timeoutMs,
       signal,
       ...(grantable === undefined ? {} : { grantable }),
+      intent: intentOfArgs(call.args),
     });
     if (signal.aborted)
       throw signal.reason instanceof ProtocolError

@@ -51,6 +51,8 @@ export interface PendingConfirmation {
   frontAt: number | null;
   /** Set for tool calls the person may answer with a standing permission for this client. */
   grantable?: { tool: ToolName; client: AiClientRef } | undefined;
+  /** The AI's own words for why it wants this (the tool's `intent` argument), if it gave any. */
+  intent?: string | undefined;
 }
 
 export interface ConfirmationState {

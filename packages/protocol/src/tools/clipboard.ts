@@ -2,11 +2,12 @@
 // stream by the viewer. Both are governed by the mode policy: the clipboard may hold secrets.
 import { z } from 'zod';
 import { QUICK_CALL_MS, defineTool } from './define.js';
+import { INTENT_NOTE, Intent } from './intent.js';
 
 /** Largest clipboard text, in UTF-16 code units: 1 MiB of characters. */
 export const MAX_CLIPBOARD_CHARS = 1024 * 1024;
 
-export const GetClipboardInput = z.strictObject({});
+export const GetClipboardInput = z.strictObject({ intent: Intent });
 export const GetClipboardResult = z.strictObject({
   text: z
     .string()
@@ -20,8 +21,7 @@ export const GetClipboardResult = z.strictObject({
 export const getClipboard = defineTool({
   name: 'get_clipboard',
   title: 'Get clipboard',
-  description:
-    "Reads the remote desktop's clipboard as text, e.g. after pressing ctrl+c. Depending on the person's mode the viewer may ask them first or refuse with permission_denied. Returns the text and whether any was available.",
+  description: `Reads the remote desktop's clipboard as text, e.g. after pressing ctrl+c. Depending on the person's mode the viewer may ask them first or refuse with permission_denied. ${INTENT_NOTE} Returns the text and whether any was available.`,
   input: GetClipboardInput,
   result: GetClipboardResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
@@ -41,6 +41,7 @@ export const SetClipboardInput = z.strictObject({
     .string()
     .max(MAX_CLIPBOARD_CHARS)
     .describe('Text to put on the remote clipboard, up to 1 MiB characters.'),
+  intent: Intent,
 });
 export const SetClipboardResult = z.strictObject({
   ok: z.boolean().describe('True when the remote clipboard now holds the text.'),
@@ -49,8 +50,7 @@ export const SetClipboardResult = z.strictObject({
 export const setClipboard = defineTool({
   name: 'set_clipboard',
   title: 'Set clipboard',
-  description:
-    "Replaces the remote desktop's clipboard text; follow with press_key ctrl+v to paste long text faster than type_text. Depending on the person's mode the viewer may ask them first or refuse with permission_denied. Returns ok.",
+  description: `Replaces the remote desktop's clipboard text; follow with press_key ctrl+v to paste long text faster than type_text. Depending on the person's mode the viewer may ask them first or refuse with permission_denied. ${INTENT_NOTE} Returns ok.`,
   input: SetClipboardInput,
   result: SetClipboardResult,
   annotations: {

@@ -23,6 +23,7 @@ export {
 } from './define.js';
 export * from './names.js';
 export * from './looseArgs.js';
+export * from './intent.js';
 export * from './overlay.js';
 export * from './screen.js';
 export * from './input.js';

@@ -11,6 +11,7 @@ import {
   tryParseKeyCombo,
 } from '../keys.js';
 import { QUICK_CALL_MS, SLACK_MS, defineTool } from './define.js';
+import { INTENT_NOTE, Intent } from './intent.js';
 import { IgnoredKeys } from './looseArgs.js';
 
 const INPUT_ANNOTATIONS = {
@@ -19,8 +20,7 @@ const INPUT_ANNOTATIONS = {
   openWorldHint: false,
 } as const;
 
-const POLICY_NOTE =
-  "Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode). While the person is using the desktop the action waits until they pause (waited_for_person_ms says how long); while they have taken over it fails at its deadline, saying so.";
+const POLICY_NOTE = `Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode). ${INTENT_NOTE} While the person is using the desktop the action waits until they pause (waited_for_person_ms says how long); while they have taken over it fails at its deadline, saying so.`;
 
 const RequireUserConfirmation = z
   .boolean()
@@ -96,6 +96,7 @@ export const ClickAtInput = z.strictObject({
   require_user_confirmation: RequireUserConfirmation,
   action_timing_hint: ActionTimingHint,
   monitor_index: MonitorIndex.optional(),
+  intent: Intent,
 });
 export const ClickAtResult = z.strictObject({
   success: Success,
@@ -147,6 +148,7 @@ export const TypeTextInput = z.strictObject({
     .describe('Typing speed in words per minute (5 characters a word), default 60.'),
   require_user_confirmation: RequireUserConfirmation,
   action_timing_hint: ActionTimingHint,
+  intent: Intent,
 });
 export const TypeTextResult = z.strictObject({
   success: Success,
@@ -193,6 +195,7 @@ export const PressKeyInput = z.strictObject({
   ),
   repeat: z.int().min(1).max(50).default(1).describe('Press the combo this many times (1..50).'),
   require_user_confirmation: RequireUserConfirmation,
+  intent: Intent,
 });
 export const PressKeyResult = z.strictObject({
   success: Success,
@@ -232,6 +235,7 @@ export const ScrollInput = z.strictObject({
   direction: z.enum(['up', 'down', 'left', 'right']).describe('Scroll direction.'),
   amount: z.int().min(1).max(50).default(3).describe('Wheel steps, 1..50 (default 3).'),
   monitor_index: MonitorIndex.optional(),
+  intent: Intent,
 });
 export const SuccessResult = z.strictObject({
   success: Success,
@@ -270,6 +274,7 @@ export const DragInput = z.strictObject({
     .default(300)
     .describe('How long the move from start to end takes, in milliseconds (default 300).'),
   monitor_index: MonitorIndex.optional(),
+  intent: Intent,
 });
 
 export const drag = defineTool({
@@ -294,6 +299,7 @@ export const MouseMoveInput = z.strictObject({
   x: InputCoordinate.describe('Horizontal position (desktop pixels, or monitor-relative).'),
   y: InputCoordinate.describe('Vertical position (desktop pixels, or monitor-relative).'),
   monitor_index: MonitorIndex.optional(),
+  intent: Intent,
 });
 
 export const mouseMove = defineTool({

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { Coordinate, InputRect, MonitorIndex, Size } from '../common.js';
 import { SLACK_MS, defineTool } from './define.js';
+import { Intent } from './intent.js';
 
 export const MAX_ANNOTATION_PROMPT_CHARS = 500;
 export const MAX_ANNOTATION_NOTE_CHARS = 500;
@@ -43,6 +44,7 @@ export const RequestAnnotationInput = z.strictObject({
     .describe(
       `How long to wait for the person (5000..${MAX_ANNOTATION_TIMEOUT_MS} ms, default ${DEFAULT_ANNOTATION_TIMEOUT_MS}); then whatever they drew is returned with completed=false.`,
     ),
+  intent: Intent,
 });
 
 const Note = z
@@ -94,7 +96,7 @@ export const requestAnnotation = defineTool({
   name: 'request_annotation',
   title: 'Ask the person to point things out',
   description:
-    "Teach mode: shows the prompt (as plain text) to the person in their viewer and lets them draw rectangles or click points on the desktop, each with an optional note, until they press Done. Returns what they pointed out in desktop pixels (integers, inside the desktop) with the monitor_index of each point or rectangle centre — the reverse of draw_overlay. Use it when you cannot find something on a screenshot or need the person to show you where to act. `region` (desktop pixels, or relative to monitor_index) is highlighted for them; monitor_index alone highlights that monitor. Waits up to timeout_ms: Done gives completed=true; Cancel gives completed=false with no annotations; when the time runs out, completed=false with what they had drawn. One request at a time: a call while another is open fails with rate_limited (ask for everything in one prompt). Areas the person made private cannot be annotated. It needs a person at a browser viewer (the bridge's headless viewer refuses with viewer_unavailable); their Stop fails the call as cancelled.",
+    "Teach mode: shows the prompt (as plain text) to the person in their viewer and lets them draw rectangles or click points on the desktop, each with an optional note, until they press Done. Returns what they pointed out in desktop pixels (integers, inside the desktop) with the monitor_index of each point or rectangle centre — the reverse of draw_overlay. Use it when you cannot find something on a screenshot or need the person to show you where to act. `region` (desktop pixels, or relative to monitor_index) is highlighted for them; monitor_index alone highlights that monitor. Waits up to timeout_ms: Done gives completed=true; Cancel gives completed=false with no annotations; when the time runs out, completed=false with what they had drawn. One request at a time: a call while another is open fails with rate_limited (ask for everything in one prompt). Areas the person made private cannot be annotated. It needs a person at a browser viewer (the bridge's headless viewer refuses with viewer_unavailable); their Stop fails the call as cancelled. Say why in `intent`: it is kept with the request in the person's action log.",
   input: RequestAnnotationInput,
   result: RequestAnnotationResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
