@@ -48,6 +48,8 @@ export interface BridgeExtras {
   desiredDesktopSize?: DesktopSizeProvider | undefined;
   /** The desktop records tunnels may reach (the control plane's); absent: the config's one. */
   tunnelDesktops?: TunnelDesktops | undefined;
+  /** For /readyz: whether the desktop itself answers (serve's local desktop), within the time. */
+  desktopProbe?: ((timeoutMs: number) => Promise<boolean>) | undefined;
 }
 
 export interface RunningBridge {
@@ -98,7 +100,11 @@ export async function startBridge(
     https: extras.publicUrl?.toLowerCase().startsWith('https:') ?? false,
     mounts: extras.mounts ?? [],
     health: {
-      readiness: new Readiness({ guacd: config.guacd, store: extras.access.store }),
+      readiness: new Readiness({
+        guacd: config.guacd,
+        store: extras.access.store,
+        desktop: extras.desktopProbe,
+      }),
       metrics: extras.metrics,
       metricsToken: extras.metricsToken,
     },

@@ -14,6 +14,7 @@ export { startLocalDesktop, LocalDesktopError } from './desktop/localDesktop.js'
 export type {
   DesktopSandbox,
   DesktopSandboxOptions,
+  DesktopExit,
   LocalDesktop,
   LocalDesktopOptions,
   TcpLocalDesktop,

@@ -4,6 +4,8 @@
 // gateway started by this process may reach (GatewayOptions.vncUnixSockets).
 import { randomBytes } from 'node:crypto';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
+import type { Logger } from 'pino';
+import { DesktopSupervisor } from '../desktops/desktopSupervisor.js';
 import type { ConnectionConfig } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
 import type { DesktopSize } from '../tunnel/desktopSize.js';
@@ -12,7 +14,12 @@ import type { DesktopSource } from './args.js';
 import type { DesktopKind, DesktopParams } from '@overlay-companion/protocol';
 
 export interface PreparedSource {
+  /** The connection as it is at start (a restarted local desktop moves: see `supervisor`). */
   connection: ConnectionConfig;
+  /** The local desktop kept running (restarted when it dies), for --desktop local. */
+  supervisor?: DesktopSupervisor;
+  /** Tells the local desktop how to allow a restarted desktop's socket on the gateway. */
+  allowSocketsWith?: (allow: (path: string) => () => void) => void;
   /** What its desktop record says: kind and the non-secret parameters (no credentials). */
   record: { kind: DesktopKind; params: DesktopParams; password?: string | undefined };
   /** A one-line description for the console (no credentials). */
@@ -50,30 +57,44 @@ export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
  */
 export async function prepareSource(
   source: DesktopSource,
-  size?: DesktopSize,
+  size: DesktopSize | undefined,
   /** Whether the bridge reaches desktops through Apache guacd (serve --guacd). */
-  guacd = false,
+  guacd: boolean,
+  logger: Logger,
 ): Promise<PreparedSource> {
   switch (source.kind) {
     case 'local': {
       // The desktop's VNC server listens only on a 0600 Unix socket in a 0700 dir; a random
       // password per run (VNC authentication uses at most 8 characters) is a second lock.
       const password = randomBytes(6).toString('base64url');
-      let desktop: LocalDesktop;
+      // The gateway is started after the desktop: a restarted desktop's socket is allowed on
+      // it through `allowSocket`, set by serve once the gateway runs.
+      const late: { allow?: (path: string) => () => void } = {};
+      let supervisor: DesktopSupervisor;
       try {
-        desktop = await startLocalDesktop({
-          xterm: true,
-          windowManager: true,
-          password,
-          // The AI types into this desktop's shell: it runs in a sandbox, unprivileged, with none
-          // of the bridge's environment, files or processes in reach (P8).
-          sandbox: true,
-          ...(size === undefined ? {} : { width: size.width, height: size.height }),
+        supervisor = await DesktopSupervisor.start({
+          start: () =>
+            startLocalDesktop({
+              xterm: true,
+              windowManager: true,
+              password,
+              // The AI types into this desktop's shell: it runs in a sandbox, unprivileged, with
+              // none of the bridge's environment, files or processes in reach (P8).
+              sandbox: true,
+              ...(size === undefined ? {} : { width: size.width, height: size.height }),
+            }),
+          allowSocket: (path) => late.allow?.(path) ?? (() => undefined),
+          logger: logger.child({ part: 'local-desktop' }),
         });
       } catch (err) {
         throw new StartupError(`The local desktop could not start: ${errorMessage(err)}`);
       }
+      const desktop = supervisor.current;
       return {
+        supervisor,
+        allowSocketsWith: (allow) => {
+          late.allow = allow;
+        },
         // The gateway reaches a Unix-socket VNC server named by its path as `hostname`.
         connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath, password } },
         record: { kind: 'local', params: {} },

@@ -54,11 +54,13 @@ function canConnect(port: number): Promise<boolean> {
 }
 
 /**
- * The command line (arguments) of the live Xvnc of the desktop whose cookie file is `xauthority`.
- * The desktop runs sandboxed (its Xvnc sees its own paths), so it is found as a descendant of the
+ * The live Xvnc of the desktop whose cookie file is `xauthority`: its pid and command line. The
+ * desktop runs sandboxed (its Xvnc sees its own paths), so it is found as a descendant of the
  * bubblewrap process whose mounts name that desktop's work dir.
  */
-async function xvncFor(xauthority: string): Promise<string[] | undefined> {
+async function xvncProcess(
+  xauthority: string,
+): Promise<{ pid: number; args: string[] } | undefined> {
   const workDir = dirname(xauthority);
   const cmdlineOf = (pid: string) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
   const parentOf = async (pid: string) =>
@@ -68,11 +70,17 @@ async function xvncFor(xauthority: string): Promise<string[] | undefined> {
     const cmdline = await cmdlineOf(pid);
     if (!cmdline.startsWith('Xvnc\0')) continue;
     for (let up = await parentOf(pid), depth = 0; up !== undefined && depth < 6; depth++) {
-      if ((await cmdlineOf(up)).includes(`${workDir}/`)) return cmdline.split('\0');
+      if ((await cmdlineOf(up)).includes(`${workDir}/`))
+        return { pid: Number(pid), args: cmdline.split('\0') };
       up = await parentOf(up);
     }
   }
   return undefined;
+}
+
+/** The command line (arguments) of that Xvnc, if it runs. */
+async function xvncFor(xauthority: string): Promise<string[] | undefined> {
+  return (await xvncProcess(xauthority))?.args;
 }
 
 /** What `serve --desktop local` printed about its desktop: the display and its X cookie file. */
@@ -217,6 +225,38 @@ describe('overlay-companion', () => {
         'Xvnc to be stopped',
       );
       expect(await desktopClients(display)).toEqual([]);
+    },
+  );
+
+  it(
+    'a local desktop that dies: /readyz says so within 2 s, and the desktop is back by itself',
+    { timeout: 60_000 },
+    async () => {
+      const dataDir = join(dataRoot, 'dies');
+      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
+      await eventually(
+        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
+        40_000,
+        'the bridge to be ready',
+      );
+      const url = /Open: +(http:\/\/\S+)/.exec(serve.stdout())?.[1] ?? '';
+      const readyz = async () => (await fetch(new URL('readyz', url))).status;
+      await eventually(async () => (await readyz()) === 200, 10_000, '/readyz to answer 200');
+      const { xauthority } = desktopLine(serve.stdout());
+      const xvnc = await xvncProcess(xauthority);
+      expect(xvnc, serve.stderr()).toBeDefined();
+      const xvncPid = xvnc?.pid ?? 0;
+      const killedAt = Date.now();
+      process.kill(xvncPid, 'SIGKILL');
+      await eventually(async () => (await readyz()) === 503, 2_000, '/readyz to answer 503');
+      expect(Date.now() - killedAt).toBeLessThan(2_000);
+      // It says what is wrong, in words that name no path.
+      const why = await (await fetch(new URL('readyz', url))).text();
+      if (why !== 'ready') expect(why).toMatch(/local desktop does not answer/);
+      // Back by itself: a new desktop, greeting on its new socket.
+      await eventually(async () => (await readyz()) === 200, 20_000, 'the desktop to be back');
+      serve.child.kill('SIGINT');
+      await serve.exited;
     },
   );
 

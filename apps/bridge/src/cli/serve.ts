@@ -89,9 +89,10 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       options.source,
       options.desktopSize,
       options.guacd !== undefined,
+      logger,
     );
-    const desktop = source.desktop;
-    if (desktop) stops.push(() => desktop.stop());
+    const { supervisor } = source;
+    if (supervisor) stops.push(() => supervisor.stop());
 
     let guacd: GuacdAddress | undefined = options.guacd;
     let connection = source.connection;
@@ -118,6 +119,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         });
         stops.push(() => gateway.close());
         guacd = { path: gateway.path };
+        source.allowSocketsWith?.((path) => gateway.allowVncUnixSocket(path));
         gatewayForRecords = { address: guacd, joinSecretArg: JOIN_SECRET_ARG, joinSecret };
         // Local desktop records (per-person ones among them) start on demand, sandboxed.
         localDesktops = new LocalDesktopPool({
@@ -166,8 +168,26 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         gateway: gatewayForRecords,
         guacdForRecords: options.guacd,
         localDesktops,
+        // A restarted local desktop listens on a new socket: the tunnel asks for it each time,
+        // and is told in words while the desktop is being started again.
+        ...(supervisor === undefined
+          ? {}
+          : {
+              cliConnection: () => ({
+                ...connection,
+                params: { ...connection.params, hostname: supervisor.running().rfbPath },
+              }),
+            }),
       },
-      { logger, metrics, metricsToken: options.metricsToken },
+      {
+        logger,
+        metrics,
+        metricsToken: options.metricsToken,
+        // /readyz also asks the local desktop itself (its VNC server greets on its socket).
+        ...(supervisor === undefined
+          ? {}
+          : { desktopProbe: (timeoutMs: number) => supervisor.probe(timeoutMs) }),
+      },
     );
     stops.push(() => bridge.close());
     bridgeRef.current = bridge;

@@ -1,4 +1,5 @@
-// Whether the bridge can do its job right now, for /readyz: the desktop server answers — a real
+// Whether the bridge can do its job right now, for /readyz: the local desktop serve started
+// answers (its VNC server greets on its socket), the desktop server answers — a real
 // connect to guacd (TCP) or to the embedded gateway (its Unix socket), and for the gateway also a
 // Guacamole handshake step (`select vnc` must be answered with `args`; the probe then hangs up,
 // which the gateway takes as a client gone before connecting and does not log) — and the
@@ -16,6 +17,8 @@ export interface ReadinessOptions {
   /** The guacd-compatible server the tunnel uses. */
   guacd: GuacdAddress;
   store?: Store | undefined;
+  /** Whether the desktop itself answers (serve's local desktop: its VNC server greets). */
+  desktop?: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Longest wait for each probe. */
   timeoutMs?: number;
 }
@@ -26,6 +29,7 @@ const CACHE_MS = 1000;
 
 export const NOT_READY = {
   desktop: 'the desktop server (guacd or the embedded gateway) does not answer',
+  localDesktop: 'the local desktop does not answer (it is being started again, or it stopped)',
   database: 'the database does not answer',
 } as const;
 
@@ -49,8 +53,11 @@ export class Readiness {
 
   private async probe(): Promise<ReadinessResult> {
     const timeoutMs = this.options.timeoutMs ?? PROBE_TIMEOUT_MS;
-    const [desktop, database] = await Promise.all([
+    const [desktop, local, database] = await Promise.all([
       probeDesktopServer(this.options.guacd, timeoutMs),
+      this.options.desktop === undefined
+        ? Promise.resolve(true)
+        : this.options.desktop(timeoutMs).catch(() => false),
       this.options.store === undefined
         ? Promise.resolve(true)
         : withTimeout(
@@ -59,6 +66,7 @@ export class Readiness {
           ).catch(() => false),
     ]);
     if (!desktop) return { ready: false, reason: NOT_READY.desktop };
+    if (!local) return { ready: false, reason: NOT_READY.localDesktop };
     if (!database) return { ready: false, reason: NOT_READY.database };
     return { ready: true };
   }

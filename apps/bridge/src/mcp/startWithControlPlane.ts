@@ -23,7 +23,12 @@ import { DesktopSecretBox } from '../desktops/credentials.js';
 import { DesktopDirectory, type CliDesktop } from '../desktops/desktopDirectory.js';
 import { desktopTargets, type DesktopTargetsOptions } from '../desktops/desktopTargets.js';
 import type { LocalDesktopPool } from '../desktops/localDesktopPool.js';
-import { parseBridgeConfig, type BridgeConfigInput, type GuacdAddress } from '../config.js';
+import {
+  parseBridgeConfig,
+  type BridgeConfigInput,
+  type ConnectionConfig,
+  type GuacdAddress,
+} from '../config.js';
 import type { TunnelDesktops } from '../tunnel/tunnelEndpoint.js';
 import type { TunnelTarget } from '../tunnel/tunnelSession.js';
 import { silentLogger } from '../logger.js';
@@ -57,6 +62,11 @@ export interface ControlledBridgeOptions
   guacdForRecords?: GuacdAddress | undefined;
   /** Local desktops started on demand (serve); without it `local` records cannot open. */
   localDesktops?: LocalDesktopPool | undefined;
+  /**
+   * The command line desktop's connection now, asked at each open (a supervised local desktop
+   * moves when restarted; throws DesktopReachError while it is down); default: the config's.
+   */
+  cliConnection?: (() => ConnectionConfig) | undefined;
 }
 
 export async function startWithControlPlane(
@@ -94,6 +104,7 @@ export async function startWithControlPlane(
     gateway,
     guacdForRecords,
     localDesktops,
+    cliConnection,
     ...controlOptions
   } = planeOptions;
   const plane = createControlPlane({ ...controlOptions, directory, logger });
@@ -116,8 +127,12 @@ export async function startWithControlPlane(
   });
   const tunnelDesktops: TunnelDesktops = {
     resolve: (personId, desktopId) => targets.resolve(personId, desktopId),
-    target: async (desktopId) =>
-      desktopId === (await directory.cliDesktopId()) ? cliTarget : targets.target(desktopId),
+    target: async (desktopId) => {
+      if (desktopId !== (await directory.cliDesktopId())) return targets.target(desktopId);
+      return cliConnection === undefined
+        ? cliTarget
+        : { guacd: cliTarget.guacd, connection: cliConnection() };
+    },
   };
   const desktopSize =
     options.desktopSize ??

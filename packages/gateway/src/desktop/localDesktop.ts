@@ -106,7 +106,20 @@ export interface LocalDesktop {
    * (xev, xclip), never for programs the AI may drive.
    */
   spawnClient(command: string, args: string[]): ChildProcess;
+  /**
+   * Settles when the desktop's server (Xvnc, or the sandbox around it) has ended, for whatever
+   * reason — stop() included — with how it ended, so its owner can tell a crash from a stop.
+   */
+  readonly exited: Promise<DesktopExit>;
   stop(): Promise<void>;
+}
+
+/** How a desktop's server ended. */
+export interface DesktopExit {
+  code: number | null;
+  signal: string | null;
+  /** True when stop() ended it. */
+  stopped: boolean;
 }
 
 /** A desktop started with `rfbTcp: true`. */
@@ -248,6 +261,12 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
     });
     xvnc.removeAllListeners('exit');
     xvnc.removeAllListeners('error');
+    const exited = new Promise<DesktopExit>((resolve) => {
+      const report = (): void =>
+        resolve({ code: xvnc.exitCode, signal: xvnc.signalCode, stopped: stopped !== undefined });
+      if (xvnc.exitCode !== null || xvnc.signalCode !== null) report();
+      else xvnc.once('exit', report);
+    });
 
     const display = `:${String(displayNumber)}`;
     if (box === undefined) {
@@ -316,6 +335,7 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       height,
       env,
       spawnClient,
+      exited,
       stop,
     };
   };
