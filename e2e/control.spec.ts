@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { startStack, type RunningStack } from './support/bridgeProcess.js';
-import { setPermissions, signInContext } from './support/signIn.js';
+import { adminSession, setPermissions, signInContext } from './support/signIn.js';
 import {
   callTool,
   centre,
@@ -360,7 +360,7 @@ test.describe('serve --headless-viewer', () => {
     await headless?.stop();
   });
 
-  test('the headless viewer runs what the person approved through the MCP client, and nothing else', async ({
+  test('headless: the MCP client never raises the mode, answers only when the person allowed it (audited as the client), and a window of the person takes over the asking', async ({
     browser,
   }) => {
     test.setTimeout(120_000);
@@ -369,15 +369,12 @@ test.describe('serve --headless-viewer', () => {
     headless = await startStack({ flags: ['--headless-viewer'] });
     const stack = headless;
     const questions: string[] = [];
-    let approve = true;
     const asking = await connectMcp(stack, (message) => {
       questions.push(message);
-      return approve;
+      return true;
     });
     const xev = await startXev(stack.xEnv);
-    // A person's window on the same desktop, to see that no confirmation is ever shown there.
     const context = await browser.newContext();
-    const watcher = await context.newPage();
     try {
       // The headless viewer is the control window once a read tool answers (nobody else is
       // connected yet).
@@ -386,26 +383,47 @@ test.describe('serve --headless-viewer', () => {
           timeout: 40_000,
         })
         .toBe(false);
-      await signInContext(context, stack);
-      await watcher.goto(stack.url);
-      await expect.poll(() => viewerRole(watcher), { timeout: 30_000 }).toBe('mirror');
       const target = { x: xev.rect.x + 40, y: xev.rect.y + 40 };
 
-      const approved = await callTool(asking, 'click_at', { x: target.x, y: target.y });
+      // Raising the mode is never the client's to approve, whatever it would answer.
+      const raise = await callTool(asking, 'set_mode', { mode: 'autopilot' });
+      expect(raise.text).toMatch(/^permission_denied: .*never approved through the MCP client/);
+      // Approving through the client is off until the person turns it on.
+      const off = await callTool(asking, 'click_at', target);
+      expect(off.text).toMatch(/^permission_denied: .*Let my AI client ask me for approvals/);
+      expect(questions).toEqual([]);
+
+      await setPermissions(stack, { approvals_through_client: true });
+      const approved = await callTool(asking, 'click_at', target);
       expect(approved.isError, approved.text).toBe(false);
-      expect(approved.structured).toEqual({ success: true, was_confirmed: true });
+      // The client answered, not the person: not "confirmed", and the audit names the client.
+      expect(approved.structured).toEqual({ success: true, was_confirmed: false });
       expect(questions).toHaveLength(1);
       expect(questions[0]).toContain('click_at');
       await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
-      await expect(watcher.getByTestId('confirm-panel')).toHaveCount(0);
+      const admin = await adminSession(stack);
+      const audit = (await (await admin.request('/api/audit?tool=click_at')).json()) as {
+        entries: Array<{ approved_by: string | null; outcome: string | null }>;
+      };
+      expect(audit.entries.find((e) => e.outcome === 'ok')?.approved_by).toMatch(
+        /^the MCP client ".*" \(.*\), for /,
+      );
 
-      approve = false;
-      const before = xev.log().length;
-      const declined = await callTool(asking, 'click_at', { x: target.x + 10, y: target.y });
-      expect(declined.text).toMatch(/^permission_denied: /);
-      await watcher.waitForTimeout(300);
-      expect(xev.log().slice(before)).not.toContain('ButtonPress');
-      expect(questions).toHaveLength(2);
+      // A window of the person's takes the asking over: the next question is theirs.
+      await signInContext(context, stack);
+      const window = await context.newPage();
+      await window.goto(stack.url);
+      await expect.poll(() => viewerRole(window), { timeout: 30_000 }).toBe('control');
+      const second = { x: target.x + 10, y: target.y };
+      const pending = callTool(asking, 'click_at', second);
+      await expect(window.getByTestId('confirm-panel')).toContainText(
+        `At ${second.x}, ${second.y}`,
+      );
+      await window.getByRole('button', { name: 'Approve', exact: true }).click();
+      const result = await pending;
+      expect(result.structured).toEqual({ success: true, was_confirmed: true });
+      expect(questions).toHaveLength(1);
+      await expect.poll(() => xev.log()).toContain(`root:(${second.x},${second.y})`);
     } finally {
       xev.stop();
       await asking.close();

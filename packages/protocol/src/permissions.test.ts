@@ -3,6 +3,7 @@
 // governed by a toggle, and that events are filtered by them.
 import { describe, expect, it } from 'vitest';
 import {
+  APPROVAL_PREFERENCE_NAMES,
   AUDIT_PREFERENCE_NAMES,
   EVENT_PERMISSIONS,
   PERMISSION_DEFAULTS,
@@ -17,7 +18,7 @@ import { EVENT_TYPES } from './tools/events.js';
 import { INPUT_POLICY_TOOLS } from './tools/names.js';
 
 describe('permissions', () => {
-  it('start with clipboard read, key presses and both audit keep-options off, the rest on', () => {
+  it('start with clipboard read, key presses, both audit keep-options and client approvals off, the rest on', () => {
     expect(PERMISSION_DEFAULTS).toEqual({
       screenshots: true,
       input_actions: true,
@@ -27,12 +28,17 @@ describe('permissions', () => {
       read_key_events: false,
       audit_typed_text: false,
       audit_screenshots: false,
+      approvals_through_client: false,
     });
     expect(Permissions.parse(defaultPermissions())).toEqual(PERMISSION_DEFAULTS);
   });
 
   it('has a label for every toggle, and the schema knows exactly those toggles', () => {
-    const names = [...PERMISSION_NAMES, ...AUDIT_PREFERENCE_NAMES].sort();
+    const names = [
+      ...PERMISSION_NAMES,
+      ...AUDIT_PREFERENCE_NAMES,
+      ...APPROVAL_PREFERENCE_NAMES,
+    ].sort();
     expect(Object.keys(PERMISSION_LABELS).sort()).toEqual(names);
     expect(Object.keys(Permissions.shape).sort()).toEqual(names);
     expect(Permissions.safeParse({ ...defaultPermissions(), everything: true }).success).toBe(

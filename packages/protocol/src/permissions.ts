@@ -22,7 +22,14 @@ export type PermissionName = (typeof PERMISSION_NAMES)[number];
 export const AUDIT_PREFERENCE_NAMES = ['audit_typed_text', 'audit_screenshots'] as const;
 export type AuditPreferenceName = (typeof AUDIT_PREFERENCE_NAMES)[number];
 
-export type PersonSettingName = PermissionName | AuditPreferenceName;
+/**
+ * How the person may be asked: approving through the MCP client by elicitation, for the
+ * headless viewer when none of the person's windows is open — off unless the person turns it on.
+ */
+export const APPROVAL_PREFERENCE_NAMES = ['approvals_through_client'] as const;
+export type ApprovalPreferenceName = (typeof APPROVAL_PREFERENCE_NAMES)[number];
+
+export type PersonSettingName = PermissionName | AuditPreferenceName | ApprovalPreferenceName;
 
 export const PERMISSION_DEFAULTS: Readonly<Record<PersonSettingName, boolean>> = {
   screenshots: true,
@@ -33,6 +40,7 @@ export const PERMISSION_DEFAULTS: Readonly<Record<PersonSettingName, boolean>> =
   read_key_events: false,
   audit_typed_text: false,
   audit_screenshots: false,
+  approvals_through_client: false,
 };
 
 /** The label on the settings page; denial messages quote it so the person can find the toggle. */
@@ -45,6 +53,8 @@ export const PERMISSION_LABELS: Readonly<Record<PersonSettingName, string>> = {
   read_key_events: 'Let the AI read my key presses',
   audit_typed_text: 'Keep typed text and clipboard contents in the audit log',
   audit_screenshots: 'Keep screenshots in the audit log',
+  approvals_through_client:
+    'Let my AI client ask me for approvals when no window of mine is open (never for raising the mode)',
 };
 
 const toggle = (name: PersonSettingName) =>
@@ -60,6 +70,7 @@ export const Permissions = z.strictObject({
   read_key_events: toggle('read_key_events'),
   audit_typed_text: toggle('audit_typed_text'),
   audit_screenshots: toggle('audit_screenshots'),
+  approvals_through_client: toggle('approvals_through_client'),
 });
 export type Permissions = z.infer<typeof Permissions>;
 

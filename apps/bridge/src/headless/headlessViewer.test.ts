@@ -94,7 +94,7 @@ describe('headless viewer on the real stack', () => {
     expect(viewer.url).toBe(stack.bridge.url);
   });
 
-  it('a signed-in page that asks for headless is an ordinary window', async () => {
+  it('a signed-in page that asks for headless is an ordinary window, and takes control from the headless viewer', async () => {
     const browser = await chromium.launch({
       executablePath: chromiumPath(),
       headless: true,
@@ -124,13 +124,15 @@ describe('headless viewer on the real stack', () => {
       const before = hub().size;
       await page.goto(new URL('/?headless=1', stack.bridge.url).toString());
       const said = await hello;
-      expect(said).toMatchObject({ headless: false, role: 'mirror' });
+      // The person's window: ordinary (not headless), and it runs the calls now, so the person
+      // is asked there rather than the MCP client.
+      expect(said).toMatchObject({ headless: false, role: 'control' });
       await waitUntil(() => hub().size === before + 1, 20_000);
-      expect(hub().roleOf(said.viewer_id)).toBe('mirror');
-      // The headless viewer keeps control.
-      expect(hub().control?.headless).toBe(true);
+      expect(hub().roleOf(said.viewer_id)).toBe('control');
       await page.close();
       await waitUntil(() => hub().size === before, 10_000);
+      // With the person gone, the headless viewer controls again.
+      expect(hub().control?.headless).toBe(true);
     } finally {
       await browser.close();
     }

@@ -17,7 +17,9 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API } from '@overlay-companion/protocol';
 import { connectClient } from '../mcp/testing/fixtures.js';
+import { signIn } from '../testing/browserSession.js';
 import { errorOf } from '../mcp/testing/calls.js';
 import {
   printedDesktop,
@@ -109,6 +111,17 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
     );
     cli = started.cli;
     mcpUrl = started.mcpUrl;
+    // Approving through the MCP client is the person's choice, off until they turn it on.
+    const admin = await signIn(
+      new URL('/', mcpUrl).toString(),
+      scripted.username,
+      scripted.password,
+    );
+    const allowed = await admin.request(API.myPermissions, {
+      method: 'PUT',
+      body: { approvals_through_client: true },
+    });
+    expect(allowed.status).toBe(200);
     ({ display, xEnv } = printedDesktop(cli.stdout()));
     chromium = chromiumChildren(cli.child.pid);
   }, 90_000);

@@ -1,8 +1,11 @@
 // Approvals when no person sits at the control viewer (a headless viewer): the question goes to
-// the MCP client through elicitation, and only when the client declared that capability;
-// otherwise it is denied with a message that says why. Declines, cancels, timeouts, Stop and a
-// malformed answer all deny (fail closed).
-import { APPROVAL_WINDOW_MS, ProtocolError } from '@overlay-companion/protocol';
+// the MCP client through elicitation — only when the person in charge turned that on
+// ("approvals_through_client", off by default: otherwise the AI's own client would be answering
+// for the person) and the client declared the capability; a person's window takes the control
+// role from the headless viewer, so this never runs while one is open. Never for raising the
+// mode (tools/mode.ts). Declines, cancels, timeouts, Stop and a malformed answer all deny (fail
+// closed). What the client answered is recorded as the client's answer, not the person's.
+import { APPROVAL_WINDOW_MS, PERMISSION_LABELS, ProtocolError } from '@overlay-companion/protocol';
 import type { ToolContext } from './toolkit.js';
 
 export interface ApprovalQuestion {
@@ -18,6 +21,12 @@ export async function approveThroughClient(
   question: ApprovalQuestion,
 ): Promise<void> {
   const server = ctx.session.server.server;
+  if (!ctx.plane.permissions().approvals_through_client) {
+    throw new ProtocolError(
+      'permission_denied',
+      `${question.what} needs the person's approval, and no window of theirs is open to ask in (only the headless viewer). Approving through the MCP client is off: the person can open the viewer, or turn on "${PERMISSION_LABELS.approvals_through_client}" in Settings.`,
+    );
+  }
   const capabilities = server.getClientCapabilities();
   if (capabilities?.elicitation === undefined) {
     throw new ProtocolError(
@@ -64,7 +73,13 @@ export async function approveThroughClient(
   if (!approved) {
     throw new ProtocolError(
       'permission_denied',
-      `The person declined ${question.what} (asked through the MCP client because the viewer is headless).`,
+      `The MCP client's answer declined ${question.what} (asked through the client because no window of the person's is open).`,
     );
   }
+}
+
+/** Who approved, when the MCP client answered: the client, for the person (never the person). */
+export function clientApprover(ctx: ToolContext): string {
+  const client = ctx.session.clientName() ?? 'unnamed client';
+  return `the MCP client "${client}" (${ctx.session.principal.tokenName}), for ${ctx.session.principal.personName}`;
 }

@@ -11,13 +11,11 @@ import {
   type ViewerToolName,
 } from '@overlay-companion/protocol';
 import { callBudgetMs } from '../relay/timeouts.js';
-import { approveThroughClient } from './approvals.js';
+import { approveThroughClient, clientApprover } from './approvals.js';
 import type { ToolContext } from './toolkit.js';
 
 export interface RelayOutcome<N extends ViewerToolName> {
   result: ToolViewerResult<N>;
-  /** True when the person approved this call (in the viewer, or through the MCP client). */
-  approvedByPerson: boolean;
 }
 
 export async function relayWithPolicy<N extends ViewerToolName>(
@@ -27,7 +25,6 @@ export async function relayWithPolicy<N extends ViewerToolName>(
 ): Promise<RelayOutcome<N>> {
   const { hub } = ctx.plane;
   let policy = ctx.decision;
-  let approvedByPerson = false;
   if (policy === 'confirm') {
     const control = hub.control;
     if (control === undefined)
@@ -46,10 +43,11 @@ export async function relayWithPolicy<N extends ViewerToolName>(
         args,
       });
       if (again.decision === 'deny') throw new ProtocolError('permission_denied', again.message);
-      // The person already approved; the headless viewer must not ask (nobody would answer).
+      // The client approved (for the person, who allowed that); the headless viewer must not ask
+      // (nobody would answer). The client's answer is not the person's: was_confirmed stays
+      // false, and the audit names the client.
       policy = 'allow';
-      approvedByPerson = true;
-      ctx.note.approvedBy = `${ctx.session.principal.personName} (through the MCP client)`;
+      ctx.note.approvedBy = clientApprover(ctx);
     }
   }
   const { principal } = ctx.session;
@@ -59,5 +57,5 @@ export async function relayWithPolicy<N extends ViewerToolName>(
     client: aiClientRef(principal.tokenId, principal.tokenName, ctx.session.clientName()),
   });
   if (policy === 'confirm') ctx.note.approvedBy = ctx.session.principal.personName;
-  return { result, approvedByPerson };
+  return { result };
 }

@@ -192,6 +192,25 @@ export class ViewerHub {
     // Only a window of the person in charge controls: runs the AI's calls and asks for approval.
     if (this.controlId === undefined && peer.personId === this.options.inCharge())
       this.controlId = peer.id;
+    // A person's own window takes the role from the headless viewer: with someone there to ask,
+    // nothing is asked of the MCP client, and the person sees every request.
+    const headlessControl = this.control;
+    if (
+      headlessControl?.headless === true &&
+      !peer.headless &&
+      peer.personId === this.options.inCharge()
+    ) {
+      this.controlId = peer.id;
+      this.calls.rejectForViewer(
+        headlessControl.id,
+        () =>
+          new ProtocolError(
+            'viewer_unavailable',
+            'The person opened a viewer window, which took over from the headless viewer before this call ran; call again and the person is asked there.',
+          ),
+      );
+      this.sendHello(headlessControl, 'mirror');
+    }
     const role = this.roleOf(peer.id) ?? 'mirror';
     this.sendHello(peer, role);
     this.options.logger.info({ viewerId: peer.id, role, headless: peer.headless }, 'viewer joined');

@@ -2,6 +2,7 @@
 // toggles. A person who never changed anything has no row; every toggle they never chose reads
 // as PERMISSION_DEFAULTS (see PermissionsTable in schema.ts for why choices are per column).
 import {
+  APPROVAL_PREFERENCE_NAMES,
   AUDIT_PREFERENCE_NAMES,
   PERMISSION_DEFAULTS,
   PERMISSION_NAMES,
@@ -15,7 +16,11 @@ import { noSuchPerson, withConflicts } from './errors.js';
 import { fromFlag, toFlag, type Flag } from './schema.js';
 import type { PermissionRepo } from './types.js';
 
-const TOGGLES: readonly PersonSettingName[] = [...PERMISSION_NAMES, ...AUDIT_PREFERENCE_NAMES];
+const TOGGLES: readonly PersonSettingName[] = [
+  ...PERMISSION_NAMES,
+  ...AUDIT_PREFERENCE_NAMES,
+  ...APPROVAL_PREFERENCE_NAMES,
+];
 
 export function permissionRepo({ db, now }: RepoContext): PermissionRepo {
   async function get(personId: string): Promise<Permissions> {

@@ -11,7 +11,6 @@ import {
 } from '@overlay-companion/protocol';
 import type { BridgeTool } from '../toolkit.js';
 import { getEvents, subscribeEvents, unsubscribeEvents } from './events.js';
-import { clickAt } from './input.js';
 import { listDesktops, selectDesktop } from './desktops.js';
 import { setMode } from './mode.js';
 import { relayTool } from './relayTool.js';
@@ -29,7 +28,6 @@ const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
 
 const viewerFinish: { readonly [N in ViewerToolName]?: BridgeTool<N> } = {
   take_screenshot: takeScreenshot,
-  click_at: clickAt,
 };
 
 function bridgeToolFor(name: ToolName): BridgeTool<ToolName> {

@@ -1,9 +1,8 @@
 // set_mode: lowering the AI's power applies at once; raising it (decideModeChange) waits for
-// the person's approval, asked in the control viewer (approval_request), or through the MCP
-// client by elicitation when the control viewer is headless. A malformed custom policy is stored
+// the person's approval, asked in the control viewer (approval_request) — never through the MCP
+// client: with only the headless viewer there, a raise is refused. A malformed custom policy is stored
 // as given and denies every input tool (decidePolicy fails closed).
 import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
-import { approveThroughClient } from '../approvals.js';
 import { defineTool } from '../toolkit.js';
 
 export const setMode = defineTool('set_mode', async (args, ctx) => {
@@ -21,11 +20,13 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
     }
     const what = `switching the mode from ${from} to ${to}`;
     if (control.headless) {
-      await approveThroughClient(ctx, {
-        what,
-        message: `The AI asks to switch from ${from} to ${to}${metadata === undefined ? '' : ` with policy ${JSON.stringify(metadata)}`}. Allow it?`,
-      });
-    } else {
+      // The AI's own client must never be what raises its power: only the person, in a window.
+      throw new ProtocolError(
+        'permission_denied',
+        `${what} needs the person in one of their viewer windows; it is never approved through the MCP client. ${hub.noViewerGuidance()}`,
+      );
+    }
+    {
       const approved = await hub.requestModeApproval(
         { from, to, metadata, requestedBy: 'ai' },
         { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal },
@@ -37,9 +38,7 @@ export const setMode = defineTool('set_mode', async (args, ctx) => {
         );
       }
     }
-    ctx.note.approvedBy = control.headless
-      ? `${ctx.session.principal.personName} (through the MCP client)`
-      : ctx.session.principal.personName;
+    ctx.note.approvedBy = ctx.session.principal.personName;
     // Stop (or the person picking a mode) while we waited wins over this approval.
     if (mode.mode !== from) {
       throw new ProtocolError(

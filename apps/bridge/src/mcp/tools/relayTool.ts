@@ -10,7 +10,6 @@ export type FinishRelay<N extends ViewerToolName> = (
   result: ToolViewerResult<N>,
   args: ToolArgs<N>,
   ctx: ToolContext,
-  approvedByPerson: boolean,
 ) => ToolReply<N> | Promise<ToolReply<N>>;
 
 export function relayTool<N extends ViewerToolName>(
@@ -18,8 +17,8 @@ export function relayTool<N extends ViewerToolName>(
   finish?: FinishRelay<N>,
 ): BridgeTool<N> {
   return defineTool(name, async (args, ctx) => {
-    const { result, approvedByPerson } = await relayWithPolicy(ctx, name, args);
-    if (finish !== undefined) return finish(result, args, ctx, approvedByPerson);
+    const { result } = await relayWithPolicy(ctx, name, args);
+    if (finish !== undefined) return finish(result, args, ctx);
     // Without a finishing step the viewer's result is the MCP result (same schema).
     return { structured: result as unknown as ToolReply<N>['structured'] };
   });

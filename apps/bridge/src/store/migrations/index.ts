@@ -4,6 +4,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { initialMigration } from './0001_initial.js';
 import { desktopsMigration } from './0002_desktops.js';
+import { clientApprovalsMigration } from './0003_client_approvals.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -13,6 +14,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
       return Promise.resolve({
         '0001_initial': initialMigration(dialect),
         '0002_desktops': desktopsMigration(),
+        '0003_client_approvals': clientApprovalsMigration(),
       });
     },
   };

@@ -4,6 +4,7 @@
 // quote.
 import {
   API,
+  APPROVAL_PREFERENCE_NAMES,
   AUDIT_PREFERENCE_NAMES,
   PERMISSION_DEFAULTS,
   PERMISSION_LABELS,
@@ -85,6 +86,10 @@ export function PermissionsSection({ permissions }: { permissions: Permissions }
       <fieldset className="fieldset">
         <legend>Audit log privacy</legend>
         {AUDIT_PREFERENCE_NAMES.map(toggle)}
+      </fieldset>
+      <fieldset className="fieldset">
+        <legend>Approvals without a window</legend>
+        {APPROVAL_PREFERENCE_NAMES.map(toggle)}
       </fieldset>
     </section>
   );
