@@ -19,7 +19,8 @@ export interface SessionOptions {
   /**
    * The starting mode. Default `autopilot`: input tools run without asking, since nobody sits at
    * the headless viewer. In `assist`, input is approved through MCP elicitation (declare the
-   * capability on your client) or denied.
+   * capability on your client) or denied: the session's admin allows approvals through the
+   * client, which a real person must turn on themselves.
    */
   mode?: SessionMode;
   /** Where the bridge's JSON log goes; none when undefined. */
@@ -93,6 +94,12 @@ export async function startOverlaySession(options: SessionOptions = {}): Promise
     );
     const desktop = handle.source.desktop;
     if (desktop === undefined) throw new Error('The local desktop did not start.');
+    // Nobody sits at a window here: the test's client stands in for the scripted admin.
+    const admin = await handle.access.store.people.byUsername('admin');
+    if (admin !== undefined)
+      await handle.bridge.controlPlane.planes.updatePermissions(admin.id, {
+        approvals_through_client: true,
+      });
     const mcpUrl = handle.bridge.mcpUrl;
     const connect = async (name = 'overlay-companion-testing'): Promise<Client> => {
       const client = new Client({ name, version: '0.0.0' });
