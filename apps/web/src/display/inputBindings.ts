@@ -10,6 +10,8 @@ import { getActiveClient } from './activeClient.js';
 import { hotkeyFor, type Hotkey } from './hotkeys.js';
 import { inputSent } from './connectionStats.js';
 import { personInputBlocked } from './personInput.js';
+import { listenForText } from './inputSink.js';
+import { personTyped } from './typedText.js';
 
 /**
  * Sends `state` to `client` unless an interactive overlay catches it (or it would tell the
@@ -114,7 +116,9 @@ export function bindTouch(element: HTMLElement, client: Guacamole.Client): void 
 
 /**
  * Forward key presses that happen while `element` (or something inside it) has focus to the
- * active client. Keys pressed anywhere else on the page stay with the page. The viewer's
+ * active client, and text that arrives as text (an IME, dead keys, a phone keyboard: see
+ * inputSink.ts) as the keys of its characters. Keys pressed anywhere else on the page stay with
+ * the page. The viewer's
  * hotkeys (hotkeys.ts) are caught first and never reach the desktop: `onHotkey` gets them, and
  * every key already sent down is released remotely, so no modifier stays stuck there.
  * Returns a function that stops forwarding (and releases any key still held).
@@ -164,11 +168,13 @@ export function bindKeyboard(element: HTMLElement, onHotkey: (hotkey: Hotkey) =>
     if (!sentDown.delete(keysym)) return;
     getActiveClient()?.sendKeyEvent(0, keysym);
   };
+  const stopText = listenForText(element, personTyped);
   // Focus moving elsewhere (a button, another window) would leave keys held down remotely;
   // reset() releases them through onkeyup.
   const release = () => kb.reset();
   element.addEventListener('blur', release);
   return () => {
+    stopText();
     element.removeEventListener('blur', release);
     kb.reset();
     kb.onkeydown = null;
