@@ -21,12 +21,20 @@ export interface ApiDeps {
   oidc: OidcSignIn | undefined;
   logger: Logger;
   /** The person's remote desktop size right now, when known (GET /api/layout shows it). */
-  desktopSize?(personId: string): DesktopExtent | null | Promise<DesktopExtent | null>;
+  desktopSize?(
+    personId: string,
+    desktopId?: string,
+  ): DesktopExtent | null | Promise<DesktopExtent | null>;
   /**
    * Called after a person saved their layout (stored and audited), or removed it (null): push it
    * to their viewer windows and size the desktop. Not awaited by the request; a failure is logged.
    */
-  layoutSaved?(personId: string, layout: MonitorLayout | null): void | Promise<void>;
+  layoutSaved?(
+    personId: string,
+    layout: MonitorLayout | null,
+    /** The desktop whose own layout it is; undefined: the person's (their desktops' map). */
+    desktopId?: string,
+  ): void | Promise<void>;
   /** Seals desktop credentials before they are stored (desktops/credentials.ts). */
   secretBox: DesktopSecretBox;
   /**

@@ -266,3 +266,68 @@ describe('GET / PUT /api/layout', () => {
     expect((await read(thrower.session)).layout).toEqual(TWO_SCREENS);
   });
 });
+
+describe('a desktop’s own layout (?desktop=)', () => {
+  it('wins over its owner’s for that desktop alone; anyone who sees it reads it, only its owner or an admin changes it', async () => {
+    const saved: Array<{ personId: string; desktopId: string | undefined }> = [];
+    const b = await startTestBridge({
+      layoutSaved: (personId, _layout, desktopId) => {
+        saved.push({ personId, desktopId });
+      },
+    });
+    closers.push(() => b.close());
+    const desktopId = (await b.controlPlane.directory.cliDesktopId()) ?? '';
+    const member = await addPerson(b.session, 'mona', { grant: 'control' });
+    const other = await addPerson(b.session, 'otto');
+    const path = `${API.layout}?desktop=${desktopId}`;
+
+    // The owner's own layout is the desktop's until it gets one of its own.
+    expect((await put(b.session, TWO_SCREENS)).status).toBe(200);
+    expect((await (await member.session.request(path)).json()) as LayoutAnswer).toMatchObject({
+      layout: TWO_SCREENS,
+    });
+    const ONE: MonitorLayout = {
+      monitors: [{ x: 0, y: 0, width: 1600, height: 900, label: 'only' }],
+      masks: [{ x: 10, y: 10, width: 20, height: 20, label: 'pin' }],
+    };
+    const own = await b.session.request(path, { method: 'PUT', body: { layout: ONE } });
+    expect(own.status).toBe(200);
+    expect(saved.at(-1)).toEqual({ personId: b.admin.id, desktopId });
+    expect(((await (await member.session.request(path)).json()) as LayoutAnswer).layout).toEqual(
+      ONE,
+    );
+    // The owner's own layout is unchanged; the desktop's plane shows the desktop's layout.
+    expect((await read(b.session)).layout).toEqual(TWO_SCREENS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // A control grant reads it but does not change it; someone without access sees nothing.
+    const refused = await member.session.request(path, { method: 'PUT', body: { layout: ONE } });
+    expect(refused.status).toBe(403);
+    expect((await other.session.request(path)).status).toBe(404);
+    const admin2 = await addPerson(b.session, 'ada2', { role: 'admin' });
+    const byAdmin = await admin2.session.request(path, { method: 'DELETE' });
+    expect(byAdmin.status).toBe(200);
+    // Without its own, the desktop falls back to its owner's.
+    expect(((await (await member.session.request(path)).json()) as LayoutAnswer).layout).toEqual(
+      TWO_SCREENS,
+    );
+  });
+
+  it('reaches the desktop’s windows: its plane shows the desktop’s own layout, then its owner’s again', async () => {
+    const b = await startTestBridge();
+    closers.push(() => b.close());
+    const desktopId = (await b.controlPlane.directory.cliDesktopId()) ?? '';
+    const path = `${API.layout}?desktop=${desktopId}`;
+    const ONE: MonitorLayout = {
+      monitors: [{ x: 0, y: 0, width: 1600, height: 900, label: 'only' }],
+      masks: [{ x: 10, y: 10, width: 20, height: 20, label: 'pin' }],
+    };
+    expect((await put(b.session, TWO_SCREENS)).status).toBe(200);
+    expect((await b.session.request(path, { method: 'PUT', body: { layout: ONE } })).status).toBe(
+      200,
+    );
+    await expect.poll(() => b.adminPlane.hub.currentLayout).toEqual(ONE);
+    expect((await b.session.request(path, { method: 'DELETE' })).status).toBe(200);
+    await expect.poll(() => b.adminPlane.hub.currentLayout).toEqual(TWO_SCREENS);
+  });
+});

@@ -326,7 +326,7 @@ export class DesktopPlanes {
       if (person === undefined) throw new NoSuchDesktop(desktopId);
       const [permissions, saved] = await Promise.all([
         store.permissions.get(person.id),
-        readLayout(store, entry.record.ownerId),
+        readLayout(store, entry.record.ownerId, desktopId),
       ]);
       const plane = new Plane(entry, person, permissions, this.options);
       // The owner's map (monitors, privacy masks) reaches every window after hello.

@@ -136,7 +136,8 @@ export async function startWithControlPlane(
   };
   const desktopSize =
     options.desktopSize ??
-    (async (personId: string) => {
+    (async (personId: string, desktopId?: string) => {
+      if (desktopId !== undefined) return bridge?.tunnels.desktopSize(desktopId) ?? null;
       const person = await access.store.people.byId(personId);
       const mine = person === undefined ? undefined : await directory.defaultFor(person);
       return mine === undefined
@@ -145,11 +146,16 @@ export async function startWithControlPlane(
     });
   const layoutSaved =
     options.layoutSaved ??
-    (async (personId: string, layout: MonitorLayout | null) => {
-      // A person's layout is the map of the desktops they own: their windows follow it, and
-      // those desktops are sized to it.
-      const owned = (await directory.list()).filter((e) => e.record.ownerId === personId);
-      for (const entry of owned) {
+    (async (personId: string, _saved: MonitorLayout | null, desktopId?: string) => {
+      // A person's layout is the map of the desktops they own that have none of their own; a
+      // desktop's own layout, of that desktop alone. Each follows what it now resolves to: its
+      // windows are told, and it is sized to it.
+      const affected = (await directory.list()).filter(
+        (e) =>
+          e.record.ownerId === personId && (desktopId === undefined || e.record.id === desktopId),
+      );
+      for (const entry of affected) {
+        const layout = (await readLayout(access.store, personId, entry.record.id))?.layout ?? null;
         const desktopPlane = await plane.planes.get(entry.record.id);
         desktopPlane?.hub.setLayout(layout);
         if (layout === null) continue; // back to one monitor: the desktop keeps its size
@@ -202,7 +208,7 @@ export async function startWithControlPlane(
           if (entry === undefined) return undefined;
           const { width, height } = entry.record.params;
           if (width !== undefined && height !== undefined) return { width, height };
-          const saved = await readLayout(access.store, entry.record.ownerId);
+          const saved = await readLayout(access.store, entry.record.ownerId, desktopId);
           return saved === null ? undefined : layoutBounds(saved.layout);
         }),
     });

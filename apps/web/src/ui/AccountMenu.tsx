@@ -6,6 +6,8 @@ import { PAGES } from '@overlay-companion/protocol';
 
 import { SignOutButton } from '../pages/common/SignOutButton.js';
 import { useMe } from '../pages/common/useMe.js';
+import { useStore } from 'zustand';
+import { desktopStateStore } from '../store/desktopState.js';
 import { useDisclosure } from './useDisclosure.js';
 
 const LINKS = [
@@ -18,6 +20,13 @@ const LINKS = [
 export function AccountMenu() {
   const { me, error } = useMe();
   const { open, setOpen, area, button } = useDisclosure();
+  const desktop = useStore(desktopStateStore, (s) => s.people);
+  // This window's desktop, when the person arranges it (its owner, an admin): the layout page
+  // opens on that desktop's own layout.
+  const layoutHref =
+    desktop !== null && (desktop.you.access === 'owner' || desktop.you.access === 'admin')
+      ? `${PAGES.layout}?desktop=${encodeURIComponent(desktop.desktop.id)}`
+      : PAGES.layout;
 
   const name = me?.person.display_name ?? (error !== null ? 'Account' : '…');
   return (
@@ -51,7 +60,11 @@ export function AccountMenu() {
           <ul className="account__links">
             {LINKS.map((link) => (
               <li key={link.href}>
-                <a href={link.href} target="_blank" rel="noopener noreferrer">
+                <a
+                  href={link.href === PAGES.layout ? layoutHref : link.href}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                >
                   {link.label}
                   <span className="visually-hidden"> (opens in a new tab)</span>
                 </a>

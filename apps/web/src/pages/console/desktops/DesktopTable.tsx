@@ -86,6 +86,13 @@ export function DesktopTable({
                       </a>
                       {manages ? (
                         <>
+                          <a
+                            className="button"
+                            href={`${PAGES.layout}?desktop=${encodeURIComponent(desktop.id)}`}
+                            aria-label={`Monitors and privacy masks of ${desktop.name}`}
+                          >
+                            Layout
+                          </a>
                           <button
                             id={editButtonId(desktop.id)}
                             type="button"

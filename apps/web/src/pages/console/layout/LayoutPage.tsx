@@ -24,7 +24,18 @@ import type { Extent } from './geometry.js';
 import type { DetailedScreen } from './screenDetails.js';
 import './layout.css';
 
-const loadLayout = () => api.get(API.layout, LayoutAnswer);
+/**
+ * The layout this page edits: one desktop's own (`/layout?desktop=<id>`, its owner or an admin),
+ * else the person's own, the map of every desktop they own.
+ */
+function layoutPath(): string {
+  const desktop = new URLSearchParams(window.location.search).get('desktop');
+  return desktop === null || desktop === ''
+    ? API.layout
+    : `${API.layout}?desktop=${encodeURIComponent(desktop)}`;
+}
+
+const loadLayout = () => api.get(layoutPath(), LayoutAnswer);
 
 /** The schema's complaints in the page's words: "Monitor 2: overlaps monitor 0 (…)". */
 function layoutProblems(input: unknown): string[] {
@@ -101,7 +112,7 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
     setNotice(null);
     if (found.length > 0) return;
     setBusy(true);
-    api.put(API.layout, { layout }, SavedLayout).then(
+    api.put(layoutPath(), { layout }, SavedLayout).then(
       (stored) => {
         setBusy(false);
         dispatch({ type: 'saved', layout: stored.layout });
