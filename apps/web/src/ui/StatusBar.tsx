@@ -2,13 +2,15 @@
 // desktop's size and scale, where the keyboard goes, and the person's buttons. It lives outside
 // the remote canvas so it stays usable whatever the remote desktop does. Which desktop this is and
 // who is in charge of its AI follow the connection state; the signed-in person's account menu
-// sits at the right end.
-import type { ReactNode } from 'react';
+// sits at the right end. In a monitor window without room for it, the bar floats over the
+// picture and hides while unused (viewport/floatingChrome.ts).
+import { useRef, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { useConnectionData, useDisplay } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
 import { useNow } from './useNow.js';
 import { HOTKEY_HELP } from '../display/hotkeys.js';
+import { useFloatingChrome } from '../viewport/floatingChrome.js';
 
 export interface StatusBarProps {
   onReconnectNow: () => void;
@@ -29,6 +31,8 @@ export function StatusBar({
   controls,
   account,
 }: StatusBarProps) {
+  const header = useRef<HTMLElement>(null);
+  const chrome = useFloatingChrome(header);
   const connection = useConnectionData();
   const display = useDisplay(
     useShallow(({ desktopWidth, desktopHeight, scale, keyboardFocused }) => ({
@@ -44,7 +48,13 @@ export function StatusBar({
   const canReconnect = connection.phase === 'reconnecting' || connection.phase === 'failed';
 
   return (
-    <header className="status-bar">
+    <header
+      ref={header}
+      className={
+        chrome === 'docked' ? 'status-bar' : `status-bar status-bar--floating status-bar--${chrome}`
+      }
+      data-chrome={chrome}
+    >
       <span className="status-bar__brand">Overlay Companion</span>
       <button
         type="button"
