@@ -15,6 +15,16 @@ export function mountTicketRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const body = await parseJsonBody(c, TicketRequest);
     if (!body.ok) return body.response;
     const desktopId = body.value.desktop;
+    if (desktopId === undefined && deps.directory !== undefined) {
+      // Said now, where the page shows it, rather than as a refused socket it keeps retrying.
+      const fallback = await deps.directory.defaultFor(signedIn.person);
+      if (fallback === undefined)
+        return apiError(
+          c,
+          404,
+          'You have no desktop yet: ask an admin to grant you one (the Desktops page), or to let people add their own.',
+        );
+    }
     if (desktopId !== undefined) {
       const found = await deps.directory?.accessFor(signedIn.person, desktopId);
       if (found === undefined)

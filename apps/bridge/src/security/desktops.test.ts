@@ -14,7 +14,6 @@ import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 import { newId } from '../store/ids.js';
 import { addPerson, createToken, type OtherPerson } from './testing/people.js';
-import { tryUpgrade } from './testing/http.js';
 
 let bridge: TestBridge;
 let bob: OtherPerson;
@@ -66,10 +65,10 @@ function lastDesktopState(viewer: ScriptedViewer): DesktopStateMessage | undefin
 
 describe('a person without a grant', () => {
   it('opens no window and their AI reaches no desktop, with a message saying what to ask for', async () => {
-    const ticket = await bob.session.ticket('viewer');
-    const refused = await tryUpgrade(bridge.url, `/ws/viewer?ticket=${ticket}`);
+    // Said when the page asks for its ticket (and shows it), not as a socket it keeps retrying.
+    const refused = await bob.session.request(API.tickets, { body: { socket: 'viewer' } });
     expect(refused.status).toBe(404);
-    expect(refused.body).toContain('no desktop');
+    expect(await refused.text()).toContain('no desktop yet');
     const error = errorOf(await callTool(bobClient, 'draw_overlay', OVERLAY));
     expect(error.kind).toBe('permission_denied');
     expect(error.message).toMatch(/no desktop yet.*grant/);

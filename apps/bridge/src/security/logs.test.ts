@@ -119,7 +119,7 @@ async function useTheBridge(): Promise<void> {
     body: { read_key_events: true, clipboard_read: true },
   });
   expect(allowed.status).toBe(200);
-  const bob = await addPerson(root, 'bob');
+  const bob = await addPerson(root, 'bob', { grant: 'view' });
   remember("bob's password", bob.password);
   rememberSession('bob', bob.session);
 
