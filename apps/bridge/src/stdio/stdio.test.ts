@@ -143,7 +143,8 @@ describe('overlay-companion stdio against a live bridge', () => {
   let viewer: ScriptedViewer;
 
   beforeEach(async () => {
-    bridge = await startTestBridge();
+    // The admin lets their MCP client answer approvals when no window of theirs is open.
+    bridge = await startTestBridge({ permissions: { approvals_through_client: true } });
     viewer = await ScriptedViewer.connect(bridge, { headless: true });
     viewer.on('get_display_info', { result: DISPLAY_INFO });
   });
