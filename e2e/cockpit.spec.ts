@@ -177,6 +177,8 @@ test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab rea
     await expect(page.getByTestId('keyboard-target')).toHaveText('Keyboard → desktop');
     const approved = callTool(mcp, 'click_at', { x: xev.rect.x + 50, y: xev.rect.y + 50 });
     await expect(page.getByTestId('confirm-panel')).toBeVisible();
+    await pressMenuChord(page); // an approval waits: the chord goes to its Deny first, then the menu
+    await expect(page.getByRole('button', { name: 'Deny', exact: true })).toBeFocused();
     await pressMenuChord(page);
     await expect(page.getByTestId('client-menu')).toBeVisible();
     await expect(area).not.toBeFocused();
@@ -189,8 +191,9 @@ test('keyboard only: Ctrl+Alt+Shift takes the keyboard from the desktop, Tab rea
     expect((await approved).isError).toBe(false);
     await expect.poll(() => buttonPresses(xev.log())).toBe(1);
 
-    // Escape in the menu gives the keyboard back to the desktop.
-    await page.getByRole('button', { name: 'Close' }).focus();
+    // Answering closed the menu and gave the desktop the keyboard; Escape in the menu does too.
+    await expect(area).toBeFocused();
+    await pressMenuChord(page);
     await page.keyboard.press('Escape');
     await expect(page.getByTestId('client-menu')).toHaveCount(0);
     await expect(area).toBeFocused();

@@ -29,6 +29,7 @@ import { TakeOverButton } from './takeover/TakeOverButton.js';
 import { ActionLog, ActionLogButton } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
+import { focusFirstAnswer } from './confirm/answerKeyboard.js';
 import { TeachLayer } from './teach/TeachLayer.js';
 import { TeachPanel } from './teach/TeachPanel.js';
 import { DesktopCharge } from './charge/DesktopCharge.js';
@@ -47,6 +48,7 @@ export function App({ session }: AppProps) {
         plane.stop();
         return;
       }
+      if (focusFirstAnswer(document)) return; // an approval waits: the chord answers it first
       const prefs = viewerPrefsStore.getState();
       if (prefs.menuOpen) focusDesktop();
       prefs.menuToggled();

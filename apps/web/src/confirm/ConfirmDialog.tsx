@@ -6,19 +6,31 @@
 // N minutes" and "Allow for this page session" (a standing permission for this tool and this
 // AI client), and "Deny and Stop". Every kind of approval only takes a real (trusted) click or
 // key press on the button made after the request has been at the front for a moment, so a
-// click already on its way to the desktop cannot approve by accident. Escape denies, and only
-// while the desktop does not have the keyboard (otherwise Escape belongs to the desktop).
-import { useEffect, useState } from 'react';
+// click already on its way to the desktop cannot approve by accident. From the keyboard
+// (answerKeyboard.ts): the menu chord puts the keyboard on Deny, Tab reaches Approve, Enter
+// answers; after any answer of the person's the keyboard goes back where it was and the menu
+// closes. Escape denies, and never while the desktop has the keyboard (Escape is the desktop's).
+import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import {
   STANDING_PERMISSION_MINUTES,
   type AiClientRef,
   type ToolName,
 } from '@overlay-companion/protocol';
-import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
+import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
+import { viewerPrefsStore } from '../store/viewerPrefs.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
+import {
+  APPROVAL_ANSWER_ATTRIBUTE,
+  APPROVAL_PANEL_ATTRIBUTE,
+  approvalFocused,
+  escapeAction,
+  keyboardPlace,
+  personAnswered,
+  returnKeyboard,
+} from './answerKeyboard.js';
 import { ConfirmIntent } from './ConfirmIntent.js';
 import { describeConfirmation } from './describe.js';
 import { Magnifier } from './Magnifier.js';
@@ -30,11 +42,6 @@ export interface ConfirmDialogProps {
   answer: (id: string, approved: boolean) => void;
   grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
   stop: () => void;
-}
-
-function displayHasKeyboard(): boolean {
-  const active = document.activeElement;
-  return active instanceof Element && active.closest(`[${DISPLAY_AREA_ATTRIBUTE}]`) !== null;
 }
 
 /** The desktop point a request is about (where the crosshair is), if it has one. */
@@ -65,17 +72,33 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
   const now = useNow(current !== undefined, 200);
   const currentId = current?.id;
   const [minutes, setMinutes] = useState<number>(STANDING_PERMISSION_MINUTES[0]);
+  // The panel had the keyboard and it did not move elsewhere: when the panel goes (timeout,
+  // withdrawn, Stop elsewhere) focus would drop to <body>; give it back instead.
+  const hadKeyboard = useRef(false);
 
   useEffect(() => {
     if (currentId === undefined) return undefined;
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || displayHasKeyboard()) return;
+      // defaultPrevented: the menu already took this Escape (the same rule, escapeAction).
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const { menuOpen } = viewerPrefsStore.getState();
+      if (escapeAction(keyboardPlace(event.target), { menuOpen, approvalWaiting: true }) !== 'deny')
+        return;
       event.preventDefault();
       answer(currentId, false);
+      personAnswered(document);
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
   }, [currentId, answer]);
+
+  useEffect(() => {
+    if (!hadKeyboard.current) return;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    hadKeyboard.current = false;
+    returnKeyboard(document);
+  }, [currentId]);
 
   if (current === undefined) return null;
   const text = describeConfirmation(current.details);
@@ -100,11 +123,17 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
       then();
     };
 
+  /** The person's answer: then the keyboard goes back and the menu closes (answerKeyboard.ts). */
+  const answered = (approved: boolean) => {
+    answer(current.id, approved);
+    personAnswered(document);
+  };
+
   /** Approve, and give a standing permission for this tool and client (null: until page close). */
   const allowFor = (to: NonNullable<typeof grantable>, forMinutes: number | null) =>
     approving(() => {
       grant(to.tool, to.client, forMinutes);
-      answer(current.id, true);
+      answered(true);
     });
 
   return (
@@ -115,6 +144,16 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
       aria-describedby="confirm-intent confirm-facts"
       data-testid="confirm-panel"
       data-side={sideFor(current.details)}
+      {...{ [APPROVAL_PANEL_ATTRIBUTE]: '' }}
+      onFocus={(event) => {
+        hadKeyboard.current = true;
+        approvalFocused(event.relatedTarget);
+      }}
+      onBlur={(event) => {
+        // Null: the window lost focus or the button went away; the panel still "has" it.
+        if (event.relatedTarget !== null && keyboardPlace(event.relatedTarget) !== 'approval')
+          hadKeyboard.current = false;
+      }}
     >
       <div className="confirm-panel__eyebrow">
         {isMode
@@ -167,7 +206,9 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
           <button
             type="button"
             className="confirm-panel__deny"
-            onClick={() => answer(current.id, false)}
+            aria-keyshortcuts={HOTKEY_HELP.menu.replaceAll('Ctrl', 'Control')}
+            onClick={() => answered(false)}
+            {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
           >
             Deny
           </button>
@@ -175,11 +216,15 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
             type="button"
             className="confirm-panel__approve"
             aria-disabled={!armed}
-            onClick={approving(() => answer(current.id, true))}
+            onClick={approving(() => answered(true))}
+            {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
           >
             Approve
           </button>
         </div>
+        <p className="confirm-panel__keys" data-testid="confirm-keys">
+          {APPROVAL_KEYS_HELP}
+        </p>
         {grantable !== undefined && (
           <div className="confirm-panel__standing">
             <div className="confirm-panel__standing-row">
@@ -213,7 +258,14 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
             </button>
           </div>
         )}
-        <button type="button" className="confirm-panel__deny-stop" onClick={stop}>
+        <button
+          type="button"
+          className="confirm-panel__deny-stop"
+          onClick={() => {
+            stop();
+            personAnswered(document);
+          }}
+        >
           Deny and Stop
         </button>
       </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hotkeyFor } from './hotkeys.js';
+import { APPROVAL_KEYS_HELP, HOTKEY_HELP, hotkeyFor, menuChordTarget } from './hotkeys.js';
 
 const all = { ctrl: true, alt: true, shift: true };
 
@@ -20,5 +20,22 @@ describe('hotkeyFor', () => {
     expect(hotkeyFor(0xffe1, { ctrl: true, alt: false, shift: true })).toBeNull();
     expect(hotkeyFor(0x61, all)).toBeNull();
     expect(hotkeyFor(0xff1b, all)).toBeNull();
+  });
+});
+
+describe('menuChordTarget', () => {
+  it('takes the keyboard to the approval panel while an approval waits, from outside it', () => {
+    expect(menuChordTarget(true, false)).toBe('approval');
+  });
+
+  it('toggles the menu from inside the panel (the second press), and with nothing waiting', () => {
+    expect(menuChordTarget(true, true)).toBe('menu');
+    expect(menuChordTarget(false, false)).toBe('menu');
+    expect(menuChordTarget(false, true)).toBe('menu');
+  });
+
+  it('is documented with the chord the person actually presses', () => {
+    expect(APPROVAL_KEYS_HELP).toContain(HOTKEY_HELP.menu);
+    expect(APPROVAL_KEYS_HELP).toMatch(/Deny.*Tab.*Approve.*Enter/);
   });
 });

@@ -1,6 +1,7 @@
 // The viewer's own keyboard shortcuts, which work while the remote desktop has the keyboard and
 // are never sent to it (Guacamole's web client convention: Ctrl+Alt+Shift opens its menu).
-// The one table of them: the menu's help text and the README are written from it.
+// The one table of them: the menu's help text and the README are written from it. While the AI
+// waits for an answer, the menu chord goes to the approval panel first (menuChordTarget).
 export type Hotkey = 'menu' | 'stop';
 
 export interface HeldModifiers {
@@ -14,6 +15,11 @@ export const HOTKEY_HELP: Readonly<Record<Hotkey, string>> = {
   menu: 'Ctrl+Alt+Shift',
   stop: 'Ctrl+Alt+Shift+S',
 };
+
+/** The approval panel from the keyboard: shown in the panel and the menu. */
+export const APPROVAL_KEYS_HELP =
+  `While the AI waits for your answer, ${HOTKEY_HELP.menu} puts the keyboard on Deny ` +
+  `(press it again there for the menu); Tab moves to Approve; Enter answers.`;
 
 const S_KEYSYMS = new Set([0x53, 0x73]);
 // Shift_L/R, Control_L/R, Meta_L/R, Alt_L/R: either hand's key completes the chord.
@@ -29,4 +35,18 @@ export function hotkeyFor(keysym: number, held: HeldModifiers): Hotkey | null {
   if (S_KEYSYMS.has(keysym)) return 'stop';
   if (CHORD_KEYSYMS.has(keysym)) return 'menu';
   return null;
+}
+
+/**
+ * What the menu chord does. While an approval waits, it takes the keyboard to the panel's first
+ * answer (Deny: the safe one) from anywhere outside the panel — the desktop, the menu, the
+ * status bar — so the person answers in at most three presses (chord, Tab, Enter) instead of
+ * tabbing through the whole menu against the countdown. From inside the panel, or with nothing
+ * waiting, it opens or closes the menu as always.
+ */
+export function menuChordTarget(
+  approvalWaiting: boolean,
+  keyboardInApproval: boolean,
+): 'approval' | 'menu' {
+  return approvalWaiting && !keyboardInApproval ? 'approval' : 'menu';
 }

@@ -2,14 +2,18 @@
 // scaling and fullscreen, keys the browser cannot type, view-only, and disconnect/reconnect.
 // A panel over the desktop area — opening it never moves or rescales the display — and a
 // sibling of the display, never inside it. Opening it takes the keyboard back from the
-// desktop (focus moves here); Escape or the hotkey again gives it back.
+// desktop (focus moves here); Escape or the hotkey again gives it back. Escape closes it from
+// anywhere on the page but the desktop and the approval panel (confirm/answerKeyboard.ts), so
+// it still closes after the keyboard has left the menu.
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { getActiveClient } from '../display/activeClient.js';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
-import { HOTKEY_HELP } from '../display/hotkeys.js';
+import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
 import { personInputBlocked, usePersonInputBlocked } from '../display/personInput.js';
 import { useConnection, useDisplay } from '../store/index.js';
+import { confirmationStore } from '../store/confirmations.js';
+import { CLIENT_MENU_ATTRIBUTE, escapeAction, keyboardPlace } from '../confirm/answerKeyboard.js';
 import { desktopStateStore, viewGrantOnly } from '../store/desktopState.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';
 import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './specialKeys.js';
@@ -42,6 +46,12 @@ export function focusDesktop(): void {
   document
     .querySelector<HTMLElement>(`[${DISPLAY_AREA_ATTRIBUTE}]`)
     ?.focus({ preventScroll: true });
+}
+
+/** Close the menu and give the keyboard back to the desktop. */
+function closeMenu(): void {
+  viewerPrefsStore.getState().menuToggled(false);
+  focusDesktop();
 }
 
 function sendSpecial(key: SpecialKey): boolean {
@@ -120,11 +130,22 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
     panelRef.current?.querySelector<HTMLElement>('button, input, textarea, select')?.focus();
   }, [open]);
 
+  useEffect(() => {
+    if (!open) return undefined;
+    const onKey = (event: KeyboardEvent) => {
+      // defaultPrevented: the approval panel already took this Escape (the same rule).
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const approvalWaiting = confirmationStore.getState().pending.length > 0;
+      const place = keyboardPlace(event.target);
+      if (escapeAction(place, { menuOpen: true, approvalWaiting }) !== 'closeMenu') return;
+      event.preventDefault();
+      closeMenu();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [open]);
+
   if (!open) return null;
-  const close = () => {
-    viewerPrefsStore.getState().menuToggled(false);
-    focusDesktop();
-  };
   const connected = phase === 'connected';
   return (
     <aside
@@ -134,23 +155,18 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
       aria-modal="false"
       aria-labelledby="client-menu-title"
       data-testid="client-menu"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') {
-          event.preventDefault();
-          close();
-        }
-      }}
+      {...{ [CLIENT_MENU_ATTRIBUTE]: '' }}
     >
       <div className="client-menu__head">
         <h2 id="client-menu-title">Menu</h2>
-        <button type="button" onClick={close}>
+        <button type="button" onClick={closeMenu}>
           Close
         </button>
       </div>
       <p className="client-menu__hint">
         {HOTKEY_HELP.menu} opens and closes this menu, even while the desktop has the keyboard;{' '}
         {HOTKEY_HELP.stop} is Stop. Tab moves between controls; Escape gives the keyboard back to
-        the desktop.
+        the desktop. {APPROVAL_KEYS_HELP}
       </p>
       <section className="client-menu__section" aria-labelledby="menu-ai">
         <h3 id="menu-ai">The AI</h3>
