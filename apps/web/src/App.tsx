@@ -26,6 +26,8 @@ import { Toasts } from './ui/Toasts.js';
 import { ApprovalAnnouncer } from './confirm/ApprovalAnnouncer.js';
 import { UnaskedIndicator } from './activity/UnaskedIndicator.js';
 import { TakeOverButton } from './takeover/TakeOverButton.js';
+import { TakeOverBanner } from './takeover/TakeOverBanner.js';
+import { HeldActionsPanel } from './takeover/HeldActionsPanel.js';
 import { ActionLog, ActionLogButton } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
@@ -85,6 +87,7 @@ export function App({ session }: AppProps) {
           <MaskLayer />
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
+          <TakeOverBanner />
           <ApprovalsElsewhere onStop={plane.stop} />
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
@@ -98,6 +101,7 @@ export function App({ session }: AppProps) {
         />
         {/* Over the display area, never inside the display: the desktop cannot receive the approving click. */}
         <ConfirmDialog answer={plane.answer} grant={plane.grant} stop={plane.stop} />
+        <HeldActionsPanel answer={plane.answerHeld} />
         <Toasts />
       </div>
     </div>

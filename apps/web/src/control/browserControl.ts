@@ -19,6 +19,8 @@ import { personInputBlocked } from '../display/personInput.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
 import { standingStore } from '../store/standing.js';
 import { PersonActivity, takeOverStore, watchPersonInput } from '../takeover/personActivity.js';
+import { HeldActions } from '../takeover/heldActions.js';
+import { heldActionStore } from '../store/heldActions.js';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { toastStore } from '../store/toasts.js';
 import { describeConfirmation } from '../confirm/describe.js';
@@ -49,6 +51,8 @@ export interface ControlPlane {
   charge: (message: ChargeMessage) => void;
   /** The person answered the confirmation `id` in the panel. */
   answer: (id: string, approved: boolean) => void;
+  /** The person chose Run (true) or Discard for an action held through a take-over. */
+  answerHeld: (id: string, run: boolean) => void;
   /** The person gave a standing permission from the approval panel (store/standing.ts). */
   grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
   revoke: (id: string) => void;
@@ -128,6 +132,8 @@ function announceSettled(details: ConfirmDetails, reason: SettledReason): void {
   const toasts = toastStore.getState();
   if (reason === 'timeout')
     toasts.toastShown('warn', `Denied automatically (no answer in time): ${what}.`);
+  else if (reason === 'withdrawn' && takeOverStore.getState().takenOver)
+    toasts.toastShown('info', `Withdrawn because you took over the desktop: ${what}.`);
   else if (reason === 'withdrawn')
     toasts.toastShown('info', `The AI withdrew its request: ${what}.`);
   else if (reason === 'denied') toasts.toastShown('info', `Denied: ${what}.`);
@@ -145,6 +151,7 @@ function startControlPlane(): ControlPlane {
   const clipboard = new ClipboardWatch();
   const confirmations = new Confirmations(confirmationStore, Date.now, announceSettled);
   const person = new PersonActivity(takeOverStore, { now: Date.now, sleep });
+  const held = new HeldActions(heldActionStore);
   watchPersonInput(
     document,
     (target) => target instanceof Element && target.closest(`[${DISPLAY_AREA_ATTRIBUTE}]`) !== null,
@@ -214,6 +221,7 @@ function startControlPlane(): ControlPlane {
     layout: layoutStore,
     person,
     takeOver: takeOverStore,
+    held,
     desktopState: desktopStateStore,
   });
   // The person's Take over / Hand back in this window reaches every window (the bridge relays).
@@ -239,19 +247,30 @@ function startControlPlane(): ControlPlane {
   const announceApprovals = () => {
     if (controlStore.getState().role !== 'control') return;
     const now = Date.now();
+    const waiting = (title: string, deadlineAt: number) => ({
+      title: title.slice(0, 200),
+      deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(deadlineAt - now))),
+    });
     send({
       type: 'approvals_waiting',
-      requests: confirmationStore
-        .getState()
-        .pending.slice(0, MAX_LISTED_APPROVALS)
-        .map((p) => ({
-          title: describeConfirmation(p.details).title.slice(0, 200),
-          deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(p.deadlineAt - now))),
-        })),
+      requests: [
+        ...confirmationStore
+          .getState()
+          .pending.map((p) => waiting(describeConfirmation(p.details).title, p.deadlineAt)),
+        // Held through a take-over: Run / Discard is asked in this window too.
+        ...heldActionStore
+          .getState()
+          .held.map((h) =>
+            waiting(`Run after hand back? ${describeConfirmation(h.details).title}`, h.deadlineAt),
+          ),
+      ].slice(0, MAX_LISTED_APPROVALS),
     });
   };
   confirmationStore.subscribe((now, before) => {
     if (now.pending !== before.pending) announceApprovals();
+  });
+  heldActionStore.subscribe((now, before) => {
+    if (now.held !== before.held) announceApprovals();
   });
   // ...and draws the AI's actions this window runs where they happen (ai_action).
   onAiActionRun((details) => {
@@ -292,6 +311,7 @@ function startControlPlane(): ControlPlane {
           );
     },
     answer: (id, approved) => confirmations.answer(id, approved),
+    answerHeld: (id, run) => held.answer(id, run),
     clipboard: {
       latest: () => clipboard.latest,
       subscribe: (listener) => clipboard.subscribe(listener),

@@ -1,7 +1,9 @@
 // The viewer side of the control plane, framework-free: handles every bridge message (hello,
 // tool calls, cancels, mode, approvals, Stop, the overlay store's sync), re-checks the mode
 // policy for each call, asks the person when it says so, runs the tool, and answers with
-// tool_result / tool_error. Synchronous tools are answered in the same task as the message
+// tool_result / tool_error. While the person has taken the desktop over, AI input is not asked
+// about: it waits for the hand back (a question already open is withdrawn), and input allowed
+// before or during the take-over is offered again at the hand back (runShown.ts). Synchronous tools are answered in the same task as the message
 // arrived — the store is updated, the answer sent, and React renders afterwards. Keeping the
 // overlay store in step with the other windows is overlaySync.ts.
 import {
@@ -28,10 +30,13 @@ import type { LayoutState } from '../store/layout.js';
 import type { DesktopState } from '../store/desktopState.js';
 import {
   GIVE_UP_MARGIN_MS,
+  WITHDRAWN_AT_TAKE_OVER_MESSAGE,
   type PersonActivity,
   type TakeOverState,
+  type Turn,
 } from '../takeover/personActivity.js';
-import { monitorsOrNone, runWithPerson } from './runShown.js';
+import type { HeldActions } from '../takeover/heldActions.js';
+import { monitorsOrNone, runWithPerson, waitsForPerson } from './runShown.js';
 import { errorAnswer, invalidResult, toolError } from './answers.js';
 import { aiActionSeen } from '../activity/aiActivity.js';
 import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
@@ -59,6 +64,8 @@ export interface ControllerDeps {
   layout?: StoreApi<LayoutState>;
   /** Whether the person has taken the desktop over, in any of their windows. */
   takeOver?: StoreApi<TakeOverState>;
+  /** Input that waited through a take-over asks Run / Discard here (none: it runs). */
+  held?: HeldActions;
   /** The person's standing permissions (none when absent); Stop revokes them all. */
   standing?: StoreApi<StandingState>;
   /** desktop_state: the desktop's name, who is in charge of its AI and who watches. */
@@ -294,15 +301,22 @@ export class ViewerController {
     signal: AbortSignal,
     giveUpAt: number,
   ): AnyViewerResult | Promise<AnyViewerResult> {
-    const proceed = () => {
-      // Decided when it runs: a call that waited for the first frame is judged by the mode
-      // the person has now, not the one it arrived under.
+    const proceed = (before: Turn | undefined) => {
+      // Decided when it runs: a call that waited for the first frame or a hand back is judged by
+      // the mode the person has now, not the one it arrived under.
       const decision = this.#gate(call);
       if (decision.action === 'deny')
         throw new ProtocolError('permission_denied', decision.message);
       return decision.action === 'run'
-        ? this.#run(call, signal, false, giveUpAt)
-        : this.#confirmThenRun(call, signal, giveUpAt);
+        ? this.#run(call, signal, false, giveUpAt, before)
+        : this.#confirmThenRun(call, signal, giveUpAt, before);
+    };
+    // Input while the person has the desktop is not asked about: it waits for the hand back.
+    const afterHandBack = () => {
+      const person = this.#deps.person;
+      if (person === undefined || !waitsForPerson(call.name) || !person.takenOver)
+        return proceed(undefined);
+      return person.waitForHandBack(signal, giveUpAt).then(proceed);
     };
     // A call the mode denies fails at once, without waiting for the desktop.
     const early = this.#gate(call);
@@ -312,7 +326,7 @@ export class ViewerController {
       Math.min(call.deadline_ms, FIRST_FRAME_WAIT_MS),
       signal,
     );
-    return firstFrame === undefined ? proceed() : firstFrame.then(proceed);
+    return firstFrame === undefined ? afterHandBack() : firstFrame.then(afterHandBack);
   }
 
   #gate(call: TypedToolCall) {
@@ -335,6 +349,7 @@ export class ViewerController {
     call: TypedToolCall,
     signal: AbortSignal,
     giveUpAt: number,
+    before: Turn | undefined,
   ): Promise<AnyViewerResult> {
     const timeoutMs = Math.min(APPROVAL_WINDOW_MS, call.deadline_ms);
     const details = confirmDetails(call, monitorsOrNone(this.#deps.env.monitors));
@@ -342,15 +357,21 @@ export class ViewerController {
       call.client !== undefined && !wantsConfirmation(call.args)
         ? { tool: call.name, client: call.client }
         : undefined;
-    const approved = await this.#deps.confirmations.ask(details, {
-      timeoutMs,
-      signal,
-      ...(grantable === undefined ? {} : { grantable }),
-      intent: intentOfArgs(call.args),
-    });
-    if (signal.aborted)
-      throw signal.reason instanceof ProtocolError
-        ? signal.reason
+    const asking = this.#withdrawnAtTakeOver(call, signal);
+    let approved: boolean;
+    try {
+      approved = await this.#deps.confirmations.ask(details, {
+        timeoutMs,
+        signal: asking.signal,
+        ...(grantable === undefined ? {} : { grantable }),
+        intent: intentOfArgs(call.args),
+      });
+    } finally {
+      asking.release();
+    }
+    if (asking.signal.aborted)
+      throw asking.signal.reason instanceof ProtocolError
+        ? asking.signal.reason
         : new ProtocolError('cancelled', 'Cancelled.');
     if (!approved) {
       throw new ProtocolError(
@@ -361,7 +382,40 @@ export class ViewerController {
     // Stop or a mode change while the question was open wins over the approval.
     const again = this.#gate(call);
     if (again.action === 'deny') throw new ProtocolError('permission_denied', again.message);
-    return this.#run(call, signal, true, giveUpAt);
+    // Approved now, after any take-over: only a new one makes the person confirm it again.
+    return this.#run(call, signal, true, giveUpAt, {
+      waitedMs: before?.waitedMs ?? 0,
+      tookOver: false,
+    });
+  }
+
+  /**
+   * The signal a question about desktop input is asked under: `signal`, and also aborted when
+   * the person takes the desktop over (the panel closes; the AI is told why).
+   */
+  #withdrawnAtTakeOver(
+    call: TypedToolCall,
+    signal: AbortSignal,
+  ): { signal: AbortSignal; release: () => void } {
+    const takeOver = this.#deps.takeOver;
+    if (takeOver === undefined || !waitsForPerson(call.name))
+      return { signal, release: () => undefined };
+    const asking = new AbortController();
+    const onAbort = () => asking.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const unsubscribe = takeOver.subscribe((s) => {
+      if (s.takenOver) asking.abort(new ProtocolError('cancelled', WITHDRAWN_AT_TAKE_OVER_MESSAGE));
+    });
+    if (signal.aborted) onAbort();
+    else if (takeOver.getState().takenOver)
+      asking.abort(new ProtocolError('cancelled', WITHDRAWN_AT_TAKE_OVER_MESSAGE));
+    return {
+      signal: asking.signal,
+      release: () => {
+        signal.removeEventListener('abort', onAbort);
+        unsubscribe();
+      },
+    };
   }
 
   #run(
@@ -369,11 +423,21 @@ export class ViewerController {
     signal: AbortSignal,
     confirmed: boolean,
     giveUpAt: number,
+    before?: Turn,
   ): AnyViewerResult | Promise<AnyViewerResult> {
     return runWithPerson(call, {
       env: { ...this.#deps.env, signal, confirmed },
       person: this.#deps.person,
+      held: this.#deps.held,
       giveUpAt,
+      tookOver: before?.tookOver ?? false,
+      waitedMs: before?.waitedMs ?? 0,
+      clientName: call.client?.name,
+      recheck: () => {
+        const decision = this.#gate(call);
+        if (decision.action === 'deny')
+          throw new ProtocolError('permission_denied', decision.message);
+      },
     });
   }
 

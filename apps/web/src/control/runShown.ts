@@ -1,7 +1,8 @@
 // Running one tool call once it is allowed, the way the person must see it: desktop input first
 // waits its turn while the person is using the desktop (or has taken over) and says so in its
-// result; every input action is announced to the activity layer (the AI's pointer, ripple and
-// typed text, the "AI is acting" indicator) while it runs.
+// result; input that waited through a take-over runs only if the person says Run at the hand
+// back (takeover/heldActions.ts); every input action is announced to the activity layer (the
+// AI's pointer, ripple and typed text, the "AI is acting" indicator) while it runs.
 import {
   DESKTOP_INPUT_TOOLS,
   needsInputPolicy,
@@ -10,29 +11,78 @@ import {
   type TypedToolCall,
 } from '@overlay-companion/protocol';
 import { aiActionStarted } from '../activity/aiActivity.js';
+import type { HeldActions } from '../takeover/heldActions.js';
 import type { PersonActivity } from '../takeover/personActivity.js';
 import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 
 const WAITS_FOR_PERSON: ReadonlySet<ToolName> = new Set(DESKTOP_INPUT_TOOLS);
 
+/** Input to the desktop: it waits for the person, and never runs while they have taken over. */
+export function waitsForPerson(name: ToolName): boolean {
+  return WAITS_FOR_PERSON.has(name);
+}
+
 export interface RunOptions {
   env: ToolEnv;
   /** The person's own use of the desktop; undefined: nobody to wait for. */
   person: PersonActivity | undefined;
+  /** Where input that waited through a take-over asks Run / Discard; undefined: it runs. */
+  held?: HeldActions | undefined;
   /** Epoch ms at which a call still waiting for the person gives up (before its deadline). */
   giveUpAt: number;
+  /** The call already waited through a take-over before it got here. */
+  tookOver?: boolean;
+  /** Waited so far for the person (before it got here), in ms. */
+  waitedMs?: number;
+  /** Throws when the call may no longer run (Stop or a mode change while it was held). */
+  recheck?: () => void;
+  /** The AI client's name, for the Run / Discard offer. */
+  clientName?: string | undefined;
 }
 
 /** Runs `call`, waiting for the person and showing it as described above. */
 export function runWithPerson(
   call: TypedToolCall,
-  { env, person, giveUpAt }: RunOptions,
+  options: RunOptions,
 ): AnyViewerResult | Promise<AnyViewerResult> {
+  const { env, person } = options;
   if (person === undefined || !WAITS_FOR_PERSON.has(call.name)) return runShown(call, env);
-  return person.waitForTurn(env.signal, giveUpAt).then(async (waited) => {
+  return inputTurn(call, person, options).then(async (waited) => {
     const result = await runShown(call, env);
     return waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
   });
+}
+
+/** Waits until `call` may act on the desktop; how long it waited in all. */
+async function inputTurn(
+  call: TypedToolCall,
+  person: PersonActivity,
+  options: RunOptions,
+): Promise<number> {
+  const { env, held, giveUpAt } = options;
+  let waited = options.waitedMs ?? 0;
+  let mustConfirm = options.tookOver === true;
+  for (;;) {
+    const turn = await person.waitForTurn(env.signal, giveUpAt);
+    waited += turn.waitedMs;
+    mustConfirm ||= turn.tookOver;
+    if (!mustConfirm || held === undefined) return waited;
+    // Approved before or during the take-over: the desktop may look different now, so the
+    // person decides again (a Discard or no answer rejects, and nothing runs).
+    const offeredAt = Date.now();
+    await held.hold({
+      tool: call.name,
+      details: confirmDetails(call, monitorsOrNone(env.monitors)),
+      clientName: options.clientName,
+      signal: env.signal,
+      giveUpAt,
+    });
+    waited += Date.now() - offeredAt;
+    options.recheck?.();
+    // Run: one more turn (the person may have touched or taken the desktop again meanwhile);
+    // only a new take-over asks again.
+    mustConfirm = false;
+  }
 }
 
 function runShown(call: TypedToolCall, env: ToolEnv): AnyViewerResult | Promise<AnyViewerResult> {

@@ -22,6 +22,9 @@ import { OverlayService } from '../handlers/overlay.js';
 import { currentMonitors } from '../monitors.js';
 import { FrameWatch } from '../screen/frameWatch.js';
 import { sleep } from '../sleep.js';
+import { HeldActions } from '../../takeover/heldActions.js';
+import { PersonActivity } from '../../takeover/personActivity.js';
+import { createHeldActionStore } from '../../store/heldActions.js';
 
 export function msg(raw: unknown): BridgeToViewer {
   const parsed = parseBridgeMessage(JSON.stringify(raw));
@@ -59,6 +62,7 @@ export function setup(
     link?: { up: boolean };
     desktop?: () => { width: number; height: number };
     firstFrame?: ControllerDeps['firstFrame'];
+    /** With it, the person's take-over rules too (PersonActivity and held actions). */
     takeOver?: ControllerDeps['takeOver'];
     desktopState?: ControllerDeps['desktopState'];
   } = {},
@@ -86,6 +90,11 @@ export function setup(
     now: () => 1_700_000_000_000,
   });
   let gaveUp: string | undefined;
+  const heldStore = createHeldActionStore();
+  const held = new HeldActions(heldStore);
+  const person = options.takeOver
+    ? new PersonActivity(options.takeOver, { now: Date.now, sleep })
+    : undefined;
   const controller = new ViewerController({
     send,
     giveUp: (d) => (gaveUp = d),
@@ -105,7 +114,8 @@ export function setup(
       annotate: () => Promise.reject(new Error('not asked in these tests')),
     },
     ...(options.firstFrame ? { firstFrame: options.firstFrame } : {}),
-    ...(options.takeOver ? { takeOver: options.takeOver } : {}),
+    ...(options.takeOver ? { takeOver: options.takeOver, held } : {}),
+    ...(person ? { person } : {}),
     ...(options.desktopState ? { desktopState: options.desktopState } : {}),
     warn: () => {},
   });
@@ -118,6 +128,9 @@ export function setup(
     client,
     controller,
     pending,
+    held,
+    heldActions: () => heldStore.getState().held,
+    person,
     gaveUp: () => gaveUp,
   };
 }
