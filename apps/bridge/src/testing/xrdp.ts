@@ -92,7 +92,7 @@ export async function startTestXrdp(
     }
     const password = `pw-${randomBytes(12).toString('base64url')}`;
     registerSecret(password);
-    const home = await prepareUser(password, options);
+    const home = await prepareXrdpUser(XRDP_TEST_USER, password, options);
     const port = await freePort();
     const ini = (await readFile('/etc/xrdp/xrdp.ini', 'utf8')).replace(
       /^port=3389$/m,
@@ -133,12 +133,19 @@ export async function startTestXrdp(
   }
 }
 
-/** Creates the test user when missing, sets this run's password and writes its ~/.xsession. */
-async function prepareUser(password: string, options: XrdpOptions): Promise<string> {
-  const exists = spawnSync('id', ['-u', XRDP_TEST_USER]).status === 0;
-  if (!exists) run('useradd', ['-m', '-s', '/bin/bash', XRDP_TEST_USER]);
-  run('chpasswd', [], `${XRDP_TEST_USER}:${password}\n`);
-  const home = `/home/${XRDP_TEST_USER}`;
+/**
+ * Creates an RDP test user when missing (any account of the tests: the main one here, more in
+ * xrdpAccounts.ts), sets this run's password and writes its ~/.xsession; returns its home.
+ */
+export async function prepareXrdpUser(
+  username: string,
+  password: string,
+  options: XrdpOptions = {},
+): Promise<string> {
+  const exists = spawnSync('id', ['-u', username]).status === 0;
+  if (!exists) run('useradd', ['-m', '-s', '/bin/bash', username]);
+  run('chpasswd', [], `${username}:${password}\n`);
+  const home = `/home/${username}`;
   // As the local test desktops' xterm (packages/gateway/src/desktop/localDesktop.ts): the
   // session's X resources would otherwise make it white on black with a bitmap font.
   const xterm = [
@@ -175,8 +182,8 @@ async function prepareUser(password: string, options: XrdpOptions): Promise<stri
   ].join('\n');
   const file = join(home, '.xsession');
   await writeFile(file, xsession, { mode: 0o644 });
-  const uid = Number(spawnSync('id', ['-u', XRDP_TEST_USER]).stdout.toString().trim());
-  const gid = Number(spawnSync('id', ['-g', XRDP_TEST_USER]).stdout.toString().trim());
+  const uid = Number(spawnSync('id', ['-u', username]).stdout.toString().trim());
+  const gid = Number(spawnSync('id', ['-g', username]).stdout.toString().trim());
   await chown(file, uid, gid);
   return home;
 }

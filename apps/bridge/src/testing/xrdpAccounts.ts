@@ -6,10 +6,10 @@
 // tree) are ended at stop(); xrdp.ts's stop() ends the sessions themselves (sesman's children).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chown, readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { registerSecret } from './testLogs.js';
-import type { XrdpSession } from './xrdp.js';
+import { prepareXrdpUser, type XrdpSession } from './xrdp.js';
 
 export interface XrdpAccount {
   username: string;
@@ -19,30 +19,9 @@ export interface XrdpAccount {
 
 /** Makes (or reuses) the local user `username` for RDP logins, with this run's password. */
 export async function addXrdpAccount(username: string): Promise<XrdpAccount> {
-  if (spawnSync('id', ['-u', username]).status !== 0)
-    run('useradd', ['-m', '-s', '/bin/bash', username]);
   const password = `pw-${randomBytes(12).toString('base64url')}`;
   registerSecret(password);
-  run('chpasswd', [], `${username}:${password}\n`);
-  const home = `/home/${username}`;
-  // As xrdp.ts's session: UTF-8, openbox first (a client mapped while openbox takes over the
-  // screen can stay unmapped), then a readable xterm with a plain shell.
-  const xsession = [
-    '# Written by the tests (apps/bridge/src/testing/xrdpAccounts.ts).',
-    'export LANG=C.UTF-8',
-    'openbox --sm-disable &',
-    'wm=$!',
-    'for _ in $(seq 100); do',
-    "  xprop -root _NET_SUPPORTING_WM_CHECK 2>/dev/null | grep -q 'window id' && break",
-    '  sleep 0.1',
-    'done',
-    "xterm -fa 'DejaVu Sans Mono' -fs 11 -bg white -fg black -geometry 100x30+40+40 -e bash --noprofile --norc -i &",
-    'wait "$wm"',
-    '',
-  ].join('\n');
-  const file = join(home, '.xsession');
-  await writeFile(file, xsession, { mode: 0o644 });
-  await chown(file, uidOf(username), Number(idOutput(['-g', username])));
+  const home = await prepareXrdpUser(username, password);
   return { username, password, home };
 }
 
@@ -118,12 +97,4 @@ function idOutput(args: string[]): string {
   const result = spawnSync('id', args, { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`id ${args.join(' ')}: ${result.stderr}`);
   return result.stdout.trim();
-}
-
-function run(command: string, args: string[], input?: string): void {
-  const result = spawnSync(command, args, { input, encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(
-      `${command} ${args.join(' ')} failed: ${result.stderr || result.error?.message}`,
-    );
 }
