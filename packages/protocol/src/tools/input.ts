@@ -20,7 +20,7 @@ const INPUT_ANNOTATIONS = {
   openWorldHint: false,
 } as const;
 
-const POLICY_NOTE = `Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode). ${INTENT_NOTE} While the person is using the desktop the action waits until they pause (waited_for_person_ms says how long); while they have taken over it fails at its deadline, saying so.`;
+const POLICY_NOTE = `Depending on the person's mode the viewer may ask them first, or refuse with permission_denied (see set_mode). ${INTENT_NOTE} While the person is using the desktop the action waits until they pause (waited_for_person_ms says how long); while they have taken over it is not asked about and fails as cancelled at its deadline, saying so, and an action allowed before or during a take-over runs after they hand back only if they choose Run then.`;
 
 const RequireUserConfirmation = z
   .boolean()
