@@ -32,7 +32,7 @@ function heightFor(width: number): number {
 /** Where Stop is, and whether the point at its centre is Stop itself (or inside it). */
 async function stopProbe(page: Page) {
   return page.evaluate(() => {
-    const stop = [...document.querySelectorAll('button')].find(
+    const stop = Array.from(document.querySelectorAll('button')).find(
       (b) => b.textContent?.trim() === 'Stop',
     );
     if (!stop) return { found: false } as const;
