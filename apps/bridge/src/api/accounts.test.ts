@@ -192,6 +192,16 @@ describe('people (admins)', () => {
     expect(res.status).toBe(409);
     expect(((await res.json()) as { field?: string }).field).toBe('username');
   });
+
+  it('refuses a person who could never sign in (no password, no OpenID Connect), naming the field', async () => {
+    const b = await bridge();
+    const res = await b.session.request(API.people, { body: { username: 'ghost' } });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; field?: string };
+    expect(body.field).toBe('password');
+    expect(body.error).toMatch(/could never sign in: give them a password/);
+    expect(await b.access.store.people.byUsername('ghost')).toBeUndefined();
+  });
 });
 
 describe('permission toggles', () => {

@@ -48,6 +48,15 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const body = await parseJsonBody(c, AddPersonRequest);
     if (!body.ok || admin === undefined)
       return body.ok ? apiError(c, 401, 'Sign in first.') : body.response;
+    // Without a password, OpenID Connect is their only way in: refuse an account nobody could
+    // ever sign in to, rather than add it and leave the admin to find out.
+    if (body.value.password === undefined && deps.oidc === undefined)
+      return apiError(
+        c,
+        400,
+        'This person could never sign in: give them a password (OpenID Connect is not configured on this bridge).',
+        { field: 'password' },
+      );
     const added = await addPerson(c, store, {
       username: body.value.username,
       displayName: body.value.display_name,
