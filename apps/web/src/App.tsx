@@ -31,6 +31,7 @@ import { HeldActionsPanel } from './takeover/HeldActionsPanel.js';
 import { ActionLog, ActionLogButton } from './activity/ActionLog.js';
 import { ReconnectNotice } from './ui/ReconnectNotice.js';
 import { ApprovalsElsewhere } from './confirm/ApprovalsElsewhere.js';
+import { MakeControlButton } from './confirm/MakeControlButton.js';
 import { focusFirstAnswer } from './confirm/answerKeyboard.js';
 import { TeachLayer } from './teach/TeachLayer.js';
 import { TeachPanel } from './teach/TeachPanel.js';
@@ -74,6 +75,7 @@ export function App({ session }: AppProps) {
               <TakeOverButton />
               <ActionLogButton />
             </span>
+            <MakeControlButton onTakeControl={plane.takeControl} />
             <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
           </>
         }
@@ -88,7 +90,7 @@ export function App({ session }: AppProps) {
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <TakeOverBanner />
-          <ApprovalsElsewhere onStop={plane.stop} />
+          <ApprovalsElsewhere onStop={plane.stop} onAnswer={plane.answerElsewhere} />
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
           <TeachPanel />

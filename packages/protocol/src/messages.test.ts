@@ -92,8 +92,12 @@ const bridgeMessages: BridgeToViewer[] = [
   },
   {
     type: 'approvals_waiting',
-    requests: [{ title: 'Click with the left button', deadline_in_ms: 29_000 }],
+    requests: [
+      { title: 'Click with the left button', deadline_in_ms: 29_000, request_id: 'confirm_x_1' },
+      { title: 'Run after hand back? Type text', deadline_in_ms: 9_000 },
+    ],
   },
+  { type: 'approval_answer', request_id: 'confirm_x_1', approved: true },
   { type: 'stop', reason: 'The person pressed Stop in another window.' },
   { type: 'sync_state', seq: 7, overlays: [overlay] },
   { type: 'overlay_created', overlay, seq: 8 },
@@ -168,6 +172,8 @@ const viewerMessages: ViewerToBridge[] = [
   { type: 'take_over', on: false },
   { type: 'charge', action: 'take' },
   { type: 'charge', action: 'hand_over', to: 'p_bob' },
+  { type: 'approval_answer', request_id: 'confirm_x_1', approved: false },
+  { type: 'take_control' },
 ];
 
 describe('message round trips', () => {
@@ -267,6 +273,26 @@ describe('wrong shapes get readable errors', () => {
     ],
     ['bridge-only type', '{"type":"hello"}', 'unknown viewer message type "hello"'],
     ['request_sync with payload', '{"type":"request_sync","seq":1}', 'seq: is not a known field'],
+    [
+      'approval_answer as a string',
+      '{"type":"approval_answer","request_id":"confirm_1","approved":"yes"}',
+      'invalid approval_answer message: approved: must be a boolean',
+    ],
+    [
+      'approval_answer without a request',
+      '{"type":"approval_answer","approved":true}',
+      'request_id: is required',
+    ],
+    [
+      'approval_answer with a hostile id',
+      '{"type":"approval_answer","request_id":"<img>","approved":true}',
+      'request_id: must contain only letters',
+    ],
+    [
+      'take_control naming another window',
+      '{"type":"take_control","viewer_id":"viewer_x"}',
+      'viewer_id: is not a known field',
+    ],
   ])('viewer message: %s', (_why, raw, error) => {
     const parsed = parseViewerMessage(raw);
     expect(parsed.ok).toBe(false);

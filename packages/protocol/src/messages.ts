@@ -184,7 +184,9 @@ export const MAX_LISTED_APPROVALS = 20;
  * What the control window is asking the person right now (its approval queue), so every other
  * window of the person shows that an approval waits. Sent by the control viewer whenever its
  * queue changes; the bridge relays it to the person's other windows (and drops it from a
- * mirror). Summaries only: answering happens in the control window.
+ * mirror). Summaries only. A request with a `request_id` may be answered from any window of the
+ * person in charge (approval_answer); one without (Run / Discard of an action held through a
+ * take-over) is answered in the control window.
  */
 export const ApprovalsWaitingMessage = z.strictObject({
   type: z.literal('approvals_waiting'),
@@ -197,10 +199,27 @@ export const ApprovalsWaitingMessage = z.strictObject({
           .max(200)
           .describe('What the AI asks, e.g. "Click with the left button".'),
         deadline_in_ms: z.int().min(0).max(3_600_000).describe('Time left before it is denied.'),
+        request_id: Id.optional().describe(
+          "The control window's id for this question, echoed by approval_answer from another window.",
+        ),
       }),
     )
     .max(MAX_LISTED_APPROVALS),
 });
+
+/**
+ * The person answered, in a window that is not the control window, a request the control window
+ * listed in approvals_waiting. Viewer → bridge from that window; the bridge checks it comes from
+ * a window of the person in charge and that the request still waits, then relays the same
+ * message to the control window, which settles it as if answered in its own panel (the first
+ * answer wins; its next approvals_waiting closes the request everywhere).
+ */
+export const ApprovalAnswerMessage = z.strictObject({
+  type: z.literal('approval_answer'),
+  request_id: Id,
+  approved: z.boolean(),
+});
+export type ApprovalAnswerMessage = z.infer<typeof ApprovalAnswerMessage>;
 
 /** Most AI clients one aiClients message lists (the bridge caps sessions per person at 64). */
 export const MAX_LISTED_AI_CLIENTS = 64;
@@ -251,6 +270,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   PermissionsChangedMessage,
   AiClientsMessage,
   ApprovalsWaitingMessage,
+  ApprovalAnswerMessage,
   LayoutChangedMessage,
   AiActionMessage,
   TakeOverMessage,
@@ -290,6 +310,11 @@ export const ModeSetMessage = z.strictObject({
 });
 export const StopPressedMessage = z.strictObject({ type: z.literal('stop_pressed') });
 export const EventMessage = z.strictObject({ type: z.literal('event'), event: UiEvent });
+/**
+ * "Make this the control window": a mirror of the person in charge asks to run the AI's calls
+ * and approvals from now on. The old control window becomes a mirror (hello), what it held fails.
+ */
+export const TakeControlMessage = z.strictObject({ type: z.literal('take_control') });
 
 export const ViewerToBridge = z.discriminatedUnion('type', [
   ToolResultMessage,
@@ -304,6 +329,8 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   StopPressedMessage,
   EventMessage,
   ApprovalsWaitingMessage,
+  ApprovalAnswerMessage,
+  TakeControlMessage,
   AiActionMessage,
   TakeOverMessage,
   ChargeMessage,

@@ -4,4 +4,7 @@
 // 4: layout_changed, overlays carrying created_at/expires_at, request_annotation calls,
 // ai_action, take_over, and tool_call only for the tools that run in the viewer.
 // 5: desktops — desktop_state (who is in charge, who watches) and charge (take / hand over).
-export const PROTOCOL_VERSION = 5 as const;
+// 6: answer anywhere — approvals_waiting entries carry request_id, approval_answer (a mirror of
+// the person in charge answers; the bridge relays it to the control window) and take_control
+// ("Make this the control window"). An older control window would ignore relayed answers.
+export const PROTOCOL_VERSION = 6 as const;

@@ -8,7 +8,9 @@
 // (handed to every window that takes control), is overlayRelay.ts.
 // A window's mode_set is modeSetRequest.ts.
 // What the windows are told about each other (approval queue, AI actions, layout, AI clients,
-// take over) is windowsShared.ts.
+// take over) is windowsShared.ts. Any window of the person in charge may answer a listed
+// approval (approval_answer, relayed to the control window) or make itself the control window
+// (take_control).
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
@@ -259,6 +261,68 @@ export class ViewerHub {
     this.desktopChanged();
   }
 
+  /**
+   * Why `peer` may not answer approvals or take control here, if it may not: only a person's
+   * own window (not the headless viewer) of the person in charge, with more than a view grant.
+   */
+  private notInCharge(peer: ViewerPeer, what: string): string | undefined {
+    if (peer.headless) return `${what}: the headless viewer has no person to answer for.`;
+    if (peer.personId !== this.options.inCharge() || peer.access === 'view')
+      return `${what}: only a window of the person in charge of this desktop may do this; nothing changed.`;
+    return undefined;
+  }
+
+  /** A window of the person in charge answered a request the control window lists. */
+  private answerElsewhere(
+    peer: ViewerPeer,
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ): string | undefined {
+    const refused = this.notInCharge(peer, 'approval_answer');
+    if (refused !== undefined) return refused;
+    const control = this.control;
+    if (control === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
+    const verdict = this.shared.answered(message.request_id);
+    if ('error' in verdict) return verdict.error;
+    this.options.logger.info(
+      { viewerId: peer.id, requestId: message.request_id, approved: message.approved },
+      'approval answered in another window',
+    );
+    control.send(encodeBridgeMessage(message));
+    // The first answer wins: the other windows close the request now, not after a round trip.
+    this.toOthers(control.id, verdict.waiting);
+    return undefined;
+  }
+
+  /**
+   * "Make this the control window": `peer` runs the AI's calls and asks the approvals from now
+   * on. What the old control window held fails at once (as when it closes); it becomes a mirror.
+   */
+  private takeControl(peer: ViewerPeer): string | undefined {
+    const refused = this.notInCharge(peer, 'take_control');
+    if (refused !== undefined) return refused;
+    const previous = this.control;
+    if (previous?.id === peer.id) return undefined;
+    this.controlId = peer.id;
+    if (previous !== undefined) {
+      this.calls.rejectForViewer(
+        previous.id,
+        () =>
+          new ProtocolError(
+            'viewer_unavailable',
+            'The person made another of their windows the control window before this call finished, so it may or may not have happened. Take a screenshot to check, then call again: the new window asks them.',
+          ),
+      );
+      const nothingWaits = this.shared.controlLeft();
+      if (nothingWaits !== undefined) this.broadcast(nothingWaits);
+      this.sendHello(previous, 'mirror');
+    }
+    // hello hands the new control window the bridge's overlay copy (sendHello).
+    this.sendHello(peer, 'control');
+    this.options.logger.info({ viewerId: peer.id, from: previous?.id }, 'control window moved');
+    this.desktopChanged();
+    return undefined;
+  }
+
   /** Tells every window the desktop_state as it is now (each its own: `you` differs). */
   desktopChanged(): void {
     const describe = this.options.describeDesktop;
@@ -387,6 +451,14 @@ export class ViewerHub {
         return this.calls.settleCall(viewerId, message);
       case 'approval':
         return this.calls.settleApproval(viewerId, message);
+      case 'approval_answer':
+      case 'take_control': {
+        const peer = this.peer(viewerId);
+        if (peer === undefined) return undefined;
+        return message.type === 'take_control'
+          ? this.takeControl(peer)
+          : this.answerElsewhere(peer, message);
+      }
       case 'overlay_created':
       case 'overlay_removed':
       case 'clear_overlays':

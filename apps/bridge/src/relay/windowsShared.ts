@@ -3,7 +3,9 @@
 // (approvals_waiting, shown by mirrors), the person's layout and masks, their AI clients, and
 // whether they have taken the desktop over. Also which window may say what: only the control
 // window announces its queue and the AI actions it runs (ai_action, drawn by the others); any
-// window of the person may take over, but a headless viewer (no person) cannot hand back.
+// window of the person may take over, but a headless viewer (no person) cannot hand back. An
+// answer given in another window (approval_answer) counts only for a request the control window
+// still lists: the first answer takes it off the list, so a second one is refused.
 import type { BridgeToViewer, MonitorLayout, ViewerToBridge } from '@overlay-companion/protocol';
 
 type Msg<T extends BridgeToViewer['type']> = Extract<BridgeToViewer, { type: T }>;
@@ -45,6 +47,24 @@ export class SharedWindowState {
       return undefined;
     this.#approvalsWaiting = { type: 'approvals_waiting', requests: [] };
     return this.#approvalsWaiting;
+  }
+
+  /**
+   * Another window answered `requestId`: the queue as the other windows should now see it (the
+   * answered request gone at once, before the control window's own update), or an error when
+   * the control window lists no such request (unknown, already answered, timed out, withdrawn).
+   */
+  answered(requestId: string): { error: string } | { waiting: Msg<'approvals_waiting'> } {
+    const listed = this.#approvalsWaiting?.requests ?? [];
+    if (!listed.some((r) => r.request_id === requestId))
+      return {
+        error: `approval_answer: no approval ${requestId} is waiting (it was already answered, withdrawn or timed out); nothing changed.`,
+      };
+    this.#approvalsWaiting = {
+      type: 'approvals_waiting',
+      requests: listed.filter((r) => r.request_id !== requestId),
+    };
+    return { waiting: this.#approvalsWaiting };
   }
 
   /** What a window that just got hello must also hear. */

@@ -25,6 +25,9 @@ export function Magnifier({ x, y, label }: { x: number; y: number; label: string
       if (display === undefined) return;
       // The default layer is the desktop's own picture (the pointer is a separate layer).
       const source = display.getDefaultLayer().getCanvas();
+      // Before the desktop's first frame its canvas is 0×0, which drawImage throws on (and a
+      // throw here would take the whole page down with the question still open): stay black.
+      if (source.width === 0 || source.height === 0) return;
       context.drawImage(
         source,
         x - half,

@@ -35,6 +35,11 @@ export class Confirmations {
   readonly #now: () => number;
   readonly #waiting = new Map<string, Waiting>();
   #counter = 0;
+  /**
+   * Ids are listed to the person's other windows, which answer by id (approval_answer): unique
+   * per page, so an answer meant for another window's request can never settle one of ours.
+   */
+  readonly #prefix = `confirm_${Math.random().toString(36).slice(2, 10)}_`;
 
   readonly #onSettled: ((details: ConfirmDetails, reason: SettledReason) => void) | undefined;
 
@@ -61,7 +66,7 @@ export class Confirmations {
       ? Math.min(Math.max(requested, 0), DEFAULT_CONFIRM_TIMEOUT_MS)
       : DEFAULT_CONFIRM_TIMEOUT_MS;
     this.#counter += 1;
-    const id = `confirm_${this.#counter}`;
+    const id = `${this.#prefix}${this.#counter}`;
     const askedAt = this.#now();
     return new Promise<boolean>((resolve) => {
       const onAbort = () => this.#settle(id, false, 'withdrawn');
@@ -84,7 +89,10 @@ export class Confirmations {
     });
   }
 
-  /** The person's answer from the panel. Unknown or already-settled ids are ignored. */
+  /**
+   * The person's answer from the panel, or from another of their windows (approval_answer,
+   * relayed by the bridge). Unknown or already-settled ids are ignored: the first answer wins.
+   */
   answer(id: string, approved: boolean): void {
     this.#settle(id, approved, approved ? 'approved' : 'denied');
   }

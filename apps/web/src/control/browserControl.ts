@@ -51,6 +51,10 @@ export interface ControlPlane {
   charge: (message: ChargeMessage) => void;
   /** The person answered the confirmation `id` in the panel. */
   answer: (id: string, approved: boolean) => void;
+  /** In a mirror: the person answered `id`, asked in their control window (approval_answer). */
+  answerElsewhere: (id: string, approved: boolean) => void;
+  /** In a mirror: "Make this the control window" (take_control; the bridge moves the role). */
+  takeControl: () => void;
   /** The person chose Run (true) or Discard for an action held through a take-over. */
   answerHeld: (id: string, run: boolean) => void;
   /** The person gave a standing permission from the approval panel (store/standing.ts). */
@@ -247,16 +251,19 @@ function startControlPlane(): ControlPlane {
   const announceApprovals = () => {
     if (controlStore.getState().role !== 'control') return;
     const now = Date.now();
-    const waiting = (title: string, deadlineAt: number) => ({
+    const waiting = (title: string, deadlineAt: number, requestId?: string) => ({
       title: title.slice(0, 200),
       deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(deadlineAt - now))),
+      // The other windows answer a question by its id (approval_answer); held actions' Run /
+      // Discard is answered here only, so it has none.
+      ...(requestId === undefined ? {} : { request_id: requestId }),
     });
     send({
       type: 'approvals_waiting',
       requests: [
         ...confirmationStore
           .getState()
-          .pending.map((p) => waiting(describeConfirmation(p.details).title, p.deadlineAt)),
+          .pending.map((p) => waiting(describeConfirmation(p.details).title, p.deadlineAt, p.id)),
         // Held through a take-over: Run / Discard is asked in this window too.
         ...heldActionStore
           .getState()
@@ -311,6 +318,24 @@ function startControlPlane(): ControlPlane {
           );
     },
     answer: (id, approved) => confirmations.answer(id, approved),
+    answerElsewhere: (id, approved) => {
+      if (!send({ type: 'approval_answer', request_id: id, approved }))
+        toastStore
+          .getState()
+          .toastShown(
+            'warn',
+            'The link to the bridge is down, so your answer did not reach your control window. Answer there, or try again once the link is back.',
+          );
+    },
+    takeControl: () => {
+      if (!send({ type: 'take_control' }))
+        toastStore
+          .getState()
+          .toastShown(
+            'warn',
+            'The link to the bridge is down, so this window did not become the control window. Try again once it is back.',
+          );
+    },
     answerHeld: (id, run) => held.answer(id, run),
     clipboard: {
       latest: () => clipboard.latest,

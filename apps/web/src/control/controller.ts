@@ -40,6 +40,7 @@ import { monitorsOrNone, runWithPerson, waitsForPerson } from './runShown.js';
 import { errorAnswer, invalidResult, toolError } from './answers.js';
 import { aiActionSeen } from '../activity/aiActivity.js';
 import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
+import { waitingElsewhere } from '../confirm/answerElsewhere.js';
 
 /** Everything a call needs except its signal and whether the person confirmed it. */
 export type SharedEnv = Omit<ToolEnv, 'signal' | 'confirmed'>;
@@ -121,6 +122,10 @@ export class ViewerController {
           headless: message.headless,
           permissions: message.permissions,
         });
+        // Another window of the person became the control window: the bridge failed what this
+        // one held, so drop the questions and the work here too (nobody waits for them now).
+        if (wasControl && message.role !== 'control')
+          this.#dropHeldWork('The person made another window the control window.');
         if (this.#stopOwed && this.#deps.send({ type: 'stop_pressed' })) this.#stopOwed = false;
         // Taken over while the link was down (or the bridge restarted): the bridge hears it now.
         if (this.#deps.takeOver?.getState().takenOver)
@@ -161,12 +166,18 @@ export class ViewerController {
         return;
       case 'approvals_waiting': {
         if (control.getState().role === 'control') return; // our own queue is the truth
-        const receivedAt = Date.now();
+        const before = control.getState().approvalsElsewhere;
         control
           .getState()
-          .approvalsElsewhereChanged(message.requests.map((r) => ({ ...r, receivedAt })));
+          .approvalsElsewhereChanged(waitingElsewhere(before, message.requests, Date.now()));
         return;
       }
+      case 'approval_answer':
+        // The person answered in another of their windows (the bridge checked it was theirs):
+        // settle it as if answered in this panel. Unknown or finished ids change nothing.
+        if (control.getState().role === 'control')
+          this.#deps.confirmations.answer(message.request_id, message.approved);
+        return;
       case 'take_over':
         // The person took over (or handed back) in some window: AI input here follows.
         this.#deps.takeOver?.getState().takenOverChanged(message.on, 'bridge');
@@ -198,9 +209,13 @@ export class ViewerController {
    * work and the questions (an approval after this would reach nobody).
    */
   linkLost(): void {
+    this.#dropHeldWork('The link to the bridge dropped.');
+  }
+
+  #dropHeldWork(why: string): void {
     this.#deps.confirmations.denyAll();
     for (const call of this.#inflight.values()) {
-      call.abort(new ProtocolError('viewer_unavailable', 'The link to the bridge dropped.'));
+      call.abort(new ProtocolError('viewer_unavailable', why));
     }
   }
 

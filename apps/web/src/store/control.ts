@@ -38,11 +38,14 @@ export interface ControlData {
   approvalsElsewhere: readonly WaitingElsewhere[];
 }
 
-/** One approval waiting in another window of the person. */
+/**
+ * One approval waiting in another window of the person. `frontAt`: when it came to the front of
+ * this window's list (Approve is armed from then, as in the control window's panel).
+ */
 export type WaitingElsewhere = Extract<
   BridgeToViewer,
   { type: 'approvals_waiting' }
->['requests'][number] & { receivedAt: number };
+>['requests'][number] & { receivedAt: number; frontAt: number };
 
 export interface ControlEvents {
   linkChanged: (link: LinkPhase, detail?: string | null) => void;
