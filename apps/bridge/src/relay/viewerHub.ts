@@ -556,7 +556,8 @@ export class ViewerHub {
     // A window taking control gets the overlays as the bridge has them: it keeps the newer of
     // that and its own store (and announces its own, which the bridge keeps if newer).
     if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
-    for (const message of this.shared.afterHello(role)) peer.send(encodeBridgeMessage(message));
+    for (const message of this.shared.afterHello(role))
+      if (this.mayHear(peer, message)) peer.send(encodeBridgeMessage(message));
     // desktop_state follows from windowsChanged (attach) and chargeChanged, to every window.
   }
 
@@ -567,11 +568,21 @@ export class ViewerHub {
   /** Every window but `viewerId` (the one that said it). */
   private toOthers(viewerId: string, message: BridgeToViewer): void {
     const text = encodeBridgeMessage(message);
-    for (const v of this.viewers) if (v.id !== viewerId) v.send(text);
+    for (const v of this.viewers) if (v.id !== viewerId && this.mayHear(v, message)) v.send(text);
   }
 
   private broadcast(message: BridgeToViewer): void {
     const text = encodeBridgeMessage(message);
-    for (const v of this.viewers) v.send(text);
+    for (const v of this.viewers) if (this.mayHear(v, message)) v.send(text);
+  }
+
+  /**
+   * The questions waiting for the person in charge (what the AI wants to type, where it wants to
+   * click) are theirs: a watcher's window hears only that nothing waits (which clears a list it
+   * kept from when its person was in charge).
+   */
+  private mayHear(peer: ViewerPeer, message: BridgeToViewer): boolean {
+    if (message.type !== 'approvals_waiting' || message.requests.length === 0) return true;
+    return peer.personId === this.options.inCharge();
   }
 }

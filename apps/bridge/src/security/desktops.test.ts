@@ -115,6 +115,31 @@ describe('a control grant on the admin desktop', () => {
     expect(adminSees?.you.may_hand_over_to).toEqual([{ id: bob.person.id, name: 'Bob' }]);
   });
 
+  it("keeps the questions waiting for the person in charge out of a watcher's window", async () => {
+    const second = await ScriptedViewer.connect(bridge);
+    try {
+      adminViewer.send({
+        type: 'approvals_waiting',
+        requests: [{ title: 'Type "hunter2"', deadline_in_ms: 30_000, request_id: 'confirm_x_1' }],
+      });
+      // The admin's other window hears it; Bob's, watching the same desktop, does not.
+      await second.waitFor((m) => m.type === 'approvals_waiting' && m.requests.length === 1);
+      const bobLate = await ScriptedViewer.connect(bob.session);
+      try {
+        adminViewer.send({ type: 'approvals_waiting', requests: [] });
+        await bobViewer.waitFor((m) => m.type === 'approvals_waiting' && m.requests.length === 0);
+        for (const watcher of [bobViewer, bobLate])
+          expect(
+            watcher.received.some((m) => m.type === 'approvals_waiting' && m.requests.length > 0),
+          ).toBe(false);
+      } finally {
+        await bobLate.close();
+      }
+    } finally {
+      await second.close();
+    }
+  });
+
   it("lets Bob's AI only look; input and overlays are refused, naming who is in charge", async () => {
     const listed = await callTool(bobClient, 'list_desktops');
     expect(listed.structuredContent).toMatchObject({
