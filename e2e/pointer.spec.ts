@@ -33,6 +33,9 @@ for (const viewport of [
       const slack = Math.ceil(desktop.width / box.width) + 1;
       await expect
         .poll(async () => {
+          // Moved again on each look: a move made while the page was still binding its input
+          // (a loaded machine, right after Connected) is lost, which is not what this checks.
+          await page.mouse.move(point.x, point.y);
           const at = await pointerLocation(stack.xEnv);
           return Math.abs(at.x - x) <= slack && Math.abs(at.y - y) <= slack ? 'on target' : at;
         })
