@@ -17,6 +17,8 @@ import { openUpstream } from './upstream.js';
 
 /** How long a VNC server gets to apply a resize before the bridge gives up on it. */
 export const RESIZE_TIMEOUT_MS = 10_000;
+/** How often a resize is said again until the desktop reports the size. */
+const RESIZE_RESEND_MS = 1_000;
 
 export type ResizeOutcome =
   { applied: true; size: DesktopSize } | { applied: false; reason: string; size?: DesktopSize };
@@ -54,8 +56,10 @@ export async function resizeVncDesktop(
   return new Promise<ResizeOutcome>((resolve) => {
     let asked = false;
     let last: DesktopSize | undefined;
+    let resend: NodeJS.Timeout | undefined;
     const finish = (outcome: ResizeOutcome) => {
       clearTimeout(timer);
+      clearInterval(resend);
       conn.off('instruction', onInstruction);
       conn.off('close', onClose);
       if (!conn.isClosed) conn.send('disconnect');
@@ -81,6 +85,11 @@ export async function resizeVncDesktop(
       } else if (!asked) {
         asked = true;
         conn.send('size', size.width, size.height);
+        // guacd can drop a size asked while its VNC session is still settling (seen under load,
+        // as with RDP's Display Update): say it again until the desktop reports it.
+        resend = setInterval(() => {
+          if (!conn.isClosed) conn.send('size', size.width, size.height);
+        }, RESIZE_RESEND_MS);
       }
     };
     const onClose = () =>
