@@ -43,9 +43,13 @@ test('a screenshot maps back to desktop pixels (max_dimension and scale)', async
 test('an AI click lands on the desktop pixel it named', async ({ mcp, desktop }) => {
   const click = await mcp.callTool({ name: 'click_at', arguments: { x: 211, y: 137 } });
   expect(click.isError).not.toBe(true);
-  const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], { env: desktop.env });
-  expect(stdout).toMatch(/^X=211$/m);
-  expect(stdout).toMatch(/^Y=137$/m);
+  // The tool returns once the click is on its way; X has it a moment later.
+  await expect
+    .poll(
+      async () =>
+        (await run('xdotool', ['getmouselocation', '--shell'], { env: desktop.env })).stdout,
+    )
+    .toMatch(/^X=211\nY=137$/m);
 });
 
 test('typing into the xterm runs a command on the desktop', async ({ mcp, desktop }) => {
