@@ -239,7 +239,7 @@ async function startPerPersonBridge(): Promise<PerPersonBridge> {
     await close();
     throw err;
   }
-  const { store, access } = fixture;
+  const { store } = fixture;
   return {
     fixture,
     bridge,
@@ -263,19 +263,8 @@ async function startPerPersonBridge(): Promise<PerPersonBridge> {
       });
       return { id: person.id, token };
     },
-    ticket: async (personId, socket) => {
-      const person = await store.people.byId(personId);
-      if (person === undefined) throw new Error(`no person ${personId}`);
-      const { session } = await access.sessions.create(person, 'password', 'bench');
-      const issued = access.tickets.issue({
-        personId,
-        sessionIdHash: session.idHash,
-        socket,
-        headless: false,
-      });
-      if (!issued.ok) throw new Error(issued.message);
-      return issued.ticket;
-    },
+    // A ticket as the test fixtures mint one (an in-process sign-in session of the person).
+    ticket: (personId, socket) => fixture.ticket(socket, personId),
     close,
   };
 }
