@@ -196,22 +196,21 @@ export class ViewerHub {
       this.controlId = peer.id;
     // A person's own window takes the role from the headless viewer: with someone there to ask,
     // nothing is asked of the MCP client, and the person sees every request.
-    const headlessControl = this.control;
     if (
-      headlessControl?.headless === true &&
+      this.control?.headless === true &&
       !peer.headless &&
       peer.personId === this.options.inCharge()
     ) {
-      this.controlId = peer.id;
-      this.calls.rejectForViewer(
-        headlessControl.id,
+      // (its hello as control follows below)
+      this.moveControl(
+        peer,
         () =>
           new ProtocolError(
             'viewer_unavailable',
             'The person opened a viewer window, which took over from the headless viewer before this call ran; call again and the person is asked there.',
           ),
+        false,
       );
-      this.sendHello(headlessControl, 'mirror');
     }
     const role = this.roleOf(peer.id) ?? 'mirror';
     this.sendHello(peer, role);
@@ -237,28 +236,36 @@ export class ViewerHub {
    * the previous person), and control goes to the oldest window of the new person, if any.
    */
   chargeChanged(reason: string): void {
-    const previous = this.control;
     const inCharge = this.options.inCharge();
-    if (previous !== undefined && previous.personId !== inCharge) {
-      this.controlId = undefined;
-      const moved = (): ProtocolError =>
-        new ProtocolError(
-          'cancelled',
-          `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`,
-        );
-      this.calls.rejectForViewer(previous.id, moved);
+    if (this.control?.personId !== inCharge) {
+      this.moveControl(
+        this.viewers.find((v) => v.personId === inCharge),
+        () =>
+          new ProtocolError(
+            'cancelled',
+            `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`,
+          ),
+        true,
+      );
+    }
+    this.desktopChanged();
+  }
+
+  /**
+   * Moves the control role from the control window (if any) to `to` (none: no window controls):
+   * what the old one held fails with `why`, its questions go (every window is told), it hears
+   * hello as a mirror, and `to` hears hello as control (with the bridge's overlays) when `greet`.
+   */
+  private moveControl(to: ViewerPeer | undefined, why: () => ProtocolError, greet: boolean): void {
+    const previous = this.control;
+    this.controlId = to?.id;
+    if (previous !== undefined && previous.id !== to?.id) {
+      this.calls.rejectForViewer(previous.id, why);
       const nothingWaits = this.shared.controlLeft();
       if (nothingWaits !== undefined) this.broadcast(nothingWaits);
       this.sendHello(previous, 'mirror');
     }
-    if (this.controlId === undefined) {
-      const next = this.viewers.find((v) => v.personId === inCharge);
-      if (next !== undefined) {
-        this.controlId = next.id;
-        this.sendHello(next, 'control');
-      }
-    }
-    this.desktopChanged();
+    if (to !== undefined && greet) this.sendHello(to, 'control');
   }
 
   /**
@@ -302,22 +309,16 @@ export class ViewerHub {
     if (refused !== undefined) return refused;
     const previous = this.control;
     if (previous?.id === peer.id) return undefined;
-    this.controlId = peer.id;
-    if (previous !== undefined) {
-      this.calls.rejectForViewer(
-        previous.id,
-        () =>
-          new ProtocolError(
-            'viewer_unavailable',
-            'The person made another of their windows the control window before this call finished, so it may or may not have happened. Take a screenshot to check, then call again: the new window asks them.',
-          ),
-      );
-      const nothingWaits = this.shared.controlLeft();
-      if (nothingWaits !== undefined) this.broadcast(nothingWaits);
-      this.sendHello(previous, 'mirror');
-    }
     // hello hands the new control window the bridge's overlay copy (sendHello).
-    this.sendHello(peer, 'control');
+    this.moveControl(
+      peer,
+      () =>
+        new ProtocolError(
+          'viewer_unavailable',
+          'The person made another of their windows the control window before this call finished, so it may or may not have happened. Take a screenshot to check, then call again: the new window asks them.',
+        ),
+      true,
+    );
     this.options.logger.info({ viewerId: peer.id, from: previous?.id }, 'control window moved');
     this.desktopChanged();
     return undefined;
