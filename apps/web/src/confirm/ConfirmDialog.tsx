@@ -32,7 +32,7 @@ import {
   returnKeyboard,
 } from './answerKeyboard.js';
 import { ConfirmIntent } from './ConfirmIntent.js';
-import { describeConfirmation } from './describe.js';
+import { describeConfirmation, pointOf } from './describe.js';
 import { Magnifier } from './Magnifier.js';
 
 /** Clicks on Approve this soon after a request comes to the front of the panel are ignored. */
@@ -42,20 +42,6 @@ export interface ConfirmDialogProps {
   answer: (id: string, approved: boolean) => void;
   grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
   stop: () => void;
-}
-
-/** The desktop point a request is about (where the crosshair is), if it has one. */
-function pointOf(details: ConfirmDetails): { x: number; y: number } | undefined {
-  switch (details.kind) {
-    case 'click':
-    case 'scroll':
-    case 'move':
-      return { x: details.x, y: details.y };
-    case 'drag':
-      return details.from;
-    default:
-      return undefined;
-  }
 }
 
 /** 'left' when the point lies in the right half of the shown desktop: keep the panel off it. */

@@ -124,3 +124,17 @@ export function describeConfirmation(d: ConfirmDetails): ConfirmText {
     }
   }
 }
+
+/** The desktop point a request is about (where the crosshair is), if it has one. */
+export function pointOf(details: ConfirmDetails): { x: number; y: number } | undefined {
+  switch (details.kind) {
+    case 'click':
+    case 'scroll':
+    case 'move':
+      return { x: details.x, y: details.y };
+    case 'drag':
+      return details.from;
+    default:
+      return undefined;
+  }
+}

@@ -5,7 +5,7 @@
 // Run takes only a real click made after the panel has been shown for a moment.
 import { useStore } from 'zustand';
 import { APPROVE_ARM_MS } from '../confirm/ConfirmDialog.js';
-import { describeConfirmation } from '../confirm/describe.js';
+import { describeConfirmation, pointOf } from '../confirm/describe.js';
 import { Magnifier } from '../confirm/Magnifier.js';
 import { heldActionStore, type HeldAction } from '../store/heldActions.js';
 import type { ConfirmDetails } from '../store/confirmations.js';
@@ -16,19 +16,6 @@ import './takeOver.css';
 
 export interface HeldActionsPanelProps {
   answer: (id: string, run: boolean) => void;
-}
-
-function pointOf(details: ConfirmDetails): { x: number; y: number } | undefined {
-  switch (details.kind) {
-    case 'click':
-    case 'scroll':
-    case 'move':
-      return { x: details.x, y: details.y };
-    case 'drag':
-      return details.from;
-    default:
-      return undefined;
-  }
 }
 
 /** The facts without the approval panel's pointers to marks this panel does not draw. */
