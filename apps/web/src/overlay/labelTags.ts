@@ -3,11 +3,12 @@
 // thousands of overlays and one new label creates one element. Text goes in as textContent, so
 // a label is always text — markup or a script in it is shown, never parsed. Each tag is placed
 // outside its box when there is room (labelPlacement.ts), sized with the zoom, cut with an
-// ellipsis when long and shown whole while the person points at it (hoverOverlay.ts).
+// ellipsis when longer than the room allows (labelText.ts labelMaxWidth) and shown whole while
+// the person points at it (hoverOverlay.ts).
 import type { Overlay } from '@overlay-companion/protocol';
 import type { LabelItem } from './overlayFrame.js';
 import { placeLabel } from './labelPlacement.js';
-import { labelFont, labelSize } from './labelText.js';
+import { labelFont, labelMaxWidth, labelSize } from './labelText.js';
 
 interface Tag {
   element: HTMLSpanElement;
@@ -56,14 +57,17 @@ export class LabelTags {
       }
       tag.key = key;
       tag.seen = frame;
-      const size = labelSize(text, scale, whole);
+      const size = labelSize(text, scale, area.width, whole);
       const at = placeLabel(rect, size, area);
       const el = tag.element;
       el.classList.toggle('overlay-label--whole', whole);
       el.dataset.side = at.side;
       el.style.left = `${at.x}px`;
       el.style.top = `${at.y}px`;
-      el.style.maxWidth = whole ? '' : `${size.width}px`;
+      // Whole: wrapped, at least as wide as the cut tag was (never narrower than 60ch).
+      el.style.maxWidth = whole
+        ? `min(max(60ch, ${labelMaxWidth(area.width)}px), 100%)`
+        : `${size.width}px`;
       el.style.font = labelFont(size.fontSize);
     }
     for (const [id, tag] of this.#tags) {

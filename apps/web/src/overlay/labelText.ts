@@ -1,11 +1,27 @@
 // Measuring label text the way it will be drawn (canvas measureText with the label font), so
 // placement knows the tag's size before it is in the page; widths are cached per font and text.
+// Also how wide a tag may grow before its text is cut with an ellipsis: a share of the room the
+// labels are drawn in, so a wide screen shows long labels whole and a phone keeps them short
+// (the whole text stays in the tag and shows while the person points at it, hoverOverlay.ts).
 import { labelFontSize } from './labelPlacement.js';
 
-/** Longest label tag before it is cut with an ellipsis (hover or focus shows it whole). */
-export const LABEL_MAX_WIDTH = 280;
-const PADDING_X = 6;
+/** A tag may take this share of the area's width… */
+const LABEL_WIDTH_SHARE = 0.4;
+/** …but never less than this (about 30 characters: a phone's labels stay short)… */
+const LABEL_MIN_WIDTH = 240;
+/** …nor more than this (about 120 characters: a 4K screen's tags still read as tags). */
+const LABEL_MAX_WIDTH = 960;
+/** Horizontal padding inside a tag, each side (overlays.css .overlay-label). */
+export const LABEL_PADDING_X = 6;
 const PADDING_Y = 2;
+
+/** The widest a tag may be (CSS pixels, padding included) in an area `areaWidth` wide. */
+export function labelMaxWidth(areaWidth: number): number {
+  const share = Math.round(areaWidth * LABEL_WIDTH_SHARE);
+  const wanted = Math.min(LABEL_MAX_WIDTH, Math.max(LABEL_MIN_WIDTH, share));
+  // A tag wider than the area would be cut by its edge instead of by the ellipsis.
+  return Math.max(0, Math.min(wanted, Math.floor(areaWidth)));
+}
 
 export function labelFont(size: number): string {
   return `600 ${size}px system-ui, 'DejaVu Sans', sans-serif`;
@@ -30,13 +46,39 @@ function measure(text: string, font: string): number {
   return width;
 }
 
-/** The tag's size for `text` at view `scale` (capped unless `whole`). */
-export function labelSize(text: string, scale: number, whole = false) {
+/**
+ * The tag's size for `text` at view `scale` in an area `areaWidth` wide: capped at
+ * labelMaxWidth(areaWidth) unless `whole`.
+ */
+export function labelSize(text: string, scale: number, areaWidth: number, whole = false) {
   const size = labelFontSize(scale);
-  const width = Math.ceil(measure(text, labelFont(size))) + 2 * PADDING_X;
+  const width = Math.ceil(measure(text, labelFont(size))) + 2 * LABEL_PADDING_X;
   return {
     fontSize: size,
-    width: whole ? width : Math.min(width, LABEL_MAX_WIDTH),
+    width: whole ? width : Math.min(width, labelMaxWidth(areaWidth)),
     height: Math.ceil(size * 1.35) + 2 * PADDING_Y,
   };
+}
+
+/**
+ * `text` as it fits in `maxWidth` (measured by `measure`): whole when it fits, else the longest
+ * start that fits with an ellipsis after it. For canvases, whose fillText would squeeze the
+ * letters instead (the DOM tags get the same cut from CSS text-overflow).
+ */
+export function fitLabelText(
+  text: string,
+  maxWidth: number,
+  measure: (text: string) => number,
+): string {
+  if (measure(text) <= maxWidth) return text;
+  const characters = Array.from(text);
+  // Binary search for the longest start that fits with the ellipsis (widths grow with length).
+  let low = 0;
+  let high = characters.length;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (measure(`${characters.slice(0, middle).join('')}…`) <= maxWidth) low = middle;
+    else high = middle - 1;
+  }
+  return `${characters.slice(0, low).join('').trimEnd()}…`;
 }

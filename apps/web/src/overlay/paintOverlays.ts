@@ -4,7 +4,7 @@
 // viewport.
 import type { Overlay, Rect } from '@overlay-companion/protocol';
 import { labelFontSize, placeLabel } from './labelPlacement.js';
-import { LABEL_MAX_WIDTH, labelFont } from './labelText.js';
+import { LABEL_PADDING_X, fitLabelText, labelFont, labelMaxWidth } from './labelText.js';
 
 /** Outline width in the canvas's own pixels (CSS pixels on the layer). */
 const OUTLINE_PX = 2;
@@ -47,6 +47,7 @@ export function paintOverlays(
   scale: number,
 ): void {
   const area = { width: region.width * scale, height: region.height * scale };
+  const maxTextWidth = labelMaxWidth(area.width) - 2 * LABEL_PADDING_X;
   for (const overlay of overlays) {
     const b = overlay.bounds;
     if (b.width <= 0 || b.height <= 0) continue;
@@ -63,14 +64,19 @@ export function paintOverlays(
       // The same tag and placement as the overlay layer (labelPlacement.ts).
       const size = labelFontSize(scale);
       context.font = labelFont(size);
-      const textWidth = Math.min(context.measureText(overlay.label).width, LABEL_MAX_WIDTH - 12);
-      const tag = { width: textWidth + 12, height: Math.ceil(size * 1.35) + 4 };
+      const text = fitLabelText(
+        overlay.label,
+        maxTextWidth,
+        (candidate) => context.measureText(candidate).width,
+      );
+      const textWidth = Math.min(context.measureText(text).width, maxTextWidth);
+      const tag = { width: textWidth + 2 * LABEL_PADDING_X, height: Math.ceil(size * 1.35) + 4 };
       const at = placeLabel({ x, y, width: w, height: h }, tag, area);
       context.fillStyle = 'rgba(15, 17, 20, 0.88)';
       context.fillRect(at.x, at.y, tag.width, tag.height);
       context.fillStyle = '#ffffff';
       context.textBaseline = 'top';
-      context.fillText(overlay.label, at.x + 6, at.y + 2, textWidth);
+      context.fillText(text, at.x + LABEL_PADDING_X, at.y + 2, textWidth);
     }
     context.restore();
   }
