@@ -1,9 +1,10 @@
 // The editor's picture of the desktop, scaled to fit the page: the current desktop's extent, the
 // extent the layout asks for, one rectangle per monitor and the hatched privacy masks. Pointer
-// drags move and resize them (snapping within a few screen pixels to the desktop's edges and to
-// the other rectangles), a drag on the desktop draws a mask while drawing is on, and the arrow keys
-// move the focused rectangle. Pointer moves arrive at most once a frame (the browser coalesces
-// them), so each one is an editor event; the world is held still while a drag lasts.
+// drags move and resize them (snapping to the desktop's edges and to the other rectangles within
+// snapThreshold), a drag on the desktop draws a mask while drawing is on, and the arrow keys move
+// the focused rectangle. Pointer moves arrive at most once a frame (the browser coalesces them),
+// so each one is an editor event; the picture's world and scale are held still while a drag lasts
+// and follow the layout after the drop.
 import { layoutBounds, monitorScale } from '@overlay-companion/protocol';
 import {
   useEffect,
@@ -20,7 +21,6 @@ import type { EditorEvent, EditorState, Target } from './editorState.js';
 import { targetName } from './editorState.js';
 import {
   MIN_RECT_PX,
-  SNAP_SCREEN_PX,
   drawnRect,
   editorWorld,
   growRect,
@@ -29,17 +29,23 @@ import {
   overlappingPairs,
   resizeRect,
   snapTargets,
+  snapThreshold,
   type DragKind,
   type Extent,
   type Rect,
 } from './geometry.js';
 
+/** The picture: the part of the desktop plane it shows, and screen pixels per desktop pixel. */
+interface View {
+  world: Extent;
+  scale: number;
+}
+
 interface Drag {
   pointerId: number;
   startX: number;
   startY: number;
-  world: Extent;
-  scale: number;
+  view: View;
   /** A rectangle being moved or resized, or a new mask being drawn. */
   what:
     | { type: 'edit'; target: Target; kind: DragKind; start: Rect; aspect: number | undefined }
@@ -85,16 +91,20 @@ export function DesktopCanvas({
   const canvas = useRef<HTMLDivElement>(null);
   const drag = useRef<Drag | null>(null);
   const [draft, setDraft] = useState<Rect | null>(null);
-  /** The world while a drag lasts: growing it under the pointer would change the scale. */
-  const [heldWorld, setHeldWorld] = useState<Extent | null>(null);
+  /**
+   * The picture while a drag lasts. Redrawn at another scale under the pointer (the layout grows
+   * as a monitor moves out, a scrollbar comes and goes), the rectangle would slide away from the
+   * pointer and the snapping distance change mid-drag.
+   */
+  const [heldView, setHeldView] = useState<View | null>(null);
   const helpId = useId();
   const available = useWidth(frame);
 
   const bounds = layoutBounds(state);
   const liveWorld = editorWorld(desktop, bounds, state.monitors);
-  const world = heldWorld ?? liveWorld;
-  const scale =
-    available > 0 ? Math.min(available / world.width, heightBudget() / world.height) : 0;
+  const liveScale =
+    available > 0 ? Math.min(available / liveWorld.width, heightBudget() / liveWorld.height) : 0;
+  const { world, scale } = heldView ?? { world: liveWorld, scale: liveScale };
   const conflicts = new Set(overlappingPairs(state.monitors).flat());
 
   const targetsFor = (target: Target | null) => {
@@ -124,11 +134,10 @@ export function DesktopCanvas({
       pointerId: event.pointerId,
       startX: event.clientX,
       startY: event.clientY,
-      world: liveWorld,
-      scale,
+      view: { world, scale },
       what,
     };
-    setHeldWorld(liveWorld);
+    setHeldView({ world, scale });
   };
 
   const startEdit = (target: Target, kind: DragKind, event: PointerEvent<HTMLElement>) => {
@@ -148,11 +157,12 @@ export function DesktopCanvas({
   const onPointerMove = (event: PointerEvent<HTMLDivElement>) => {
     const current = drag.current;
     if (current === null || current.pointerId !== event.pointerId) return;
-    const threshold = SNAP_SCREEN_PX / current.scale;
+    const { world: heldWorld, scale: heldScale } = current.view;
+    const threshold = snapThreshold(heldScale);
     if (current.what.type === 'draw') {
       setDraft(
         drawnRect(current.what.from, toDesktop(event), {
-          world: current.world,
+          world: heldWorld,
           targets: targetsFor(null),
           threshold,
         }),
@@ -160,9 +170,9 @@ export function DesktopCanvas({
       return;
     }
     const { target, kind, start, aspect } = current.what;
-    const dx = (event.clientX - current.startX) / current.scale;
-    const dy = (event.clientY - current.startY) / current.scale;
-    const options = { world: current.world, targets: targetsFor(target), threshold, aspect };
+    const dx = (event.clientX - current.startX) / heldScale;
+    const dy = (event.clientY - current.startY) / heldScale;
+    const options = { world: heldWorld, targets: targetsFor(target), threshold, aspect };
     const rect =
       kind === 'move' ? moveRect(start, dx, dy, options) : resizeRect(start, kind, dx, dy, options);
     dispatch({ type: 'rectChanged', target, rect });
@@ -172,7 +182,7 @@ export function DesktopCanvas({
     const current = drag.current;
     if (current === null || current.pointerId !== event.pointerId) return;
     drag.current = null;
-    setHeldWorld(null);
+    setHeldView(null);
     if (current.what.type === 'draw') {
       const rect = draft;
       setDraft(null);

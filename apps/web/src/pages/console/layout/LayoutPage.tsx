@@ -19,7 +19,7 @@ import { DesktopCanvas } from './DesktopCanvas.js';
 import { OpenWindowsSection } from './OpenWindowsSection.js';
 import { MaskList, MonitorList } from './RectLists.js';
 import { ScreensSection } from './ScreensSection.js';
-import { EMPTY_EDITOR, editorReducer, targetName, toLayout } from './editorState.js';
+import { EMPTY_EDITOR, editorReducer, sameLayout, targetName, toLayout } from './editorState.js';
 import type { Extent } from './geometry.js';
 import type { DetailedScreen } from './screenDetails.js';
 import './layout.css';
@@ -82,7 +82,6 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
       type: 'loaded',
       layout: first.layout,
       firstScreen: { width: window.screen.width, height: window.screen.height },
-      desktop: first.desktop,
     }),
   );
   const [saved, setSaved] = useState<MonitorLayout | null>(answer.layout);
@@ -104,6 +103,7 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
   }, [drawing]);
   const bounds = layoutBounds(state);
   const layout = toLayout(state);
+  const unsaved = saved === null || !sameLayout(state, saved);
 
   const save = () => {
     if (busy) return;
@@ -137,7 +137,6 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
       </p>
       <ScreensSection
         monitorCount={state.monitors.length}
-        desktop={desktop}
         dispatch={dispatch}
         onDetected={setScreens}
       />
@@ -155,8 +154,10 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
             type="button"
             className="button"
             onClick={() => {
-              dispatch({ type: 'suggested', desktop });
-              setAnnouncement('Monitors laid out side by side.');
+              dispatch({ type: 'suggested', detected: screens });
+              setAnnouncement(
+                'Monitors laid out at their screens’ own sizes, scale 1; the layout asks for a desktop that just holds them.',
+              );
             }}
           >
             Suggest
@@ -188,7 +189,7 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
             {busy ? 'Saving…' : 'Save'}
           </button>
           <span className="layout-toolbar__state" role="status">
-            {state.dirty ? 'Unsaved changes' : 'Saved'}
+            {saved === null ? 'Not saved yet' : unsaved ? 'Unsaved changes' : 'Saved'}
           </span>
         </div>
         {drawing ? (
@@ -233,7 +234,7 @@ function LayoutEditor({ answer }: { answer: LayoutAnswer }) {
         <MaskList masks={state.masks} dispatch={dispatch} />
       </section>
 
-      <OpenWindowsSection saved={saved} unsaved={state.dirty} screens={screens} />
+      <OpenWindowsSection saved={saved} unsaved={unsaved} screens={screens} />
     </div>
   );
 }

@@ -1,13 +1,15 @@
 // "Open windows": one viewer window per monitor of the saved layout, each showing its part of the
-// desktop (viewerUrlFor) — put on its screen when the browser told the page where the screens
-// are — and the same addresses listed with Copy and Open, for browsers that block the pop-ups or
-// for opening them on another computer. Full screen needs a key press or click in each window.
-import { PAGES, viewerUrlFor, type MonitorLayout } from '@overlay-companion/protocol';
+// desktop (viewport/monitorWindows.ts, which the plain viewer's offer opens them with too) — put
+// on its screen when the browser told the page where the screens are — and the same addresses
+// listed with Copy and Open, for browsers that block the pop-ups or for opening them on another
+// computer. Full screen needs a key press or click in each window.
+import type { MonitorLayout } from '@overlay-companion/protocol';
 import { useState } from 'react';
+import { monitorWindowUrls, openMonitorWindows } from '../../../viewport/monitorWindows.js';
 import { CopyButton } from '../../common/CopyButton.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
 import { targetName } from './editorState.js';
-import { screenFor, windowFeatures, type DetailedScreen } from './screenDetails.js';
+import { screenFor, type DetailedScreen } from './screenDetails.js';
 
 export interface OpenWindowsSectionProps {
   /** The saved layout (windows show what the bridge has, not unsaved edits). */
@@ -16,29 +18,16 @@ export interface OpenWindowsSectionProps {
   screens: readonly DetailedScreen[];
 }
 
-export function viewerUrls(layout: MonitorLayout, origin: string): string[] {
-  return layout.monitors.map(
-    (m, i) => new URL(`${PAGES.viewer}${viewerUrlFor(m, i)}`, origin).href,
-  );
-}
-
 export function OpenWindowsSection({ saved, unsaved, screens }: OpenWindowsSectionProps) {
   const [notice, setNotice] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const urls = saved === null ? [] : viewerUrls(saved, window.location.origin);
+  const urls = saved === null ? [] : monitorWindowUrls(saved, window.location.origin);
 
   const open = (indexes: readonly number[]) => {
     if (saved === null) return;
-    let blocked = 0;
-    for (const i of indexes) {
-      const monitor = saved.monitors[i];
-      const url = urls[i];
-      if (monitor === undefined || url === undefined) continue;
-      const screen = screenFor(screens, { label: monitor.label ?? '' }, i);
-      // Named per monitor: opening again reuses that monitor's window instead of adding one.
-      const opened = window.open(url, `overlay-companion-monitor-${i}`, windowFeatures(screen));
-      if (opened === null) blocked += 1;
-    }
+    const blocked = openMonitorWindows(saved, indexes, (i) =>
+      screenFor(screens, { label: saved.monitors[i]?.label ?? '' }, i),
+    );
     setProblem(
       blocked === 0
         ? null

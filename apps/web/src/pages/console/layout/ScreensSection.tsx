@@ -6,12 +6,10 @@ import { useState, type Dispatch, type FormEvent } from 'react';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
 import { TextField } from '../../common/Field.js';
 import type { EditorEvent } from './editorState.js';
-import type { Extent } from './geometry.js';
 import { detectScreens, screenDetailsSupported, type DetailedScreen } from './screenDetails.js';
 
 export interface ScreensSectionProps {
   monitorCount: number;
-  desktop: Extent | null;
   dispatch: Dispatch<EditorEvent>;
   /** The screens the browser listed (kept for placing the windows). */
   onDetected: (screens: DetailedScreen[]) => void;
@@ -23,12 +21,7 @@ function parseSize(text: string): number | null {
   return n >= 1 && n <= MAX_DESKTOP_PX ? n : null;
 }
 
-export function ScreensSection({
-  monitorCount,
-  desktop,
-  dispatch,
-  onDetected,
-}: ScreensSectionProps) {
+export function ScreensSection({ monitorCount, dispatch, onDetected }: ScreensSectionProps) {
   const [problem, setProblem] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -56,13 +49,14 @@ export function ScreensSection({
             width: s.width,
             height: s.height,
             label: s.label,
+            left: s.left,
+            top: s.top,
           })),
-          desktop,
         });
         setNotice(
           `Found ${outcome.screens.length} screen${outcome.screens.length === 1 ? '' : 's'}: ${outcome.screens
             .map((s) => `${s.label === '' ? 'screen' : s.label} ${s.width} × ${s.height}`)
-            .join(', ')}. The monitors below are laid out for them.`,
+            .join(', ')}. The monitors below are laid out as they are, at 1:1.`,
         );
       },
       (thrown: unknown) => {

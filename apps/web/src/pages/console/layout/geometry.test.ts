@@ -1,5 +1,7 @@
 // The editor's geometry: snapping moved and resized edges to the desktop's and each other's,
-// keeping a monitor's shape, staying inside the world, drawing, nudging, and the suggested layout.
+// how far they snap at each zoom, keeping a monitor's shape, staying inside the world, drawing,
+// nudging, and the suggested layout at 1:1.
+import { MAX_DESKTOP_PX } from '@overlay-companion/protocol';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +15,7 @@ import {
   resizeRect,
   snapShift,
   snapTargets,
+  snapThreshold,
   suggestLayout,
   type DragOptions,
   type Rect,
@@ -68,6 +71,19 @@ describe('snapping', () => {
       height: 500,
     });
     expect(resizeRect(r, 's', 0, 575, options())).toMatchObject({ height: 1080 });
+  });
+
+  it('pulls from the same few screen pixels at every zoom, and never from fewer than 16 desktop px', () => {
+    // A laptop's picture of a two-monitor layout: about a quarter of a screen pixel per desktop px.
+    expect(snapThreshold(0.25)).toBe(48);
+    expect(snapThreshold(1)).toBe(16);
+    expect(snapThreshold(2)).toBe(16);
+    expect(snapThreshold(0)).toBe(16);
+    // Dropped 10 screen px (40 desktop px) right of the other monitor at that zoom: lands flush.
+    const right = { x: 1960, y: 0, width: 1280, height: 1024 };
+    expect(moveRect(right, 0, 0, options([left], snapThreshold(0.25)))).toMatchObject({ x: 1920 });
+    // 8 screen px was the old pull: that same drop stayed 40 px away.
+    expect(moveRect(right, 0, 0, options([left], 8 / 0.25))).toMatchObject({ x: 1960 });
   });
 });
 
@@ -166,66 +182,79 @@ describe('drawing and keys', () => {
 });
 
 describe('suggestLayout', () => {
-  it('puts the screens side by side at their sizes when the desktop is unknown', () => {
+  it('puts the screens side by side at their own sizes (1:1), tops aligned', () => {
     expect(
-      suggestLayout(
-        [
-          { width: 1920, height: 1080 },
-          { width: 1280, height: 1024 },
-        ],
-        null,
-      ),
+      suggestLayout([
+        { width: 1920, height: 1080 },
+        { width: 1280, height: 1024 },
+      ]),
     ).toEqual([
       { x: 0, y: 0, width: 1920, height: 1080 },
       { x: 1920, y: 0, width: 1280, height: 1024 },
     ]);
   });
 
-  it('scales the row to the desktop, matching it exactly when the shapes agree', () => {
-    const two = [
-      { width: 1920, height: 1080 },
-      { width: 1920, height: 1080 },
-    ];
-    expect(suggestLayout(two, { width: 3840, height: 1080 })).toEqual([
-      { x: 0, y: 0, width: 1920, height: 1080 },
-      { x: 1920, y: 0, width: 1920, height: 1080 },
-    ]);
-    expect(suggestLayout(two, { width: 1280, height: 800 })).toEqual([
-      { x: 0, y: 0, width: 640, height: 360 },
-      { x: 640, y: 0, width: 640, height: 360 },
+  it('keeps the arrangement the browser reported, its top-left screen at 0, 0', () => {
+    expect(
+      suggestLayout([
+        { width: 1920, height: 1080, left: 0, top: 0 },
+        { width: 1920, height: 1080, left: -1920, top: 300 },
+        { width: 1280, height: 1024, left: 0, top: -1024 },
+      ]),
+    ).toEqual([
+      { x: 1920, y: 1024, width: 1920, height: 1080 },
+      { x: 0, y: 1324, width: 1920, height: 1080 },
+      { x: 1920, y: 0, width: 1280, height: 1024 },
     ]);
   });
 
-  it('leaves no gaps and fits the desktop for any screens', () => {
+  it('lays out side by side when positions overlap (mirrored screens) or some are unknown', () => {
+    const row = [
+      { x: 0, y: 0, width: 1920, height: 1080 },
+      { x: 1920, y: 0, width: 1920, height: 1080 },
+    ];
+    expect(
+      suggestLayout([
+        { width: 1920, height: 1080, left: 0, top: 0 },
+        { width: 1920, height: 1080, left: 0, top: 0 },
+      ]),
+    ).toEqual(row);
+    expect(
+      suggestLayout([
+        { width: 1920, height: 1080, left: 0, top: 500 },
+        { width: 1920, height: 1080 },
+      ]),
+    ).toEqual(row);
+  });
+
+  it('is 1:1 with no overlaps, its bounding box at 0, 0, for any screens', () => {
     const screen = fc.record({
       width: fc.integer({ min: 320, max: 7680 }),
       height: fc.integer({ min: 240, max: 4320 }),
+      left: fc.option(fc.integer({ min: -8000, max: 8000 }), { nil: undefined }),
+      top: fc.option(fc.integer({ min: -8000, max: 8000 }), { nil: undefined }),
     });
     fc.assert(
-      fc.property(
-        fc.array(screen, { minLength: 1, maxLength: 6 }),
-        fc.record({
-          width: fc.integer({ min: 640, max: 16000 }),
-          height: fc.integer({ min: 480, max: 8000 }),
-        }),
-        (screens, desk) => {
-          const rects = suggestLayout(screens, desk);
-          rects.forEach((r, i) => {
-            if (i > 0) expect(r.x).toBe((rects[i - 1]?.x ?? 0) + (rects[i - 1]?.width ?? 0));
-          });
-          const last = rects[rects.length - 1];
-          const factor = Math.min(
-            desk.width / screens.reduce((s, x) => s + x.width, 0),
-            desk.height / Math.max(...screens.map((s) => s.height)),
-          );
-          // Inside the desktop unless the viewer's scale limits kept it from shrinking that far.
-          if (factor >= 1 / 8 && factor <= 4) {
-            expect((last?.x ?? 0) + (last?.width ?? 0)).toBeLessThanOrEqual(desk.width);
-            for (const r of rects) expect(r.height).toBeLessThanOrEqual(desk.height);
-          }
-        },
-      ),
+      fc.property(fc.array(screen, { minLength: 1, maxLength: 4 }), (screens) => {
+        const rects = suggestLayout(screens);
+        expect(rects.map((r) => [r.width, r.height])).toEqual(
+          screens.map((s) => [s.width, s.height]),
+        );
+        expect(Math.min(...rects.map((r) => r.x))).toBe(0);
+        expect(Math.min(...rects.map((r) => r.y))).toBe(0);
+        expect(overlappingPairs(rects)).toEqual([]);
+      }),
     );
+  });
+
+  it('scales down by one factor only past the largest desktop, edges still touching', () => {
+    const wide = Array.from({ length: 5 }, () => ({ width: 7680, height: 4320 }));
+    const rects = suggestLayout(wide);
+    const last = rects[rects.length - 1];
+    expect((last?.x ?? 0) + (last?.width ?? 0)).toBeLessThanOrEqual(MAX_DESKTOP_PX);
+    rects.forEach((r, i) => {
+      if (i > 0) expect(r.x).toBe((rects[i - 1]?.x ?? 0) + (rects[i - 1]?.width ?? 0));
+    });
   });
 });
 

@@ -1,8 +1,8 @@
 // The layout editor's geometry, pure so it is tested without a browser: moving and resizing a
 // rectangle of the desktop by a pointer drag or a key (whole desktop pixels, inside the editor's
 // world), snapping the edges that move to the desktop's edges and to the other rectangles', keeping
-// a monitor's shape to its screen's, drawing a new rectangle, and the suggested layout.
-import { MAX_DESKTOP_PX, MAX_VIEWER_SCALE, MIN_VIEWER_SCALE } from '@overlay-companion/protocol';
+// a monitor's shape to its screen's, drawing a new rectangle, and the suggested layout (1:1).
+import { MAX_DESKTOP_PX } from '@overlay-companion/protocol';
 
 export interface Rect {
   x: number;
@@ -16,8 +16,10 @@ export interface Extent {
   height: number;
 }
 
-/** Edges snap within this many screen pixels (converted to desktop pixels at the view's scale). */
-export const SNAP_SCREEN_PX = 8;
+/** Edges snap within this many screen pixels (converted to desktop pixels at the view's scale)… */
+export const SNAP_SCREEN_PX = 12;
+/** …and never within fewer desktop pixels than this, however large the picture is drawn. */
+export const SNAP_DESKTOP_PX = 16;
 /** No rectangle gets smaller than this many desktop pixels on either side. */
 export const MIN_RECT_PX = 16;
 
@@ -66,6 +68,15 @@ export function snapShift(
     }
   }
   return best;
+}
+
+/**
+ * How far (desktop pixels) an edge snaps at the view's `scale`. In screen pixels, so the pull feels
+ * the same at every zoom (at a laptop's width a desktop pixel is a quarter of a screen pixel, and
+ * 8 screen pixels left a visible gap); at least SNAP_DESKTOP_PX, so a large picture still pulls.
+ */
+export function snapThreshold(scale: number): number {
+  return scale > 0 ? Math.max(SNAP_DESKTOP_PX, SNAP_SCREEN_PX / scale) : SNAP_DESKTOP_PX;
 }
 
 const clamp = (value: number, min: number, max: number) => Math.min(max, Math.max(min, value));
@@ -222,33 +233,65 @@ export function overlappingPairs(rects: readonly Rect[]): Array<[number, number]
   return pairs;
 }
 
+/** A screen to lay out: its size, and where the browser says it is among the others, if it said. */
+export interface PlacedScreen extends Extent {
+  left?: number | undefined;
+  top?: number | undefined;
+}
+
 /**
- * The suggested layout: the screens side by side from the left at their sizes, all scaled by one
- * factor so the row fits the desktop (matching its width or its height exactly) when its size is
- * known. The factor stays within what the viewer can show (each window's scale is 1 / factor).
+ * The suggested layout, at 1:1: each monitor is as many desktop pixels as its screen has CSS
+ * pixels (so every viewer window shows its part at scale 1, nothing squeezed), and the desktop the
+ * layout asks for is the screens' bounding box. Screens whose positions the browser reported keep
+ * their arrangement (moved so the box starts at 0, 0); otherwise — or when those positions overlap,
+ * as mirrored screens do — side by side from the left, tops aligned. Only a layout past the largest
+ * desktop is scaled down, all of it by one factor.
  */
-export function suggestLayout(screens: readonly Extent[], desktop: Extent | null): Rect[] {
-  const total = screens.reduce((sum, s) => sum + s.width, 0);
-  const tallest = screens.reduce((max, s) => Math.max(max, s.height), 0);
-  if (total === 0 || tallest === 0) return [];
-  let factor = desktop === null ? 1 : Math.min(desktop.width / total, desktop.height / tallest);
-  factor = clamp(factor, 1 / MAX_VIEWER_SCALE, 1 / MIN_VIEWER_SCALE);
-  // Also never past the largest desktop.
-  factor = Math.min(factor, MAX_DESKTOP_PX / total, MAX_DESKTOP_PX / tallest);
-  const rects: Rect[] = [];
-  let before = 0;
-  for (const screen of screens) {
-    // Edges from the running sum, so the widths add up to the rounded whole with no gaps.
-    const x = Math.round(before * factor);
-    before += screen.width;
-    rects.push({
+export function suggestLayout(screens: readonly PlacedScreen[]): Rect[] {
+  if (screens.length === 0 || screens.some((s) => s.width <= 0 || s.height <= 0)) return [];
+  const placed = placedAsReported(screens) ?? sideBySide(screens);
+  const box = placed.reduce(
+    (max, r) => ({
+      width: Math.max(max.width, r.x + r.width),
+      height: Math.max(max.height, r.y + r.height),
+    }),
+    { width: 0, height: 0 },
+  );
+  const factor = Math.min(1, MAX_DESKTOP_PX / box.width, MAX_DESKTOP_PX / box.height);
+  if (factor === 1) return placed;
+  // Edges scaled rather than sizes, so rectangles that touched still touch after rounding.
+  return placed.map((r) => {
+    const x = Math.floor(r.x * factor);
+    const y = Math.floor(r.y * factor);
+    return {
       x,
-      y: 0,
-      width: Math.max(1, Math.round(before * factor) - x),
-      height: Math.max(1, Math.round(screen.height * factor)),
-    });
+      y,
+      width: Math.max(1, Math.floor((r.x + r.width) * factor) - x),
+      height: Math.max(1, Math.floor((r.y + r.height) * factor) - y),
+    };
+  });
+}
+
+/** The screens where the browser put them, the top-left one at 0, 0; null if it did not say. */
+function placedAsReported(screens: readonly PlacedScreen[]): Rect[] | null {
+  const rects: Rect[] = [];
+  for (const s of screens) {
+    if (s.left === undefined || s.top === undefined) return null;
+    rects.push({ x: Math.round(s.left), y: Math.round(s.top), width: s.width, height: s.height });
   }
-  return rects;
+  const minX = Math.min(...rects.map((r) => r.x));
+  const minY = Math.min(...rects.map((r) => r.y));
+  const moved = rects.map((r) => ({ ...r, x: r.x - minX, y: r.y - minY }));
+  return overlappingPairs(moved).length === 0 ? moved : null;
+}
+
+function sideBySide(screens: readonly Extent[]): Rect[] {
+  let x = 0;
+  return screens.map((s) => {
+    const rect = { x, y: 0, width: s.width, height: s.height };
+    x += s.width;
+    return rect;
+  });
 }
 
 /**

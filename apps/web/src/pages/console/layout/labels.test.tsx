@@ -39,7 +39,6 @@ describe('layout labels', () => {
     const state: EditorState = {
       monitors: [{ x: 0, y: 0, width: 10, height: 10, label: HOSTILE, screen: null }],
       masks: [{ x: 0, y: 0, width: 5, height: 5, label: HOSTILE }],
-      dirty: false,
     };
     expectEscaped(renderToStaticMarkup(<MonitorList state={state} dispatch={noop} />));
     expectEscaped(renderToStaticMarkup(<MaskList masks={state.masks} dispatch={noop} />));

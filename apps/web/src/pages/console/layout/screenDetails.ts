@@ -1,12 +1,15 @@
 // The person's physical screens through the Window Management API (window.getScreenDetails, in
 // Chromium-based browsers, after the person grants "window management"): their sizes and labels
-// for the layout, and where each one is, so "Open windows" can put a viewer on each. Elsewhere,
-// or when the person says no, the page asks for the sizes by hand.
+// for the layout, and where each one is (Suggest keeps their arrangement; "Open windows" puts a
+// viewer on each). Elsewhere, or when the person says no, the page asks for the sizes by hand.
 
 /** What the page uses of a ScreenDetailed (the API's types are not in TypeScript's DOM lib). */
 export interface DetailedScreen {
   width: number;
   height: number;
+  /** Where the screen is among the others (CSS pixels of the whole screen space). */
+  left: number;
+  top: number;
   availLeft: number;
   availTop: number;
   availWidth: number;
@@ -49,6 +52,8 @@ export async function detectScreens(): Promise<ScreensOutcome> {
     const screens = details.screens.map((s) => ({
       width: s.width,
       height: s.height,
+      left: s.left,
+      top: s.top,
       availLeft: s.availLeft,
       availTop: s.availTop,
       availWidth: s.availWidth,
@@ -73,23 +78,11 @@ export async function detectScreens(): Promise<ScreensOutcome> {
  * The screen a monitor's window belongs on: the one with the monitor's label (labels come from
  * the screens when detected), else the one at its position in the list.
  */
-export function screenFor(
-  screens: readonly DetailedScreen[],
+export function screenFor<S extends { label: string }>(
+  screens: readonly S[],
   monitor: { label: string },
   index: number,
-): DetailedScreen | undefined {
+): S | undefined {
   const label = monitor.label.trim();
   return (label === '' ? undefined : screens.find((s) => s.label === label)) ?? screens[index];
-}
-
-/** window.open features that put a window over the whole of `screen`'s available area. */
-export function windowFeatures(screen: DetailedScreen | undefined): string {
-  if (screen === undefined) return 'popup';
-  return [
-    'popup',
-    `left=${screen.availLeft}`,
-    `top=${screen.availTop}`,
-    `width=${screen.availWidth}`,
-    `height=${screen.availHeight}`,
-  ].join(',');
 }
