@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const reportDir = mkdtempSync(join(tmpdir(), 'oc-test-'));
 // Every log the run's bridges write, and every secret its tests make, for the final log scan.
@@ -41,9 +41,18 @@ function vitestCounts(file) {
   return () => {
     if (!existsSync(file)) return { passed: 0, failed: 1 };
     const report = JSON.parse(readFileSync(file, 'utf8'));
+    const names = [];
+    for (const suite of report.testResults ?? []) {
+      const where = relative(process.cwd(), suite.name);
+      const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
+      for (const t of failedTests) names.push(`${where} › ${t.fullName}`);
+      // A file that failed outside any test (a hook, an import) has no failed test to name.
+      if (suite.status === 'failed' && failedTests.length === 0) names.push(`${where} (the file)`);
+    }
     return {
       passed: report.numPassedTests,
       failed: report.numFailedTests + (report.success ? 0 : report.numFailedTests === 0 ? 1 : 0),
+      names,
     };
   };
 }
@@ -56,8 +65,22 @@ function summaryCounts(file) {
 function playwrightCounts(file) {
   return () => {
     if (!existsSync(file)) return { passed: 0, failed: 1 };
-    const { stats } = JSON.parse(readFileSync(file, 'utf8'));
-    return { passed: stats.expected + stats.flaky, failed: stats.unexpected };
+    const report = JSON.parse(readFileSync(file, 'utf8'));
+    const names = [];
+    const walk = (suite, path) => {
+      for (const spec of suite.specs ?? []) {
+        for (const test of spec.tests ?? []) {
+          if (test.status === 'unexpected') {
+            names.push(`${spec.file} › ${[...path, spec.title].join(' › ')} [${test.projectName}]`);
+          }
+        }
+      }
+      for (const child of suite.suites ?? [])
+        walk(child, child.title ? [...path, child.title] : path);
+    };
+    for (const suite of report.suites ?? []) walk(suite, []);
+    const { stats } = report;
+    return { passed: stats.expected + stats.flaky, failed: stats.unexpected, names };
   };
 }
 
@@ -131,6 +154,8 @@ console.log('\n=== summary');
 for (const r of results) {
   const counts = r.counts ? ` (${r.counts.passed} passed, ${r.counts.failed} failed)` : '';
   console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} ${r.seconds}s${counts}`);
+  // The failed tests by name here at the end, where a CI log's tail is read.
+  for (const name of r.counts?.names ?? []) console.log(`       failed: ${name}`);
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);

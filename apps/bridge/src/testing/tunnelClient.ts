@@ -15,6 +15,9 @@ export interface CloseInfo {
   reason: string;
 }
 
+/** How often guacamole-common-js's client says `nop` to keep its connection alive. */
+const KEEP_ALIVE_MS = 5_000;
+
 export class TunnelClient {
   readonly messages: ReceivedMessage[] = [];
   readonly instructions: GuacInstruction[] = [];
@@ -51,8 +54,16 @@ export class TunnelClient {
       }
       for (const listener of this.listeners) listener();
     });
+    // guacamole-common-js's Guacamole.Client says `nop` every 5 s; guacd aborts a user it has
+    // heard nothing from for 15 s ("User is not responding"), which a desktop slow to show its
+    // first frame under load would otherwise earn this client and no browser.
+    const keepAlive = setInterval(() => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(encodeInstructionUtf16('nop'));
+    }, KEEP_ALIVE_MS);
+    keepAlive.unref();
     this.closed = new Promise((resolve) => {
       ws.on('close', (code, reason) => {
+        clearInterval(keepAlive);
         resolve({ code, reason: reason.toString('utf8') });
         for (const listener of this.listeners) listener();
       });
