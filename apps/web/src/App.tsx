@@ -36,6 +36,7 @@ import { focusFirstAnswer } from './confirm/answerKeyboard.js';
 import { TeachLayer } from './teach/TeachLayer.js';
 import { TeachPanel } from './teach/TeachPanel.js';
 import { DesktopCharge } from './charge/DesktopCharge.js';
+import { MonitorWindowsOffer } from './viewport/MonitorWindowsOffer.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -94,6 +95,7 @@ export function App({ session }: AppProps) {
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
           <TeachPanel />
+          <MonitorWindowsOffer />
         </main>
         <ActionLog />
         <ClientMenu
