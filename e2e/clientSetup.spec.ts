@@ -1,5 +1,5 @@
 // The client configurations people paste, checked by using them: a token made on /config in
-// Chromium, then every configuration the page shows with it — and every one in the README, with
+// Chromium, then every configuration the page shows with it (each client's tab chosen in turn) — and every one in the README, with
 // the README's address and placeholders replaced the way a person would — is read as its client
 // reads it (JSON server entries, `claude mcp add` arguments, VS Code's ${input:…} prompt, the stdio
 // forwarder's command line) and a real MCP client (the SDK's) connects with exactly that: Streamable
@@ -144,9 +144,13 @@ test('every client configuration on /config and in the README connects a real MC
   const expected = clientSetups(mcpUrl, secret);
   await expect(shown).toHaveCount(expected.length);
   const pageTexts = new Map<string, string>();
-  for (const section of await shown.all()) {
-    const id = (await section.getAttribute('data-client-setup')) ?? '';
-    pageTexts.set(id, (await section.locator('pre').textContent()) ?? '');
+  for (const panel of await shown.all()) {
+    const id = (await panel.getAttribute('data-client-setup')) ?? '';
+    // Read as the person sees it: their client's tab chosen, its panel shown.
+    const tabId = (await panel.getAttribute('aria-labelledby')) ?? '';
+    await page.locator(`[id="${tabId}"]`).click();
+    await expect(panel).toBeVisible();
+    pageTexts.set(id, (await panel.locator('pre').textContent()) ?? '');
   }
   expect([...pageTexts.keys()]).toEqual(expected.map((setup) => setup.id));
 

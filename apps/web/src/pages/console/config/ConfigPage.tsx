@@ -1,5 +1,6 @@
-// /config: how to connect an AI client to this bridge, and the person's API tokens (create,
-// shown once, list, revoke). When what had the keyboard goes away (the new token hidden, a
+// /config: how to connect an AI client to this bridge — first create a token, then the client
+// configurations to paste (one tab per client, filled in with the new token once it exists) —
+// and the person's API tokens (list, revoke). When what had the keyboard goes away (the new token hidden, a
 // revoked token's button), the focus moves to the tokens heading instead of the page's start.
 import {
   API,
@@ -18,7 +19,7 @@ import { ConnectInstructions } from './ConnectInstructions.js';
 import { CreateTokenForm } from './CreateTokenForm.js';
 import { NewToken } from './NewToken.js';
 import { TokenTable } from './TokenTable.js';
-import { mcpEndpointUrl } from './clientConfig.js';
+import { mcpEndpointUrl, type ClientSetupId } from './clientConfig.js';
 
 /** The list, and when it was read (expiry is judged at that moment, not at each render). */
 const loadTokens = async () => ({ ...(await api.get(API.tokens, TokenList)), at: Date.now() });
@@ -30,6 +31,8 @@ export function ConfigPage() {
   const tokens = useLoad(loadTokens);
   const desktops = useLoad(loadDesktops);
   const [created, setCreated] = useState<CreatedToken | null>(null);
+  /** The client tab chosen; null until the person picks one (the first is shown). */
+  const [client, setClient] = useState<ClientSetupId | null>(null);
   const [revoking, setRevoking] = useState<string | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -59,10 +62,40 @@ export function ConfigPage() {
       <section aria-labelledby="connect-title" className="section">
         <h2 id="connect-title">Connect an AI client</h2>
         <p>
-          AI clients reach this bridge over MCP (Streamable HTTP) with a token you create below.
-          Each token acts for you: its calls reach only your viewer windows, within your mode and
-          permissions.
+          AI clients reach this bridge over MCP (Streamable HTTP) with a token: create one, then
+          paste your client’s configuration, which carries it. Each token acts for you: its calls
+          reach only your viewer windows, within your mode and permissions.
         </p>
+        <h3 id="create-token-title">Create a token</h3>
+        <CreateTokenForm
+          onCreated={(token) => {
+            setNotice(null);
+            setCreated(token);
+            tokens.reload();
+          }}
+        />
+        {created !== null ? (
+          <NewToken
+            created={created}
+            endpoint={endpoint}
+            client={client}
+            onChooseClient={setClient}
+            onDone={() => {
+              setCreated(null);
+              tokensHeading.current?.focus();
+            }}
+          />
+        ) : (
+          <>
+            <h3 id="paste-title">Paste it into your AI client</h3>
+            <ConnectInstructions
+              endpoint={endpoint}
+              idPrefix="connect"
+              chosen={client}
+              onChoose={setClient}
+            />
+          </>
+        )}
         <div className="field">
           <span className="field__label" id="endpoint-label">
             MCP endpoint
@@ -74,33 +107,12 @@ export function ConfigPage() {
             <CopyButton text={endpoint} label="Copy the MCP endpoint" />
           </div>
         </div>
-        {created === null ? <ConnectInstructions endpoint={endpoint} idPrefix="connect" /> : null}
-        {created === null ? null : (
-          <p>The instructions, filled in with your new token, are in the box below.</p>
-        )}
       </section>
 
       <section aria-labelledby="tokens-title" className="section">
         <h2 id="tokens-title" ref={tokensHeading} tabIndex={-1}>
           API tokens
         </h2>
-        {created !== null ? (
-          <NewToken
-            created={created}
-            endpoint={endpoint}
-            onDone={() => {
-              setCreated(null);
-              tokensHeading.current?.focus();
-            }}
-          />
-        ) : null}
-        <CreateTokenForm
-          onCreated={(token) => {
-            setNotice(null);
-            setCreated(token);
-            tokens.reload();
-          }}
-        />
         <ErrorMessage message={actionError} />
         <StatusMessage message={notice} />
         {tokens.error !== null ? <ErrorMessage message={tokens.error} /> : null}

@@ -5,14 +5,18 @@ import type { CreatedToken } from '@overlay-companion/protocol';
 import { useEffect, useRef } from 'react';
 import { CopyButton } from '../../common/CopyButton.js';
 import { ConnectInstructions } from './ConnectInstructions.js';
+import type { ClientSetupId } from './clientConfig.js';
 
 export interface NewTokenProps {
   created: CreatedToken;
   endpoint: string;
+  /** The client tab chosen on the page (kept when the instructions get the new token). */
+  client: ClientSetupId | null;
+  onChooseClient: (client: ClientSetupId) => void;
   onDone: () => void;
 }
 
-export function NewToken({ created, endpoint, onDone }: NewTokenProps) {
+export function NewToken({ created, endpoint, client, onChooseClient, onDone }: NewTokenProps) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     heading.current?.focus();
@@ -43,7 +47,13 @@ export function NewToken({ created, endpoint, onDone }: NewTokenProps) {
           <CopyButton text={created.secret} label="Copy the token" />
         </div>
       </div>
-      <ConnectInstructions endpoint={endpoint} token={created.secret} idPrefix="new-token" />
+      <ConnectInstructions
+        endpoint={endpoint}
+        token={created.secret}
+        idPrefix="new-token"
+        chosen={client}
+        onChoose={onChooseClient}
+      />
       <button type="button" className="button button--primary" onClick={onDone}>
         I have copied it — hide the token
       </button>
