@@ -1,13 +1,22 @@
-// Says plainly, at the top of the viewer, when an AI is reading the person's key presses, with
-// the way to stop it (the "Let the AI read my key presses" switch in Settings, opened in a new
-// tab so this window — the person's control plane — stays open). Reads the control store only.
+// Says plainly, at the top of every viewer window, what of the person's own input an AI is
+// reading: their key presses (a banner), and their pointer and clicks (a quieter line,
+// PointerFollowingNotice.tsx), each with the way to stop it (its switch in Settings, opened in a
+// new tab so this window — the person's control plane — stays open). Reads the control store only.
 import { PAGES, PERMISSION_LABELS } from '@overlay-companion/protocol';
 import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
 import { readsKeyPresses } from './keyReading.js';
+import { PointerFollowingNotice } from './PointerFollowingNotice.js';
+import { followsPointer } from './pointerFollowing.js';
 
-/** The banner's content; a live region always present, so its appearance is announced. */
-export function KeyReadingNotice({ reading }: { reading: boolean }) {
+/** The banners' slot; a live region always present, so each one's appearance is announced. */
+export function KeyReadingNotice({
+  reading,
+  following = false,
+}: {
+  reading: boolean;
+  following?: boolean;
+}) {
   return (
     <div className="key-banner-slot" role="status">
       {reading ? (
@@ -23,11 +32,15 @@ export function KeyReadingNotice({ reading }: { reading: boolean }) {
           </span>
         </div>
       ) : null}
+      {following ? <PointerFollowingNotice /> : null}
     </div>
   );
 }
 
 export function KeyReadingBanner() {
   const reading = useStore(controlStore, (state) => readsKeyPresses(state.eventInterest));
-  return <KeyReadingNotice reading={reading} />;
+  const following = useStore(controlStore, (state) =>
+    followsPointer(state.eventInterest, state.permissions),
+  );
+  return <KeyReadingNotice reading={reading} following={following} />;
 }
