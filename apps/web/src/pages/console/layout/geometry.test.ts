@@ -74,16 +74,16 @@ describe('snapping', () => {
   });
 
   it('pulls from the same few screen pixels at every zoom, and never from fewer than 16 desktop px', () => {
-    // A laptop's picture of a two-monitor layout: about a quarter of a screen pixel per desktop px.
-    expect(snapThreshold(0.25)).toBe(48);
+    expect(snapThreshold(0.25)).toBe(64);
     expect(snapThreshold(1)).toBe(16);
     expect(snapThreshold(2)).toBe(16);
     expect(snapThreshold(0)).toBe(16);
-    // Dropped 10 screen px (40 desktop px) right of the other monitor at that zoom: lands flush.
-    const right = { x: 1960, y: 0, width: 1280, height: 1024 };
-    expect(moveRect(right, 0, 0, options([left], snapThreshold(0.25)))).toMatchObject({ x: 1920 });
-    // 8 screen px was the old pull: that same drop stayed 40 px away.
-    expect(moveRect(right, 0, 0, options([left], 8 / 0.25))).toMatchObject({ x: 1960 });
+    // A laptop's picture of a two-monitor layout at 1:1 is drawn at about a fifth. Dropped 71
+    // desktop px (14 screen px) right of the other monitor there: lands flush.
+    const right = { x: 1991, y: 0, width: 1280, height: 1024 };
+    expect(moveRect(right, 0, 0, options([left], snapThreshold(0.2)))).toMatchObject({ x: 1920 });
+    // 8 screen px was the old pull: that same drop stayed 71 px away.
+    expect(moveRect(right, 0, 0, options([left], 8 / 0.2))).toMatchObject({ x: 1991 });
   });
 });
 

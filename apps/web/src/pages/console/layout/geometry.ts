@@ -17,7 +17,7 @@ export interface Extent {
 }
 
 /** Edges snap within this many screen pixels (converted to desktop pixels at the view's scale)… */
-export const SNAP_SCREEN_PX = 12;
+export const SNAP_SCREEN_PX = 16;
 /** …and never within fewer desktop pixels than this, however large the picture is drawn. */
 export const SNAP_DESKTOP_PX = 16;
 /** No rectangle gets smaller than this many desktop pixels on either side. */
@@ -72,8 +72,9 @@ export function snapShift(
 
 /**
  * How far (desktop pixels) an edge snaps at the view's `scale`. In screen pixels, so the pull feels
- * the same at every zoom (at a laptop's width a desktop pixel is a quarter of a screen pixel, and
- * 8 screen pixels left a visible gap); at least SNAP_DESKTOP_PX, so a large picture still pulls.
+ * the same at every zoom: at a laptop's width a two-monitor layout is drawn at about a fifth, and
+ * the old 8 screen pixels let a monitor dropped "flush" stay 71 desktop pixels off. At least
+ * SNAP_DESKTOP_PX, so a large picture still pulls.
  */
 export function snapThreshold(scale: number): number {
   return scale > 0 ? Math.max(SNAP_DESKTOP_PX, SNAP_SCREEN_PX / scale) : SNAP_DESKTOP_PX;
