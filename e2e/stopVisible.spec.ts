@@ -1,7 +1,7 @@
 // Stop never hides (P9 item 4): at every width from a phone to 4K and in every state the bar can
-// be in — approvals waiting, standing permissions and AI clients listed, the key-reading banner,
-// the desktop away, a long desktop name, menus open — the point at Stop's centre is Stop (so a
-// click there stops the AI), Stop lies wholly inside the window and keeps its size. And a monitor
+// be in — approvals waiting, standing permissions and AI clients listed, the key-reading banner
+// and the pointer-following line, the desktop away, a long desktop name, menus open — the point
+// at Stop's centre is Stop (so a click there stops the AI), Stop lies wholly inside the window and keeps its size. And a monitor
 // window shows every desktop pixel of its viewport (item 7): at 1280×800 a 1280×800 viewport's
 // page pixels equal xwd -root, with the chrome floating and hidden, and the chord brings Stop back.
 // Screenshots of each state at 390, 1280 and 3840 px go into the test's output folder.
@@ -105,7 +105,7 @@ test('Stop stays whole, in view and on top in every state of the bar, from 320 p
     // "Allow click_at for 15 min": the "AI may act without asking" chip with its standing
     // permission (the state in which the account button used to cover Stop at 1280 px).
     await page.setViewportSize({ width: 1280, height: 800 });
-    const allowFor = page.getByRole('button', { name: 'Allow click_at for' });
+    const allowFor = page.getByRole('button', { name: 'Allow click_at for', exact: true });
     await expect(allowFor).not.toHaveAttribute('aria-disabled', 'true');
     await allowFor.click();
     expect((await waiting).isError).toBe(false);
@@ -120,12 +120,13 @@ test('Stop stays whole, in view and on top in every state of the bar, from 320 p
     await page.keyboard.press('Escape');
     await page.locator('.remote-display').click({ position: { x: 5, y: 5 } });
 
-    // The key-reading banner on top of it all.
+    // The key-reading banner and the pointer-following line on top of it all.
     await setPermissions(stack, { read_key_events: true });
-    const keys = await callTool(mcp, 'subscribe_events', { events: ['key_press'] });
+    const keys = await callTool(mcp, 'subscribe_events', { events: ['key_press', 'mouse_move'] });
     expect(keys.isError, keys.text).toBe(false);
     await expect(page.getByTestId('key-reading-banner')).toBeVisible();
-    await expectStopEverywhere(page, 'key reading', info);
+    await expect(page.getByTestId('pointer-following-banner')).toBeVisible();
+    await expectStopEverywhere(page, 'key reading and pointer following', info);
     await callTool(mcp, 'unsubscribe_events', {
       subscription_id: keys.structured?.subscription_id,
     });
