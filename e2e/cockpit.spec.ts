@@ -255,12 +255,11 @@ test('an AI click in autopilot: the indicator is on, and the AI pointer and its 
     expect(Math.abs((green ?? 0) - 0x6b)).toBeLessThan(40);
     expect(Math.abs((blue ?? 0) - 0xff)).toBeLessThan(40);
 
-    // The action log lists the call, read from the audit log.
+    // The action log lists the call, read from the audit log, as a sentence.
     await page.getByTestId('action-log-button').click();
     const entry = page.getByTestId('action-log-entry').first();
-    await expect(entry).toContainText('click_at');
-    await expect(entry).toContainText(`"x":${target.x}`);
-    await expect(entry).toContainText('Allowed');
+    await expect(entry).toContainText(`Click (left) at ${target.x}, ${target.y}`);
+    await expect(entry).toContainText('Allowed by the mode');
     await expect(entry).toContainText('overlay-companion-e2e');
   });
 });
@@ -280,7 +279,11 @@ test('standing permissions: "allow for N minutes" spares the next prompt for tha
     await expect(page.getByTestId('standing-permission')).toContainText('click_at');
     await expect(page.getByTestId('unasked-indicator')).toBeVisible();
 
-    // No prompt this time: the call runs and the click reaches X.
+    // No prompt this time: the call runs and the click reaches X. The bridge keeps the
+    // permission, so a reload of the page (the control window) changes nothing.
+    await page.reload();
+    await expect(page.getByTestId('standing-permission')).toContainText('click_at');
+    await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
     expect((await click()).isError).toBe(false);
     await expect.poll(() => buttonPresses(xev.log())).toBe(2);
     await expect(panel).toHaveCount(0);

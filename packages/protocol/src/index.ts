@@ -12,6 +12,7 @@ export * from './aiClient.js';
 export * from './aiAction.js';
 export * from './desktopState.js';
 export * from './standingPermission.js';
+export * from './standingMessages.js';
 export * from './api/index.js';
 export * from './tools/index.js';
 export * from './toolParsing.js';

@@ -139,6 +139,37 @@ const bridgeMessages: BridgeToViewer[] = [
       may_hand_over_to: [],
     },
   },
+  {
+    type: 'standing_permissions',
+    permissions: [
+      {
+        id: 'standing_1',
+        number: 1,
+        tool: 'click_at',
+        client: { key: 'tok_1:claude', name: 'claude', token: 'laptop' },
+        expires_in_ms: 900_000,
+        granted_by: 'Ada',
+      },
+      {
+        id: 'standing_2',
+        number: 2,
+        tool: 'type_text',
+        client: { key: 'tok_1:claude', name: 'claude', token: 'laptop' },
+        expires_in_ms: null,
+        granted_by: 'Ada',
+      },
+    ],
+  },
+  {
+    type: 'tool_call',
+    id: 'c4',
+    name: 'click_at',
+    args: { x: 1, y: 2, button: 'left', clicks: 1, require_user_confirmation: false },
+    policy: 'allow',
+    deadline_ms: 5000,
+    client: { key: 'tok_1:claude', name: 'claude', token: 'laptop' },
+    standing_id: 'standing_1',
+  },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
@@ -174,6 +205,16 @@ const viewerMessages: ViewerToBridge[] = [
   { type: 'charge', action: 'hand_over', to: 'p_bob' },
   { type: 'approval_answer', request_id: 'confirm_x_1', approved: false },
   { type: 'take_control' },
+  { type: 'standing_grant', call_id: 'call_1_ab', minutes: 15 },
+  { type: 'standing_grant', call_id: 'call_1_ab', minutes: null },
+  { type: 'standing_revoke', id: 'standing_1' },
+  {
+    type: 'tool_error',
+    id: 'c5',
+    kind: 'permission_denied',
+    message: 'No answer in time.',
+    asked: 'timeout',
+  },
 ];
 
 describe('message round trips', () => {
@@ -287,6 +328,21 @@ describe('wrong shapes get readable errors', () => {
       'approval_answer with a hostile id',
       '{"type":"approval_answer","request_id":"<img>","approved":true}',
       'request_id: must contain only letters',
+    ],
+    [
+      'standing_grant for longer than the panel offers',
+      '{"type":"standing_grant","call_id":"call_1","minutes":600}',
+      'minutes',
+    ],
+    [
+      'standing_grant naming a tool instead of a call',
+      '{"type":"standing_grant","call_id":"call_1","minutes":5,"tool":"click_at"}',
+      'tool: is not a known field',
+    ],
+    [
+      'tool_error with an unknown question ending',
+      '{"type":"tool_error","id":"c1","kind":"cancelled","message":"x","asked":"maybe"}',
+      'asked',
     ],
     [
       'take_control naming another window',

@@ -14,6 +14,11 @@ import { Permissions } from './permissions.js';
 import { AiClientRef } from './aiClient.js';
 import { AiActionMessage, TakeOverMessage } from './aiAction.js';
 import { ChargeMessage, DesktopStateMessage } from './desktopState.js';
+import {
+  StandingGrantMessage,
+  StandingPermissionsMessage,
+  StandingRevokeMessage,
+} from './standingMessages.js';
 import { toolDefinitions } from './tools/registry.js';
 import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
 import { MonitorLayout } from './api/layout.js';
@@ -90,6 +95,9 @@ function toolCallVariant<N extends ViewerToolName>(name: N) {
     deadline_ms: DeadlineMs,
     client: AiClientRef.optional().describe(
       'The AI client that made the call (from its MCP session, never from its arguments): what a standing permission is scoped to.',
+    ),
+    standing_id: Id.optional().describe(
+      'policy allow because of this standing permission (standing_permissions lists it); the viewer runs the call without asking only while it lists the same permission for this tool and client.',
     ),
   });
 }
@@ -275,10 +283,19 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   AiActionMessage,
   TakeOverMessage,
   DesktopStateMessage,
+  StandingPermissionsMessage,
 ]);
 export type BridgeToViewer = z.infer<typeof BridgeToViewer>;
 
 // ---- viewer → bridge --------------------------------------------------------------------
+
+/**
+ * How a question to the person ended when it ended the call: they pressed Deny, did not answer in
+ * time, the question was withdrawn (the AI cancelled, the person took the desktop over), or Stop.
+ */
+export const ASK_ENDINGS = ['denied', 'timeout', 'withdrawn', 'stopped'] as const;
+export const AskEnding = z.enum(ASK_ENDINGS);
+export type AskEnding = z.infer<typeof AskEnding>;
 
 /** `result` is checked by the bridge against toolDefinitions[name].viewerResult (parseToolResult). */
 export const ToolResultMessage = z.strictObject({
@@ -292,6 +309,9 @@ export const ToolErrorMessage = z.strictObject({
   kind: ErrorKind,
   message: z.string().min(1).max(MAX_ERROR_MESSAGE_LENGTH),
   retry_after_ms: z.int().min(0).max(3_600_000).optional(),
+  asked: AskEnding.optional().describe(
+    'The call ended with its question to the person: how that question ended (for the audit).',
+  ),
 });
 export const ApprovalMessage = z.strictObject({
   type: z.literal('approval'),
@@ -334,6 +354,8 @@ export const ViewerToBridge = z.discriminatedUnion('type', [
   AiActionMessage,
   TakeOverMessage,
   ChargeMessage,
+  StandingGrantMessage,
+  StandingRevokeMessage,
 ]);
 export type ViewerToBridge = z.infer<typeof ViewerToBridge>;
 

@@ -1,4 +1,4 @@
-// Standing permissions: "allow this for N minutes" and "allow this tool for this session", the
+// Standing permissions: "allow this for N minutes" and "allow this tool for this AI session", the
 // person's answer to one approval that spares them the same question for a while. The one rule
 // for using them lives here. A standing permission only turns an ASK into an allow, for one
 // tool and one AI client (AiClientRef.key); it never allows what the mode or the person's
@@ -16,7 +16,7 @@ export interface StandingPermission {
   tool: ToolName;
   /** AiClientRef.key of the client it was given to. */
   clientKey: string;
-  /** Epoch ms when it ends; null: until this viewer page is closed or reloaded (or Stop). */
+  /** Epoch ms when it ends; null: until the AI client has no session left (or Stop). */
   expiresAt: number | null;
 }
 

@@ -7,4 +7,6 @@
 // 6: answer anywhere — approvals_waiting entries carry request_id, approval_answer (a mirror of
 // the person in charge answers; the bridge relays it to the control window) and take_control
 // ("Make this the control window"). An older control window would ignore relayed answers.
-export const PROTOCOL_VERSION = 6 as const;
+// 7: standing permissions kept by the bridge — standing_permissions, standing_grant,
+// standing_revoke, tool_call.standing_id — and tool_error.asked (how the question ended).
+export const PROTOCOL_VERSION = 7 as const;

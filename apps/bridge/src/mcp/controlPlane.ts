@@ -46,6 +46,7 @@ import { runToolCall } from './toolCall.js';
 import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { SessionState } from './toolkit.js';
+import { readDecision } from './readDecision.js';
 
 // Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
 // as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check
@@ -182,7 +183,27 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
         () => desktop.current?.hub ?? idleHub,
         (uri) => notifier.notify(uri),
         sessionLogger,
-        () => desktop.current?.permissions().screenshots ?? false,
+        () => readDecision(desktop.current, 'take_screenshot'),
+        (message) =>
+          access.audit.record({
+            at: Date.now(),
+            kind: 'tool_call',
+            actor: 'ai',
+            personId: principal.personId,
+            personName: principal.personName,
+            tokenId: principal.tokenId,
+            tokenName: principal.tokenName,
+            clientName: state.clientName(),
+            tool: 'take_screenshot',
+            summary: 'background capture (set_screenshot_frequency)',
+            decision: 'deny',
+            outcome: 'permission_denied',
+            detail:
+              `${desktop.current === undefined ? '' : `desktop ${desktop.current.desktopName} · `}${message}`.slice(
+                0,
+                1000,
+              ),
+          }),
       ),
       resourceSubscriptions: new Set(),
     };

@@ -9,6 +9,7 @@
 import {
   EVENT_PERMISSIONS,
   MAX_LISTED_WATCHERS,
+  aiClientRef,
   permittedEventTypes,
   type BridgeToViewer,
   type DesktopAccessLevel,
@@ -27,6 +28,12 @@ import { readLayout } from '../api/layout.js';
 import { aiClientsMessage } from './aiClients.js';
 import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirectory.js';
 import { accessOf } from '../desktops/desktopAccess.js';
+import {
+  StandingPermissions,
+  type StandingEnd,
+  type StandingRecord,
+} from '../policy/standingPermissions.js';
+import { applyStandingMessage } from '../policy/standingGrant.js';
 
 export interface InChargeRef {
   id: string;
@@ -45,6 +52,8 @@ export interface DesktopPlane {
   readonly mode: ModeState;
   /** The toggles of the person in charge, right now. */
   permissions(): Permissions;
+  /** Standing permissions the person in charge gave here ("allow this for a while"). */
+  readonly standing: StandingPermissions;
   /** Aborts when someone presses Stop; a fresh signal after each Stop. */
   stopSignal(): AbortSignal;
   /** The MCP sessions working on this desktop (for the event interest and the AI-clients list). */
@@ -72,6 +81,13 @@ export interface PlaneObserver {
   approval?(personId: string, outcome: ApprovalOutcome, desktopName: string): void;
   stopped?(personId: string, desktopName: string): void;
   chargeMoved?(byPersonId: string, from: InChargeRef, to: InChargeRef, desktopName: string): void;
+  standingGranted?(record: StandingRecord, desktopName: string): void;
+  standingEnded?(
+    record: StandingRecord,
+    why: StandingEnd,
+    byPersonId: string | undefined,
+    desktopName: string,
+  ): void;
 }
 
 export interface DesktopPlanesOptions {
@@ -91,6 +107,7 @@ class Plane implements DesktopPlane {
   readonly hub: ViewerHub;
   readonly mode: ModeState;
   readonly sessions = new Set<SessionState>();
+  readonly standing: StandingPermissions;
   private stopController = new AbortController();
   private aiClientsTimer: NodeJS.Timeout | undefined;
   /** Display names of the people seen here (windows, the person in charge). */
@@ -110,6 +127,14 @@ class Plane implements DesktopPlane {
     this.names.set(inCharge.id, inCharge.displayName);
     this.current = permissions;
     this.mode = new ModeState(options.initialMode);
+    this.standing = new StandingPermissions({
+      changed: () => this.hub.setStanding(() => this.standing.message()),
+      observer: {
+        granted: (record) => options.observer?.standingGranted?.(record, this.desktopName),
+        ended: (record, why, by) =>
+          options.observer?.standingEnded?.(record, why, by, this.desktopName),
+      },
+    });
     const logger = options.logger.child({ desktopId: entry.record.id });
     let previous = this.mode.mode;
     this.mode.onChange((snapshot, source) => {
@@ -129,6 +154,7 @@ class Plane implements DesktopPlane {
         for (const session of this.sessions) session.events.push(event);
       },
       stop: (byPersonId) => {
+        this.standing.endAll('stop', byPersonId);
         this.stopController.abort();
         this.stopController = new AbortController();
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName);
@@ -136,6 +162,13 @@ class Plane implements DesktopPlane {
       approval: (outcome) =>
         options.observer?.approval?.(this.charge.id, outcome, this.desktopName),
       charge: (peer, message) => this.chargeRequested(peer, message),
+      standing: (peer, message, call) =>
+        applyStandingMessage(
+          this.standing,
+          { id: peer.personId, name: this.names.get(peer.personId) ?? this.charge.name },
+          message,
+          call,
+        ),
       windowsChanged: () => this.hub.desktopChanged(),
     });
   }
@@ -199,7 +232,15 @@ class Plane implements DesktopPlane {
     if (this.aiClientsTimer !== undefined) return;
     this.aiClientsTimer = setTimeout(() => {
       this.aiClientsTimer = undefined;
-      this.hub.setAiClients(aiClientsMessage(this.sessions));
+      const message = aiClientsMessage(this.sessions);
+      this.hub.setAiClients(message);
+      // "Allow for this AI session" ends with the client's last session here.
+      const live = [...this.sessions].map(
+        (session) =>
+          aiClientRef(session.principal.tokenId, session.principal.tokenName, session.clientName())
+            .key,
+      );
+      this.standing.endSessionsGone(new Set(live));
     }, AI_CLIENTS_COALESCE_MS);
     this.aiClientsTimer.unref();
   }
@@ -214,6 +255,7 @@ class Plane implements DesktopPlane {
   close(reason: string): void {
     if (this.aiClientsTimer !== undefined) clearTimeout(this.aiClientsTimer);
     this.hub.stop(reason);
+    this.standing.close();
     this.hub.closeAll();
   }
 
@@ -283,6 +325,8 @@ class Plane implements DesktopPlane {
     this.charge = { id: person.id, name: person.displayName };
     this.names.set(person.id, person.displayName);
     logger.info({ desktopId: this.desktopId, from: from.id, to: person.id }, 'charge moved');
+    // What the previous person allowed was theirs to allow, not the new person's.
+    this.standing.endAll('charge_moved', byPersonId);
     this.hub.chargeChanged(
       `The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`,
     );

@@ -55,7 +55,9 @@ export async function relayWithPolicy<N extends ViewerToolName>(
     timeoutMs: callBudgetMs(name, args, policy),
     signal: ctx.signal,
     client: aiClientRef(principal.tokenId, principal.tokenName, ctx.session.clientName()),
+    standingId: ctx.standingId,
   });
-  if (policy === 'confirm') ctx.note.approvedBy = ctx.session.principal.personName;
+  // Asked and answered in a window of the person in charge (only their windows may answer).
+  if (policy === 'confirm') ctx.note.approvedBy = ctx.plane.inCharge().name;
   return { result };
 }

@@ -8,7 +8,9 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import {
   ProtocolError,
+  aiClientRef,
   decideCall,
+  type AskEnding,
   detailWithIntent,
   formatZodIssues,
   ignoredArgs,
@@ -23,6 +25,16 @@ import type { SharedRateLimits } from '../policy/rateLimit.js';
 import { asProtocolError, errorResult, successResult } from './results.js';
 import type { BridgeTool, CallNote, ToolContext } from './toolkit.js';
 import type { DesktopPlane } from './desktopPlanes.js';
+import { describeStanding } from './planeAudit.js';
+import { ViewerReportedError } from '../relay/callRelay.js';
+
+/** The audit outcome of a call whose question to the person ended it. */
+export const ASK_OUTCOMES: Readonly<Record<AskEnding, string>> = {
+  denied: 'denied_by_person',
+  timeout: 'no_answer',
+  withdrawn: 'withdrawn',
+  stopped: 'stopped',
+};
 import type { Permissions } from '@overlay-companion/protocol';
 
 export interface CallServices {
@@ -75,7 +87,9 @@ export async function runToolCall(
         said.intent !== undefined,
       ),
       detail: detailWithIntent(
-        plane === undefined ? null : `desktop ${plane.desktopName}`,
+        plane === undefined
+          ? null
+          : `desktop ${plane.desktopName}${note.standing === undefined ? '' : ` · ${note.standing}`}`,
         said.intent,
       ),
       decision: note.decision,
@@ -87,7 +101,11 @@ export async function runToolCall(
     return result;
   };
   const fail = (error: ProtocolError): CallToolResult => {
-    outcome = error.kind;
+    // A question to the person that ended the call says how it ended (denied, no answer, …).
+    outcome =
+      error instanceof ViewerReportedError && error.asked !== undefined
+        ? ASK_OUTCOMES[error.asked]
+        : error.kind;
     return finish(errorResult(error));
   };
 
@@ -147,11 +165,22 @@ export async function runToolCall(
   if (verdict.decision === 'deny') {
     return fail(new ProtocolError('permission_denied', verdict.message));
   }
+  // The person said "allow this for a while" for this tool and this AI client: not asked.
+  const standing = plane.standing.match(verdict, {
+    tool: tool.name,
+    args: parsed.data,
+    clientKey: aiClientRef(principal.tokenId, principal.tokenName, ctx.session.clientName()).key,
+  });
+  if (standing !== undefined) {
+    note.decision = 'standing';
+    note.standing = `allowed by ${describeStanding(standing)}`;
+  }
   try {
     const reply = await tool.handle(parsed.data, {
       ...ctx,
       plane,
-      decision: verdict.decision,
+      decision: standing === undefined ? verdict.decision : 'allow',
+      ...(standing === undefined ? {} : { standingId: standing.id }),
       note,
     });
     // The seed's loose objects: keys we do not know were accepted; say they had no effect.

@@ -8,6 +8,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ContentBlock, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import {
   toolDefinitions,
+  type AskEnding,
+  type AuditDecision,
   type ToolArgs,
   type ToolDefinitions,
   type ToolName,
@@ -43,9 +45,13 @@ export interface SessionState {
 
 /** What the policy and the person did with one call, filled in as it runs (for the audit log). */
 export interface CallNote {
-  decision: 'allow' | 'confirm' | 'deny' | null;
+  decision: AuditDecision | null;
   /** Who approved it, when someone had to. */
   approvedBy: string | null;
+  /** The standing permission that allowed it without asking (for the audit's detail line). */
+  standing?: string;
+  /** How the question to the person ended, when it ended the call (tool_error.asked). */
+  asked?: AskEnding;
 }
 
 export interface ToolContext {
@@ -54,6 +60,8 @@ export interface ToolContext {
   session: SessionState;
   /** The policy's decision for this call (decideCall), made before the handler runs. */
   decision: 'allow' | 'confirm';
+  /** `decision` is allow because of this standing permission (the viewer checks it too). */
+  standingId?: string;
   note: CallNote;
   /** Aborts when the MCP client cancels this request. */
   signal: AbortSignal;

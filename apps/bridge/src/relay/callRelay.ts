@@ -9,6 +9,7 @@ import {
   ProtocolError,
   decideCall,
   type AiClientRef,
+  type AskEnding,
   encodeBridgeMessage,
   parseToolResult,
   type BridgeToViewer,
@@ -16,7 +17,6 @@ import {
   type Permissions,
   type ToolArgs,
   type ToolCallMessage,
-  type ToolName,
   type ViewerToolName,
   type ToolViewerResult,
   type ViewerToBridge,
@@ -25,13 +25,27 @@ import type { ModeSnapshot } from '../policy/modeState.js';
 import { PendingTable } from './pendingCalls.js';
 
 /** A ProtocolError the viewer reported (tool_error), as opposed to one the bridge raised. */
-export class ViewerReportedError extends ProtocolError {}
+export class ViewerReportedError extends ProtocolError {
+  /** The call ended with its question to the person: how that ended. */
+  asked: AskEnding | undefined;
+}
+
+/** A call waiting at a viewer, as relayed. */
+export interface PendingCallInfo {
+  name: ViewerToolName;
+  args: unknown;
+  policy: 'allow' | 'confirm';
+  client: AiClientRef | undefined;
+  viewerId: string;
+}
 
 export interface CallOptions {
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   /** The AI client making the call, shown to the person and what standing permissions match. */
   client?: AiClientRef | undefined;
+  /** policy allow because of this standing permission: the viewer checks its own list for it. */
+  standingId?: string | undefined;
 }
 
 /** How the relay reaches viewers; the hub keeps the sockets and the roles. */
@@ -47,7 +61,8 @@ export interface CallRoutes {
 
 export class CallRelay {
   private readonly calls = new PendingTable<Record<string, unknown>>();
-  private readonly callNames = new Map<string, ToolName>();
+  /** What each waiting call is, so a mode change can withdraw it and a standing grant name it. */
+  private readonly callInfo = new Map<string, PendingCallInfo>();
   private readonly approvals = new PendingTable<{ approved: boolean; answered: boolean }>();
   private counter = 0;
 
@@ -84,6 +99,7 @@ export class CallRelay {
       policy,
       deadline_ms: options.timeoutMs,
       ...(options.client === undefined ? {} : { client: options.client }),
+      ...(options.standingId === undefined ? {} : { standing_id: options.standingId }),
     } as ToolCallMessage;
     const answer = this.calls.wait(id, {
       viewerId: control.id,
@@ -103,7 +119,13 @@ export class CallRelay {
         return new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
       },
     });
-    this.callNames.set(id, name);
+    this.callInfo.set(id, {
+      name,
+      args,
+      policy,
+      client: options.client,
+      viewerId: control.id,
+    });
     control.send(encodeBridgeMessage(message));
     try {
       const raw = await answer;
@@ -111,7 +133,7 @@ export class CallRelay {
       if (!parsed.ok) throw new ProtocolError('system_error', parsed.error);
       return parsed.value;
     } finally {
-      this.callNames.delete(id);
+      this.callInfo.delete(id);
     }
   }
 
@@ -167,10 +189,9 @@ export class CallRelay {
     if (message.type === 'tool_result') {
       this.calls.resolve(message.id, message.result);
     } else {
-      this.calls.reject(
-        message.id,
-        new ViewerReportedError(message.kind, message.message, message.retry_after_ms),
-      );
+      const error = new ViewerReportedError(message.kind, message.message, message.retry_after_ms);
+      error.asked = message.asked;
+      this.calls.reject(message.id, error);
     }
     return undefined;
   }
@@ -189,13 +210,13 @@ export class CallRelay {
 
   /** Fails every call and approval sent to `viewerId` (it left). */
   rejectForViewer(viewerId: string, error: () => ProtocolError): void {
-    for (const id of this.calls.rejectForViewer(viewerId, error)) this.callNames.delete(id);
+    for (const id of this.calls.rejectForViewer(viewerId, error)) this.callInfo.delete(id);
     this.approvals.rejectForViewer(viewerId, error);
   }
 
   /** Fails every call and approval (Stop). */
   rejectAll(error: () => ProtocolError): void {
-    for (const id of this.calls.rejectAll(error)) this.callNames.delete(id);
+    for (const id of this.calls.rejectAll(error)) this.callInfo.delete(id);
     this.approvals.rejectAll(error);
   }
 
@@ -206,7 +227,7 @@ export class CallRelay {
    */
   revokeDenied(snapshot: ModeSnapshot): void {
     const permissions = this.routes.permissions();
-    for (const [id, name] of [...this.callNames]) {
+    for (const [id, { name }] of [...this.callInfo]) {
       const verdict = decideCall({
         mode: snapshot.mode,
         metadata: snapshot.metadata,
@@ -223,8 +244,14 @@ export class CallRelay {
           `${name} was withdrawn before it ran: ${verdict.message}`,
         ),
       );
-      this.callNames.delete(id);
+      this.callInfo.delete(id);
     }
+  }
+
+  /** The call `id` while it waits at `viewerId` (undefined: not there, or finished). */
+  pendingCall(viewerId: string, id: string): PendingCallInfo | undefined {
+    const info = this.callInfo.get(id);
+    return info?.viewerId === viewerId ? info : undefined;
   }
 
   private cancelOnViewer(id: string, reason: string): void {

@@ -32,7 +32,7 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeState } from '../policy/modeState.js';
-import { CallRelay, type CallOptions } from './callRelay.js';
+import { CallRelay, type CallOptions, type PendingCallInfo } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
 import { OverlayRelay } from './overlayRelay.js';
@@ -89,6 +89,15 @@ export type HubListener = {
   ) => string | undefined;
   /** Windows came or went (the watchers list). */
   windowsChanged?: () => void;
+  /**
+   * A window of the person in charge made (by answering the approval of `call`, which waits at
+   * that window) or ended a standing permission; the plane checks and applies it.
+   */
+  standing?: (
+    peer: ViewerPeer,
+    message: Extract<ViewerToBridge, { type: 'standing_grant' | 'standing_revoke' }>,
+    call: PendingCallInfo | undefined,
+  ) => string | undefined;
   approval?: (outcome: ApprovalOutcome) => void;
 };
 
@@ -128,6 +137,11 @@ export class ViewerHub {
   /** The layout the person's windows were last told (undefined: not loaded yet). */
   get currentLayout(): MonitorLayout | null | undefined {
     return this.shared.layout;
+  }
+
+  /** The desktop's standing permissions changed: tell every window, and each new one after hello. */
+  setStanding(current: () => Extract<BridgeToViewer, { type: 'standing_permissions' }>): void {
+    this.broadcast(this.shared.standingChanged(current));
   }
 
   /** The person's connected AI clients changed: tell every window, and each new one after hello. */
@@ -482,6 +496,22 @@ export class ViewerHub {
           },
           message,
         );
+      case 'standing_grant':
+      case 'standing_revoke': {
+        const peer = this.peer(viewerId);
+        if (peer === undefined) return undefined;
+        const refused = this.notInCharge(peer, message.type);
+        if (refused !== undefined) return refused;
+        const call =
+          message.type === 'standing_grant'
+            ? this.calls.pendingCall(viewerId, message.call_id)
+            : undefined;
+        for (const listener of this.listeners) {
+          const problem = listener.standing?.(peer, message, call);
+          if (problem !== undefined) return problem;
+        }
+        return undefined;
+      }
       case 'charge': {
         const peer = this.peer(viewerId);
         if (peer === undefined) return undefined;

@@ -1,7 +1,7 @@
 // What every window of one person is told about the others, kept by the bridge so a window that
 // opens later learns it with its greeting: the control window's approval queue
 // (approvals_waiting, shown by mirrors), the person's layout and masks, their AI clients, and
-// whether they have taken the desktop over. Also which window may say what: only the control
+// whether they have taken the desktop over, and the desktop's standing permissions. Also which window may say what: only the control
 // window announces its queue and the AI actions it runs (ai_action, drawn by the others); any
 // window of the person may take over, but a headless viewer (no person) cannot hand back. An
 // answer given in another window (approval_answer) counts only for a request the control window
@@ -23,6 +23,8 @@ export class SharedWindowState {
   #layout: Msg<'layout_changed'> | undefined;
   #aiClients: Msg<'ai_clients'> = { type: 'ai_clients', clients: [] };
   #takenOver = false;
+  /** Made afresh for each window: its times are relative to when the window hears it. */
+  #standing: (() => Msg<'standing_permissions'>) | undefined;
 
   get layout(): MonitorLayout | null | undefined {
     return this.#layout?.layout;
@@ -35,6 +37,11 @@ export class SharedWindowState {
   layoutChanged(layout: MonitorLayout | null): Msg<'layout_changed'> {
     this.#layout = { type: 'layout_changed', layout };
     return this.#layout;
+  }
+
+  standingChanged(current: () => Msg<'standing_permissions'>): Msg<'standing_permissions'> {
+    this.#standing = current;
+    return current();
   }
 
   aiClientsChanged(message: Msg<'ai_clients'>): void {
@@ -74,6 +81,7 @@ export class SharedWindowState {
       messages.push(this.#approvalsWaiting);
     if (this.#layout !== undefined) messages.push(this.#layout);
     if (this.#takenOver) messages.push({ type: 'take_over', on: true });
+    if (this.#standing !== undefined) messages.push(this.#standing());
     return messages;
   }
 

@@ -5,6 +5,7 @@
 // migration list for both.
 // Times are epoch milliseconds (numbers) everywhere; ids are opaque strings minted here.
 import type {
+  AuditDecision,
   AuditKind,
   DesktopKind,
   DesktopParams,
@@ -167,7 +168,7 @@ export interface NewAuditEntry {
   clientName?: string | null;
   tool?: string | null;
   summary?: string | null;
-  decision?: 'allow' | 'confirm' | 'deny' | null;
+  decision?: AuditDecision | null;
   approvedBy?: string | null;
   outcome?: string | null;
   durationMs?: number | null;

@@ -37,8 +37,35 @@ describe('ActionLogEntry', () => {
     expect(html).not.toContain('<script');
     expect(html).toContain('data-testid="action-log-intent"');
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&lt;script&gt;');
-    expect(html).toContain('click_at');
-    expect(html).toContain('approved by Ada');
+    expect(html).toContain('Click (left) at 1, 2');
+    expect(html).toContain('Asked · approved by Ada');
+  });
+
+  it('reads as sentences: typed text when kept, its length when not, and how it was decided', () => {
+    const typed = (text: string, over: Partial<AuditEntryView>) =>
+      renderToStaticMarkup(
+        <ActionLogEntry
+          entry={{ ...entry(null), tool: 'type_text', summary: JSON.stringify({ text }), ...over }}
+        />,
+      );
+    expect(typed('hello', { decision: 'standing', approved_by: null })).toContain('Type “hello”');
+    expect(typed('hello', { decision: 'standing', approved_by: null })).toContain(
+      'Allowed by a standing permission',
+    );
+    const redacted = typed('[redacted: 5 characters]', { decision: 'allow', approved_by: null });
+    expect(redacted).toContain('Type 5 characters (not kept)');
+    expect(redacted).toContain('Allowed by the mode');
+    expect(typed('x', { approved_by: null, outcome: 'denied_by_person' })).toContain(
+      'Asked · denied by the person',
+    );
+    expect(typed('x', { approved_by: null, outcome: 'no_answer' })).toContain(
+      'Asked · no answer in time, so denied',
+    );
+    expect(
+      typed('x', { decision: 'deny', approved_by: null, outcome: 'permission_denied' }),
+    ).toContain('Refused by the policy');
+    // Not JSON (cut at the summary's limit): shown as it is, never thrown.
+    expect(typed('x', { summary: '{"text":"abc… [5 more characters]' })).toContain('type_text');
   });
 
   it('shows nothing extra without one', () => {

@@ -1,30 +1,35 @@
-// One line of the action log: when, the tool, the AI's reason for it when it gave one (its
-// `intent`, kept on the audit entry's detail line, shown as plain text like the approval panel
-// shows it), the argument summary, then the decision, who approved, the outcome and the client.
+// One line of the action log, as sentences: when, what the AI did ("Click (left) at 120, 340",
+// "Type “hello”" when the person keeps typed text, else its length), the AI's reason when it
+// gave one (its `intent`, from the audit entry's detail line, shown as plain text like the
+// approval panel shows it), then how it was decided ("Asked · approved by Ada", "Allowed by a
+// standing permission"), how it ended when it failed, and the client. The tool's name and the
+// raw arguments stay available on hover for whoever reads the audit log.
 import { intentOfDetail, type AuditEntryView } from '@overlay-companion/protocol';
 import { formatDateTime, isoTime } from '../pages/common/time.js';
-import { describeDecision } from '../pages/console/audit/auditQuery.js';
 import { intentText } from '../confirm/describe.js';
+import { actionSentence, decisionSentence } from './actionSentence.js';
 
 export function ActionLogEntry({ entry }: { entry: AuditEntryView }) {
   const intent = intentText(intentOfDetail(entry.detail));
+  const failed = entry.outcome !== null && entry.outcome !== 'ok';
   return (
     <li data-testid="action-log-entry">
       <time dateTime={isoTime(entry.at)}>{formatDateTime(entry.at, true)}</time>{' '}
-      <strong>{entry.tool}</strong>
+      <strong title={`${entry.tool ?? ''} ${entry.summary ?? ''}`.trim()}>
+        {actionSentence(entry.tool, entry.summary)}
+      </strong>
       {intent !== undefined && (
         <>
           {' '}
+          <span className="action-log__because">because</span>{' '}
           <q className="action-log__intent" data-testid="action-log-intent">
             {intent}
           </q>
         </>
-      )}{' '}
-      <code>{entry.summary}</code>
+      )}
       <span className="action-log__facts">
-        {describeDecision(entry.decision)}
-        {entry.approved_by !== null ? ` · approved by ${entry.approved_by}` : ''} ·{' '}
-        {entry.outcome ?? '—'}
+        {decisionSentence(entry)}
+        {failed && !decisionSentence(entry).includes('·') ? ` · ended: ${entry.outcome}` : ''}
         {entry.client_name !== null ? ` · ${entry.client_name}` : ''}
       </span>
     </li>

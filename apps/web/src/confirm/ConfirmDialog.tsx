@@ -3,8 +3,8 @@
 // side away from the point it is about. It shows the AI's own reason when it gave one (its
 // `intent`, as plain text), then exactly what will happen (the crosshair/path on the overlay
 // layer, and a magnified crop of the desktop's own pixels under the point), a countdown to the automatic Deny, the whole queue, and the answers: Approve, Deny, "Allow for
-// N minutes" and "Allow for this page session" (a standing permission for this tool and this
-// AI client), and "Deny and Stop". Every kind of approval only takes a real (trusted) click or
+// N minutes" and "Allow for this AI session" (a standing permission for this tool and this AI
+// client, kept by the bridge), and "Deny and Stop". Every kind of approval only takes a real (trusted) click or
 // key press on the button made after the request has been at the front for a moment, so a
 // click already on its way to the desktop cannot approve by accident. From the keyboard
 // (answerKeyboard.ts): the menu chord puts the keyboard on Deny, Tab reaches Approve, Enter
@@ -12,11 +12,7 @@
 // closes. Escape denies, and never while the desktop has the keyboard (Escape is the desktop's).
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
-import {
-  STANDING_PERMISSION_MINUTES,
-  type AiClientRef,
-  type ToolName,
-} from '@overlay-companion/protocol';
+import { STANDING_PERMISSION_MINUTES } from '@overlay-companion/protocol';
 import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
 import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
 import { viewerPrefsStore } from '../store/viewerPrefs.js';
@@ -40,7 +36,8 @@ export const APPROVE_ARM_MS = 600;
 
 export interface ConfirmDialogProps {
   answer: (id: string, approved: boolean) => void;
-  grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
+  /** "Allow for a while": false when it could not reach the bridge (then nothing is approved). */
+  grant: (callId: string, minutes: number | null) => boolean;
   stop: () => void;
 }
 
@@ -115,11 +112,10 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
     personAnswered(document);
   };
 
-  /** Approve, and give a standing permission for this tool and client (null: until page close). */
+  /** Approve, and give a standing permission for this tool and client (null: this AI session). */
   const allowFor = (to: NonNullable<typeof grantable>, forMinutes: number | null) =>
     approving(() => {
-      grant(to.tool, to.client, forMinutes);
-      answered(true);
+      if (grant(to.callId, forMinutes)) answered(true);
     });
 
   return (
@@ -240,7 +236,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
               aria-disabled={!armed}
               onClick={allowFor(grantable, null)}
             >
-              Allow {grantable.tool} until this page closes
+              Allow {grantable.tool} for this AI session
             </button>
           </div>
         )}

@@ -3,8 +3,7 @@
 // timeout, the call being cancelled, Stop — resolves false. Framework-free so the fail-closed
 // rules are unit-tested with fake timers.
 import type { StoreApi } from 'zustand/vanilla';
-import type { AiClientRef, ToolName } from '@overlay-companion/protocol';
-import type { ConfirmDetails, ConfirmationState } from '../store/confirmations.js';
+import type { ConfirmDetails, ConfirmationState, Grantable } from '../store/confirmations.js';
 
 /** How a question ended, for the toast that tells the person. */
 export type SettledReason = 'approved' | 'denied' | 'timeout' | 'withdrawn' | 'stopped';
@@ -18,14 +17,14 @@ export interface AskOptions {
   /** Aborting (tool_cancel, deadline) withdraws the question and denies. */
   signal?: AbortSignal;
   /** A tool call the person may answer with a standing permission for this client. */
-  grantable?: { tool: ToolName; client: AiClientRef };
+  grantable?: Grantable;
   /** The AI's `intent` for the call, shown to the person above what will happen. */
   intent?: string | undefined;
 }
 
 interface Waiting {
   details: ConfirmDetails;
-  resolve: (approved: boolean) => void;
+  resolve: (how: SettledReason) => void;
   timer: ReturnType<typeof setTimeout>;
   detach: () => void;
 }
@@ -57,9 +56,15 @@ export class Confirmations {
     return this.#waiting.size;
   }
 
-  ask(details: ConfirmDetails, options: AskOptions = {}): Promise<boolean> {
+  /** Asks; true only when the person pressed Approve. */
+  async ask(details: ConfirmDetails, options: AskOptions = {}): Promise<boolean> {
+    return (await this.askHow(details, options)) === 'approved';
+  }
+
+  /** Asks, and says how the question ended (Approve, Deny, no answer, withdrawn, Stop). */
+  askHow(details: ConfirmDetails, options: AskOptions = {}): Promise<SettledReason> {
     const signal = options.signal;
-    if (signal?.aborted === true) return Promise.resolve(false);
+    if (signal?.aborted === true) return Promise.resolve('withdrawn');
     const requested = options.timeoutMs ?? DEFAULT_CONFIRM_TIMEOUT_MS;
     // A malformed timeout must not mean "wait forever" or "approve": clamp into a sane window.
     const timeoutMs = Number.isFinite(requested)
@@ -68,10 +73,10 @@ export class Confirmations {
     this.#counter += 1;
     const id = `${this.#prefix}${this.#counter}`;
     const askedAt = this.#now();
-    return new Promise<boolean>((resolve) => {
-      const onAbort = () => this.#settle(id, false, 'withdrawn');
+    return new Promise<SettledReason>((resolve) => {
+      const onAbort = () => this.#settle(id, 'withdrawn');
       signal?.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => this.#settle(id, false, 'timeout'), timeoutMs);
+      const timer = setTimeout(() => this.#settle(id, 'timeout'), timeoutMs);
       this.#waiting.set(id, {
         details,
         resolve,
@@ -94,22 +99,22 @@ export class Confirmations {
    * relayed by the bridge). Unknown or already-settled ids are ignored: the first answer wins.
    */
   answer(id: string, approved: boolean): void {
-    this.#settle(id, approved, approved ? 'approved' : 'denied');
+    this.#settle(id, approved ? 'approved' : 'denied');
   }
 
   /** Stop (or the link dropped): deny everything that is waiting, at once. */
   denyAll(): void {
-    for (const id of [...this.#waiting.keys()]) this.#settle(id, false, 'stopped');
+    for (const id of [...this.#waiting.keys()]) this.#settle(id, 'stopped');
   }
 
-  #settle(id: string, approved: boolean, reason: SettledReason): void {
+  #settle(id: string, reason: SettledReason): void {
     const waiting = this.#waiting.get(id);
     if (waiting === undefined) return;
     this.#waiting.delete(id);
     clearTimeout(waiting.timer);
     waiting.detach();
     this.#store.getState().settled(id, this.#now());
-    waiting.resolve(approved);
+    waiting.resolve(reason);
     this.#onSettled?.(waiting.details, reason);
   }
 }

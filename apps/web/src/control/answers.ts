@@ -6,6 +6,7 @@ import {
   MAX_ERROR_MESSAGE_LENGTH,
   ProtocolError,
   toolDefinitions,
+  type AskEnding,
   type ErrorKind,
   type TypedToolCall,
   type ViewerToBridge,
@@ -36,11 +37,24 @@ export function toolError(
   };
 }
 
+/** A call ended by its question to the person; how the question ended is told to the bridge. */
+export class AskEndedError extends ProtocolError {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    readonly asked: AskEnding,
+  ) {
+    super(kind, message);
+  }
+}
+
 /** The tool_error for call `id` that failed with `err` (a ProtocolError keeps its kind). */
 export function errorAnswer(
   id: string,
   err: unknown,
 ): Extract<ViewerToBridge, { type: 'tool_error' }> {
+  if (err instanceof AskEndedError)
+    return { ...toolError(id, err.kind, err.message), asked: err.asked };
   if (err instanceof ProtocolError) return toolError(id, err.kind, err.message, err.retryAfterMs);
   const text = err instanceof Error ? err.message : String(err);
   return toolError(id, 'system_error', `The viewer failed: ${text}`);

@@ -7,10 +7,8 @@ import { toAiAction } from '../activity/aiActionWire.js';
 import {
   MAX_LISTED_APPROVALS,
   ProtocolError,
-  type AiClientRef,
   type ChargeMessage,
   type Mode,
-  type ToolName,
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import { Confirmations } from '../confirm/confirmations.js';
@@ -57,8 +55,12 @@ export interface ControlPlane {
   takeControl: () => void;
   /** The person chose Run (true) or Discard for an action held through a take-over. */
   answerHeld: (id: string, run: boolean) => void;
-  /** The person gave a standing permission from the approval panel (store/standing.ts). */
-  grant: (tool: ToolName, client: AiClientRef, minutes: number | null) => void;
+  /**
+   * The person answered the approval of call `callId` with "allow this for `minutes`" (null:
+   * for this AI session): the bridge makes the standing permission (store/standing.ts).
+   */
+  grant: (callId: string, minutes: number | null) => boolean;
+  /** The person ended a standing permission (any window of theirs; the bridge ends it). */
   revoke: (id: string) => void;
   /** The remote clipboard, for the menu's clipboard panel (the person's own copy and paste). */
   clipboard: {
@@ -304,9 +306,26 @@ function startControlPlane(): ControlPlane {
         .getState()
         .toastShown('stop', 'Stopped: every request denied, AI input halted, mode set to Passive.');
     },
-    grant: (tool, client, minutes) =>
-      standingStore.getState().granted(tool, client, minutes, Date.now()),
-    revoke: (id) => standingStore.getState().revoked(id),
+    grant: (callId, minutes) => {
+      const sent = send({ type: 'standing_grant', call_id: callId, minutes });
+      if (!sent)
+        toastStore
+          .getState()
+          .toastShown(
+            'warn',
+            'The link to the bridge is down, so nothing was allowed for later; this one action was not approved either. The AI will ask again.',
+          );
+      return sent;
+    },
+    revoke: (id) => {
+      if (!send({ type: 'standing_revoke', id }))
+        toastStore
+          .getState()
+          .toastShown(
+            'warn',
+            'The link to the bridge is down, so the permission did not end here. Press Stop to end every permission at once.',
+          );
+    },
     chooseMode: (mode) => controller.chooseMode(mode),
     charge: (message) => {
       if (!send(message))

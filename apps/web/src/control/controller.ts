@@ -37,7 +37,8 @@ import {
 } from '../takeover/personActivity.js';
 import type { HeldActions } from '../takeover/heldActions.js';
 import { monitorsOrNone, runWithPerson, waitsForPerson } from './runShown.js';
-import { errorAnswer, invalidResult, toolError } from './answers.js';
+import { AskEndedError, errorAnswer, invalidResult, toolError } from './answers.js';
+import type { SettledReason } from '../confirm/confirmations.js';
 import { aiActionSeen } from '../activity/aiActivity.js';
 import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
 import { waitingElsewhere } from '../confirm/answerElsewhere.js';
@@ -191,6 +192,9 @@ export class ViewerController {
         return;
       case 'desktop_state':
         this.#deps.desktopState?.getState().desktopStateReceived(message);
+        return;
+      case 'standing_permissions':
+        this.#deps.standing?.getState().received(message, Date.now());
         return;
       case 'error':
         (this.#deps.warn ?? console.warn)(
@@ -355,6 +359,7 @@ export class ViewerController {
       bridgePolicy: call.policy,
       headless: s.headless,
       clientKey: call.client?.key,
+      standingId: call.standing_id,
       standing: this.#deps.standing?.getState().permissions ?? [],
       now: Date.now(),
     });
@@ -370,12 +375,12 @@ export class ViewerController {
     const details = confirmDetails(call, monitorsOrNone(this.#deps.env.monitors));
     const grantable =
       call.client !== undefined && !wantsConfirmation(call.args)
-        ? { tool: call.name, client: call.client }
+        ? { tool: call.name, client: call.client, callId: call.id }
         : undefined;
     const asking = this.#withdrawnAtTakeOver(call, signal);
-    let approved: boolean;
+    let how: SettledReason;
     try {
-      approved = await this.#deps.confirmations.ask(details, {
+      how = await this.#deps.confirmations.askHow(details, {
         timeoutMs,
         signal: asking.signal,
         ...(grantable === undefined ? {} : { grantable }),
@@ -384,16 +389,13 @@ export class ViewerController {
     } finally {
       asking.release();
     }
-    if (asking.signal.aborted)
-      throw asking.signal.reason instanceof ProtocolError
-        ? asking.signal.reason
-        : new ProtocolError('cancelled', 'Cancelled.');
-    if (!approved) {
-      throw new ProtocolError(
-        'permission_denied',
-        `The person did not approve ${call.name} in the viewer (they pressed Deny, or did not answer within ${Math.round(timeoutMs / 1000)} s).`,
-      );
+    if (asking.signal.aborted) {
+      const why: unknown = asking.signal.reason;
+      throw why instanceof ProtocolError
+        ? new AskEndedError(why.kind, why.message, 'withdrawn')
+        : new AskEndedError('cancelled', 'Cancelled.', 'withdrawn');
     }
+    if (how !== 'approved') throw notApproved(call.name, how, timeoutMs);
     // Stop or a mode change while the question was open wins over the approval.
     const again = this.#gate(call);
     if (again.action === 'deny') throw new ProtocolError('permission_denied', again.message);
@@ -475,5 +477,31 @@ export class ViewerController {
 
   #fail(id: string, kind: ErrorKind, message: string): void {
     this.#deps.send(toolError(id, kind, message));
+  }
+}
+
+/** Why a call the person was asked about did not run, as the AI and the audit hear it. */
+function notApproved(tool: string, how: SettledReason, timeoutMs: number): AskEndedError {
+  switch (how) {
+    case 'timeout':
+      return new AskEndedError(
+        'permission_denied',
+        `The person did not answer within ${Math.round(timeoutMs / 1000)} s, so ${tool} did not run. Ask again only if it still matters.`,
+        'timeout',
+      );
+    case 'stopped':
+      return new AskEndedError(
+        'cancelled',
+        `The person pressed Stop while ${tool} waited for their answer; it did not run. Wait for them before acting again.`,
+        'stopped',
+      );
+    case 'withdrawn':
+      return new AskEndedError('cancelled', `${tool} was withdrawn before an answer.`, 'withdrawn');
+    default:
+      return new AskEndedError(
+        'permission_denied',
+        `The person denied ${tool} in the viewer.`,
+        'denied',
+      );
   }
 }

@@ -109,14 +109,30 @@ describe('gateToolCall', () => {
     ).toBe('run');
   });
 
-  it('runs an ask under a standing permission for the same tool and client, never a deny', () => {
+  it('runs an ask the bridge allowed by a standing permission only while this window lists it', () => {
     const standing = [{ id: 's1', tool: 'click_at' as const, clientKey: 'k', expiresAt: 2_000 }];
-    const withStanding = { standing, clientKey: 'k', now: 1_000 };
-    expect(action({ ...withStanding })).toBe('run');
-    expect(action({ ...withStanding, now: 2_000 })).toBe('confirm'); // expired
-    expect(action({ ...withStanding, clientKey: 'other' })).toBe('confirm');
-    expect(action({ ...withStanding, name: 'type_text' })).toBe('confirm');
-    expect(action({ ...withStanding, args: { require_user_confirmation: true } })).toBe('confirm');
-    expect(action({ ...withStanding, mode: 'passive' })).toBe('deny');
+    const byBridge = {
+      standing,
+      standingId: 's1',
+      clientKey: 'k',
+      now: 1_000,
+      bridgePolicy: 'allow' as const,
+    };
+    expect(action({ ...byBridge })).toBe('run');
+    expect(action({ ...byBridge, now: 2_000 })).toBe('confirm'); // ran out here
+    expect(action({ ...byBridge, standingId: 's2' })).toBe('confirm'); // not the one listed
+    expect(action({ ...byBridge, standing: [] })).toBe('confirm'); // revoked (Stop)
+    expect(action({ ...byBridge, clientKey: 'other' })).toBe('confirm');
+    expect(action({ ...byBridge, name: 'type_text' })).toBe('confirm');
+    expect(action({ ...byBridge, args: { require_user_confirmation: true } })).toBe('confirm');
+    expect(action({ ...byBridge, mode: 'passive' })).toBe('deny');
+  });
+
+  it('never turns an ask into a run on its own: the bridge asking wins over a listed permission', () => {
+    const standing = [{ id: 's1', tool: 'click_at' as const, clientKey: 'k', expiresAt: null }];
+    expect(action({ standing, clientKey: 'k', bridgePolicy: 'confirm' })).toBe('confirm');
+    expect(action({ standing, clientKey: 'k', standingId: 's1', bridgePolicy: 'confirm' })).toBe(
+      'confirm',
+    );
   });
 });

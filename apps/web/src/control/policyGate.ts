@@ -1,8 +1,11 @@
 // Defence in depth: the viewer re-decides every tool call with the one policy the bridge uses
 // (decideCall over the mode and the permissions this window knows), and the stricter answer
 // wins. A deny here is a permission_denied even if the bridge said allow; a confirm asks the
-// person unless this is the headless viewer and the bridge already got the person's approval
-// through MCP elicitation (the bridge then sends policy 'allow'; nobody sits there to ask).
+// person unless the bridge said allow because (a) this is the headless viewer and the MCP client
+// answered for the person, or (b) a standing permission the bridge names (standing_id) allows
+// it — and this window's copy of the bridge's list has that same permission for this tool and
+// client, still running. The decision itself is the bridge's: a window never turns an ask into
+// an allow on its own.
 import {
   decideCall,
   matchingStandingPermission,
@@ -27,7 +30,9 @@ export interface GateInput {
   headless: boolean;
   /** AiClientRef.key of the calling client (from the bridge), for standing permissions. */
   clientKey?: string | undefined;
-  /** The person's standing permissions in this window. */
+  /** The standing permission the bridge says allowed this call (tool_call.standing_id). */
+  standingId?: string | undefined;
+  /** The desktop's standing permissions, as the bridge last listed them. */
   standing?: readonly StandingPermission[];
   now?: number;
 }
@@ -51,13 +56,15 @@ export function gateToolCall(input: GateInput): GateDecision {
   // Someone wants confirmation. Only the headless viewer may skip asking, and only when the
   // bridge says it already has the person's approval.
   if (input.headless && input.bridgePolicy === 'allow') return { action: 'run' };
-  // The person said "allow this for a while" for this tool and this AI client.
-  const standing = matchingStandingPermission(
-    { decision: 'confirm' },
-    { tool: input.name, args: input.args, clientKey: input.clientKey },
-    input.standing ?? [],
-    input.now ?? Date.now(),
-  );
-  if (standing !== undefined) return { action: 'run' };
+  // The bridge says the person allowed this for a while: check it against the list it sent.
+  if (input.bridgePolicy === 'allow' && input.standingId !== undefined) {
+    const standing = matchingStandingPermission(
+      { decision: 'confirm' },
+      { tool: input.name, args: input.args, clientKey: input.clientKey },
+      (input.standing ?? []).filter((p) => p.id === input.standingId),
+      input.now ?? Date.now(),
+    );
+    if (standing !== undefined) return { action: 'run' };
+  }
   return { action: 'confirm' };
 }

@@ -47,26 +47,31 @@ export function runWithPerson(
 ): AnyViewerResult | Promise<AnyViewerResult> {
   const { env, person } = options;
   if (person === undefined || !WAITS_FOR_PERSON.has(call.name)) return runShown(call, env);
-  return inputTurn(call, person, options).then(async (waited) => {
-    const result = await runShown(call, env);
+  return inputTurn(call, person, options).then(async ({ waited, ranByPerson }) => {
+    // Run at the hand back is the person's answer: the action ran because they confirmed it.
+    const result = await runShown(call, ranByPerson ? { ...env, confirmed: true } : env);
     return waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
   });
 }
 
-/** Waits until `call` may act on the desktop; how long it waited in all. */
+/**
+ * Waits until `call` may act on the desktop: how long it waited in all, and whether the person
+ * said Run for it at a hand back.
+ */
 async function inputTurn(
   call: TypedToolCall,
   person: PersonActivity,
   options: RunOptions,
-): Promise<number> {
+): Promise<{ waited: number; ranByPerson: boolean }> {
   const { env, held, giveUpAt } = options;
   let waited = options.waitedMs ?? 0;
   let mustConfirm = options.tookOver === true;
+  let ranByPerson = false;
   for (;;) {
     const turn = await person.waitForTurn(env.signal, giveUpAt);
     waited += turn.waitedMs;
     mustConfirm ||= turn.tookOver;
-    if (!mustConfirm || held === undefined) return waited;
+    if (!mustConfirm || held === undefined) return { waited, ranByPerson };
     // Approved before or during the take-over: the desktop may look different now, so the
     // person decides again (a Discard or no answer rejects, and nothing runs).
     const offeredAt = Date.now();
@@ -79,6 +84,7 @@ async function inputTurn(
     });
     waited += Date.now() - offeredAt;
     options.recheck?.();
+    ranByPerson = true;
     // Run: one more turn (the person may have touched or taken the desktop again meanwhile);
     // only a new take-over asks again.
     mustConfirm = false;

@@ -75,6 +75,7 @@ describe('take over', () => {
         message: expect.stringMatching(
           /^The person has taken over the desktop .* withdrawn/,
         ) as string,
+        asked: 'withdrawn', // the audit says so, not "denied"
       },
     ]);
     takeOver.getState().takenOverChanged(false);

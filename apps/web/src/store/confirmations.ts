@@ -50,9 +50,17 @@ export interface PendingConfirmation {
    */
   frontAt: number | null;
   /** Set for tool calls the person may answer with a standing permission for this client. */
-  grantable?: { tool: ToolName; client: AiClientRef } | undefined;
+  grantable?: Grantable | undefined;
   /** The AI's own words for why it wants this (the tool's `intent` argument), if it gave any. */
   intent?: string | undefined;
+}
+
+/** A tool call the person may answer with "allow this for a while" (the bridge keeps it). */
+export interface Grantable {
+  tool: ToolName;
+  client: AiClientRef;
+  /** The bridge's id for the call, which standing_grant names. */
+  callId: string;
 }
 
 export interface ConfirmationState {

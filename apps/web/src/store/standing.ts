@@ -1,47 +1,50 @@
-// The person's standing permissions in this window (see protocol standingPermission.ts for the
-// rule): given from the approval panel by the person's own click, shown in the chrome with a
-// one-click revoke, dropped when they expire, and all revoked by Stop. Held by the control
-// window, which is where calls are gated; they end with the page.
-import type { AiClientRef, StandingPermission, ToolName } from '@overlay-companion/protocol';
+// The desktop's standing permissions as the bridge keeps them (standing_permissions, after hello
+// and on every change): shown in the chrome of every window with a one-click revoke that asks
+// the bridge, and used by the control window only to check the bridge's own word (a call the
+// bridge allowed by standing permission N runs unasked only while this list has N for that tool
+// and client). Times arrive relative to receipt and are kept as this window's clock; an ended
+// one is dropped here when due (the bridge ends it too and says so).
+import type {
+  AiClientRef,
+  StandingPermission,
+  StandingPermissionsMessage,
+} from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 export interface ShownStandingPermission extends StandingPermission {
+  /** N in "standing permission N" (the audit log's name for it). */
+  number: number;
   /** Who it was given to, for the chip ("Claude Code via token laptop"). */
   client: AiClientRef;
+  /** Who gave it. */
+  grantedBy: string;
 }
 
 export interface StandingState {
   permissions: readonly ShownStandingPermission[];
-  /** The person allowed `tool` for `client` for `minutes` (null: until the page closes). */
-  granted: (tool: ToolName, client: AiClientRef, minutes: number | null, now: number) => void;
-  revoked: (id: string) => void;
+  /** The bridge's list, received at `now`. */
+  received: (message: StandingPermissionsMessage, now: number) => void;
+  /** Stop: none lasts (the bridge ends them too, and its list follows). */
   allRevoked: () => void;
-  /** Drop those that expired by `now`; returns them (for a toast). */
+  /** Drop those that ran out by `now`; returns them (for a toast). */
   expired: (now: number) => ShownStandingPermission[];
 }
 
 export function createStandingStore(): StoreApi<StandingState> {
-  let counter = 0;
   return createStore<StandingState>()((set, get) => ({
     permissions: [],
-    granted: (tool, client, minutes, now) => {
-      counter += 1;
-      const permission: ShownStandingPermission = {
-        id: `standing_${counter}`,
-        tool,
-        clientKey: client.key,
-        client,
-        expiresAt: minutes === null ? null : now + minutes * 60_000,
-      };
-      // A new answer for the same tool and client replaces the old one.
-      set((s) => ({
-        permissions: [
-          ...s.permissions.filter((p) => !(p.tool === tool && p.clientKey === client.key)),
-          permission,
-        ],
-      }));
-    },
-    revoked: (id) => set((s) => ({ permissions: s.permissions.filter((p) => p.id !== id) })),
+    received: (message, now) =>
+      set({
+        permissions: message.permissions.map((p) => ({
+          id: p.id,
+          number: p.number,
+          tool: p.tool,
+          clientKey: p.client.key,
+          client: p.client,
+          grantedBy: p.granted_by,
+          expiresAt: p.expires_in_ms === null ? null : now + p.expires_in_ms,
+        })),
+      }),
     allRevoked: () => set({ permissions: [] }),
     expired: (now) => {
       const gone = get().permissions.filter((p) => p.expiresAt !== null && p.expiresAt <= now);

@@ -24,9 +24,19 @@ export const AUDIT_KINDS = [
   'desktop_changed',
   'desktop_removed',
   'desktop_grant_changed',
+  'standing_permission',
 ] as const;
 export const AuditKind = z.enum(AUDIT_KINDS);
 export type AuditKind = z.infer<typeof AuditKind>;
+
+/**
+ * What decided a tool call: allowed by the mode, allowed by a standing permission (which one is
+ * on the entry's detail line), asked the person (approved_by and the outcome say how it ended),
+ * or denied by the policy.
+ */
+export const AUDIT_DECISIONS = ['allow', 'standing', 'confirm', 'deny'] as const;
+export const AuditDecision = z.enum(AUDIT_DECISIONS);
+export type AuditDecision = z.infer<typeof AuditDecision>;
 
 /** Who acted: the AI (through a token), the person, or the bridge itself. */
 export const AuditActor = z.enum(['ai', 'person', 'system']);
@@ -44,7 +54,7 @@ export const AuditEntryView = z.object({
   tool: z.string().nullable(),
   /** The arguments, summarized; typed text and clipboard contents redacted unless opted in. */
   summary: z.string().nullable(),
-  decision: z.enum(['allow', 'confirm', 'deny']).nullable(),
+  decision: AuditDecision.nullable(),
   approved_by: z.string().nullable(),
   /** ok, or the error kind (permission_denied, timeout, …). */
   outcome: z.string().nullable(),

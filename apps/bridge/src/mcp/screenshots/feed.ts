@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import {
   clampScreenshotInterval,
+  type CallDecision,
   toolDefinitions,
   type TakeScreenshotViewerResult,
 } from '@overlay-companion/protocol';
@@ -46,13 +47,21 @@ export class ScreenshotFeed {
     private readonly hubOf: () => ViewerHub,
     private readonly onUpdated: (uri: string) => void,
     private readonly logger: Logger,
-    /** The person's screenshots toggle, checked before every background capture and read. */
-    private readonly allowed: () => boolean = () => true,
+    /**
+     * The one policy's answer for a capture now (decideCall for take_screenshot on the session's
+     * desktop: the person's screenshots toggle), asked before every background capture and read.
+     */
+    private readonly decide: () => CallDecision = () => ({ decision: 'allow' }),
+    /** A background capture was refused (once per refusal, not every tick): for the audit log. */
+    private readonly refused: (message: string) => void = () => undefined,
   ) {}
+
+  /** Whether the last tick was refused (so the next refusal is not recorded again). */
+  private refusing = false;
 
   /** The latest capture, while the person still lets the AI see the screen. */
   get latest(): Capture | undefined {
-    return this.allowed() ? this.latestCapture : undefined;
+    return this.decide().decision === 'deny' ? undefined : this.latestCapture;
   }
 
   get settings(): { mode: FrequencyMode; intervalMs: number } {
@@ -94,8 +103,14 @@ export class ScreenshotFeed {
 
   private async tick(): Promise<void> {
     // A slow viewer must not pile captures up: skip a tick while one is still running.
-    if (this.inFlight || this.hubOf().control === undefined || !this.allowed())
+    if (this.inFlight || this.hubOf().control === undefined) return this.schedule();
+    const verdict = this.decide();
+    if (verdict.decision === 'deny') {
+      if (!this.refusing) this.refused(verdict.message);
+      this.refusing = true;
       return this.schedule();
+    }
+    this.refusing = false;
     this.inFlight = true;
     try {
       const result = await this.hubOf().call('take_screenshot', BACKGROUND_ARGS, 'allow', {

@@ -2,13 +2,8 @@
 // token and client names, summaries) is rendered by React as text.
 import type { AuditEntryView } from '@overlay-companion/protocol';
 import { formatDateTime, isoTime } from '../../common/time.js';
-import {
-  KIND_LABELS,
-  describeActor,
-  describeDecision,
-  describeDuration,
-  screenshotPath,
-} from './auditQuery.js';
+import { KIND_LABELS, describeActor, describeDuration, screenshotPath } from './auditQuery.js';
+import { decisionSentence } from '../../../activity/actionSentence.js';
 
 export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) {
   if (entries.length === 0) return <p>No entries match these filters.</p>;
@@ -50,7 +45,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
                   <span className="table__detail">{entry.detail}</span>
                 ) : null}
               </td>
-              <td>{describeDecision(entry.decision)}</td>
+              <td>{decisionSentence(entry)}</td>
               <td>{entry.approved_by ?? '—'}</td>
               <td>{entry.outcome ?? '—'}</td>
               <td className="table__nowrap">{describeDuration(entry.duration_ms)}</td>

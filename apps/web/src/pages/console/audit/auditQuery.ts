@@ -96,6 +96,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   desktop_changed: 'Desktop changed',
   desktop_removed: 'Desktop removed',
   desktop_grant_changed: 'Desktop access changed',
+  standing_permission: 'Standing permission',
 };
 
 /** Who acted, in words: "AI · token “laptop” · Claude Desktop", "Ada", "Bridge". */
@@ -119,12 +120,6 @@ export function describeActor(
       throw new Error(`unknown audit actor ${String(never)}`);
     }
   }
-}
-
-const DECISIONS = { allow: 'Allowed', confirm: 'Asked the person', deny: 'Denied' } as const;
-
-export function describeDecision(decision: AuditEntryView['decision']): string {
-  return decision === null ? '—' : DECISIONS[decision];
 }
 
 export function describeDuration(ms: number | null): string {
