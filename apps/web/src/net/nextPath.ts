@@ -1,6 +1,7 @@
 // Where to go after signing in: the `next` query parameter of /signin. It comes from the URL, so
 // anyone can craft it; only a path on this origin is followed (never `//evil.example`,
 // `/\evil.example`, `https://…` or `javascript:`), and never the sign-in pages themselves.
+// The bridge's copy of this rule, for the OpenID Connect callback, is bridge/src/http/safeNext.ts.
 import { API, PAGES } from '@overlay-companion/protocol';
 
 const FALLBACK = PAGES.viewer;
@@ -22,6 +23,10 @@ export function safeNextPath(raw: string | null | undefined): string {
     return FALLBACK;
   }
   if (url.origin !== BASE) return FALLBACK;
+  // Checked again after parsing: dot segments (`/.//evil`, `/x/..//evil`, `/%2e//evil`) are
+  // resolved away and can leave a path that starts with '//', which the browser would then
+  // follow as `//evil` — another host.
+  if (url.pathname.startsWith('//')) return FALLBACK;
   if (url.pathname === PAGES.signIn || url.pathname === PAGES.setup) return FALLBACK;
   return `${url.pathname}${url.search}${url.hash}`;
 }
