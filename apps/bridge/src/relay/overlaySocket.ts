@@ -8,13 +8,10 @@
 // the person's — for a token, the token's — default desktop). It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
 // and changes nothing; a flood closes the socket, and so does not reading what it is sent.
+// What one subscriber, token and person may hold is bounded (feedLimits.ts): too many feeds are
+// closed with 4429, a sync_state over the limit (the first one too) with 4413.
 // Signing out, disabling the person or revoking the token closes it (SocketRegistry).
-import {
-  FeedRequest,
-  MAX_ERROR_MESSAGE_LENGTH,
-  toFeedOverlay,
-  type FeedMessage,
-} from '@overlay-companion/protocol';
+import { FeedRequest, MAX_ERROR_MESSAGE_LENGTH } from '@overlay-companion/protocol';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
@@ -26,28 +23,30 @@ import type { ViewerHub } from './viewerHub.js';
 import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
 import { TokenBucket } from '../policy/rateLimit.js';
-import type { OverlayChange } from './overlayRelay.js';
+import {
+  encodeFeedMessage,
+  FeedFanout,
+  type EncodedFeedMessage,
+  type FeedSource,
+} from './feedFanout.js';
+import {
+  FEED_CLOSE,
+  FEED_MAX_BUFFERED_BYTES,
+  FEED_MAX_SYNC_BYTES,
+  FEED_REQUEST_LIMIT,
+  FeedSeats,
+  syncTooLargeReason,
+  type FeedHolder,
+} from './feedLimits.js';
 
-/** A subscriber only asks for a sync now and then: a burst of 10, one per second after. */
-export const FEED_REQUEST_LIMIT = { ratePerSecond: 1, burst: 10 };
-/**
- * Most feed bytes the bridge holds for one subscriber that does not read them (beyond what the
- * kernel buffers). A full store is about 2 MB; past this the subscriber is cut off — it can
- * reconnect and get the whole store again with sync_state — instead of the bridge's memory
- * growing with every change for a program (or an AI holding a token) that stopped reading.
- */
-export const FEED_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** Largest frame a subscriber may send (request_sync is 24 characters). */
 const MAX_FEED_REQUEST_BYTES = 1024;
 
-interface Subscriber {
-  personId: string;
+interface Subscriber extends FeedHolder {
   /** The desktop asked for (a ticket's); undefined: the person's (or token's) default. */
   desktopId: string | undefined;
   /** A token's desktop list; null: all of the person's. */
   only: readonly string[] | null;
-  /** Sign-in session hash, or tokenSocketKey(tokenId). */
-  sessionKey: string;
 }
 
 export interface OverlaySocketOptions {
@@ -62,22 +61,12 @@ export interface OverlayEndpoint {
   close(): void;
 }
 
-function feedMessage(change: OverlayChange): FeedMessage {
-  switch (change.type) {
-    case 'overlay_created':
-      return { type: 'overlay_created', overlay: toFeedOverlay(change.overlay), seq: change.seq };
-    case 'overlay_removed':
-      return { type: 'overlay_removed', overlay_id: change.overlay_id, seq: change.seq };
-    case 'clear_overlays':
-      return { type: 'clear_overlays', seq: change.seq };
-    case 'sync_state':
-      return { type: 'sync_state', seq: change.seq, overlays: change.overlays.map(toFeedOverlay) };
-  }
-}
-
 export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEndpoint {
   const { planes, directory, access, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FEED_REQUEST_BYTES });
+  const seats = new FeedSeats();
+  /** One fanout per followed desktop, dropped when its last subscriber leaves. */
+  const fanouts = new Map<FeedSource, FeedFanout>();
 
   async function who(request: IncomingMessage): Promise<Subscriber | string> {
     const ticket = ticketFrom(request);
@@ -88,7 +77,8 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
         personId: claims.personId,
         desktopId: claims.desktopId,
         only: null,
-        sessionKey: claims.sessionIdHash,
+        credentialKey: claims.sessionIdHash,
+        credential: 'sign-in',
       };
     }
     if (request.headers.authorization !== undefined) {
@@ -98,7 +88,8 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
         personId: check.principal.personId,
         desktopId: undefined,
         only: check.principal.desktopIds,
-        sessionKey: tokenSocketKey(check.principal.tokenId),
+        credentialKey: tokenSocketKey(check.principal.tokenId),
+        credential: 'token',
       };
     }
     return 'No credentials.';
@@ -135,9 +126,24 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
   };
 
   function accept(ws: WebSocket, subscriber: Subscriber, hub: ViewerHub): void {
-    const send = (message: FeedMessage): void => {
+    // Taken here, synchronously on the upgraded socket, so parallel upgrades cannot all pass.
+    const seat = seats.take(subscriber);
+    if ('refused' in seat) {
+      ws.close(FEED_CLOSE.tooManyFeeds, seat.refused);
+      return;
+    }
+    const send = (message: EncodedFeedMessage): void => {
       if (ws.readyState !== ws.OPEN) return;
-      if (ws.bufferedAmount > FEED_MAX_BUFFERED_BYTES) {
+      const size = message.bytes.length;
+      if (message.type === 'sync_state' && size > FEED_MAX_SYNC_BYTES) {
+        logger.warn(
+          { personId: subscriber.personId, bytes: size },
+          'overlays feed sync_state over the limit; subscriber closed',
+        );
+        ws.close(FEED_CLOSE.syncTooLarge, syncTooLargeReason(size));
+        return;
+      }
+      if (ws.bufferedAmount + size > FEED_MAX_BUFFERED_BYTES) {
         // A close frame would queue behind what it is not reading: drop the connection.
         logger.warn(
           { personId: subscriber.personId, buffered: ws.bufferedAmount },
@@ -146,17 +152,24 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
         ws.terminate();
         return;
       }
-      ws.send(JSON.stringify(message));
+      // The shared bytes as a text frame; the server does not mask, so ws sends them uncopied.
+      ws.send(message.bytes, { binary: false });
     };
     const unregister = access.sockets.add({
       personId: subscriber.personId,
-      sessionIdHash: subscriber.sessionKey,
+      sessionIdHash: subscriber.credentialKey,
       kind: 'overlays',
-      close: (reason) => ws.close(4401, reason.slice(0, 120)),
+      close: (reason) => ws.close(FEED_CLOSE.revoked, reason.slice(0, 120)),
     });
-    const feed = hub.overlayFeed;
-    const unsubscribe = feed.subscribe((change) => send(feedMessage(change)));
-    send(feedMessage(feed.syncMessage()));
+    const source = hub.overlayFeed;
+    let fanout = fanouts.get(source);
+    if (fanout === undefined) {
+      fanout = new FeedFanout(source);
+      fanouts.set(source, fanout);
+    }
+    const following = fanout;
+    const unsubscribe = following.subscribe(send);
+    send(following.currentSync());
     const requests = new TokenBucket(FEED_REQUEST_LIMIT);
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (requests.waitMs() > 0) {
@@ -173,16 +186,20 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
         }
       }
       if (parsed?.success === true) {
-        send(feedMessage(feed.syncMessage()));
+        send(following.currentSync());
         return;
       }
       const message =
         '/ws/overlays is read-only: the only message it takes is {"type":"request_sync"}. Overlays are drawn and removed by the AI through the MCP tools.';
-      send({ type: 'error', message: message.slice(0, MAX_ERROR_MESSAGE_LENGTH) });
+      send(
+        encodeFeedMessage({ type: 'error', message: message.slice(0, MAX_ERROR_MESSAGE_LENGTH) }),
+      );
     });
     ws.on('close', () => {
       unsubscribe();
+      if (following.size === 0) fanouts.delete(source);
       unregister();
+      seat.release();
     });
     ws.on('error', (err) => logger.debug({ err }, 'overlays socket error'));
   }
