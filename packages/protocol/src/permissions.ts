@@ -103,12 +103,21 @@ export const EVENT_PERMISSIONS: Readonly<Record<EventType, PermissionName>> = {
   screen_change: 'screenshots',
 };
 
+/**
+ * Whether the AI may receive one event of `type` now: the one rule for events, asked when a
+ * subscription is made, when the viewer is told what to stream, and for every event delivered.
+ * Unknown toggles (not loaded yet) refuse.
+ */
+export function eventAllowed(permissions: Permissions | undefined, type: EventType): boolean {
+  return permissions?.[EVENT_PERMISSIONS[type]] === true;
+}
+
 /** The event types `permissions` lets an AI receive, in the order given. */
 export function permittedEventTypes(
   types: Iterable<EventType>,
   permissions: Permissions,
 ): EventType[] {
-  return [...types].filter((type) => permissions[EVENT_PERMISSIONS[type]]);
+  return [...types].filter((type) => eventAllowed(permissions, type));
 }
 
 /** "… is off: turn on “Let the AI read the clipboard” in Settings." */

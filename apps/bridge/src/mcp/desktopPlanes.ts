@@ -7,7 +7,7 @@
 // Planes are made on first use (a window connecting, a session calling) and dropped when the
 // desktop is removed.
 import {
-  EVENT_PERMISSIONS,
+  eventAllowed,
   MAX_LISTED_WATCHERS,
   aiClientRef,
   permittedEventTypes,
@@ -207,7 +207,7 @@ class Plane implements DesktopPlane {
     this.current = next;
     // Events collected while a toggle was on but not read yet go with it (a key press typed
     // just before the person turned key reading off stays private).
-    const allowed = (event: UiEvent): boolean => next[EVENT_PERMISSIONS[event.type]];
+    const allowed = (event: UiEvent): boolean => eventAllowed(next, event.type);
     for (const session of this.sessions) session.events.forget(allowed);
     this.hub.permissionsChanged();
     this.updateEventInterest();

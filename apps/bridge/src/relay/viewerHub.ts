@@ -14,7 +14,7 @@
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
-  EVENT_PERMISSIONS,
+  eventAllowed,
   type DesktopAccessLevel,
   PROTOCOL_VERSION,
   ProtocolError,
@@ -542,7 +542,7 @@ export class ViewerHub {
         // Only the person in charge agreed (by their toggles) to let the AI read what they do;
         // a watcher's pointer and keys never reach that AI.
         if (this.peer(viewerId)?.personId !== this.options.inCharge()) return undefined;
-        if (!this.options.permissions()[EVENT_PERMISSIONS[message.event.type]]) return undefined;
+        if (!eventAllowed(this.options.permissions(), message.event.type)) return undefined;
         for (const listener of this.listeners) listener.event?.(message.event, viewerId);
         return undefined;
       default: {

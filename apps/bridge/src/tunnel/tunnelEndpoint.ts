@@ -17,6 +17,7 @@ import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
 import type { DesktopSize, DesktopSizeProvider } from './desktopSize.js';
 import { DesktopConnections } from './desktopConnections.js';
+import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { TunnelRegistry } from './registry.js';
 import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
@@ -135,12 +136,22 @@ export class TunnelEndpoint {
       })
       .catch((err: unknown) => {
         this.options.logger.warn({ err }, 'could not open the desktop for a tunnel');
+        if (err instanceof DesktopReachError && !socket.destroyed) {
+          // The page cannot read an HTTP refusal of a WebSocket: accept, then close with the
+          // words as the close reason, which the viewer shows ("the local desktop stopped and
+          // is being started again…") instead of guessing that the bridge is away.
+          this.wss.handleUpgrade(request, socket, head, (ws) =>
+            ws.close(
+              closeCodeFor(GuacStatus.UPSTREAM_UNAVAILABLE),
+              closeReasonFor(GuacStatus.UPSTREAM_UNAVAILABLE, err.message),
+            ),
+          );
+          return;
+        }
         rejectUpgrade(
           socket,
           503,
-          err instanceof DesktopReachError
-            ? err.message
-            : "The desktop could not be started or reached. Retry in a moment; if it persists, tell the bridge's operator (the bridge's log says why).",
+          "The desktop could not be started or reached. Retry in a moment; if it persists, tell the bridge's operator (the bridge's log says why).",
         );
       });
   };

@@ -30,6 +30,7 @@ import {
 import { ConfirmIntent } from './ConfirmIntent.js';
 import { describeConfirmation, pointOf } from './describe.js';
 import { Magnifier } from './Magnifier.js';
+import { SheetCollapse } from './SheetCollapse.js';
 
 /** Clicks on Approve this soon after a request comes to the front of the panel are ignored. */
 export const APPROVE_ARM_MS = 600;
@@ -137,6 +138,7 @@ export function ConfirmDialog({ answer, grant, stop }: ConfirmDialogProps) {
           hadKeyboard.current = false;
       }}
     >
+      <SheetCollapse requestId={current.id} />
       <div className="confirm-panel__eyebrow">
         {isMode
           ? 'The AI asks for more access'

@@ -90,25 +90,32 @@ function requireDesktop(): DesktopSize {
 }
 
 /**
- * In the gap between "connected" (the handshake) and the first frame, a promise that settles
- * when the desktop's size is known, after `timeoutMs`, or on abort. Undefined otherwise, so a
- * reconnecting desktop still fails calls at once.
+ * While the page is still opening the desktop (a call right after the page loaded or was
+ * reloaded: connecting, then the handshake, then the first frame), a promise that settles once
+ * the desktop shows its first frame, after `timeoutMs`, or on abort. Undefined otherwise, so a
+ * desktop that went away (reconnecting, failed) still fails calls at once.
  */
 function firstFrame(timeoutMs: number, signal: AbortSignal): Promise<void> | undefined {
-  if (knownDesktop() !== undefined || connectionStore.getState().phase !== 'connected') {
-    return undefined;
-  }
+  const opening = (): boolean => {
+    const { phase } = connectionStore.getState();
+    if (phase === 'reconnecting' || phase === 'failed') return false;
+    return phase !== 'connected' || knownDesktop() === undefined;
+  };
+  if (!opening()) return undefined;
   return new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
-      unsubscribe();
+      unsubscribeDisplay();
+      unsubscribeConnection();
       signal.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, timeoutMs);
-    const unsubscribe = displayStore.subscribe(() => {
-      if (knownDesktop() !== undefined) done();
-    });
+    const check = () => {
+      if (!opening()) done();
+    };
+    const unsubscribeDisplay = displayStore.subscribe(check);
+    const unsubscribeConnection = connectionStore.subscribe(check);
     signal.addEventListener('abort', done, { once: true });
   });
 }

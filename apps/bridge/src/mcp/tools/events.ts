@@ -3,6 +3,7 @@
 // resources/updated on events://<subscription_id> (see resources.ts).
 import {
   EVENT_PERMISSIONS,
+  eventAllowed,
   ProtocolError,
   permissionDeniedMessage,
 } from '@overlay-companion/protocol';
@@ -13,7 +14,7 @@ export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
   // Reading the person's own input needs their toggle (key presses start off): refuse the whole
   // subscription, naming the toggle, rather than silently collecting less than was asked.
   const permissions = ctx.plane.permissions();
-  const refused = args.events.find((type) => !permissions[EVENT_PERMISSIONS[type]]);
+  const refused = args.events.find((type) => !eventAllowed(permissions, type));
   if (refused !== undefined) {
     throw new ProtocolError(
       'permission_denied',
