@@ -1,6 +1,8 @@
 // Audit summaries: typed text and clipboard contents redacted unless the person keeps them,
 // bounded length, and tool names from the AI never reach Object.prototype.
+import { defineTool } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { MAX_SUMMARY_CHARS, summarizeArgs } from './summarize.js';
 
 describe('summarizeArgs', () => {
@@ -45,5 +47,27 @@ describe('summarizeArgs', () => {
     for (const tool of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
       expect(summarizeArgs(tool, { a: 1 }, false)).toBe('{"a":1}');
     }
+  });
+
+  it('redacts a new tool that marks its text, with nothing but its definition written', () => {
+    // A tool that is in no registry and no list here: its definition is all the audit reads.
+    const unlockVault = defineTool({
+      name: 'unlock_vault',
+      title: 'Unlock vault',
+      description: 'Types the passphrase into the vault dialog.',
+      input: z.strictObject({ passphrase: z.string(), vault: z.string() }),
+      result: z.strictObject({ success: z.boolean() }),
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+      kind: 'input',
+      runsIn: 'viewer',
+      policyClass: 'keys',
+      sensitiveArgs: ['passphrase'],
+      summarize: () => 'Unlocked.',
+    });
+    const args = { passphrase: 'correct horse', vault: 'Work' };
+    expect(summarizeArgs(unlockVault, args, false)).toBe(
+      '{"passphrase":"[redacted: 13 characters]","vault":"Work"}',
+    );
+    expect(summarizeArgs(unlockVault, args, true)).toBe(JSON.stringify(args));
   });
 });

@@ -81,7 +81,7 @@ export async function runToolCall(
       clientName: ctx.session.clientName(),
       tool: name.slice(0, 64),
       summary: summarizeArgs(
-        name,
+        tool?.definition ?? name,
         rawArgs,
         permissions.audit_typed_text,
         said.intent !== undefined,

@@ -63,6 +63,7 @@ export const setClipboard = defineTool({
   runsIn: 'viewer',
   policyClass: 'clipboard',
   permission: 'clipboard_write',
+  sensitiveArgs: ['text'],
   budgetMs: () => QUICK_CALL_MS * 2,
   summarize: (a, r) =>
     r.ok ? `Put ${a.text.length} character(s) on the clipboard.` : 'The clipboard was not set.',

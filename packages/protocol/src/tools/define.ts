@@ -3,7 +3,8 @@
 // or the person's control viewer), its time budget, which policy class and permission toggle
 // govern it, the one-sentence summary text clients without structured content see, and which of
 // its object arguments are loose (the seed's `filter`, `metadata`, `action_timing_hint`: unknown
-// keys are accepted and reported back as ignored). The bridge's registry, the tool_call wire
+// keys are accepted and reported back as ignored), and which arguments are the person's text
+// (sensitiveArgs, redacted in the audit). The bridge's registry, the tool_call wire
 // message and the viewer's dispatch are all derived from these definitions (registry.ts).
 import type { z } from 'zod';
 import type { PermissionName } from '../permissions.js';
@@ -93,6 +94,13 @@ export interface ToolDefinition<
    * reported back in the result as `ignored` (ignoredArgs in looseArgs.ts).
    */
   looseObjects?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Top-level arguments that carry what the person (or the AI for them) types or copies: the
+   * audit keeps their length, not their content, unless the person chose to keep typed text
+   * (audit/summarize.ts reads this; sensitiveArgs.test.ts fails for an unmarked text argument
+   * of a tool that types or copies).
+   */
+  sensitiveArgs?: readonly string[];
 }
 
 type Spec<

@@ -169,6 +169,7 @@ export const typeText = defineTool({
   policyClass: 'keys',
   permission: 'input_actions',
   looseObjects: TIMING_LOOSE,
+  sensitiveArgs: ['text'],
   budgetMs: (a) => {
     const charsPerSecond = (a.typing_speed_wpm * 5) / 60;
     return (
