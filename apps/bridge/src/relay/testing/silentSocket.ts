@@ -10,6 +10,8 @@ export interface SilentSocketOutcome {
   textFrames: number;
   /** The close frame, when the bridge sent one. */
   close: { code: number; reason: string } | undefined;
+  /** The bridge ended the connection (with or without a close frame) before the timeout. */
+  ended: boolean;
 }
 
 const HEADER_END = '\r\n\r\n';
@@ -68,14 +70,15 @@ export class SilentSocket {
    * `timeoutMs` (then `close` is undefined and the connection still open). Destroys the socket.
    */
   readAll(timeoutMs = 10_000): Promise<SilentSocketOutcome> {
-    const outcome: SilentSocketOutcome = { textFrames: 0, close: undefined };
+    const outcome: SilentSocketOutcome = { textFrames: 0, close: undefined, ended: false };
     return new Promise((resolve) => {
-      const done = (): void => {
+      const done = (ended: boolean): void => {
         clearTimeout(timer);
+        outcome.ended ||= ended;
         this.socket.destroy();
         resolve(outcome);
       };
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(() => done(false), timeoutMs);
       const parse = (): void => {
         // Frames are parsed only once enough bytes for the next one are in, so a long frame is
         // joined once rather than on every chunk.
@@ -88,7 +91,7 @@ export class SilentSocket {
               code: frame.payload.readUInt16BE(0),
               reason: frame.payload.subarray(2).toString('utf8'),
             };
-            done();
+            done(true);
             return;
           }
         }
@@ -97,8 +100,8 @@ export class SilentSocket {
         this.keep(chunk);
         parse();
       });
-      this.socket.once('end', done);
-      this.socket.once('close', done);
+      this.socket.once('end', () => done(true));
+      this.socket.once('close', () => done(true));
       this.socket.on('error', () => undefined);
       parse();
       this.socket.resume();
