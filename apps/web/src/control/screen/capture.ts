@@ -1,8 +1,9 @@
 // take_screenshot in the browser: optionally wait for a still picture, flatten the Guacamole
-// display (all layers; the default layer's own canvas is padded to 64 px, flatten is not), crop
-// and scale the planned region into a canvas, paint overlays if asked, black out the person's
-// privacy masks, encode PNG or JPEG with canvas.toBlob and return base64 plus the metadata the
-// protocol defines. (The bridge blacks the masks out again before the image leaves it.)
+// display (all layers; the default layer's own canvas is padded to 64 px, flatten is not), black
+// out the person's privacy masks on those full-resolution pixels, crop and scale the planned
+// region into a canvas, paint overlays if asked, black the masks out again over them, encode PNG
+// or JPEG with canvas.toBlob and return base64 plus the metadata the protocol defines. (The
+// bridge blacks the masks out again before the image leaves it.)
 import {
   MAX_SCREENSHOT_BASE64_CHARS,
   ProtocolError,
@@ -87,7 +88,15 @@ export async function takeScreenshot(
     );
   }
   throwIfCancelled(deps.signal);
+  // flatten() draws into a new canvas on every call, so masking it touches nothing on screen.
   const flat = deps.client.getDisplay().flatten();
+  // Before any scaling: smoothing blends each pixel into its neighbours, so a mask painted only
+  // on the scaled image leaves a fringe of what it hides around its edge (red all round a red
+  // window at scale 4). Masked first, the only thing that can blend outwards is black.
+  const flatContext = flat.getContext('2d');
+  if (flatContext === null)
+    throw new ProtocolError('system_error', 'The browser gave no 2D canvas for the screenshot.');
+  paintMasks(flatContext, deps.masks, { x: 0, y: 0, width: flat.width, height: flat.height }, 1);
   const canvas = document.createElement('canvas');
   canvas.width = plan.width;
   canvas.height = plan.height;
@@ -99,6 +108,7 @@ export async function takeScreenshot(
   const r = plan.region;
   context.drawImage(flat, r.x, r.y, r.width, r.height, 0, 0, plan.width, plan.height);
   if (args.include_overlays) paintOverlays(context, deps.overlays, r, plan.scale);
+  // Again at the image's scale: over the overlays, and the pixels only partly masked at the edge.
   paintMasks(context, deps.masks, r, plan.scale);
   const jpeg = args.format === 'jpeg';
   const blob = await toBlob(
