@@ -12,6 +12,7 @@ import type { Context, Hono } from 'hono';
 import { clientAddress } from '../auth/clientAddress.js';
 import { clearSessionCookie, writeSessionCookie } from '../auth/cookies.js';
 import { verifyPassword } from '../auth/passwords.js';
+import { readDeviceCookie, writeDeviceCookie } from '../auth/signInDevice.js';
 import { banMessage } from '../auth/signInThrottle.js';
 import type { SignedIn } from '../auth/webSessions.js';
 import type { PersonRecord } from '../store/types.js';
@@ -105,14 +106,23 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
 
   app.post(API.signIn, async (c) => {
     const source = clientAddress(c, access.trustedProxies);
-    const ban = access.throttle.check(source);
-    if (ban.banned)
-      return apiError(c, 429, banMessage(ban.until, ban.until - ban.retryAfterMs), {
-        retryAfterMs: ban.retryAfterMs,
-      });
     const body = await parseJsonBody(c, SignInRequest);
     if (!body.ok) return body.response;
-    const person = await store.people.byUsername(body.value.username.trim());
+    const username = body.value.username.trim();
+    // Booked before the password is checked, with no await in between, so a burst of parallel
+    // guesses cannot all be checked before the limit lands (signInThrottle.ts).
+    const decision = access.throttle.reserve({
+      account: username,
+      address: source,
+      deviceCookie: readDeviceCookie(c, access.cookie),
+    });
+    if (!decision.allowed) {
+      const now = decision.until - decision.retryAfterMs;
+      return apiError(c, 429, banMessage(decision.until, now, decision.limit), {
+        retryAfterMs: decision.retryAfterMs,
+      });
+    }
+    const person = await store.people.byUsername(username);
     const matches = await verifyPassword(person?.passwordHash, body.value.password);
     if (person === undefined || !matches || person.disabled) {
       access.audit.record({
@@ -123,15 +133,18 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         outcome: 'denied',
         detail: `from ${source}`,
       });
-      const now = access.throttle.failed(source);
+      const now = decision.attempt.failed();
       if (now.banned)
         return apiError(c, 429, banMessage(now.until, now.until - now.retryAfterMs), {
           retryAfterMs: now.retryAfterMs,
         });
       return apiError(c, 401, 'Wrong username or password.');
     }
-    access.throttle.succeeded(source);
-    return c.json(await startSession(deps, c, person, 'password'));
+    const device = decision.attempt.succeeded();
+    const me = await startSession(deps, c, person, 'password');
+    // After the session cookie: scripts that keep "the" cookie of a sign-in take the first.
+    writeDeviceCookie(c, access.cookie, device);
+    return c.json(me);
   });
 
   app.post(API.signOut, async (c) => {

@@ -9,7 +9,12 @@ import type { Store } from '../store/types.js';
 import { ApiTokenAuth } from './apiTokens.js';
 import { cookieSettings, type CookieSettings } from './cookies.js';
 import { SetupCode } from './setupCode.js';
-import { DEFAULT_THROTTLE, SignInThrottle, type ThrottleLimits } from './signInThrottle.js';
+import {
+  DEFAULT_THROTTLE,
+  MemorySignInThrottle,
+  type SignInThrottle,
+  type ThrottleLimits,
+} from './signInThrottle.js';
 import { SocketRegistry } from './socketRegistry.js';
 import { Tickets } from './tickets.js';
 import { DEFAULT_SESSION_LIMITS, WebSessions, type SessionLimits } from './webSessions.js';
@@ -74,7 +79,7 @@ export function createAccess(options: AccessOptions): Access {
     tokens: new ApiTokenAuth(store, options.envToken, now),
     tickets,
     sockets,
-    throttle: new SignInThrottle(options.throttle ?? DEFAULT_THROTTLE, now),
+    throttle: new MemorySignInThrottle(options.throttle ?? DEFAULT_THROTTLE, now),
     setup: new SetupCode(),
     audit,
     cookie: cookieSettings(options.publicUrl, sessions.limits.absoluteMs),

@@ -1,77 +1,283 @@
-// Brute-force protection for sign-in, as Apache Guacamole does it: after MAX_FAILURES failed
-// attempts from one source the source is banned for BAN_MS (Guacamole: 5 failures → 5 minutes),
-// and the refusal says until when. A success clears the source's count. In memory (a restart
-// forgets bans, as Guacamole's does) and bounded, so a flood of sources cannot grow it forever.
+// Brute-force protection for password sign-in, per address AND per account, that a guesser
+// cannot use to lock a person out:
+// - per address: after maxFailures failures the address is banned for banMs (Guacamole: 5 → 5
+//   minutes). Every loopback address is one address (127.0.0.0/8 is all this machine, so spreading
+//   guesses over 127.0.0.x gains nothing), and IPv6 counts by /64.
+// - per account: after maxFailures failures each further attempt must wait a delay that doubles
+//   from 1 s up to banMs. A delay, not a ban: it slows guessing whoever guesses, from anywhere.
+// - a browser that signed in to the account before carries a signed device cookie
+//   (signInDevice.ts). It is spared both limits — so a local process hammering the account from
+//   the person's own address does not keep the person out — and has its own budget of
+//   maxFailures, after which it counts as an unknown browser again.
+// An attempt is reserved synchronously when it arrives, before the password is checked, and holds
+// the door shut while it would be the one reaching a limit: a burst of parallel attempts cannot
+// all be checked before the limit lands. Refused attempts are not counted (they cost nothing).
+// In memory, behind the SignInThrottle interface; several bridges on one database would each keep
+// their own counts until a shared (PostgreSQL) implementation of the interface exists.
+import { isLoopbackHost } from './loopback.js';
+import { SignInDevices } from './signInDevice.js';
 
 export interface ThrottleLimits {
+  /** Failures an address (and an account, and a device) may have before it is limited. */
   maxFailures: number;
+  /** How long an address (or device) stays banned; also the longest per-account delay. */
   banMs: number;
 }
 
 export const DEFAULT_THROTTLE: ThrottleLimits = { maxFailures: 5, banMs: 5 * 60 * 1000 };
 
-/** Sources remembered at most; the oldest are forgotten first. */
-const MAX_SOURCES = 10_000;
+/** The first per-account delay; it doubles with each further failure, up to banMs. */
+const FIRST_ACCOUNT_DELAY_MS = 1000;
+/** An account's failures are forgotten after this long without one. */
+const ACCOUNT_MEMORY_MS = 15 * 60 * 1000;
+/** Entries remembered at most per kind; the least recently used are forgotten first. */
+const MAX_ENTRIES = 50_000;
 
-interface SourceState {
-  failures: number;
-  /** When the failures started counting (they are forgotten after banMs). */
-  since: number;
-  bannedUntil: number;
+export interface SignInAttempt {
+  /** The username as typed; counted without case or surrounding spaces. */
+  account: string;
+  /** The client's address (clientAddress.ts). */
+  address: string;
+  /** The device cookie the browser sent, if any (checked here against the account). */
+  deviceCookie: string | undefined;
 }
 
 export type ThrottleCheck =
   { banned: false } | { banned: true; until: number; retryAfterMs: number };
 
-export class SignInThrottle {
-  private readonly sources = new Map<string, SourceState>();
+/** Why an attempt was refused, for the message: the address is banned or the account slowed. */
+export type ThrottleRefusal = {
+  allowed: false;
+  limit: 'address' | 'account';
+  until: number;
+  retryAfterMs: number;
+};
+
+/** An attempt that may check the password; say how it went, exactly once. */
+export interface ReservedAttempt {
+  /** The password was wrong; returns the address's ban when this failure started one. */
+  failed(): ThrottleCheck;
+  /** Signed in: frees what the attempt held; returns a device cookie value to set. */
+  succeeded(): string;
+}
+
+export type ThrottleDecision = { allowed: true; attempt: ReservedAttempt } | ThrottleRefusal;
+
+/** The throttle the sign-in route uses; memory here, a shared store could implement it too. */
+export interface SignInThrottle {
+  readonly limits: ThrottleLimits;
+  /** Books the attempt (synchronously: no other attempt is decided in between) or refuses it. */
+  reserve(attempt: SignInAttempt): ThrottleDecision;
+}
+
+/** Failures counted towards a ban (an address, a device). */
+interface BanState {
+  failures: number;
+  since: number;
+  bannedUntil: number;
+}
+
+/** Failures of one account, and when its next attempt may start. */
+interface AccountState {
+  failures: number;
+  lastFailure: number;
+  nextAt: number;
+}
+
+const NOT_BANNED: ThrottleCheck = { banned: false };
+
+/** While an attempt that would reach a limit is being checked, nobody else gets in. */
+const IN_FLIGHT = Number.POSITIVE_INFINITY;
+
+export class MemorySignInThrottle implements SignInThrottle {
+  private readonly addresses = new Map<string, BanState>();
+  private readonly devices = new Map<string, BanState>();
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly deviceCookies: SignInDevices;
 
   constructor(
     readonly limits: ThrottleLimits = DEFAULT_THROTTLE,
     private readonly now: () => number = Date.now,
-  ) {}
+    deviceCookies = new SignInDevices(),
+  ) {
+    this.deviceCookies = deviceCookies;
+  }
 
-  check(source: string): ThrottleCheck {
-    const state = this.sources.get(source);
+  reserve(attempt: SignInAttempt): ThrottleDecision {
     const now = this.now();
+    const account = accountKey(attempt.account);
+    const device = this.deviceCookies.verify(attempt.deviceCookie, account);
+    if (device !== undefined) {
+      const held = this.reserveBan(this.devices, `device:${device}`, now);
+      // A device over its own budget is just an unknown browser again (so its failures answer
+      // 401, not a ban: the address and the account limits are what stop it from here on).
+      if (held !== undefined)
+        return this.allowed(
+          account,
+          {
+            failed: (at) => (held.failed(at), NOT_BANNED),
+            undo: () => held.undo(),
+          },
+          undefined,
+        );
+    }
+    const addressKey = addressKeyOf(attempt.address);
+    const ban = this.banOf(this.addresses, addressKey, now);
+    if (ban.banned) return { allowed: false, limit: 'address', ...ban };
+    const wait = this.accountWait(account, now);
+    if (wait.banned) return { allowed: false, limit: 'account', ...wait };
+    const held = this.reserveBan(this.addresses, addressKey, now);
+    if (held === undefined) throw new Error('unreachable: the address was checked just now');
+    return this.allowed(account, held, this.reserveAccount(account, now));
+  }
+
+  private allowed(
+    account: string,
+    held: HeldBan,
+    accountHeld: HeldAccount | undefined,
+  ): ThrottleDecision {
+    let settled = false;
+    const settle = (): void => {
+      if (settled) throw new Error('a sign-in attempt was settled twice');
+      settled = true;
+    };
+    return {
+      allowed: true,
+      attempt: {
+        failed: () => {
+          settle();
+          const now = this.now();
+          accountHeld?.failed(now);
+          return held.failed(now);
+        },
+        succeeded: () => {
+          settle();
+          held.undo();
+          // Only a sign-in through the limits clears the account's count: one through a known
+          // device leaves a guesser's progress (and delay) as it was.
+          if (accountHeld !== undefined) this.accounts.delete(account);
+          return this.deviceCookies.issue(account);
+        },
+      },
+    };
+  }
+
+  private banOf(map: Map<string, BanState>, key: string, now: number): ThrottleCheck {
+    const state = map.get(key);
     if (state === undefined || state.bannedUntil <= now) return { banned: false };
+    if (state.bannedUntil === IN_FLIGHT)
+      return { banned: true, until: now + 1000, retryAfterMs: 1000 };
     return { banned: true, until: state.bannedUntil, retryAfterMs: state.bannedUntil - now };
   }
 
-  /** Counts a failure; returns the ban when this failure started one. */
-  failed(source: string): ThrottleCheck {
-    const now = this.now();
-    let state = this.sources.get(source);
-    if (
-      state === undefined ||
-      (state.bannedUntil <= now && now - state.since > this.limits.banMs)
-    ) {
+  /** Counts one attempt against `key`; undefined when `key` is banned. */
+  private reserveBan(map: Map<string, BanState>, key: string, now: number): HeldBan | undefined {
+    if (this.banOf(map, key, now).banned) return undefined;
+    let state = map.get(key);
+    if (state === undefined || now - state.since > this.limits.banMs) {
       state = { failures: 0, since: now, bannedUntil: 0 };
     }
-    state.failures += 1;
-    if (state.failures >= this.limits.maxFailures) {
-      state.bannedUntil = now + this.limits.banMs;
-      state.failures = 0;
-      state.since = now;
-    }
-    // Re-insert so the Map's order is least recently failed first.
-    this.sources.delete(source);
-    this.sources.set(source, state);
-    while (this.sources.size > MAX_SOURCES) {
-      const oldest = this.sources.keys().next().value;
-      if (oldest === undefined) break;
-      this.sources.delete(oldest);
-    }
-    return this.check(source);
+    const s = state;
+    s.failures += 1;
+    const reachesLimit = s.failures >= this.limits.maxFailures;
+    if (reachesLimit) s.bannedUntil = IN_FLIGHT;
+    touch(map, key, s);
+    return {
+      failed: (at) => {
+        if (!reachesLimit) return { banned: false };
+        s.bannedUntil = at + this.limits.banMs;
+        s.failures = 0;
+        s.since = at;
+        return { banned: true, until: s.bannedUntil, retryAfterMs: this.limits.banMs };
+      },
+      undo: () => {
+        s.failures = Math.max(0, s.failures - 1);
+        if (reachesLimit) s.bannedUntil = 0;
+      },
+    };
   }
 
-  succeeded(source: string): void {
-    this.sources.delete(source);
+  private accountWait(account: string, now: number): ThrottleCheck {
+    const state = this.accounts.get(account);
+    if (state === undefined || state.nextAt <= now) return { banned: false };
+    if (state.nextAt === IN_FLIGHT) return { banned: true, until: now + 1000, retryAfterMs: 1000 };
+    return { banned: true, until: state.nextAt, retryAfterMs: state.nextAt - now };
+  }
+
+  private reserveAccount(account: string, now: number): HeldAccount {
+    let state = this.accounts.get(account);
+    if (state === undefined || now - state.lastFailure > ACCOUNT_MEMORY_MS) {
+      state = { failures: 0, lastFailure: now, nextAt: 0 };
+    }
+    const s = state;
+    s.failures += 1;
+    const delayed = s.failures >= this.limits.maxFailures;
+    if (delayed) s.nextAt = IN_FLIGHT;
+    touch(this.accounts, account, s);
+    const delay = Math.min(
+      this.limits.banMs,
+      FIRST_ACCOUNT_DELAY_MS * 2 ** Math.min(30, s.failures - this.limits.maxFailures),
+    );
+    return {
+      failed: (at) => {
+        s.lastFailure = at;
+        if (delayed) s.nextAt = at + delay;
+      },
+    };
   }
 }
 
-/** "try again at 14:05:09 UTC (in 300 s)" */
-export function banMessage(until: number, now = Date.now()): string {
+interface HeldBan {
+  failed: (at: number) => ThrottleCheck;
+  undo: () => void;
+}
+
+interface HeldAccount {
+  failed: (at: number) => void;
+}
+
+/** Re-inserts so the Map's order is least recently used first, and keeps it bounded. */
+function touch<T>(map: Map<string, T>, key: string, value: T): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > MAX_ENTRIES) {
+    const oldest = map.keys().next().value;
+    if (oldest === undefined) break;
+    map.delete(oldest);
+  }
+}
+
+export function accountKey(username: string): string {
+  return username.trim().toLowerCase();
+}
+
+/** One key per machine or network: all of loopback is one, IPv6 by its /64. */
+export function addressKeyOf(address: string): string {
+  const a = address
+    .trim()
+    .toLowerCase()
+    .replace(/^::ffff:/, '');
+  if (isLoopbackHost(a)) return 'loopback';
+  if (a.includes(':')) return `${expandIpv6(a).slice(0, 4).join(':')}::/64`;
+  return a;
+}
+
+function expandIpv6(address: string): string[] {
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const fill =
+    tail === undefined ? [] : Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  return [...left, ...fill, ...right].map((part) => part.replace(/^0+(?=.)/, ''));
+}
+
+/** "…Try again at 14:05:09 UTC (in 300 s)." — about the address or the account. */
+export function banMessage(
+  until: number,
+  now = Date.now(),
+  limit: 'address' | 'account' = 'address',
+): string {
   const at = new Date(until).toISOString().slice(11, 19);
-  return `Too many failed sign-ins from your address. Try again at ${at} UTC (in ${Math.ceil((until - now) / 1000)} s).`;
+  const who = limit === 'address' ? 'from your address' : 'for this account';
+  return `Too many failed sign-ins ${who}. Try again at ${at} UTC (in ${Math.ceil((until - now) / 1000)} s).`;
 }
