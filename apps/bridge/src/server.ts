@@ -39,8 +39,10 @@ export interface BridgeExtras {
   publicUrl?: string | undefined;
   /** The /metrics series; the tunnel counts frames and bytes into it. */
   metrics?: BridgeMetrics | undefined;
-  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token (else loopback only). */
+  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token. */
   metricsToken?: string | undefined;
+  /** OC_METRICS_OPEN_LOOPBACK: without a token, /metrics answers direct loopback callers. */
+  metricsOpenLoopback?: boolean | undefined;
   /**
    * The desktop size a person wants (e.g. the bounding box of their saved monitor layout),
    * used when their desktop connection opens; the config's desktopSize wins over it.
@@ -107,6 +109,7 @@ export async function startBridge(
       }),
       metrics: extras.metrics,
       metricsToken: extras.metricsToken,
+      metricsOpenLoopback: extras.metricsOpenLoopback,
     },
   });
 

@@ -7,7 +7,7 @@ import { parseHostPort, type HostPort } from '../config.js';
 import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
-import { parseMetricsToken } from '../metrics/access.js';
+import { parseMetricsOpenLoopback, parseMetricsToken } from '../metrics/access.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import {
   CONTROL_PLANE_FLAGS,
@@ -49,8 +49,10 @@ export interface ServeOptions extends ControlPlaneServeOptions {
   headlessViewer?: true;
   /** --log-level, else OC_LOG_LEVEL; undefined means info. */
   logLevel?: LogLevel;
-  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token (else /metrics is loopback-only). */
+  /** OC_METRICS_TOKEN: /metrics needs it as a bearer token. */
   metricsToken?: string;
+  /** OC_METRICS_OPEN_LOOPBACK=1: without a token, /metrics answers direct loopback callers. */
+  metricsOpenLoopback?: true;
 }
 
 export interface GatewayCommandOptions {
@@ -209,7 +211,11 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       ...logLevelOption(values['log-level'], env),
       ...usage(() => {
         const token = parseMetricsToken(env.OC_METRICS_TOKEN);
-        return token === undefined ? {} : { metricsToken: token };
+        const open = parseMetricsOpenLoopback(env.OC_METRICS_OPEN_LOOPBACK);
+        return {
+          ...(token === undefined ? {} : { metricsToken: token }),
+          ...(open ? { metricsOpenLoopback: true as const } : {}),
+        };
       }),
     },
   };

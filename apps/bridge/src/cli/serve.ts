@@ -183,6 +183,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         logger,
         metrics,
         metricsToken: options.metricsToken,
+        metricsOpenLoopback: options.metricsOpenLoopback,
         // /readyz also asks the local desktop itself (its VNC server greets on its socket).
         ...(supervisor === undefined
           ? {}

@@ -36,7 +36,8 @@ overlay-companion serve [options]
   --log-level LEVEL    fatal, error, warn, info (default), debug, trace or silent
                        (also OC_LOG_LEVEL); JSON lines on stderr, secrets redacted
   Health and metrics: /healthz (alive), /readyz (desktop server and database reachable),
-  /metrics (Prometheus; with OC_METRICS_TOKEN as a bearer token, else from loopback only)
+  /metrics (Prometheus; with OC_METRICS_TOKEN as a bearer token, or from loopback without
+  one if OC_METRICS_OPEN_LOOPBACK=1; otherwise closed)
   Sign-in: on the first run serve prints a one-time setup link to create the admin, unless
   OC_ADMIN_USER and OC_ADMIN_PASSWORD are set (then that admin is created). People sign in
   at /signin; AI clients use tokens people create on /config. More variables: DATABASE_URL

@@ -1,6 +1,6 @@
 // The operator's routes, public and free of hosts, ports, versions and secrets: /healthz (the
 // process answers: "ok"), /readyz (it can serve: "ready", or 503 "not ready: <reason>", see
-// readiness.ts) and /metrics (Prometheus text, behind OC_METRICS_TOKEN or loopback only, see
+// readiness.ts) and /metrics (Prometheus text, behind OC_METRICS_TOKEN, or loopback when opted in, see
 // metrics/access.ts). Mounted before sign-in, so no cookie is read for them.
 import type { Hono } from 'hono';
 import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
@@ -13,8 +13,10 @@ export const HEALTH_PATHS = { alive: '/healthz', ready: '/readyz', metrics: '/me
 export interface HealthDeps {
   readiness?: Readiness | undefined;
   metrics?: BridgeMetrics | undefined;
-  /** OC_METRICS_TOKEN; without it /metrics answers loopback only. */
+  /** OC_METRICS_TOKEN; without it /metrics is closed unless metricsOpenLoopback. */
   metricsToken?: string | undefined;
+  /** OC_METRICS_OPEN_LOOPBACK: without a token, /metrics answers direct loopback callers. */
+  metricsOpenLoopback?: boolean | undefined;
 }
 
 export function mountHealth(app: Hono<BridgeEnv>, deps: HealthDeps = {}): void {
@@ -31,7 +33,7 @@ export function mountHealth(app: Hono<BridgeEnv>, deps: HealthDeps = {}): void {
   app.get(HEALTH_PATHS.metrics, async (c) => {
     c.header('Cache-Control', 'no-store');
     if (deps.metrics === undefined) return c.text('This bridge keeps no metrics.', 404);
-    const refusal = metricsRefusal(c, deps.metricsToken);
+    const refusal = metricsRefusal(c, deps.metricsToken, deps.metricsOpenLoopback);
     if (refusal !== undefined) {
       if (refusal.status === 401) c.header('WWW-Authenticate', 'Bearer realm="metrics"');
       return c.text(refusal.message, refusal.status);

@@ -1,7 +1,9 @@
-// Who may read /metrics. The series say how busy the bridge is and which tools AI clients use —
-// nothing secret, but nothing for the public either. With OC_METRICS_TOKEN set, a scraper sends
-// it as `Authorization: Bearer <token>` (compared in constant time). Without it, only a process
-// on this machine may scrape, and only directly: a request a reverse proxy forwarded (it carries
+// Who may read /metrics. The series say how busy the bridge is and which tools AI clients use,
+// and when the desktop is in use — not for every local user to read (on a shared machine that
+// is anyone with a shell). With OC_METRICS_TOKEN set, a scraper sends it as
+// `Authorization: Bearer <token>` (compared in constant time). Without it, /metrics is refused
+// unless the operator opts in with OC_METRICS_OPEN_LOOPBACK=1: then any process on this machine
+// may scrape, but only directly — a request a reverse proxy forwarded (it carries
 // X-Forwarded-For, Forwarded or X-Real-IP) comes from loopback too, but on behalf of anyone.
 import { timingSafeEqual } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -19,16 +21,30 @@ export function parseMetricsToken(text: string | undefined): string | undefined 
   if (token === undefined || token === '') return undefined;
   if (token.length < MIN_METRICS_TOKEN_LENGTH) {
     throw new Error(
-      `OC_METRICS_TOKEN is too short (${token.length} characters); use at least ${MIN_METRICS_TOKEN_LENGTH} random characters, or unset it to allow scrapes from this machine only.`,
+      `OC_METRICS_TOKEN is too short (${token.length} characters); use at least ${MIN_METRICS_TOKEN_LENGTH} random characters, or unset it (then /metrics is closed unless OC_METRICS_OPEN_LOOPBACK=1).`,
     );
   }
   return token;
 }
 
+/** OC_METRICS_OPEN_LOOPBACK: 1/true/yes opens /metrics to local processes, 0/false/no or unset not. */
+export function parseMetricsOpenLoopback(text: string | undefined): boolean {
+  const value = text?.trim().toLowerCase() ?? '';
+  if (value === '' || value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  throw new Error(
+    `OC_METRICS_OPEN_LOOPBACK is 1 (every process on this machine may read /metrics) or 0, got "${text}".`,
+  );
+}
+
 export type MetricsRefusal = { status: 401 | 403; message: string };
 
 /** Undefined when the request may read /metrics; otherwise the status and why. */
-export function metricsRefusal(c: Context, token: string | undefined): MetricsRefusal | undefined {
+export function metricsRefusal(
+  c: Context,
+  token: string | undefined,
+  openLoopback = false,
+): MetricsRefusal | undefined {
   if (token !== undefined) {
     const header = c.req.header('authorization') ?? '';
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
@@ -36,6 +52,13 @@ export function metricsRefusal(c: Context, token: string | undefined): MetricsRe
     return {
       status: 401,
       message: 'Send the metrics token (OC_METRICS_TOKEN) as "Authorization: Bearer <token>".',
+    };
+  }
+  if (!openLoopback) {
+    return {
+      status: 403,
+      message:
+        'Metrics need a token: set OC_METRICS_TOKEN and send it as "Authorization: Bearer <token>". To let every process on this machine read them without one, set OC_METRICS_OPEN_LOOPBACK=1.',
     };
   }
   const forwarded = FORWARDING_HEADERS.some((name) => c.req.header(name) !== undefined);

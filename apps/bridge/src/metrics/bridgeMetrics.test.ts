@@ -1,11 +1,18 @@
 // The gauges read at scrape time, against a real bridge with scripted viewer windows and a real
 // MCP client: viewers connected, approvals the control window announces as waiting, MCP sessions;
-// tool names outside the tool list counted as "unknown" (bounded labels); the frame-rate window.
+// tool names outside the tool list counted as "unknown" (bounded labels); the frame-rate window;
+// the tunnel's series published coarsely, so single keys typed never show.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool } from '../mcp/testing/calls.js';
 import { connectClient, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
-import { BridgeMetrics } from './bridgeMetrics.js';
+import {
+  BridgeMetrics,
+  TUNNEL_BYTES_STEP,
+  TUNNEL_FRAMES_STEP,
+  TUNNEL_PUBLISH_MS,
+} from './bridgeMetrics.js';
+import { CoarseTally } from './coarseTally.js';
 import { RateWindow } from './rateWindow.js';
 
 async function sample(metrics: BridgeMetrics, series: string): Promise<number | undefined> {
@@ -87,5 +94,48 @@ describe('RateWindow', () => {
     expect(window.perSecond()).toBe(2); // second 10 left the window: 10 / 5
     now = 30_000;
     expect(window.perSecond()).toBe(0);
+  });
+});
+
+describe('tunnel series, published coarsely', () => {
+  it('hide single keys: whole steps, at most once per interval, the rest carried over', async () => {
+    let now = 1_000_000;
+    const coarse = new BridgeMetrics({ processMetrics: false, now: () => now });
+    const read = async (series: string) => {
+      const { body } = await coarse.scrape();
+      const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+      return Number(line?.slice(series.length + 1));
+    };
+    const toDesktop = 'oc_tunnel_bytes_total{direction="to_desktop"}';
+    for (let key = 0; key < 200; key++) {
+      coarse.tunnelTraffic('to_desktop', 38);
+      coarse.tunnelFrame();
+      now += 40;
+      expect(await read(toDesktop)).toBe(0);
+    }
+    now += TUNNEL_PUBLISH_MS;
+    // 200 × 38 = 7600 bytes: one whole step published, 3504 carried over.
+    expect(await read(toDesktop)).toBe(TUNNEL_BYTES_STEP);
+    expect(await read('oc_tunnel_frames_total')).toBe(3 * TUNNEL_FRAMES_STEP);
+    coarse.tunnelTraffic('to_desktop', 600);
+    now += TUNNEL_PUBLISH_MS - 1;
+    expect(await read(toDesktop)).toBe(TUNNEL_BYTES_STEP);
+    now += 1;
+    expect(await read(toDesktop)).toBe(2 * TUNNEL_BYTES_STEP);
+  });
+
+  it('CoarseTally: nothing within the interval, whole steps after it', () => {
+    let now = 0;
+    const tally = new CoarseTally(10, 1000, () => now);
+    tally.add(25);
+    expect(tally.take()).toBeUndefined();
+    now = 1000;
+    expect(tally.take()).toBe(20);
+    tally.add(4);
+    now = 2000;
+    expect(tally.take()).toBe(0);
+    tally.add(1);
+    now = 3000;
+    expect(tally.take()).toBe(10);
   });
 });

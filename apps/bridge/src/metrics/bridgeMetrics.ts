@@ -4,7 +4,9 @@
 // instructions) and bytes, the embedded gateway's frame encodes — and read at scrape time from
 // what the bridge already tracks: viewers connected, approvals waiting, MCP sessions, tunnels.
 // Label values are bounded: tools outside the tool list count as "unknown", outcomes are "ok",
-// an error kind, or "rejected" (a JSON-RPC error before the tool ran).
+// an error kind, or "rejected" (a JSON-RPC error before the tool ran). The tunnel's bytes and
+// frames are published coarsely (coarseTally.ts): whole steps, at most every TUNNEL_PUBLISH_MS,
+// so they never step once per key typed.
 import {
   ERROR_KINDS,
   TOOL_NAMES,
@@ -12,7 +14,15 @@ import {
   type ToolName,
 } from '@overlay-companion/protocol';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CoarseTally } from './coarseTally.js';
 import { RateWindow } from './rateWindow.js';
+
+/** The tunnel's series are published at most this often… */
+export const TUNNEL_PUBLISH_MS = 10_000;
+/** …in steps of this many bytes (a key typed is about 40 bytes to the desktop, down and up)… */
+export const TUNNEL_BYTES_STEP = 4096;
+/** …and this many frames (a character echoed is a frame or two). */
+export const TUNNEL_FRAMES_STEP = 64;
 
 export type ToolOutcome = 'ok' | ErrorKind | 'rejected';
 export const TOOL_OUTCOMES: readonly ToolOutcome[] = ['ok', ...ERROR_KINDS, 'rejected'];
@@ -38,12 +48,23 @@ export class BridgeMetrics {
   private readonly tunnelBytes: Counter<'direction'>;
   private readonly encodeSeconds: Histogram;
   private readonly gatewayFrames: Counter;
-  private readonly tunnelRate = new RateWindow();
+  private readonly tunnelTallies: Record<'to_browser' | 'to_desktop', CoarseTally>;
+  private readonly tunnelFrameTally: CoarseTally;
   private readonly gatewayRate = new RateWindow();
 
-  constructor(options: { processMetrics?: boolean } = {}) {
+  constructor(options: { processMetrics?: boolean; now?: () => number } = {}) {
     const registers = [this.registry];
     const sources = this.sources;
+    const now = options.now ?? Date.now;
+    const tunnelTallies = {
+      to_browser: new CoarseTally(TUNNEL_BYTES_STEP, TUNNEL_PUBLISH_MS, now),
+      to_desktop: new CoarseTally(TUNNEL_BYTES_STEP, TUNNEL_PUBLISH_MS, now),
+    };
+    this.tunnelTallies = tunnelTallies;
+    const frameTally = new CoarseTally(TUNNEL_FRAMES_STEP, TUNNEL_PUBLISH_MS, now);
+    this.tunnelFrameTally = frameTally;
+    /** Frames per second over the last publication: coarse too, never a 5 s window of keys. */
+    const frameRate = { perSecond: 0, at: now() };
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.toolCalls = new Counter({
       name: 'oc_tool_calls_total',
@@ -92,22 +113,38 @@ export class BridgeMetrics {
     });
     this.tunnelFrames = new Counter({
       name: 'oc_tunnel_frames_total',
-      help: 'Frames relayed to viewers: Guacamole sync instructions from the desktop server.',
+      help: `Frames relayed to viewers: Guacamole sync instructions from the desktop server (in steps of ${TUNNEL_FRAMES_STEP}, updated at most every ${TUNNEL_PUBLISH_MS / 1000} s).`,
       registers,
+      collect() {
+        const frames = frameTally.take();
+        if (frames === undefined) return;
+        const at = now();
+        frameRate.perSecond = frames / Math.max(1, (at - frameRate.at) / 1000);
+        frameRate.at = at;
+        if (frames > 0) this.inc(frames);
+      },
     });
     this.tunnelBytes = new Counter({
       name: 'oc_tunnel_bytes_total',
-      help: 'Bytes relayed by the tunnel, to the browser or to the desktop server.',
+      help: `Bytes relayed by the tunnel, to the browser or to the desktop server (in steps of ${TUNNEL_BYTES_STEP}, updated at most every ${TUNNEL_PUBLISH_MS / 1000} s, so single keys typed never show).`,
       labelNames: ['direction'],
       registers,
+      collect() {
+        for (const direction of ['to_browser', 'to_desktop'] as const) {
+          const bytes = tunnelTallies[direction].take();
+          if (bytes !== undefined && bytes > 0) this.inc({ direction }, bytes);
+        }
+      },
     });
-    const tunnelRate = this.tunnelRate;
+    const tunnelFrames = this.tunnelFrames;
     new Gauge({
       name: 'oc_tunnel_frames_per_second',
-      help: 'Frames relayed to viewers per second, over the last 5 s (all tunnels).',
+      help: 'Frames relayed to viewers per second, between the last two updates of oc_tunnel_frames_total (all tunnels).',
       registers,
-      collect() {
-        this.set(tunnelRate.perSecond());
+      async collect() {
+        // Publishes the frame count first (a no-op within the interval), then reads its rate.
+        await tunnelFrames.get();
+        this.set(frameRate.perSecond);
       },
     });
     this.encodeSeconds = new Histogram({
@@ -147,12 +184,11 @@ export class BridgeMetrics {
   }
 
   tunnelFrame(): void {
-    this.tunnelFrames.inc();
-    this.tunnelRate.add();
+    this.tunnelFrameTally.add(1);
   }
 
   tunnelTraffic(direction: 'to_browser' | 'to_desktop', bytes: number): void {
-    this.tunnelBytes.inc({ direction }, bytes);
+    this.tunnelTallies[direction].add(bytes);
   }
 
   /** The embedded gateway's per-frame hook (GatewayOptions.onFrameEncoded). */
