@@ -1,12 +1,22 @@
-// The data dir checks on real files: created 0700; refused, with the command that fixes it, when
-// the dir or a secret file is group/other-writable or owned by another user (as root, the tests
-// chown to `nobody`); and openStore applies them before it touches the database.
+// The data dir checks on real files: created 0700; an existing one of ours that others may read
+// tightened to 0700; refused, with the command that fixes it, when the dir or a secret file is
+// group/other-writable or owned by another user (as root, the tests chown to `nobody`), or when
+// the dir cannot be tightened (as root, a read-only bind mount of it); and openStore applies
+// them before it touches the database. judgeDataDir, the decision alone, is tested for every
+// case whoever runs the tests.
+import { execFileSync } from 'node:child_process';
 import { chmod, chown, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { StartupError } from '../errors.js';
-import { DATABASE_FILE, DataDirError, SECRET_FILES, prepareDataDir } from './dataDir.js';
+import {
+  DATABASE_FILE,
+  DataDirError,
+  SECRET_FILES,
+  judgeDataDir,
+  prepareDataDir,
+} from './dataDir.js';
 import { openStore } from './openStore.js';
 
 let root: string;
@@ -20,6 +30,26 @@ afterEach(async () => {
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const isRoot = process.getuid?.() === 0;
 const NOBODY = 65534;
+
+/**
+ * Mounts `dir` read-only over itself (so chmod on it fails with EROFS) and returns the unmount,
+ * or undefined when this process may not mount.
+ */
+function readOnlyBindMount(dir: string): (() => void) | undefined {
+  try {
+    execFileSync('mount', ['--bind', dir, dir], { stdio: 'ignore' });
+  } catch {
+    return undefined;
+  }
+  const unmount = () => execFileSync('umount', [dir], { stdio: 'ignore' });
+  try {
+    execFileSync('mount', ['-o', 'remount,ro,bind', dir], { stdio: 'ignore' });
+  } catch {
+    unmount();
+    return undefined;
+  }
+  return unmount;
+}
 
 /** A data dir that passes the checks, with every secret file present and 0600. */
 async function safeDir(): Promise<string> {
@@ -36,16 +66,49 @@ describe('prepareDataDir', () => {
     expect(await modeOf(dir)).toBe(0o700);
   });
 
-  test('accepts a dir and secret files only we can write (readable by others is fine)', async () => {
+  test('accepts a dir and secret files only we can write (files readable by others too)', async () => {
     const dir = await safeDir();
     await expect(prepareDataDir(dir)).resolves.toBeUndefined();
-    await chmod(dir, 0o755);
+    await chmod(join(dir, DATABASE_FILE), 0o644);
     await expect(prepareDataDir(dir)).resolves.toBeUndefined();
     // Files that are not secrets are none of its business.
     await writeFile(join(dir, 'notes.txt'), 'x', { mode: 0o666 });
     await chmod(join(dir, 'notes.txt'), 0o666);
     await expect(prepareDataDir(dir)).resolves.toBeUndefined();
   });
+
+  test.each(['755', '750', '711', '705', '701'])(
+    'tightens an existing dir of ours with mode %s (others could list it) to 0700, files untouched',
+    async (mode) => {
+      const dir = await safeDir();
+      await chmod(dir, parseInt(mode, 8));
+      await prepareDataDir(dir);
+      expect(await modeOf(dir)).toBe(0o700);
+      for (const name of SECRET_FILES) expect(await modeOf(join(dir, name))).toBe(0o600);
+    },
+  );
+
+  test.runIf(isRoot)(
+    'refuses a dir others can list that it cannot tighten (a read-only bind mount of it), saying to chmod 700',
+    async (context) => {
+      const dir = join(root, 'mounted data');
+      await mkdir(dir);
+      await chmod(dir, 0o755);
+      const unmount = readOnlyBindMount(dir);
+      if (unmount === undefined)
+        return context.skip('this root cannot bind-mount (no CAP_SYS_ADMIN)');
+      try {
+        const refusal = prepareDataDir(dir, { secretFiles: [] });
+        await expect(refusal).rejects.toBeInstanceOf(DataDirError);
+        await expect(refusal).rejects.toThrow(
+          `The data dir ${dir} can be listed by group and others (mode 755), showing other users the names of what the bridge keeps, and the bridge could not change that (EROFS). Run "chmod 700 '${dir}'" and start again.`,
+        );
+        expect(await modeOf(dir)).toBe(0o755);
+      } finally {
+        unmount();
+      }
+    },
+  );
 
   test.each([
     ['770', 'its group'],
@@ -112,6 +175,44 @@ describe('prepareDataDir', () => {
 
   test('DataDirError is a StartupError (the CLI reports it like any failed start)', () => {
     expect(new DataDirError('x')).toBeInstanceOf(StartupError);
+  });
+});
+
+describe('judgeDataDir (the decision alone, from an owner and a mode)', () => {
+  const ME = 1000;
+  const OTHER = 1001;
+  const refusal = (verdict: ReturnType<typeof judgeDataDir>): string =>
+    verdict.action === 'refuse' ? verdict.message : `not refused: ${verdict.action}`;
+  const judge = (mode: string, owner = ME) =>
+    judgeDataDir('/srv/oc data', { uid: owner, mode: parseInt(mode, 8) }, ME);
+
+  test('uses a 0700 dir of ours', () => {
+    expect(judge('40700')).toEqual({ action: 'use' });
+  });
+
+  test.each(['755', '750', '711', '705', '701', '740'])(
+    'tightens a dir of ours that group or others may read or enter (mode %s)',
+    (mode) => {
+      expect(judge(mode)).toEqual({ action: 'tighten' });
+    },
+  );
+
+  test.each(['770', '707', '777', '720'])(
+    'refuses a dir of ours that group or others may write (mode %s): its content may be swapped already',
+    (mode) => {
+      expect(refusal(judge(mode))).toContain(`Run "chmod 700 '/srv/oc data'"`);
+    },
+  );
+
+  test('refuses a dir of another user, even 0700, saying to chown it (it cannot chmod it)', () => {
+    expect(refusal(judge('700', OTHER))).toContain(
+      `is owned by uid ${OTHER}, not by you (uid ${ME})`,
+    );
+    expect(refusal(judge('755', OTHER))).toContain('run "chown ');
+  });
+
+  test('has nothing to check without uids (Windows)', () => {
+    expect(judgeDataDir('C:\\oc', { uid: 0, mode: 0o777 }, undefined)).toEqual({ action: 'use' });
   });
 });
 

@@ -1,7 +1,10 @@
-// The data dir's safety: created 0700, and refused (DataDirError, saying which command fixes
-// it) when the dir or a secret file in it belongs to another user or can be written by group or
-// others — whoever can write there can swap the database, plant a token, or read what we keep.
-// Also owns SECRET_FILES (what counts as secret here) and restrictFile (0600 for our files).
+// The data dir's safety: created 0700; an existing one of ours that group or others may read or
+// enter is tightened to 0700 (a listing alone tells other users who has tokens, which desktops
+// exist, when the audit last rolled); refused (DataDirError, saying which command fixes it) when
+// the dir or a secret file in it belongs to another user or can be written by group or others —
+// whoever can write there can swap the database, plant a token, or read what we keep — or when
+// it cannot be tightened. Also owns SECRET_FILES (what counts as secret here) and restrictFile
+// (0600 for our files).
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +39,7 @@ export class DataDirError extends StartupError {
 }
 
 const GROUP_OR_OTHER_WRITE = 0o022;
+const GROUP_OR_OTHER_ANY = 0o077;
 
 function whoAmI(): string {
   try {
@@ -51,8 +55,9 @@ function errnoCode(err: unknown): string | undefined {
 }
 
 /**
- * Creates `dir` (mode 0700) when missing, then checks it and every secret file present in it.
- * `secretFiles` defaults to SECRET_FILES. Throws DataDirError when something is unsafe.
+ * Creates `dir` (mode 0700) when missing, or tightens it to 0700 when it is ours, then checks it
+ * and every secret file present in it. `secretFiles` defaults to SECRET_FILES. Throws
+ * DataDirError when something is unsafe.
  */
 export async function prepareDataDir(
   dir: string,
@@ -77,7 +82,17 @@ export async function prepareDataDir(
       `The data dir ${dir} exists but is not a directory: move it away, or pass another --data-dir.`,
     );
   }
-  checkSafe(dir, dirStat, 'dir');
+  const verdict = judgeDataDir(dir, dirStat, process.getuid?.());
+  if (verdict.action === 'refuse') throw new DataDirError(verdict.message);
+  if (verdict.action === 'tighten') {
+    try {
+      await chmod(dir, 0o700);
+    } catch (err) {
+      throw new DataDirError(
+        `The data dir ${dir} can be listed by ${describe(dirStat.mode, 0o070, 0o007)} (mode ${modeText(dirStat.mode)}), showing other users the names of what the bridge keeps, and the bridge could not change that (${errnoCode(err) ?? String(err)}). Run "chmod 700 ${shellQuote(dir)}" and start again.`,
+      );
+    }
+  }
   for (const name of options.secretFiles ?? SECRET_FILES) {
     const path = join(dir, name);
     let fileStat;
@@ -87,26 +102,58 @@ export async function prepareDataDir(
       if (errnoCode(err) === 'ENOENT') continue;
       throw err;
     }
-    checkSafe(path, fileStat, 'file');
+    const verdict = judge(path, fileStat, 'file', process.getuid?.());
+    if (verdict.action === 'refuse') throw new DataDirError(verdict.message);
   }
 }
 
-function checkSafe(path: string, st: { uid: number; mode: number }, what: 'dir' | 'file'): void {
-  const uid = process.getuid?.();
+/**
+ * What prepareDataDir does with an existing data dir, from its owner and mode alone: use it,
+ * tighten it to 0700 first (ours, but group or others may read or enter it), or refuse it (not
+ * ours, or writable by others: what is in it may already have been replaced, so tightening now
+ * would hide that).
+ */
+export type DataDirVerdict =
+  { action: 'use' } | { action: 'tighten' } | { action: 'refuse'; message: string };
+
+export function judgeDataDir(
+  dir: string,
+  st: { uid: number; mode: number },
+  /** process.getuid?.(): undefined where there are no uids (Windows). */
+  uid: number | undefined,
+): DataDirVerdict {
+  return judge(dir, st, 'dir', uid);
+}
+
+function judge(
+  path: string,
+  st: { uid: number; mode: number },
+  what: 'dir' | 'file',
+  uid: number | undefined,
+): DataDirVerdict {
   // No uids on Windows: ownership and mode bits mean nothing there, so there is nothing to check.
-  if (uid === undefined) return;
+  if (uid === undefined) return { action: 'use' };
   const label = what === 'dir' ? `The data dir ${path}` : `The file ${path} in the data dir`;
   if (st.uid !== uid) {
-    throw new DataDirError(
-      `${label} is owned by uid ${st.uid}, not by you (uid ${uid}): another user could read or replace the people, tokens and audit log kept there. If it should be yours, run "chown ${whoAmI()} ${shellQuote(path)}" (as root); otherwise pass a data dir of your own (--data-dir).`,
-    );
+    return {
+      action: 'refuse',
+      message: `${label} is owned by uid ${st.uid}, not by you (uid ${uid}): another user could read or replace the people, tokens and audit log kept there. If it should be yours, run "chown ${whoAmI()} ${shellQuote(path)}" (as root); otherwise pass a data dir of your own (--data-dir).`,
+    };
   }
   if ((st.mode & GROUP_OR_OTHER_WRITE) !== 0) {
-    const mode = (st.mode & 0o777).toString(8).padStart(3, '0');
-    throw new DataDirError(
-      `${label} is writable by ${describeWriters(st.mode)} (mode ${mode}): other users could replace what the bridge keeps there. Run "chmod ${what === 'dir' ? '700' : '600'} ${shellQuote(path)}" and start again.`,
-    );
+    return {
+      action: 'refuse',
+      message: `${label} is writable by ${describe(st.mode, 0o020, 0o002)} (mode ${modeText(st.mode)}): other users could replace what the bridge keeps there. Run "chmod ${what === 'dir' ? '700' : '600'} ${shellQuote(path)}" and start again.`,
+    };
   }
+  // A secret file others may only read is left to whoever opens it (the database files are made
+  // 0600 when opened, secret.key is refused then); behind a 0700 dir nobody else reaches it.
+  if (what === 'dir' && (st.mode & GROUP_OR_OTHER_ANY) !== 0) return { action: 'tighten' };
+  return { action: 'use' };
+}
+
+function modeText(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(3, '0');
 }
 
 /** The path as it can be pasted into a shell (quoted only when it needs to be). */
@@ -114,9 +161,10 @@ function shellQuote(path: string): string {
   return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", `'\\''`)}'`;
 }
 
-function describeWriters(mode: number): string {
-  const group = (mode & 0o020) !== 0;
-  const others = (mode & 0o002) !== 0;
+/** Who the `groupBits` and `otherBits` of `mode` let in, in words. */
+function describe(mode: number, groupBits: number, otherBits: number): string {
+  const group = (mode & groupBits) !== 0;
+  const others = (mode & otherBits) !== 0;
   return group && others ? 'group and others' : group ? 'its group' : 'others';
 }
 
