@@ -3,7 +3,8 @@
 // body limits, JSON-only), the operator's /healthz, /readyz and /metrics (http/health.ts, public
 // and uninformative or token/loopback-guarded), who is signed in (and the CSRF
 // check), then the feature routes (`mounts`: /mcp and /api), then the pages and static files,
-// which are mounted last so they never shadow an API route.
+// which are mounted last so they never shadow an API route. A thrown error ends as a 503 with
+// Retry-After when the store is unavailable (http/storeOutage.ts), else as a 500.
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
@@ -14,6 +15,8 @@ import { installGuards } from './http/guards.js';
 import { mountHealth, type HealthDeps } from './http/health.js';
 import { mountPages } from './http/pages.js';
 import { installSignIn } from './http/signedIn.js';
+import { storeOutageResponse } from './http/storeOutage.js';
+import { storeOutage } from './store/errors.js';
 
 export interface AppDeps {
   /** Folder of the built web app (apps/web/dist). */
@@ -54,6 +57,12 @@ export function createApp(deps: AppDeps): Hono<BridgeEnv> {
   mountPages(app, deps.webRoot);
   app.onError((err, c) => {
     if (err instanceof HTTPException) return err.getResponse();
+    // An outage is not a bug: one line at warn, and words with a time to retry for the caller.
+    const outage = storeOutage(err);
+    if (outage !== undefined) {
+      deps.logger?.warn({ path: c.req.path, outage }, 'request failed: the store is unavailable');
+      return storeOutageResponse(c, outage);
+    }
     deps.logger?.error({ err: err.message, path: c.req.path }, 'request failed');
     return c.json({ error: 'Internal error in the bridge; see its log for details.' }, 500);
   });

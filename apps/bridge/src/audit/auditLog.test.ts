@@ -1,7 +1,8 @@
 // The audit log's write-behind on a real SQLite store: entries recorded in one burst go in one
 // statement (on PostgreSQL that is one commit instead of one per tool call), flush() waits for
-// all of them, order is kept, and a failing write is logged without its content and loses only
-// that batch.
+// all of them, order is kept, a failing write is logged without its content and written later,
+// and an entry whose text the store refuses is kept without it. Outages of a real PostgreSQL
+// and a real full disk are in faults/.
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
@@ -35,7 +36,7 @@ describe('AuditLog', () => {
     expect(rows.map((r) => r.at)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
   });
 
-  it('logs a failed batch without its content and keeps writing later ones', async () => {
+  it('keeps a batch the store refused and writes it, in order, once the store takes it', async () => {
     fixture = await startTestAccess();
     const { store } = fixture;
     let lines = '';
@@ -48,18 +49,59 @@ describe('AuditLog', () => {
         },
       }),
     );
+    // A stand-in for an unreachable server (the fault tests stop a real one): pg's error code.
     const appendMany = store.audit.appendMany.bind(store.audit);
     let fail = true;
     store.audit.appendMany = (entries) =>
-      fail ? Promise.reject(new Error('disk full')) : appendMany(entries);
+      fail
+        ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+        : appendMany(entries);
     const log = new AuditLog(store, logger);
     log.record(entry(1, 'secret-looking detail'));
-    await log.flush();
-    fail = false;
     log.record(entry(2));
+    await waitFor(() => lines.includes('could not be stored'));
+    expect(log.state().waiting).toBe(2);
+    fail = false;
     await log.flush();
-    expect(lines).toMatch(/audit entries could not be stored/);
     expect(lines).not.toContain('secret-looking detail');
-    expect((await store.audit.query({ kind: 'stop', limit: 10 })).map((r) => r.at)).toEqual([2]);
+    const rows = await store.audit.query({ limit: 10 });
+    expect(rows.map((r) => [r.kind, r.at])).toEqual([
+      ['audit_outage', expect.any(Number)],
+      ['stop', 2],
+      ['stop', 1],
+    ]);
+    expect(rows[0]?.detail).toMatch(
+      /^the audit could not be written from \S+ to \S+ \(the database is not answering\); 2 entries were queued and written now$/,
+    );
+  });
+
+  it('keeps an entry whose text the store refuses, without that text', async () => {
+    fixture = await startTestAccess();
+    const { store } = fixture;
+    const appendMany = store.audit.appendMany.bind(store.audit);
+    // As PostgreSQL refuses a NUL character in text (22021): a query error, not an outage.
+    store.audit.appendMany = (entries) =>
+      entries.some((e) => e.detail?.includes('\u0000'))
+        ? Promise.reject(Object.assign(new Error('invalid byte sequence'), { code: '22021' }))
+        : appendMany(entries);
+    const log = new AuditLog(store, pino({ level: 'silent' }));
+    log.record(entry(1));
+    log.record(entry(2, 'bad\u0000text'));
+    log.record(entry(3));
+    await log.flush();
+    const rows = await store.audit.query({ limit: 10 });
+    expect(rows.map((r) => [r.at, r.detail])).toEqual([
+      [3, 'd'],
+      [2, 'the store refused the text of this entry; kept without it'],
+      [1, 'd'],
+    ]);
   });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -2,12 +2,18 @@
 // token, MCP client —, the tool, an argument summary, the policy's decision, who approved, the
 // outcome and how long it took), and entries for mode changes, approvals, Stop, sign-ins and
 // account changes. Writes never hold up the caller or fail it: entries are queued and written
-// behind, everything that arrived meanwhile in one statement (on PostgreSQL one commit per burst
-// instead of one per call); a batch that cannot be stored is logged (without its content) and
-// dropped. Also runs the retention purge.
+// behind (auditQueue.ts: in order, retried through an outage, never dropped; while too many wait,
+// refusal() holds desktop input back). Also runs the retention purge.
 import { DEFAULT_AUDIT_RETENTION_DAYS } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
+import type { ProtocolError } from '@overlay-companion/protocol';
 import type { NewAuditEntry, Store } from '../store/types.js';
+import {
+  AuditQueue,
+  DEFAULT_AUDIT_QUEUE,
+  type AuditQueueLimits,
+  type AuditQueueState,
+} from './auditQueue.js';
 
 /** Settings key of the retention (days), shared with the settings API. */
 export const AUDIT_RETENTION_KEY = 'audit_retention_days';
@@ -16,46 +22,38 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type AuditInput = Omit<NewAuditEntry, 'at'> & { at?: number };
 
-/** Entries per INSERT (17 columns each stays far below SQLite's bound-parameter limit). */
-const MAX_BATCH = 200;
-
 export class AuditLog {
   private purgeTimer: NodeJS.Timeout | undefined;
-  private queue: NewAuditEntry[] = [];
-  private draining: Promise<void> | undefined;
+  private readonly queue: AuditQueue;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+    limits: AuditQueueLimits = DEFAULT_AUDIT_QUEUE,
+  ) {
+    this.queue = new AuditQueue(store, logger, now, limits);
+  }
 
   /** Queues an entry; it is written in the background with whatever else arrives meanwhile. */
   record(entry: AuditInput): void {
-    this.queue.push({ ...entry, at: entry.at ?? this.now() });
-    this.draining ??= this.drain();
+    const queued: NewAuditEntry = { ...entry, at: entry.at ?? this.now() };
+    this.queue.push(queued);
   }
 
-  /** Waits for every entry recorded so far (tests, shutdown). */
+  /** Why a tool call must wait until the audit can be written again, or undefined. */
+  refusal(isInput: boolean): ProtocolError | undefined {
+    return this.queue.refusal(isInput);
+  }
+
+  /** Whether entries are being written, for readiness and metrics. */
+  state(): AuditQueueState {
+    return this.queue.state();
+  }
+
+  /** Waits for every entry recorded so far (tests, shutdown; through an outage, until it ends). */
   async flush(): Promise<void> {
-    while (this.draining !== undefined) await this.draining;
-  }
-
-  private async drain(): Promise<void> {
-    // Let the rest of this turn of the event loop queue what it records, then write it together.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, MAX_BATCH);
-      try {
-        await this.store.audit.appendMany(batch);
-      } catch (err) {
-        this.logger.error(
-          { err: err instanceof Error ? err.message : String(err), entries: batch.length },
-          'audit entries could not be stored',
-        );
-      }
-    }
-    this.draining = undefined;
+    await this.queue.flush();
   }
 
   async retentionDays(): Promise<number> {
@@ -88,6 +86,6 @@ export class AuditLog {
 
   async stop(): Promise<void> {
     clearInterval(this.purgeTimer);
-    await this.flush();
+    await this.queue.stop();
   }
 }

@@ -2,9 +2,12 @@
 // SHA-256 with a short hint), and turning an Authorization header into the principal a call
 // acts for — the token's person, the token's name — or a refusal that says what to do.
 // OC_MCP_TOKEN, for scripted setups, acts for the first admin. Lookups are cached for a moment
-// (every MCP request authenticates); revoking a token, or disabling or removing a person, in
-// this bridge drops the cache entry at once, so the next call is refused.
+// (every MCP request authenticates), and while the store is unavailable a token looked up in the
+// last few minutes keeps its principal (an outage is not the AI's fault); revoking a token, or
+// disabling or removing a person, in this bridge drops the cache entry at once, so the next
+// call is refused, outage or not.
 import { TOKEN_PREFIX } from '@overlay-companion/protocol';
+import { storeOutage } from '../store/errors.js';
 import type { ApiTokenRecord, PersonRecord, Store } from '../store/types.js';
 import { timingSafeEqual } from 'node:crypto';
 import { bearerFrom, randomSecret, sha256Hex } from './secrets.js';
@@ -13,6 +16,12 @@ import { bearerFrom, randomSecret, sha256Hex } from './secrets.js';
 export const MIN_ENV_TOKEN_LENGTH = 16;
 /** How long a successful lookup is trusted without asking the store again. */
 const CACHE_MS = 2_000;
+/**
+ * How old a lookup may be and still stand in while the store is unavailable. A revocation cannot
+ * be missed meanwhile: made here it drops the entry, and made by another bridge on the same
+ * database it needs that database, which is the part not answering.
+ */
+const OUTAGE_CACHE_MS = 10 * 60_000;
 /** The cache key of OC_MCP_TOKEN's principal (never a sha256 hex of a token). */
 const ENV_KEY = 'env';
 /** lastUsedAt is written at most this often per token. */
@@ -42,9 +51,18 @@ export function tokenHint(token: string): string {
 const WHERE =
   'Create a token on the bridge\'s /config page (signed in) and send it as "Authorization: Bearer <token>".';
 
+interface CachedLookup {
+  principal: McpPrincipal;
+  checkedAt: number;
+  /** The token's expiry, still enforced while the cached lookup stands in for the store. */
+  expiresAt: number | null;
+}
+
 export class ApiTokenAuth {
-  private readonly cache = new Map<string, { principal: McpPrincipal; checkedAt: number }>();
+  private readonly cache = new Map<string, CachedLookup>();
   private readonly touchedAt = new Map<string, number>();
+  /** Bumped by every invalidate(), so a lookup that overlapped one does not cache its answer. */
+  private generation = 0;
   /** OC_MCP_TOKEN's SHA-256, compared in constant time with the presented token's. */
   private readonly envHash: Buffer | undefined;
 
@@ -69,13 +87,24 @@ export class ApiTokenAuth {
     const now = this.now();
     if (cached !== undefined && now - cached.checkedAt < CACHE_MS)
       return { ok: true, principal: cached.principal };
-    this.cache.delete(hash);
+    try {
+      return await this.lookUp(hash, now);
+    } catch (err) {
+      const standIn = this.duringOutage(err, hash, cached, now);
+      if (standIn === undefined) throw err;
+      return standIn;
+    }
+  }
+
+  private async lookUp(hash: string, now: number): Promise<TokenCheck> {
+    const generation = this.generation;
     const record = await this.store.tokens.byHash(hash);
-    if (record === undefined) return { ok: false, message: `Wrong bearer token. ${WHERE}` };
+    if (record === undefined) return this.refused(hash, `Wrong bearer token. ${WHERE}`);
     const refusal = refusalFor(record, now);
-    if (refusal !== undefined) return { ok: false, message: refusal };
+    if (refusal !== undefined) return this.refused(hash, refusal);
     const person = await this.store.people.byId(record.personId);
     if (person === undefined || person.disabled) {
+      this.cache.delete(hash);
       return {
         ok: false,
         message: `This token's owner can no longer sign in (disabled or removed). ${WHERE}`,
@@ -88,16 +117,52 @@ export class ApiTokenAuth {
       tokenName: record.name,
       desktopIds: record.desktopIds,
     };
-    this.cache.set(hash, { principal, checkedAt: now });
+    // Not when an invalidation ran while we read: what we read may be from before it.
+    if (generation === this.generation) {
+      this.cache.set(hash, { principal, checkedAt: now, expiresAt: record.expiresAt });
+    }
     if (now - (this.touchedAt.get(record.id) ?? 0) >= TOUCH_EVERY_MS) {
       this.touchedAt.set(record.id, now);
-      await this.store.tokens.touch(record.id, now);
+      try {
+        await this.store.tokens.touch(record.id, now);
+      } catch (err) {
+        // "Last used" is for lists; a store that can read but not write (a full disk) must not
+        // refuse the call over it.
+        if (storeOutage(err) === undefined) throw err;
+      }
     }
     return { ok: true, principal };
   }
 
+  /** The cached lookup, when the store is unavailable and the lookup recent enough to stand in. */
+  private duringOutage(
+    err: unknown,
+    key: string,
+    cached: CachedLookup | undefined,
+    now: number,
+  ): TokenCheck | undefined {
+    if (storeOutage(err) === undefined || cached === undefined) return undefined;
+    // Gone (or replaced) while we asked the store: invalidated, so not to be stood in for.
+    if (this.cache.get(key) !== cached || now - cached.checkedAt >= OUTAGE_CACHE_MS) {
+      return undefined;
+    }
+    if (cached.expiresAt !== null && cached.expiresAt <= now) {
+      return {
+        ok: false,
+        message: `This token expired on ${new Date(cached.expiresAt).toISOString()}. ${WHERE}`,
+      };
+    }
+    return { ok: true, principal: cached.principal };
+  }
+
+  private refused(hash: string, message: string): TokenCheck {
+    this.cache.delete(hash);
+    return { ok: false, message };
+  }
+
   /** Forget cached lookups of one token, or of everything a person holds. */
   invalidate(match: { tokenId?: string; personId?: string }): void {
+    this.generation += 1;
     for (const [hash, entry] of this.cache) {
       if (
         entry.principal.tokenId === match.tokenId ||
@@ -114,7 +179,15 @@ export class ApiTokenAuth {
     if (cached !== undefined && now - cached.checkedAt < CACHE_MS) {
       return { ok: true, principal: cached.principal };
     }
-    const admin = await firstActiveAdmin(this.store);
+    const generation = this.generation;
+    let admin: PersonRecord | undefined;
+    try {
+      admin = await firstActiveAdmin(this.store);
+    } catch (err) {
+      const standIn = this.duringOutage(err, ENV_KEY, cached, now);
+      if (standIn === undefined) throw err;
+      return standIn;
+    }
     if (admin === undefined) {
       return {
         ok: false,
@@ -129,7 +202,9 @@ export class ApiTokenAuth {
       tokenName: 'OC_MCP_TOKEN',
       desktopIds: null,
     };
-    this.cache.set(ENV_KEY, { principal, checkedAt: now });
+    if (generation === this.generation) {
+      this.cache.set(ENV_KEY, { principal, checkedAt: now, expiresAt: null });
+    }
     return { ok: true, principal };
   }
 }

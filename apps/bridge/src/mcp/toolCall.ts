@@ -1,5 +1,5 @@
 // The tools/call pipeline, in the order that keeps the desktop safe: rate limits (the session's,
-// then the token's and the person's) → parse args with the tool's zod schema (bad args never
+// then the token's and the person's) → an audit that can record it (auditQueue.ts) → parse args with the tool's zod schema (bad args never
 // reach a viewer) → the desktop (sessionDesktop.ts: the token may use it, its person is in
 // charge unless the tool only looks) → the one policy (decideCall: permissions, mode,
 // require_user_confirmation) → the tool's handler (approval and relay live in relayCall.ts) → check the structured result
@@ -132,6 +132,10 @@ export async function runToolCall(
       ),
     );
   }
+  // The person's policy depends on the record: while the audit cannot keep up (the store is
+  // unavailable and its queue is full), desktop input waits; tools that only look go on.
+  const unaudited = services.audit.refusal(isInput);
+  if (unaudited !== undefined) return fail(unaudited);
   // `desktop` is every tool's optional extension (select_desktop's own argument aside): which
   // desktop this one call works on. It is taken off before the tool's strict schema sees it.
   const { desktop: desktopRef, args: toolArgs } = splitDesktopArg(tool.name, rawArgs);

@@ -25,6 +25,8 @@ export const AUDIT_KINDS = [
   'desktop_removed',
   'desktop_grant_changed',
   'standing_permission',
+  /** Written when the audit can be stored again: from when to when it could not, and how much waited. */
+  'audit_outage',
 ] as const;
 export const AuditKind = z.enum(AUDIT_KINDS);
 export type AuditKind = z.infer<typeof AuditKind>;

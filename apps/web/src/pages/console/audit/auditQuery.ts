@@ -97,6 +97,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   desktop_removed: 'Desktop removed',
   desktop_grant_changed: 'Desktop access changed',
   standing_permission: 'Standing permission',
+  audit_outage: 'Audit outage',
 };
 
 /** Who acted, in words: "AI · token “laptop” · Claude Desktop", "Ada", "Bridge". */
