@@ -195,6 +195,21 @@ describe('/mcp sessions and auth', () => {
   it('answers a client that declared elicitation with an SSE stream (approvals ride on it)', async () => {
     expect(await answerTypeFor({ elicitation: {} })).toMatch(/^text\/event-stream/);
   });
+
+  it('keeps nothing of a call once it is answered: 100 calls leave the transport empty', async () => {
+    const { client } = await connectClient(bridge);
+    for (let i = 0; i < 50; i++) {
+      await client.listTools();
+      // Refused by its schema before any viewer is asked: a tool call answered at once.
+      await client.callTool({ name: 'draw_overlay', arguments: { x: 'not a number' } });
+    }
+    expect(bridge.controlPlane.sessions.backlog()).toEqual({
+      streams: 0,
+      requests: 0,
+      responses: 0,
+    });
+    await client.close();
+  });
 });
 
 describe('answersInSse', () => {

@@ -6,7 +6,6 @@
 // every session gets MCP logging (clientLog.ts) and its tool calls counted (metrics/).
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_MCP_BODY_BYTES } from '../http/guards.js';
 import type { Context, Hono } from 'hono';
@@ -15,6 +14,11 @@ import type { BridgeEnv } from '../http/env.js';
 import type { ApiTokenAuth, McpPrincipal } from '../auth/apiTokens.js';
 import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { watchToolCalls } from '../metrics/toolCallWatch.js';
+import {
+  BoundedStreamableHttpTransport,
+  transportBacklog,
+  type TransportBacklog,
+} from './boundedTransport.js';
 import { ClientLog } from './clientLog.js';
 
 /** A session with no request for this long is ended (clients that never send DELETE). */
@@ -38,7 +42,7 @@ interface Session {
   id: string;
   tokenId: string;
   personId: string;
-  transport: WebStandardStreamableHTTPServerTransport;
+  transport: BoundedStreamableHttpTransport;
   handle: SessionHandle;
   lastSeen: number;
 }
@@ -158,7 +162,8 @@ export class McpSessions {
   ): Promise<Response> {
     const id = randomUUID();
     const handle = await this.options.createSession({ sessionId: id, principal });
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    // The SDK's transport, minus what it keeps after a request ends (see boundedTransport.ts).
+    const transport = new BoundedStreamableHttpTransport({
       sessionIdGenerator: () => id,
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
       enableJsonResponse: !sse,
@@ -204,6 +209,18 @@ export class McpSessions {
     this.options.logger.info({ sessionId, reason }, 'MCP session ended');
     session.handle.dispose();
     void session.handle.server.close().catch(() => undefined);
+  }
+
+  /** What the sessions' transports still hold for requests in flight (0 each between calls). */
+  backlog(): TransportBacklog {
+    const total: TransportBacklog = { streams: 0, requests: 0, responses: 0 };
+    for (const session of this.sessions.values()) {
+      const one = transportBacklog(session.transport);
+      total.streams += one.streams;
+      total.requests += one.requests;
+      total.responses += one.responses;
+    }
+    return total;
   }
 
   private get idleMs(): number {
