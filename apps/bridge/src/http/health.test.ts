@@ -39,7 +39,7 @@ async function readyzBecomes(
 async function bridgeOn(
   fixture: TestAccess,
   guacd: { path: string } | { host: string; port: number },
-  extras: { metrics?: BridgeMetrics; metricsToken?: string } = {},
+  extras: { metrics?: BridgeMetrics; metricsToken?: string; metricsOpenLoopback?: boolean } = {},
 ): Promise<RunningBridge> {
   return startBridge(
     {
@@ -133,8 +133,24 @@ describe('/metrics access', () => {
   });
   const nowhere = { host: '127.0.0.1', port: 9 };
 
-  it('answers loopback without a token, but never a request a proxy forwarded', async () => {
+  it('refuses a local caller without a token by default (tunnel byte counts time key presses)', async () => {
     const bridge = await bridgeOn(fixture, nowhere, { metrics: new BridgeMetrics() });
+    try {
+      const direct = await fetch(new URL('metrics', bridge.url));
+      expect(direct.status).toBe(403);
+      expect(await direct.text()).toMatch(
+        /OC_METRICS_TOKEN.*OC_METRICS_OPEN_LOOPBACK|OC_METRICS_OPEN_LOOPBACK.*OC_METRICS_TOKEN/s,
+      );
+    } finally {
+      await bridge.close();
+    }
+  });
+
+  it('answers loopback without a token once opted in, but never a request a proxy forwarded', async () => {
+    const bridge = await bridgeOn(fixture, nowhere, {
+      metrics: new BridgeMetrics(),
+      metricsOpenLoopback: true,
+    });
     try {
       const direct = await fetch(new URL('metrics', bridge.url));
       expect(direct.status).toBe(200);

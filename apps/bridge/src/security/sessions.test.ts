@@ -72,9 +72,13 @@ async function rawSignIn(baseUrl: string, username: string, password: string): P
     body: JSON.stringify({ username, password }),
   });
   expect(answer.status).toBe(200);
-  const setCookie = answer.headers['set-cookie'];
-  expect(setCookie).toHaveLength(1);
-  return setCookie?.[0] ?? '';
+  // The session cookie, and the sign-in throttle's device cookie (signInDevice.ts) beside it.
+  const setCookie = answer.headers['set-cookie'] ?? [];
+  const session = setCookie.filter(
+    (c) => c.startsWith(`${SESSION_COOKIE}=`) || c.startsWith(`__Host-${SESSION_COOKIE}=`),
+  );
+  expect(session).toHaveLength(1);
+  return session[0] ?? '';
 }
 
 describe('the sign-in cookie', () => {
