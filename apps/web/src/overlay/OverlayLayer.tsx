@@ -1,5 +1,7 @@
 // The overlay layer: absolutely positioned exactly over the displayed picture, click-through
-// always (pointer-events: none). React only places the layer and mounts it: the boxes and their
+// always (pointer-events: none), inside a box that clips it to the desktop area and keeps it
+// below the viewer's own controls (overlays.css .overlay-clip). React only places the layer and
+// mounts it: the boxes and their
 // labels are painted by overlayPainter.ts outside React (one canvas, one animation frame per
 // change, whatever the number of overlays), so an overlay change renders no component at all.
 // The pending confirmation's preview (a crosshair, a drag path) is drawn here too, above them.
@@ -28,16 +30,17 @@ export function OverlayLayer() {
   }, []);
   const { width, height } = layerSize(viewport);
   return (
-    <div
-      ref={layerRef}
-      className="overlay-layer"
-      aria-hidden="true"
-      data-testid="overlay-layer"
-      style={{ left: origin.x, top: origin.y, width, height }}
-    >
-      <canvas ref={canvasRef} className="overlay-layer__canvas" />
-      <div ref={labelsRef} className="overlay-layer__labels" />
-      {preview !== undefined && <ConfirmPreview details={preview.details} viewport={viewport} />}
+    <div className="overlay-clip" aria-hidden="true">
+      <div
+        ref={layerRef}
+        className="overlay-layer"
+        data-testid="overlay-layer"
+        style={{ left: origin.x, top: origin.y, width, height }}
+      >
+        <canvas ref={canvasRef} className="overlay-layer__canvas" />
+        <div ref={labelsRef} className="overlay-layer__labels" />
+        {preview !== undefined && <ConfirmPreview details={preview.details} viewport={viewport} />}
+      </div>
     </div>
   );
 }

@@ -2,15 +2,17 @@
 // through ones never catch), and the filter between the person's mouse and the desktop — a
 // press on an interactive overlay and its release never reach the desktop, moves and the wheel
 // do, and a button the desktop holds is always released; nothing catches while the person has
-// taken over.
+// taken over, nor while interactive overlays cover most of what the window shows.
 import type { Overlay } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { overlayStore } from '../store/overlays.js';
+import { viewportStore } from '../store/viewport.js';
 import { takeOverStore } from '../takeover/personActivity.js';
 import {
   catchingOverlayAt,
   ClickCatcher,
   displayPointToDesktop,
+  interactiveCoverExceeds,
   interactiveOf,
   interactiveOverlayAt,
   type MouseStateLike,
@@ -89,10 +91,10 @@ describe('ClickCatcher', () => {
 
 describe('catchingOverlayAt', () => {
   it('catches on an interactive overlay, and never while the person has taken over', () => {
-    const whole = overlay('whole-desktop', false, 0, 0, 4000);
-    overlayStore.getState().replaced({ overlays: [whole], seq: 1 });
+    const box = overlay('box', false, 0, 0, 400);
+    overlayStore.getState().replaced({ overlays: [box], seq: 1 });
     try {
-      expect(catchingOverlayAt({ x: 10, y: 10 })?.overlay_id).toBe('whole-desktop');
+      expect(catchingOverlayAt({ x: 10, y: 10 })?.overlay_id).toBe('box');
       const catcher = new ClickCatcher();
       const press = {
         x: 10,
@@ -113,5 +115,52 @@ describe('catchingOverlayAt', () => {
       takeOverStore.getState().takenOverChanged(false);
       overlayStore.getState().replaced({ overlays: [], seq: 2 });
     }
+  });
+});
+
+describe('the cover limit', () => {
+  const visible = { x: 0, y: 0, width: 1280, height: 800 };
+
+  it('lets no interactive overlay catch once they cover most of the visible desktop', () => {
+    viewportStore.getState().viewportChanged(
+      { vx: 0, vy: 0, vw: 1280, vh: 800, scale: 1 },
+      {
+        x: 0,
+        y: 0,
+      },
+    );
+    try {
+      const small = overlay('small', false, 0, 0, 400);
+      overlayStore.getState().replaced({ overlays: [small], seq: 1 });
+      expect(catchingOverlayAt({ x: 10, y: 10 })?.overlay_id).toBe('small');
+      const whole = overlay('whole-desktop', false, 0, 0, 4000);
+      overlayStore.getState().replaced({ overlays: [small, whole], seq: 2 });
+      expect(catchingOverlayAt({ x: 10, y: 10 })).toBeUndefined();
+      expect(catchingOverlayAt({ x: 1000, y: 700 })).toBeUndefined();
+    } finally {
+      overlayStore.getState().replaced({ overlays: [], seq: 3 });
+      viewportStore.getState().viewportChanged(
+        { vx: 0, vy: 0, vw: 0, vh: 0, scale: 1 },
+        {
+          x: 0,
+          y: 0,
+        },
+      );
+    }
+  });
+
+  it('counts interactive tiles together, click-through ones not at all', () => {
+    const tiles: Overlay[] = [];
+    for (let x = 0; x < 1280; x += 160) tiles.push(overlay(`t${x}`, false, x, 0, 160));
+    for (let x = 0; x < 1280; x += 160) tiles.push(overlay(`u${x}`, false, x, 160, 160));
+    for (let x = 0; x < 1280; x += 160) tiles.push(overlay(`v${x}`, false, x, 320, 160));
+    expect(interactiveCoverExceeds(tiles, visible)).toBe(true);
+    expect(interactiveCoverExceeds(tiles.slice(0, 16), visible)).toBe(false);
+    const glass = tiles.map((o) => ({ ...o, click_through: true }));
+    expect(interactiveCoverExceeds(glass, visible)).toBe(false);
+    // What this window shows is what counts: the same tiles over a 640×480 crop cover it all.
+    expect(
+      interactiveCoverExceeds(tiles.slice(0, 16), { x: 0, y: 0, width: 640, height: 320 }),
+    ).toBe(true);
   });
 });

@@ -6,11 +6,15 @@
 // moves and the wheel always do, and a button the desktop already holds is always released.
 // The mouse_click event with the overlay's id is reported by the UI event stream (uiEvents.ts),
 // hit-tested with the same function at the same desktop pixel. While the person has taken over,
-// nothing catches: their clicks all go to the desktop.
+// nothing catches: their clicks all go to the desktop. Nor when the interactive overlays cover
+// most of what this window shows (coverLimit.ts): the AI cannot take the desktop from the person
+// with one big catching box, or many.
 import type { Overlay } from '@overlay-companion/protocol';
 import { overlayStore } from '../store/overlays.js';
+import { viewportStore } from '../store/viewport.js';
 import { takeOverStore } from '../takeover/personActivity.js';
-import type { Point } from '../viewport/viewport.js';
+import { visibleDesktopRect, type Point, type RectLike } from '../viewport/viewport.js';
+import { CoverGrid } from './coverLimit.js';
 
 const interactiveLists = new WeakMap<readonly Overlay[], readonly Overlay[]>();
 
@@ -38,13 +42,37 @@ export function interactiveOverlayAt(
   return undefined;
 }
 
+const coverCache = new WeakMap<readonly Overlay[], { key: string; exceeds: boolean }>();
+
+/**
+ * True when the interactive overlays of `overlays` together cover more than the limit of the
+ * desktop rectangle `visible` (coverLimit.ts); worked out once per overlay list and rectangle.
+ */
+export function interactiveCoverExceeds(overlays: readonly Overlay[], visible: RectLike): boolean {
+  const list = interactiveOf(overlays);
+  if (list.length === 0 || visible.width <= 0 || visible.height <= 0) return false;
+  const key = `${visible.x},${visible.y},${visible.width},${visible.height}`;
+  const cached = coverCache.get(list);
+  if (cached?.key === key) return cached.exceeds;
+  const grid = new CoverGrid(visible);
+  for (const o of list) grid.add(o.bounds.x, o.bounds.y, o.bounds.width, o.bounds.height);
+  const exceeds = grid.exceeds();
+  coverCache.set(list, { key, exceeds });
+  return exceeds;
+}
+
 /**
  * The interactive overlay that catches a press at desktop pixel `p` now, if any. None while the
  * person has taken over: then every click is theirs and goes to the desktop — the AI cannot keep
- * the person from their own desktop by covering it with an interactive overlay.
+ * the person from their own desktop by covering it with an interactive overlay. None either
+ * while interactive overlays cover most of what this window shows, for the same reason.
  */
 export function catchingOverlayAt(p: Point): Overlay | undefined {
-  return takeOverStore.getState().takenOver ? undefined : interactiveOverlayAt(p);
+  if (takeOverStore.getState().takenOver) return undefined;
+  const { overlays } = overlayStore.getState();
+  const visible = visibleDesktopRect(viewportStore.getState().viewport);
+  if (interactiveCoverExceeds(overlays, visible)) return undefined;
+  return interactiveOverlayAt(p, overlays);
 }
 
 /**

@@ -4,11 +4,14 @@
 // a label is always text — markup or a script in it is shown, never parsed. Each tag is placed
 // outside its box when there is room (labelPlacement.ts), sized with the zoom, cut with an
 // ellipsis when longer than the room allows (labelText.ts labelMaxWidth) and shown whole while
-// the person points at it (hoverOverlay.ts).
+// the person points at it (hoverOverlay.ts). Every tag carries the AI's mark — an "AI" badge
+// and a frame in the AI's colour (overlays.css, drawn by CSS so the tag's text stays the label's)
+// that none of the viewer's own messages wear — so a label such as "STOP is disabled by the
+// administrator" reads as the AI's words.
 import type { Overlay } from '@overlay-companion/protocol';
 import type { LabelItem } from './overlayFrame.js';
-import { placeLabel } from './labelPlacement.js';
-import { labelFont, labelMaxWidth, labelSize } from './labelText.js';
+import { placeLabel, type Box } from './labelPlacement.js';
+import { AI_MARK, labelFont, labelMaxWidth, labelSize } from './labelText.js';
 
 interface Tag {
   element: HTMLSpanElement;
@@ -16,6 +19,8 @@ interface Tag {
   /** Everything the tag's look depends on besides its overlay; unchanged means untouched. */
   key: string;
   seen: number;
+  /** Where the tag is (area pixels), for the layer's coverage (coverLimit.ts). */
+  box: Box;
 }
 
 export class LabelTags {
@@ -27,14 +32,18 @@ export class LabelTags {
     this.#container = container;
   }
 
-  /** Shows exactly `items` (in drawing order), at view `scale` in an area of `area` CSS pixels. */
+  /**
+   * Shows exactly `items` (in drawing order), at view `scale` in an area of `area` CSS pixels;
+   * returns where the tags are.
+   */
   update(
     items: readonly LabelItem[],
     scale: number,
     area: { width: number; height: number },
     hovered: string | null,
-  ): void {
+  ): Box[] {
     const frame = ++this.#frame;
+    const boxes: Box[] = [];
     for (const { overlay, rect } of items) {
       const text = overlay.label ?? '';
       const whole = overlay.overlay_id === hovered;
@@ -42,6 +51,7 @@ export class LabelTags {
       let tag = this.#tags.get(overlay.overlay_id);
       if (tag !== undefined && tag.overlay === overlay && tag.key === key) {
         tag.seen = frame;
+        boxes.push(tag.box);
         continue;
       }
       if (tag === undefined || tag.overlay !== overlay) {
@@ -50,9 +60,10 @@ export class LabelTags {
         const element = document.createElement('span');
         element.className = 'overlay-label';
         element.dataset.overlayLabel = overlay.overlay_id;
+        element.dataset.mark = AI_MARK;
         element.textContent = text;
         this.#container.append(element);
-        tag = { element, overlay, key: '', seen: frame };
+        tag = { element, overlay, key: '', seen: frame, box: { x: 0, y: 0, width: 0, height: 0 } };
         this.#tags.set(overlay.overlay_id, tag);
       }
       tag.key = key;
@@ -69,12 +80,15 @@ export class LabelTags {
         ? `min(max(60ch, ${labelMaxWidth(area.width)}px), 100%)`
         : `${size.width}px`;
       el.style.font = labelFont(size.fontSize);
+      tag.box = { x: at.x, y: at.y, width: size.width, height: size.height };
+      boxes.push(tag.box);
     }
     for (const [id, tag] of this.#tags) {
       if (tag.seen === frame) continue;
       tag.element.remove();
       this.#tags.delete(id);
     }
+    return boxes;
   }
 
   /** Removes every tag (the layer unmounts). */

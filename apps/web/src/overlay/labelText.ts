@@ -3,6 +3,7 @@
 // Also how wide a tag may grow before its text is cut with an ellipsis: a share of the room the
 // labels are drawn in, so a wide screen shows long labels whole and a phone keeps them short
 // (the whole text stays in the tag and shows while the person points at it, hoverOverlay.ts).
+// The tag's size counts the AI's mark before the text and the tag's frame.
 import { labelFontSize } from './labelPlacement.js';
 
 /** A tag may take this share of the area's width… */
@@ -14,6 +15,16 @@ const LABEL_MAX_WIDTH = 960;
 /** Horizontal padding inside a tag, each side (overlays.css .overlay-label). */
 export const LABEL_PADDING_X = 6;
 const PADDING_Y = 2;
+/** The tag's frame, each side (overlays.css .overlay-label). */
+const BORDER = 1;
+/**
+ * The mark before every tag's text, saying the words are the AI's (labelTags.ts puts it in the
+ * tag's data-mark; overlays.css draws it as a badge in the same font).
+ */
+export const AI_MARK = 'AI';
+/** The badge's padding each side, and the gap after it (overlays.css .overlay-label::before). */
+const MARK_PADDING_X = 4;
+const MARK_GAP = 6;
 
 /** The widest a tag may be (CSS pixels, padding included) in an area `areaWidth` wide. */
 export function labelMaxWidth(areaWidth: number): number {
@@ -52,11 +63,13 @@ function measure(text: string, font: string): number {
  */
 export function labelSize(text: string, scale: number, areaWidth: number, whole = false) {
   const size = labelFontSize(scale);
-  const width = Math.ceil(measure(text, labelFont(size))) + 2 * LABEL_PADDING_X;
+  const font = labelFont(size);
+  const mark = Math.ceil(measure(AI_MARK, font)) + 2 * MARK_PADDING_X + MARK_GAP;
+  const width = Math.ceil(measure(text, font)) + mark + 2 * (LABEL_PADDING_X + BORDER);
   return {
     fontSize: size,
     width: whole ? width : Math.min(width, labelMaxWidth(areaWidth)),
-    height: Math.ceil(size * 1.35) + 2 * PADDING_Y,
+    height: Math.ceil(size * 1.35) + 2 * (PADDING_Y + BORDER),
   };
 }
 

@@ -7,10 +7,13 @@
 // another element and never repainted for an overlay change. After each paint the layer says
 // which store change it shows (data-painted-seq), how many overlays it drew (data-overlay-count)
 // and how long the paint took on the main thread (data-paint-ms), for tests and the bench.
+// When the boxes and labels together cover most of the layer, both are veiled (coverLimit.ts):
+// drawn half-transparent, so the AI cannot hide the person's desktop from them (data-veiled).
 import type { Overlay } from '@overlay-companion/protocol';
 import { overlayStore } from '../store/overlays.js';
 import { viewportStore } from '../store/viewport.js';
 import type { Viewport } from '../viewport/viewport.js';
+import { CoverGrid, VEIL_OPACITY } from './coverLimit.js';
 import { hoverStore } from './hoverOverlay.js';
 import { LabelTags } from './labelTags.js';
 import { devicePixels, overlayChanges, touches, type PixelRect } from './overlayDiff.js';
@@ -33,6 +36,8 @@ interface Shown {
   ratio: number;
   labelled: LabelItem[];
   count: number;
+  /** The boxes in view, sampled over the layer (labels are added per frame). */
+  boxes: CoverGrid;
 }
 
 /** Starts painting into `targets`; returns the undo. */
@@ -53,6 +58,8 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
     dirty: PixelRect[] | 'all',
   ) => {
     const labelled: LabelItem[] = [];
+    const area = layerSize(viewport);
+    const boxes = new CoverGrid({ x: 0, y: 0, width: area.width, height: area.height });
     let color = '';
     const all = dirty === 'all';
     if (context !== null && (all || dirty.length > 0)) {
@@ -68,6 +75,7 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
       shapeStroke(context);
     }
     const count = forEachVisible(overlays, viewport, (overlay, x, y, w, h) => {
+      boxes.add(x, y, w, h);
       if (overlay.label !== undefined && overlay.label !== '') {
         labelled.push({ overlay, rect: { x, y, width: w, height: h } });
       }
@@ -91,7 +99,7 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
       paintShape(context, left, top, right - left, bottom - top, overlay.opacity);
     });
     if (context !== null && (all || dirty.length > 0)) context.restore();
-    return { labelled, count };
+    return { labelled, count, boxes };
   };
 
   /** The device pixels of the overlays that came or went, or 'all'. */
@@ -143,7 +151,18 @@ export function mountOverlayPainter({ layer, canvas, labels }: PainterTargets): 
         ...paintCanvas(overlays, viewport, ratio, dirty),
       };
     }
-    tags.update(pickLabels(shown.labelled, hovered), viewport.scale, area, hovered);
+    const placed = tags.update(pickLabels(shown.labelled, hovered), viewport.scale, area, hovered);
+    const cover = new CoverGrid(
+      { x: 0, y: 0, width: area.width, height: area.height },
+      shown.boxes,
+    );
+    for (const r of placed) cover.add(r.x, r.y, r.width, r.height);
+    const veiled = cover.exceeds();
+    // CSS opacity on the layer's parts, not each box's alpha: stacked boxes cannot add up past it.
+    const opacity = veiled ? String(VEIL_OPACITY) : '';
+    canvas.style.opacity = opacity;
+    labels.style.opacity = opacity;
+    layer.dataset.veiled = String(veiled);
     layer.dataset.overlayCount = String(shown.count);
     layer.dataset.paintMs = (performance.now() - started).toFixed(2);
     layer.dataset.paintedSeq = String(seq);
