@@ -48,6 +48,13 @@ const STORE_CHANGES: ReadonlySet<string> = new Set([
   'sync_state',
 ]);
 
+/**
+ * Most bytes queued for one viewer window beyond what the kernel buffers, counting the message
+ * about to go: room for two of the largest messages the protocol allows (a 10,000-overlay
+ * sync_state), far above anything a window that reads ever has waiting.
+ */
+export const VIEWER_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+
 export interface ViewerSocketOptions {
   planes: DesktopPlanes;
   directory: DesktopDirectory;
@@ -109,7 +116,20 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
     const bad = new TokenBucket(BAD_MESSAGE_LIMIT);
     const all = new TokenBucket(MESSAGE_LIMIT);
     const send = (text: string): void => {
-      if (ws.readyState === ws.OPEN) ws.send(text);
+      if (ws.readyState !== ws.OPEN) return;
+      // A window that does not read (hung, or a hostile page with a view grant) would make the
+      // bridge hold every sync_state and frame meant for it. Past the bound it is dropped (a
+      // close frame would wait behind what it is not reading); a real window reconnects and is
+      // greeted afresh. text.length never exceeds the UTF-8 byte count, so this never drops early.
+      if (ws.bufferedAmount + text.length > VIEWER_MAX_BUFFERED_BYTES) {
+        log.warn(
+          { buffered: ws.bufferedAmount },
+          'viewer window is not reading its messages; dropping it',
+        );
+        ws.terminate();
+        return;
+      }
+      ws.send(text);
     };
     const sendError = (message: string): void => {
       const text = message.slice(0, MAX_ERROR_MESSAGE_LENGTH);
