@@ -3,11 +3,14 @@
 // desktop or the person's default (desktopDirectory.ts). A token limited to some desktops never
 // reaches another; a desktop whose person in charge is not the token's person admits only the
 // watcher tools (WATCHER_TOOLS: list, select, and looking at the screen). Every refusal names the
-// desktop and what the person must grant or hand over.
+// desktop and what the person must grant or hand over. While the store is unavailable, the last
+// answer for the same desktop reference stands in for a short while (as the token's lookup does
+// in auth/apiTokens.ts), so an AI at work is not stopped by a database restart.
 import { ProtocolError, WATCHER_TOOLS, type ToolName } from '@overlay-companion/protocol';
 import type { z } from 'zod';
 import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { DesktopDirectory, PersonDesktop } from '../desktops/desktopDirectory.js';
+import { storeOutage } from '../store/errors.js';
 import type { Store } from '../store/types.js';
 import type { DesktopPlane, DesktopPlanes } from './desktopPlanes.js';
 import type { ListDesktopsResult } from '@overlay-companion/protocol';
@@ -20,10 +23,15 @@ export interface SessionDesktopDeps {
 
 export type DesktopSummaries = z.output<typeof ListDesktopsResult>;
 
+/** How old the last answer may be to stand in while the store is unavailable. */
+const OUTAGE_STAND_IN_MS = 5 * 60_000;
+
 export class SessionDesktop {
   /** The desktop select_desktop chose (or the first call used); undefined before. */
   private selectedId: string | undefined;
   private joined: DesktopPlane | undefined;
+  /** The last desktop found per reference ('' for none), for an outage of the store. */
+  private readonly lastFound = new Map<string, { found: PersonDesktop; at: number }>();
 
   constructor(
     private readonly deps: SessionDesktopDeps,
@@ -45,7 +53,7 @@ export class SessionDesktop {
    * may use the desktop, and unless the tool only looks, this token's person is in charge.
    */
   async forCall(tool: ToolName, ref: string | undefined): Promise<DesktopPlane> {
-    const found = await this.find(ref ?? this.selectedId);
+    const found = await this.findThroughOutage(ref ?? this.selectedId);
     const plane = await this.deps.planes.get(found.entry.record.id);
     if (plane === undefined)
       throw new ProtocolError(
@@ -116,6 +124,22 @@ export class SessionDesktop {
     if (person === undefined || person.disabled)
       throw new ProtocolError('permission_denied', "This token's person can no longer sign in.");
     return person;
+  }
+
+  private async findThroughOutage(ref: string | undefined): Promise<PersonDesktop> {
+    const key = ref ?? '';
+    try {
+      const found = await this.find(ref);
+      this.lastFound.set(key, { found, at: Date.now() });
+      return found;
+    } catch (err) {
+      // Only an answer from just before the outage: a grant withdrawn since was written to the
+      // store, and a call made after that would have replaced this answer.
+      const last = this.lastFound.get(key);
+      if (storeOutage(err) === undefined || last === undefined) throw err;
+      if (Date.now() - last.at > OUTAGE_STAND_IN_MS) throw err;
+      return last.found;
+    }
   }
 
   private async find(ref: string | undefined): Promise<PersonDesktop> {

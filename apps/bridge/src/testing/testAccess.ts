@@ -6,6 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TicketSocket } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
+import { AuditLog } from '../audit/auditLog.js';
+import type { AuditQueueLimits } from '../audit/auditQueue.js';
 import { createAccess, type Access, type AccessOptions } from '../auth/access.js';
 import { hashPassword } from '../auth/passwords.js';
 import { registerSecret, testLogger } from './testLogs.js';
@@ -31,15 +33,22 @@ export interface TestAccess {
   close(): Promise<void>;
 }
 
-export async function startTestAccess(
-  options: Partial<Omit<AccessOptions, 'store' | 'logger'>> & {
-    logger?: AccessOptions['logger'];
-    /** false: a bridge on its first run (no admin yet). */
-    admin?: boolean;
-  } = {},
-): Promise<TestAccess> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'oc-bridge-test-'));
-  const store = await openStore({ dataDir });
+export type TestAccessOptions = Partial<Omit<AccessOptions, 'store' | 'logger'>> & {
+  logger?: AccessOptions['logger'];
+  /** false: a bridge on its first run (no admin yet). */
+  admin?: boolean;
+  /** A data dir of the test's own (kept at close) instead of a temporary one. */
+  dataDir?: string;
+  /** PostgreSQL instead of SQLite (testing/postgres.ts). */
+  databaseUrl?: string;
+  /** The audit queue's bounds (fault tests make them small). */
+  auditQueue?: AuditQueueLimits;
+};
+
+export async function startTestAccess(options: TestAccessOptions = {}): Promise<TestAccess> {
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'oc-bridge-test-')));
+  const store = await openStore({ dataDir, databaseUrl: options.databaseUrl });
   adminHash ??= hashPassword(ADMIN_PASSWORD);
   const adminRecord = {
     username: ADMIN_USERNAME,
@@ -59,9 +68,31 @@ export async function startTestAccess(
           updatedAt: 0,
         }
       : await store.people.add(adminRecord);
-  const { admin: _admin, ...accessOptions } = options;
+  const {
+    admin: _admin,
+    dataDir: _dataDir,
+    databaseUrl: _databaseUrl,
+    auditQueue,
+    ...accessOptions
+  } = options;
   const logger = options.logger ?? testLogger('bridge-test');
-  const access = createAccess({ ...accessOptions, store, logger });
+  const created = createAccess({ ...accessOptions, store, logger });
+  // createAccess has no option for the bounds yet: an audit log of their own replaces its one.
+  const audit =
+    auditQueue === undefined
+      ? undefined
+      : new AuditLog(store, logger.child({ part: 'audit' }), options.now, auditQueue);
+  const access: Access =
+    audit === undefined
+      ? created
+      : {
+          ...created,
+          audit,
+          close: async () => {
+            await created.close();
+            await audit.stop();
+          },
+        };
   return {
     logger,
     dataDir,
@@ -84,7 +115,7 @@ export async function startTestAccess(
     close: async () => {
       await access.close();
       await store.close();
-      await rm(dataDir, { recursive: true, force: true });
+      if (ownDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -10,12 +10,16 @@ import type { PermissionsPatch } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { tokenHint } from '../../auth/apiTokens.js';
 import { sha256Hex } from '../../auth/secrets.js';
-import type { AccessOptions } from '../../auth/access.js';
 import type { ConnectionConfig, GuacdAddress } from '../../config.js';
 import type { PersonRecord } from '../../store/types.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { registerSecret } from '../../testing/testLogs.js';
-import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../../testing/testAccess.js';
+import {
+  ADMIN_PASSWORD,
+  ADMIN_USERNAME,
+  startTestAccess,
+  type TestAccessOptions,
+} from '../../testing/testAccess.js';
 import type { ControlPlaneOptions } from '../controlPlane.js';
 import type { DesktopPlane } from '../desktopPlanes.js';
 import {
@@ -61,7 +65,7 @@ export async function startTestBridge(
   options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> &
     Pick<ControlledBridgeOptions, 'desktopSize' | 'layoutSaved'> & {
       host?: string;
-      access?: Partial<Omit<AccessOptions, 'store' | 'logger'>>;
+      access?: Omit<TestAccessOptions, 'logger'>;
       /** Toggles of the admin to set before anything connects (clipboard read and key presses start off). */
       permissions?: PermissionsPatch;
       /** Where the bridge writes its log (the access layer's and the bridge's); silent by default. */

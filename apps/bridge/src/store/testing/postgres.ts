@@ -1,8 +1,9 @@
 // A real PostgreSQL for tests. With OC_TEST_DATABASE_URL: fresh databases (random names) on that
 // server, dropped at stop. Otherwise, when Debian's server binaries are installed: a throwaway
 // cluster in a temp dir on a free loopback port (run as the `postgres` OS user when we are
-// root, since the server refuses to run as root), stopped and deleted at stop. Otherwise a skip
-// reason — which tests turn into a failure when OC_REQUIRE_POSTGRES=1 (CI).
+// root, since the server refuses to run as root), stopped and deleted at stop — and, for fault
+// tests, stopped and started again on the same port with its data kept (`outage`). Otherwise a
+// skip reason — which tests turn into a failure when OC_REQUIRE_POSTGRES=1 (CI).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdtemp, readFile, readdir, rm, access } from 'node:fs/promises';
@@ -17,6 +18,11 @@ export interface TestPostgres {
   /** Another fresh, empty database on the same server (dropped or deleted at stop). */
   newDatabase(): Promise<string>;
   stop(): Promise<void>;
+  /**
+   * The server stopped (fast shutdown: connections end) and started again on the same port and
+   * data; only for the throwaway cluster (undefined on OC_TEST_DATABASE_URL's server).
+   */
+  outage?: { begin(): Promise<void>; end(): Promise<void> };
 }
 
 export interface TestPostgresOptions {
@@ -36,7 +42,7 @@ export async function startTestPostgres(
   options: TestPostgresOptions = {},
 ): Promise<TestPostgres | { skip: string }> {
   const external = process.env.OC_TEST_DATABASE_URL?.trim();
-  if (external) return onServer(external, () => Promise.resolve());
+  if (external) return onServer({ url: external, stop: () => Promise.resolve() });
   const bin = await findServerBinaries();
   if (bin === undefined) {
     return skip(
@@ -52,8 +58,7 @@ export async function startTestPostgres(
       );
     }
   }
-  const cluster = await startCluster(bin, owner, options.durable === true);
-  return onServer(cluster.url, cluster.stop);
+  return onServer(await startCluster(bin, owner, options.durable === true));
 }
 
 function skip(reason: string): { skip: string } {
@@ -61,9 +66,18 @@ function skip(reason: string): { skip: string } {
   return { skip: reason };
 }
 
-/** Fresh databases on the server at `serverUrl`; `stopServer` runs after they are dropped. */
-async function onServer(serverUrl: string, stopServer: () => Promise<void>): Promise<TestPostgres> {
-  const admin = new pg.Client({ connectionString: serverUrl });
+interface Server {
+  url: string;
+  /** Runs after the databases are dropped. */
+  stop(): Promise<void>;
+  halt?: () => Promise<void>;
+  resume?: () => Promise<void>;
+}
+
+/** Fresh databases on `server`. */
+async function onServer(server: Server): Promise<TestPostgres> {
+  const serverUrl = server.url;
+  let admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   const created: string[] = [];
   async function newDatabase(): Promise<string> {
@@ -76,18 +90,39 @@ async function onServer(serverUrl: string, stopServer: () => Promise<void>): Pro
     return url.toString();
   }
   const url = await newDatabase();
+  const { halt, resume } = server;
+  /** Between outage.begin() and end(): the admin connection is closed. */
+  let down = false;
+  const outage =
+    halt === undefined || resume === undefined
+      ? undefined
+      : {
+          async begin() {
+            down = true;
+            await admin.end();
+            await halt();
+          },
+          async end() {
+            await resume();
+            admin = new pg.Client({ connectionString: serverUrl });
+            await admin.connect();
+            down = false;
+          },
+        };
   return {
     url,
     newDatabase,
+    ...(outage === undefined ? {} : { outage }),
     async stop() {
       try {
-        for (const name of created) {
+        // A test that failed during an outage: the throwaway cluster goes as a whole.
+        for (const name of down ? [] : created) {
           // WITH (FORCE) (pg ≥ 13) ends connections a failed test may have left open.
           await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
         }
       } finally {
-        await admin.end();
-        await stopServer();
+        if (!down) await admin.end();
+        await server.stop();
       }
     },
   };
@@ -174,7 +209,7 @@ async function startCluster(
   bin: string,
   owner: { uid: number; gid: number } | undefined,
   durable: boolean,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), 'oc-test-pg-'));
   let server: ChildProcess | undefined;
   const killOnExit = () => server?.kill('SIGKILL');
@@ -187,48 +222,65 @@ async function startCluster(
       owner,
     );
     const speed = durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off'];
-    // A port found free can be taken before the server binds it: try a few.
-    for (let attempt = 1; ; attempt += 1) {
-      const port = await freePort();
+    /** Starts the server on `port` and waits until it takes connections. */
+    const launch = async (port: number): Promise<void> => {
       // Loopback TCP only; the unix socket goes into our temp dir, not /var/run/postgresql.
       const args = ['-D', data, '-p', String(port), '-k', dir];
       args.push('-c', 'listen_addresses=127.0.0.1', ...speed);
-      server = spawn(join(bin, 'postgres'), args, {
+      const started = spawn(join(bin, 'postgres'), args, {
         ...owner,
         cwd: dir,
         env: serverEnv(),
         stdio: 'pipe',
       });
+      server = started;
       process.once('exit', killOnExit);
-      const output = collect(server);
-      const url = `postgres://oc@127.0.0.1:${port}/postgres`;
+      const output = collect(started);
       const exited = new Promise<never>((_, reject) => {
-        server?.once('exit', (code) => reject(new Error(`postgres exited (${code})`)));
+        started.once('exit', (code) => reject(new Error(`postgres exited (${code})`)));
       });
       // It also rejects at the normal stop, long after the race below is over.
       exited.catch(() => undefined);
       try {
-        await Promise.race([waitForConnections(url), exited]);
+        await Promise.race([waitForConnections(urlOf(port)), exited]);
       } catch (err) {
-        await stopServer(server);
+        await stopServer(started);
         process.removeListener('exit', killOnExit);
-        if (attempt < 3 && output().includes('could not bind')) continue;
         throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${output()}`);
       }
-      const started = server;
+    };
+    const halt = async (): Promise<void> => {
+      if (server !== undefined) await stopServer(server);
+      process.removeListener('exit', killOnExit);
+    };
+    // A port found free can be taken before the server binds it: try a few.
+    for (let attempt = 1; ; attempt += 1) {
+      const port = await freePort();
+      try {
+        await launch(port);
+      } catch (err) {
+        if (attempt < 3 && (err as Error).message.includes('could not bind')) continue;
+        throw err;
+      }
       return {
-        url,
+        url: urlOf(port),
         async stop() {
-          await stopServer(started);
-          process.removeListener('exit', killOnExit);
+          await halt();
           await rm(dir, { recursive: true, force: true });
         },
+        halt,
+        // The same port: the bridge's pool reconnects to the URL it was given.
+        resume: () => launch(port),
       };
     }
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
+}
+
+function urlOf(port: number): string {
+  return `postgres://oc@127.0.0.1:${port}/postgres`;
 }
 
 async function waitForConnections(url: string): Promise<void> {
