@@ -3,7 +3,8 @@
 // only how long the test waits) under a real bridge: every call that returned ok has its audit
 // entry afterwards, in order and at its time; desktop input is refused (rate_limited, retry
 // after) once the small audit queue is full while screenshots go on; /mcp for a token not seen
-// yet, sign-in and /api/me answer 503 with words and Retry-After; after the restart the queue is
+// yet or revoked just before (its cached lookup does not stand in), sign-in and /api/me answer
+// 503 with words and Retry-After; after the restart the queue is
 // written and an audit_outage entry says where the gap was.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { API } from '@overlay-companion/protocol';
@@ -13,6 +14,7 @@ import {
   ADMIN_USERNAME,
   INITIALIZE_REQUEST,
   OTHER_TOKEN,
+  TOKEN,
   connectClient,
   startTestBridge,
   type TestBridge,
@@ -76,22 +78,33 @@ describe('PostgreSQL stopped under a running bridge', () => {
     const from = Date.now();
     const calls: CallMade[] = [await makeCall(client, 'click_at')];
     expect(calls[0]?.outcome).toBe('ok');
+    // A token known moments ago and then revoked: its cached lookup must not stand in later.
+    const revokedClient = (await connectClient(b, { token: OTHER_TOKEN })).client;
+    await revokedClient.listTools();
+    const revoke = await b.session.request(`${API.tokens}/tok_other_test_token`, {
+      method: 'DELETE',
+    });
+    expect(revoke.status).toBe(200);
+    await revokedClient.close();
 
     await outage.begin();
     const began = Date.now();
     calls.push(...(await callUntilInputRefused(client, began + OUTAGE_MS - 1_000)));
     // Past the token cache's 2 s: a token never seen, sign-in and /api/me need the database.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, began + 2_500 - Date.now())));
-    const answers = {
-      mcp: await fetch(b.mcpUrl, {
+    const initialize = (token: string) =>
+      fetch(b.mcpUrl, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${OTHER_TOKEN}`,
+          authorization: `Bearer ${token}`,
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
         body: JSON.stringify(INITIALIZE_REQUEST),
-      }),
+      });
+    const answers = {
+      mcp: await initialize('oc_never-seen-token-0123456789abcdef'),
+      mcpRevoked: await initialize(OTHER_TOKEN),
       signIn: await fetch(new URL(API.signIn, b.url), {
         method: 'POST',
         headers: { 'content-type': 'application/json', origin: new URL(b.url).origin },
@@ -99,6 +112,12 @@ describe('PostgreSQL stopped under a running bridge', () => {
       }),
       me: await b.session.request(API.me),
     };
+    // The bridge's own token check, asked directly: the revoked token's lookup is gone (it would
+    // otherwise stand in, as the known token's does), so it meets the outage.
+    await expect(b.access.tokens.authenticate(`Bearer ${OTHER_TOKEN}`)).rejects.toThrow(
+      /ECONNREFUSED/,
+    );
+    expect(await b.access.tokens.authenticate(`Bearer ${TOKEN}`)).toMatchObject({ ok: true });
     // A call from the known token still works on its cached principal, well past 2 s.
     const late = await makeCall(client, 'take_screenshot');
     calls.push(late);
