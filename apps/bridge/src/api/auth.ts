@@ -122,8 +122,17 @@ export function mountAuthRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
         retryAfterMs: decision.retryAfterMs,
       });
     }
-    const person = await store.people.byUsername(username);
-    const matches = await verifyPassword(person?.passwordHash, body.value.password);
+    let person: Awaited<ReturnType<typeof store.people.byUsername>>;
+    let matches: boolean;
+    try {
+      person = await store.people.byUsername(username);
+      matches = await verifyPassword(person?.passwordHash, body.value.password);
+    } catch (err) {
+      // Not judged (a store outage answers 503 from here): the attempt counts for nothing, and
+      // above all leaves no limit held "in flight".
+      decision.attempt.abandoned();
+      throw err;
+    }
     if (person === undefined || !matches || person.disabled) {
       access.audit.record({
         kind: 'sign_in_failed',

@@ -112,6 +112,21 @@ describe('MemorySignInThrottle', () => {
     expect(fail(throttle, attempt('10.0.0.1', 'mallory'))).toBe(429);
   });
 
+  it('takes back an attempt never judged (a store outage), leaving no limit held in flight', () => {
+    const now = 1_000_000;
+    const throttle = new MemorySignInThrottle(undefined, () => now);
+    for (let i = 0; i < 4; i++) expect(fail(throttle, attempt('10.0.0.1'))).toBe(401);
+    // The fifth would reach both limits; while it is judged, everyone else waits for it.
+    const fifth = allowed(throttle.reserve(attempt('10.0.0.1')));
+    expect(throttle.reserve(attempt('10.0.0.1', 'bob')).allowed).toBe(false);
+    expect(throttle.reserve(attempt('10.0.0.9')).allowed).toBe(false); // the account's turn
+    fifth.abandoned();
+    // As if it never came: the address and the account are where four failures left them.
+    expect(throttle.reserve(attempt('10.0.0.9', 'carol')).allowed).toBe(true);
+    const again = allowed(throttle.reserve(attempt('10.0.0.1')));
+    expect(again.failed().banned).toBe(true);
+  });
+
   it('signs device cookies for one account only', () => {
     const devices = new SignInDevices();
     const cookie = devices.issue('alice');

@@ -59,6 +59,11 @@ export interface ReservedAttempt {
   failed(): ThrottleCheck;
   /** Signed in: frees what the attempt held; returns a device cookie value to set. */
   succeeded(): string;
+  /**
+   * The password was never judged (the store failed, the request broke): the attempt is taken
+   * back as if it never came, so an outage cannot leave a limit held "in flight" for good.
+   */
+  abandoned(): void;
 }
 
 export type ThrottleDecision = { allowed: true; attempt: ReservedAttempt } | ThrottleRefusal;
@@ -158,6 +163,11 @@ export class MemorySignInThrottle implements SignInThrottle {
           if (accountHeld !== undefined) this.accounts.delete(account);
           return this.deviceCookies.issue(account);
         },
+        abandoned: () => {
+          settle();
+          held.undo();
+          accountHeld?.undo();
+        },
       },
     };
   }
@@ -223,6 +233,10 @@ export class MemorySignInThrottle implements SignInThrottle {
         s.lastFailure = at;
         if (delayed) s.nextAt = at + delay;
       },
+      undo: () => {
+        s.failures = Math.max(0, s.failures - 1);
+        if (delayed && s.nextAt === IN_FLIGHT) s.nextAt = 0;
+      },
     };
   }
 }
@@ -234,6 +248,7 @@ interface HeldBan {
 
 interface HeldAccount {
   failed: (at: number) => void;
+  undo: () => void;
 }
 
 /** Re-inserts so the Map's order is least recently used first, and keeps it bounded. */
