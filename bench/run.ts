@@ -1,6 +1,7 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays,desktops]`: measures the
-// embedded stack on this machine (and, in `stream`, our gateway against Apache guacd) and prints
-// medians and p99s (JSON with --json; progress on stderr).
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays,desktops,
+// soak] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
+// gateway against Apache guacd) and prints medians and p99s (JSON with --json; progress on
+// stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
 // The MCP numbers are with sign-in and the audit log on, as serve always runs now.
 import { parseArgs } from 'node:util';
@@ -10,14 +11,17 @@ import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchOverlays, type OverlayResults } from './overlays.js';
 import { benchPaint, type PaintResults } from './paint.js';
+import { benchSoak, type SoakResults } from './soak.js';
 import { benchStream, type StreamResults } from './stream.js';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays,desktops (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays,desktops' },
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays,desktops,soak (default: all).
+    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays,desktops,soak' },
+    // How long the memory soak runs; the issue's run is 10 (default 2, 1 with --quick).
+    'soak-minutes': { type: 'string' },
   },
 });
 const parts = new Set(values.only.split(',').map((part) => part.trim()));
@@ -92,6 +96,13 @@ const desktops: DesktopsResults | undefined = await section(
     }),
 );
 
+const soakMinutes = Number(values['soak-minutes'] ?? (values.quick ? 1 : 2));
+const soak: SoakResults | undefined = await section(
+  'soak',
+  `memory: 20 MCP sessions × 5 screenshots/s for ${soakMinutes} min, bridge RSS and heap after GC`,
+  () => benchSoak({ minutes: soakMinutes, log }),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -109,6 +120,7 @@ const results = {
   stream,
   overlays,
   desktops,
+  soak,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -130,6 +142,10 @@ const results = {
       desktops === undefined
         ? undefined
         : { target: 0, measured: desktops.load.errors, met: desktops.load.errors === 0 },
+    soak_heap_after_gc_mb_per_min:
+      soak === undefined
+        ? undefined
+        : { target: '< 1', measured: soak.heap_after_gc.slope_mb_per_min, met: soak.met },
   },
   failures: Object.keys(failures).length > 0 ? failures : undefined,
   seconds: Math.round((Date.now() - started) / 100) / 10,
