@@ -13,7 +13,6 @@ import {
   TUNNEL_PUBLISH_MS,
 } from './bridgeMetrics.js';
 import { CoarseTally } from './coarseTally.js';
-import { RateWindow } from './rateWindow.js';
 
 async function sample(metrics: BridgeMetrics, series: string): Promise<number | undefined> {
   const { body } = await metrics.scrape();
@@ -79,24 +78,6 @@ describe('bridge metrics', () => {
   });
 });
 
-describe('RateWindow', () => {
-  it('averages the complete seconds of its window', () => {
-    let now = 10_000;
-    const window = new RateWindow(5, () => now);
-    for (let i = 0; i < 30; i += 1) window.add(); // 30 in second 10
-    expect(window.perSecond()).toBe(0); // second 10 is not complete yet
-    now = 11_500;
-    window.add(10); // second 11
-    expect(window.perSecond()).toBe(6); // (30) / 5
-    now = 12_000;
-    expect(window.perSecond()).toBe(8); // (30 + 10) / 5
-    now = 16_000;
-    expect(window.perSecond()).toBe(2); // second 10 left the window: 10 / 5
-    now = 30_000;
-    expect(window.perSecond()).toBe(0);
-  });
-});
-
 describe('tunnel series, published coarsely', () => {
   it('hide single keys: whole steps, at most once per interval, the rest carried over', async () => {
     let now = 1_000_000;
@@ -122,6 +103,27 @@ describe('tunnel series, published coarsely', () => {
     expect(await read(toDesktop)).toBe(TUNNEL_BYTES_STEP);
     now += 1;
     expect(await read(toDesktop)).toBe(2 * TUNNEL_BYTES_STEP);
+  });
+
+  it("hide the gateway's frames per key too: its counter, rate and encode times", async () => {
+    let now = 1_000_000;
+    const coarse = new BridgeMetrics({ processMetrics: false, now: () => now });
+    const read = async (series: string) => {
+      const { body } = await coarse.scrape();
+      const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+      return Number(line?.slice(series.length + 1));
+    };
+    for (let key = 0; key < 100; key++) {
+      coarse.gatewayFrame(2); // one echoed character: one frame
+      now += 40;
+      expect(await read('oc_gateway_frames_total')).toBe(0);
+      expect(await read('oc_gateway_frame_encode_seconds_count')).toBe(0);
+    }
+    now += TUNNEL_PUBLISH_MS;
+    // 100 frames: one whole step published, 36 carried over, the encode times with them.
+    expect(await read('oc_gateway_frames_total')).toBe(TUNNEL_FRAMES_STEP);
+    expect(await read('oc_gateway_frame_encode_seconds_count')).toBe(TUNNEL_FRAMES_STEP);
+    expect(await read('oc_gateway_frames_per_second')).toBeGreaterThan(0);
   });
 
   it('CoarseTally: nothing within the interval, whole steps after it', () => {

@@ -15,7 +15,6 @@ import {
 } from '@overlay-companion/protocol';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CoarseTally } from './coarseTally.js';
-import { RateWindow } from './rateWindow.js';
 
 /** The tunnel's series are published at most this often… */
 export const TUNNEL_PUBLISH_MS = 10_000;
@@ -23,6 +22,8 @@ export const TUNNEL_PUBLISH_MS = 10_000;
 export const TUNNEL_BYTES_STEP = 4096;
 /** …and this many frames (a character echoed is a frame or two). */
 export const TUNNEL_FRAMES_STEP = 64;
+/** Encode times kept between publications (a busy gateway makes ~600 frames in 10 s). */
+const MAX_PENDING_ENCODES = 10_000;
 
 export type ToolOutcome = 'ok' | ErrorKind | 'rejected';
 export const TOOL_OUTCOMES: readonly ToolOutcome[] = ['ok', ...ERROR_KINDS, 'rejected'];
@@ -50,7 +51,9 @@ export class BridgeMetrics {
   private readonly gatewayFrames: Counter;
   private readonly tunnelTallies: Record<'to_browser' | 'to_desktop', CoarseTally>;
   private readonly tunnelFrameTally: CoarseTally;
-  private readonly gatewayRate = new RateWindow();
+  private readonly gatewayFrameTally: CoarseTally;
+  /** Encode times of frames not published yet (bounded: the oldest go first). */
+  private readonly pendingEncodes: number[] = [];
 
   constructor(options: { processMetrics?: boolean; now?: () => number } = {}) {
     const registers = [this.registry];
@@ -147,24 +150,44 @@ export class BridgeMetrics {
         this.set(frameRate.perSecond);
       },
     });
-    this.encodeSeconds = new Histogram({
+    // The gateway's frames step once per character echoed too: published like the tunnel's,
+    // in whole steps at most every TUNNEL_PUBLISH_MS, the encode times with them.
+    const gatewayTally = new CoarseTally(TUNNEL_FRAMES_STEP, TUNNEL_PUBLISH_MS, now);
+    this.gatewayFrameTally = gatewayTally;
+    const encodes = this.pendingEncodes;
+    const gatewayRate = { perSecond: 0, at: now() };
+    const publishGateway = (): void => {
+      const frames = gatewayTally.take();
+      if (frames === undefined) return;
+      const at = now();
+      gatewayRate.perSecond = frames / Math.max(1, (at - gatewayRate.at) / 1000);
+      gatewayRate.at = at;
+      if (frames === 0) return;
+      gatewayFrames.inc(frames);
+      for (const ms of encodes.splice(0, frames)) encodeSeconds.observe(ms / 1000);
+    };
+    const encodeSeconds = new Histogram({
       name: 'oc_gateway_frame_encode_seconds',
-      help: "Time the embedded gateway took to encode one frame's images.",
+      help: `Time the embedded gateway took to encode one frame's images (published with oc_gateway_frames_total, in steps of ${TUNNEL_FRAMES_STEP} frames).`,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
+      collect: publishGateway,
     });
-    this.gatewayFrames = new Counter({
+    this.encodeSeconds = encodeSeconds;
+    const gatewayFrames = new Counter({
       name: 'oc_gateway_frames_total',
-      help: 'Frames the embedded gateway sent (to all browsers).',
+      help: `Frames the embedded gateway sent (to all browsers; in steps of ${TUNNEL_FRAMES_STEP}, updated at most every ${TUNNEL_PUBLISH_MS / 1000} s).`,
       registers,
+      collect: publishGateway,
     });
-    const gatewayRate = this.gatewayRate;
+    this.gatewayFrames = gatewayFrames;
     new Gauge({
       name: 'oc_gateway_frames_per_second',
-      help: 'Frames the embedded gateway sent per second, over the last 5 s.',
+      help: 'Frames the embedded gateway sent per second, between the last two updates of oc_gateway_frames_total.',
       registers,
       collect() {
-        this.set(gatewayRate.perSecond());
+        publishGateway();
+        this.set(gatewayRate.perSecond);
       },
     });
     // Every label pair exists from the start, so dashboards see zeros rather than gaps.
@@ -193,9 +216,9 @@ export class BridgeMetrics {
 
   /** The embedded gateway's per-frame hook (GatewayOptions.onFrameEncoded). */
   readonly gatewayFrame = (encodeMs: number): void => {
-    this.encodeSeconds.observe(encodeMs / 1000);
-    this.gatewayFrames.inc();
-    this.gatewayRate.add();
+    this.gatewayFrameTally.add(1);
+    this.pendingEncodes.push(encodeMs);
+    if (this.pendingEncodes.length > MAX_PENDING_ENCODES) this.pendingEncodes.shift();
   };
 
   /** The exposition text and its content type, for GET /metrics. */

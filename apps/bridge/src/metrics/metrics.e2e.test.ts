@@ -93,10 +93,18 @@ describe('/metrics after an end-to-end run', () => {
       if ((samples(text).get('oc_tunnel_bytes_total{direction="to_browser"}') ?? 0) > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     } while (Date.now() < published);
-    // That took longer than the gateway's 5 s rate window: repaint once more, then read it all.
-    await run('xsetroot', ['-solid', '#97602a'], { env: xEnv });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    text = await (await fetch(new URL('metrics', url))).text();
+    // The gateway's frames are published the same way, in whole steps: paint more than a step's
+    // worth of frames, then scrape until they are out.
+    for (let i = 0; i < 2 * TUNNEL_FRAMES_STEP; i += 1) {
+      await run('xsetroot', ['-solid', i % 2 === 0 ? '#97602a' : '#2a6097'], { env: xEnv });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    const gatewayOut = Date.now() + TUNNEL_PUBLISH_MS + 5000;
+    do {
+      text = await (await fetch(new URL('metrics', url))).text();
+      if ((samples(text).get('oc_gateway_frames_total') ?? 0) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    } while (Date.now() < gatewayOut);
     for (const secret of [scripted.token, scripted.password]) expect(text).not.toContain(secret);
     const s = samples(text);
     const value = (key: string): number => {
@@ -126,6 +134,7 @@ describe('/metrics after an end-to-end run', () => {
     // may still be held back.
     expect(value('oc_tunnel_bytes_total{direction="to_desktop"}') % TUNNEL_BYTES_STEP).toBe(0);
     expect(value('oc_gateway_frames_total')).toBeGreaterThan(0);
+    expect(value('oc_gateway_frames_total') % TUNNEL_FRAMES_STEP).toBe(0);
     expect(value('oc_gateway_frame_encode_seconds_count')).toBe(value('oc_gateway_frames_total'));
     expect(value('oc_gateway_frame_encode_seconds_sum')).toBeGreaterThan(0);
     expect(value('oc_gateway_frames_per_second')).toBeGreaterThan(0);
