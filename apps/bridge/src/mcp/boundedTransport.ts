@@ -71,8 +71,10 @@ export function transportBacklog(
 }
 
 /**
- * JSON-RPC has no code for "cancelled"; this is the one LSP uses. The spec tells the client to
- * ignore any answer after its cancellation, so the answer only serves to end the POST.
+ * The answer that ends a cancelled request's POST. MCP asks a server not to answer a cancelled
+ * request, but Streamable HTTP answers every request's POST with its response (JSON or on the
+ * stream), and the sender of a cancellation ignores a late answer; an error answer is the one
+ * ending every client handles. JSON-RPC has no code for "cancelled"; this is the one LSP uses.
  */
 const REQUEST_CANCELLED = -32800;
 
