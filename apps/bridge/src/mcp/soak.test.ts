@@ -111,8 +111,8 @@ describe('soak: MCP calls for a minute', () => {
     );
 
     expect(errors).toEqual([]);
-    // Enough load to see a leak: at least half the paced rate got through.
-    expect(calls).toBeGreaterThan((SESSIONS * RATE * seconds) / 2);
+    // Enough load to see a leak: a quarter of the paced rate would still have leaked ~12 MB/min.
+    expect(calls).toBeGreaterThan((SESSIONS * RATE * seconds) / 4);
     // Each client waits for its answer before the next call: at most one request per session.
     expect(worst.requests).toBeLessThanOrEqual(SESSIONS);
     expect(worst.streams).toBeLessThanOrEqual(SESSIONS);
