@@ -106,6 +106,7 @@ export async function startBridge(
         guacd: config.guacd,
         store: extras.access.store,
         desktop: extras.desktopProbe,
+        audit: () => extras.access.audit.state(),
       }),
       metrics: extras.metrics,
       metricsToken: extras.metricsToken,

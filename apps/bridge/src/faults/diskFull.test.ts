@@ -102,8 +102,12 @@ describe('a full disk under SQLite', () => {
       headers: { 'content-type': 'application/json', origin: new URL(b.url).origin },
       body: JSON.stringify({ username: ADMIN_USERNAME, password: ADMIN_PASSWORD }),
     });
+    // Not ready while the audit cannot be written (reads still work, so the database answers).
+    const readyz = await fetch(new URL('readyz', b.url));
     await rm(filler);
     const freed = Date.now();
+    expect(readyz.status).toBe(503);
+    expect(await readyz.text()).toMatch(/the audit log cannot be written/);
 
     expect(signIn.status).toBe(503);
     expect(signIn.headers.get('retry-after')).toBe('5');
@@ -127,5 +131,9 @@ describe('a full disk under SQLite', () => {
         `written ${caughtUp - freed} ms after space came back`,
     );
     expect((await makeCall(client, 'click_at')).outcome).toBe('ok');
+    // Ready again once the queue is written (the readiness probe caches for a second).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const again = await fetch(new URL('readyz', b.url));
+    expect(again.status === 503 ? await again.text() : 'ready').not.toMatch(/audit/);
   }, 60_000);
 });

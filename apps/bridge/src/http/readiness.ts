@@ -3,7 +3,7 @@
 // connect to guacd (TCP) or to the embedded gateway (its Unix socket), and for the gateway also a
 // Guacamole handshake step (`select vnc` must be answered with `args`; the probe then hangs up,
 // which the gateway takes as a client gone before connecting and does not log) — and the
-// database answers a read. Probes run at most once per CACHE_MS however often /readyz is asked
+// database answers a read, and the audit log is writing. Probes run at most once per CACHE_MS however often /readyz is asked
 // (it is public), concurrent askers share one probe, and the reasons name no host, port or path.
 import { connect, type Socket } from 'node:net';
 import { GuacParser, encodeInstruction } from '@overlay-companion/guac';
@@ -21,6 +21,8 @@ export interface ReadinessOptions {
   desktop?: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Longest wait for each probe. */
   timeoutMs?: number;
+  /** Whether the audit log is writing (its entries are how the person knows what the AI did). */
+  audit?: (() => { failingSince: number | undefined }) | undefined;
 }
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -31,6 +33,7 @@ export const NOT_READY = {
   desktop: 'the desktop server (guacd or the embedded gateway) does not answer',
   localDesktop: 'the local desktop does not answer (it is being started again, or it stopped)',
   database: 'the database does not answer',
+  audit: 'the audit log cannot be written (entries wait in its queue; input tools may be refused)',
 } as const;
 
 export class Readiness {
@@ -65,10 +68,14 @@ export class Readiness {
             timeoutMs,
           ).catch(() => false),
     ]);
-    if (!desktop) return { ready: false, reason: NOT_READY.desktop };
-    if (!local) return { ready: false, reason: NOT_READY.localDesktop };
-    if (!database) return { ready: false, reason: NOT_READY.database };
-    return { ready: true };
+    // Every reason that holds, not only the first: an operator fixes them all at once.
+    const reasons = [
+      desktop ? undefined : NOT_READY.desktop,
+      local ? undefined : NOT_READY.localDesktop,
+      database ? undefined : NOT_READY.database,
+      this.options.audit?.().failingSince === undefined ? undefined : NOT_READY.audit,
+    ].filter((reason) => reason !== undefined);
+    return reasons.length === 0 ? { ready: true } : { ready: false, reason: reasons.join('; ') };
   }
 }
 
