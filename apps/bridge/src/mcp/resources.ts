@@ -110,7 +110,12 @@ export class UpdateNotifier {
     const wait = Math.max(0, (this.lastSent.get(uri) ?? 0) + this.minIntervalMs - Date.now());
     const timer = setTimeout(() => {
       this.waiting.delete(uri);
-      this.lastSent.set(uri, Date.now());
+      const now = Date.now();
+      // Only a send within the interval matters: forget older ones (one per subscription ever
+      // notified would otherwise pile up for the session's life).
+      for (const [sent, at] of this.lastSent)
+        if (now - at >= this.minIntervalMs) this.lastSent.delete(sent);
+      this.lastSent.set(uri, now);
       if (this.closed || !this.session().resourceSubscriptions.has(uri)) return;
       this.session()
         .server.server.sendResourceUpdated({ uri })
