@@ -152,6 +152,10 @@ test('/audit fits a 1280×800 window with realistic entries: no sideways scrolli
     text: 'https://accounting.example.com/invoices/ACME-2025-000123-FINAL-REVISED?tab=lines&sort=amount',
   });
   await callTool(mcp, 'press_key', { keys: 'ctrl+shift+s' });
+  // The longest tool names and outcome codes there are, as a day of use leaves them.
+  await callTool(mcp, 'set_screenshot_frequency', { mode: 'manual' });
+  await callTool(mcp, 'subscribe_events', { events: ['key_press'] });
+  await callTool(mcp, 'unsubscribe_events', { subscription_id: 'sub_that_never_was_0000000000' });
 
   await signInContext(page.context(), stack);
   const consolePage = new ConsolePage(page, stack.url);

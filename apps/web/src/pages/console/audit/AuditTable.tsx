@@ -1,6 +1,7 @@
 // One page of audit entries as a table. Everything in it that people or AIs typed (names,
 // token and client names, summaries) is rendered by React as text.
 import type { AuditEntryView } from '@overlay-companion/protocol';
+import { Fragment, type ReactNode } from 'react';
 import { formatDateTime, isoTime } from '../../common/time.js';
 import { KIND_LABELS, describeActor, describeDuration, screenshotPath } from './auditQuery.js';
 import { decisionSentence } from '../../../activity/actionSentence.js';
@@ -34,7 +35,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
                 {entry.tool !== null ? (
                   <>
                     {' '}
-                    <code>{entry.tool}</code>
+                    <code>{breakAtUnderscores(entry.tool)}</code>
                   </>
                 ) : null}
               </td>
@@ -47,7 +48,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
               </td>
               <td>{decisionSentence(entry)}</td>
               <td>{entry.approved_by ?? '—'}</td>
-              <td>{entry.outcome ?? '—'}</td>
+              <td>{entry.outcome === null ? '—' : breakAtUnderscores(entry.outcome)}</td>
               <td className="table__nowrap">{describeDuration(entry.duration_ms)}</td>
               <td>
                 {entry.has_screenshot ? (
@@ -69,4 +70,22 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
       </table>
     </div>
   );
+}
+
+/**
+ * A tool name or outcome code (set_screenshot_frequency, viewer_unavailable) that may wrap only
+ * after its underscores: whole words stay whole, and a narrow table still fits its window.
+ */
+function breakAtUnderscores(code: string): ReactNode {
+  const parts = code.split('_');
+  return parts.map((part, i) => (
+    <Fragment key={i}>
+      {part}
+      {i < parts.length - 1 && (
+        <>
+          _<wbr />
+        </>
+      )}
+    </Fragment>
+  ));
 }
