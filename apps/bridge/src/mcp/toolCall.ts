@@ -202,10 +202,22 @@ export async function runToolCall(
     return finish(successResult(checked.data, text, reply.content));
   } catch (err) {
     const error = asProtocolError(err);
-    if (error.kind === 'system_error')
-      services.logger.warn({ err, tool: tool.name }, 'tool call failed');
+    if (error.kind === 'system_error') logFailure(services.logger, tool.name, error, err);
     return fail(error);
   }
+}
+
+/**
+ * One line at warn per failed call (kind, tool, message): a fault that fails every call (a full
+ * disk) must not flood the log with stack traces. The stack is kept at debug.
+ */
+function logFailure(logger: Logger, tool: ToolName, error: ProtocolError, err: unknown): void {
+  logger.warn({ kind: error.kind, tool, message: error.message }, 'tool call failed');
+  if (logger.isLevelEnabled('debug'))
+    logger.debug(
+      { tool, stack: err instanceof Error ? err.stack : String(err) },
+      'tool call failed (stack)',
+    );
 }
 
 /** The optional `desktop` argument and the tool's own arguments without it. */
