@@ -23,7 +23,7 @@ export const ERROR_HINTS: Readonly<Record<ErrorKind, string>> = {
   system_error: 'Something failed in the viewer or on the desktop; take a screenshot and retry.',
   rate_limited: 'Too many calls; wait retry_after_ms milliseconds before trying again.',
   viewer_unavailable:
-    'No viewer window is connected; ask the person to open the Overlay Companion viewer.',
+    'No viewer can run the call right now; with retry_after_ms, wait that long and call again (it is coming back), otherwise ask the person to open the Overlay Companion viewer.',
   timeout: 'The viewer did not answer in time; check with a screenshot before retrying.',
   cancelled: 'The call was cancelled (the person pressed Stop or the request was aborted).',
 };
@@ -39,7 +39,9 @@ export const ProtocolErrorInfo = z.strictObject({
     .min(0)
     .max(3_600_000)
     .optional()
-    .describe('For rate_limited: how long to wait before retrying.'),
+    .describe(
+      'For rate_limited, and viewer_unavailable while the viewer or its desktop comes back: how long to wait before retrying.',
+    ),
 });
 export type ProtocolErrorInfo = z.infer<typeof ProtocolErrorInfo>;
 

@@ -6,7 +6,6 @@ import { onAiActionRun } from '../activity/aiActivity.js';
 import { toAiAction } from '../activity/aiActionWire.js';
 import {
   MAX_LISTED_APPROVALS,
-  ProtocolError,
   type ChargeMessage,
   type Mode,
   type ViewerToBridge,
@@ -31,6 +30,7 @@ import { currentMasks, layoutStore } from '../store/layout.js';
 import { viewportStore } from '../store/viewport.js';
 import { ControlChannel, ticketSocketUrl } from './channel.js';
 import { ViewerController } from './controller.js';
+import { desktopNotShown } from './desktopAway.js';
 import { ClipboardWatch } from './handlers/clipboard.js';
 import { OverlayService } from './handlers/overlay.js';
 import { currentMonitors, type DesktopSize } from './monitors.js';
@@ -80,12 +80,7 @@ function knownDesktop(): DesktopSize | undefined {
 
 function requireDesktop(): DesktopSize {
   const desktop = knownDesktop();
-  if (desktop === undefined) {
-    throw new ProtocolError(
-      'system_error',
-      'The remote desktop is not connected yet, so its size is unknown. Wait until the viewer shows the desktop and try again.',
-    );
-  }
+  if (desktop === undefined) throw desktopNotShown(connectionStore.getState(), Date.now());
   return desktop;
 }
 
@@ -122,12 +117,9 @@ function firstFrame(timeoutMs: number, signal: AbortSignal): Promise<void> | und
 
 function requireClient() {
   const client = getActiveClient();
-  if (client === null || connectionStore.getState().phase !== 'connected') {
-    throw new ProtocolError(
-      'system_error',
-      'The remote desktop is not connected in the viewer right now (it may be reconnecting). Wait a few seconds and try again.',
-    );
-  }
+  const connection = connectionStore.getState();
+  if (client === null || connection.phase !== 'connected')
+    throw desktopNotShown(connection, Date.now());
   return client;
 }
 
