@@ -215,6 +215,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           return { name: access.cookie.name, value: minted.cookieValue };
         },
       });
+      // A call that finds no window while it is relaunched is told to retry, not to open one.
+      bridge.controlPlane.expectHeadless(viewer);
       // Pushed last, so it closes first: the page leaves before the bridge goes away.
       stops.push(() => viewer.stop());
       headlessViewer = viewer;

@@ -14,7 +14,14 @@ import { waitUntil } from '../mcp/testing/wait.js';
 import { chromium } from 'playwright-core';
 import { HelloMessage } from '@overlay-companion/protocol';
 import type { z } from 'zod';
-import { startHeadlessViewer, relaunchDelay, type HeadlessViewer } from './headlessViewer.js';
+import {
+  JOIN_ALLOWANCE_MS,
+  backInMs,
+  startHeadlessViewer,
+  relaunchDelay,
+  type HeadlessViewer,
+} from './headlessViewer.js';
+import { errorOf, textOf } from '../mcp/testing/calls.js';
 import { CHROMIUM_FLAGS, chromiumPath } from './chromium.js';
 import { startLiveStack, type LiveStack } from './testing/liveStack.js';
 import { chromiumChildren, isAlive } from './testing/processes.js';
@@ -47,6 +54,23 @@ describe('relaunch backoff', () => {
   });
 });
 
+describe('how long until a relaunched viewer is back', () => {
+  const now = 100_000;
+  it('waits out the scheduled relaunch, then the launch and the join', () => {
+    expect(backInMs({ relaunchAt: now + 800 }, now)).toBe(800 + JOIN_ALLOWANCE_MS);
+    expect(backInMs({ relaunchAt: now - 50 }, now)).toBe(JOIN_ALLOWANCE_MS);
+  });
+  it('counts a launch under way from its start, never below half a second', () => {
+    expect(backInMs({ launchingSince: now - 500 }, now)).toBe(JOIN_ALLOWANCE_MS - 500);
+    expect(backInMs({ launchingSince: now - 10_000 }, now)).toBe(500);
+  });
+  it('gives a loaded page a moment to join, then nothing: it is up', () => {
+    expect(backInMs({ loadedAt: now - 100 }, now)).toBe(500);
+    expect(backInMs({ loadedAt: now - 60_000 }, now)).toBeUndefined();
+    expect(backInMs({}, now)).toBeUndefined();
+  });
+});
+
 describe('headless viewer on the real stack', () => {
   let stack: LiveStack;
   let viewer: HeadlessViewer;
@@ -73,6 +97,8 @@ describe('headless viewer on the real stack', () => {
         return { name: access.cookie.name, value: cookieValue };
       },
     });
+    // As serve does: a call that finds no window during a relaunch is told to retry.
+    stack.bridge.controlPlane.expectHeadless(viewer);
     ({ client } = await connectClient(stack.bridge));
   });
   afterAll(async () => {
@@ -138,9 +164,17 @@ describe('headless viewer on the real stack', () => {
     }
   });
 
-  it('relaunches and rejoins when its page is closed', async () => {
+  it('relaunches and rejoins when its page is closed; meanwhile calls are told to retry in N s', async () => {
     const before = hub().control?.id;
     await viewer.page?.close();
+    await waitUntil(() => hub().control === undefined, 5_000);
+    const meanwhile = (await client.callTool({ name: 'get_display_info' })) as CallToolResult;
+    const error = errorOf(meanwhile);
+    expect(error.kind).toBe('viewer_unavailable');
+    expect(error.message).toMatch(/relaunching it; retry in [1-9]\d* s\.$/);
+    expect(error.retry_after_ms).toBeGreaterThan(0);
+    expect(error.retry_after_ms).toBeLessThanOrEqual(200 + JOIN_ALLOWANCE_MS);
+    expect(textOf(meanwhile)).not.toMatch(/in a browser/);
     await waitUntil(() => viewer.launches === 2, 10_000);
     await waitUntil(() => hub().control?.headless === true && hub().control?.id !== before, 20_000);
     expect(log.lines.some((l) => l.reason === 'the viewer page was closed')).toBe(true);

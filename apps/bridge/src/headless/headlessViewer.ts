@@ -5,6 +5,8 @@
 // sockets headless, and approvals go to the MCP client through elicitation. If Chromium crashes, its page
 // crashes or closes, or the page cannot load, the whole browser is relaunched after a backoff
 // that grows while failures repeat and resets once a launch stays up. stop() ends it for good.
+// While it is away, backInMs() says about how long until it is back, so a call that finds no
+// viewer is told to retry then rather than to open a browser.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Logger } from 'pino';
 import { StartupError, errorMessage } from '../errors.js';
@@ -24,6 +26,36 @@ export const DEFAULT_RELAUNCH: RelaunchPolicy = {
   maxMs: 30_000,
   stableAfterMs: 60_000,
 };
+
+/**
+ * From launching Chromium to its page's viewer socket joining the bridge (a relaunch after the
+ * 500 ms base delay measured 1.4–3.0 s in all).
+ */
+export const JOIN_ALLOWANCE_MS = 2_000;
+/** Told while a page that has loaded opens its viewer socket. */
+const JOINING_MS = 500;
+/** A loaded page whose socket has not joined by then is not coming through this launch. */
+const JOIN_GRACE_MS = 5_000;
+
+/** Where the launcher is, for backInMs: each time is epoch ms, set while that state holds. */
+export interface LaunchState {
+  /** The next launch is scheduled for this time. */
+  relaunchAt?: number | undefined;
+  /** A launch started at this time and its page has not loaded yet. */
+  launchingSince?: number | undefined;
+  /** The page loaded at this time. */
+  loadedAt?: number | undefined;
+}
+
+/** About how long until the viewer page is back (undefined: it is up, or stopped for good). */
+export function backInMs(state: LaunchState, now: number): number | undefined {
+  if (state.relaunchAt !== undefined)
+    return Math.max(0, state.relaunchAt - now) + JOIN_ALLOWANCE_MS;
+  if (state.launchingSince !== undefined)
+    return Math.max(JOINING_MS, state.launchingSince + JOIN_ALLOWANCE_MS - now);
+  if (state.loadedAt !== undefined && now - state.loadedAt < JOIN_GRACE_MS) return JOINING_MS;
+  return undefined;
+}
 
 export function relaunchDelay(failures: number, policy: RelaunchPolicy): number {
   return Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, Math.min(failures, 30)));
@@ -47,6 +79,8 @@ export interface HeadlessViewer {
   readonly launches: number;
   /** The live page, when Chromium is up (for tests and diagnostics). */
   readonly page: Page | undefined;
+  /** While it is being relaunched: about how long until its page is back, in ms. */
+  backInMs(): number | undefined;
   stop(): Promise<void>;
 }
 
@@ -64,11 +98,17 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let generation = 0;
+  const state: LaunchState = {};
 
   const launch = async (): Promise<void> => {
     const mine = ++generation;
     launches += 1;
     launchedAt = Date.now();
+    Object.assign(state, {
+      relaunchAt: undefined,
+      launchingSince: launchedAt,
+      loadedAt: undefined,
+    });
     const next = await chromium.launch({
       executablePath,
       headless: true,
@@ -99,6 +139,8 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
     nextPage.on('close', () => gone(mine, 'the viewer page was closed'));
     nextPage.on('pageerror', (err) => log.warn({ err: err.message }, 'headless viewer page error'));
     await nextPage.goto(url, { waitUntil: 'load' });
+    if (mine === generation)
+      Object.assign(state, { launchingSince: undefined, loadedAt: Date.now() });
     log.info({ url, launch: launches }, 'headless viewer open');
   };
 
@@ -125,6 +167,11 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
     browser = undefined;
     page = undefined;
     void old?.close().catch(() => undefined);
+    Object.assign(state, {
+      relaunchAt: Date.now() + delayMs,
+      launchingSince: undefined,
+      loadedAt: undefined,
+    });
     timer = setTimeout(() => void relaunch(), delayMs);
   }
 
@@ -146,6 +193,7 @@ export async function startHeadlessViewer(options: HeadlessViewerOptions): Promi
     get page() {
       return page;
     },
+    backInMs: () => (stopping ? undefined : backInMs(state, Date.now())),
     stop: () =>
       (stopped ??= (async () => {
         stopping = true;

@@ -36,7 +36,7 @@ import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.
 import { DesktopPlanes, type DesktopPlane } from './desktopPlanes.js';
 import { SessionDesktop } from './sessionDesktop.js';
 import { DesktopDirectory } from '../desktops/desktopDirectory.js';
-import { ViewerHub } from '../relay/viewerHub.js';
+import { ViewerHub, type HeadlessLauncher } from '../relay/viewerHub.js';
 import { ModeState } from '../policy/modeState.js';
 import { observePlanes } from './planeAudit.js';
 import { UpdateNotifier, eventsUri, registerResources } from './resources.js';
@@ -80,6 +80,11 @@ export interface ControlPlane {
   upgrades: Readonly<Record<string, UpgradeHandler>>;
   /** Tells the plane where the bridge listens (after listen, so port 0 is resolved). */
   bind(address: BoundAddress): void;
+  /**
+   * serve --headless-viewer: how long until its viewer is back while it is being relaunched, so
+   * a call that finds no window is told to retry then rather than to open a browser.
+   */
+  expectHeadless(launcher: HeadlessLauncher): void;
   planes: DesktopPlanes;
   directory: DesktopDirectory;
   /** The plane of a person's default desktop (the one their windows open without a choice). */
@@ -99,6 +104,7 @@ const sum = <T>(items: readonly T[], count: (item: T) => number): number =>
 export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
   const { logger, access } = options;
   let bound: BoundAddress | undefined;
+  let headlessLauncher: HeadlessLauncher | undefined;
   const viewerUrl = (): string => {
     if (options.publicUrl !== undefined && options.publicUrl !== '') return options.publicUrl;
     if (bound === undefined) return 'the bridge URL';
@@ -113,6 +119,7 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     logger,
     initialMode: options.initialMode ?? 'assist',
     viewerUrl,
+    headlessLauncher: () => headlessLauncher,
     observer: observePlanes(access),
   });
   // What a session's background screenshots ask while it has no desktop: no window, no capture.
@@ -264,6 +271,9 @@ export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
     },
     bind: (address) => {
       bound = address;
+    },
+    expectHeadless: (launcher) => {
+      headlessLauncher = launcher;
     },
     planes,
     directory,

@@ -21,7 +21,12 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/modeState.js';
-import { ViewerHub, type ApprovalOutcome, type ViewerPeer } from '../relay/viewerHub.js';
+import {
+  ViewerHub,
+  type ApprovalOutcome,
+  type HeadlessLauncher,
+  type ViewerPeer,
+} from '../relay/viewerHub.js';
 import type { PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
 import { readLayout } from '../api/layout.js';
@@ -98,6 +103,8 @@ export interface DesktopPlanesOptions {
   initialMode: Mode;
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
+  /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
+  headlessLauncher?: () => HeadlessLauncher | undefined;
   observer?: PlaneObserver;
 }
 
@@ -148,6 +155,9 @@ class Plane implements DesktopPlane {
       describeDesktop: (peer) => this.describe(peer),
       logger: logger.child({ part: 'viewers' }),
       viewerUrl: options.viewerUrl,
+      ...(options.headlessLauncher === undefined
+        ? {}
+        : { headlessLauncher: options.headlessLauncher }),
     });
     this.hub.listen({
       event: (event) => {

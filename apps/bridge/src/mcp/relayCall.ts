@@ -27,8 +27,7 @@ export async function relayWithPolicy<N extends ViewerToolName>(
   let policy = ctx.decision;
   if (policy === 'confirm') {
     const control = hub.control;
-    if (control === undefined)
-      throw new ProtocolError('viewer_unavailable', hub.noViewerGuidance());
+    if (control === undefined) throw hub.noViewerError();
     if (control.headless) {
       await approveThroughClient(ctx, {
         what: name,

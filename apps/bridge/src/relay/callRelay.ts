@@ -53,6 +53,8 @@ export interface CallRoutes {
   /** The control viewer, if any. */
   control(): { readonly id: string; send(text: string): void } | undefined;
   toViewer(viewerId: string, text: string): void;
+  /** The viewer_unavailable error for a call that finds no control viewer. */
+  noViewer(): ProtocolError;
   /** The "no viewer" guidance for viewer_unavailable errors. */
   noViewerGuidance(): string;
   /** The person's toggles, for withdrawing calls they no longer allow. */
@@ -88,8 +90,7 @@ export class CallRelay {
     if (options.signal?.aborted === true)
       throw new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
     const control = this.routes.control();
-    if (control === undefined)
-      throw new ProtocolError('viewer_unavailable', this.routes.noViewerGuidance());
+    if (control === undefined) throw this.routes.noViewer();
     const id = this.nextId('call');
     const message = {
       type: 'tool_call',

@@ -66,7 +66,18 @@ export interface ViewerHubOptions {
   logger: Logger;
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
+  /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
+  headlessLauncher?: () => HeadlessLauncher | undefined;
 }
+
+/** What the hub asks the headless viewer's launcher (headless/headlessViewer.ts). */
+export interface HeadlessLauncher {
+  /** While it is being relaunched: about how long until its page is back, in ms. */
+  backInMs(): number | undefined;
+}
+
+/** Chromium's end reaches the launcher a moment after its socket closed here: meanwhile, this. */
+const HEADLESS_RELAUNCH_MS = 2_000;
 
 /** What happened to an approval the bridge asked for (for the audit log). */
 export interface ApprovalOutcome {
@@ -108,6 +119,7 @@ export class ViewerHub {
   private readonly calls = new CallRelay({
     control: () => this.control,
     toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),
+    noViewer: () => this.noViewerError(),
     noViewerGuidance: () => this.noViewerGuidance(),
     permissions: () => this.options.permissions(),
   });
@@ -121,6 +133,8 @@ export class ViewerHub {
   private readonly interest = new EventInterest();
   /** What every window is told about the others (and each new one after hello). */
   private readonly shared = new SharedWindowState();
+  /** When a headless control window last left (the bridge brings it back by itself). */
+  private headlessLeftAt: number | undefined;
 
   constructor(private readonly options: ViewerHubOptions) {
     options.mode.onChange((snapshot) => {
@@ -363,18 +377,22 @@ export class ViewerHub {
   detach(viewerId: string): void {
     const index = this.viewers.findIndex((v) => v.id === viewerId);
     if (index < 0) return;
-    this.viewers.splice(index, 1);
+    const left = this.viewers.splice(index, 1)[0];
     const wasControl = viewerId === this.controlId;
     this.options.logger.info({ viewerId, wasControl }, 'viewer left');
     this.windowsChanged();
     if (!wasControl) return;
     this.controlId = undefined;
+    if (left?.headless === true) this.headlessLeftAt = Date.now();
     // Fail what it held at once: the AI should not wait out a timeout for a closed window.
-    const gone = (): ProtocolError =>
-      new ProtocolError(
+    const gone = (): ProtocolError => {
+      const noViewer = this.noViewerError();
+      return new ProtocolError(
         'viewer_unavailable',
-        `The viewer disconnected before answering, so the action may or may not have happened. Take a screenshot to check. ${this.noViewerGuidance()}`,
+        `The viewer disconnected before answering, so the action may or may not have happened. Take a screenshot to check. ${noViewer.message}`,
+        noViewer.retryAfterMs,
       );
+    };
     this.calls.rejectForViewer(viewerId, gone);
     // Its questions went with it: tell the other windows nothing waits any more.
     const nothingWaits = this.shared.controlLeft();
@@ -386,6 +404,29 @@ export class ViewerHub {
       this.sendHello(next, 'control');
       this.options.logger.info({ viewerId: next.id }, 'mirror promoted to control');
     }
+  }
+
+  /** While the headless viewer is being brought back: about how long until it is. */
+  private headlessBack(): number | undefined {
+    if (this.control !== undefined || this.headlessLeftAt === undefined) return undefined;
+    const launcher = this.options.headlessLauncher?.();
+    if (launcher === undefined) return undefined;
+    const back = launcher.backInMs();
+    if (back !== undefined) return back;
+    return Date.now() - this.headlessLeftAt < HEADLESS_RELAUNCH_MS
+      ? HEADLESS_RELAUNCH_MS
+      : undefined;
+  }
+
+  /** A call finds no window to run it: viewer_unavailable, with a wait when one is coming. */
+  noViewerError(): ProtocolError {
+    const back = this.headlessBack();
+    if (back === undefined) return new ProtocolError('viewer_unavailable', this.noViewerGuidance());
+    return new ProtocolError(
+      'viewer_unavailable',
+      `The headless viewer stopped and the bridge is relaunching it; retry in ${Math.max(1, Math.ceil(back / 1000))} s.`,
+      back,
+    );
   }
 
   noViewerGuidance(): string {
