@@ -1,9 +1,11 @@
 // One lint configuration for the whole repository: type-aware rules (floating promises,
-// misused promises) everywhere TypeScript lives.
+// misused promises) everywhere TypeScript lives, and the import fences between our packages
+// (scripts/lint/importFences.js).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import { importFences } from './scripts/lint/importFences.js';
 
 export default tseslint.config(
   {
@@ -46,4 +48,5 @@ export default tseslint.config(
     files: ['**/*.{js,mjs,cjs}'],
     extends: [tseslint.configs.disableTypeChecked],
   },
+  ...importFences,
 );
