@@ -7,7 +7,7 @@ import { parseHostPort, type HostPort } from '../config.js';
 import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
-import { parseMetricsOpenLoopback, parseMetricsToken } from '../metrics/access.js';
+import { parseMetricsOpenLoopback, parseMetricsToken } from '../metrics/metricsAccess.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import {
   CONTROL_PLANE_FLAGS,

@@ -4,7 +4,7 @@
 // metrics/access.ts). Mounted before sign-in, so no cookie is read for them.
 import type { Hono } from 'hono';
 import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
-import { metricsRefusal } from '../metrics/access.js';
+import { metricsRefusal } from '../metrics/metricsAccess.js';
 import type { BridgeEnv } from './env.js';
 import type { Readiness } from './readiness.js';
 
