@@ -107,6 +107,7 @@ export async function startBridge(
         store: extras.access.store,
         desktop: extras.desktopProbe,
         audit: () => extras.access.audit.state(),
+        desktopLink: () => tunnel.registry.stalledSince(),
       }),
       metrics: extras.metrics,
       metricsToken: extras.metricsToken,

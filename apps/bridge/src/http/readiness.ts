@@ -3,7 +3,8 @@
 // connect to guacd (TCP) or to the embedded gateway (its Unix socket), and for the gateway also a
 // Guacamole handshake step (`select vnc` must be answered with `args`; the probe then hangs up,
 // which the gateway takes as a client gone before connecting and does not log) — and the
-// database answers a read, and the audit log is writing. Probes run at most once per CACHE_MS however often /readyz is asked
+// database answers a read, the audit log is writing, and the desktop link has not stalled (a
+// tunnel ended with 514 and none has relayed a frame since: see TunnelRegistry). Probes run at most once per CACHE_MS however often /readyz is asked
 // (it is public), concurrent askers share one probe, and the reasons name no host, port or path.
 import { connect, type Socket } from 'node:net';
 import { GuacParser, encodeInstruction } from '@overlay-companion/guac';
@@ -23,6 +24,8 @@ export interface ReadinessOptions {
   timeoutMs?: number;
   /** Whether the audit log is writing (its entries are how the person knows what the AI did). */
   audit?: (() => { failingSince: number | undefined }) | undefined;
+  /** Since when the desktop link has been stalled (TunnelRegistry.stalledSince). */
+  desktopLink?: (() => number | undefined) | undefined;
 }
 
 const PROBE_TIMEOUT_MS = 2000;
@@ -34,6 +37,8 @@ export const NOT_READY = {
   localDesktop: 'the local desktop does not answer (it is being started again, or it stopped)',
   database: 'the database does not answer',
   audit: 'the audit log cannot be written (entries wait in its queue; input tools may be refused)',
+  desktopLink:
+    'the desktop stopped answering (its link stalled: the desktop server timed out waiting for it)',
 } as const;
 
 export class Readiness {
@@ -74,6 +79,7 @@ export class Readiness {
       local ? undefined : NOT_READY.localDesktop,
       database ? undefined : NOT_READY.database,
       this.options.audit?.().failingSince === undefined ? undefined : NOT_READY.audit,
+      this.options.desktopLink?.() === undefined ? undefined : NOT_READY.desktopLink,
     ].filter((reason) => reason !== undefined);
     return reasons.length === 0 ? { ready: true } : { ready: false, reason: reasons.join('; ') };
   }

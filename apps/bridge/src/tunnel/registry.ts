@@ -2,6 +2,10 @@
 // the desktops' connections: a desktop's size as last seen (for the layout editor), applying a
 // newly decided size (when a layout is saved), and whether anyone has it open (idle stop).
 // Keeps each tunnel's guacd connection id, which is what a further window joins (`select $<id>`).
+// Also remembers whether the desktop link has stalled (for /readyz): the desktop server's
+// keep-alives (`nop`) reach the bridge even while the desktop behind it is silent, so what
+// counts is a tunnel ended with 514 (the gateway or guacd gave up waiting for the desktop),
+// until a tunnel relays a frame again.
 import type { DesktopSize } from './desktopSize.js';
 import type { DesktopConnections, ResizeOutcome } from './desktopConnections.js';
 
@@ -19,8 +23,16 @@ export interface RegisteredTunnel extends TunnelInfo {
   close(status: number, message: string): void;
 }
 
+/**
+ * A stall is forgotten this long after it was last seen when no tunnel shows otherwise: with
+ * nobody reconnecting nothing tells the bridge more, and a browser that does reconnect sees it
+ * again within the desktop server's timeout.
+ */
+export const STALL_MEMORY_MS = 60_000;
+
 export class TunnelRegistry {
   private readonly tunnels = new Map<string, RegisteredTunnel>();
+  private stall: { since: number; lastSeen: number } | undefined;
 
   constructor(private readonly connections: DesktopConnections) {}
 
@@ -67,6 +79,24 @@ export class TunnelRegistry {
    */
   resizeDesktop(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
     return this.connections.resizeDesktop(desktopId, size);
+  }
+
+  /** A tunnel ended because the desktop server timed out waiting for the desktop (514). */
+  linkTimedOut(now = Date.now()): void {
+    this.stall = { since: this.stall?.since ?? now, lastSeen: now };
+  }
+
+  /** A tunnel relayed a frame: the desktop answers. */
+  frameRelayed(): void {
+    this.stall = undefined;
+  }
+
+  /** Since when the desktop link has been stalled, or undefined when it is not known to be. */
+  stalledSince(now = Date.now()): number | undefined {
+    if (this.stall !== undefined && now - this.stall.lastSeen > STALL_MEMORY_MS) {
+      this.stall = undefined;
+    }
+    return this.stall?.since;
   }
 
   closeAll(status: number, message: string): void {

@@ -177,6 +177,7 @@ export class TunnelEndpoint {
         metrics: this.options.metrics,
         onStart: (s) => this.registry.add(s),
         onEnd: (s) => this.registry.delete(s.uuid),
+        link: this.registry,
       });
       const unregister = access.sockets.add({
         personId: claims.personId,

@@ -49,6 +49,8 @@ export interface TunnelSessionOptions {
   /** Called once when the session starts and once when it has ended. */
   onStart(session: TunnelSession): void;
   onEnd(session: TunnelSession): void;
+  /** What the tunnel learns about the desktop link (TunnelRegistry, for /readyz). */
+  link?: { linkTimedOut(): void; frameRelayed(): void } | undefined;
   metrics?: TunnelMetrics | undefined;
 }
 
@@ -189,7 +191,10 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
       return;
     }
-    if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
+    if (instruction.opcode === 'sync') {
+      this.options.metrics?.tunnelFrame();
+      this.options.link?.frameRelayed();
+    }
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
@@ -317,6 +322,9 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (this.ended) return;
     this.ended = true;
     this.log.info({ status, side, why: message }, 'tunnel closed');
+    if (status === GuacStatus.UPSTREAM_TIMEOUT && side === 'upstream') {
+      this.options.link?.linkTimedOut();
+    }
     if (this.browserPaused) {
       // Reading the browser was paused for a guacd that is now gone (its 'drain' never comes):
       // resume, or the browser's answer to our close frame is never read and its socket hangs

@@ -19,6 +19,7 @@ import {
   type UpdateContext,
 } from './framebufferUpdate.js';
 import { handshake } from './handshake.js';
+import { SILENCE_DEADLINE_MS, SILENCE_PROBE_AFTER_MS, SilenceWatch } from './silenceWatch.js';
 import { ZrleDecoder } from './zrle.js';
 
 export { RfbError } from './errors.js';
@@ -50,6 +51,16 @@ export type RfbConnectOptions = RfbTarget & {
    * pseudo-encoding this client knows). For tests and diagnostics, e.g. Raw only.
    */
   encodings?: readonly number[];
+  /**
+   * After this long with nothing from the server, ask it for one pixel (it must answer);
+   * default 2000. See silenceWatch.ts.
+   */
+  silenceProbeMs?: number;
+  /**
+   * Time the server has to answer that probe before the connection ends with a 'timeout'
+   * RfbError (the gateway's 514); default 4000.
+   */
+  silenceTimeoutMs?: number;
 };
 
 export interface RfbClientEvents {
@@ -110,6 +121,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   private readonly clipboard: RfbClipboard;
   private screens: RfbScreen[] = [];
   private closed = false;
+  private silence: SilenceWatch | undefined;
 
   private constructor(
     private readonly socket: Socket,
@@ -225,7 +237,10 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
           clearTimeout(timer);
           socket.removeAllListeners();
           const client = new RfbClient(socket, reader, init);
-          client.start(where, options.encodings ?? DEFAULT_ENCODINGS);
+          client.start(where, options.encodings ?? DEFAULT_ENCODINGS, {
+            probeAfterMs: options.silenceProbeMs ?? SILENCE_PROBE_AFTER_MS,
+            deadlineMs: options.silenceTimeoutMs ?? SILENCE_DEADLINE_MS,
+          });
           resolve(client);
         },
         (error: unknown) => fail(error instanceof RfbError ? error : protocolError(String(error))),
@@ -277,8 +292,34 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
     this.shutdown(undefined);
   }
 
-  private start(where: string, encodings: readonly number[]): void {
-    this.socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+  /** Milliseconds since the server last sent anything (0 before the watch starts). */
+  get quietForMs(): number {
+    return this.silence?.quietForMs ?? 0;
+  }
+
+  private start(
+    where: string,
+    encodings: readonly number[],
+    silence: { probeAfterMs: number; deadlineMs: number },
+  ): void {
+    this.silence = new SilenceWatch({
+      ...silence,
+      // A non-incremental request must be answered even when nothing changed; one pixel keeps
+      // the answer tiny. (Its pixel reaches the browsers as a small frame: a keep-alive that
+      // shows the picture is still current.)
+      probe: () => this.requestUpdate(false, { x: 0, y: 0, width: 1, height: 1 }),
+      silent: (ms) =>
+        this.shutdown(
+          new RfbError(
+            'timeout',
+            `VNC server at ${where} stopped answering: nothing arrived for ${(ms / 1000).toFixed(1)} s, not even the answer to an update request. Check the network between the gateway and the server and whether the server is overloaded; the desktop is reconnected when it answers again.`,
+          ),
+        ),
+    });
+    this.socket.on('data', (chunk: Buffer) => {
+      this.silence?.heard();
+      this.reader.push(chunk);
+    });
     // Network ends go through the reader so the message loop can tell a clean close between
     // messages from one in the middle of a message.
     this.socket.on('error', (error) =>
@@ -375,6 +416,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   private shutdown(error: RfbError | undefined): void {
     if (this.closed) return;
     this.closed = true;
+    this.silence?.stop();
     this.reader.fail(error ?? new RfbError('closed', 'RFB client closed'));
     this.socket.destroy();
     this.zrle.close();

@@ -51,6 +51,12 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Time allowed to reach and authenticate with the VNC server. Default 10 s. */
   connectTimeoutMs?: number;
+  /**
+   * How a VNC server that stopped answering is noticed: after `probeMs` of silence it is asked
+   * for one pixel, and `timeoutMs` later with still nothing the connection ends with status 514
+   * (UPSTREAM_TIMEOUT). Defaults 2 s and 4 s.
+   */
+  vncSilence?: { probeMs: number; timeoutMs: number };
   /** Time allowed for each handshake step from the client. Default 15 s, as guacd. */
   handshakeTimeoutMs?: number;
   /** Close a browser that sends nothing for this long (guacd: 15 s); 0 disables. */
@@ -154,6 +160,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           settings: vnc,
           logger,
           connectTimeoutMs: settings.connectTimeoutMs,
+          silence: options.vncSilence,
           viewerTimings: {
             idleTimeoutMs: settings.idleTimeoutMs,
             keepAliveMs: settings.keepAliveMs,

@@ -36,6 +36,8 @@ export interface SessionOptions {
   settings: VncSettings;
   logger: Logger;
   connectTimeoutMs: number;
+  /** How a silent VNC link is noticed (RfbConnectOptions.silenceProbeMs / silenceTimeoutMs). */
+  silence?: { probeMs: number; timeoutMs: number } | undefined;
   viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs' | 'onFrameEncoded'>;
   streaming: StreamingOptions;
   /** The worker threads that encode images (shared by the process's gateways). */
@@ -151,6 +153,12 @@ export class VncSession implements ViewerSource {
           password: settings.password,
           shared: true,
           connectTimeoutMs,
+          ...(this.options.silence === undefined
+            ? {}
+            : {
+                silenceProbeMs: this.options.silence.probeMs,
+                silenceTimeoutMs: this.options.silence.timeoutMs,
+              }),
           ...(isLocalTarget(target) ? { encodings: LOCAL_ENCODINGS } : {}),
         });
       } catch (error) {
