@@ -25,7 +25,6 @@ import { MonitorLayout } from './api/layout.js';
 
 /** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
-export { MAX_OVERLAYS } from './tools/overlay.js';
 
 const CallId = Id.describe('Tool call id chosen by the bridge; echoed in tool_result/tool_error.');
 const Reason = z.string().max(500).describe('Why, in words the person can read.');

@@ -40,7 +40,7 @@ export interface PreparedSource {
 // Update channel (xrdp 0.9.21 takes it without reconnecting) when the bridge sends a decided
 // size — browsers' `size` instructions never reach guacd; and one DPI on both sides, so guacd
 // passes sizes on 1:1. The session's width and height are set per connection by the tunnel
-// (personConnections.ts).
+// (tunnel/desktopConnections.ts).
 export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
   security: 'any',
   'ignore-cert': 'true',

@@ -4,7 +4,7 @@
 // tell invalid_parameters, permission_denied, rate_limited, ... apart.
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { ProtocolError, type ErrorKind } from '@overlay-companion/protocol';
-import { ViewerReportedError } from '../relay/viewerHub.js';
+import { ViewerReportedError } from '../relay/callRelay.js';
 
 export function successResult(
   structured: Record<string, unknown>,

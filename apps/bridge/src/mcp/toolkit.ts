@@ -35,7 +35,7 @@ export interface SessionState {
   /** Epoch ms the session began, and of its latest tool call (the person's AI-clients list). */
   connectedAt: number;
   lastCallAt: number | null;
-  /** The session's own bucket; the token's and the person's are checked too (callLimits.ts). */
+  /** The session's own bucket; the token's and the person's are checked too (rateLimit.ts). */
   rateLimiter: SessionRateLimiter;
   events: EventSubscriptions;
   screenshots: ScreenshotFeed;

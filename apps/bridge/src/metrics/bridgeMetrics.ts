@@ -7,12 +7,7 @@
 // an error kind, or "rejected" (a JSON-RPC error before the tool ran). The tunnel's bytes and
 // frames are published coarsely (coarseTally.ts): whole steps, at most every TUNNEL_PUBLISH_MS,
 // so they never step once per key typed.
-import {
-  ERROR_KINDS,
-  TOOL_NAMES,
-  type ErrorKind,
-  type ToolName,
-} from '@overlay-companion/protocol';
+import { TOOL_NAMES, type ErrorKind, type ToolName } from '@overlay-companion/protocol';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CoarseTally } from './coarseTally.js';
 
@@ -26,7 +21,6 @@ export const TUNNEL_FRAMES_STEP = 64;
 const MAX_PENDING_ENCODES = 10_000;
 
 export type ToolOutcome = 'ok' | ErrorKind | 'rejected';
-export const TOOL_OUTCOMES: readonly ToolOutcome[] = ['ok', ...ERROR_KINDS, 'rejected'];
 
 /** What the bridge knows at scrape time; each part is optional (a bare bridge has no plane). */
 export interface MetricSources {

@@ -1,7 +1,7 @@
-// One person's mode (each person's plane has its own, personPlanes.ts), changed by the person from
-// a viewer, by Stop, or by an approved set_mode. Listeners (the viewer hub, the audit) see every
-// change. A custom policy that does not parse is stored as given, so the viewer can show it, and
-// the policy (decideCall) denies every input tool under it (fail closed).
+// One desktop's mode (each desktop's plane has its own, mcp/desktopPlanes.ts), changed by the
+// person from a viewer, by Stop, or by an approved set_mode. Listeners (the viewer hub, the
+// audit) see every change. A custom policy that does not parse is stored as given, so the viewer
+// can show it, and the policy (decideCall) denies every input tool under it (fail closed).
 import { CustomPolicy, type Mode } from '@overlay-companion/protocol';
 
 export interface ModeSnapshot {

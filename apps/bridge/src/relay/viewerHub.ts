@@ -39,9 +39,6 @@ import { OverlayRelay } from './overlayRelay.js';
 import { SharedWindowState } from './windowsShared.js';
 import { maskScreenshot } from './privacyMasks.js';
 
-// Defined with the call relay; exported here too, where the rest of the bridge imports them.
-export { ViewerReportedError, type CallOptions } from './callRelay.js';
-
 export interface ViewerPeer {
   readonly id: string;
   /** A headless viewer has no person watching: approvals go to the MCP client instead. */

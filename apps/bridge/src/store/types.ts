@@ -15,8 +15,6 @@ import type {
   Role,
 } from '@overlay-companion/protocol';
 
-export type { DesktopKind, GrantLevel } from '@overlay-companion/protocol';
-
 export interface PersonRecord {
   id: string;
   /** Stored lower-case; unique. */

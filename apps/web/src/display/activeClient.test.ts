@@ -1,12 +1,7 @@
-// activeClient: replay on subscribe, change notifications, unsubscribe, and the clear error.
+// activeClient: replay on subscribe, change notifications and unsubscribe.
 import type Guacamole from 'guacamole-common-js';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  getActiveClient,
-  onActiveClientChange,
-  requireActiveClient,
-  setActiveClient,
-} from './activeClient.js';
+import { getActiveClient, onActiveClientChange, setActiveClient } from './activeClient.js';
 
 // Only identity matters here; the module never calls the client.
 const fakeClient = (name: string) => ({ name }) as unknown as Guacamole.Client;
@@ -27,12 +22,5 @@ describe('activeClient', () => {
     setActiveClient(null);
     expect(seen).toEqual([a, null, b]);
     expect(getActiveClient()).toBeNull();
-  });
-
-  it('requireActiveClient says what to do when nothing is connected', () => {
-    expect(() => requireActiveClient()).toThrow(/not connected.*Connected/);
-    const a = fakeClient('a');
-    setActiveClient(a);
-    expect(requireActiveClient()).toBe(a);
   });
 });

@@ -13,16 +13,6 @@ export function getActiveClient(): Guacamole.Client | null {
   return current;
 }
 
-/** The client, or an error that says what to do — for handlers that cannot work without one. */
-export function requireActiveClient(): Guacamole.Client {
-  if (!current) {
-    throw new Error(
-      'The remote desktop is not connected. Wait until the status bar shows "Connected" and try again.',
-    );
-  }
-  return current;
-}
-
 /** Called with the current client at once and on every change; returns an unsubscribe function. */
 export function onActiveClientChange(listener: ClientListener): () => void {
   listeners.add(listener);

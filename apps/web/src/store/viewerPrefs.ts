@@ -6,7 +6,6 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 
 /** fit: whole desktop in the window; actual: 1:1 with scrolling. */
 export type ScalingMode = 'fit' | 'actual';
-export const SCALING_MODES: readonly ScalingMode[] = ['fit', 'actual'];
 
 const STORAGE_KEY = 'overlay-companion.scaling';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cropViewport, monitorWindowQuery, parseCrop, parseDesktopParam } from './urlViewport.js';
-import { windowToDesktop, windowToDesktopPixel } from './viewport.js';
+import { windowToDesktop } from './viewport.js';
 
 describe('viewer URL viewport', () => {
   it('is absent without vx/vy/vw/vh', () => {
@@ -42,8 +42,6 @@ describe('viewer URL viewport', () => {
     );
     expect(origin).toEqual({ x: 0, y: 0 });
     expect(windowToDesktop(viewport, { x: 300, y: 150 })).toEqual({ x: 1480, y: 200 });
-    expect(windowToDesktopPixel(viewport, { x: 1919, y: 1079 })).toEqual({ x: 2559, y: 819 });
-    expect(windowToDesktopPixel(viewport, { x: 1920, y: 0 })).toBeUndefined();
   });
 
   it('fits the rectangle when no scale is given, centred', () => {

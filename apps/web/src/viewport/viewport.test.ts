@@ -1,5 +1,5 @@
 // Viewport math: fitting, the desktop⇄window mapping both ways (a property: round trips), and
-// the integer pointer position used for the person's input events.
+// the visible desktop rectangle.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,7 +8,6 @@ import {
   rectToWindow,
   visibleDesktopRect,
   windowToDesktop,
-  windowToDesktopPixel,
   type Viewport,
 } from './viewport.js';
 
@@ -58,14 +57,6 @@ describe('desktop ⇄ window', () => {
         },
       ),
     );
-  });
-
-  it('gives integer desktop pixels inside the viewport only', () => {
-    const half: Viewport = { vx: 0, vy: 0, vw: 1280, vh: 800, scale: 0.5 };
-    expect(windowToDesktopPixel(half, { x: 10.4, y: 0.9 })).toEqual({ x: 20, y: 1 });
-    expect(windowToDesktopPixel(half, { x: 639.9, y: 399.9 })).toEqual({ x: 1279, y: 799 });
-    expect(windowToDesktopPixel(half, { x: 640, y: 10 })).toBeUndefined();
-    expect(windowToDesktopPixel(half, { x: -1, y: 10 })).toBeUndefined();
   });
 
   it('reports the visible desktop rectangle as integers', () => {

@@ -70,19 +70,6 @@ export function rectToWindow(viewport: Viewport, rect: RectLike): RectLike {
   };
 }
 
-/**
- * The desktop pixel under a window point, rounded down and clamped into the viewport, as an
- * integer pointer position for input events; undefined when the point lies outside the picture.
- */
-export function windowToDesktopPixel(viewport: Viewport, point: Point): Point | undefined {
-  const d = windowToDesktop(viewport, point);
-  const x = Math.floor(d.x);
-  const y = Math.floor(d.y);
-  if (x < viewport.vx || y < viewport.vy) return undefined;
-  if (x >= viewport.vx + viewport.vw || y >= viewport.vy + viewport.vh) return undefined;
-  return { x, y };
-}
-
 /** The desktop rectangle the window shows, as integers (for "what the person sees"). */
 export function visibleDesktopRect(viewport: Viewport): RectLike {
   return {

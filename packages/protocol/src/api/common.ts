@@ -14,8 +14,6 @@ export const ApiError = z.object({
 });
 export type ApiError = z.infer<typeof ApiError>;
 
-export const Ok = z.object({ ok: z.literal(true) });
-
 /** Sign-in names: letters, digits and . _ @ - (so an email address works), compared lower-case. */
 export const Username = z
   .string()

@@ -13,6 +13,3 @@ export const BridgeSettings = z.strictObject({
 export type BridgeSettings = z.infer<typeof BridgeSettings>;
 
 export const BridgeSettingsPatch = BridgeSettings.partial();
-
-// Where the layout schema lived before it moved to layout.ts; kept so imports of it still work.
-export { MonitorLayout } from './layout.js';

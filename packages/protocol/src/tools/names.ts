@@ -60,8 +60,6 @@ export function policyClassOf(name: ToolName): PolicyClass {
   return toolDefinitions[name].policyClass;
 }
 
-/** Args as the AI sends them (defaults still optional). */
-export type ToolInput<N extends ToolName> = z.input<ToolDefinitions[N]['input']>;
 /** Args after parsing: defaults applied. This is what tool_call.args carries. */
 export type ToolArgs<N extends ToolName> = z.output<ToolDefinitions[N]['input']>;
 /** The MCP structured result. */
