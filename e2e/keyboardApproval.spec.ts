@@ -16,6 +16,7 @@ import {
   pageOf,
   startXev,
 } from './support/controlPlane.js';
+import { countedKeyboard } from './support/countedKeyboard.js';
 import { screenSize, windowRect } from './support/xdesktop.js';
 
 let mcp: Client;
@@ -30,27 +31,6 @@ test.afterEach(async () => {
 });
 
 const buttonPresses = (log: string) => (log.match(/ButtonPress/g) ?? []).length;
-
-/** The person's keyboard, counting presses: the chord is one press, as a person makes it. */
-function countedKeyboard(page: Page) {
-  let presses = 0;
-  return {
-    presses: () => presses,
-    async chord(): Promise<void> {
-      presses += 1;
-      await page.keyboard.down('Control');
-      await page.keyboard.down('Alt');
-      await page.keyboard.down('Shift');
-      await page.keyboard.up('Shift');
-      await page.keyboard.up('Alt');
-      await page.keyboard.up('Control');
-    },
-    async press(key: string): Promise<void> {
-      presses += 1;
-      await page.keyboard.press(key);
-    },
-  };
-}
 
 /** The one click: into the desktop's xterm (well away from xev), which gives the area the keyboard. */
 async function clickIntoDesktop(page: Page, stack: RunningStack): Promise<void> {

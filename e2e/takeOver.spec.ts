@@ -15,6 +15,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import type { RunningStack } from './support/bridgeProcess.js';
+import { countedKeyboard } from './support/countedKeyboard.js';
 
 const buttonPresses = (log: string) => (log.match(/ButtonPress/g) ?? []).length;
 
@@ -154,4 +155,35 @@ test('an action allowed during the take-over is offered at the hand back: Discar
   const outcome = await ran;
   expect(outcome.isError).toBe(false);
   expect(outcome.structured?.waited_for_person_ms).toBeGreaterThan(1_000);
+});
+
+test('the offer at the hand back is answered from the keyboard: the chord puts it on Discard, Tab on Run, Enter runs it (three presses)', async ({
+  page,
+  stack,
+}) => {
+  const { xev, mcp, target } = await start(page, stack, 'autopilot');
+  const args = { ...target, action_timing_hint: { delay_after_ms: 6_000 } };
+  await takeOver(page);
+  const ran = callTool(mcp, 'click_at', args);
+  await page.waitForTimeout(1_000);
+  await handBack(page);
+  const offer = page.getByTestId('held-actions');
+  const run = offer.getByRole('button', { name: 'Run' });
+  await expect(run).not.toHaveAttribute('aria-disabled', 'true');
+  const keys = countedKeyboard(page);
+  await keys.chord();
+  await expect(offer.getByRole('button', { name: 'Discard' })).toBeFocused();
+  await keys.press('Tab');
+  await expect(run).toBeFocused();
+  expect(buttonPresses(xev.log())).toBe(0);
+  await keys.press('Enter');
+  await expect.poll(() => xev.log()).toContain(`root:(${target.x},${target.y})`);
+  expect(keys.presses()).toBe(3);
+  const outcome = await ran;
+  expect(outcome.isError, outcome.text).toBe(false);
+  // Run at the hand back is the person's answer: the AI is told they confirmed it.
+  expect(outcome.structured?.was_confirmed).toBe(true);
+  await expect(offer).toHaveCount(0);
+  // The keyboard went back where it came from (Hand back, on the page), not to <body>.
+  await expect(page.getByTestId('take-over')).toBeFocused();
 });

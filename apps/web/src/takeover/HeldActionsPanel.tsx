@@ -7,6 +7,12 @@ import { useStore } from 'zustand';
 import { APPROVE_ARM_MS } from '../confirm/ConfirmDialog.js';
 import { describeConfirmation, pointOf } from '../confirm/describe.js';
 import { Magnifier } from '../confirm/Magnifier.js';
+import {
+  APPROVAL_ANSWER_ATTRIBUTE,
+  APPROVAL_PANEL_ATTRIBUTE,
+  approvalFocused,
+  personAnswered,
+} from '../confirm/answerKeyboard.js';
 import { heldActionStore, type HeldAction } from '../store/heldActions.js';
 import type { ConfirmDetails } from '../store/confirmations.js';
 import { viewportStore } from '../store/viewport.js';
@@ -44,6 +50,10 @@ export function HeldActionsPanel({ answer }: HeldActionsPanelProps) {
       aria-labelledby="held-actions-title"
       data-testid="held-actions"
       data-side={side}
+      // The keyboard path of the approval panel (answerKeyboard.ts): the menu chord puts the
+      // keyboard on the first Discard, Tab reaches Run, Enter answers, and the keyboard goes back.
+      {...{ [APPROVAL_PANEL_ATTRIBUTE]: '' }}
+      onFocus={(event) => approvalFocused(event.relatedTarget)}
     >
       <div className="confirm-panel__eyebrow">You handed the desktop back</div>
       <h2 id="held-actions-title" className="confirm-panel__title">
@@ -97,7 +107,11 @@ function HeldActionItem({
         <button
           type="button"
           className="confirm-panel__deny"
-          onClick={() => answer(action.id, false)}
+          onClick={() => {
+            answer(action.id, false);
+            personAnswered(document);
+          }}
+          {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
         >
           Discard
         </button>
@@ -108,7 +122,9 @@ function HeldActionItem({
           onClick={(event) => {
             if (!event.nativeEvent.isTrusted || Date.now() - action.heldAt < APPROVE_ARM_MS) return;
             answer(action.id, true);
+            personAnswered(document);
           }}
+          {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
         >
           Run
         </button>
