@@ -104,6 +104,13 @@ export const TakeScreenshotResult = z.strictObject({
     .min(1)
     .max(16 * 1024 * 1024)
     .describe('Size of the encoded image in bytes.'),
+  frame_age_ms: z
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      'Milliseconds since the viewer last drew a frame from the desktop server when the image was taken. Behind the embedded gateway a still desktop still sends a frame every ~2 s, so a large value means the picture may be out of date; behind Apache guacd frames come only with changes.',
+    ),
 });
 export type TakeScreenshotResult = z.infer<typeof TakeScreenshotResult>;
 

@@ -2,7 +2,8 @@
 // display (all layers; the default layer's own canvas is padded to 64 px, flatten is not), black
 // out the person's privacy masks on those full-resolution pixels, crop and scale the planned
 // region into a canvas, paint overlays if asked, black the masks out again over them, encode PNG
-// or JPEG with canvas.toBlob and return base64 plus the metadata the protocol defines. (The
+// or JPEG with canvas.toBlob and return base64 plus the metadata the protocol defines, with the
+// age of the last frame drawn; a picture whose link went silent is refused (frameCadence.ts). (The
 // bridge blacks the masks out again before the image leaves it.)
 import {
   MAX_SCREENSHOT_BASE64_CHARS,
@@ -18,6 +19,7 @@ import { paintOverlays } from '../../overlay/paintOverlays.js';
 import { visibleDesktopRect, type Viewport } from '../../viewport/viewport.js';
 import type { DesktopSize } from '../monitors.js';
 import { throwIfCancelled } from '../sleep.js';
+import { framesStoppedError } from './frameCadence.js';
 import type { FrameWatch } from './frameWatch.js';
 import { paintMasks } from './masks.js';
 import { planCapture } from './screenshotMath.js';
@@ -88,6 +90,11 @@ export async function takeScreenshot(
     );
   }
   throwIfCancelled(deps.signal);
+  // A picture not known to be current is refused rather than returned as if it were.
+  const capturedAt = Date.now();
+  const silentFor = deps.frames.cadence.silentForMs(capturedAt);
+  if (silentFor !== undefined) throw framesStoppedError(silentFor);
+  const lastFrameAt = deps.frames.lastFrameAt;
   // flatten() draws into a new canvas on every call, so masking it touches nothing on screen.
   const flat = deps.client.getDisplay().flatten();
   // Before any scaling: smoothing blends each pixel into its neighbours, so a mask painted only
@@ -134,6 +141,7 @@ export async function takeScreenshot(
     viewport_scroll: { x: Math.max(0, Math.floor(vp.vx)), y: Math.max(0, Math.floor(vp.vy)) },
     format: args.format,
     byte_length: blob.size,
+    ...(lastFrameAt > 0 ? { frame_age_ms: Math.max(0, capturedAt - lastFrameAt) } : {}),
     data,
   };
 }

@@ -5,9 +5,12 @@
 // After drawn frames (at most every SAMPLE_INTERVAL_MS) the display is flattened, the person's
 // privacy masks are blacked out of it, and it is hashed: listeners get the pixels, the frame's
 // dirty rectangle and the time — so wait_for_screen, screenshot stability and screen_change
-// events never see (or react to) what happens inside a mask.
+// events never see (or react to) what happens inside a mask. It also keeps the frames' cadence
+// (frameCadence.ts: is the picture known to be current?) and tells waiters when the display they
+// watch goes away (the connection dropped or was replaced).
 import type Guacamole from 'guacamole-common-js';
 import type { PrivacyMask } from '@overlay-companion/protocol';
+import { FrameCadence } from './frameCadence.js';
 import { blackOut } from './masks.js';
 import { dirtyRect, gridHashes, type PixelRect } from './pixelHash.js';
 
@@ -43,8 +46,9 @@ export class FrameWatch {
   #intervalMs = SAMPLE_INTERVAL_MS;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #latest: FrameSample | undefined;
-  /** Epoch ms of the last drawn frame (whether or not its pixels changed). */
-  lastFrameAt = 0;
+  /** Frame times of the display followed now (replaced on attach). */
+  cadence = new FrameCadence();
+  readonly #lostListeners = new Set<() => void>();
   readonly #masks: () => readonly PrivacyMask[];
 
   /** `masks`: the person's privacy masks right now (none by default). */
@@ -54,11 +58,14 @@ export class FrameWatch {
 
   /** Follow a new client's display (null: none). */
   attach(client: Guacamole.Client | null): void {
+    const hadDisplay = this.#display !== null;
     this.#restore?.();
     this.#restore = null;
     this.#display = null;
     this.#grid = null;
     this.#latest = undefined;
+    this.cadence = new FrameCadence();
+    if (hadDisplay) for (const listener of [...this.#lostListeners]) listener();
     if (client === null) return;
     const display = client.getDisplay();
     const holder = display as unknown as { flush: FlushFn };
@@ -85,6 +92,17 @@ export class FrameWatch {
     return () => this.#listeners.delete(listener);
   }
 
+  /** Epoch ms of the last drawn frame (whether or not its pixels changed); 0 before one. */
+  get lastFrameAt(): number {
+    return this.cadence.lastFrameAt;
+  }
+
+  /** Called when the display followed until now goes away; returns the unsubscribe function. */
+  onLost(listener: () => void): () => void {
+    this.#lostListeners.add(listener);
+    return () => this.#lostListeners.delete(listener);
+  }
+
   /** A sample of the picture as it is now (taken fresh); undefined when nothing is shown. */
   sampleNow(): FrameSample | undefined {
     clearTimeout(this.#timer);
@@ -93,7 +111,7 @@ export class FrameWatch {
   }
 
   #frameDrawn(): void {
-    this.lastFrameAt = Date.now();
+    this.cadence.frame(Date.now());
     if (this.#listeners.size === 0 || this.#timer !== undefined) return;
     const wait = Math.max(0, this.#lastSampleAt + this.#intervalMs - Date.now());
     this.#timer = setTimeout(() => {

@@ -4,6 +4,7 @@
 // answers changed / stable / timeout and stops when cancelled.
 import type Guacamole from 'guacamole-common-js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { FRAME_SILENCE_MS } from './frameCadence.js';
 import { FrameWatch, SAMPLE_INTERVAL_MS } from './frameWatch.js';
 import { waitForScreen } from './waitForScreen.js';
 
@@ -139,5 +140,90 @@ describe('waitForScreen', () => {
     );
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ kind: 'cancelled' });
+  });
+
+  /** The embedded gateway's keep-alive: a frame every ~2 s on a still desktop. */
+  async function keepAliveFrames(display: FakeDisplay, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await vi.advanceTimersByTimeAsync(2000);
+      display.frame();
+    }
+  }
+
+  it('until stable: a still screen whose keep-alive frames keep arriving is stable', async () => {
+    const { display, watch } = setup();
+    await keepAliveFrames(display, 4);
+    expect(watch.cadence.keepAlive).toBe(true);
+    const waiting = waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 10_000, stableMs: 3000 },
+      new AbortController().signal,
+    );
+    await keepAliveFrames(display, 2);
+    await expect(waiting).resolves.toMatchObject({ satisfied: true });
+  });
+
+  it('until stable: fails, retryably, when the keep-alive frames stop instead of calling silence stable', async () => {
+    const { display, watch } = setup();
+    await keepAliveFrames(display, 4);
+    const waiting = waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 30_000, stableMs: 8000 },
+      new AbortController().signal,
+    );
+    const outcome = waiting.then(
+      (r) => r,
+      (e: unknown) => e,
+    );
+    // The link stalls: no frame from now on.
+    await vi.advanceTimersByTimeAsync(FRAME_SILENCE_MS + 100);
+    const error = (await outcome) as { kind?: string; retryAfterMs?: number; message?: string };
+    expect(error.kind).toBe('viewer_unavailable');
+    expect(error.message).toMatch(/No frame has arrived/);
+    expect(error.retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('until changed: also fails when the frames stop, and a new wait on a silent link fails at once', async () => {
+    const { display, watch } = setup();
+    await keepAliveFrames(display, 4);
+    const waiting = waitForScreen(
+      watch,
+      { until: 'changed', timeoutMs: 30_000, stableMs: 500 },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(FRAME_SILENCE_MS + 100);
+    expect(await waiting).toMatchObject({ kind: 'viewer_unavailable' });
+    await expect(
+      waitForScreen(
+        watch,
+        { until: 'stable', timeoutMs: 5000, stableMs: 100 },
+        new AbortController().signal,
+      ),
+    ).rejects.toMatchObject({ kind: 'viewer_unavailable' });
+  });
+
+  it('until stable: fails when the display goes away during the wait (the desktop or its server died)', async () => {
+    const { watch } = setup();
+    const waiting = waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 5000, stableMs: 1000 },
+      new AbortController().signal,
+    ).catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(300);
+    watch.attach(null);
+    expect(await waiting).toMatchObject({ kind: 'viewer_unavailable' });
+    expect(String((await waiting) as Error)).toMatch(/lost the remote desktop/);
+  });
+
+  it('without keep-alive frames (guacd) a long-still screen is stable, as before', async () => {
+    const { watch } = setup();
+    await vi.advanceTimersByTimeAsync(60_000);
+    const waiting = waitForScreen(
+      watch,
+      { until: 'stable', timeoutMs: 20_000, stableMs: 10_000 },
+      new AbortController().signal,
+    );
+    await vi.advanceTimersByTimeAsync(10_100);
+    await expect(waiting).resolves.toMatchObject({ satisfied: true });
   });
 });

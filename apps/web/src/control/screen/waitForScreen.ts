@@ -1,8 +1,11 @@
 // Waiting on the picture: wait_for_screen (until it changes, or until it has been still for
 // stable_ms) and take_screenshot's wait_for_stable_ms. Built on FrameWatch samples and region
-// hashes; a still desktop sends no frames, so "stable" is also checked on a timer.
+// hashes; a still desktop sends no frames, so "stable" is also checked on a timer. Silence is not
+// stability: the wait fails (retryably) when the display goes away, or when a connection that
+// keeps a still picture alive with frames stops sending them (frameCadence.ts).
 import type { Rect } from '@overlay-companion/protocol';
 import { cancelledError } from '../sleep.js';
+import { displayLostError, framesStoppedError } from './frameCadence.js';
 import type { FrameSample, FrameWatch } from './frameWatch.js';
 import { hashRect } from './pixelHash.js';
 
@@ -23,7 +26,8 @@ export interface WaitOutcome {
 
 /**
  * Resolves when the region's pixels change (`changed`) or have not changed for `stableMs`
- * (`stable`), or with satisfied=false after `timeoutMs`. Rejects when `signal` aborts.
+ * (`stable`), or with satisfied=false after `timeoutMs`. Rejects when `signal` aborts, when
+ * the display goes away and when frames stop arriving (a retryable viewer_unavailable).
  */
 export function waitForScreen(
   watch: FrameWatch,
@@ -39,6 +43,11 @@ export function waitForScreen(
   return new Promise<WaitOutcome>((resolve, reject) => {
     if (signal.aborted) {
       reject(cancelledError(signal));
+      return;
+    }
+    const silentAtStart = watch.cadence.silentForMs(started);
+    if (silentAtStart !== undefined) {
+      reject(framesStoppedError(silentAtStart));
       return;
     }
     const first = watch.sampleNow();
@@ -59,12 +68,17 @@ export function waitForScreen(
       // No picture at the start (not connected yet): the first picture counts as a change.
       if (options.until === 'changed' && initial === undefined) finish(true);
     });
-    const stableTimer =
-      options.until === 'stable'
-        ? setInterval(() => {
-            if (Date.now() - lastChangeAt >= options.stableMs) finish(true);
-          }, STABLE_CHECK_MS)
-        : undefined;
+    const fail = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const unsubscribeLost = watch.onLost(() => fail(displayLostError()));
+    const stableTimer = setInterval(() => {
+      const now = Date.now();
+      const silentFor = watch.cadence.silentForMs(now);
+      if (silentFor !== undefined) fail(framesStoppedError(silentFor));
+      else if (options.until === 'stable' && now - lastChangeAt >= options.stableMs) finish(true);
+    }, STABLE_CHECK_MS);
     const timeout = setTimeout(() => finish(false), options.timeoutMs);
     const onAbort = () => {
       cleanup();
@@ -73,6 +87,7 @@ export function waitForScreen(
     signal.addEventListener('abort', onAbort, { once: true });
     function cleanup() {
       unsubscribe();
+      unsubscribeLost();
       clearInterval(stableTimer);
       clearTimeout(timeout);
       signal.removeEventListener('abort', onAbort);
