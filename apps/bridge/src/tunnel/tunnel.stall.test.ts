@@ -85,7 +85,15 @@ describe('a stalled desktop link', () => {
 
     const stalledAt = Date.now();
     proxy.pause();
-    const closed = await client.closed;
+    const closed = await Promise.race([
+      client.closed,
+      new Promise<never>((_resolve, reject) =>
+        setTimeout(
+          () => reject(new Error('the tunnel stayed open on a stalled link')),
+          NOTICE_DEADLINE_MS + 3000,
+        ),
+      ),
+    ]);
     const noticedMs = Date.now() - stalledAt;
     console.log(`stall noticed after ${noticedMs} ms`);
     expect(noticedMs).toBeLessThan(NOTICE_DEADLINE_MS);
