@@ -4,8 +4,9 @@
 // Guacamole handshake step (`select vnc` must be answered with `args`; the probe then hangs up,
 // which the gateway takes as a client gone before connecting and does not log) — and the
 // database answers a read, the audit log is writing, and the desktop link has not stalled (a
-// tunnel ended with 514 and none has relayed a frame since: see TunnelRegistry). Probes run at most once per CACHE_MS however often /readyz is asked
-// (it is public), concurrent askers share one probe, and the reasons name no host, port or path.
+// tunnel ended with 514 and none has relayed a frame since: see TunnelRegistry). Probes run at
+// most once per CACHE_MS however often /readyz is asked (it is public), concurrent askers share
+// one probe, and the reasons name no host, port or path.
 import { connect, type Socket } from 'node:net';
 import { GuacParser, encodeInstruction } from '@overlay-companion/guac';
 import { AUDIT_RETENTION_KEY } from '../audit/auditLog.js';

@@ -2,9 +2,10 @@
 // still desktop's link alive with a small frame every ~2 s (its VNC probe, see the gateway's
 // silenceWatch.ts), so behind it a long gap between drawn frames means the link is silent; Apache
 // guacd sends no frames while nothing changes, so behind it a gap means nothing. The cadence is
-// learnt from the frames themselves: a run of KEEP_ALIVE_RUN gaps each between KEEP_ALIVE_MIN_GAP_MS and
-// KEEP_ALIVE_MAX_GAP_MS is that keep-alive's signature (a busy screen's gaps are far shorter,
-// a still guacd screen has none), and from then on this connection is expected to keep sending.
+// learnt from the frames themselves: a run of KEEP_ALIVE_RUN gaps each 1.5–3.5 s long is that
+// keep-alive's signature (a busy screen's gaps are far shorter, a still guacd screen has none —
+// measured with guacd 1.6 for VNC and RDP), and from then on this connection is expected to
+// keep sending.
 import { ProtocolError } from '@overlay-companion/protocol';
 
 export const KEEP_ALIVE_MIN_GAP_MS = 1500;
