@@ -161,7 +161,11 @@ class Plane implements DesktopPlane {
     });
     this.hub.listen({
       event: (event) => {
-        for (const session of this.sessions) session.events.push(event);
+        // The person in charge agreed (by their toggles) to let their own AI read what they do;
+        // another person's AI on the desktop, even one that subscribed while its person was in
+        // charge, gets none of it.
+        for (const session of this.sessions)
+          if (session.principal.personId === this.charge.id) session.events.push(event);
       },
       stop: (byPersonId) => {
         this.standing.endAll('stop', byPersonId);
@@ -256,8 +260,10 @@ class Plane implements DesktopPlane {
   }
 
   updateEventInterest(): void {
-    // Only what some session collects AND the person in charge allows is ever streamed.
-    const wanted = [...this.sessions].flatMap((session) => [...session.events.types()]);
+    // Only what a session of the person in charge collects AND they allow is ever streamed.
+    const wanted = [...this.sessions]
+      .filter((session) => session.principal.personId === this.charge.id)
+      .flatMap((session) => [...session.events.types()]);
     this.hub.setEventInterest(permittedEventTypes(new Set(wanted), this.current));
   }
 

@@ -207,7 +207,7 @@ export class ViewerHub {
    * every viewer when that changes, so the person's input is streamed only while asked for.
    */
   setEventInterest(types: Iterable<EventType>): void {
-    if (this.interest.set(types)) this.broadcast(this.interest.message());
+    if (this.interest.set(types)) this.tellInterest();
   }
 
   newViewerId(): string {
@@ -273,6 +273,8 @@ export class ViewerHub {
         true,
       );
     }
+    // The new person's windows stream what is asked; the previous person's stop.
+    this.tellInterest();
     this.desktopChanged();
   }
 
@@ -621,13 +623,29 @@ export class ViewerHub {
     if (snapshot.mode === 'custom') peer.send(encodeBridgeMessage(modeChangedMessage(snapshot)));
     // A viewer forgets the interest on every hello and streams every type until told; tell it
     // at once (an empty list when nobody subscribed).
-    peer.send(encodeBridgeMessage(this.interest.message()));
+    peer.send(encodeBridgeMessage(this.interestFor(peer)));
     // A window taking control gets the overlays as the bridge has them: it keeps the newer of
     // that and its own store (and announces its own, which the bridge keeps if newer).
     if (role === 'control') peer.send(encodeBridgeMessage(this.overlays.syncMessage()));
     for (const message of this.shared.afterHello(role))
       if (this.mayHear(peer, message)) peer.send(encodeBridgeMessage(message));
     // desktop_state follows from windowsChanged (attach) and chargeChanged, to every window.
+  }
+
+  /**
+   * What `peer` is asked to stream: only the windows of the person in charge stream anything
+   * (the bridge drops a watcher's events unread anyway); a watcher's window is told none, so it
+   * sends nothing of its person's and never says an AI follows their pointer or reads their keys.
+   */
+  private interestFor(peer: ViewerPeer): BridgeToViewer {
+    return peer.personId === this.options.inCharge()
+      ? this.interest.message()
+      : { type: 'event_interest', events: [] };
+  }
+
+  /** Tells every window what to stream (the interest or the charge changed). */
+  private tellInterest(): void {
+    for (const v of this.viewers) v.send(encodeBridgeMessage(this.interestFor(v)));
   }
 
   private peer(id: string): ViewerPeer | undefined {
