@@ -1,6 +1,6 @@
 // One Guacamole tunnel: a browser WebSocket on one side, a connection to the guacd-compatible
 // server on the other — a new one for the person's first window, a join of the person's running
-// connection for the others (personConnections.ts). The bridge does the guacd handshake itself
+// connection for the others (desktopConnections.ts). The bridge does the guacd handshake itself
 // with server-side connection parameters, then relays whole instructions both ways:
 //   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once; the
 //   desktop's size (layer 0) is noted for the person; frames before the desktop is drawn are

@@ -236,7 +236,7 @@ export const waitForScreen = defineTool({
   name: 'wait_for_screen',
   title: 'Wait for screen',
   description:
-    'Waits until the screen changes, or until it stops changing, then returns. Use it after a click or key press to wait for a window to open or a page to finish loading before taking a screenshot. A timeout is not an error: satisfied is false.',
+    'Waits until the screen changes, or until it stops changing, then returns. Use it after a click or key press to wait for a window to open or a page to finish loading before taking a screenshot. A timeout is not an error: satisfied is false. When frames stop arriving at all (the link to the desktop went silent) it fails with viewer_unavailable and retry_after_ms instead of calling the silence stable.',
   input: WaitForScreenInput,
   result: WaitForScreenResult,
   annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
