@@ -1,7 +1,7 @@
 // Accessibility of every page a person uses, in Chromium against real stacks started for this
 // spec: axe-core on /signin, /setup, /config, /desktops, /settings, /audit, /people and the
 // viewer — each in the states people meet (errors shown, a new token, a confirmation open, the
-// account menu, an approval waiting) at 1280×800 and at a phone's 390×844 — failing on serious
+// account menu, an approval waiting) at 1280×800, at a phone's 390×844 and at 4K — failing on serious
 // or critical violations; and signing in and creating and revoking a token with the keyboard
 // alone.
 import { PAGES } from '@overlay-companion/protocol';
@@ -50,6 +50,7 @@ async function newPage(
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
+  { width: 3840, height: 2160 },
 ];
 
 for (const viewport of VIEWPORTS) {
