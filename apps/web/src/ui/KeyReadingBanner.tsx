@@ -2,12 +2,12 @@
 // reading: their key presses (a banner), and their pointer and clicks (a quieter line,
 // PointerFollowingNotice.tsx), each with the way to stop it (its switch in Settings, opened in a
 // new tab so this window — the person's control plane — stays open). Reads the control store only.
-import { PAGES, PERMISSION_LABELS } from '@overlay-companion/protocol';
 import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
 import { readsKeyPresses } from './keyReading.js';
 import { PointerFollowingNotice } from './PointerFollowingNotice.js';
 import { followsPointer } from './pointerFollowing.js';
+import { StopInSettings } from './StopInSettings.js';
 
 /** The banners' slot; a live region always present, so each one's appearance is announced. */
 export function KeyReadingNotice({
@@ -22,14 +22,7 @@ export function KeyReadingNotice({
       {reading ? (
         <div className="key-banner" data-testid="key-reading-banner">
           <strong>An AI is reading your key presses.</strong>{' '}
-          <span className="key-banner__how">
-            To stop it, turn off “{PERMISSION_LABELS.read_key_events}” in{' '}
-            <a href={PAGES.settings} target="_blank" rel="noopener noreferrer">
-              Settings
-              <span className="visually-hidden"> (opens in a new tab)</span>
-            </a>
-            .
-          </span>
+          <StopInSettings permission="read_key_events" className="key-banner__how" />
         </div>
       ) : null}
       {following ? <PointerFollowingNotice /> : null}

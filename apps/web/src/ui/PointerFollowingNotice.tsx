@@ -3,21 +3,14 @@
 // so this window — the person's control plane — stays open. Shown in the key-reading banner's
 // slot (KeyReadingBanner.tsx), so every window shows it and a monitor window floats it with the
 // bar; quieter than the key-reading banner, since where a pointer goes tells less than keys.
-import { PAGES, PERMISSION_LABELS } from '@overlay-companion/protocol';
+import { StopInSettings } from './StopInSettings.js';
 import './pointerFollowing.css';
 
 export function PointerFollowingNotice() {
   return (
     <div className="pointer-banner" data-testid="pointer-following-banner">
       <strong>An AI follows your pointer and clicks.</strong>{' '}
-      <span className="pointer-banner__how">
-        To stop it, turn off “{PERMISSION_LABELS.read_pointer_events}” in{' '}
-        <a href={PAGES.settings} target="_blank" rel="noopener noreferrer">
-          Settings
-          <span className="visually-hidden"> (opens in a new tab)</span>
-        </a>
-        .
-      </span>
+      <StopInSettings permission="read_pointer_events" className="pointer-banner__how" />
     </div>
   );
 }
