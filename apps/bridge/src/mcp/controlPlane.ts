@@ -46,7 +46,7 @@ import { runToolCall } from './toolCall.js';
 import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { SessionState } from './toolkit.js';
-import { readDecision } from './readDecision.js';
+import { readDecision } from './planeDecision.js';
 
 // Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
 // as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check

@@ -5,13 +5,13 @@
 import {
   ProtocolError,
   aiClientRef,
-  decideCall,
   type ToolArgs,
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
 import { callBudgetMs } from '../relay/timeouts.js';
 import { approveThroughClient, clientApprover } from './approvals.js';
+import { decideOnPlane } from './planeDecision.js';
 import type { ToolContext } from './toolkit.js';
 
 export interface RelayOutcome<N extends ViewerToolName> {
@@ -34,13 +34,7 @@ export async function relayWithPolicy<N extends ViewerToolName>(
         message: `The AI wants to run ${name} on the desktop with ${JSON.stringify(args)}. Allow it?`,
       });
       // The mode or the toggles may have changed (Stop) while the client was asking: decide again.
-      const again = decideCall({
-        mode: ctx.plane.mode.mode,
-        metadata: ctx.plane.mode.snapshot.metadata,
-        permissions: ctx.plane.permissions(),
-        tool: name,
-        args,
-      });
+      const again = decideOnPlane(ctx.plane, name, args);
       if (again.decision === 'deny') throw new ProtocolError('permission_denied', again.message);
       // The client approved (for the person, who allowed that); the headless viewer must not ask
       // (nobody would answer). The client's answer is not the person's: was_confirmed stays

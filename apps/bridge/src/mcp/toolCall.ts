@@ -9,7 +9,6 @@ import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/typ
 import {
   ProtocolError,
   aiClientRef,
-  decideCall,
   type AskEnding,
   detailWithIntent,
   formatZodIssues,
@@ -26,6 +25,7 @@ import { asProtocolError, errorResult, successResult } from './results.js';
 import type { BridgeTool, CallNote, ToolContext } from './toolkit.js';
 import type { DesktopPlane } from './desktopPlanes.js';
 import { describeStanding } from './planeAudit.js';
+import { decideOnPlane } from './planeDecision.js';
 import { ViewerReportedError } from '../relay/callRelay.js';
 
 /** The audit outcome of a call whose question to the person ended it. */
@@ -157,14 +157,7 @@ export async function runToolCall(
   } catch (err) {
     return fail(asProtocolError(err));
   }
-  const { mode } = plane;
-  const verdict = decideCall({
-    mode: mode.mode,
-    metadata: mode.snapshot.metadata,
-    permissions: plane.permissions(),
-    tool: tool.name,
-    args: parsed.data,
-  });
+  const verdict = decideOnPlane(plane, tool.name, parsed.data);
   note.decision = verdict.decision;
   if (verdict.decision === 'deny') {
     return fail(new ProtocolError('permission_denied', verdict.message));
