@@ -36,7 +36,6 @@ export interface PendingCallInfo {
   args: unknown;
   policy: 'allow' | 'confirm';
   client: AiClientRef | undefined;
-  viewerId: string;
 }
 
 export interface CallOptions {
@@ -125,7 +124,6 @@ export class CallRelay {
       args,
       policy,
       client: options.client,
-      viewerId: control.id,
     });
     control.send(encodeBridgeMessage(message));
     try {
@@ -251,8 +249,7 @@ export class CallRelay {
 
   /** The call `id` while it waits at `viewerId` (undefined: not there, or finished). */
   pendingCall(viewerId: string, id: string): PendingCallInfo | undefined {
-    const info = this.callInfo.get(id);
-    return info?.viewerId === viewerId ? info : undefined;
+    return this.calls.viewerOf(id) === viewerId ? this.callInfo.get(id) : undefined;
   }
 
   private cancelOnViewer(id: string, reason: string): void {
