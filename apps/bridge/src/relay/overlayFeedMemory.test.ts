@@ -19,6 +19,7 @@ import {
   FEED_SOCKETS_PER_PERSON,
 } from './feedLimits.js';
 import { SilentSocket, type SilentSocketOutcome } from './testing/silentSocket.js';
+import { escapedOverlays } from './testing/escapedOverlays.js';
 
 const SOCKETS = 200;
 const MIB = 1024 * 1024;
@@ -31,20 +32,6 @@ function memory(): { rss: number; held: number } {
   gc();
   const m = process.memoryUsage();
   return { rss: m.rss, held: m.heapUsed + m.arrayBuffers };
-}
-
-function overlays(count: number, prefix: string): Overlay[] {
-  return Array.from({ length: count }, (_, i) => ({
-    overlay_id: `${prefix}_${i}`,
-    bounds: { x: 10, y: 20, width: 30, height: 40 },
-    color: '#ffcc00',
-    opacity: 0.5,
-    // Six bytes each once JSON-escaped (\u0001), one character before.
-    label: '\u0001'.repeat(200),
-    click_through: true,
-    monitor_index: 0,
-    created_at: Date.UTC(2025, 7, 24, 8, 10, 0),
-  }));
 }
 
 const syncBytes = (list: Overlay[]): number =>
@@ -99,7 +86,7 @@ describe('/ws/overlays memory with 200 feeds that never read', () => {
   });
 
   it('the reported attack (one token, 10,000 escaped labels, a 15 MiB sync): the bridge grows by less than 64 MiB', async () => {
-    const store = overlays(MAX_OVERLAYS, 'ov_attack');
+    const store = escapedOverlays(MAX_OVERLAYS, 'ov_attack');
     expect(syncBytes(store)).toBeGreaterThan(13 * MIB);
     await load(store);
     const before = memory();
@@ -119,9 +106,10 @@ describe('/ws/overlays memory with 200 feeds that never read', () => {
   }, 120_000);
 
   it(`the worst the limits allow (50 tokens, the largest sync allowed, 3 more while nobody reads): the bridge grows by less than ${FEED_SOCKETS_PER_PERSON} × ${FEED_MAX_BUFFERED_BYTES / MIB} MiB`, async () => {
-    const perOverlay = syncBytes(overlays(2, 'ov_max')) - syncBytes(overlays(1, 'ov_max'));
+    const perOverlay =
+      syncBytes(escapedOverlays(2, 'ov_max')) - syncBytes(escapedOverlays(1, 'ov_max'));
     const count = Math.floor((FEED_MAX_SYNC_BYTES - syncBytes([])) / perOverlay) - 50;
-    const largest = (prefix: string) => overlays(count, prefix);
+    const largest = (prefix: string) => escapedOverlays(count, prefix);
     expect(syncBytes(largest('ov_maxa'))).toBeLessThanOrEqual(FEED_MAX_SYNC_BYTES);
     expect(syncBytes(largest('ov_maxa'))).toBeGreaterThan(FEED_MAX_SYNC_BYTES - MIB);
     await load(largest('ov_maxa'));

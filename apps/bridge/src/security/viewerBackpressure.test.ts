@@ -3,11 +3,11 @@
 // VIEWER_MAX_BUFFERED_BYTES queued for it, the bridge drops that window, while the windows that
 // read keep every message. Real bridge, a SCRIPTED VIEWER as the control window, a raw socket
 // that upgrades /ws/viewer and then never reads.
-import type { Overlay } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
+import { escapedOverlays } from '../relay/testing/escapedOverlays.js';
 import { SilentSocket } from '../relay/testing/silentSocket.js';
 import { VIEWER_MAX_BUFFERED_BYTES } from '../relay/viewerSocket.js';
 
@@ -27,19 +27,8 @@ afterAll(async () => {
   await bridge?.close();
 });
 
-/** About 4.6 MB once encoded: labels of characters JSON escapes six-fold. */
-function bigStore(prefix: string): Overlay[] {
-  return Array.from({ length: 3_800 }, (_, i) => ({
-    overlay_id: `${prefix}_${i}`,
-    bounds: { x: 10, y: 20, width: 30, height: 40 },
-    color: '#ffcc00',
-    opacity: 0.5,
-    label: '\u0001'.repeat(200),
-    click_through: true,
-    monitor_index: 0,
-    created_at: Date.UTC(2025, 7, 24, 8, 10, 0),
-  }));
-}
+/** About 4.6 MB once encoded. */
+const bigStore = (prefix: string) => escapedOverlays(3_800, prefix);
 
 describe('a viewer window that does not read', () => {
   it('is dropped once more than the bound waits for it; the windows that read get everything', async () => {
