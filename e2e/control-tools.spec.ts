@@ -223,6 +223,9 @@ test('drag presses at from and releases at to; scroll turns the wheel', async ({
 });
 
 test('wait_for_screen sees a window appear, then the screen settle', async ({ stack }) => {
+  // A viewer just opened may still be painting its first frames, and the last test's window its
+  // close: start from a quiet screen, or "changed" is satisfied by them before the window.
+  await ok('wait_for_screen', { until: 'stable', stable_ms: 500, timeout_ms: 10_000 });
   const changed = callTool(mcp, 'wait_for_screen', { until: 'changed', timeout_ms: 10_000 });
   await new Promise((r) => setTimeout(r, 300));
   const xev = await startXev(stack.xEnv);

@@ -37,6 +37,22 @@ function step(name, command, args, countTests) {
   results.push({ name, ok, seconds: ((Date.now() - started) / 1000).toFixed(1), counts });
 }
 
+/**
+ * The first lines of a failure's message, indented under its name: a CI log is read from its
+ * tail, where the summary is, so the cause has to be there and not only the name.
+ */
+function firstLines(message) {
+  if (typeof message !== 'string' || message === '') return '';
+  const lines = message
+    // eslint-disable-next-line no-control-regex
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== '')
+    .slice(0, 6);
+  return lines.map((line) => `\n         ${line.slice(0, 240)}`).join('');
+}
+
 function vitestCounts(file) {
   return () => {
     if (!existsSync(file)) return { passed: 0, failed: 1 };
@@ -45,7 +61,9 @@ function vitestCounts(file) {
     for (const suite of report.testResults ?? []) {
       const where = relative(process.cwd(), suite.name);
       const failedTests = (suite.assertionResults ?? []).filter((t) => t.status === 'failed');
-      for (const t of failedTests) names.push(`${where} › ${t.fullName}`);
+      for (const t of failedTests) {
+        names.push(`${where} › ${t.fullName}${firstLines(t.failureMessages?.[0])}`);
+      }
       // A file that failed outside any test (a hook, an import) has no failed test to name.
       if (suite.status === 'failed' && failedTests.length === 0) names.push(`${where} (the file)`);
     }
@@ -67,11 +85,18 @@ function playwrightCounts(file) {
     if (!existsSync(file)) return { passed: 0, failed: 1 };
     const report = JSON.parse(readFileSync(file, 'utf8'));
     const names = [];
+    const flaky = [];
     const walk = (suite, path) => {
       for (const spec of suite.specs ?? []) {
         for (const test of spec.tests ?? []) {
+          if (test.status === 'flaky') {
+            flaky.push(`${spec.file} › ${[...path, spec.title].join(' › ')} [${test.projectName}]`);
+          }
           if (test.status === 'unexpected') {
-            names.push(`${spec.file} › ${[...path, spec.title].join(' › ')} [${test.projectName}]`);
+            const error = test.results?.at(-1)?.error?.message;
+            names.push(
+              `${spec.file} › ${[...path, spec.title].join(' › ')} [${test.projectName}]${firstLines(error)}`,
+            );
           }
         }
       }
@@ -80,7 +105,7 @@ function playwrightCounts(file) {
     };
     for (const suite of report.suites ?? []) walk(suite, []);
     const { stats } = report;
-    return { passed: stats.expected + stats.flaky, failed: stats.unexpected, names };
+    return { passed: stats.expected + stats.flaky, failed: stats.unexpected, names, flaky };
   };
 }
 
@@ -156,6 +181,7 @@ for (const r of results) {
   console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.name} ${r.seconds}s${counts}`);
   // The failed tests by name here at the end, where a CI log's tail is read.
   for (const name of r.counts?.names ?? []) console.log(`       failed: ${name}`);
+  for (const name of r.counts?.flaky ?? []) console.log(`       passed on retry: ${name}`);
 }
 console.log(`tests: ${passed} passed, ${failed} failed`);
 process.exit(results.every((r) => r.ok) ? 0 : 1);
