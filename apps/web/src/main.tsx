@@ -7,7 +7,7 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
 import { browserSession } from './display/guacBrowser.js';
 import { watchAttention } from './ui/attention.js';
-import { confirmationStore } from './store/confirmations.js';
+import { confirmationStore } from './store/pendingConfirmations.js';
 import { controlStore } from './store/control.js';
 import './theme.css';
 import './styles.css';

@@ -3,7 +3,7 @@
 // what the pointer's bubble can show. Anything without a place on the desktop (the clipboard, a
 // mode change) is not sent.
 import { MAX_AI_ACTION_TEXT, type AiAction } from '@overlay-companion/protocol';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 
 /** At most MAX_AI_ACTION_TEXT UTF-16 units, never ending in half a surrogate pair. */
 function cut(text: string): string {

@@ -4,7 +4,7 @@
 // (ai_action) and draw it too. `acting` counts input calls in flight in this window (the chrome's
 // stronger indicator); it changes twice per call, never per animation frame.
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 
 export interface ActivityState {
   acting: number;

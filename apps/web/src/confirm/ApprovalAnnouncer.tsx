@@ -2,7 +2,7 @@
 // region that appears together with its text is often not read) and says what the front
 // request is, and how many wait behind it.
 import { useStore } from 'zustand';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore } from '../store/pendingConfirmations.js';
 import { describeConfirmation } from './describe.js';
 
 export function ApprovalAnnouncer() {

@@ -14,7 +14,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { STANDING_PERMISSION_MINUTES } from '@overlay-companion/protocol';
 import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
-import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
+import { confirmationStore, type ConfirmDetails } from '../store/pendingConfirmations.js';
 import { viewerPrefsStore } from '../store/viewerPrefs.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';

@@ -10,7 +10,7 @@ import {
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { confirmDetails } from '../control/dispatch.js';
-import { createConfirmationStore } from '../store/confirmations.js';
+import { createConfirmationStore } from '../store/pendingConfirmations.js';
 import { ConfirmIntent } from './ConfirmIntent.js';
 import { Confirmations } from './confirmations.js';
 import { intentText } from './describe.js';

@@ -1,7 +1,7 @@
 // The confirmation rules: only an explicit approval resolves true; Deny, the timeout (default
 // and shorter deadlines), cancellation and Stop all deny, and settle exactly once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createConfirmationStore } from '../store/confirmations.js';
+import { createConfirmationStore } from '../store/pendingConfirmations.js';
 import { Confirmations, DEFAULT_CONFIRM_TIMEOUT_MS } from './confirmations.js';
 
 const click = { kind: 'click', x: 10, y: 20, button: 'left', clicks: 1 } as const;

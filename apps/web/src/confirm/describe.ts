@@ -1,7 +1,7 @@
 // Words for a confirmation: a title and the facts the person needs to decide, exactly what will
 // happen. Pure so the wording is tested and the panel stays a thin view.
 import { MAX_INTENT_CHARS } from '@overlay-companion/protocol';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 
 export interface ConfirmText {
   title: string;

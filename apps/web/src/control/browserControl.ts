@@ -13,7 +13,7 @@ import {
 import { Confirmations } from '../confirm/confirmations.js';
 import { getActiveClient, onActiveClientChange } from '../display/activeClient.js';
 import { personInputBlocked } from '../display/personInput.js';
-import { confirmationStore, type ConfirmDetails } from '../store/confirmations.js';
+import { confirmationStore, type ConfirmDetails } from '../store/pendingConfirmations.js';
 import { standingStore } from '../store/standing.js';
 import { PersonActivity, takeOverStore, watchPersonInput } from '../takeover/personActivity.js';
 import { HeldActions } from '../takeover/heldActions.js';

@@ -14,7 +14,7 @@ import {
   type ViewerToolName,
 } from '@overlay-companion/protocol';
 import type Guacamole from 'guacamole-common-js';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import type { Viewport } from '../viewport/viewport.js';
 import type { ClipboardWatch } from './handlers/clipboard.js';
 import {

@@ -2,7 +2,7 @@
 // window.__overlayCompanion. It only returns copies: nothing here can approve a confirmation,
 // change the mode or draw — approvals come from the person clicking the panel's buttons.
 import type { StoreApi } from 'zustand/vanilla';
-import type { ConfirmationState } from '../store/confirmations.js';
+import type { ConfirmationState } from '../store/pendingConfirmations.js';
 import type { ControlState } from '../store/control.js';
 import type { OverlayState } from '../store/overlays.js';
 import type { ViewportState } from '../store/viewport.js';

@@ -12,7 +12,7 @@ import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
 import { personInputBlocked, usePersonInputBlocked } from '../display/personInput.js';
 import { useConnection, useDisplay } from '../store/index.js';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore } from '../store/pendingConfirmations.js';
 import { CLIENT_MENU_ATTRIBUTE, escapeAction, keyboardPlace } from '../confirm/answerKeyboard.js';
 import { desktopStateStore, viewGrantOnly } from '../store/desktopState.js';
 import { viewerPrefsStore, type ScalingMode } from '../store/viewerPrefs.js';

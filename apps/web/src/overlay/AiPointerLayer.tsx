@@ -7,7 +7,7 @@ import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import { onAiAction } from '../activity/aiActivity.js';
 import { showControlCharacters } from '../confirm/describe.js';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { desktopToWindow, type Point } from '../viewport/viewport.js';
 import './aiPointer.css';

@@ -2,7 +2,7 @@
 // scroll or move point, and the path of a drag from a ring to an arrowhead. Drawn on the
 // overlay layer (click-through) so the person sees the exact spot on the desktop while
 // deciding in the panel beside it.
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import { desktopToWindow, type Viewport } from '../viewport/viewport.js';
 
 function Crosshair({ x, y, label }: { x: number; y: number; label: string }) {

@@ -8,7 +8,7 @@
 import { useEffect, useRef } from 'react';
 import { useStore } from 'zustand';
 import { viewportStore } from '../store/viewport.js';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore } from '../store/pendingConfirmations.js';
 import { ConfirmPreview } from './ConfirmPreview.js';
 import { mountOverlayPainter } from './overlayPainter.js';
 import { layerSize } from './overlayFrame.js';

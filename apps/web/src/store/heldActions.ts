@@ -3,7 +3,7 @@
 // takeover/heldActions.ts; the "approved action waiting" panel renders from it.
 import type { ToolName } from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { ConfirmDetails } from './confirmations.js';
+import type { ConfirmDetails } from './pendingConfirmations.js';
 
 export interface HeldAction {
   id: string;

@@ -14,7 +14,7 @@ import {
   personAnswered,
 } from '../confirm/answerKeyboard.js';
 import { heldActionStore, type HeldAction } from '../store/heldActions.js';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
 import { takeOverStore } from './personActivity.js';

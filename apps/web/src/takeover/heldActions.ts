@@ -5,7 +5,7 @@
 // is cancelled (Stop, the AI, the link). Framework-free so the rules are unit-tested.
 import { ProtocolError, type ToolName } from '@overlay-companion/protocol';
 import type { StoreApi } from 'zustand/vanilla';
-import type { ConfirmDetails } from '../store/confirmations.js';
+import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import type { HeldActionState } from '../store/heldActions.js';
 import { cancelledError } from '../control/sleep.js';
 

@@ -8,7 +8,7 @@ import { MAX_ANNOTATION_NOTE_CHARS } from '@overlay-companion/protocol';
 import { useEffect, useState } from 'react';
 import { useStore } from 'zustand';
 import { useShallow } from 'zustand/react/shallow';
-import { confirmationStore } from '../store/confirmations.js';
+import { confirmationStore } from '../store/pendingConfirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { useNow } from '../ui/useNow.js';
 import { watchTeachTitle } from './teachCue.js';

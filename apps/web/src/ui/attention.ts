@@ -1,7 +1,7 @@
 // When an approval waits, the tab says so even in the background: the title gets a count
 // ("(2) Approval waiting — Overlay Companion") and the favicon a badge. Restored when none waits.
 import type { StoreApi } from 'zustand/vanilla';
-import type { ConfirmationState } from '../store/confirmations.js';
+import type { ConfirmationState } from '../store/pendingConfirmations.js';
 import type { ControlState } from '../store/control.js';
 
 const BADGE_ICON =

@@ -11,7 +11,7 @@ import {
 } from '@overlay-companion/protocol';
 import type Guacamole from 'guacamole-common-js';
 import { Confirmations } from '../../confirm/confirmations.js';
-import { createConfirmationStore } from '../../store/confirmations.js';
+import { createConfirmationStore } from '../../store/pendingConfirmations.js';
 import { createControlStore } from '../../store/control.js';
 import { createOverlayStore } from '../../store/overlays.js';
 import { EMPTY_VIEWPORT } from '../../viewport/viewport.js';
