@@ -2,8 +2,8 @@
 // the process: region pixels are copied out of the framebuffer on the main thread (which keeps
 // decoding RFB into it) and transferred to the least busy worker; the image comes back
 // transferred. Each call gets its own promise, so a caller sees its own results in its own order
-// however the workers finish; the viewer assembles a frame's instructions only after all of
-// its images are back (viewer.ts). A worker that dies fails only its own tasks and is replaced.
+// however the workers finish; the Guacamole user (guacUser.ts) assembles a frame's instructions only after all of
+// its images are back. A worker that dies fails only its own tasks and is replaced.
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

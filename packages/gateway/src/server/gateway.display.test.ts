@@ -125,14 +125,14 @@ describe('gateway on a real Xvnc desktop', () => {
     await expect
       .poll(() => x('xdotool', ['getmouselocation']), { timeout: 5000 })
       .toMatch(/^x:40 y:50 /);
-    const viewer = await open({ 'read-only': 'true' });
-    await viewer.waitForFrames(1);
-    viewer.send('mouse', 300, 200, 0);
-    viewer.send('size', 640, 480);
+    const readOnly = await open({ 'read-only': 'true' });
+    await readOnly.waitForFrames(1);
+    readOnly.send('mouse', 300, 200, 0);
+    readOnly.send('size', 640, 480);
     await new Promise((resolve) => setTimeout(resolve, 700));
     expect(await x('xdotool', ['getmouselocation'])).toMatch(/^x:40 y:50 /);
     expect(await x('xdotool', ['getdisplaygeometry'])).toBe('1024 640\n');
-    viewer.close();
+    readOnly.close();
     client.close();
   });
 

@@ -11,7 +11,7 @@ import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js
 import { waitForScreenMatch } from '../testing/desktopCapture.js';
 import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
-import { MAX_FRAMES_IN_FLIGHT } from '../session/viewer.js';
+import { MAX_FRAMES_IN_FLIGHT } from '../session/guacUser.js';
 import { startGateway, type Gateway } from './gateway.js';
 
 const run = promisify(execFile);

@@ -161,7 +161,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
           logger,
           connectTimeoutMs: settings.connectTimeoutMs,
           silence: options.vncSilence,
-          viewerTimings: {
+          userTimings: {
             idleTimeoutMs: settings.idleTimeoutMs,
             keepAliveMs: settings.keepAliveMs,
             onFrameEncoded: options.onFrameEncoded,
@@ -179,9 +179,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // guacd acknowledges with `ready` before the remote desktop is reached; failures to
       // reach it arrive afterwards as an `error` instruction.
       guac.send([['ready', session.id]]);
-      session.addViewer(guac, vnc, info.image);
+      session.addUser(guac, vnc, info.image);
       log.info(
-        { connection: session.label, join: joined !== undefined, viewers: session.viewerCount },
+        { connection: session.label, join: joined !== undefined, users: session.userCount },
         'browser joined',
       );
       if (joined === undefined) await session.start();

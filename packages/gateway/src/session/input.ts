@@ -23,7 +23,7 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
-/** What the viewer must answer for a stream instruction it cannot take. */
+/** What the user must answer for a stream instruction it cannot take. */
 export interface InputReply {
   ack?: { stream: number; message: string; status: number };
 }

@@ -1,7 +1,7 @@
 // Where one browser shows lossy (JPEG/WebP) pixels, and since when. Updated in the order the
 // browser draws: a frame's copies first (lossy pixels move with them), then its images (an exact
 // image clears the area, a lossy one marks it). A region whose lossy pixels have not changed for
-// the refresh delay has settled: the viewer redraws it losslessly, so a still screen is always
+// the refresh delay has settled: the user's frame encoder redraws it losslessly, so a still screen is always
 // pixel-exact. Rectangles are kept exact (subtraction, not bounding boxes) so a refresh covers
 // only what is really lossy; past a cap the closest pair is fused, which is conservative.
 import type { CopyOp } from '../encode/instructions.js';

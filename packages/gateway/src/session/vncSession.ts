@@ -27,7 +27,12 @@ import { connectionLabel } from './connectionLabel.js';
 import { RegionEncodeCache } from './encodeCache.js';
 import type { CursorImage } from './frameState.js';
 import { UpdateShaper } from './updateShaper.js';
-import { Viewer, type StreamingOptions, type ViewerOptions, type ViewerSource } from './viewer.js';
+import {
+  GuacUser,
+  type StreamingOptions,
+  type GuacUserOptions,
+  type GuacUserSource,
+} from './guacUser.js';
 
 export interface SessionOptions {
   id: string;
@@ -38,7 +43,7 @@ export interface SessionOptions {
   connectTimeoutMs: number;
   /** How a silent VNC link is noticed (RfbConnectOptions.silenceProbeMs / silenceTimeoutMs). */
   silence?: { probeMs: number; timeoutMs: number } | undefined;
-  viewerTimings: Pick<ViewerOptions, 'idleTimeoutMs' | 'keepAliveMs' | 'onFrameEncoded'>;
+  userTimings: Pick<GuacUserOptions, 'idleTimeoutMs' | 'keepAliveMs' | 'onFrameEncoded'>;
   streaming: StreamingOptions;
   /** The worker threads that encode images (shared by the process's gateways). */
   pool: EncodePool;
@@ -53,12 +58,12 @@ const RETRY_DELAY_MS = 1000;
 /** Longest wait for the first complete picture before showing what there is. */
 const INITIAL_PICTURE_WAIT_MS = 3000;
 
-export class VncSession implements ViewerSource {
+export class VncSession implements GuacUserSource {
   readonly id: string;
   /** What logs call this session: not the id, which would let a log reader join it. */
   readonly label: string;
   private rfb: RfbClient | undefined;
-  private readonly viewers = new Set<Viewer>();
+  private readonly users = new Set<GuacUser>();
   private cursor: CursorImage | undefined;
   private ended = false;
   private readonly encodes: RegionEncodeCache;
@@ -111,16 +116,16 @@ export class VncSession implements ViewerSource {
   get sharedEncodes(): number {
     return this.encodes.hits;
   }
-  get viewerCount(): number {
-    return this.viewers.size;
+  get userCount(): number {
+    return this.users.size;
   }
 
   /**
    * Adds a browser; it is sent the whole desktop as soon as there is one. `imageTypes` are
    * the mimetypes it named in the handshake's `image` instruction.
    */
-  addViewer(socket: GuacSocket, settings: VncSettings, imageTypes: readonly string[]): Viewer {
-    const viewer = new Viewer(
+  addUser(socket: GuacSocket, settings: VncSettings, imageTypes: readonly string[]): GuacUser {
+    const user = new GuacUser(
       socket,
       this,
       {
@@ -130,15 +135,15 @@ export class VncSession implements ViewerSource {
         disableDisplayResize: settings.disableDisplayResize,
         imageTypes,
         streaming: this.options.streaming,
-        ...this.options.viewerTimings,
+        ...this.options.userTimings,
       },
-      { ready: () => this.viewerReady(), left: (v) => this.viewerLeft(v) },
+      { ready: () => this.userReady(), left: (v) => this.userLeft(v) },
       this.options.logger.child({ connection: this.label }),
     );
-    this.viewers.add(viewer);
-    viewer.start();
-    if (this.rfb !== undefined) viewer.fullRefresh(this.cursor);
-    return viewer;
+    this.users.add(user);
+    user.start();
+    if (this.rfb !== undefined) user.fullRefresh(this.cursor);
+    return user;
   }
 
   /** Connects to the VNC server (retrying as `autoretry` asks) and starts the update loop. */
@@ -176,7 +181,7 @@ export class VncSession implements ViewerSource {
 
   /** Ends the session for everyone (gateway shutdown). */
   close(): void {
-    for (const viewer of [...this.viewers]) viewer.close();
+    for (const user of [...this.users]) user.close();
     this.end();
   }
 
@@ -192,7 +197,7 @@ export class VncSession implements ViewerSource {
     // A server that never covers the whole screen must not leave browsers blank forever.
     this.initialTimer = setTimeout(() => {
       this.initialPixelsMissing = 0;
-      if (!this.midUpdate) for (const v of this.viewers) v.pump();
+      if (!this.midUpdate) for (const v of this.users) v.pump();
     }, INITIAL_PICTURE_WAIT_MS);
     this.initialTimer.unref();
     // Changes reach the browsers at the update's end, shaped (frameEnd); browsers take no
@@ -214,22 +219,22 @@ export class VncSession implements ViewerSource {
       if (this.initialPixelsMissing > 0) this.initialPixelsMissing = width * height;
       this.shaper.resize(width, height, rfb.framebuffer);
       this.changes.resize(width, height);
-      for (const v of this.viewers) v.resize(width, height);
+      for (const v of this.users) v.resize(width, height);
     });
     rfb.on('cursor', (cursor) => {
       this.cursor = cursor;
-      for (const v of this.viewers) v.setCursor(cursor);
+      for (const v of this.users) v.setCursor(cursor);
     });
     rfb.on('frameEnd', () => this.frameEnd());
     rfb.on('clipboard', (text) => {
-      for (const v of this.viewers) v.sendClipboard(text);
+      for (const v of this.users) v.sendClipboard(text);
     });
     rfb.on('error', (error) => this.fail(error));
     rfb.on('close', () => {
       const where = describeRfbTarget(this.options.target);
       this.fail(new RfbError('closed', `The VNC server at ${where} closed the connection.`));
     });
-    for (const v of this.viewers) v.fullRefresh(this.cursor);
+    for (const v of this.users) v.fullRefresh(this.cursor);
     rfb.requestUpdate(false);
   }
 
@@ -240,32 +245,29 @@ export class VncSession implements ViewerSource {
       this.changes.beginUpdate();
       for (const op of this.shaper.finish(framebuffer)) {
         if (op.kind === 'copy') {
-          for (const v of this.viewers) v.addCopy(op.op);
+          for (const v of this.users) v.addCopy(op.op);
         } else {
           this.changes.changed(op.rect, now);
-          for (const v of this.viewers) v.markDirty(op.rect);
+          for (const v of this.users) v.markDirty(op.rect);
         }
       }
     }
     this.midUpdate = false;
     if (this.initialPixelsMissing <= 0) clearTimeout(this.initialTimer);
-    for (const v of this.viewers) v.pump();
+    for (const v of this.users) v.pump();
     this.requestIfWanted();
   }
 
-  private viewerReady(): void {
+  private userReady(): void {
     if (this.updateDeferred) this.requestIfWanted();
   }
 
   private requestIfWanted(): void {
     if (this.rfb === undefined || this.ended) return;
-    const someoneKeepsUp = [...this.viewers].some((v) => !v.lagging);
+    const someoneKeepsUp = [...this.users].some((v) => !v.lagging);
     if (this.options.logger.isLevelEnabled('trace')) {
-      const viewers = [...this.viewers].map((v) => v.describe());
-      this.options.logger.trace(
-        { connection: this.label, someoneKeepsUp, viewers },
-        'update pacing',
-      );
+      const users = [...this.users].map((v) => v.describe());
+      this.options.logger.trace({ connection: this.label, someoneKeepsUp, users }, 'update pacing');
     }
     if (someoneKeepsUp) {
       this.updateDeferred = false;
@@ -275,9 +277,9 @@ export class VncSession implements ViewerSource {
     }
   }
 
-  private viewerLeft(viewer: Viewer): void {
-    this.viewers.delete(viewer);
-    if (this.viewers.size === 0) this.end();
+  private userLeft(user: GuacUser): void {
+    this.users.delete(user);
+    if (this.users.size === 0) this.end();
     else if (this.updateDeferred) this.requestIfWanted();
   }
 
@@ -288,7 +290,7 @@ export class VncSession implements ViewerSource {
       { connection: this.label, err: error, status: failure.status },
       'VNC session failed',
     );
-    for (const viewer of [...this.viewers]) viewer.abort(failure.message, failure.status);
+    for (const user of [...this.users]) user.abort(failure.message, failure.status);
     this.end();
   }
 

@@ -16,8 +16,8 @@ import { InputError, InputHandler, type DesktopInput, type InputPolicy } from '.
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 
-/** What a viewer works with: the session's framebuffer, and its desktop for input. */
-export interface ViewerSource extends FrameSource {
+/** What a user works with: the session's framebuffer, and its desktop for input. */
+export interface GuacUserSource extends FrameSource {
   readonly desktop: DesktopInput | undefined;
 }
 
@@ -28,7 +28,7 @@ export interface ViewerSource extends FrameSource {
  */
 export const MAX_FRAMES_IN_FLIGHT = 2;
 
-export interface ViewerOptions extends InputPolicy {
+export interface GuacUserOptions extends InputPolicy {
   disableCopy: boolean;
   /** Mimetypes the browser named in the handshake's `image` instruction. */
   imageTypes: readonly string[];
@@ -40,14 +40,14 @@ export interface ViewerOptions extends InputPolicy {
   onFrameEncoded?: ((encodeMs: number) => void) | undefined;
 }
 
-export interface ViewerHooks {
-  /** The viewer can take another frame (sync arrived or socket drained). */
-  ready(viewer: Viewer): void;
-  /** The viewer is gone (browser left, error, or session end). */
-  left(viewer: Viewer): void;
+export interface GuacUserHooks {
+  /** The user can take another frame (sync arrived or socket drained). */
+  ready(user: GuacUser): void;
+  /** The user is gone (browser left, error, or session end). */
+  left(user: GuacUser): void;
 }
 
-export class Viewer {
+export class GuacUser {
   private readonly state: FrameState;
   private readonly encoder: FrameEncoder;
   private readonly input: InputHandler;
@@ -66,9 +66,9 @@ export class Viewer {
 
   constructor(
     private readonly socket: GuacSocket,
-    private readonly source: ViewerSource,
-    private readonly options: ViewerOptions,
-    private readonly hooks: ViewerHooks,
+    private readonly source: GuacUserSource,
+    private readonly options: GuacUserOptions,
+    private readonly hooks: GuacUserHooks,
     private readonly logger: Logger,
   ) {
     this.state = new FrameState(source.width, source.height);
@@ -86,7 +86,7 @@ export class Viewer {
 
   /**
    * Starts reading the browser's input (including anything it sent right after `connect`).
-   * Called once the session has registered this viewer, so a browser that is already gone
+   * Called once the session has registered this user, so a browser that is already gone
    * leaves the session through the normal path.
    */
   start(): void {
