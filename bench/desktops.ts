@@ -31,10 +31,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tokenHint } from '../apps/bridge/src/auth/apiTokens.js';
 import { sha256Hex } from '../apps/bridge/src/auth/secrets.js';
 import { LocalDesktopPool } from '../apps/bridge/src/desktops/localDesktopPool.js';
-import {
-  startWithControlPlane,
-  type ControlledBridge,
-} from '../apps/bridge/src/mcp/startWithControlPlane.js';
+import { startWithControlPlane, type ControlledBridge } from '../apps/bridge/src/bridge.js';
 import { ScriptedViewer } from '../apps/bridge/src/mcp/testing/scriptedViewer.js';
 import { newId } from '../apps/bridge/src/store/ids.js';
 import { startTestAccess, type TestAccess } from '../apps/bridge/src/testing/testAccess.js';

@@ -38,7 +38,7 @@ export interface RunningStack {
 // from apps/bridge/src/cli/desktopSource.ts).
 const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
 const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+) \(XAUTHORITY=([^;\s]+);/m;
-// From apps/bridge/src/mcp/serveBanner.ts, on a bridge with no admin yet.
+// From apps/bridge/src/cli/serveBanner.ts, on a bridge with no admin yet.
 const SETUP_LINE = /^\s*First run: open (https?:\/\/\S+\/setup#code=\S+)/m;
 
 export interface StackOptions {

@@ -48,7 +48,7 @@ describe('import fences', () => {
     ],
     [
       'apps/web/src/control/x.ts',
-      "import { x } from '../../../bridge/src/server.js';",
+      "import { x } from '../../../bridge/src/bridge.js';",
       /never bridge or gateway code/,
     ],
     [

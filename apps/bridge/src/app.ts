@@ -1,6 +1,6 @@
 // The bridge's HTTP application, built without listening so tests can call `app.request()`.
 // Order matters and is fixed here: the Host/Origin guard, the app-wide guards (security headers,
-// body limits, JSON-only), the operator's /healthz, /readyz and /metrics (http/health.ts, public
+// body limits, JSON-only), the operator's /healthz, /readyz and /metrics (health/health.ts, public
 // and uninformative or token/loopback-guarded), who is signed in (and the CSRF
 // check), then the feature routes (`mounts`: /mcp and /api), then the pages and static files,
 // which are mounted last so they never shadow an API route. A thrown error ends as a 503 with
@@ -11,10 +11,10 @@ import type { Logger } from 'pino';
 import type { Access } from './auth/access.js';
 import { apiError } from './http/apiError.js';
 import type { BridgeEnv } from './http/env.js';
-import { installGuards } from './http/guards.js';
-import { mountHealth, type HealthDeps } from './http/health.js';
+import { installGuards } from './perimeter/guards.js';
+import { mountHealth, type HealthDeps } from './health/health.js';
 import { mountPages } from './http/pages.js';
-import { installSignIn } from './http/signedIn.js';
+import { installSignIn } from './perimeter/signedIn.js';
 import { storeOutageResponse } from './http/storeOutage.js';
 import { storeOutage } from './store/errors.js';
 

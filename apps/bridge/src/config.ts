@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
-import { desktopSizeSchema } from './tunnel/desktopSize.js';
+import { desktopSizeSchema } from './desktops/desktopSize.js';
 
 export const hostPortSchema = z.object({
   host: z.string().min(1),

@@ -1,7 +1,7 @@
 // @overlay-companion/bridge — the Hono bridge: HTTP app, Guacamole WebSocket tunnel, and the
 // pieces the CLI and the control plane build on.
 export { createApp, type AppDeps } from './app.js';
-export { startBridge, type BridgeExtras, type RunningBridge } from './server.js';
+export { startBridge, type BridgeExtras, type RunningBridge } from './bridge.js';
 export {
   bridgeConfigSchema,
   parseBridgeConfig,

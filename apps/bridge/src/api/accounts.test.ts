@@ -3,7 +3,7 @@
 // (and never the last admin), and a person's permission toggles reaching their open windows.
 import { API, type Me, type PersonView } from '@overlay-companion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWithControlPlane } from '../mcp/startWithControlPlane.js';
+import { startWithControlPlane } from '../bridge.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';

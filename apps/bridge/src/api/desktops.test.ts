@@ -12,8 +12,8 @@ import {
 } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
-import { memoryLogger, type MemoryLog } from '../security/testing/logs.js';
-import { addPerson, type OtherPerson } from '../security/testing/people.js';
+import { memoryLogger, type MemoryLog } from '../perimeter/testing/logs.js';
+import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { registerSecret } from '../testing/testLogs.js';
 

@@ -14,7 +14,6 @@ import { mountTicketRoutes } from './tickets.js';
 import { mountTokenRoutes } from './tokens.js';
 
 export type { ApiDeps } from './deps.js';
-export { readLayout } from './layout.js';
 
 export function mountApi(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   mountAuthRoutes(app, deps);

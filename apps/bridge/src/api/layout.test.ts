@@ -12,7 +12,7 @@ import {
 } from '@overlay-companion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOKEN, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
-import { addPerson } from '../security/testing/people.js';
+import { addPerson } from '../perimeter/testing/people.js';
 import { originOf, type BrowserSession } from '../testing/browserSession.js';
 
 const closers: Array<() => Promise<void>> = [];

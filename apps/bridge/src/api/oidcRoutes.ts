@@ -11,10 +11,10 @@ import type { Hono } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { clientAddress } from '../auth/clientAddress.js';
 import { OIDC_START_LIMIT } from '../auth/oidc.js';
-import { KeyedBuckets } from '../policy/rateLimit.js';
+import { KeyedBuckets } from '../limits/rateLimit.js';
 import type { BridgeEnv } from '../http/env.js';
 import { escapeHtml, htmlPage } from '../http/html.js';
-import { safeNext } from '../http/safeNext.js';
+import { safeNext } from '../perimeter/safeNext.js';
 import { startSession } from './auth.js';
 import type { ApiDeps } from './deps.js';
 

@@ -12,7 +12,7 @@ import type { Hono } from 'hono';
 import { hashPassword } from '../auth/passwords.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
-import { requireAdmin } from '../http/signedIn.js';
+import { requireAdmin } from '../perimeter/signedIn.js';
 import type { PersonPatch, PersonRecord } from '../store/types.js';
 import { addPerson } from './addPerson.js';
 import type { ApiDeps } from './deps.js';

@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { AUDIT_RETENTION_KEY } from '../audit/auditLog.js';
 import { parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
-import { requireAdmin } from '../http/signedIn.js';
+import { requireAdmin } from '../perimeter/signedIn.js';
 import type { Store } from '../store/types.js';
 import type { ApiDeps } from './deps.js';
 

@@ -22,7 +22,7 @@ import {
 import { ConfigError } from '../errors.js';
 import type { PersonRecord, Store } from '../store/types.js';
 import { isLoopbackHost } from './loopback.js';
-import type { BucketLimit } from '../policy/rateLimit.js';
+import type { BucketLimit } from '../limits/rateLimit.js';
 import { matchPerson, type MatchedHow, type OidcClaims } from './oidcPerson.js';
 import { randomSecret, secretsEqual } from './secrets.js';
 

@@ -1,7 +1,7 @@
 // The sign-in throttle with an injected clock: a ban per address (all of loopback one address),
 // a growing delay per account whatever the address, attempts booked before their answer so a
 // burst cannot slip past a limit, and a device cookie that spares the person who signed in
-// before (until its own budget runs out). The same over real HTTP: security/signinThrottle.test.ts.
+// before (until its own budget runs out). The same over real HTTP: signInThrottle.attacks.test.ts.
 import { describe, expect, it } from 'vitest';
 import { SignInDevices } from './signInDevice.js';
 import {

@@ -6,7 +6,7 @@
 // The headless viewer's tickets come from its in-memory session (webSessions.ts), never from a
 // request that claims to be headless.
 import { TICKET_TTL_MS, type TicketSocket } from '@overlay-companion/protocol';
-import { KeyedBuckets, type BucketLimit } from '../policy/rateLimit.js';
+import { KeyedBuckets, type BucketLimit } from '../limits/rateLimit.js';
 import { randomSecret, sha256Hex } from './secrets.js';
 
 export interface TicketClaims {

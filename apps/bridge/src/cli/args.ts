@@ -4,16 +4,16 @@
 import { parseArgs } from 'node:util';
 import { RDP_KEYBOARDS, type RdpKeyboard } from '@overlay-companion/protocol';
 import { parseHostPort, type HostPort } from '../config.js';
-import { parseDesktopSize, type DesktopSize } from '../tunnel/desktopSize.js';
+import { parseDesktopSize, type DesktopSize } from '../desktops/desktopSize.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
-import { parseMetricsOpenLoopback, parseMetricsToken } from '../metrics/metricsAccess.js';
+import { parseMetricsOpenLoopback, parseMetricsToken } from '../perimeter/metricsAccess.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import {
   CONTROL_PLANE_FLAGS,
   parseControlPlaneFlags,
   type ControlPlaneServeOptions,
-} from '../mcp/serveOptions.js';
+} from './serveOptions.js';
 
 export type DesktopSource =
   | { kind: 'local' }

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import { DesktopSupervisor } from '../desktops/desktopSupervisor.js';
 import type { ConnectionConfig } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
-import type { DesktopSize } from '../tunnel/desktopSize.js';
-import { HANDSHAKE_DPI } from '../tunnel/upstream.js';
+import type { DesktopSize } from '../desktops/desktopSize.js';
+import { RDP_DEFAULTS } from '../tunnel/upstream.js';
 import type { DesktopSource } from './args.js';
 import type { DesktopKind, DesktopParams } from '@overlay-companion/protocol';
 
@@ -32,24 +32,6 @@ export interface PreparedSource {
    */
   vncUnixSockets: string[];
 }
-
-// RDP arguments for Apache guacd: accept whatever security the server offers (xrdp negotiates
-// TLS, never NLA) and its self-signed certificate; no graphics pipeline (guacd 1.6 turns it on
-// by default, and its RemoteFX codec is lossy: a still xrdp desktop then differed from
-// `xwd -root` in a tenth of its pixels; plain bitmap updates are exact); resize the session through the Display
-// Update channel (xrdp 0.9.21 takes it without reconnecting) when the bridge sends a decided
-// size — browsers' `size` instructions never reach guacd; and one DPI on both sides, so guacd
-// passes sizes on 1:1. The session's width and height are set per connection by the tunnel
-// (tunnel/desktopConnections.ts).
-export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
-  security: 'any',
-  'ignore-cert': 'true',
-  'resize-method': 'display-update',
-  dpi: String(HANDSHAKE_DPI),
-  'color-depth': '24',
-  'disable-audio': 'true',
-  'disable-gfx': 'true',
-};
 
 /**
  * `size` is the operator's --desktop-size, which the local desktop starts at (the tunnel keeps

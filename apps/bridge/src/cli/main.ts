@@ -12,7 +12,7 @@ import { createLogger } from '../logger.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { parseCommandLine, type Command } from './args.js';
 import { runGateway } from './gatewayCommand.js';
-import { serveBanner } from '../mcp/serveBanner.js';
+import { serveBanner } from './serveBanner.js';
 import { runServe } from './serve.js';
 import { runStdio } from '../stdio/command.js';
 import { USAGE } from './usage.js';

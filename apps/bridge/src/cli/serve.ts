@@ -19,7 +19,7 @@ import {
   startWithControlPlane,
   type ControlledBridge,
   type ControlledBridgeOptions,
-} from '../mcp/startWithControlPlane.js';
+} from '../bridge.js';
 import { LocalDesktopPool } from '../desktops/localDesktopPool.js';
 import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { openStore, prepareDataDir } from '../store/index.js';

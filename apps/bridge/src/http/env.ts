@@ -3,7 +3,7 @@ import type { SignedIn } from '../auth/webSessions.js';
 
 export interface BridgeEnv {
   Variables: {
-    /** The signed-in person behind the request's cookie, if any (signedIn.ts). */
+    /** The signed-in person behind the request's cookie, if any (perimeter/signedIn.ts). */
     signedIn: SignedIn | undefined;
   };
 }

@@ -16,7 +16,7 @@ import {
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
-import type { BoundAddress } from '../auth/hostGuard.js';
+import type { BoundAddress } from '../perimeter/hostGuard.js';
 import { openableHost } from '../auth/loopback.js';
 import type { UpgradeHandler } from '../http/upgradeRouter.js';
 import type { BridgeEnv } from '../http/env.js';
@@ -28,7 +28,7 @@ import {
   SharedRateLimits,
   type BucketLimit,
   type SharedLimits,
-} from '../policy/rateLimit.js';
+} from '../limits/rateLimit.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { createOverlayEndpoint } from '../relay/overlaySocket.js';
 import { BRIDGE_VERSION } from '../version.js';

@@ -29,7 +29,7 @@ import {
 } from '../relay/viewerHub.js';
 import type { PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
-import { readLayout } from '../api/layout.js';
+import { readLayout } from '../layouts/storedLayouts.js';
 import { aiClientsMessage } from './aiClients.js';
 import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirectory.js';
 import { accessOf } from '../desktops/desktopAccess.js';
@@ -38,7 +38,7 @@ import {
   type StandingEnd,
   type StandingRecord,
 } from '../policy/standingPermissions.js';
-import { applyStandingMessage } from '../policy/standingGrant.js';
+import { applyStandingMessage } from './standingGrant.js';
 
 export interface InChargeRef {
   id: string;

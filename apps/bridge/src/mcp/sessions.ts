@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_MCP_BODY_BYTES } from '../http/guards.js';
+import { MAX_MCP_BODY_BYTES } from '../perimeter/guards.js';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { BridgeEnv } from '../http/env.js';
@@ -129,7 +129,7 @@ export class McpSessions {
       );
     }
     // The body's size was already limited (Content-Length and chunked alike) by the app-wide
-    // guard (http/guards.ts).
+    // guard (perimeter/guards.ts).
     let body: unknown;
     try {
       body = await c.req.json();

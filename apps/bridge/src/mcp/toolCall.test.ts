@@ -3,7 +3,7 @@
 // bridge logs into memory; a SCRIPTED VIEWER (test ws client) answers with a system_error.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger, type MemoryLog } from '../security/testing/logs.js';
+import { memoryLogger, type MemoryLog } from '../perimeter/testing/logs.js';
 import { callTool, errorOf } from './testing/calls.js';
 import { connectClient, startTestBridge, type TestBridge } from './testing/fixtures.js';
 import { ScriptedViewer } from './testing/scriptedViewer.js';

@@ -20,7 +20,7 @@ import {
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/auditLog.js';
 import { summarizeArgs } from '../audit/summarize.js';
-import type { SharedRateLimits } from '../policy/rateLimit.js';
+import type { SharedRateLimits } from '../limits/rateLimit.js';
 import { asProtocolError, errorResult, successResult } from './results.js';
 import type { BridgeTool, CallNote, ToolContext } from './toolkit.js';
 import type { DesktopPlane } from './desktopPlanes.js';

@@ -16,7 +16,7 @@ import {
   type ToolResult,
 } from '@overlay-companion/protocol';
 import type { McpPrincipal } from '../auth/apiTokens.js';
-import type { SessionRateLimiter } from '../policy/rateLimit.js';
+import type { SessionRateLimiter } from '../limits/rateLimit.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
 import type { DesktopPlane } from './desktopPlanes.js';
 import type { SessionDesktop } from './sessionDesktop.js';
@@ -35,7 +35,7 @@ export interface SessionState {
   /** Epoch ms the session began, and of its latest tool call (the person's AI-clients list). */
   connectedAt: number;
   lastCallAt: number | null;
-  /** The session's own bucket; the token's and the person's are checked too (rateLimit.ts). */
+  /** The session's own bucket; the token's and the person's are checked too (limits/rateLimit.ts). */
   rateLimiter: SessionRateLimiter;
   events: EventSubscriptions;
   screenshots: ScreenshotFeed;

@@ -1,5 +1,5 @@
 // One desktop's standing permissions, kept by the bridge: "allow click_at for 15 minutes for
-// this AI client", made only from the person's answer to a real question (standingGrant.ts
+// this AI client", made only from the person's answer to a real question (mcp/standingGrant.ts
 // checks that), listed to every window, ended by the person (any of their windows), by time, by
 // Stop, by the charge moving to someone else, or — for "this AI session" — when the AI client
 // has no session left here. The rule for when one turns an ask into an allow is the protocol's

@@ -10,14 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, TOKEN, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
-import { createToken } from '../security/testing/people.js';
+import { createToken } from '../perimeter/testing/people.js';
 import {
   FEED_CLOSE,
   FEED_MAX_BUFFERED_BYTES,
   FEED_MAX_SYNC_BYTES,
   FEED_SOCKETS_PER_CREDENTIAL,
   FEED_SOCKETS_PER_PERSON,
-} from './feedLimits.js';
+} from '../limits/feedLimits.js';
 import { SilentSocket, type SilentSocketOutcome } from './testing/silentSocket.js';
 import { escapedOverlays } from './testing/escapedOverlays.js';
 

@@ -16,15 +16,15 @@ import { WebSocket } from 'ws';
 import { startTestBridge, TOKEN, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
-import { addPerson, createToken } from '../security/testing/people.js';
-import { tryUpgrade } from '../security/testing/http.js';
+import { addPerson, createToken } from '../perimeter/testing/people.js';
+import { tryUpgrade } from '../perimeter/testing/http.js';
 import {
   FEED_CLOSE,
   FEED_MAX_BUFFERED_BYTES,
   FEED_MAX_SYNC_BYTES,
   FEED_SOCKETS_PER_CREDENTIAL,
   FEED_SOCKETS_PER_PERSON,
-} from './feedLimits.js';
+} from '../limits/feedLimits.js';
 
 const OVERLAY: Overlay = {
   overlay_id: 'ov_feed_1',

@@ -8,7 +8,7 @@
 // the person's — for a token, the token's — default desktop). It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
 // and changes nothing; a flood closes the socket, and so does not reading what it is sent.
-// What one subscriber, token and person may hold is bounded (feedLimits.ts): too many feeds are
+// What one subscriber, token and person may hold is bounded (limits/feedLimits.ts): too many feeds are
 // closed with 4429, a sync_state over the limit (the first one too) with 4413.
 // Signing out, disabling the person or revoking the token closes it (SocketRegistry).
 import { FeedRequest, MAX_ERROR_MESSAGE_LENGTH } from '@overlay-companion/protocol';
@@ -18,11 +18,10 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
-import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
-import type { ViewerHub } from './viewerHub.js';
+import type { DesktopHubs, ViewerHub } from './viewerHub.js';
 import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
-import { TokenBucket } from '../policy/rateLimit.js';
+import { TokenBucket } from '../limits/rateLimit.js';
 import {
   encodeFeedMessage,
   FeedFanout,
@@ -37,7 +36,7 @@ import {
   FeedSeats,
   syncTooLargeReason,
   type FeedHolder,
-} from './feedLimits.js';
+} from '../limits/feedLimits.js';
 
 /** Largest frame a subscriber may send (request_sync is 24 characters). */
 const MAX_FEED_REQUEST_BYTES = 1024;
@@ -50,7 +49,7 @@ interface Subscriber extends FeedHolder {
 }
 
 export interface OverlaySocketOptions {
-  planes: DesktopPlanes;
+  planes: DesktopHubs;
   directory: DesktopDirectory;
   access: Access;
   logger: Logger;

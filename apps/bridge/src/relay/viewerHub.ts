@@ -37,7 +37,7 @@ import { EventInterest } from './eventInterest.js';
 import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
 import { OverlayRelay } from './overlayRelay.js';
 import { SharedWindowState } from './windowsShared.js';
-import { maskScreenshot } from './privacyMasks.js';
+import { maskScreenshot } from '../layouts/privacyMasks.js';
 
 export interface ViewerPeer {
   readonly id: string;
@@ -108,6 +108,19 @@ export type HubListener = {
   ) => string | undefined;
   approval?: (outcome: ApprovalOutcome) => void;
 };
+
+/**
+ * What the viewer and overlay sockets need of the desktops' planes (mcp/desktopPlanes.ts
+ * DesktopPlanes): a desktop's hub, and a name to show for a person. Declared here so the relay
+ * does not import the MCP side that imports it.
+ */
+export interface DesktopHubs {
+  get(
+    desktopId: string,
+  ): Promise<
+    { readonly hub: ViewerHub; noteName(personId: string, name: string): void } | undefined
+  >;
+}
 
 export class ViewerHub {
   /** In connection order: the oldest mirror is the first non-control entry. */
@@ -443,7 +456,7 @@ export class ViewerHub {
   ): Promise<ToolViewerResult<N>> {
     const result = this.calls.call(name, args, policy, options);
     if (name !== 'take_screenshot') return result;
-    // Every image the AI gets passes the person's privacy masks here (privacyMasks.ts).
+    // Every image the AI gets passes the person's privacy masks here (layouts/privacyMasks.ts).
     const masks = this.shared.layout?.masks ?? [];
     return result.then(
       (shot) =>

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
-import { addPerson } from '../security/testing/people.js';
-import { settle } from '../security/testing/viewers.js';
+import { addPerson } from '../perimeter/testing/people.js';
+import { settle } from '../perimeter/testing/viewers.js';
 
 const OVERLAY = {
   overlay_id: 'ov_1',

@@ -19,12 +19,12 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
-import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
-import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import { rawText, rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
+import { claimSocketTicket } from '../perimeter/socketTickets.js';
 import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
-import { TokenBucket } from '../policy/rateLimit.js';
-import type { ViewerHub } from './viewerHub.js';
+import { TokenBucket } from '../limits/rateLimit.js';
+import type { DesktopHubs, ViewerHub } from './viewerHub.js';
 
 /** Invalid frames tolerated: a burst of 20, refilling 1 per second. Beyond that, close. */
 export const BAD_MESSAGE_LIMIT = { ratePerSecond: 1, burst: 20 };
@@ -56,7 +56,7 @@ const STORE_CHANGES: ReadonlySet<string> = new Set([
 export const VIEWER_MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 
 export interface ViewerSocketOptions {
-  planes: DesktopPlanes;
+  planes: DesktopHubs;
   directory: DesktopDirectory;
   access: Access;
   logger: Logger;
@@ -73,14 +73,9 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_CHARS + 64 * 1024 });
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
-    const claims = access.tickets.consume(ticketFrom(request), 'viewer');
-    if (claims === undefined) {
-      return rejectUpgrade(
-        socket,
-        401,
-        'Missing, used or expired viewer ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"viewer"} and connect within 30 seconds; each ticket works once.',
-      );
-    }
+    const admitted = claimSocketTicket(access, request, 'viewer');
+    if (!admitted.ok) return rejectUpgrade(socket, admitted.status, admitted.message);
+    const { claims } = admitted;
     void (async () => {
       const found = await socketDesktop(access.store, directory, claims.personId, claims.desktopId);
       if (!found.ok) return rejectUpgrade(socket, found.status, found.message);

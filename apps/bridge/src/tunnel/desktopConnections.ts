@@ -9,7 +9,7 @@
 // closes; a join that races the end of the connection (the last window just left) opens a fresh
 // one instead.
 //
-// The desktop's size is decided here (see desktopSize.ts): at open, from the operator's size or
+// The desktop's size is decided here (see desktops/desktopSize.ts): at open, from the operator's size or
 // the desktop's provider (its owner's layout; RDP: the session is opened at that size; VNC: the
 // desktop is resized once it shows a different one), and later through resizeDesktop(). Browser
 // `size` instructions never reach the server (tunnelSession.ts drops them). The size each
@@ -24,7 +24,7 @@ import {
   sameSize,
   type DesktopSize,
   type DesktopSizeProvider,
-} from './desktopSize.js';
+} from '../desktops/desktopSize.js';
 import { GuacStatus } from '@overlay-companion/guac';
 import {
   TunnelStartError,

@@ -6,7 +6,7 @@
 // keep-alives (`nop`) reach the bridge even while the desktop behind it is silent, so what
 // counts is a tunnel ended with 514 (the gateway or guacd gave up waiting for the desktop),
 // until a tunnel relays a frame again.
-import type { DesktopSize } from './desktopSize.js';
+import type { DesktopSize } from '../desktops/desktopSize.js';
 import type { DesktopConnections, ResizeOutcome } from './desktopConnections.js';
 
 export type { ResizeOutcome } from './desktopConnections.js';

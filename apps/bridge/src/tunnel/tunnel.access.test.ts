@@ -16,7 +16,7 @@ import type { TicketSocket } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Access } from '../auth/access.js';
 import { silentLogger } from '../logger.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, refusedUpgrade } from '../testing/tunnelClient.js';
 import { statusFromClose } from './closeStatus.js';

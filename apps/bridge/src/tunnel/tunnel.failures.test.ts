@@ -15,7 +15,7 @@ import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConnectionConfig, GuacdAddress } from '../config.js';
 import { silentLogger } from '../logger.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually, refusedUpgrade } from '../testing/tunnelClient.js';
 import { statusFromClose } from './closeStatus.js';

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { SINGLE_DESKTOP_ID } from './tunnelEndpoint.js';
 import {
   DESKTOP_PATHS,
@@ -22,7 +22,7 @@ import { skipOrFail } from '../testing/guacd.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
 import { ownClipboard, pointer, readClipboard, screenSize, windowRect } from '../testing/xside.js';
-import type { DesktopSize } from './desktopSize.js';
+import type { DesktopSize } from '../desktops/desktopSize.js';
 
 const KEY = { a: 0x61, adiaeresis: 0xe4, odiaeresis: 0xf6, Return: 0xff0d };
 describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {

@@ -11,8 +11,8 @@
 import { join } from 'node:path';
 import { API, type DesktopView } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
-import { startWithControlPlane, type ControlledBridge } from '../mcp/startWithControlPlane.js';
-import { addPerson, type OtherPerson } from '../security/testing/people.js';
+import { startWithControlPlane, type ControlledBridge } from '../bridge.js';
+import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import { signIn } from '../testing/browserSession.js';
 import { skipOrFail, startTestGuacd, type TestGuacd } from '../testing/guacd.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../testing/testAccess.js';

@@ -10,7 +10,7 @@ import { startGateway, startLocalDesktop } from '@overlay-companion/gateway';
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { StallProxy } from '../testing/stallProxy.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';

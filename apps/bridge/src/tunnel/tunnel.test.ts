@@ -16,7 +16,7 @@ import {
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
 

@@ -1,7 +1,8 @@
 // The `/tunnel` WebSocket endpoint: accepts upgrades that carry a single-use tunnel ticket (a
-// signed-in person's, for this socket kind) and ask for the `guacamole` subprotocol, checks the
+// signed-in person's, for this socket kind) within the person's cap on open tunnels (both
+// checked in perimeter/socketTickets.ts) and ask for the `guacamole` subprotocol, checks the
 // person may see the ticket's desktop (TunnelDesktops; a view grant gives a tunnel whose input
-// is dropped), caps each person's open tunnels, and starts one TunnelSession per socket; every
+// is dropped), and starts one TunnelSession per socket; every
 // tunnel to one desktop shares its connection (desktopConnections.ts). The browser's screen
 // size in the query is ignored: the desktop's size is the bridge's decision. Signing out (or the
 // person being disabled) closes their tunnels.
@@ -14,8 +15,9 @@ import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
 import { DesktopReachError } from '../desktops/errors.js';
 import type { TunnelConfig } from '../config.js';
-import { rejectUpgrade, ticketFrom } from '../http/upgradeRouter.js';
-import type { DesktopSize, DesktopSizeProvider } from './desktopSize.js';
+import { rejectUpgrade } from '../http/upgradeRouter.js';
+import { admitTunnel } from '../perimeter/socketTickets.js';
+import type { DesktopSize, DesktopSizeProvider } from '../desktops/desktopSize.js';
 import { DesktopConnections } from './desktopConnections.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { TunnelRegistry } from './registry.js';
@@ -28,9 +30,6 @@ export const TUNNEL_SUBPROTOCOL = 'guacamole';
 const MAX_BROWSER_MESSAGE_BYTES = 1 << 20;
 
 const CLOSE_GRACE_MS = 1000;
-
-/** Desktop connections one person may hold open (several monitors, plus reconnect overlap). */
-export const MAX_TUNNELS_PER_PERSON = 16;
 
 /**
  * Which desktops tunnels may reach and how: the control plane's desktop records in `serve`;
@@ -99,22 +98,9 @@ export class TunnelEndpoint {
   /** An UpgradeHandler for the router. */
   readonly handleUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const { access } = this.options;
-    const claims = access.tickets.consume(ticketFrom(request), 'tunnel');
-    if (claims === undefined) {
-      return rejectUpgrade(
-        socket,
-        401,
-        'Missing, used or expired tunnel ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"tunnel"} and connect within 30 seconds; each ticket works once.',
-      );
-    }
-    const open = access.sockets.count(claims.personId, 'tunnel');
-    if (open >= MAX_TUNNELS_PER_PERSON) {
-      return rejectUpgrade(
-        socket,
-        429,
-        `You already have ${open} desktop connections open (limit ${MAX_TUNNELS_PER_PERSON}). Close a viewer window, then retry in a few seconds.`,
-      );
-    }
+    const admitted = admitTunnel(access, request);
+    if (!admitted.ok) return rejectUpgrade(socket, admitted.status, admitted.message);
+    const { claims } = admitted;
     const offered = (request.headers['sec-websocket-protocol'] ?? '')
       .split(',')
       .map((p) => p.trim());

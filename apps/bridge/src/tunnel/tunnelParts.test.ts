@@ -4,7 +4,7 @@
 import { encodeInstruction, GuacParser } from '@overlay-companion/guac';
 import { describe, expect, it } from 'vitest';
 import { closeCodeFor, closeReasonFor, statusFromClose } from './closeStatus.js';
-import { DESKTOP_SIZE_LIMITS, parseDesktopSize } from './desktopSize.js';
+import { DESKTOP_SIZE_LIMITS, parseDesktopSize } from '../desktops/desktopSize.js';
 import { FirstPaintGate } from './firstPaint.js';
 import { KeymapPrimer } from './keymapPrimer.js';
 import { MessageBatcher } from './messageBatcher.js';

@@ -9,7 +9,7 @@ import {
   clientHandshake,
 } from '@overlay-companion/guac';
 import { describeGuacd, type GuacdAddress } from '../config.js';
-import type { DesktopSize } from './desktopSize.js';
+import type { DesktopSize } from '../desktops/desktopSize.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -18,6 +18,24 @@ const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
  * (connection DPI / that user's DPI); the same value on both sides keeps sizes 1:1.
  */
 export const HANDSHAKE_DPI = 96;
+
+// RDP arguments for Apache guacd: accept whatever security the server offers (xrdp negotiates
+// TLS, never NLA) and its self-signed certificate; no graphics pipeline (guacd 1.6 turns it on
+// by default, and its RemoteFX codec is lossy: a still xrdp desktop then differed from
+// `xwd -root` in a tenth of its pixels; plain bitmap updates are exact); resize the session through the Display
+// Update channel (xrdp 0.9.21 takes it without reconnecting) when the bridge sends a decided
+// size — browsers' `size` instructions never reach guacd; and one DPI on both sides, so guacd
+// passes sizes on 1:1. The session's width and height are set per connection by the tunnel
+// (tunnel/desktopConnections.ts).
+export const RDP_DEFAULTS: Readonly<Record<string, string>> = {
+  security: 'any',
+  'ignore-cert': 'true',
+  'resize-method': 'display-update',
+  dpi: String(HANDSHAKE_DPI),
+  'color-depth': '24',
+  'disable-audio': 'true',
+  'disable-gfx': 'true',
+};
 
 export interface OpenedUpstream {
   socket: Socket;

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { GuacInstruction } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress } from '../config.js';
-import { describeSize, sameSize, type DesktopSize } from './desktopSize.js';
+import { describeSize, sameSize, type DesktopSize } from '../desktops/desktopSize.js';
 import { openUpstream } from './upstream.js';
 
 /** How long a VNC server gets to apply a resize before the bridge gives up on it. */

@@ -7,10 +7,10 @@
 import { Writable } from 'node:stream';
 import { API } from '@overlay-companion/protocol';
 import { pino } from 'pino';
-import { startWithControlPlane, type ControlledBridge } from '../../mcp/startWithControlPlane.js';
+import { startWithControlPlane, type ControlledBridge } from '../../bridge.js';
 import { registerSecret } from '../../testing/testLogs.js';
 import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
-import type { BucketLimit } from '../../policy/rateLimit.js';
+import type { BucketLimit } from '../../limits/rateLimit.js';
 import { oidcConfigFromEnv, OidcSignIn } from '../oidc.js';
 import { FetchBrowser, formAction, type Visit } from './fetchBrowser.js';
 import { startTestOidcProvider, type TestAccount, type TestOidcProvider } from './oidcProvider.js';

@@ -8,7 +8,7 @@ import { tokenHint } from '../../auth/apiTokens.js';
 import { sha256Hex } from '../../auth/secrets.js';
 import { silentLogger } from '../../logger.js';
 import type { ControlPlaneOptions } from '../../mcp/controlPlane.js';
-import { startWithControlPlane, type ControlledBridge } from '../../mcp/startWithControlPlane.js';
+import { startWithControlPlane, type ControlledBridge } from '../../bridge.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
 import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
 import { REPO } from './cliProcess.js';

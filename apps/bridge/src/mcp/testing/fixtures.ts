@@ -26,7 +26,7 @@ import {
   startWithControlPlane,
   type ControlledBridge,
   type ControlledBridgeOptions,
-} from '../startWithControlPlane.js';
+} from '../../bridge.js';
 
 export { ADMIN_PASSWORD, ADMIN_USERNAME };
 

@@ -7,8 +7,8 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import type { Access } from '../auth/access.js';
 import { readSessionCookie } from '../auth/cookies.js';
 import { secretsEqual } from '../auth/secrets.js';
-import { apiError } from './apiError.js';
-import type { BridgeEnv } from './env.js';
+import { apiError } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
 import { STATE_CHANGING } from './guards.js';
 
 /** /api routes anyone may call (they sign people in). */

@@ -7,15 +7,15 @@
 import type { Logger } from 'pino';
 import type { ConnectionConfig, GuacdAddress } from '../config.js';
 import type { Store } from '../store/types.js';
-import type { TunnelDesktops } from '../tunnel/tunnelEndpoint.js';
-import type { TunnelTarget } from '../tunnel/tunnelSession.js';
-import { RDP_DEFAULTS } from '../cli/desktopSource.js';
-import type { DesktopSecretBox } from './credentials.js';
-import type { DesktopDirectory, DesktopEntry } from './desktopDirectory.js';
-import type { LocalDesktopPool } from './localDesktopPool.js';
-import { DesktopReachError } from './errors.js';
-import { memberDesktopAddress } from './memberHosts.js';
-import { socketDesktop } from './socketDesktop.js';
+import type { TunnelDesktops } from './tunnelEndpoint.js';
+import type { TunnelTarget } from './tunnelSession.js';
+import { RDP_DEFAULTS } from './upstream.js';
+import type { DesktopSecretBox } from '../desktops/credentials.js';
+import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirectory.js';
+import type { LocalDesktopPool } from '../desktops/localDesktopPool.js';
+import { DesktopReachError } from '../desktops/errors.js';
+import { memberDesktopAddress } from '../desktops/memberHosts.js';
+import { socketDesktop } from '../desktops/socketDesktop.js';
 
 export interface DesktopTargetsOptions {
   store: Pick<Store, 'people'>;

@@ -1,11 +1,11 @@
 // The operator's routes, public and free of hosts, ports, versions and secrets: /healthz (the
 // process answers: "ok"), /readyz (it can serve: "ready", or 503 "not ready: <reason>", see
 // readiness.ts) and /metrics (Prometheus text, behind OC_METRICS_TOKEN, or loopback when opted in, see
-// metrics/metricsAccess.ts). Mounted before sign-in, so no cookie is read for them.
+// perimeter/metricsAccess.ts). Mounted before sign-in, so no cookie is read for them.
 import type { Hono } from 'hono';
 import type { BridgeMetrics } from '../metrics/bridgeMetrics.js';
-import { metricsRefusal } from '../metrics/metricsAccess.js';
-import type { BridgeEnv } from './env.js';
+import { metricsRefusal } from '../perimeter/metricsAccess.js';
+import type { BridgeEnv } from '../http/env.js';
 import type { Readiness } from './readiness.js';
 
 export const HEALTH_PATHS = { alive: '/healthz', ready: '/readyz', metrics: '/metrics' } as const;

@@ -14,7 +14,7 @@ import {
   type TicketSocket,
 } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_API_BODY_BYTES, MAX_MCP_BODY_BYTES } from '../http/guards.js';
+import { MAX_API_BODY_BYTES, MAX_MCP_BODY_BYTES } from './guards.js';
 import {
   ADMIN_PASSWORD,
   INITIALIZE_REQUEST,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SESSIONS_PER_PERSON, MAX_SESSIONS_PER_TOKEN } from '../mcp/sessions.js';
 import { OTHER_TOKEN, TOKEN, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { TunnelClient } from '../testing/tunnelClient.js';
-import { MAX_TUNNELS_PER_PERSON } from '../tunnel/tunnelEndpoint.js';
+import { MAX_TUNNELS_PER_PERSON } from './socketTickets.js';
 import { startTestDesktop, type TestDesktop } from './testing/desktop.js';
 import {
   MCP_RPC_HEADERS,

@@ -6,8 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBridge, type RunningBridge } from './server.js';
-import { startTestAccess, type TestAccess } from './testing/testAccess.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
+import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 
 let bridge: RunningBridge;
 let webRoot: string;

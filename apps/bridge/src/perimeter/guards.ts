@@ -5,8 +5,8 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
-import { apiError } from './apiError.js';
-import type { BridgeEnv } from './env.js';
+import { apiError } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
 
 /** Largest /mcp body: set_clipboard takes 1 Mi characters, which JSON may escape to ~6 MiB. */
 export const MAX_MCP_BODY_BYTES = 8 * 1024 * 1024;
@@ -26,7 +26,7 @@ export const CONTENT_SECURITY_POLICY = {
   frameAncestors: ["'none'"],
 };
 
-/** Methods that change something: JSON-only here, CSRF-checked in signedIn.ts. */
+/** Methods that change something: JSON-only here, CSRF-checked in signedIn.ts (this folder). */
 export const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installGuards(app: Hono<BridgeEnv>, options: { https: boolean }): void {

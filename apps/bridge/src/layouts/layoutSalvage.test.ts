@@ -12,7 +12,7 @@ import {
 } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../store/openStore.js';
-import { CURRENT_LAYOUT_NAME, readLayout } from './layout.js';
+import { CURRENT_LAYOUT_NAME, readLayout } from './storedLayouts.js';
 import { salvageLayout } from './layoutSalvage.js';
 
 const covers = (masks: readonly PrivacyMask[], r: PrivacyMask) =>

@@ -4,12 +4,12 @@
 // records asking the server for read-only too, and clear refusals when the bridge lacks guacd or
 // a gateway. Which desktop a tunnel ticket opens, and read-only for a view grant.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RDP_DEFAULTS } from '../cli/desktopSource.js';
+import { RDP_DEFAULTS } from './upstream.js';
 import { silentLogger } from '../logger.js';
 import { newId } from '../store/ids.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { DesktopSecretBox } from './credentials.js';
-import { DesktopDirectory } from './desktopDirectory.js';
+import { DesktopSecretBox } from '../desktops/credentials.js';
+import { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { desktopTargets } from './desktopTargets.js';
 
 let fixture: TestAccess;

@@ -10,7 +10,7 @@ import { startGateway, type TcpGateway, type UnixGateway } from '@overlay-compan
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { registerSecret } from '../testing/testLogs.js';
 import { NOT_READY } from './readiness.js';

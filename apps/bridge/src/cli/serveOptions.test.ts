@@ -2,11 +2,11 @@
 // exits 2 and says what to use instead), OC_MCP_TOKEN / OC_PUBLIC_URL / OC_ADMIN_* /
 // DATABASE_URL checks, and the banner: where to sign in and where to get a token, never a token.
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../cli/args.js';
+import { parseCommandLine } from './args.js';
 import { UsageError } from '../errors.js';
 import { spawnCli } from '../headless/testing/cliProcess.js';
 import { serveBanner } from './serveBanner.js';
-import { startTestBridge } from './testing/fixtures.js';
+import { startTestBridge } from '../mcp/testing/fixtures.js';
 
 const parse = (line: string, env: NodeJS.ProcessEnv = {}) =>
   parseCommandLine(line.split(' ').filter(Boolean), env);

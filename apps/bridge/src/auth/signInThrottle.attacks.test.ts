@@ -8,7 +8,7 @@
 import { request } from 'node:http';
 import { API } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_THROTTLE } from '../auth/signInThrottle.js';
+import { DEFAULT_THROTTLE } from './signInThrottle.js';
 import {
   ADMIN_PASSWORD,
   ADMIN_USERNAME,

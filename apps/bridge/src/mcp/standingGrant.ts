@@ -12,7 +12,7 @@ import {
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { PendingCallInfo } from '../relay/callRelay.js';
-import type { StandingPermissions } from './standingPermissions.js';
+import type { StandingPermissions } from '../policy/standingPermissions.js';
 
 type StandingMessage = Extract<ViewerToBridge, { type: 'standing_grant' | 'standing_revoke' }>;
 

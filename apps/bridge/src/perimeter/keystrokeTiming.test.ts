@@ -20,7 +20,7 @@ import {
   TUNNEL_FRAMES_STEP,
   TUNNEL_PUBLISH_MS,
 } from '../metrics/bridgeMetrics.js';
-import { startBridge, type RunningBridge } from '../server.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient } from '../testing/tunnelClient.js';
 

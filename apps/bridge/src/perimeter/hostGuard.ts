@@ -2,8 +2,10 @@
 // must name this bridge. A web page on another site that resolves its own name
 // to 127.0.0.1 still sends its own Host/Origin, so it is refused here before any auth runs.
 // The MCP SDK's built-in allowedHosts/allowedOrigins are deprecated; this replaces them.
+import { OVERLAYS_SOCKET_PATH } from '@overlay-companion/protocol';
 import type { MiddlewareHandler } from 'hono';
-import { hostForUrl, isLoopbackHost } from './loopback.js';
+import { hostForUrl, isLoopbackHost } from '../auth/loopback.js';
+import type { UpgradeGuard } from '../http/upgradeRouter.js';
 
 export interface BoundAddress {
   host: string;
@@ -96,5 +98,26 @@ export function hostOriginGuard(
       );
     }
     return c.json({ error: check.message }, check.status);
+  };
+}
+
+/**
+ * The same check for WebSocket upgrades (every path: the viewer, the overlay feed, the tunnel).
+ * Browsers always send Origin on a WebSocket, so one without it is not a page of ours — except a
+ * program reading the overlay feed with an API token in Authorization, a header no page can put
+ * on a WebSocket (that endpoint checks the token); its Host is still checked.
+ */
+export function upgradeHostOriginGuard(options: HostPolicyOptions): UpgradeGuard {
+  return function upgradeHostOriginGuard(request, path) {
+    const origin = request.headers.origin;
+    const program = path === OVERLAYS_SOCKET_PATH && request.headers.authorization !== undefined;
+    if (origin === undefined && !program) {
+      return {
+        status: 403,
+        message: 'WebSocket upgrades must carry an Origin header naming this bridge.',
+      };
+    }
+    const check = checkHostAndOrigin(options, request.headers.host, origin);
+    return check.ok ? undefined : check;
   };
 }

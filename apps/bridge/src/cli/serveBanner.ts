@@ -5,7 +5,7 @@
 // works once, only until the bridge restarts.
 import { PAGES } from '@overlay-companion/protocol';
 import type { FirstRun } from '../auth/firstRun.js';
-import type { ControlledBridge } from './startWithControlPlane.js';
+import type { ControlledBridge } from '../bridge.js';
 
 export function serveBanner(handle: {
   bridge: ControlledBridge;

@@ -1,0 +1,46 @@
+// Who may open the viewer's sockets: a WebSocket carries the single-use, short-lived ticket a
+// signed-in page asked for over HTTP (POST /api/tickets) for that kind of socket, consumed here
+// so it works once; the tunnel also caps how many desktop connections one person holds open.
+// (The Host/Origin check runs before any of this, for every upgrade: hostGuard.ts.)
+import type { IncomingMessage } from 'node:http';
+import type { TicketSocket } from '@overlay-companion/protocol';
+import type { Access } from '../auth/access.js';
+import type { TicketClaims } from '../auth/tickets.js';
+import { ticketFrom } from '../http/upgradeRouter.js';
+
+/** Desktop connections one person may hold open (several monitors, plus reconnect overlap). */
+export const MAX_TUNNELS_PER_PERSON = 16;
+
+export type SocketAdmission =
+  { ok: true; claims: TicketClaims } | { ok: false; status: number; message: string };
+
+/** The claims of the request's ticket for `socket`, or the 401 that says how to get a fresh one. */
+export function claimSocketTicket(
+  access: Pick<Access, 'tickets'>,
+  request: IncomingMessage,
+  socket: TicketSocket,
+): SocketAdmission {
+  const claims = access.tickets.consume(ticketFrom(request), socket);
+  if (claims !== undefined) return { ok: true, claims };
+  return {
+    ok: false,
+    status: 401,
+    message: `Missing, used or expired ${socket} ticket. Sign in, get a fresh one with POST /api/tickets {"socket":"${socket}"} and connect within 30 seconds; each ticket works once.`,
+  };
+}
+
+/** A tunnel's ticket, then the person's cap on open tunnels (429 past it). */
+export function admitTunnel(
+  access: Pick<Access, 'tickets' | 'sockets'>,
+  request: IncomingMessage,
+): SocketAdmission {
+  const admitted = claimSocketTicket(access, request, 'tunnel');
+  if (!admitted.ok) return admitted;
+  const open = access.sockets.count(admitted.claims.personId, 'tunnel');
+  if (open < MAX_TUNNELS_PER_PERSON) return admitted;
+  return {
+    ok: false,
+    status: 429,
+    message: `You already have ${open} desktop connections open (limit ${MAX_TUNNELS_PER_PERSON}). Close a viewer window, then retry in a few seconds.`,
+  };
+}
