@@ -1,8 +1,10 @@
 // Shared building blocks for tool and message schemas: desktop geometry (coordinates, sizes,
 // rectangles, monitor index), CSS colors, length-limited strings and the mode names.
-// Everything here is a plain zod schema or a pure function: no side effects on import.
+// Everything here is a plain zod schema or a pure function; the strings that are never the
+// person's text (ids, colours) say so (plainText, read by the tools' text-argument check).
 import { z } from 'zod';
 import { CSS_NAMED_COLORS } from './cssColors.js';
+import { plainText } from './tools/textArgs.js';
 
 /** Largest desktop coordinate we accept: X11 and RDP both cap a screen at 32767 px. */
 export const MAX_COORDINATE = 32767;
@@ -75,11 +77,14 @@ export const Bounds = z.strictObject({
 export type Bounds = z.infer<typeof Bounds>;
 
 /** Identifier strings the bridge or viewer mint (overlay ids, call ids, subscription ids). */
-export const Id = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[A-Za-z0-9_.:-]+$/, { error: 'must contain only letters, digits, _ . : -' });
+export const Id = plainText(
+  z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[A-Za-z0-9_.:-]+$/, { error: 'must contain only letters, digits, _ . : -' }),
+  'an id the bridge or the viewer made',
+);
 
 /** Milliseconds since the Unix epoch, as produced by `Date.now()`. */
 export const EpochMs = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -99,17 +104,20 @@ export function isCssColor(value: string): boolean {
   return HEX_COLOR.test(value) || NAMED_COLOR_SET.has(value.toLowerCase());
 }
 
-export const CssColor = z
-  .string()
-  .min(1)
-  .max(32)
-  .refine(isCssColor, {
-    error:
-      'must be a CSS color name such as "red" or "cornflowerblue", or #rgb, #rrggbb, #rrggbbaa',
-  })
-  .describe(
-    'Fill color: a CSS color name (e.g. "red", "gold", "cornflowerblue") or hex #rgb, #rrggbb, #rrggbbaa.',
-  );
+export const CssColor = plainText(
+  z
+    .string()
+    .min(1)
+    .max(32)
+    .refine(isCssColor, {
+      error:
+        'must be a CSS color name such as "red" or "cornflowerblue", or #rgb, #rrggbb, #rrggbbaa',
+    })
+    .describe(
+      'Fill color: a CSS color name (e.g. "red", "gold", "cornflowerblue") or hex #rgb, #rrggbb, #rrggbbaa.',
+    ),
+  'a colour name or hex code',
+);
 
 /**
  * Modes the person can put the session in; they decide what input tools may do

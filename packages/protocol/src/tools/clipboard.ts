@@ -30,6 +30,11 @@ export const getClipboard = defineTool({
   policyClass: 'clipboard',
   permission: 'clipboard_read',
   budgetMs: () => QUICK_CALL_MS * 2,
+  preview: () => ({
+    kind: 'none',
+    title: 'Read the clipboard',
+    facts: ["The AI will see the remote desktop's clipboard text."],
+  }),
   summarize: (_a, r) =>
     r.available
       ? `The clipboard holds ${r.text.length} character(s).`
@@ -65,6 +70,12 @@ export const setClipboard = defineTool({
   permission: 'clipboard_write',
   sensitiveArgs: ['text'],
   budgetMs: () => QUICK_CALL_MS * 2,
+  preview: (a) => ({
+    kind: 'text',
+    title: 'Replace the clipboard',
+    fact: `Put ${[...a.text].length} characters on the remote desktop's clipboard:`,
+    text: a.text,
+  }),
   summarize: (a, r) =>
     r.ok ? `Put ${a.text.length} character(s) on the clipboard.` : 'The clipboard was not set.',
 });

@@ -1,13 +1,29 @@
 // The shape of one tool definition and `defineTool`. A definition is the only place a tool is
 // described: its schemas, the words the model reads, MCP annotations, where it runs (the bridge
 // or the person's control viewer), its time budget, which policy class and permission toggle
-// govern it, the one-sentence summary text clients without structured content see, and which of
+// govern it, the one-sentence summary text clients without structured content see, which of
 // its object arguments are loose (the seed's `filter`, `metadata`, `action_timing_hint`: unknown
-// keys are accepted and reported back as ignored), and which arguments are the person's text
-// (sensitiveArgs, redacted in the audit). The bridge's registry, the tool_call wire
-// message and the viewer's dispatch are all derived from these definitions (registry.ts).
+// keys are accepted and reported back as ignored), which arguments are the person's text
+// (sensitiveArgs, redacted in the audit), and how the person sees a call (preview: the approval
+// panel's words and mark, the AI pointer's drawing, the ai_action sent to their other windows).
+// The bridge's registry, the tool_call wire message, the viewer's dispatch, the audit's
+// redaction, the approval panel, the pointer layer and the README's tool and mode tables are all
+// derived from these definitions.
+//
+// What a new tool needs, and nothing else:
+// 1. Its definition here in the family's file (tools/<family>.ts), through defineTool. Every
+//    top-level string argument is either named in `sensitiveArgs` (the person's text: typed,
+//    pasted, a secret) or built from a schema marked `plainText(schema, why)` (an id, a key
+//    name, the AI's own words); textArgs.test.ts fails otherwise. A tool the mode governs
+//    (policyClass other than free) gives a `preview` of one of the kinds in preview.ts.
+// 2. One line in the registry (registry.ts), which decides its place in the model's list.
+// 3. Its handler: the viewer's handler table (apps/web/src/control/dispatch.ts) for a viewer
+//    tool, the bridge's tools (apps/bridge/src/mcp/tools/) for a bridge tool; the compiler
+//    fails until it exists.
+// Then `npm run docs:tools` rewrites the README's tool table (a test fails until it is run).
 import type { z } from 'zod';
 import type { PermissionName } from '../permissions.js';
+import type { ToolPreview } from './preview.js';
 
 export interface ToolAnnotations {
   /** The tool changes nothing (MCP hint). */
@@ -97,10 +113,16 @@ export interface ToolDefinition<
   /**
    * Top-level arguments that carry what the person (or the AI for them) types or copies: the
    * audit keeps their length, not their content, unless the person chose to keep typed text
-   * (audit/summarize.ts reads this; sensitiveArgs.test.ts fails for an unmarked text argument
-   * of a tool that types or copies).
+   * (the bridge's audit/summarize.ts reads this; textArgs.test.ts fails for a string argument
+   * that is neither named here nor a plainText schema).
    */
   sensitiveArgs?: readonly string[];
+  /**
+   * How the person sees a call, from its parsed arguments (preview.ts): what the approval panel
+   * says and marks, and what the AI's pointer draws while it runs. Without one the panel shows
+   * the tool's name and its arguments as JSON, and nothing is drawn.
+   */
+  preview?: (args: z.output<Input>) => ToolPreview;
 }
 
 type Spec<

@@ -5,12 +5,16 @@
 import { z } from 'zod';
 import { DesktopAccessLevel } from '../desktopState.js';
 import { defineTool } from './define.js';
+import { plainText } from './textArgs.js';
 
-const DesktopRef = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe('A desktop id (dsk_…) or its name, as list_desktops shows them.');
+const DesktopRef = plainText(
+  z
+    .string()
+    .min(1)
+    .max(200)
+    .describe('A desktop id (dsk_…) or its name, as list_desktops shows them.'),
+  "a desktop's id or name",
+);
 
 export const DesktopSummary = z.strictObject({
   id: z.string().describe('The desktop id (dsk_…): pass it as `desktop` or to select_desktop.'),

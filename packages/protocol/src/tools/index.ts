@@ -1,6 +1,7 @@
 // The tools' public surface: the registry (registry.ts), the names and sets derived from it
 // (names.ts), `toolList` in the order models see, unknown-key reporting for loose arguments
-// (looseArgs.ts), and every family's schemas.
+// (looseArgs.ts), previews (preview.ts), the text-argument marks (textArgs.ts), and every
+// family's schemas.
 import { toolDefinitions, type ToolDefinitions } from './registry.js';
 import type { ToolName } from './names.js';
 
@@ -23,6 +24,8 @@ export {
 } from './define.js';
 export * from './names.js';
 export * from './looseArgs.js';
+export * from './preview.js';
+export { plainText, stringArgs, unmarkedTextArgs } from './textArgs.js';
 export * from './intent.js';
 export * from './overlay.js';
 export * from './screen.js';

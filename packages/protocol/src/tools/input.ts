@@ -13,6 +13,7 @@ import {
 import { QUICK_CALL_MS, SLACK_MS, defineTool } from './define.js';
 import { INTENT_NOTE, Intent } from './intent.js';
 import { IgnoredKeys } from './looseArgs.js';
+import { plainText } from './textArgs.js';
 
 const INPUT_ANNOTATIONS = {
   readOnlyHint: false,
@@ -118,6 +119,14 @@ export const clickAt = defineTool({
   permission: 'input_actions',
   looseObjects: TIMING_LOOSE,
   budgetMs: (a) => QUICK_CALL_MS + hintMs(a.action_timing_hint),
+  preview: (a) => ({
+    kind: 'click',
+    x: a.x,
+    y: a.y,
+    button: a.button,
+    clicks: a.clicks,
+    monitor_index: a.monitor_index,
+  }),
   summarize: (a, r) =>
     r.success
       ? `${a.clicks === 1 ? 'Clicked' : `Clicked ${a.clicks}x`} ${a.button} at ${a.x},${a.y}${a.monitor_index === undefined ? '' : ` on monitor ${a.monitor_index}`}${confirmedNote(r.was_confirmed)}.`
@@ -170,6 +179,7 @@ export const typeText = defineTool({
   permission: 'input_actions',
   looseObjects: TIMING_LOOSE,
   sensitiveArgs: ['text'],
+  preview: (a) => ({ kind: 'type', text: a.text }),
   budgetMs: (a) => {
     const charsPerSecond = (a.typing_speed_wpm * 5) / 60;
     return (
@@ -181,14 +191,17 @@ export const typeText = defineTool({
   summarize: (a, r) => `Typed ${r.typed_length} of ${[...a.text].length} character(s).`,
 });
 
-export const KeyComboString = z
-  .string()
-  .min(1)
-  .max(MAX_KEY_COMBO_LENGTH)
-  .superRefine((value, ctx) => {
-    const parsed = tryParseKeyCombo(value);
-    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
-  });
+export const KeyComboString = plainText(
+  z
+    .string()
+    .min(1)
+    .max(MAX_KEY_COMBO_LENGTH)
+    .superRefine((value, ctx) => {
+      const parsed = tryParseKeyCombo(value);
+      if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.error });
+    }),
+  'one key combo by name (ctrl+c, Return), not text typed',
+);
 
 export const PressKeyInput = z.strictObject({
   keys: KeyComboString.describe(
@@ -220,6 +233,7 @@ export const pressKey = defineTool({
   policyClass: 'keys',
   permission: 'input_actions',
   budgetMs: (a) => QUICK_CALL_MS + a.repeat * 100,
+  preview: (a) => ({ kind: 'keys', keys: a.keys, repeat: a.repeat }),
   summarize: (a, r) =>
     r.success
       ? `Pressed ${a.keys}${a.repeat > 1 ? ` ${a.repeat} times` : ''}.`
@@ -254,6 +268,14 @@ export const scroll = defineTool({
   runsIn: 'viewer',
   policyClass: 'pointer',
   permission: 'input_actions',
+  preview: (a) => ({
+    kind: 'scroll',
+    x: a.x,
+    y: a.y,
+    direction: a.direction,
+    amount: a.amount,
+    monitor_index: a.monitor_index,
+  }),
   summarize: (a, r) =>
     r.success
       ? `Scrolled ${a.direction} ${a.amount} step(s) at ${a.x},${a.y}.`
@@ -290,6 +312,13 @@ export const drag = defineTool({
   policyClass: 'pointer',
   permission: 'input_actions',
   budgetMs: (a) => QUICK_CALL_MS + a.duration_ms,
+  preview: (a) => ({
+    kind: 'drag',
+    from: a.from,
+    to: a.to,
+    button: a.button,
+    monitor_index: a.monitor_index,
+  }),
   summarize: (a, r) =>
     r.success
       ? `Dragged from ${a.from.x},${a.from.y} to ${a.to.x},${a.to.y}.`
@@ -314,6 +343,7 @@ export const mouseMove = defineTool({
   runsIn: 'viewer',
   policyClass: 'pointer',
   permission: 'input_actions',
+  preview: (a) => ({ kind: 'move', x: a.x, y: a.y, monitor_index: a.monitor_index }),
   summarize: (a, r) =>
     r.success ? `Moved the pointer to ${a.x},${a.y}.` : 'The move was not delivered.',
 });

@@ -4,6 +4,7 @@
 // the AI's words, not the person's data, so it is never redacted). Defined once here; each tool's
 // input schema takes `intent: Intent` and its description ends with INTENT_NOTE.
 import { z } from 'zod';
+import { plainText } from './textArgs.js';
 
 /** Longest intent, in UTF-16 code units after trimming. */
 export const MAX_INTENT_CHARS = 200;
@@ -15,25 +16,28 @@ export const MAX_INTENT_CHARS = 200;
 // eslint-disable-next-line no-control-regex -- finding control characters is the point.
 const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
-export const Intent = z
-  .string()
-  .trim()
-  .min(1)
-  .max(MAX_INTENT_CHARS)
-  .superRefine((text, ctx) => {
-    const found = FORBIDDEN.exec(text);
-    if (found !== null) {
-      const hex = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
-      ctx.addIssue({
-        code: 'custom',
-        message: `contains control character U+${hex} at index ${found.index}; write one plain sentence`,
-      });
-    }
-  })
-  .optional()
-  .describe(
-    `Why you want this action, in one short sentence (1..${MAX_INTENT_CHARS} characters, plain text), e.g. "Open the File menu to save the report". The person reads it when asked to approve and in their action log.`,
-  );
+export const Intent = plainText(
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_INTENT_CHARS)
+    .superRefine((text, ctx) => {
+      const found = FORBIDDEN.exec(text);
+      if (found !== null) {
+        const hex = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+        ctx.addIssue({
+          code: 'custom',
+          message: `contains control character U+${hex} at index ${found.index}; write one plain sentence`,
+        });
+      }
+    })
+    .optional()
+    .describe(
+      `Why you want this action, in one short sentence (1..${MAX_INTENT_CHARS} characters, plain text), e.g. "Open the File menu to save the report". The person reads it when asked to approve and in their action log.`,
+    ),
+  "the AI's own reason, shown to the person and kept on purpose",
+);
 
 /** The intent in a tool's parsed arguments, when the tool takes one and the AI gave it. */
 export function intentOfArgs(args: unknown): string | undefined {

@@ -13,8 +13,12 @@ import {
   MonitorIndex,
 } from '../common.js';
 import { QUICK_CALL_MS, defineTool } from './define.js';
+import { plainText } from './textArgs.js';
 
 export const OverlayId = Id.describe('Overlay id returned by draw_overlay or batch_overlay.');
+
+/** An overlay's label: the AI's words drawn on the desktop for the person. */
+const OverlayLabel = plainText(z.string().max(200), "the AI's own words, drawn for the person");
 
 /** The seed's default overlay color. */
 export const DEFAULT_OVERLAY_COLOR = 'red';
@@ -37,11 +41,9 @@ export const DrawOverlayInput = z.strictObject({
     .max(1)
     .default(0.5)
     .describe('Fill opacity from 0 (invisible) to 1 (solid). Default 0.5.'),
-  label: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('Optional text shown on the overlay for the person, up to 200 characters.'),
+  label: OverlayLabel.optional().describe(
+    'Optional text shown on the overlay for the person, up to 200 characters.',
+  ),
   temporary_ms: z
     .number()
     .min(100)
@@ -66,7 +68,7 @@ export const Overlay = z.strictObject({
   bounds: Bounds.describe('Where the overlay is, in desktop pixels, clamped to the desktop.'),
   color: CssColor,
   opacity: z.number().min(0).max(1).describe('Fill opacity 0..1.'),
-  label: z.string().max(200).optional().describe('Text shown on the overlay.'),
+  label: OverlayLabel.optional().describe('Text shown on the overlay.'),
   click_through: z.boolean().describe("Whether the person's clicks pass through."),
   monitor_index: MonitorIndex.describe("The monitor that holds the overlay's centre."),
   created_at: EpochMs.describe('When it was drawn, epoch milliseconds (control viewer clock).'),

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { Coordinate, InputRect, MonitorIndex, Size } from '../common.js';
 import { SLACK_MS, defineTool } from './define.js';
 import { Intent } from './intent.js';
+import { plainText } from './textArgs.js';
 
 export const MAX_ANNOTATION_PROMPT_CHARS = 500;
 export const MAX_ANNOTATION_NOTE_CHARS = 500;
@@ -15,14 +16,17 @@ export const DEFAULT_ANNOTATION_TIMEOUT_MS = 120_000;
 export const MAX_ANNOTATION_TIMEOUT_MS = 600_000;
 
 export const RequestAnnotationInput = z.strictObject({
-  prompt: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_ANNOTATION_PROMPT_CHARS)
-    .describe(
-      'What the person should point out, shown to them as plain text, e.g. "Show me the Save button and the file name field".',
-    ),
+  prompt: plainText(
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_ANNOTATION_PROMPT_CHARS)
+      .describe(
+        'What the person should point out, shown to them as plain text, e.g. "Show me the Save button and the file name field".',
+      ),
+    "the AI's own question to the person",
+  ),
   region: InputRect.optional().describe(
     'Optional area to ask about (desktop pixels, or monitor-relative with monitor_index); it is highlighted for the person. Annotations may still lie anywhere.',
   ),
