@@ -35,7 +35,9 @@ describe('toAiAction', () => {
     const typed = toAiAction({ kind: 'type', text });
     expect(typed).toEqual({ kind: 'type', text: 'a'.repeat(MAX_AI_ACTION_TEXT - 1) });
     expect(AiAction.safeParse(typed).success).toBe(true);
-    expect(toAiAction({ kind: 'clipboard_write', text: 'secret' })).toBeUndefined();
-    expect(toAiAction({ kind: 'clipboard_read' })).toBeUndefined();
+    expect(
+      toAiAction({ kind: 'text', title: 'Replace the clipboard', fact: 'Put:', text: 'secret' }),
+    ).toBeUndefined();
+    expect(toAiAction({ kind: 'none', title: 'Read the clipboard', facts: [] })).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import {
 } from '@overlay-companion/protocol';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { confirmDetails } from '../control/dispatch.js';
+import { confirmDetails } from './previewDetails.js';
 import { createConfirmationStore } from '../store/pendingConfirmations.js';
 import { ConfirmIntent } from './ConfirmIntent.js';
 import { Confirmations } from './confirmations.js';
@@ -78,7 +78,7 @@ describe("the tool_call's intent reaches the panel", () => {
 
   it('leaves the question without an intent when the call has none', () => {
     const store = createConfirmationStore();
-    void new Confirmations(store).ask({ kind: 'clipboard_read' }, { intent: intentOfArgs({}) });
+    void new Confirmations(store).ask({ kind: 'move', x: 1, y: 2 }, { intent: intentOfArgs({}) });
     expect(store.getState().pending[0]?.intent).toBeUndefined();
   });
 });

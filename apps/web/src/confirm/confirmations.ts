@@ -3,7 +3,11 @@
 // timeout, the call being cancelled, Stop — resolves false. Framework-free so the fail-closed
 // rules are unit-tested with fake timers.
 import type { StoreApi } from 'zustand/vanilla';
-import type { ConfirmDetails, ConfirmationState, Grantable } from '../store/pendingConfirmations.js';
+import type {
+  ConfirmDetails,
+  ConfirmationState,
+  Grantable,
+} from '../store/pendingConfirmations.js';
 
 /** How a question ended, for the toast that tells the person. */
 export type SettledReason = 'approved' | 'denied' | 'timeout' | 'withdrawn' | 'stopped';

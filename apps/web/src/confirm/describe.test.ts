@@ -50,6 +50,13 @@ describe('showControlCharacters', () => {
 
   it('is what the panel shows for typed and clipboard text', () => {
     expect(describeConfirmation({ kind: 'type', text: 'rm -rf /\n' }).verbatim).toBe('rm -rf /⏎\n');
-    expect(describeConfirmation({ kind: 'clipboard_write', text: '\tx' }).verbatim).toBe('⇥x');
+    expect(
+      describeConfirmation({
+        kind: 'text',
+        title: 'Replace the clipboard',
+        fact: 'Put:',
+        text: '\tx',
+      }).verbatim,
+    ).toBe('⇥x');
   });
 });

@@ -1,7 +1,8 @@
 // Words for a confirmation: a title and the facts the person needs to decide, exactly what will
-// happen. Pure so the wording is tested and the panel stays a thin view.
+// happen, per kind of confirmation (a tool's preview kind: its definition decides which; a mode
+// change; any other tool). Pure so the wording is tested and the panel stays a thin view.
 import { MAX_INTENT_CHARS } from '@overlay-companion/protocol';
-import type { ConfirmDetails } from '../store/pendingConfirmations.js';
+import { byKind, type ByKind, type ConfirmDetails } from '../store/pendingConfirmations.js';
 
 export interface ConfirmText {
   title: string;
@@ -45,96 +46,91 @@ export function intentText(intent: string | undefined): string | undefined {
   return showControlCharacters(bounded);
 }
 
-export function describeConfirmation(d: ConfirmDetails): ConfirmText {
-  switch (d.kind) {
-    case 'click':
-      return {
-        title: `${TIMES[d.clicks] ?? 'Click'} with the ${(BUTTON[d.button] ?? d.button).toLowerCase()} button`,
-        facts: [`At ${d.x}, ${d.y} on the desktop (marked with a crosshair).`],
-      };
-    case 'drag':
-      return {
-        title: `Drag with the ${d.button} button`,
-        facts: [`From ${d.from.x}, ${d.from.y} to ${d.to.x}, ${d.to.y} (marked with an arrow).`],
-      };
-    case 'scroll':
-      return {
-        title: `Scroll ${d.direction}`,
-        facts: [`${d.amount} wheel step${d.amount === 1 ? '' : 's'} at ${d.x}, ${d.y} (marked).`],
-      };
-    case 'move':
-      return {
-        title: 'Move the pointer',
-        facts: [`To ${d.x}, ${d.y} (marked), without clicking.`],
-      };
-    case 'type': {
-      const breaks = (d.text.match(/\r\n|\r|\n/g) ?? []).length;
-      const tabs = (d.text.match(/\t/g) ?? []).length;
-      const presses = [
-        breaks > 0 ? `Return ${breaks === 1 ? 'once' : `${breaks} times`}` : '',
-        tabs > 0 ? `Tab ${tabs === 1 ? 'once' : `${tabs} times`}` : '',
-      ].filter((p) => p !== '');
-      return {
-        title: 'Type text',
-        facts: [
-          `${[...d.text].length} characters into whatever has the keyboard on the desktop:`,
-          ...(presses.length > 0 ? [`This presses ${presses.join(' and ')}.`] : []),
-        ],
-        verbatim: showControlCharacters(d.text),
-      };
-    }
-    case 'keys':
-      return {
-        title: 'Press keys',
-        facts: [d.repeat === 1 ? `Press ${d.keys}` : `Press ${d.keys} ${d.repeat} times`],
-        verbatim: d.keys,
-      };
-    case 'clipboard_read':
-      return {
-        title: 'Read the clipboard',
-        facts: ["The AI will see the remote desktop's clipboard text."],
-      };
-    case 'clipboard_write':
-      return {
-        title: 'Replace the clipboard',
-        facts: [`Put ${[...d.text].length} characters on the remote desktop's clipboard:`],
-        verbatim: showControlCharacters(d.text),
-      };
-    case 'mode':
-      return {
-        title: d.requestedBy === 'person' ? `Confirm: switch to ${d.to}` : 'Change the mode',
-        facts: [
-          d.requestedBy === 'person'
-            ? `You chose ${d.to} (from ${d.from}). Raising the mode takes effect only once you confirm it here.`
-            : `The AI asks to go from ${d.from} to ${d.to}.`,
-          d.to === 'autopilot'
-            ? 'The AI could then click and type without asking you.'
-            : d.to === 'custom'
-              ? 'The custom list of what runs without asking:'
-              : `The AI gets the permissions of ${d.to} mode.`,
-        ],
-        ...(d.metadata === undefined ? {} : { verbatim: JSON.stringify(d.metadata, null, 2) }),
-      };
-    case 'other':
-      return { title: `Run ${d.tool}`, facts: ['With these arguments:'], verbatim: d.args };
-    default: {
-      const unknown: never = d;
-      void unknown;
-      return { title: 'Unknown action', facts: ['Deny it.'] };
-    }
-  }
+/** How many times `text` presses Return and Tab, in words ("Return once and Tab 2 times"). */
+function pressesIn(text: string): string | undefined {
+  const breaks = (text.match(/\r\n|\r|\n/g) ?? []).length;
+  const tabs = (text.match(/\t/g) ?? []).length;
+  const presses = [
+    breaks > 0 ? `Return ${breaks === 1 ? 'once' : `${breaks} times`}` : '',
+    tabs > 0 ? `Tab ${tabs === 1 ? 'once' : `${tabs} times`}` : '',
+  ].filter((p) => p !== '');
+  return presses.length > 0 ? presses.join(' and ') : undefined;
 }
+
+/** The words for each kind of confirmation (a tool's preview kind, a mode change, any other). */
+const WORDS: ByKind<ConfirmText> = {
+  click: (d) => ({
+    title: `${TIMES[d.clicks] ?? 'Click'} with the ${(BUTTON[d.button] ?? d.button).toLowerCase()} button`,
+    facts: [`At ${d.x}, ${d.y} on the desktop (marked with a crosshair).`],
+  }),
+  drag: (d) => ({
+    title: `Drag with the ${d.button} button`,
+    facts: [`From ${d.from.x}, ${d.from.y} to ${d.to.x}, ${d.to.y} (marked with an arrow).`],
+  }),
+  scroll: (d) => ({
+    title: `Scroll ${d.direction}`,
+    facts: [`${d.amount} wheel step${d.amount === 1 ? '' : 's'} at ${d.x}, ${d.y} (marked).`],
+  }),
+  move: (d) => ({
+    title: 'Move the pointer',
+    facts: [`To ${d.x}, ${d.y} (marked), without clicking.`],
+  }),
+  type: (d) => {
+    const presses = pressesIn(d.text);
+    return {
+      title: 'Type text',
+      facts: [
+        `${[...d.text].length} characters into whatever has the keyboard on the desktop:`,
+        ...(presses === undefined ? [] : [`This presses ${presses}.`]),
+      ],
+      verbatim: showControlCharacters(d.text),
+    };
+  },
+  keys: (d) => ({
+    title: 'Press keys',
+    facts: [d.repeat === 1 ? `Press ${d.keys}` : `Press ${d.keys} ${d.repeat} times`],
+    verbatim: d.keys,
+  }),
+  text: (d) => ({ title: d.title, facts: [d.fact], verbatim: showControlCharacters(d.text) }),
+  none: (d) => ({ title: d.title, facts: [...d.facts] }),
+  mode: (d) => ({
+    title: d.requestedBy === 'person' ? `Confirm: switch to ${d.to}` : 'Change the mode',
+    facts: [
+      d.requestedBy === 'person'
+        ? `You chose ${d.to} (from ${d.from}). Raising the mode takes effect only once you confirm it here.`
+        : `The AI asks to go from ${d.from} to ${d.to}.`,
+      d.to === 'autopilot'
+        ? 'The AI could then click and type without asking you.'
+        : d.to === 'custom'
+          ? 'The custom list of what runs without asking:'
+          : `The AI gets the permissions of ${d.to} mode.`,
+    ],
+    ...(d.metadata === undefined ? {} : { verbatim: JSON.stringify(d.metadata, null, 2) }),
+  }),
+  other: (d) => ({ title: `Run ${d.tool}`, facts: ['With these arguments:'], verbatim: d.args }),
+};
+
+export function describeConfirmation(details: ConfirmDetails): ConfirmText {
+  return byKind(WORDS, details);
+}
+
+const NO_POINT = () => undefined;
+
+/** The desktop point each kind is about (where the crosshair is), if it has one. */
+const POINT: ByKind<{ x: number; y: number } | undefined> = {
+  click: (d) => ({ x: d.x, y: d.y }),
+  scroll: (d) => ({ x: d.x, y: d.y }),
+  move: (d) => ({ x: d.x, y: d.y }),
+  drag: (d) => d.from,
+  type: NO_POINT,
+  keys: NO_POINT,
+  text: NO_POINT,
+  none: NO_POINT,
+  mode: NO_POINT,
+  other: NO_POINT,
+};
 
 /** The desktop point a request is about (where the crosshair is), if it has one. */
 export function pointOf(details: ConfirmDetails): { x: number; y: number } | undefined {
-  switch (details.kind) {
-    case 'click':
-    case 'scroll':
-    case 'move':
-      return { x: details.x, y: details.y };
-    case 'drag':
-      return details.from;
-    default:
-      return undefined;
-  }
+  return byKind(POINT, details);
 }

@@ -14,7 +14,6 @@ import {
   type ViewerToolName,
 } from '@overlay-companion/protocol';
 import type Guacamole from 'guacamole-common-js';
-import type { ConfirmDetails } from '../store/pendingConfirmations.js';
 import type { Viewport } from '../viewport/viewport.js';
 import type { ClipboardWatch } from './handlers/clipboard.js';
 import {
@@ -140,51 +139,4 @@ export function runTool(
     );
   }
   return handler(call.args, env);
-}
-
-/** What the confirmation panel shows for a call: exactly what will happen, in desktop pixels. */
-export function confirmDetails(call: TypedToolCall, monitors: readonly Monitor[]): ConfirmDetails {
-  switch (call.name) {
-    case 'click_at': {
-      const a = call.args;
-      const monitor = monitors.find((m) => m.index === a.monitor_index);
-      const p = monitorToDesktop({ x: a.x, y: a.y }, monitor);
-      return { kind: 'click', x: p.x, y: p.y, button: a.button, clicks: a.clicks };
-    }
-    case 'drag': {
-      const monitor = monitors.find((m) => m.index === call.args.monitor_index);
-      return {
-        kind: 'drag',
-        from: monitorToDesktop(call.args.from, monitor),
-        to: monitorToDesktop(call.args.to, monitor),
-        button: call.args.button,
-      };
-    }
-    case 'scroll': {
-      const a = call.args;
-      const p = monitorToDesktop(
-        { x: a.x, y: a.y },
-        monitors.find((m) => m.index === a.monitor_index),
-      );
-      return { kind: 'scroll', x: p.x, y: p.y, direction: a.direction, amount: a.amount };
-    }
-    case 'mouse_move': {
-      const a = call.args;
-      const p = monitorToDesktop(
-        { x: a.x, y: a.y },
-        monitors.find((m) => m.index === a.monitor_index),
-      );
-      return { kind: 'move', x: p.x, y: p.y };
-    }
-    case 'type_text':
-      return { kind: 'type', text: call.args.text };
-    case 'press_key':
-      return { kind: 'keys', keys: call.args.keys, repeat: call.args.repeat };
-    case 'get_clipboard':
-      return { kind: 'clipboard_read' };
-    case 'set_clipboard':
-      return { kind: 'clipboard_write', text: call.args.text };
-    default:
-      return { kind: 'other', tool: call.name, args: JSON.stringify(call.args).slice(0, 2000) };
-  }
 }

@@ -13,7 +13,8 @@ import {
 import { aiActionStarted } from '../activity/aiActivity.js';
 import type { HeldActions } from '../takeover/heldActions.js';
 import type { PersonActivity } from '../takeover/personActivity.js';
-import { confirmDetails, runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
+import { confirmDetails } from '../confirm/previewDetails.js';
+import { runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
 
 const WAITS_FOR_PERSON: ReadonlySet<ToolName> = new Set(DESKTOP_INPUT_TOOLS);
 

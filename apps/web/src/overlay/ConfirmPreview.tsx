@@ -1,9 +1,9 @@
 // What a pending confirmation will do, drawn where it will happen: a crosshair at a click,
 // scroll or move point, and the path of a drag from a ring to an arrowhead. Drawn on the
 // overlay layer (click-through) so the person sees the exact spot on the desktop while
-// deciding in the panel beside it.
-import type { ConfirmDetails } from '../store/pendingConfirmations.js';
-import { desktopToWindow, type Viewport } from '../viewport/viewport.js';
+// deciding in the panel beside it. One mark per kind of preview (MARKS), never per tool.
+import { byKind, type ByKind, type ConfirmDetails } from '../store/pendingConfirmations.js';
+import { desktopToWindow, type Point, type Viewport } from '../viewport/viewport.js';
 
 function Crosshair({ x, y, label }: { x: number; y: number; label: string }) {
   return (
@@ -21,6 +21,53 @@ function Crosshair({ x, y, label }: { x: number; y: number; label: string }) {
   );
 }
 
+function DragPath({ from, to }: { from: Point; to: Point }) {
+  return (
+    <g className="confirm-preview__drag" data-testid="confirm-drag-path">
+      <defs>
+        <marker
+          id="confirm-arrow"
+          viewBox="0 0 10 10"
+          refX="8"
+          refY="5"
+          markerWidth="7"
+          markerHeight="7"
+          orient="auto-start-reverse"
+        >
+          <path d="M0,0 L10,5 L0,10 z" className="confirm-preview__arrowhead" />
+        </marker>
+      </defs>
+      <line x1={from.x} y1={from.y} x2={to.x} y2={to.y} className="confirm-preview__halo-line" />
+      <line x1={from.x} y1={from.y} x2={to.x} y2={to.y} markerEnd="url(#confirm-arrow)" />
+      <circle cx={from.x} cy={from.y} r={7} className="confirm-preview__ring" />
+    </g>
+  );
+}
+
+/** Window position of the centre of a desktop pixel. */
+type ToWindow = (p: Point) => Point;
+
+const NO_MARK = () => null;
+
+/** The mark of each kind; kinds without a place on the desktop have none. */
+const MARKS: ByKind<(at: ToWindow) => React.ReactNode> = {
+  click: (d) => (at) => (
+    <Crosshair
+      {...at(d)}
+      label={d.clicks === 1 ? `${d.button} click` : `${d.button} ×${d.clicks}`}
+    />
+  ),
+  scroll: (d) => (at) => <Crosshair {...at(d)} label={`scroll ${d.direction}`} />,
+  move: (d) => (at) => <Crosshair {...at(d)} label="move" />,
+  drag: (d) => (at) => <DragPath from={at(d.from)} to={at(d.to)} />,
+  type: () => NO_MARK,
+  keys: () => NO_MARK,
+  text: () => NO_MARK,
+  none: () => NO_MARK,
+  mode: () => NO_MARK,
+  other: () => NO_MARK,
+};
+
 export function ConfirmPreview({
   details,
   viewport,
@@ -29,54 +76,7 @@ export function ConfirmPreview({
   viewport: Viewport;
 }) {
   // Desktop pixels are the top-left of a pixel; aim at its centre.
-  const at = (p: { x: number; y: number }) =>
-    desktopToWindow(viewport, { x: p.x + 0.5, y: p.y + 0.5 });
-  let mark: React.ReactNode = null;
-  switch (details.kind) {
-    case 'click': {
-      const p = at(details);
-      const what =
-        details.clicks === 1 ? `${details.button} click` : `${details.button} ×${details.clicks}`;
-      mark = <Crosshair x={p.x} y={p.y} label={what} />;
-      break;
-    }
-    case 'scroll': {
-      const p = at(details);
-      mark = <Crosshair x={p.x} y={p.y} label={`scroll ${details.direction}`} />;
-      break;
-    }
-    case 'move': {
-      const p = at(details);
-      mark = <Crosshair x={p.x} y={p.y} label="move" />;
-      break;
-    }
-    case 'drag': {
-      const a = at(details.from);
-      const b = at(details.to);
-      mark = (
-        <g className="confirm-preview__drag" data-testid="confirm-drag-path">
-          <defs>
-            <marker
-              id="confirm-arrow"
-              viewBox="0 0 10 10"
-              refX="8"
-              refY="5"
-              markerWidth="7"
-              markerHeight="7"
-              orient="auto-start-reverse"
-            >
-              <path d="M0,0 L10,5 L0,10 z" className="confirm-preview__arrowhead" />
-            </marker>
-          </defs>
-          <line x1={a.x} y1={a.y} x2={b.x} y2={b.y} className="confirm-preview__halo-line" />
-          <line x1={a.x} y1={a.y} x2={b.x} y2={b.y} markerEnd="url(#confirm-arrow)" />
-          <circle cx={a.x} cy={a.y} r={7} className="confirm-preview__ring" />
-        </g>
-      );
-      break;
-    }
-    default:
-      return null;
-  }
-  return <svg className="confirm-preview">{mark}</svg>;
+  const at: ToWindow = (p) => desktopToWindow(viewport, { x: p.x + 0.5, y: p.y + 0.5 });
+  const mark = byKind(MARKS, details)(at);
+  return mark === null ? null : <svg className="confirm-preview">{mark}</svg>;
 }

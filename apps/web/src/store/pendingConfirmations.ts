@@ -2,30 +2,23 @@
 // confirm/confirmations.ts; the confirmation panel and the overlay layer's preview marks render
 // from it. Answers never go through this store: they go to the Confirmations object, which the
 // panel's buttons call.
-import type { AiClientRef, Mode, MouseButton, ToolName } from '@overlay-companion/protocol';
+import type {
+  AiAction,
+  AiClientRef,
+  Mode,
+  ToolName,
+  ToolPreview,
+} from '@overlay-companion/protocol';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
-/** What will happen if the person approves, in enough detail to show exactly that. */
+/**
+ * What will happen if the person approves, in enough detail to show exactly that: a tool's
+ * preview (its definition's, with points in desktop pixels: confirm/previewDetails.ts), a mode
+ * change, or any other tool by its name and arguments.
+ */
 export type ConfirmDetails =
-  | { kind: 'click'; x: number; y: number; button: MouseButton; clicks: number }
-  | {
-      kind: 'drag';
-      from: { x: number; y: number };
-      to: { x: number; y: number };
-      button: MouseButton;
-    }
-  | {
-      kind: 'scroll';
-      x: number;
-      y: number;
-      direction: 'up' | 'down' | 'left' | 'right';
-      amount: number;
-    }
-  | { kind: 'move'; x: number; y: number }
-  | { kind: 'type'; text: string }
-  | { kind: 'keys'; keys: string; repeat: number }
-  | { kind: 'clipboard_read' }
-  | { kind: 'clipboard_write'; text: string }
+  | AiAction
+  | Extract<ToolPreview, { kind: 'text' | 'none' }>
   | {
       kind: 'mode';
       from: Mode;
@@ -36,6 +29,21 @@ export type ConfirmDetails =
     }
   /** Any other tool the bridge asked to confirm: its name and arguments as JSON. */
   | { kind: 'other'; tool: string; args: string };
+
+export type ConfirmKind = ConfirmDetails['kind'];
+export type DetailsOf<K extends ConfirmKind> = Extract<ConfirmDetails, { kind: K }>;
+
+/**
+ * One entry per kind of ConfirmDetails: how the panel words it, marks it, how the pointer draws
+ * it. A mapped type over the kinds (never over tool names), so a new kind does not compile until
+ * every table has it, and a new tool that previews as an existing kind needs none of them.
+ */
+export type ByKind<R> = { readonly [K in ConfirmKind]: (details: DetailsOf<K>) => R };
+
+/** The entry of `table` for `details`' kind, applied to it. */
+export function byKind<R>(table: ByKind<R>, details: ConfirmDetails): R {
+  return (table[details.kind] as (d: ConfirmDetails) => R)(details);
+}
 
 export interface PendingConfirmation {
   id: string;
