@@ -14,28 +14,46 @@ import {
   type Permissions,
 } from './permissions.js';
 import { decideCall, type PolicyDecision } from './policy.js';
-import type { ToolName } from './tools/names.js';
+import { TOOL_NAMES, type ToolName } from './tools/names.js';
+import { toolDefinitions } from './tools/registry.js';
+import type { AnyToolDefinition } from './tools/index.js';
 
-/** Tool families as the README groups them. */
-export const TABLE_GROUPS: ReadonlyArray<{ title: string; tools: readonly ToolName[] }> = [
-  {
-    title: 'overlays, display info',
-    tools: [
-      'draw_overlay',
-      'remove_overlay',
-      'clear_overlays',
-      'batch_overlay',
-      'get_display_info',
-    ],
-  },
-  {
-    title: 'screenshots',
-    tools: ['take_screenshot', 'wait_for_screen', 'set_screenshot_frequency'],
-  },
-  { title: 'typing, keys', tools: ['type_text', 'press_key'] },
-  { title: 'clipboard', tools: ['get_clipboard', 'set_clipboard'] },
-  { title: 'clicks, drags, scrolls, moves', tools: ['click_at', 'drag', 'scroll', 'mouse_move'] },
-];
+/** The mode table's columns, in order; each tool's column comes from its definition. */
+const COLUMNS = [
+  'overlays, display info',
+  'screenshots',
+  'typing, keys',
+  'clipboard',
+  'clicks, drags, scrolls, moves',
+] as const;
+
+/**
+ * The column a tool is counted in: input by its policy class; free tools by whether they need a
+ * toggle (the screen) or not (overlays, display info). Tools that are neither — the mode, events,
+ * teach mode, desktops — are always allowed and have no column.
+ */
+function columnOf(definition: AnyToolDefinition): (typeof COLUMNS)[number] | undefined {
+  switch (definition.policyClass) {
+    case 'keys':
+      return 'typing, keys';
+    case 'clipboard':
+      return 'clipboard';
+    case 'pointer':
+      return 'clicks, drags, scrolls, moves';
+    case 'free':
+      if (definition.kind === 'overlay' || definition.kind === 'screen')
+        return definition.permission === undefined ? 'overlays, display info' : 'screenshots';
+      return undefined;
+  }
+}
+
+/** Tool families as the README's mode table groups them, from the definitions. */
+const TABLE_GROUPS: ReadonlyArray<{ title: string; tools: readonly ToolName[] }> = COLUMNS.map(
+  (title) => ({
+    title,
+    tools: TOOL_NAMES.filter((name) => columnOf(toolDefinitions[name]) === title),
+  }),
+);
 
 const WORDS: Readonly<Record<PolicyDecision, string>> = {
   allow: 'yes',
