@@ -11,7 +11,7 @@ import type { GuacSession } from './display/guacSession.js';
 import type { Hotkey } from './display/hotkeys.js';
 import { RemoteDisplay } from './display/RemoteDisplay.js';
 import { StatusBar } from './ui/StatusBar.js';
-import { getControlPlane } from './control/browserControl.js';
+import { getBrowserControl } from './control/browserControl.js';
 import { ConfirmDialog } from './confirm/ConfirmDialog.js';
 import { ControlControls } from './confirm/ControlControls.js';
 import { OverlayLayer } from './overlay/OverlayLayer.js';
@@ -44,12 +44,12 @@ export interface AppProps {
 
 export function App({ session }: AppProps) {
   // Created once per page (idempotent), outside React's lifecycle like the session.
-  const plane = getControlPlane();
+  const control = getBrowserControl();
   // Stable, so the display never rebinds its keyboard on a re-render.
   const onHotkey = useCallback(
     (hotkey: Hotkey) => {
       if (hotkey === 'stop') {
-        plane.stop();
+        control.stop();
         return;
       }
       if (focusFirstAnswer(document)) return; // an approval waits: the chord answers it first
@@ -57,7 +57,7 @@ export function App({ session }: AppProps) {
       if (prefs.menuOpen) focusDesktop();
       prefs.menuToggled();
     },
-    [plane],
+    [control],
   );
   useEffect(() => bindPageHotkeys(document, onHotkey), [onHotkey]);
   return (
@@ -68,16 +68,16 @@ export function App({ session }: AppProps) {
       <StatusBar
         onReconnectNow={() => session.reconnectNow()}
         onOpenMenu={() => viewerPrefsStore.getState().menuToggled()}
-        desktop={<DesktopCharge onCharge={plane.charge} />}
+        desktop={<DesktopCharge onCharge={control.charge} />}
         controls={
           <>
-            <UnaskedIndicator onRevoke={plane.revoke} />
+            <UnaskedIndicator onRevoke={control.revoke} />
             <span className="status-bar__wide-only">
               <TakeOverButton />
               <ActionLogButton />
             </span>
-            <MakeControlButton onTakeControl={plane.takeControl} />
-            <ControlControls onStop={plane.stop} onChooseMode={plane.chooseMode} />
+            <MakeControlButton onTakeControl={control.takeControl} />
+            <ControlControls onStop={control.stop} onChooseMode={control.chooseMode} />
           </>
         }
         account={<AccountMenu />}
@@ -91,7 +91,7 @@ export function App({ session }: AppProps) {
           <AiPointerLayer />
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <TakeOverBanner />
-          <ApprovalsElsewhere onStop={plane.stop} onAnswer={plane.answerElsewhere} />
+          <ApprovalsElsewhere onStop={control.stop} onAnswer={control.answerElsewhere} />
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
           <TeachPanel />
@@ -99,13 +99,13 @@ export function App({ session }: AppProps) {
         </main>
         <ActionLog />
         <ClientMenu
-          clipboard={plane.clipboard}
+          clipboard={control.clipboard}
           onDisconnect={() => session.stop()}
           onReconnect={() => session.start()}
         />
         {/* Over the display area, never inside the display: the desktop cannot receive the approving click. */}
-        <ConfirmDialog answer={plane.answer} grant={plane.grant} stop={plane.stop} />
-        <HeldActionsPanel answer={plane.answerHeld} />
+        <ConfirmDialog answer={control.answer} grant={control.grant} stop={control.stop} />
+        <HeldActionsPanel answer={control.answerHeld} />
         <Toasts />
       </div>
     </div>

@@ -1,7 +1,8 @@
-// Assembles the control plane in the browser, once per page: the stores, the control channel
-// (real WebSocket, ticket from the bridge), the controller, the frame/clipboard watchers and the
-// person's event stream, all following the live Guacamole client. React components get the
-// handle through getControlPlane(); nothing here renders.
+// Assembles this window's control of the desktop, once per page (BrowserControl; the bridge's
+// ControlPlane is the other end): the stores, the control channel (real WebSocket, ticket from
+// the bridge), the controller, the frame/clipboard watchers and the person's event stream, all
+// following the live Guacamole client. React components get the handle through
+// getBrowserControl(); nothing here renders.
 import { onAiActionRun } from '../activity/aiActivity.js';
 import { toAiAction } from '../activity/aiActionWire.js';
 import {
@@ -40,7 +41,8 @@ import { installTestApi } from './testApi.js';
 import { AnnotationRequests } from '../teach/annotationRequests.js';
 import { UiEventStream } from './uiEvents.js';
 
-export interface ControlPlane {
+/** What the page's components may ask of this window's control of the desktop. */
+export interface BrowserControl {
   /** The person pressed Stop. */
   stop: () => void;
   /** The person picked a mode; false when the bridge is not reachable right now. */
@@ -144,14 +146,14 @@ function announceSettled(details: ConfirmDetails, reason: SettledReason): void {
   else if (reason === 'denied') toasts.toastShown('info', `Denied: ${what}.`);
 }
 
-let plane: ControlPlane | undefined;
+let control: BrowserControl | undefined;
 
-export function getControlPlane(): ControlPlane {
-  plane ??= startControlPlane();
-  return plane;
+export function getBrowserControl(): BrowserControl {
+  control ??= startBrowserControl();
+  return control;
 }
 
-function startControlPlane(): ControlPlane {
+function startBrowserControl(): BrowserControl {
   const frames = new FrameWatch(() => currentMasks());
   const clipboard = new ClipboardWatch();
   const confirmations = new Confirmations(confirmationStore, Date.now, announceSettled);
