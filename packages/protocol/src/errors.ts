@@ -74,7 +74,7 @@ export class ProtocolError extends Error {
 type Issue = z.core.$ZodIssue;
 
 /** "overlays[2].x", or "(root)" for the value itself. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
+function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
@@ -122,7 +122,7 @@ function quoteList(values: readonly unknown[]): string {
 }
 
 /** The readable phrase for one issue, without its path: "must be an integer", "is required". */
-export function describeIssue(issue: Issue): string {
+function describeIssue(issue: Issue): string {
   switch (issue.code) {
     case 'invalid_type':
       // zod reports a missing field as invalid_type; only its message says the input was absent.

@@ -3,7 +3,6 @@
 // Depends only on zod and has no side effects, so both Node and the browser can import it.
 export { PROTOCOL_VERSION } from './version.js';
 export * from './common.js';
-export { CSS_NAMED_COLORS, type CssNamedColor } from './cssColors.js';
 export * from './keys.js';
 export * from './errors.js';
 export * from './policy.js';

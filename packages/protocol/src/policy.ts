@@ -29,7 +29,7 @@ export const APPROVAL_WINDOW_MS = 30_000;
 
 export type PolicyDecision = 'allow' | 'confirm' | 'deny';
 
-export const InputPolicyToolNameSchema = z.enum(
+const InputPolicyToolNameSchema = z.enum(
   INPUT_POLICY_TOOLS as [InputPolicyToolName, ...InputPolicyToolName[]],
 );
 
@@ -203,7 +203,7 @@ const MODE_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** Why the mode denies `tool`, which modes would allow it, and what the AI and person can do. */
-export function denialMessage(mode: Mode, metadata: unknown, tool: string): string {
+function denialMessage(mode: Mode, metadata: unknown, tool: string): string {
   if (!isToolName(tool)) return `There is no tool ${JSON.stringify(tool.slice(0, 64))}.`;
   const allowing = MODES.filter(
     (m) => m !== 'custom' && decidePolicy(m, undefined, tool) !== 'deny',

@@ -11,21 +11,11 @@ export type AnyToolDefinition = ToolDefinitions[ToolName];
 export const toolList: readonly AnyToolDefinition[] = Object.values(toolDefinitions);
 
 export { toolDefinitions, type ToolDefinitions } from './registry.js';
-export {
-  defineTool,
-  QUICK_CALL_MS,
-  SLACK_MS,
-  TOOL_FAMILIES,
-  type PolicyClass,
-  type RunsIn,
-  type ToolAnnotations,
-  type ToolDefinition,
-  type ToolKind,
-} from './define.js';
+export { defineTool, TOOL_FAMILIES, type PolicyClass, type ToolDefinition } from './define.js';
 export * from './names.js';
 export * from './looseArgs.js';
 export * from './preview.js';
-export { plainText, stringArgs, unmarkedTextArgs } from './textArgs.js';
+export { unmarkedTextArgs } from './textArgs.js';
 export * from './intent.js';
 export * from './overlay.js';
 export * from './screen.js';

@@ -165,9 +165,7 @@ export const MAX_OVERLAYS = MAX_BATCH_OVERLAYS;
 export const ONE_AT_A_TIME_STEP_MS = 1_500;
 
 /** How long a one_at_a_time batch takes: every overlay but the last is shown for its step. */
-export function oneAtATimeDurationMs(
-  overlays: readonly { temporary_ms?: number | undefined }[],
-): number {
+function oneAtATimeDurationMs(overlays: readonly { temporary_ms?: number | undefined }[]): number {
   return overlays
     .slice(0, -1)
     .reduce((sum, o) => sum + (o.temporary_ms ?? ONE_AT_A_TIME_STEP_MS), 0);

@@ -1,7 +1,8 @@
 // How a tool call shows itself to the person, declared in its definition (`preview`): what the
 // approval panel says and marks on the desktop before it runs, and what the AI's pointer draws in
 // every window of the person while it runs. A preview is one of a few kinds, and the viewer maps
-// each kind to its words, its mark and its pointer drawing once (a mapped type over the kinds),
+// each kind to its words, its mark and its pointer drawing once (a mapped type over the kinds,
+// apps/web store/pendingConfirmations.ts ByKind),
 // so a new tool that previews as an existing kind needs nothing in the viewer.
 //
 // The kinds the pointer draws are the ai_action wire's (aiAction.ts), in the call's own
@@ -31,22 +32,3 @@ export type ToolPreview =
       text: string;
     }
   | { kind: 'none'; title: string; facts: readonly string[] };
-
-export type PreviewKind = ToolPreview['kind'];
-
-/** Every preview kind, for the viewer's tables over kinds and tests that walk them. */
-export const PREVIEW_KINDS = [
-  'click',
-  'drag',
-  'scroll',
-  'move',
-  'type',
-  'keys',
-  'text',
-  'none',
-] as const satisfies readonly PreviewKind[];
-
-/** Compile-time check that PREVIEW_KINDS lists every kind. */
-type MissingKinds = Exclude<PreviewKind, (typeof PREVIEW_KINDS)[number]>;
-const everyKindListed: MissingKinds extends never ? true : never = true;
-void everyKindListed;
