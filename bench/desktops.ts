@@ -5,7 +5,7 @@
 //   Xvnc, openbox, xterm; RSS, and PSS, which splits shared pages between processes) and CPU
 //   over `idleSeconds`.
 // - open → first frame: a bridge wired as `serve --local-desktops per-person` wires it (embedded
-//   gateway, LocalDesktopPool, startWithControlPlane); a new person's never-started desktop is
+//   gateway, LocalDesktopPool, startWithDesktopControl); a new person's never-started desktop is
 //   opened, timed from the ticket until the tunnel's first `sync` after a drawing on layer 0
 //   (guacamole-common-js's "connected"); target ≤ 3 s.
 // - load: `count` desktops, each with its own person and AI (an MCP client with that person's
@@ -31,7 +31,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { tokenHint } from '../apps/bridge/src/auth/apiTokens.js';
 import { sha256Hex } from '../apps/bridge/src/auth/secrets.js';
 import { LocalDesktopPool } from '../apps/bridge/src/desktops/localDesktopPool.js';
-import { startWithControlPlane, type ControlledBridge } from '../apps/bridge/src/bridge.js';
+import { startWithDesktopControl, type ControlledBridge } from '../apps/bridge/src/bridge.js';
 import { ScriptedViewer } from '../apps/bridge/src/mcp/testing/scriptedViewer.js';
 import { newId } from '../apps/bridge/src/store/ids.js';
 import { startTestAccess, type TestAccess } from '../apps/bridge/src/testing/testAccess.js';
@@ -213,7 +213,7 @@ async function startPerPersonBridge(): Promise<PerPersonBridge> {
       inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
     });
     const address = { path: gateway.path };
-    bridge = await startWithControlPlane(
+    bridge = await startWithDesktopControl(
       {
         host: '127.0.0.1',
         port: 0,
@@ -303,7 +303,7 @@ async function openToFirstFrame(
       await client.close();
     }
     // Stop it again, so the next run starts as cold (the pool would keep it until idle).
-    const own = (await stack.bridge.controlPlane.directory.list()).find(
+    const own = (await stack.bridge.desktopControl.directory.list()).find(
       (e) => e.record.ownerId === person.id,
     );
     if (own !== undefined) await stack.pool.stop(own.record.id);

@@ -1,8 +1,8 @@
 // Assembles the bridge, in two steps. startBridge: the Hono app (app.ts) on a node http server,
-// WebSocket upgrades routed by path (`/tunnel` here; the control plane adds `/ws/viewer` and
+// WebSocket upgrades routed by path (`/tunnel` here; the desktop control (mcp/desktopControl.ts) adds `/ws/viewer` and
 // `/ws/overlays` through `upgrades`) after the Host/Origin check (perimeter/hostGuard.ts), and a
-// close() that ends every tunnel and connection it owns. startWithControlPlane: startBridge plus
-// everything behind sign-in: the MCP control plane (/mcp, /ws/viewer, /ws/overlays, one plane per
+// close() that ends every tunnel and connection it owns. startWithDesktopControl: startBridge plus
+// everything behind sign-in: the desktop control (/mcp, /ws/viewer, /ws/overlays, one plane per
 // desktop) and the /api routes, sharing one Access (store, sessions, tokens, tickets, audit), and
 // the desktops: their records (DesktopDirectory; the command line's desktop reaches the
 // configured connection, every other record its own target — tunnel/desktopTargets.ts) and what
@@ -46,10 +46,10 @@ import { UpgradeRouter, type UpgradeHandler } from './http/upgradeRouter.js';
 import { readLayout } from './layouts/storedLayouts.js';
 import { silentLogger } from './logger.js';
 import {
-  createControlPlane,
-  type ControlPlane,
-  type ControlPlaneOptions,
-} from './mcp/controlPlane.js';
+  createDesktopControl,
+  type DesktopControl,
+  type DesktopControlOptions,
+} from './mcp/desktopControl.js';
 import type { BridgeMetrics } from './metrics/bridgeMetrics.js';
 import {
   hostOriginGuard,
@@ -83,7 +83,7 @@ export interface BridgeExtras {
    * used when their desktop connection opens; the config's desktopSize wins over it.
    */
   desiredDesktopSize?: DesktopSizeProvider | undefined;
-  /** The desktop records tunnels may reach (the control plane's); absent: the config's one. */
+  /** The desktop records tunnels may reach (the desktop control's); absent: the config's one. */
   tunnelDesktops?: TunnelDesktops | undefined;
   /** For /readyz: whether the desktop itself answers (serve's local desktop), within the time. */
   desktopProbe?: ((timeoutMs: number) => Promise<boolean>) | undefined;
@@ -198,7 +198,7 @@ const DEFAULT_CLI_DESKTOP: Omit<CliDesktop, 'seal'> & { password?: string } = {
 };
 
 export interface ControlledBridge extends RunningBridge {
-  controlPlane: ControlPlane;
+  desktopControl: DesktopControl;
   access: Access;
   /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
   mcpUrl: string;
@@ -206,7 +206,7 @@ export interface ControlledBridge extends RunningBridge {
 
 export interface ControlledBridgeOptions
   extends
-    Omit<ControlPlaneOptions, 'logger'>,
+    Omit<DesktopControlOptions, 'logger'>,
     Pick<ApiDeps, 'desktopSize' | 'layoutSaved' | 'desktopsChanged'> {
   oidc?: OidcSignIn | undefined;
   /**
@@ -231,7 +231,7 @@ export interface ControlledBridgeOptions
   cliConnection?: (() => ConnectionConfig) | undefined;
 }
 
-export async function startWithControlPlane(
+export async function startWithDesktopControl(
   input: BridgeConfigInput,
   options: ControlledBridgeOptions,
   extras: Omit<BridgeExtras, 'access'> = {},
@@ -269,7 +269,7 @@ export async function startWithControlPlane(
     cliConnection,
     ...controlOptions
   } = planeOptions;
-  const plane = createControlPlane({ ...controlOptions, directory, logger });
+  const plane = createDesktopControl({ ...controlOptions, directory, logger });
   // The command line's desktop is made now when an admin exists (else once setup made one), so
   // /desktops lists it from the start.
   await directory.cliDesktopId().catch((err: unknown) => {
@@ -387,7 +387,7 @@ export async function startWithControlPlane(
   };
   return {
     ...running,
-    controlPlane: plane,
+    desktopControl: plane,
     access,
     mcpUrl: new URL('/mcp', running.url).toString(),
     close,

@@ -1,5 +1,5 @@
 // @overlay-companion/bridge — the Hono bridge: HTTP app, Guacamole WebSocket tunnel, and the
-// pieces the CLI and the control plane build on.
+// pieces the CLI and the desktop control build on.
 export { createApp, type AppDeps } from './app.js';
 export { startBridge, type BridgeExtras, type RunningBridge } from './bridge.js';
 export {

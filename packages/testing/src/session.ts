@@ -97,7 +97,7 @@ export async function startOverlaySession(options: SessionOptions = {}): Promise
     // Nobody sits at a window here: the test's client stands in for the scripted admin.
     const admin = await handle.access.store.people.byUsername('admin');
     if (admin !== undefined)
-      await handle.bridge.controlPlane.planes.updatePermissions(admin.id, {
+      await handle.bridge.desktopControl.planes.updatePermissions(admin.id, {
         approvals_through_client: true,
       });
     const mcpUrl = handle.bridge.mcpUrl;

@@ -3,7 +3,7 @@
 // (and never the last admin), and a person's permission toggles reaching their open windows.
 import { API, type Me, type PersonView } from '@overlay-companion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWithControlPlane } from '../bridge.js';
+import { startWithDesktopControl } from '../bridge.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
@@ -34,7 +34,7 @@ describe('first run', () => {
 
   async function firstRunBridge(): Promise<{ url: string; code: string }> {
     fixture = await startTestAccess({ admin: false });
-    const running = await startWithControlPlane(
+    const running = await startWithDesktopControl(
       {
         host: '127.0.0.1',
         port: 0,
@@ -145,7 +145,7 @@ describe('people (admins)', () => {
     const session = await signIn(b.url, 'mia', 'mia-password-123');
     expect((await session.request(API.people)).status).toBe(403);
     // A window needs a desktop: mia watches the admin's once granted one.
-    const desktopId = await b.controlPlane.directory.cliDesktopId();
+    const desktopId = await b.desktopControl.directory.cliDesktopId();
     const granted = await b.session.request(`${API.desktops}/${desktopId ?? ''}/grants/${mia.id}`, {
       method: 'PUT',
       body: { level: 'view' },

@@ -1,5 +1,5 @@
 // What the /api routes need from the rest of the bridge, in one place: who is signed in and what
-// is stored (access), each person's live control plane (to apply permission changes and drop a
+// is stored (access), each desktop's live plane (to apply permission changes and drop a
 // removed person's windows), the MCP sessions (ended with a revoked token or a disabled person),
 // OpenID Connect when configured, the live desktop and viewers behind the layout routes, and the
 // box desktop credentials are sealed with.

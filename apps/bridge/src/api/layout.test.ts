@@ -276,7 +276,7 @@ describe('a desktop’s own layout (?desktop=)', () => {
       },
     });
     closers.push(() => b.close());
-    const desktopId = (await b.controlPlane.directory.cliDesktopId()) ?? '';
+    const desktopId = (await b.desktopControl.directory.cliDesktopId()) ?? '';
     const member = await addPerson(b.session, 'mona', { grant: 'control' });
     const other = await addPerson(b.session, 'otto');
     const path = `${API.layout}?desktop=${desktopId}`;
@@ -316,7 +316,7 @@ describe('a desktop’s own layout (?desktop=)', () => {
   it('reaches the desktop’s windows: its plane shows the desktop’s own layout, then its owner’s again', async () => {
     const b = await startTestBridge();
     closers.push(() => b.close());
-    const desktopId = (await b.controlPlane.directory.cliDesktopId()) ?? '';
+    const desktopId = (await b.desktopControl.directory.cliDesktopId()) ?? '';
     const path = `${API.layout}?desktop=${desktopId}`;
     const ONE: MonitorLayout = {
       monitors: [{ x: 0, y: 0, width: 1600, height: 900, label: 'only' }],

@@ -21,7 +21,7 @@ export function hostForUrl(host: string): string {
 /**
  * The host to put in a URL the person can open: a wildcard bind address (0.0.0.0, ::) is not
  * an address to browse to, so it becomes loopback. Shared by the printed URL (startBridge) and
- * the "open the viewer" guidance (controlPlane), which must name the same place.
+ * the "open the viewer" guidance (desktopControl), which must name the same place.
  */
 export function openableHost(host: string): string {
   if (host === '0.0.0.0') return '127.0.0.1';

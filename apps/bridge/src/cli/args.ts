@@ -9,11 +9,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsOpenLoopback, parseMetricsToken } from '../perimeter/metricsAccess.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
-import {
-  CONTROL_PLANE_FLAGS,
-  parseControlPlaneFlags,
-  type ControlPlaneServeOptions,
-} from './serveOptions.js';
+import { CONTROL_PLANE_FLAGS, parseSignInFlags, type SignInServeOptions } from './serveOptions.js';
 
 export type DesktopSource =
   | { kind: 'local' }
@@ -27,7 +23,7 @@ export type DesktopSource =
       keyboard?: RdpKeyboard;
     };
 
-export interface ServeOptions extends ControlPlaneServeOptions {
+export interface ServeOptions extends SignInServeOptions {
   host: string;
   /** 0 = a free port. */
   port: number;
@@ -205,7 +201,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       source,
       guacd,
       ...desktopSizeOption(values['desktop-size'], env),
-      ...parseControlPlaneFlags(values, env),
+      ...parseSignInFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
       ...logLevelOption(values['log-level'], env),

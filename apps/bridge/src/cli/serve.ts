@@ -16,7 +16,7 @@ import { OidcSignIn } from '../auth/oidc.js';
 import type { GuacdAddress } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
 import {
-  startWithControlPlane,
+  startWithDesktopControl,
   type ControlledBridge,
   type ControlledBridgeOptions,
 } from '../bridge.js';
@@ -28,7 +28,7 @@ import { prepareSource, type PreparedSource } from './desktopSource.js';
 import type { HeadlessViewer } from '../headless/headlessViewer.js';
 
 export interface ServeHandle {
-  /** The bridge with the MCP control plane (/mcp, /ws/viewer) and the API. */
+  /** The bridge with its desktop control (/mcp, /ws/viewer, /ws/overlays) and the API. */
   bridge: ControlledBridge;
   access: Access;
   /** What the person must do to sign in for the first time, if anything. */
@@ -142,7 +142,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         : new OidcSignIn(options.oidc, store, () =>
             new URL('/api/auth/oidc/callback', options.publicUrl ?? listening.url).toString(),
           );
-    const bridge = await startWithControlPlane(
+    const bridge = await startWithDesktopControl(
       {
         host: options.host,
         port: options.port,
@@ -216,7 +216,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         },
       });
       // A call that finds no window while it is relaunched is told to retry, not to open one.
-      bridge.controlPlane.expectHeadless(viewer);
+      bridge.desktopControl.expectHeadless(viewer);
       // Pushed last, so it closes first: the page leaves before the bridge goes away.
       stops.push(() => viewer.stop());
       headlessViewer = viewer;

@@ -14,7 +14,7 @@ export function serveBanner(handle: {
   /** True when OpenID Connect sign-in is configured. */
   oidc?: boolean;
 }): string {
-  const base = handle.bridge.controlPlane.publicUrl ?? handle.bridge.url;
+  const base = handle.bridge.desktopControl.publicUrl ?? handle.bridge.url;
   const at = (path: string): string => new URL(path, base).toString();
   const lines: string[] = [];
   switch (handle.firstRun.kind) {

@@ -1,4 +1,4 @@
-// The sign-in and control-plane part of `overlay-companion serve`: its flags (--mode) and
+// The sign-in and desktop-control part of `overlay-companion serve`: its flags (--mode) and
 // environment (OC_MCP_TOKEN, OC_PUBLIC_URL, OC_ADMIN_USER/OC_ADMIN_PASSWORD, DATABASE_URL,
 // OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect), turned into validated options
 // with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
@@ -16,7 +16,7 @@ export const CONTROL_PLANE_FLAGS = {
   'no-auth': { type: 'boolean' },
 } as const;
 
-export interface ControlPlaneServeOptions {
+export interface SignInServeOptions {
   /** Starting mode; undefined means the default (assist). */
   mode?: Mode | undefined;
   publicUrl?: string | undefined;
@@ -42,10 +42,10 @@ function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefine
   return value;
 }
 
-export function parseControlPlaneFlags(
+export function parseSignInFlags(
   values: { mode?: string | undefined; 'no-auth'?: boolean | undefined },
   env: NodeJS.ProcessEnv,
-): ControlPlaneServeOptions {
+): SignInServeOptions {
   const mode = values.mode;
   if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) {
     throw new UsageError(`--mode expects one of ${MODES.join(', ')}, got "${mode}".`);

@@ -84,7 +84,7 @@ describe('headless viewer on the real stack', () => {
   beforeAll(async () => {
     stack = await startLiveStack();
     const { access, admin } = stack.fixture;
-    plane = (await stack.bridge.controlPlane.defaultPlaneFor(admin.id))!;
+    plane = (await stack.bridge.desktopControl.defaultPlaneFor(admin.id))!;
     viewer = await startHeadlessViewer({
       bridgeUrl: stack.bridge.url,
       logger: log.logger,
@@ -98,7 +98,7 @@ describe('headless viewer on the real stack', () => {
       },
     });
     // As serve does: a call that finds no window during a relaunch is told to retry.
-    stack.bridge.controlPlane.expectHeadless(viewer);
+    stack.bridge.desktopControl.expectHeadless(viewer);
     ({ client } = await connectClient(stack.bridge));
   });
   afterAll(async () => {

@@ -21,7 +21,7 @@ describe('calls while the headless viewer is relaunched', () => {
 
   beforeAll(async () => {
     bridge = await startTestBridge({ initialMode: 'autopilot' });
-    bridge.controlPlane.expectHeadless({ backInMs: () => back });
+    bridge.desktopControl.expectHeadless({ backInMs: () => back });
     ({ client } = await connectClient(bridge));
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 // Routes HTTP upgrade requests (WebSockets) by path. The tunnel registers `/tunnel`; the
-// control plane will register `/ws/viewer` the same way. Unknown paths get a plain HTTP error
+// desktop control registers `/ws/viewer` and `/ws/overlays` the same way. Unknown paths get a plain HTTP error
 // instead of a hanging socket.
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';

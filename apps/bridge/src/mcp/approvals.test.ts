@@ -20,7 +20,7 @@ describe('approvals with a headless viewer', () => {
   });
   beforeEach(async () => {
     bridge.adminPlane.mode.set('assist', undefined, 'person');
-    await bridge.controlPlane.planes.updatePermissions(bridge.admin.id, {
+    await bridge.desktopControl.planes.updatePermissions(bridge.admin.id, {
       approvals_through_client: true,
     });
     viewer = await ScriptedViewer.connect(bridge, { headless: true });
@@ -60,7 +60,7 @@ describe('approvals with a headless viewer', () => {
   });
 
   it('never asks the client while the person has not turned that on', async () => {
-    await bridge.controlPlane.planes.updatePermissions(bridge.admin.id, {
+    await bridge.desktopControl.planes.updatePermissions(bridge.admin.id, {
       approvals_through_client: false,
     });
     const { client, asked } = await elicitingClient({

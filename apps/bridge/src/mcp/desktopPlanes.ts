@@ -1,4 +1,4 @@
-// One control plane per desktop: its AI mode, its viewer windows (the hub, every person's who
+// One plane per desktop: its AI mode, its viewer windows (the hub, every person's who
 // may see it), its Stop, its map (the owner's layout and privacy masks), the MCP sessions working
 // on it, and who is in charge. Exactly one person is in charge of a desktop at a time (its owner
 // unless the charge was handed over or taken): every AI input and approval on it follows that

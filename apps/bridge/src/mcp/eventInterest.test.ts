@@ -156,7 +156,7 @@ describe('event interest', () => {
     await subscribe(a.client, ['screen_change']);
     await expectInterest([v], ['screen_change']);
     // No further requests: the sweeper ends the idle session.
-    await waitUntil(() => bridge?.controlPlane.sessions.size === 0, 3000);
+    await waitUntil(() => bridge?.desktopControl.sessions.size === 0, 3000);
     await expectInterest([v], []);
   });
 

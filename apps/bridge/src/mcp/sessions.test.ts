@@ -80,9 +80,9 @@ describe('/mcp sessions and auth', () => {
   it('ends a session on DELETE; the ended session then answers 404', async () => {
     const { client, transport } = await connectClient(bridge);
     const sessionId = transport.sessionId ?? '';
-    const before = bridge.controlPlane.sessions.size;
+    const before = bridge.desktopControl.sessions.size;
     await transport.terminateSession();
-    expect(bridge.controlPlane.sessions.size).toBe(before - 1);
+    expect(bridge.desktopControl.sessions.size).toBe(before - 1);
     const after = await post(
       bridge,
       { jsonrpc: '2.0', id: 3, method: 'tools/list' },
@@ -203,7 +203,7 @@ describe('/mcp sessions and auth', () => {
       // Refused by its schema before any viewer is asked: a tool call answered at once.
       await client.callTool({ name: 'draw_overlay', arguments: { x: 'not a number' } });
     }
-    expect(bridge.controlPlane.sessions.backlog()).toEqual({
+    expect(bridge.desktopControl.sessions.backlog()).toEqual({
       streams: 0,
       requests: 0,
       responses: 0,

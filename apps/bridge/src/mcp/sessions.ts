@@ -2,7 +2,7 @@
 // per `mcp-session-id`), bearer authentication (API tokens, apiTokens.ts), binding each session
 // to the token that created it, the caps on concurrent sessions per token and per person, and
 // ending sessions (DELETE, idle expiry, a revoked token, a disabled person, bridge shutdown).
-// Which tools and resources a session has is the factory's business (see controlPlane.ts);
+// Which tools and resources a session has is the factory's business (see desktopControl.ts);
 // every session gets MCP logging (clientLog.ts) and its tool calls counted (metrics/).
 import { randomUUID } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

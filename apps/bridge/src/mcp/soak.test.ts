@@ -85,7 +85,7 @@ describe('soak: MCP calls for a minute', () => {
         await sleep(SAMPLE_EVERY_MS);
         // What the scripted viewer recorded is test bookkeeping, not the bridge's.
         viewer.received.splice(0);
-        const backlog = bridge.controlPlane.sessions.backlog();
+        const backlog = bridge.desktopControl.sessions.backlog();
         worst = {
           streams: Math.max(worst.streams, backlog.streams),
           requests: Math.max(worst.requests, backlog.requests),
@@ -116,7 +116,7 @@ describe('soak: MCP calls for a minute', () => {
     // Each client waits for its answer before the next call: at most one request per session.
     expect(worst.requests).toBeLessThanOrEqual(SESSIONS);
     expect(worst.streams).toBeLessThanOrEqual(SESSIONS);
-    expect(bridge.controlPlane.sessions.backlog()).toEqual({
+    expect(bridge.desktopControl.sessions.backlog()).toEqual({
       streams: 0,
       requests: 0,
       responses: 0,

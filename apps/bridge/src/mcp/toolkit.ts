@@ -82,8 +82,8 @@ export interface BridgeTool<N extends ToolName = ToolName> {
   handle(args: ToolArgs<N>, ctx: ToolContext): Promise<ToolReply<N>>;
 }
 
-/** A tool's bridge handler, tied to its protocol definition by name. */
-export function defineTool<N extends ToolName>(
+/** A tool's bridge handler, tied by name to its definition (the protocol's defineTool). */
+export function implementTool<N extends ToolName>(
   name: N,
   handle: (args: ToolArgs<N>, ctx: ToolContext) => Promise<ToolReply<N>>,
 ): BridgeTool<N> {

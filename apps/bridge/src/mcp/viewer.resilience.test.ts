@@ -90,7 +90,7 @@ describe('the viewer dies while a call waits at it', () => {
 
   beforeAll(async () => {
     stack = await startLiveStack({ initialMode: 'assist' });
-    plane = (await stack.bridge.controlPlane.defaultPlaneFor(stack.fixture.admin.id))!;
+    plane = (await stack.bridge.desktopControl.defaultPlaneFor(stack.fixture.admin.id))!;
     ({ client } = await connectClient(stack.bridge));
   });
   afterAll(async () => {

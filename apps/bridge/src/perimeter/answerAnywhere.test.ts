@@ -23,7 +23,7 @@ let client: Client;
 beforeAll(async () => {
   bridge = await startTestBridge();
   bob = await addPerson(bridge.session, 'bob', { grant: 'control' });
-  bridge.controlPlane.directory.invalidate();
+  bridge.desktopControl.directory.invalidate();
   control = await ScriptedViewer.connect(bridge);
   phone = await ScriptedViewer.connect(bridge);
   bobViewer = await ScriptedViewer.connect(bob.session);

@@ -30,7 +30,7 @@ beforeAll(async () => {
   bobToken = await createToken(bob.session, 'bob ai');
   ({ client: bobClient } = await connectClient(bridge, { token: bobToken.secret }));
   ({ client: adminClient } = await connectClient(bridge));
-  const id = await bridge.controlPlane.directory.cliDesktopId();
+  const id = await bridge.desktopControl.directory.cliDesktopId();
   if (id === undefined) throw new Error('no desktop');
   desktopId = id;
 });
@@ -52,7 +52,7 @@ async function grantBob(level: 'view' | 'control' | null): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const person = await bridge.access.store.people.byId(bob.person.id);
-    const access = person && (await bridge.controlPlane.directory.accessFor(person, desktopId));
+    const access = person && (await bridge.desktopControl.directory.accessFor(person, desktopId));
     if (level === null ? access === undefined : access?.access === level) return;
     if (Date.now() > deadline) throw new Error(`the grant did not become ${String(level)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -248,7 +248,7 @@ describe('tokens limited to desktops', () => {
       secret: null,
       ownerId: bridge.admin.id,
     });
-    bridge.controlPlane.directory.invalidate();
+    bridge.desktopControl.directory.invalidate();
     const answer = await bridge.session.request(API.tokens, {
       body: { name: 'only the first', desktops: [desktopId] },
     });

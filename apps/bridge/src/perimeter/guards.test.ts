@@ -159,7 +159,7 @@ describe('Host and Origin on every endpoint', () => {
       }
     }
     expect(await stored()).toEqual(before);
-    expect(bridge.controlPlane.sessions.size).toBe(1);
+    expect(bridge.desktopControl.sessions.size).toBe(1);
   });
 
   it("refuses another site's Origin on every endpoint, with valid credentials", async () => {
@@ -183,7 +183,7 @@ describe('Host and Origin on every endpoint', () => {
       }
     }
     expect(await stored()).toEqual(before);
-    expect(bridge.controlPlane.sessions.size).toBe(1);
+    expect(bridge.desktopControl.sessions.size).toBe(1);
   });
 });
 
@@ -214,7 +214,7 @@ describe('body limits', () => {
 
   it('refuses an oversized body declared with Content-Length: 413 on /api and /mcp, nothing done', async () => {
     const before = await stored();
-    const sessions = bridge.controlPlane.sessions.size;
+    const sessions = bridge.desktopControl.sessions.size;
     const signIn = await rawRequest(bridge.url, API.signIn, {
       method: 'POST',
       headers: browserHeaders(bridge.url, undefined),
@@ -238,13 +238,13 @@ describe('body limits', () => {
     const rpc = JSON.parse(mcp.body) as { jsonrpc: string; error: { message: string } };
     expect(rpc.jsonrpc).toBe('2.0');
     expect(rpc.error.message).toMatch(/too large/);
-    expect(bridge.controlPlane.sessions.size).toBe(sessions);
+    expect(bridge.desktopControl.sessions.size).toBe(sessions);
     expect(await stored()).toEqual(before);
   });
 
   it('refuses an oversized chunked body (no Content-Length): 413 on /api and /mcp, nothing done', async () => {
     const before = await stored();
-    const sessions = bridge.controlPlane.sessions.size;
+    const sessions = bridge.desktopControl.sessions.size;
     const signIn = await rawRequest(bridge.url, API.signIn, {
       method: 'POST',
       headers: browserHeaders(bridge.url, undefined),
@@ -264,7 +264,7 @@ describe('body limits', () => {
       chunked: paddedChunks(INITIALIZE_REQUEST, MAX_MCP_BODY_BYTES + 1),
     });
     expect(mcp.status).toBe(413);
-    expect(bridge.controlPlane.sessions.size).toBe(sessions);
+    expect(bridge.desktopControl.sessions.size).toBe(sessions);
     expect(await stored()).toEqual(before);
   });
 

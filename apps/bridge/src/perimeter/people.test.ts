@@ -39,14 +39,14 @@ beforeAll(async () => {
   bridge = await startTestBridge();
   bob = await addPerson(bridge.session, 'bob');
   // Bob may watch the admin's desktop (a control grant): the admin stays in charge.
-  const desktopId = await bridge.controlPlane.directory.cliDesktopId();
+  const desktopId = await bridge.desktopControl.directory.cliDesktopId();
   await bridge.access.store.desktops.setGrant(desktopId ?? '', bob.person.id, 'control');
-  bridge.controlPlane.directory.invalidate();
+  bridge.desktopControl.directory.invalidate();
   // Bob's window opens first: were control given to the first window, his would be the control
   // window every call and approval goes to.
   bobViewer = await ScriptedViewer.connect(bob.session);
   adminViewer = await ScriptedViewer.connect(bridge);
-  bobPlane = (await bridge.controlPlane.defaultPlaneFor(bob.person.id))!;
+  bobPlane = (await bridge.desktopControl.defaultPlaneFor(bob.person.id))!;
   ({ client } = await connectClient(bridge));
 });
 

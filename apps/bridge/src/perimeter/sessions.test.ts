@@ -150,14 +150,14 @@ describe('ending sessions', () => {
     const { client } = await connectClient(bridge, { token: token.secret });
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    const mcpSessions = bridge.controlPlane.sessions.size;
+    const mcpSessions = bridge.desktopControl.sessions.size;
 
     const disabled = await bridge.session.request(`${API.people}/${person.person.id}`, {
       method: 'PATCH',
       body: { disabled: true },
     });
     expect(disabled.status).toBe(200);
-    expect(bridge.controlPlane.sessions.size).toBe(mcpSessions - 1);
+    expect(bridge.desktopControl.sessions.size).toBe(mcpSessions - 1);
     await expectClosedAsSignedOut(socketsA);
     await expectClosedAsSignedOut(socketsB);
     for (const session of [person.session, second])
@@ -173,13 +173,13 @@ describe('ending sessions', () => {
     const { client }: { client: Client } = await connectClient(bridge, { token: token.secret });
     cleanups.push(() => client.close());
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-    const mcpSessions = bridge.controlPlane.sessions.size;
+    const mcpSessions = bridge.desktopControl.sessions.size;
 
     const removed = await bridge.session.request(`${API.people}/${person.person.id}`, {
       method: 'DELETE',
     });
     expect(removed.status).toBe(200);
-    expect(bridge.controlPlane.sessions.size).toBe(mcpSessions - 1);
+    expect(bridge.desktopControl.sessions.size).toBe(mcpSessions - 1);
     await expectClosedAsSignedOut(sockets);
     expect((await person.session.request(API.me)).status).toBe(401);
     await expect(client.listTools()).rejects.toThrow();

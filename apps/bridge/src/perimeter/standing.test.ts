@@ -32,7 +32,7 @@ const windows: ScriptedViewer[] = [];
 beforeAll(async () => {
   bridge = await startTestBridge();
   bob = await addPerson(bridge.session, 'bob', { grant: 'control' });
-  bridge.controlPlane.directory.invalidate();
+  bridge.desktopControl.directory.invalidate();
   control = await open();
   phone = await open();
   bobViewer = await ScriptedViewer.connect(bob.session);
@@ -217,7 +217,7 @@ describe('background captures ask the same policy', () => {
     });
     expect(set.isError).toBeFalsy();
     await waitUntil(() => phone.toolCalls('take_screenshot').length >= 1, 3000);
-    await bridge.controlPlane.planes.updatePermissions(bridge.admin.id, { screenshots: false });
+    await bridge.desktopControl.planes.updatePermissions(bridge.admin.id, { screenshots: false });
     const count = phone.toolCalls('take_screenshot').length;
     await new Promise((r) => setTimeout(r, 800)); // three ticks, all refused
     expect(phone.toolCalls('take_screenshot').length).toBeLessThanOrEqual(count + 1);
@@ -232,7 +232,7 @@ describe('background captures ask the same policy', () => {
     });
     expect(refusals[0]?.detail).toMatch(/screenshots/);
     await expect(client.readResource({ uri: 'screenshot://latest' })).rejects.toThrow();
-    await bridge.controlPlane.planes.updatePermissions(bridge.admin.id, { screenshots: true });
+    await bridge.desktopControl.planes.updatePermissions(bridge.admin.id, { screenshots: true });
     await callTool(client, 'set_screenshot_frequency', { mode: 'manual' });
   });
 });

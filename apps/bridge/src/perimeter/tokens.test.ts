@@ -76,7 +76,7 @@ function expectRefused(answer: RawResponse, status: 401 | 404, message: RegExp):
 
 describe('/mcp bearer tokens', () => {
   it('refuses a request without a token, saying where to get one', async () => {
-    const sessions = bridge.controlPlane.sessions.size;
+    const sessions = bridge.desktopControl.sessions.size;
     const answer = await mcp({});
     expectRefused(answer, 401, /Missing bearer token.*\/config/);
     expect(answer.headers['www-authenticate']).toMatch(/^Bearer/);
@@ -87,7 +87,7 @@ describe('/mcp bearer tokens', () => {
       /Missing bearer/,
     );
     await expect(connectClient(bridge, { token: null })).rejects.toThrow();
-    expect(bridge.controlPlane.sessions.size).toBe(sessions);
+    expect(bridge.desktopControl.sessions.size).toBe(sessions);
   });
 
   it('refuses a wrong token', async () => {
@@ -122,13 +122,13 @@ describe('/mcp bearer tokens', () => {
     const { client } = await connectClient(bridge, { token: token.secret });
     try {
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
-      const sessionsBefore = bridge.controlPlane.sessions.size;
+      const sessionsBefore = bridge.desktopControl.sessions.size;
       const revoked = await bridge.session.request(`${API.tokens}/${token.id}`, {
         method: 'DELETE',
       });
       expect(revoked.status).toBe(200);
       // The open session ended with the revocation itself, before anyone called again.
-      expect(bridge.controlPlane.sessions.size).toBe(sessionsBefore - 1);
+      expect(bridge.desktopControl.sessions.size).toBe(sessionsBefore - 1);
       await expect(client.listTools()).rejects.toThrow();
       // A new session, right away (lookups are cached for a moment: revoking must drop that).
       expectRefused(await mcp(bearer(token.secret)), 401, /revoked/);
@@ -171,7 +171,7 @@ describe('/mcp bearer tokens', () => {
   });
 
   it("never accepts a browser's sign-in cookie on /mcp, with or without its CSRF token", async () => {
-    const sessions = bridge.controlPlane.sessions.size;
+    const sessions = bridge.desktopControl.sessions.size;
     const origin = new URL(bridge.url).origin;
     expectRefused(
       await mcp({ Cookie: bridge.session.cookie, Origin: origin }),
@@ -194,6 +194,6 @@ describe('/mcp bearer tokens', () => {
       401,
       /Missing bearer/,
     );
-    expect(bridge.controlPlane.sessions.size).toBe(sessions + 1);
+    expect(bridge.desktopControl.sessions.size).toBe(sessions + 1);
   });
 });

@@ -22,7 +22,7 @@ let client: Client;
 beforeAll(async () => {
   bridge = await startTestBridge({ permissions: { read_pointer_events: true } });
   bob = await addPerson(bridge.session, 'bob', { grant: 'control' });
-  bridge.controlPlane.directory.invalidate();
+  bridge.desktopControl.directory.invalidate();
   admin = await ScriptedViewer.connect(bridge);
   bobViewer = await ScriptedViewer.connect(bob.session);
   ({ client } = await connectClient(bridge));
@@ -60,7 +60,7 @@ describe("a person's input reaches only their own AI, while they are in charge",
   });
 
   it("gives the previous person's AI none of the new person's events after a hand-over", async () => {
-    await bridge.controlPlane.planes.updatePermissions(bob.person.id, {
+    await bridge.desktopControl.planes.updatePermissions(bob.person.id, {
       read_pointer_events: true,
     });
     admin.send({ type: 'charge', action: 'hand_over', to: bob.person.id });

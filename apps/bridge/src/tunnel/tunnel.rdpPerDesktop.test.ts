@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { API, type DesktopView } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
-import { startWithControlPlane, type ControlledBridge } from '../bridge.js';
+import { startWithDesktopControl, type ControlledBridge } from '../bridge.js';
 import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import { signIn } from '../testing/browserSession.js';
 import { skipOrFail, startTestGuacd, type TestGuacd } from '../testing/guacd.js';
@@ -63,7 +63,7 @@ beforeAll(async () => {
   xrdp = startedXrdp;
   second = await addXrdpAccount(SECOND_ACCOUNT);
   fixture = await startTestAccess();
-  bridge = await startWithControlPlane(
+  bridge = await startWithDesktopControl(
     {
       host: '127.0.0.1',
       port: 0,

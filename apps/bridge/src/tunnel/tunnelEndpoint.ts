@@ -32,7 +32,7 @@ const MAX_BROWSER_MESSAGE_BYTES = 1 << 20;
 const CLOSE_GRACE_MS = 1000;
 
 /**
- * Which desktops tunnels may reach and how: the control plane's desktop records in `serve`;
+ * Which desktops tunnels may reach and how: the desktop control's records in `serve`;
  * without it (tests of the tunnel alone) every ticket reaches the one configured `target`.
  */
 export interface TunnelDesktops {

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import { API } from '@overlay-companion/protocol';
 import { pino } from 'pino';
-import { startWithControlPlane, type ControlledBridge } from '../../bridge.js';
+import { startWithDesktopControl, type ControlledBridge } from '../../bridge.js';
 import { registerSecret } from '../../testing/testLogs.js';
 import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
 import type { BucketLimit } from '../../limits/rateLimit.js';
@@ -97,7 +97,7 @@ export async function startOidcStack(options: OidcStackOptions): Promise<OidcSta
       // The flow tests start many sign-ins from 127.0.0.1; the limit has its own test.
       options.startLimit ?? { ratePerSecond: 1000, burst: 1000 },
     );
-    const bridge = await startWithControlPlane(
+    const bridge = await startWithDesktopControl(
       {
         host: '127.0.0.1',
         port: 0,

@@ -1,5 +1,5 @@
 // Test support: the whole real stack in-process on free loopback ports — a local Xvnc desktop,
-// the embedded gateway, and the bridge with its MCP control plane serving the built viewer —
+// the embedded gateway, and the bridge with its desktop control (MCP, viewer sockets) serving the built viewer —
 // for tests that put a real Chromium viewer page in front of it.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,8 +7,8 @@ import { startGateway, startLocalDesktop, type LocalDesktop } from '@overlay-com
 import { tokenHint } from '../../auth/apiTokens.js';
 import { sha256Hex } from '../../auth/secrets.js';
 import { silentLogger } from '../../logger.js';
-import type { ControlPlaneOptions } from '../../mcp/controlPlane.js';
-import { startWithControlPlane, type ControlledBridge } from '../../bridge.js';
+import type { DesktopControlOptions } from '../../mcp/desktopControl.js';
+import { startWithDesktopControl, type ControlledBridge } from '../../bridge.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
 import { startTestAccess, type TestAccess } from '../../testing/testAccess.js';
 import { REPO } from './cliProcess.js';
@@ -26,7 +26,7 @@ export interface LiveStack {
 }
 
 export async function startLiveStack(
-  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> = {},
+  options: Partial<Omit<DesktopControlOptions, 'logger' | 'access'>> = {},
 ): Promise<LiveStack> {
   if (!existsSync(join(WEB_ROOT, 'index.html'))) {
     throw new Error(`The viewer is not built (${WEB_ROOT}); run \`npm run build\` first.`);
@@ -47,7 +47,7 @@ export async function startLiveStack(
     vncUnixSockets: [desktop.rfbPath],
     logger: silentLogger(),
   });
-  const bridge = await startWithControlPlane(
+  const bridge = await startWithDesktopControl(
     {
       host: '127.0.0.1',
       port: 0,

@@ -1,4 +1,4 @@
-// Test support: a real bridge with sign-in, the control plane and the API on a free loopback
+// Test support: a real bridge with sign-in, the desktop control and the API on a free loopback
 // port (SQLite store in a temporary data dir, an admin person, two API tokens of theirs), signed
 // in once over HTTP as the admin, and real MCP SDK clients (Client +
 // StreamableHTTPClientTransport) connected to it with a bearer token.
@@ -20,10 +20,10 @@ import {
   startTestAccess,
   type TestAccessOptions,
 } from '../../testing/testAccess.js';
-import type { ControlPlaneOptions } from '../controlPlane.js';
+import type { DesktopControlOptions } from '../desktopControl.js';
 import type { DesktopPlane } from '../desktopPlanes.js';
 import {
-  startWithControlPlane,
+  startWithDesktopControl,
   type ControlledBridge,
   type ControlledBridgeOptions,
 } from '../../bridge.js';
@@ -62,7 +62,7 @@ export interface TestBridge extends ControlledBridge {
 }
 
 export async function startTestBridge(
-  options: Partial<Omit<ControlPlaneOptions, 'logger' | 'access'>> &
+  options: Partial<Omit<DesktopControlOptions, 'logger' | 'access'>> &
     Pick<ControlledBridgeOptions, 'desktopSize' | 'layoutSaved'> & {
       host?: string;
       access?: Omit<TestAccessOptions, 'logger'>;
@@ -94,7 +94,7 @@ export async function startTestBridge(
   }
   let bridge: ControlledBridge;
   try {
-    bridge = await startWithControlPlane(
+    bridge = await startWithDesktopControl(
       {
         host: host ?? '127.0.0.1',
         port: 0,
@@ -113,9 +113,9 @@ export async function startTestBridge(
     throw err;
   }
   const session = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
-  const desktopId = await bridge.controlPlane.directory.cliDesktopId();
+  const desktopId = await bridge.desktopControl.directory.cliDesktopId();
   const adminPlane =
-    desktopId === undefined ? undefined : await bridge.controlPlane.planes.get(desktopId);
+    desktopId === undefined ? undefined : await bridge.desktopControl.planes.get(desktopId);
   if (adminPlane === undefined) throw new Error('the test bridge made no desktop for its admin');
   const close = async (): Promise<void> => {
     await bridge.close();

@@ -8,9 +8,9 @@ import {
   permissionDeniedMessage,
 } from '@overlay-companion/protocol';
 import { MAX_SUBSCRIPTIONS_PER_SESSION } from '../events/subscriptions.js';
-import { defineTool } from '../toolkit.js';
+import { implementTool } from '../toolkit.js';
 
-export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
+export const subscribeEvents = implementTool('subscribe_events', (args, ctx) => {
   // Reading the person's own input needs their toggle (key presses start off): refuse the whole
   // subscription, naming the toggle, rather than silently collecting less than was asked.
   const permissions = ctx.plane.permissions();
@@ -31,13 +31,13 @@ export const subscribeEvents = defineTool('subscribe_events', (args, ctx) => {
   return Promise.resolve({ structured: { subscription_id: id, subscribed: args.events } });
 });
 
-export const unsubscribeEvents = defineTool('unsubscribe_events', (args, ctx) => {
+export const unsubscribeEvents = implementTool('unsubscribe_events', (args, ctx) => {
   const unsubscribed = ctx.session.events.unsubscribe(args.subscription_id);
   ctx.session.resourceSubscriptions.delete(`events://${args.subscription_id}`);
   return Promise.resolve({ structured: { ok: unsubscribed, unsubscribed } });
 });
 
-export const getEvents = defineTool('get_events', (args, ctx) => {
+export const getEvents = implementTool('get_events', (args, ctx) => {
   const drained = ctx.session.events.drain(args.subscription_id, args.max);
   if (drained === undefined) {
     throw new ProtocolError(

@@ -3,9 +3,9 @@
 // client: with only the headless viewer there, a raise is refused. A malformed custom policy is stored
 // as given and denies every input tool (decidePolicy fails closed).
 import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
-import { defineTool } from '../toolkit.js';
+import { implementTool } from '../toolkit.js';
 
-export const setMode = defineTool('set_mode', async (args, ctx) => {
+export const setMode = implementTool('set_mode', async (args, ctx) => {
   const { hub, mode } = ctx.plane;
   const from = mode.mode;
   const to = args.mode;

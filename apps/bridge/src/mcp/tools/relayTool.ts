@@ -4,7 +4,7 @@
 // as `finish`; nothing else about a viewer tool is written in the bridge.
 import type { ToolArgs, ToolViewerResult, ViewerToolName } from '@overlay-companion/protocol';
 import { relayWithPolicy } from '../relayCall.js';
-import { defineTool, type BridgeTool, type ToolContext, type ToolReply } from '../toolkit.js';
+import { implementTool, type BridgeTool, type ToolContext, type ToolReply } from '../toolkit.js';
 
 export type FinishRelay<N extends ViewerToolName> = (
   result: ToolViewerResult<N>,
@@ -16,7 +16,7 @@ export function relayTool<N extends ViewerToolName>(
   name: N,
   finish?: FinishRelay<N>,
 ): BridgeTool<N> {
-  return defineTool(name, async (args, ctx) => {
+  return implementTool(name, async (args, ctx) => {
     const { result } = await relayWithPolicy(ctx, name, args);
     if (finish !== undefined) return finish(result, args, ctx);
     // Without a finishing step the viewer's result is the MCP result (same schema).

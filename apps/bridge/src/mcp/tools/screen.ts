@@ -2,7 +2,7 @@
 // becomes MCP image content — never repeated as text — and feeds screenshot://latest) and
 // set_screenshot_frequency, which the bridge runs itself (screenshots/feed.ts). The other screen
 // tools are relayed unchanged (relayTool.ts).
-import { defineTool } from '../toolkit.js';
+import { implementTool } from '../toolkit.js';
 import { mimeTypeOf } from '../screenshots/feed.js';
 import { relayTool } from './relayTool.js';
 
@@ -15,7 +15,7 @@ export const takeScreenshot = relayTool('take_screenshot', (result, _args, ctx) 
   };
 });
 
-export const setScreenshotFrequency = defineTool('set_screenshot_frequency', (args, ctx) => {
+export const setScreenshotFrequency = implementTool('set_screenshot_frequency', (args, ctx) => {
   const applied = ctx.session.screenshots.configure(
     args.mode,
     args.interval_ms,

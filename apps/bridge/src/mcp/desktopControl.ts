@@ -1,7 +1,8 @@
-// The MCP control plane, assembled: one plane per desktop (mode, the in-charge person's
+// The desktop control, the bridge's side of driving desktops (the browser's side is the viewer's
+// ControlPlane in apps/web), assembled: one plane per desktop (mode, the in-charge person's
 // permissions, viewer windows, Stop — desktopPlanes.ts), MCP sessions bound to API tokens (each
 // session acts for its token's person on a desktop the token may use — sessionDesktop.ts), the
-// viewer socket, and the audit of what planes do. `createControlPlane` returns
+// viewer and overlay sockets, and the audit of what planes do. `createDesktopControl` returns
 // what startBridge takes (`mounts`, `upgrades`) plus `bind()` (called once the real port is
 // known) and `close()`.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -57,7 +58,7 @@ const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
   params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
 });
 
-export interface ControlPlaneOptions {
+export interface DesktopControlOptions {
   access: Access;
   logger: Logger;
   /** Starting mode of every person (`serve --mode`); assist by default. */
@@ -75,7 +76,7 @@ export interface ControlPlaneOptions {
   directory?: DesktopDirectory | undefined;
 }
 
-export interface ControlPlane {
+export interface DesktopControl {
   mounts: ReadonlyArray<(app: Hono<BridgeEnv>) => void>;
   upgrades: Readonly<Record<string, UpgradeHandler>>;
   /** Tells the plane where the bridge listens (after listen, so port 0 is resolved). */
@@ -101,7 +102,7 @@ const INSTRUCTIONS =
 const sum = <T>(items: readonly T[], count: (item: T) => number): number =>
   items.reduce((total, item) => total + count(item), 0);
 
-export function createControlPlane(options: ControlPlaneOptions): ControlPlane {
+export function createDesktopControl(options: DesktopControlOptions): DesktopControl {
   const { logger, access } = options;
   let bound: BoundAddress | undefined;
   let headlessLauncher: HeadlessLauncher | undefined;
