@@ -25,4 +25,3 @@ export const CSS_NAMED_COLORS = [
   'steelblue', 'tan', 'teal', 'thistle', 'tomato', 'turquoise', 'violet', 'wheat', 'white',
   'whitesmoke', 'yellow', 'yellowgreen',
 ] as const;
-export type CssNamedColor = (typeof CSS_NAMED_COLORS)[number];

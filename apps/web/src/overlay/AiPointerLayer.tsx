@@ -98,7 +98,7 @@ const DRAW: ByKind<(parts: PointerParts) => void> = {
 };
 
 /** Draw one action: returns nothing; all state is in the DOM under `layer`. */
-export function drawAiAction(
+function drawAiAction(
   layer: HTMLElement,
   pointer: HTMLElement,
   bubble: HTMLElement,
