@@ -54,9 +54,13 @@ export async function startServer(kind: ServerKind, guacdPath?: string): Promise
   const port = await freePort();
   let child: ChildProcess;
   if (kind === 'ours') {
+    // OC_BENCH_GATEWAY_PROFILE=<dir>: the gateway writes V8 CPU profiles of its main thread and
+    // encode workers there when it stops (NODE_OPTIONS refuses --cpu-prof).
+    const profileDir = process.env.OC_BENCH_GATEWAY_PROFILE?.trim();
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
     child = spawn(
       process.execPath,
-      [BRIDGE_MAIN, 'gateway', '--listen', `127.0.0.1:${String(port)}`],
+      [...profile, BRIDGE_MAIN, 'gateway', '--listen', `127.0.0.1:${String(port)}`],
       {
         cwd: REPO_ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
