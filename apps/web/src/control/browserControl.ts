@@ -1,5 +1,5 @@
 // Assembles this window's control of the desktop, once per page (BrowserControl; the bridge's
-// ControlPlane is the other end): the stores, the control channel (real WebSocket, ticket from
+// DesktopControl is the other end): the stores, the control channel (real WebSocket, ticket from
 // the bridge), the controller, the frame/clipboard watchers and the person's event stream, all
 // following the live Guacamole client. React components get the handle through
 // getBrowserControl(); nothing here renders.
