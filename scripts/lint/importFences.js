@@ -50,6 +50,16 @@ export const importFences = [
     'packages/gateway imports only @overlay-companion/guac of ours (ARCHITECTURE.md "may import").',
   ),
   fence(
+    ['packages/recording/src/**/*.ts'],
+    ['guac'],
+    'packages/recording imports only @overlay-companion/guac of ours (ARCHITECTURE.md "may import"); its tests may also use the gateway (see the next fence).',
+  ),
+  fence(
+    ['packages/recording/src/**/*.test.ts', 'packages/recording/src/testing/**/*.ts'],
+    ['guac', 'gateway'],
+    'packages/recording tests may use @overlay-companion/guac and the gateway (its testing helpers start real desktops), nothing else of ours.',
+  ),
+  fence(
     ['apps/web/src/**/*.{ts,tsx}'],
     ['protocol'],
     'apps/web imports only @overlay-companion/protocol of ours, never bridge or gateway code (ARCHITECTURE.md "may import").',

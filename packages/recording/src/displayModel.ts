@@ -1,0 +1,227 @@
+// The display model: the server→client Guacamole drawing instructions applied, in order, to RGBA
+// layers (index ≥ 0) and buffers (index < 0), the way guacamole-common-js's Display would draw
+// them — so the recorder can compose frames with masks, write keyframes, and the reader can show
+// the picture at any moment. Layer 0 (the desktop) is what it gives out; other visible layers are
+// kept as surfaces but not composited onto it (neither our gateway nor guacd's VNC and RDP
+// support draw on them).
+//
+// What guacd 1.6 and our gateway send, and what is drawn:
+// - `size` (layer, w, h): resize keeping the overlap.
+// - `img` + `blob`… + `end`: PNG, JPEG, WebP decoded with sharp; SRC replaces, OVER blends.
+// - `copy` (incl. guacd 1.6's copies to and from each layer's last-frame buffer, and the
+//   gateway's moves through buffer -2); `transfer` (binary raster operations).
+// - `rect` paths filled by `cfill` (guacd clears non-opaque layers with ROUT/RATOP fills).
+// - `dispose`; `sync` ends a frame (the model has nothing to do for it).
+// Buffers (negative indices) grow to fit what is drawn into them, as guacamole-common-js's
+// auto-sized buffers do; a layer drawn on before any `size` starts empty (0×0) and grows too.
+// Ignored, on purpose: `cursor` and `mouse` (the pointer is not part of the desktop's pixels —
+// xwd does not show it either), `shade`, `move`, `set`, `distort` (layer composition), the path
+// and stroke operations neither server sends (`arc`, `curve`, `line`, `start`, `close`, `clip`,
+// `cstroke`, `lstroke`, `lfill`, `push`, `pop`, `reset`, `identity`, `transform`), streams that
+// are not images (`clipboard`, `file`, `pipe`, `audio`, `video`, `ack`), and `nop`, `name`,
+// `msg`, `required`, `argv`, `error`, `disconnect`, and any opcode not named here.
+import sharp, { type OutputInfo } from 'sharp';
+import type { GuacInstruction } from '@overlay-companion/guac';
+import {
+  CompositeMask,
+  copyRect,
+  drawImage,
+  emptySurface,
+  fillRects,
+  resized,
+  transferRect,
+  union,
+  type Rect,
+  type Surface,
+} from './layers.js';
+
+interface PendingImage {
+  layer: number;
+  mask: number;
+  x: number;
+  y: number;
+  chunks: string[];
+}
+
+/**
+ * Told about every draw, after it happened: the recorder uses it to follow which buffer pixels
+ * came from the screen while a privacy mask was in force.
+ */
+export interface DrawObserver {
+  /** `rect` of `layer` was drawn from server data (image or fill). */
+  drawn?(layer: number, rect: Rect): void;
+  /** `from` of `src` was copied to `to` of `dst` (already clipped to both). */
+  copied?(src: number, from: Rect, dst: number, to: Rect): void;
+  disposed?(layer: number): void;
+}
+
+const int = (value: string | undefined): number => {
+  const n = Number(value);
+  return Number.isFinite(n) ? Math.trunc(n) : 0;
+};
+
+// Larger than any real desktop; a hostile or broken recording must not allocate gigabytes.
+const MAX_SIDE = 16_384;
+
+export class DisplayModel {
+  readonly surfaces = new Map<number, Surface>();
+  /** What of layer 0 changed since the last takeDirty(). */
+  private dirty: Rect | undefined;
+  private readonly images = new Map<number, PendingImage>();
+  private readonly paths = new Map<number, Rect[]>();
+
+  constructor(private readonly observer: DrawObserver = {}) {}
+
+  /** Layer 0: the desktop's pixels (empty 0×0 until the server sized it). */
+  get screen(): Surface {
+    return this.surfaces.get(0) ?? emptySurface(0, 0);
+  }
+
+  /** The region of layer 0 changed since the last call, and forgets it. */
+  takeDirty(): Rect | undefined {
+    const dirty = this.dirty;
+    this.dirty = undefined;
+    return dirty;
+  }
+
+  /** Marks a region of layer 0 changed (e.g. because a mask moved over it). */
+  markDirty(rect: Rect): void {
+    this.dirty = union(this.dirty, rect);
+  }
+
+  /** Replaces a surface outright (a keyframe's picture). */
+  setSurface(index: number, surface: Surface): void {
+    this.surfaces.set(index, surface);
+    if (index === 0) this.markDirty({ x: 0, y: 0, width: surface.width, height: surface.height });
+  }
+
+  /**
+   * Applies one instruction. Returns a promise only when it has to decode an image (at an
+   * image stream's `end`); callers must wait for it before applying the next instruction.
+   */
+  apply({ opcode, args }: GuacInstruction): Promise<void> | undefined {
+    const n = (i: number): number => int(args[i]);
+    switch (opcode) {
+      case 'size': {
+        const [index, w, h] = [n(0), n(1), n(2)];
+        if (w < 0 || h < 0 || w > MAX_SIDE || h > MAX_SIDE) return undefined;
+        this.surfaces.set(index, resized(this.surfaces.get(index), w, h));
+        if (index === 0) this.markDirty({ x: 0, y: 0, width: w, height: h });
+        return undefined;
+      }
+      case 'img':
+        this.images.set(n(0), { mask: n(1), layer: n(2), x: n(4), y: n(5), chunks: [] });
+        return undefined;
+      case 'blob':
+        this.images.get(n(0))?.chunks.push(args[1] ?? '');
+        return undefined;
+      case 'end': {
+        const image = this.images.get(n(0));
+        if (image === undefined) return undefined;
+        this.images.delete(n(0));
+        return this.drawImage(image);
+      }
+      case 'copy': {
+        const from = { x: n(1), y: n(2), width: n(3), height: n(4) };
+        this.copy(n(0), from, n(6), n(7), n(8), n(5), undefined);
+        return undefined;
+      }
+      case 'transfer': {
+        const from = { x: n(1), y: n(2), width: n(3), height: n(4) };
+        this.copy(n(0), from, n(6), n(7), n(8), CompositeMask.SRC, n(5));
+        return undefined;
+      }
+      case 'rect': {
+        const rect = { x: n(1), y: n(2), width: n(3), height: n(4) };
+        const path = this.paths.get(n(0));
+        if (path) path.push(rect);
+        else this.paths.set(n(0), [rect]);
+        return undefined;
+      }
+      case 'cfill': {
+        const index = n(1);
+        const path = this.paths.get(index) ?? [];
+        this.paths.delete(index);
+        let bounds: Rect | undefined;
+        for (const r of path) bounds = union(bounds, r);
+        if (bounds === undefined) return undefined;
+        const surface = this.surfaceFor(index, bounds);
+        fillRects(surface, path, [n(2), n(3), n(4), n(5)], n(0));
+        this.touched(index, bounds);
+        return undefined;
+      }
+      case 'dispose':
+        this.surfaces.delete(n(0));
+        this.paths.delete(n(0));
+        this.observer.disposed?.(n(0));
+        return undefined;
+      default:
+        // sync and everything named in the header as ignored.
+        return undefined;
+    }
+  }
+
+  private async drawImage(image: PendingImage): Promise<void> {
+    const bytes = Buffer.from(image.chunks.join(''), 'base64');
+    let decoded: { data: Buffer; info: OutputInfo };
+    try {
+      decoded = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    } catch {
+      // A browser skips an image it cannot decode; so does the model.
+      return;
+    }
+    const { data, info } = decoded;
+    const rect = { x: image.x, y: image.y, width: info.width, height: info.height };
+    const surface = this.surfaceFor(image.layer, rect);
+    drawImage(surface, data, info.width, info.height, image.x, image.y, image.mask);
+    this.touched(image.layer, rect);
+  }
+
+  private copy(
+    srcIndex: number,
+    from: Rect,
+    dstIndex: number,
+    dx: number,
+    dy: number,
+    mask: number,
+    transferFn: number | undefined,
+  ): void {
+    const src = this.surfaces.get(srcIndex);
+    if (src === undefined) return;
+    const dst = this.surfaceFor(dstIndex, { x: dx, y: dy, width: from.width, height: from.height });
+    const to =
+      transferFn === undefined
+        ? copyRect(src, from, dst, dx, dy, mask)
+        : transferRect(src, from, transferFn, dst, dx, dy);
+    if (to.width <= 0 || to.height <= 0) return;
+    if (dstIndex === 0) this.markDirty(to);
+    const clippedFrom = { x: from.x + (to.x - dx), y: from.y + (to.y - dy), ...size(to) };
+    this.observer.copied?.(srcIndex, clippedFrom, dstIndex, to);
+  }
+
+  private touched(index: number, rect: Rect): void {
+    if (index === 0) this.markDirty(rect);
+    this.observer.drawn?.(index, rect);
+  }
+
+  /** The surface at `index`, grown to hold `rect` when it is a buffer or was never sized. */
+  private surfaceFor(index: number, rect: Rect): Surface {
+    let surface = this.surfaces.get(index);
+    const needW = Math.min(MAX_SIDE, rect.x + rect.width);
+    const needH = Math.min(MAX_SIDE, rect.y + rect.height);
+    if (surface === undefined || (index < 0 && (needW > surface.width || needH > surface.height))) {
+      surface = resized(
+        surface,
+        Math.max(surface?.width ?? 0, needW),
+        Math.max(surface?.height ?? 0, needH),
+      );
+      this.surfaces.set(index, surface);
+    }
+    return surface;
+  }
+}
+
+const size = (r: Rect): { width: number; height: number } => ({
+  width: r.width,
+  height: r.height,
+});

@@ -1,0 +1,78 @@
+// The event track: what happened during a recorded session besides the picture, one JSON line
+// per event beside the recording (`<id>.events.jsonl`), each `{ t, kind, ... }` with `t` in epoch
+// milliseconds on the recording's clock. The schema is here, as a zod discriminated union on
+// `kind`, so the writer, the reader, the export and the bridge agree on one shape.
+//
+// Redaction is not done here: the recording package writes what it is given. The caller (the
+// bridge) passes tool arguments, typed text and teach answers already redacted the way the audit
+// redacts them.
+import { z } from 'zod';
+
+const rect = z.object({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+});
+
+const base = { t: z.number() };
+
+export const RecordingEventSchema = z.discriminatedUnion('kind', [
+  /** An overlay appeared on the desktop (drawn by the AI), in desktop pixels. */
+  z.object({
+    ...base,
+    kind: z.literal('overlay.drawn'),
+    id: z.string(),
+    rect,
+    label: z.string().optional(),
+    color: z.string().optional(),
+  }),
+  z.object({ ...base, kind: z.literal('overlay.removed'), id: z.string() }),
+  /** An AI action: the tool, its arguments as the audit redacts them, why, and what was decided. */
+  z.object({
+    ...base,
+    kind: z.literal('ai.action'),
+    id: z.string(),
+    tool: z.string(),
+    args: z.record(z.string(), z.unknown()),
+    intent: z.string().optional(),
+    decision: z.enum(['allowed', 'approved', 'denied', 'stopped', 'failed']),
+    approvedBy: z.string().optional(),
+    /** Where the action clicked or pointed, in desktop pixels. */
+    point: z.object({ x: z.number(), y: z.number() }).optional(),
+    durationMs: z.number().nonnegative().optional(),
+    outcome: z.string().optional(),
+  }),
+  z.object({
+    ...base,
+    kind: z.literal('approval'),
+    actionId: z.string(),
+    decision: z.enum(['approved', 'denied', 'expired']),
+    by: z.string().optional(),
+  }),
+  z.object({ ...base, kind: z.literal('stop'), by: z.string().optional() }),
+  z.object({ ...base, kind: z.literal('takeover'), by: z.string().optional() }),
+  z.object({ ...base, kind: z.literal('handback'), by: z.string().optional() }),
+  z.object({
+    ...base,
+    kind: z.literal('teach.answer'),
+    question: z.string().optional(),
+    answer: z.string(),
+  }),
+  z.object({ ...base, kind: z.literal('mode'), mode: z.string(), by: z.string().optional() }),
+  /** The privacy masks in force from `t` on (empty: none). Written by the recorder itself. */
+  z.object({ ...base, kind: z.literal('masks'), rects: z.array(rect) }),
+  /** The recording has no picture from `from` to `to` (written by the recorder). */
+  z.object({
+    ...base,
+    kind: z.literal('gap'),
+    from: z.number(),
+    to: z.number(),
+    reason: z.string(),
+  }),
+  /** The recording stopped writing (the disk failed or the recorder fell behind). */
+  z.object({ ...base, kind: z.literal('recording.stopped'), reason: z.string() }),
+]);
+
+export type RecordingEvent = z.infer<typeof RecordingEventSchema>;
+export type RecordingEventKind = RecordingEvent['kind'];

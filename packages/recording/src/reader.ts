@@ -1,0 +1,190 @@
+// Opens a recording written by RecordingWriter and answers what the player and the export need:
+// its start, end and gaps, the picture of the desktop at any moment, every frame in order, and
+// the event track. The picture at `t` comes from the nearest keyframe at or before `t` (its
+// surfaces decoded from `<id>.keys`), then the recording replayed from the keyframe's byte
+// offset through a display model up to the last frame that ended at or before `t` — so a seek
+// reads at most one keyframe interval of the file, however long the recording is.
+import { createReadStream } from 'node:fs';
+import { open, readFile, stat } from 'node:fs/promises';
+import sharp from 'sharp';
+import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
+import { DisplayModel } from './displayModel.js';
+import { RecordingEventSchema, type RecordingEvent } from './events.js';
+import { IndexEntrySchema, recordingPaths, type Gap, type KeyframeEntry } from './indexFormat.js';
+import { parseJsonLines } from './jsonLinesFile.js';
+import type { Surface } from './layers.js';
+
+/** One frame of a replay: the model right after the frame ending at `t` was applied. */
+export interface ReplayFrame {
+  t: number;
+  model: DisplayModel;
+}
+
+const READ_CHUNK = 256 * 1024;
+
+export class RecordingReader {
+  private constructor(
+    readonly id: string,
+    readonly paths: ReturnType<typeof recordingPaths>,
+    /** Epoch ms the recording started. */
+    readonly start: number,
+    /** Epoch ms of its last frame (or when it was closed). */
+    readonly end: number,
+    readonly keyframes: readonly KeyframeEntry[],
+    readonly gaps: readonly Gap[],
+  ) {}
+
+  static async open(dir: string, id: string): Promise<RecordingReader> {
+    const paths = recordingPaths(dir, id);
+    const entries = parseJsonLines(await readFile(paths.index, 'utf8')).flatMap((value) => {
+      const parsed = IndexEntrySchema.safeParse(value);
+      return parsed.success ? [parsed.data] : [];
+    });
+    let start: number | undefined;
+    let end: number | undefined;
+    const keyframes: KeyframeEntry[] = [];
+    const gaps = new Map<number, Gap>();
+    for (const entry of entries) {
+      if (entry.type === 'start') start = entry.t;
+      else if (entry.type === 'end') end = entry.t;
+      else if (entry.type === 'keyframe') keyframes.push(entry);
+      else
+        gaps.set(entry.from, { from: entry.from, to: entry.to ?? undefined, reason: entry.reason });
+    }
+    keyframes.sort((a, b) => a.t - b.t);
+    const lastSync = await lastSyncIn(paths.recording);
+    end = Math.max(end ?? 0, lastSync ?? 0);
+    start ??= keyframes[0]?.t ?? end;
+    return new RecordingReader(id, paths, start, end, keyframes, [...gaps.values()]);
+  }
+
+  /** Milliseconds from start to end. */
+  get duration(): number {
+    return this.end - this.start;
+  }
+
+  /** The desktop's picture (layer 0) at epoch ms `t`. */
+  async pictureAt(t: number): Promise<Surface> {
+    const model = new DisplayModel();
+    const keyframe = this.keyframeAtOrBefore(t);
+    if (keyframe) await this.loadKeyframe(keyframe, model);
+    for await (const frame of this.replay(model, keyframe?.offset ?? 0)) {
+      if (frame.next !== undefined && frame.next > t) break;
+    }
+    return model.screen;
+  }
+
+  /** Every frame in order, from the start (or from the keyframe at or before `from`). */
+  async *frames(from?: number): AsyncGenerator<ReplayFrame> {
+    const model = new DisplayModel();
+    const keyframe = from === undefined ? undefined : this.keyframeAtOrBefore(from);
+    if (keyframe) await this.loadKeyframe(keyframe, model);
+    for await (const frame of this.replay(model, keyframe?.offset ?? 0, true)) {
+      if (frame.t !== undefined) yield { t: frame.t, model };
+    }
+  }
+
+  /** The event track, validated line by line (unknown or broken lines skipped). */
+  async events(): Promise<RecordingEvent[]> {
+    const text = await readFile(this.paths.events, 'utf8').catch(() => '');
+    return parseJsonLines(text).flatMap((value) => {
+      const parsed = RecordingEventSchema.safeParse(value);
+      return parsed.success ? [parsed.data] : [];
+    });
+  }
+
+  keyframeAtOrBefore(t: number): KeyframeEntry | undefined {
+    let lo = 0;
+    let hi = this.keyframes.length - 1;
+    let found: KeyframeEntry | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const k = this.keyframes[mid] as KeyframeEntry;
+      if (k.t <= t) {
+        found = k;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  private async loadKeyframe(keyframe: KeyframeEntry, model: DisplayModel): Promise<void> {
+    const handle = await open(this.paths.keys, 'r');
+    try {
+      for (const s of keyframe.surfaces) {
+        const png = Buffer.alloc(s.keysLength);
+        await handle.read(png, 0, s.keysLength, s.keysOffset);
+        const { data, info } = await sharp(png)
+          .ensureAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        model.setSurface(s.index, { width: info.width, height: info.height, rgba: data });
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Replays the file from `offset` into `model`, a frame at a time: each frame's instructions are
+   * held until its `sync` and applied only then. Yields before applying a frame with the time
+   * it will end at (`next`), so a caller can stop short of it, and (when `after` is set) again
+   * once it was applied (`t`).
+   */
+  private async *replay(
+    model: DisplayModel,
+    offset: number,
+    after = false,
+  ): AsyncGenerator<{ next?: number; t?: number }> {
+    const parser = new GuacParser();
+    const stream = createReadStream(this.paths.recording, {
+      start: offset,
+      highWaterMark: READ_CHUNK,
+    });
+    let frame: GuacInstruction[] = [];
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        let instructions: GuacInstruction[];
+        try {
+          instructions = parser.push(chunk);
+        } catch {
+          return; // A damaged tail: the frames before it stand.
+        }
+        for (const instruction of instructions) {
+          if (instruction.opcode !== 'sync') {
+            frame.push(instruction);
+            continue;
+          }
+          const t = Number(instruction.args[0]);
+          yield { next: t };
+          for (const held of frame) {
+            const pending = model.apply(held);
+            if (pending) await pending;
+          }
+          frame = [];
+          if (after) yield { t };
+        }
+      }
+    } finally {
+      stream.destroy();
+    }
+  }
+}
+
+/** The timestamp of the last `sync` in the file's tail, if any. */
+async function lastSyncIn(path: string): Promise<number | undefined> {
+  const size = (await stat(path).catch(() => undefined))?.size ?? 0;
+  if (size === 0) return undefined;
+  const length = Math.min(size, READ_CHUNK);
+  const handle = await open(path, 'r');
+  try {
+    const tail = Buffer.alloc(length);
+    await handle.read(tail, 0, length, size - length);
+    const text = tail.toString('latin1');
+    let last: number | undefined;
+    for (const match of text.matchAll(/4\.sync,\d+\.(\d+)[,;]/g)) last = Number(match[1]);
+    return last;
+  } finally {
+    await handle.close();
+  }
+}

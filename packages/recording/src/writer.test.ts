@@ -1,0 +1,260 @@
+// The writer and reader on streams built the way our gateway and guacd 1.6 send them: the
+// picture the reader gives at any moment equals what a live client drew by then; keyframes are
+// used for seeking; masks keep every pixel of the masked content out of the file (each frame of
+// the file replayed, every image and keyframe decoded), also through buffers; files are 0600
+// and named by a random id.
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DisplayModel } from './displayModel.js';
+import type { Rect, Surface } from './layers.js';
+import { RecordingReader } from './reader.js';
+import { countColourIn, imageStream, ins, solidPng } from './testing/streams.js';
+import { RecordingWriter } from './writer.js';
+
+const MAGENTA = [255, 0, 255] as const;
+const ORANGE = [255, 128, 0] as const;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'oc-rec-test-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Feeds frames to a writer and to a live model; returns the live picture after each frame. */
+async function record(
+  writer: RecordingWriter,
+  frames: { t: number; instructions: GuacInstruction[]; masks?: Rect[] }[],
+): Promise<{ t: number; picture: Surface }[]> {
+  const live = new DisplayModel();
+  const out: { t: number; picture: Surface }[] = [];
+  for (const frame of frames) {
+    if (frame.masks) writer.setMasks(frame.masks, frame.t);
+    for (const instruction of [...frame.instructions, ins('sync', frame.t, 1)]) {
+      writer.feed(instruction, frame.t);
+      await live.apply(instruction);
+    }
+    const screen = live.screen;
+    out.push({ t: frame.t, picture: { ...screen, rgba: Buffer.from(screen.rgba) } });
+  }
+  return out;
+}
+
+function sameRgb(a: Surface, b: Surface): number {
+  expect([a.width, a.height]).toEqual([b.width, b.height]);
+  let diff = 0;
+  for (let o = 0; o < a.rgba.length; o += 4)
+    if (
+      a.rgba[o] !== b.rgba[o] ||
+      a.rgba[o + 1] !== b.rgba[o + 1] ||
+      a.rgba[o + 2] !== b.rgba[o + 2]
+    )
+      diff++;
+  return diff;
+}
+
+/** Every image in the recording file, decoded, with the time of the frame it belongs to. */
+async function imagesInFile(path: string): Promise<{ t: number; layer: number; image: Surface }[]> {
+  const parser = new GuacParser();
+  const open = new Map<string, { layer: number; chunks: string[] }>();
+  const done: { layer: number; png: Buffer }[] = [];
+  const out: { t: number; layer: number; image: Surface }[] = [];
+  for (const { opcode, args } of parser.push(await readFile(path))) {
+    if (opcode === 'img') open.set(args[0]!, { layer: Number(args[2]), chunks: [] });
+    else if (opcode === 'blob') open.get(args[0]!)?.chunks.push(args[1]!);
+    else if (opcode === 'end') {
+      const image = open.get(args[0]!);
+      open.delete(args[0]!);
+      if (image)
+        done.push({ layer: image.layer, png: Buffer.from(image.chunks.join(''), 'base64') });
+    } else if (opcode === 'sync') {
+      for (const { layer, png } of done.splice(0)) {
+        const { data, info } = await sharp(png)
+          .ensureAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        out.push({
+          t: Number(args[0]),
+          layer,
+          image: { width: info.width, height: info.height, rgba: data },
+        });
+      }
+    }
+  }
+  return out;
+}
+
+describe('RecordingWriter and RecordingReader', () => {
+  it('replays the picture of every moment, through keyframes, from 0600 files named by a random id', async () => {
+    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 250 });
+    const t0 = 1_700_000_000_000;
+    const blue = await solidPng(200, 100, [0, 0, 200]);
+    const green = await solidPng(30, 20, [0, 180, 0]);
+    const frames: { t: number; instructions: GuacInstruction[] }[] = [
+      {
+        t: t0,
+        instructions: [
+          ins('size', 0, 200, 100),
+          ins('size', -2, 200, 100),
+          ...imageStream(1, 0, 0, 0, blue),
+        ],
+      },
+    ];
+    for (let i = 1; i <= 20; i++) {
+      frames.push({
+        t: t0 + i * 100,
+        instructions: [
+          ...imageStream(i + 1, 0, (i * 7) % 170, (i * 3) % 80, green),
+          ins('rect', 0, i, 90 - i, 10, 5),
+          ins('cfill', 14, 0, 200, i * 10, 0, 255),
+          // A move through buffer -2, as the gateway scrolls.
+          ins('copy', 0, 0, 10, 200, 80, 14, -2, 0, 10),
+          ins('copy', -2, 0, 10, 200, 80, 14, 0, 0, 0),
+        ],
+      });
+    }
+    const live = await record(writer, frames);
+    const summary = await writer.close();
+
+    expect(summary.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect((await readdir(dir)).filter((f) => f.startsWith(summary.id)).sort()).toEqual(
+      [
+        `${summary.id}.events.jsonl`,
+        `${summary.id}.guac`,
+        `${summary.id}.index.jsonl`,
+        `${summary.id}.keys`,
+      ].sort(),
+    );
+    for (const path of Object.values(summary.paths))
+      expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(summary.keyframes).toBeGreaterThanOrEqual(6);
+
+    const reader = await RecordingReader.open(dir, summary.id);
+    expect(reader.end).toBe(t0 + 2000);
+    expect(reader.keyframes.length).toBe(summary.keyframes);
+    for (const { t, picture } of live) {
+      expect(sameRgb(picture, await reader.pictureAt(t)), `at ${t - t0} ms`).toBe(0);
+      // Between frames, the picture of the last frame.
+      expect(sameRgb(picture, await reader.pictureAt(t + 50)), `at ${t - t0 + 50} ms`).toBe(0);
+    }
+    // The replay of the whole file, frame by frame, gives the same pictures.
+    let i = 0;
+    for await (const frame of reader.frames()) {
+      expect(frame.t).toBe(live[i]?.t);
+      expect(sameRgb(live[i]!.picture, frame.model.screen)).toBe(0);
+      i++;
+    }
+    expect(i).toBe(live.length);
+  });
+
+  it('keeps every pixel of masked content out of the file, also when a buffer carries it', async () => {
+    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 300 });
+    const t0 = 1_700_000_100_000;
+    const grey = await solidPng(320, 200, [90, 90, 90]);
+    const magenta = await solidPng(60, 40, MAGENTA);
+    const orangeBig = await solidPng(120, 80, ORANGE);
+    const mask: Rect = { x: 100, y: 60, width: 130, height: 90 };
+    const frames: { t: number; instructions: GuacInstruction[]; masks?: Rect[] }[] = [
+      { t: t0, instructions: [ins('size', 0, 320, 200), ...imageStream(1, 0, 0, 0, grey)] },
+      // The mask comes; in the same frame a secret window appears under it.
+      { t: t0 + 100, masks: [mask], instructions: [...imageStream(2, 0, 110, 70, magenta)] },
+      // An image overlapping the mask's edge: the part outside is fine, the part inside is not.
+      { t: t0 + 200, instructions: [...imageStream(3, 0, 180, 100, orangeBig)] },
+      // The server saves the screen into a buffer (guacd 1.6 does, every frame) ...
+      { t: t0 + 300, instructions: [ins('copy', 0, 0, 0, 320, 200, 14, -5, 0, 0)] },
+      // ... the secret goes away under the mask (painted grey again), keyframes pass ...
+      {
+        t: t0 + 700,
+        instructions: [ins('rect', 0, 100, 60, 130, 90), ins('cfill', 14, 0, 90, 90, 90, 255)],
+      },
+      // ... the mask goes, and the buffer's old copy of the secret is copied back on screen.
+      { t: t0 + 800, masks: [], instructions: [] },
+      { t: t0 + 900, instructions: [ins('copy', -5, 110, 70, 60, 40, 14, 0, 10, 10)] },
+    ];
+    for (let t = t0 + 400; t < t0 + 700; t += 100) frames.splice(4, 0, { t, instructions: [] });
+    frames.sort((a, b) => a.t - b.t);
+    await record(writer, frames);
+    const summary = await writer.close();
+    const reader = await RecordingReader.open(dir, summary.id);
+
+    // Every frame of the file replayed: while the mask is in force, no magenta inside it.
+    let checked = 0;
+    for await (const { t, model } of reader.frames()) {
+      if (t >= t0 + 100 && t < t0 + 800) {
+        expect(countColourIn(model.screen, [mask], MAGENTA), `frame at ${t - t0} ms`).toBe(0);
+        expect(countColourIn(model.screen, [mask], ORANGE), `frame at ${t - t0} ms`).toBe(0);
+        checked++;
+      }
+      // The secret was only ever on screen under the mask, so it may appear nowhere at all,
+      // not even after the mask went (the buffer's copy of it was blacked out).
+      const everywhere = [{ x: 0, y: 0, width: 320, height: 200 }];
+      expect(countColourIn(model.screen, everywhere, MAGENTA), `frame at ${t - t0} ms`).toBe(0);
+      for (const [index, surface] of model.surfaces)
+        expect(countColourIn(surface, everywhere, MAGENTA), `surface ${index} at ${t - t0}`).toBe(
+          0,
+        );
+    }
+    expect(checked).toBe(7);
+    // The part of the big image outside the mask is recorded (it was not masked).
+    const during = await reader.pictureAt(t0 + 250);
+    expect(countColourIn(during, [{ x: 230, y: 100, width: 70, height: 80 }], ORANGE)).toBe(
+      70 * 80,
+    );
+    // Every image in the file decoded, on any layer: no magenta at all.
+    const images = await imagesInFile(summary.paths.recording);
+    expect(images.length).toBeGreaterThan(3);
+    for (const { t, layer, image } of images) {
+      const all = [{ x: 0, y: 0, width: image.width, height: image.height }];
+      expect(countColourIn(image, all, MAGENTA), `layer ${layer} at ${t - t0}`).toBe(0);
+    }
+    const keys = await readFile(summary.paths.keys);
+    for (const k of reader.keyframes) {
+      for (const s of k.surfaces) {
+        const { data, info } = await sharp(keys.subarray(s.keysOffset, s.keysOffset + s.keysLength))
+          .ensureAlpha()
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        const picture = { width: info.width, height: info.height, rgba: data };
+        const all = [{ x: 0, y: 0, width: info.width, height: info.height }];
+        expect(
+          countColourIn(picture, all, MAGENTA),
+          `keyframe ${k.t - t0} surface ${s.index}`,
+        ).toBe(0);
+      }
+    }
+    const events = await reader.events();
+    expect(events.filter((e) => e.kind === 'masks').map((e) => e.t - t0)).toEqual([100, 800]);
+  });
+
+  it('writes events validated by the schema and refuses malformed ones', async () => {
+    const writer = await RecordingWriter.create({ dir, now: () => 1_700_000_200_000 });
+    writer.event({
+      kind: 'overlay.drawn',
+      id: 'o1',
+      rect: { x: 1, y: 2, width: 3, height: 4 },
+      label: 'Save',
+    });
+    writer.event({
+      kind: 'ai.action',
+      id: 'a1',
+      tool: 'click',
+      args: { x: 5, y: 6 },
+      intent: 'save the file',
+      decision: 'approved',
+      approvedBy: 'person',
+      point: { x: 5, y: 6 },
+    });
+    expect(() => writer.event({ kind: 'stop', t: Number.NaN } as never)).toThrow(
+      /Not a recording event/,
+    );
+    const summary = await writer.close();
+    const events = await (await RecordingReader.open(dir, summary.id)).events();
+    expect(events.map((e) => e.kind)).toEqual(['overlay.drawn', 'ai.action']);
+    expect(events[1]).toMatchObject({ t: 1_700_000_200_000, tool: 'click', decision: 'approved' });
+  });
+});

@@ -1,0 +1,589 @@
+// The recording writer: one desktop connection's server→client Guacamole stream in, a session
+// recording in the format guacd writes out (`<id>.guac`: the protocol stream itself, frames
+// ended by `sync` with epoch-millisecond timestamps, which Guacamole.SessionRecording and guacenc
+// read), plus its index with keyframes (`<id>.index.jsonl` + `<id>.keys`) and its event track
+// (`<id>.events.jsonl`). File names are a random id; files are created with mode 0600.
+//
+// Privacy. With no mask in force the server's drawing instructions are passed through (cheap, and
+// exactly what guacd would have written). While any privacy mask is in force nothing of the
+// server's drawing reaches the file: passing img blobs through would leak (an image overlapping a
+// mask, a buffer copied into one), so at each `sync` the writer writes the changed region of
+// layer 0 from the display model with the masks painted black, as one PNG. Buffers the server
+// filled by copying screen pixels that were under a mask are "tainted" there; those pixels are
+// painted black before any buffer is written (when the masks go and the file's buffers must be
+// brought up to date, in keyframes, after a gap) — also in the model itself, so the file and the
+// model never disagree. Images the server draws straight into a buffer (guacd's and the gateway's
+// cursor) are not screen content and are not tainted. Mask changes take effect at once when a
+// mask appears (an image stream open at that moment is ended in the file and the rest of it
+// dropped) and at the next frame's end when the last one goes.
+//
+// Keeping the model current. Every drawing instruction is applied to the model, always: keyframes
+// need the current picture, and a mask can appear at any moment with nothing else to start from.
+// What makes it cheap is where the work happens: feed() only queues (it never decodes, encodes or
+// awaits), image decoding runs on sharp's thread pool, and writes are batched into one file write
+// per frame. The model may lag the live stream by a few frames; it never makes it wait. If it
+// falls hopelessly behind (more than `maxBacklog` instructions queued) the recording stops rather
+// than grow without bound.
+//
+// The disk never slows the live stream either: the file takes at most `maxPendingBytes` not yet
+// written. When that is spent, or the disk fails (ENOSPC, EACCES, EIO), the writer drops frames,
+// marks a gap in the index and the event track, reports it through `onStatus`, and keeps the model
+// current; once the disk takes data again it writes a full keyframe into the recording (every
+// surface), closes the gap and carries on. After a failure it retries every `retryAfterMs`.
+//
+// Not recorded: `nop`, clipboard/file/pipe/audio streams (their contents follow the audit's
+// redaction, which is the bridge's business), `error`, `disconnect` and the handshake.
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
+import { BoundedFile } from './boundedFile.js';
+import { DisplayModel } from './displayModel.js';
+import { RecordingEventSchema, type RecordingEvent } from './events.js';
+import { encodePng, imageText, maskedRegion } from './frames.js';
+import {
+  INDEX_VERSION,
+  recordingPaths,
+  type IndexEntry,
+  type SurfaceEntry,
+} from './indexFormat.js';
+import { JsonLinesFile } from './jsonLinesFile.js';
+import { clip, CompositeMask, intersects, isEmpty, type Rect, type Surface } from './layers.js';
+
+export interface RecordingWriterOptions {
+  /** Directory for the files (created if missing, mode 0700). */
+  dir: string;
+  /** A keyframe at the first frame end at least this long after the last (default 5000 ms). */
+  keyframeIntervalMs?: number;
+  /** Recording bytes accepted but not yet on disk, at most (default 8 MiB). */
+  maxPendingBytes?: number;
+  /** Instructions queued for the model, at most, before the recording stops (default 200 000). */
+  maxBacklog?: number;
+  /** After a disk failure, how often to try again (default 2000 ms). */
+  retryAfterMs?: number;
+  /** The clock for instructions fed without a time (default Date.now). */
+  now?: () => number;
+  /** Told when writing stops (a gap starts) and when it resumes. */
+  onStatus?: (status: RecordingStatus) => void;
+}
+
+export type RecordingStatus =
+  | { state: 'stopped'; from: number; reason: string }
+  | { state: 'resumed'; from: number; to: number }
+  | { state: 'failed'; at: number; reason: string };
+
+/** An event for the track; `t` defaults to the writer's clock. */
+export type RecordingEventInput = RecordingEvent extends infer E
+  ? E extends RecordingEvent
+    ? Omit<E, 't'> & { t?: number }
+    : never
+  : never;
+
+export interface RecordingSummary {
+  id: string;
+  paths: ReturnType<typeof recordingPaths>;
+  /** Bytes of the recording file. */
+  bytes: number;
+  start: number;
+  end: number;
+  gaps: { from: number; to: number; reason: string }[];
+  keyframes: number;
+  frames: number;
+}
+
+// The server's drawing, passed through as is while no mask is in force. `blob` and `end` pass
+// only for image streams.
+const DRAWING = new Set([
+  'size',
+  'img',
+  'copy',
+  'transfer',
+  'rect',
+  'cfill',
+  'dispose',
+  'cursor',
+  'mouse',
+  'shade',
+  'move',
+  'set',
+  'distort',
+  'arc',
+  'curve',
+  'line',
+  'start',
+  'close',
+  'clip',
+  'cstroke',
+  'lstroke',
+  'lfill',
+  'push',
+  'pop',
+  'reset',
+  'identity',
+  'transform',
+]);
+
+type Item =
+  | { kind: 'instruction'; t: number; instruction: GuacInstruction }
+  | { kind: 'masks'; t: number; rects: Rect[] };
+
+// Flush the frame being built once it holds this much, even before its `sync`.
+const FLUSH_BYTES = 256 * 1024;
+
+export class RecordingWriter {
+  readonly id: string;
+  readonly paths: ReturnType<typeof recordingPaths>;
+  private readonly model: DisplayModel;
+  private readonly keyframeIntervalMs: number;
+  private readonly maxBacklog: number;
+  private readonly retryAfterMs: number;
+  private readonly now: () => number;
+  private readonly onStatus: ((status: RecordingStatus) => void) | undefined;
+
+  private items: (Item | undefined)[] = [];
+  private head = 0;
+  private pumping: Promise<void> | undefined;
+  private closing = false;
+  private broken: string | undefined;
+
+  private masks: Rect[] = [];
+  /** True from a mask's arrival until the frame end after the last one went. */
+  private composing = false;
+  /** Per buffer, rectangles holding screen pixels that were under a mask. */
+  private readonly taint = new Map<number, Rect[]>();
+  /** Surfaces other than layer 0 drawn on while composing (the file has not seen it). */
+  private readonly touchedWhileComposing = new Set<number>();
+  /** Server image streams open in the model / in the file. */
+  private readonly imageStreams = new Set<number>();
+  private readonly fileStreams = new Set<number>();
+
+  private out = '';
+  private lastSync = 0;
+  private startT: number | undefined;
+  private frames = 0;
+  private lastKeyframeT = Number.NEGATIVE_INFINITY;
+  private keyframes = 0;
+  private gap: { from: number; reason: string } | undefined;
+  private readonly gaps: { from: number; to: number; reason: string }[] = [];
+  private retrying = false;
+  private lastRetry = 0;
+
+  private constructor(
+    id: string,
+    options: RecordingWriterOptions,
+    private readonly file: BoundedFile,
+    private readonly keys: BoundedFile,
+    private readonly index: JsonLinesFile,
+    private readonly events: JsonLinesFile,
+  ) {
+    this.id = id;
+    this.paths = recordingPaths(options.dir, id);
+    this.keyframeIntervalMs = options.keyframeIntervalMs ?? 5000;
+    this.maxBacklog = options.maxBacklog ?? 200_000;
+    this.retryAfterMs = options.retryAfterMs ?? 2000;
+    this.now = options.now ?? Date.now;
+    this.onStatus = options.onStatus;
+    this.model = new DisplayModel({
+      copied: (src, from, dst, to) => this.copied(src, from, dst, to),
+      drawn: (layer) => {
+        if (this.composing && layer !== 0) this.touchedWhileComposing.add(layer);
+      },
+      disposed: (layer) => {
+        this.taint.delete(layer);
+        if (this.composing) this.touchedWhileComposing.add(layer);
+      },
+    });
+    file.onFailure = (error) => this.startGap(this.lastSync, describe(error));
+  }
+
+  /** Creates the files of a new recording in `options.dir`. */
+  static async create(options: RecordingWriterOptions): Promise<RecordingWriter> {
+    await mkdir(options.dir, { recursive: true, mode: 0o700 });
+    const id = randomBytes(16).toString('base64url');
+    const paths = recordingPaths(options.dir, id);
+    const file = await BoundedFile.create(paths.recording, {
+      maxPendingBytes: options.maxPendingBytes ?? 8 * 1024 * 1024,
+    });
+    const keys = await BoundedFile.create(paths.keys, { maxPendingBytes: 64 * 1024 * 1024 });
+    const index = await JsonLinesFile.create(paths.index);
+    const events = await JsonLinesFile.create(paths.events);
+    const writer = new RecordingWriter(id, options, file, keys, index, events);
+    writer.indexEntry({ type: 'start', version: INDEX_VERSION, t: (options.now ?? Date.now)() });
+    return writer;
+  }
+
+  /**
+   * One server→client instruction, as it arrived, at time `t` (epoch ms). Never waits and never
+   * throws: the work happens after it returns.
+   */
+  feed(instruction: GuacInstruction, t: number = this.now()): void {
+    this.enqueue({ kind: 'instruction', t, instruction });
+  }
+
+  /** The privacy masks in force from `t` on, in desktop pixels (empty: none). */
+  setMasks(rects: readonly Rect[], t: number = this.now()): void {
+    const clean = rects.filter((r) => !isEmpty(r)).map((r) => ({ ...r }));
+    this.enqueue({ kind: 'masks', t, rects: clean });
+  }
+
+  /** Appends an event to the event track (validated; already redacted by the caller). */
+  event(input: RecordingEventInput): void {
+    const parsed = RecordingEventSchema.safeParse({ ...input, t: input.t ?? this.now() });
+    if (!parsed.success) {
+      throw new TypeError(
+        `Not a recording event (${parsed.error.issues[0]?.message ?? 'invalid'}); see RecordingEventSchema.`,
+      );
+    }
+    this.events.append(parsed.data);
+  }
+
+  /** Whether the writer is currently dropping frames (a gap is open). */
+  get writing(): boolean {
+    return this.gap === undefined && this.broken === undefined;
+  }
+
+  /** Finishes the recording: waits for queued work, closes any gap, and closes the files. */
+  async close(): Promise<RecordingSummary> {
+    this.closing = true;
+    while (this.pumping) await this.pumping;
+    const end = Math.max(this.lastSync, this.startT ?? 0);
+    this.flush(end);
+    await Promise.all([this.file.close(), this.keys.close()]);
+    this.endGap(end);
+    this.indexEntry({ type: 'end', t: end, bytes: this.file.confirmed });
+    await Promise.all([this.index.close(), this.events.close()]);
+    return {
+      id: this.id,
+      paths: this.paths,
+      bytes: this.file.confirmed,
+      start: this.startT ?? end,
+      end,
+      gaps: [...this.gaps],
+      keyframes: this.keyframes,
+      frames: this.frames,
+    };
+  }
+
+  // ---- the queue ------------------------------------------------------------------------
+
+  private enqueue(item: Item): void {
+    if (this.closing || this.broken !== undefined) return;
+    if (this.items.length - this.head >= this.maxBacklog) {
+      this.breakOff(item.t, `the recorder fell ${this.maxBacklog} instructions behind`);
+      return;
+    }
+    this.items.push(item);
+    if (this.pumping === undefined) {
+      // Set before pump() can finish: it may run to its end without ever waiting.
+      const pumping = Promise.resolve().then(() => this.pump());
+      this.pumping = pumping;
+      void pumping.then(() => {
+        if (this.pumping === pumping) this.pumping = undefined;
+      });
+    }
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      while (this.head < this.items.length && this.broken === undefined) {
+        const item = this.items[this.head] as Item;
+        this.items[this.head++] = undefined;
+        if (this.head > 4096 && this.head * 2 > this.items.length) {
+          this.items = this.items.slice(this.head);
+          this.head = 0;
+        }
+        if (item.kind === 'masks') this.masksChanged(item.t, item.rects);
+        else {
+          const pending = this.instruction(item.t, item.instruction);
+          if (pending) await pending;
+        }
+      }
+    } catch (error) {
+      this.breakOff(this.lastSync, `the recorder failed: ${describe(error)}`);
+    }
+    if (this.broken !== undefined) {
+      this.items = [];
+      this.head = 0;
+    }
+  }
+
+  private breakOff(t: number, reason: string): void {
+    if (this.broken !== undefined) return;
+    this.broken = reason;
+    this.items = [];
+    this.head = 0;
+    this.startGap(t, reason);
+    this.onStatus?.({ state: 'failed', at: t, reason });
+  }
+
+  // ---- instructions ---------------------------------------------------------------------
+
+  private instruction(t: number, instruction: GuacInstruction): Promise<void> | undefined {
+    const { opcode, args } = instruction;
+    this.startT ??= t;
+    let passes = DRAWING.has(opcode);
+    if (opcode === 'img') this.imageStreams.add(Number(args[0]));
+    else if (opcode === 'blob' || opcode === 'end') {
+      const stream = Number(args[0]);
+      passes = this.imageStreams.has(stream);
+      if (opcode === 'end') this.imageStreams.delete(stream);
+      if (passes && !this.fileStreams.has(stream)) passes = false;
+      if (opcode === 'end') this.fileStreams.delete(stream);
+    }
+    const applied = this.model.apply(instruction);
+    if (opcode === 'sync') {
+      const frameEnd = (): Promise<void> => this.frameEnd(t, args[1]);
+      return applied ? applied.then(frameEnd) : frameEnd();
+    }
+    if (passes && !this.composing && this.gap === undefined) {
+      if (opcode === 'img') this.fileStreams.add(Number(args[0]));
+      this.out += encodeInstruction(opcode, ...args);
+      if (this.out.length >= FLUSH_BYTES) this.flush(t);
+    }
+    return applied;
+  }
+
+  private masksChanged(t: number, rects: Rect[]): void {
+    for (const r of [...this.masks, ...rects]) this.model.markDirty(r);
+    this.masks = rects;
+    this.events.append({ t, kind: 'masks', rects });
+    if (rects.length > 0 && !this.composing) {
+      this.composing = true;
+      // The server's image streams open now must not reach the file any further.
+      for (const stream of this.fileStreams) this.out += encodeInstruction('end', stream);
+      this.fileStreams.clear();
+    }
+  }
+
+  private async frameEnd(t: number, frames: string | undefined): Promise<void> {
+    const ts = Math.max(this.lastSync, Math.round(t));
+    this.lastSync = ts;
+    this.frames++;
+    if (this.gap !== undefined) {
+      await this.tryResume(ts);
+      if (this.gap !== undefined) return;
+    } else if (this.composing) {
+      if (this.masks.length === 0) {
+        await this.writeBuffers([...this.touchedWhileComposing]);
+        this.touchedWhileComposing.clear();
+        this.composing = false;
+      }
+      await this.writeScreen(this.model.takeDirty());
+    } else {
+      this.model.takeDirty();
+    }
+    this.out +=
+      frames === undefined ? encodeInstruction('sync', ts) : encodeInstruction('sync', ts, frames);
+    const offset = this.flush(ts);
+    if (offset !== undefined && ts - this.lastKeyframeT >= this.keyframeIntervalMs)
+      await this.keyframe(ts, offset);
+  }
+
+  /** Writes what was built up to the file; returns the offset after it, or undefined if dropped. */
+  private flush(t: number): number | undefined {
+    if (this.gap !== undefined || this.broken !== undefined) {
+      this.out = '';
+      return undefined;
+    }
+    if (this.out.length === 0) return this.file.accepted;
+    const chunk = Buffer.from(this.out, 'utf8');
+    this.out = '';
+    if (!this.file.write(chunk)) {
+      this.startGap(t, this.file.failure ? describe(this.file.failure) : 'the disk is too slow');
+      return undefined;
+    }
+    return this.file.accepted;
+  }
+
+  // ---- composed pictures ----------------------------------------------------------------
+
+  /** Layer 0's `area` (undefined: nothing) with the masks painted black, as one image. */
+  private async writeScreen(area: Rect | undefined): Promise<void> {
+    const screen = this.model.screen;
+    if (area === undefined) return;
+    const rect = clip(area, screen.width, screen.height);
+    if (isEmpty(rect)) return;
+    const region = maskedRegion(screen, rect, this.masks);
+    const png = await encodePng(region.rgba, region.rect.width, region.rect.height);
+    this.out += imageText(0, region.rect.x, region.rect.y, png, CompositeMask.OVER);
+  }
+
+  /** Buffers (and other layers) brought up to date in the file, tainted pixels blacked first. */
+  private async writeBuffers(indices: number[]): Promise<void> {
+    for (const index of indices) {
+      if (index === 0) continue;
+      this.sanitize(index);
+      const surface = this.model.surfaces.get(index);
+      if (surface === undefined) {
+        this.out += encodeInstruction('dispose', index);
+        continue;
+      }
+      this.out += encodeInstruction('size', index, surface.width, surface.height);
+      if (surface.width === 0 || surface.height === 0) continue;
+      const png = await encodePng(surface.rgba, surface.width, surface.height);
+      this.out += imageText(index, 0, 0, png, CompositeMask.SRC);
+    }
+  }
+
+  /** Every surface, in full: after a gap, the file's picture starts over from this. */
+  private async writeEverything(): Promise<void> {
+    for (const stream of this.fileStreams) this.out += encodeInstruction('end', stream);
+    this.fileStreams.clear();
+    await this.writeBuffers([...this.model.surfaces.keys()].filter((i) => i !== 0));
+    const screen = this.model.screen;
+    this.out += encodeInstruction('size', 0, screen.width, screen.height);
+    this.model.takeDirty();
+    await this.writeScreen({ x: 0, y: 0, width: screen.width, height: screen.height });
+  }
+
+  private copied(src: number, from: Rect, dst: number, to: Rect): void {
+    if (dst === 0) return;
+    if (this.composing) this.touchedWhileComposing.add(dst);
+    const dx = to.x - from.x;
+    const dy = to.y - from.y;
+    let sources: Rect[] = [];
+    if (src === 0 && this.masks.length > 0) sources = this.masks;
+    else if (src !== 0) sources = this.taint.get(src) ?? [];
+    const added: Rect[] = [];
+    for (const r of sources) {
+      if (!intersects(r, from)) continue;
+      const x = Math.max(r.x, from.x);
+      const y = Math.max(r.y, from.y);
+      const w = Math.min(r.x + r.width, from.x + from.width) - x;
+      const h = Math.min(r.y + r.height, from.y + from.height) - y;
+      added.push({ x: x + dx, y: y + dy, width: w, height: h });
+    }
+    if (added.length === 0) return;
+    const list = this.taint.get(dst) ?? [];
+    // A long masked stretch copies the same areas over and over; keep the list short.
+    if (list.length + added.length > 64) {
+      let box: Rect | undefined;
+      for (const r of [...list, ...added]) box = box === undefined ? { ...r } : boundingBox(box, r);
+      this.taint.set(dst, box ? [box] : []);
+    } else this.taint.set(dst, [...list, ...added]);
+  }
+
+  /** Paints a surface's tainted pixels black in the model itself, and forgets the taint. */
+  private sanitize(index: number): void {
+    const rects = this.taint.get(index);
+    const surface = this.model.surfaces.get(index);
+    this.taint.delete(index);
+    if (!rects || !surface) return;
+    for (const r of rects) {
+      const area = clip(r, surface.width, surface.height);
+      for (let y = area.y; y < area.y + area.height; y++) {
+        const start = (y * surface.width + area.x) * 4;
+        surface.rgba.fill(Buffer.from([0, 0, 0, 255]), start, start + area.width * 4);
+      }
+    }
+  }
+
+  // ---- keyframes ------------------------------------------------------------------------
+
+  private async keyframe(t: number, offset: number): Promise<void> {
+    this.lastKeyframeT = t;
+    const pictures: { index: number; surface: Surface; png: Buffer }[] = [];
+    for (const [index, surface] of this.model.surfaces) {
+      if (surface.width === 0 || surface.height === 0) continue;
+      const black = index === 0 ? this.masks : (this.taint.get(index) ?? []);
+      const region = maskedRegion(surface, { x: 0, y: 0, ...dims(surface) }, black);
+      pictures.push({
+        index,
+        surface,
+        png: await encodePng(region.rgba, surface.width, surface.height),
+      });
+    }
+    pictures.sort((a, b) => (a.index === 0 ? -1 : b.index === 0 ? 1 : a.index - b.index));
+    if (this.keys.failure !== undefined) await this.keys.resume().catch(() => undefined);
+    const surfaces: SurfaceEntry[] = [];
+    let waiting = pictures.length + 1;
+    const done = (): void => {
+      if (--waiting === 0) {
+        this.keyframes++;
+        this.indexEntry({ type: 'keyframe', t, offset, surfaces });
+      }
+    };
+    for (const { index, surface, png } of pictures) {
+      const keysOffset = this.keys.accepted;
+      if (!this.keys.write(png, done)) return;
+      surfaces.push({ index, ...dims(surface), keysOffset, keysLength: png.length });
+    }
+    // The recording's bytes up to `offset` must be on disk too before the index points there.
+    this.file.whenConfirmed(offset, done);
+  }
+
+  // ---- gaps -----------------------------------------------------------------------------
+
+  private startGap(t: number, reason: string): void {
+    if (this.gap !== undefined) return;
+    this.gap = { from: t, reason };
+    this.out = '';
+    this.indexEntry({ type: 'gap', from: t, to: null, reason });
+    this.events.append({ t, kind: 'recording.stopped', reason });
+    this.onStatus?.({ state: 'stopped', from: t, reason });
+  }
+
+  private endGap(to: number): void {
+    const gap = this.gap;
+    if (gap === undefined) return;
+    this.gap = undefined;
+    this.recordGap(gap, to);
+  }
+
+  private recordGap(gap: { from: number; reason: string }, to: number): void {
+    this.gaps.push({ from: gap.from, to, reason: gap.reason });
+    this.indexEntry({ type: 'gap', from: gap.from, to, reason: gap.reason });
+    this.events.append({ t: to, kind: 'gap', from: gap.from, to, reason: gap.reason });
+  }
+
+  private async tryResume(t: number): Promise<void> {
+    if (this.broken !== undefined || this.closing) return;
+    if (this.file.failure !== undefined) {
+      if (this.retrying || t - this.lastRetry < this.retryAfterMs) return;
+      this.retrying = true;
+      this.lastRetry = t;
+      // In the background: the live stream never waits for the disk.
+      this.file.resume().then(
+        () => (this.retrying = false),
+        () => (this.retrying = false),
+      );
+      return;
+    }
+    const gap = this.gap;
+    if (gap === undefined || this.file.pendingBytes > this.file.maxPendingBytes / 2) return;
+    this.gap = undefined;
+    // The file's picture starts over from a full keyframe; the index gets one here too.
+    await this.writeEverything();
+    this.composing = this.masks.length > 0;
+    this.touchedWhileComposing.clear();
+    this.recordGap(gap, t);
+    this.lastKeyframeT = Number.NEGATIVE_INFINITY;
+    this.onStatus?.({ state: 'resumed', from: gap.from, to: t });
+  }
+
+  private indexEntry(entry: IndexEntry): void {
+    this.index.append(entry);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}
+
+function dims(surface: Surface): { width: number; height: number } {
+  return { width: surface.width, height: surface.height };
+}
+
+function boundingBox(a: Rect, b: Rect): Rect {
+  const x = Math.min(a.x, b.x);
+  const y = Math.min(a.y, b.y);
+  return {
+    x,
+    y,
+    width: Math.max(a.x + a.width, b.x + b.width) - x,
+    height: Math.max(a.y + a.height, b.y + b.height) - y,
+  };
+}
