@@ -13,9 +13,9 @@
 // painted black before any buffer is written (when the masks go and the file's buffers must be
 // brought up to date, in keyframes, after a gap) — also in the model itself, so the file and the
 // model never disagree. Images the server draws straight into a buffer (guacd's and the gateway's
-// cursor) are not screen content and are not tainted. Mask changes take effect at once when a
-// mask appears (an image stream open at that moment is ended in the file and the rest of it
-// dropped) and at the next frame's end when the last one goes.
+// cursor) are not screen content and are not tainted. Mask changes take effect at once, with a
+// frame of their own in the file at that moment (an image stream open when a mask appears is
+// ended in the file and the rest of it dropped).
 //
 // Keeping the model current. Every drawing instruction is applied to the model, always: keyframes
 // need the current picture, and a mask can appear at any moment with nothing else to start from.
@@ -291,7 +291,7 @@ export class RecordingWriter {
           this.items = this.items.slice(this.head);
           this.head = 0;
         }
-        if (item.kind === 'masks') this.masksChanged(item.t, item.rects);
+        if (item.kind === 'masks') await this.masksChanged(item.t, item.rects);
         else {
           const pending = this.instruction(item.t, item.instruction);
           if (pending) await pending;
@@ -342,16 +342,37 @@ export class RecordingWriter {
     return applied;
   }
 
-  private masksChanged(t: number, rects: Rect[]): void {
+  /**
+   * Masks take effect at once, each way: the file gets a frame of its own at `t` (the masked
+   * picture, or, when the last mask goes, the picture behind it and the buffers brought up to
+   * date), so even an idle screen shows the change from that moment.
+   */
+  private async masksChanged(t: number, rects: Rect[]): Promise<void> {
     for (const r of [...this.masks, ...rects]) this.model.markDirty(r);
     this.masks = rects;
     this.events.append({ t, kind: 'masks', rects });
+    if (this.gap !== undefined) {
+      // Nothing reaches the file now; the resume keyframe is composed with the masks of then.
+      if (rects.length > 0) this.composing = true;
+      return;
+    }
     if (rects.length > 0 && !this.composing) {
       this.composing = true;
       // The server's image streams open now must not reach the file any further.
       for (const stream of this.fileStreams) this.out += encodeInstruction('end', stream);
       this.fileStreams.clear();
     }
+    if (!this.composing) return;
+    if (rects.length === 0) {
+      await this.writeBuffers([...this.touchedWhileComposing]);
+      this.touchedWhileComposing.clear();
+      this.composing = false;
+    }
+    await this.writeScreen(this.model.takeDirty());
+    const ts = Math.max(this.lastSync, Math.round(t));
+    this.lastSync = ts;
+    this.out += encodeInstruction('sync', ts);
+    this.flush(ts);
   }
 
   private async frameEnd(t: number, frames: string | undefined): Promise<void> {
@@ -362,11 +383,6 @@ export class RecordingWriter {
       await this.tryResume(ts);
       if (this.gap !== undefined) return;
     } else if (this.composing) {
-      if (this.masks.length === 0) {
-        await this.writeBuffers([...this.touchedWhileComposing]);
-        this.touchedWhileComposing.clear();
-        this.composing = false;
-      }
       await this.writeScreen(this.model.takeDirty());
     } else {
       this.model.takeDirty();

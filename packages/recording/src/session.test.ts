@@ -1,0 +1,218 @@
+// A real session recorded: our gateway drives a real Xvnc, a Guacamole client (the gateway's
+// test client, standing in for the browser) connects through the shared codec, and everything the
+// gateway sends it is fed to the writer as it arrives. The screen is changed with real X clients
+// (xsetroot, xterm, xdotool) and captured with `xwd -root` at chosen moments; afterwards the
+// reader's picture at each of those moments equals the capture pixel for pixel (the client asks
+// for PNG only, so every frame is lossless). A window of a colour nothing else on screen has is
+// opened under a privacy mask and closed before the mask goes: no frame of the file shows that
+// colour, and no image in the file holds it.
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { GuacParser } from '@overlay-companion/guac';
+import {
+  startGateway,
+  startLocalDesktop,
+  type Gateway,
+  type LocalDesktop,
+} from '@overlay-companion/gateway';
+import {
+  captureRoot,
+  compareRgba,
+  GuacTestClient,
+  waitForScreenMatch,
+} from '@overlay-companion/gateway/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Rect } from './layers.js';
+import { RecordingReader } from './reader.js';
+import { countColourIn } from './testing/streams.js';
+import { RecordingWriter, type RecordingSummary } from './writer.js';
+
+const run = promisify(execFile);
+const MAGENTA = [255, 0, 255] as const;
+const WIDTH = 800;
+const HEIGHT = 500;
+
+describe('a session recorded through the gateway from a real Xvnc', () => {
+  let desktop: LocalDesktop;
+  let gateway: Gateway;
+  let dir: string;
+  let client: GuacTestClient;
+  let writer: RecordingWriter;
+  let summary: RecordingSummary;
+  const captures: { label: string; t: number; image: Awaited<ReturnType<typeof captureRoot>> }[] =
+    [];
+  const mask: Rect = { x: 260, y: 90, width: 330, height: 230 };
+  let maskFrom = 0;
+  let maskTo = 0;
+  const children: ChildProcess[] = [];
+
+  const x = async (command: string, args: string[]): Promise<void> => {
+    await run(command, args, { env: desktop.env });
+  };
+
+  /** Waits until the client shows what X shows, then captures that moment. */
+  const capture = async (label: string): Promise<void> => {
+    const diff = await waitForScreenMatch(desktop.env, () => client.screen, 20_000);
+    expect(diff, `live client vs X at "${label}"`).toEqual({ mismatches: 0 });
+    const image = await captureRoot(desktop.env);
+    captures.push({ label, t: Date.now(), image });
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'oc-rec-session-'));
+    desktop = await startLocalDesktop({ width: WIDTH, height: HEIGHT });
+    gateway = await startGateway({
+      port: 0,
+      vncUnixSockets: [desktop.rfbPath],
+      logger: pino({ level: 'silent' }),
+    });
+    await x('xdotool', ['mousemove', '0', '0']);
+    writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 1000 });
+    client = await GuacTestClient.connect(gateway, {
+      select: 'vnc',
+      params: { hostname: desktop.rfbPath },
+      size: [WIDTH, HEIGHT, 96],
+      imageTypes: ['image/png'],
+    });
+    // Everything the gateway sends after the handshake, as it arrives.
+    const parser = new GuacParser();
+    client.socket.on('data', (chunk: Buffer) => {
+      const t = Date.now();
+      for (const instruction of parser.push(chunk)) writer.feed(instruction, t);
+    });
+    await client.waitForFrames(1);
+    client.send('mouse', 0, 0, 0);
+
+    await x('xsetroot', ['-solid', '#204080']);
+    await capture('blue root');
+    const term = desktop.spawnClient('xterm', ['-geometry', '40x8+40+40', '-bg', '#f0f0e0']);
+    children.push(term);
+    await x('timeout', ['30', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm']);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await capture('xterm');
+    await x('xdotool', ['type', '--delay', '20', 'echo recorded']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await capture('typed');
+    await x('xsetroot', ['-solid', '#306030']);
+    await capture('green root');
+
+    // The mask comes first, then the secret window under it; the window goes before the mask.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    maskFrom = Date.now();
+    writer.setMasks([mask], maskFrom);
+    const secret = desktop.spawnClient('xterm', [
+      '-geometry',
+      '20x5+300+130',
+      '-bg',
+      '#ff00ff',
+      '-fg',
+      '#ff00ff',
+      '-cr',
+      '#ff00ff',
+      '-class',
+      'SecretWindow',
+    ]);
+    children.push(secret);
+    await x('timeout', [
+      '30',
+      'xdotool',
+      'search',
+      '--sync',
+      '--onlyvisible',
+      '--class',
+      'SecretWindow',
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await capture('secret under the mask');
+    secret.kill();
+    await x('sh', [
+      '-c',
+      'for i in $(seq 50); do xdotool search --onlyvisible --class SecretWindow >/dev/null || exit 0; sleep 0.1; done',
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await capture('secret gone');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    maskTo = Date.now();
+    writer.setMasks([], maskTo);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await x('xsetroot', ['-solid', '#603030']);
+    await capture('after the mask');
+    client.close();
+    summary = await writer.close();
+  }, 180_000);
+
+  afterAll(async () => {
+    client?.close();
+    for (const child of children) child.kill();
+    await gateway?.close();
+    await desktop?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives, at each captured moment, the picture xwd -root captured then, pixel for pixel', async () => {
+    const reader = await RecordingReader.open(dir, summary.id);
+    expect(summary.gaps).toEqual([]);
+    expect(reader.keyframes.length).toBeGreaterThan(1);
+    for (const { label, t, image } of captures) {
+      const picture = await reader.pictureAt(t);
+      if (t >= maskFrom && t < maskTo) {
+        // Under the mask: black there, the capture elsewhere.
+        expect(countColourIn(picture, [mask], [0, 0, 0]), label).toBe(mask.width * mask.height);
+        const outside = { ...image, rgba: Buffer.from(image.rgba) };
+        paintBlack(outside.rgba, WIDTH, mask);
+        expect(compareRgba(outside, picture), label).toEqual({ mismatches: 0 });
+      } else {
+        expect(compareRgba(image, picture), label).toEqual({ mismatches: 0 });
+      }
+    }
+  });
+
+  it('leaves no pixel of the window under the mask in the file', async () => {
+    // The test means something only if X really showed the secret, and only inside the mask.
+    const secret = captures.find((c) => c.label === 'secret under the mask')?.image;
+    const everywhere = [{ x: 0, y: 0, width: WIDTH, height: HEIGHT }];
+    expect(secret && countColourIn(secret, [mask], MAGENTA)).toBeGreaterThan(1000);
+    expect(secret && countColourIn(secret, everywhere, MAGENTA)).toBe(
+      countColourIn(secret!, [mask], MAGENTA),
+    );
+
+    const reader = await RecordingReader.open(dir, summary.id);
+    let frames = 0;
+    for await (const { t, model } of reader.frames()) {
+      frames++;
+      for (const [index, surface] of model.surfaces)
+        expect(countColourIn(surface, everywhere, MAGENTA), `surface ${index} at ${t}`).toBe(0);
+    }
+    expect(frames).toBeGreaterThan(5);
+    // And no image anywhere in the file decodes to it (the raw bytes, not only the replay).
+    const parser = new GuacParser();
+    const text = await readFile(summary.paths.recording);
+    const images: string[][] = [];
+    let open: string[] | undefined;
+    for (const { opcode, args } of parser.push(text)) {
+      if (opcode === 'img') images.push((open = []));
+      else if (opcode === 'blob' && open) open.push(args[1] ?? '');
+      else if (opcode === 'end') open = undefined;
+    }
+    const sharp = (await import('sharp')).default;
+    for (const chunks of images) {
+      const { data, info } = await sharp(Buffer.from(chunks.join(''), 'base64'))
+        .ensureAlpha()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const all = [{ x: 0, y: 0, width: info.width, height: info.height }];
+      expect(
+        countColourIn({ width: info.width, height: info.height, rgba: data }, all, MAGENTA),
+      ).toBe(0);
+    }
+  });
+});
+
+function paintBlack(rgba: Buffer, width: number, r: Rect): void {
+  for (let y = r.y; y < r.y + r.height; y++)
+    rgba.fill(Buffer.from([0, 0, 0, 255]), (y * width + r.x) * 4, (y * width + r.x + r.width) * 4);
+}
