@@ -12,9 +12,10 @@
 //
 // What a new tool needs, and nothing else:
 // 1. Its definition here in the family's file (tools/<family>.ts), through defineTool. Every
-//    top-level string argument is either named in `sensitiveArgs` (the person's text: typed,
-//    pasted, a secret) or built from a schema marked `plainText(schema, why)` (an id, a key
-//    name, the AI's own words); textArgs.test.ts fails otherwise. A tool the mode governs
+//    string in its arguments is either a top-level argument named in `sensitiveArgs` (the
+//    person's text: typed, pasted, a secret) or built from a schema marked
+//    `plainText(schema, why)` (an id, a key name, the AI's own words), however deep it is
+//    nested; textArgs.test.ts fails otherwise. A tool the mode governs
 //    (policyClass other than free) gives a `preview` of one of the kinds in preview.ts.
 // 2. One line in the registry (registry.ts), which decides its place in the model's list.
 // 3. Its handler: the viewer's handler table (apps/web/src/control/dispatch.ts) for a viewer

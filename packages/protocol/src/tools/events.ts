@@ -6,6 +6,7 @@ import { Coordinate, EpochMs, Id, InputRect, MouseButton, Rect } from '../common
 import { MAX_KEY_COMBO_LENGTH } from '../keys.js';
 import { defineTool } from './define.js';
 import { IgnoredKeys } from './looseArgs.js';
+import { plainText } from './textArgs.js';
 
 export const EVENT_TYPES = [
   'mouse_move',
@@ -70,7 +71,12 @@ export const SubscriptionId = Id.describe('Subscription id returned by subscribe
 export const EventFilter = z.looseObject({
   region: InputRect.optional().describe('Only mouse and screen events inside this desktop area.'),
   keys: z
-    .array(z.string().min(1).max(MAX_KEY_COMBO_LENGTH))
+    .array(
+      plainText(
+        z.string().min(1).max(MAX_KEY_COMBO_LENGTH),
+        'a key name or character the AI wants key_press events for',
+      ),
+    )
     .min(1)
     .max(50)
     .optional()

@@ -5,14 +5,18 @@ import { z } from 'zod';
 import { Mode } from '../common.js';
 import { defineTool } from './define.js';
 import { IgnoredKeys } from './looseArgs.js';
+import { plainText } from './textArgs.js';
 
 export const MAX_MODE_METADATA_KEYS = 16;
 
-export const ModeMetadata = z
-  .record(z.string().max(64), z.unknown())
-  .refine((m) => Object.keys(m).length <= MAX_MODE_METADATA_KEYS, {
-    error: `must have at most ${MAX_MODE_METADATA_KEYS} keys`,
-  });
+export const ModeMetadata = plainText(
+  z
+    .record(z.string().max(64), z.unknown())
+    .refine((m) => Object.keys(m).length <= MAX_MODE_METADATA_KEYS, {
+      error: `must have at most ${MAX_MODE_METADATA_KEYS} keys`,
+    }),
+  "the AI's own request: custom mode's allow and deny lists of tool names, shown to the person",
+);
 
 export const SetModeInput = z.strictObject({
   mode: Mode,

@@ -59,6 +59,22 @@ describe('text arguments', () => {
     expect(unmarkedTextArgs(fakeTool())).toEqual(['passphrase']);
     expect(unmarkedTextArgs(fakeTool(['passphrase']))).toEqual([]);
   });
+
+  it('finds text nested in objects, arrays and unions, which only plainText can mark', () => {
+    const nested = z.strictObject({
+      items: z.array(z.strictObject({ note: z.string(), id: plainText(z.string(), 'an id') })),
+      hint: z.union([z.number(), z.strictObject({ words: z.string().optional() })]).optional(),
+    });
+    expect(unmarkedTextArgs({ input: nested })).toEqual(['items[].note', 'hint.words']);
+    // The audit redacts whole top-level strings only: naming an object sensitive is not enough.
+    expect(unmarkedTextArgs({ input: nested, sensitiveArgs: ['items', 'hint'] })).toEqual([
+      'items[].note',
+      'hint.words',
+    ]);
+    // Free-form values may hold any text.
+    const loose = z.strictObject({ extra: z.record(z.string(), z.unknown()).optional() });
+    expect(unmarkedTextArgs({ input: loose })).toEqual(['extra[]']);
+  });
 });
 
 describe('previews', () => {
