@@ -46,9 +46,10 @@ export class BoundedFile {
     return this.accepted - this.confirmed;
   }
 
-  /** Whether `bytes` more would be accepted now. */
+  /** Whether `bytes` more would be accepted now (a chunk over the budget, when nothing waits). */
   canTake(bytes: number): boolean {
-    return this.failure === undefined && this.pendingBytes + bytes <= this.maxPendingBytes;
+    if (this.failure !== undefined) return false;
+    return this.pendingBytes === 0 || this.pendingBytes + bytes <= this.maxPendingBytes;
   }
 
   /**
