@@ -7,21 +7,21 @@
 // (sensitiveArgs, redacted in the audit), and how the person sees a call (preview: the approval
 // panel's words and mark, the AI pointer's drawing, the ai_action sent to their other windows).
 // The bridge's registry, the tool_call wire message, the viewer's dispatch, the audit's
-// redaction, the approval panel, the pointer layer and the README's tool and mode tables are all
-// derived from these definitions.
+// redaction, the approval panel, the pointer layer and the README's tool, mode and permission
+// tables are all derived from these definitions.
 //
 // What a new tool needs, and nothing else:
 // 1. Its definition here in the family's file (tools/<family>.ts), through defineTool. Every
 //    string in its arguments is either a top-level argument named in `sensitiveArgs` (the
 //    person's text: typed, pasted, a secret) or built from a schema marked
 //    `plainText(schema, why)` (an id, a key name, the AI's own words), however deep it is
-//    nested; textArgs.test.ts fails otherwise. A tool the mode governs
-//    (policyClass other than free) gives a `preview` of one of the kinds in preview.ts.
+//    nested. A tool the mode governs (policyClass other than free) gives a `preview` of one of
+//    the kinds in preview.ts. textArgs.test.ts fails otherwise.
 // 2. One line in the registry (registry.ts), which decides its place in the model's list.
 // 3. Its handler: the viewer's handler table (apps/web/src/control/dispatch.ts) for a viewer
 //    tool, the bridge's tools (apps/bridge/src/mcp/tools/) for a bridge tool; the compiler
 //    fails until it exists.
-// Then `npm run docs:tools` rewrites the README's tool table (a test fails until it is run).
+// Then `npm run docs:tools` rewrites the README's tables (readmeTables.test.ts fails until then).
 import type { z } from 'zod';
 import type { PermissionName } from '../permissions.js';
 import type { ToolPreview } from './preview.js';
