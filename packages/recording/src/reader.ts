@@ -84,6 +84,19 @@ export class RecordingReader {
     }
   }
 
+  /**
+   * The replay as steps, for renderers that need the picture before each frame too: for every
+   * frame, `{ t, applied: false }` while `model` still shows the frame before, then
+   * `{ t, applied: true }` once this one was drawn.
+   */
+  async *steps(): AsyncGenerator<{ t: number; applied: boolean; model: DisplayModel }> {
+    const model = new DisplayModel();
+    for await (const step of this.replay(model, 0, true)) {
+      if (step.next !== undefined) yield { t: step.next, applied: false, model };
+      else if (step.t !== undefined) yield { t: step.t, applied: true, model };
+    }
+  }
+
   /** The event track, validated line by line (unknown or broken lines skipped). */
   async events(): Promise<RecordingEvent[]> {
     const text = await readFile(this.paths.events, 'utf8').catch(() => '');

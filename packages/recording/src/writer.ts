@@ -206,9 +206,7 @@ export class RecordingWriter {
     const keys = await BoundedFile.create(paths.keys, { maxPendingBytes: 64 * 1024 * 1024 });
     const index = await JsonLinesFile.create(paths.index);
     const events = await JsonLinesFile.create(paths.events);
-    const writer = new RecordingWriter(id, options, file, keys, index, events);
-    writer.indexEntry({ type: 'start', version: INDEX_VERSION, t: (options.now ?? Date.now)() });
-    return writer;
+    return new RecordingWriter(id, options, file, keys, index, events);
   }
 
   /**
@@ -236,6 +234,11 @@ export class RecordingWriter {
     this.events.append(parsed.data);
   }
 
+  /** Resolves once everything fed so far was handled (written to the file, or dropped). */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
   /** Whether the writer is currently dropping frames (a gap is open). */
   get writing(): boolean {
     return this.gap === undefined && this.broken === undefined;
@@ -245,7 +248,9 @@ export class RecordingWriter {
   async close(): Promise<RecordingSummary> {
     this.closing = true;
     while (this.pumping) await this.pumping;
-    const end = Math.max(this.lastSync, this.startT ?? 0);
+    const end = this.startT === undefined ? this.now() : Math.max(this.lastSync, this.startT);
+    if (this.startT === undefined)
+      this.indexEntry({ type: 'start', version: INDEX_VERSION, t: end });
     this.flush(end);
     await Promise.all([this.file.close(), this.keys.close()]);
     this.endGap(end);
@@ -319,7 +324,11 @@ export class RecordingWriter {
 
   private instruction(t: number, instruction: GuacInstruction): Promise<void> | undefined {
     const { opcode, args } = instruction;
-    this.startT ??= t;
+    if (this.startT === undefined) {
+      // The recording starts with its first instruction, on the clock it is fed with.
+      this.startT = t;
+      this.indexEntry({ type: 'start', version: INDEX_VERSION, t });
+    }
     let passes = DRAWING.has(opcode);
     if (opcode === 'img') this.imageStreams.add(Number(args[0]));
     else if (opcode === 'blob' || opcode === 'end') {
