@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 // Relative, not the package name: the config is loaded before any workspace package is built.
-import { PAGES, PAGE_ENTRIES } from './packages/protocol/src/api/paths.js';
+import { PAGES, pageEntry } from './packages/protocol/src/api/paths.js';
 
 const bridge = process.env.OC_BRIDGE_URL ?? 'http://127.0.0.1:8080';
 const webRoot = fileURLToPath(new URL('./apps/web/', import.meta.url));
@@ -25,7 +25,7 @@ function pageRoutes(): Plugin {
         const url = req.url ?? '/';
         const queryAt = url.indexOf('?');
         const path = queryAt < 0 ? url : url.slice(0, queryAt);
-        const entry = PAGE_ENTRIES[path];
+        const entry = pageEntry(path);
         if (entry !== undefined && path !== PAGES.viewer) {
           req.url = `/${entry}${queryAt < 0 ? '' : url.slice(queryAt)}`;
         }

@@ -1,5 +1,6 @@
 // The viewer's layout: the key-reading banner when an AI reads the person's key presses, the
-// chrome bar on top (menu button, the desktop and who is in charge of its AI, mode selector, Stop
+// chrome bar on top (menu button, the desktop and who is in charge of its AI, whether it is
+// being recorded, mode selector, Stop
 // and the account menu), and the remote
 // desktop with its overlay layer filling the rest. The approval panel and the menu float over
 // the desktop area — siblings of the display, never inside it — so neither one moves or
@@ -37,6 +38,7 @@ import { TeachLayer } from './teach/TeachLayer.js';
 import { TeachPanel } from './teach/TeachPanel.js';
 import { DesktopCharge } from './charge/DesktopCharge.js';
 import { MonitorWindowsOffer } from './viewport/MonitorWindowsOffer.js';
+import { RecordingIndicator } from './recordings/RecordingIndicator.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -68,7 +70,12 @@ export function App({ session }: AppProps) {
       <StatusBar
         onReconnectNow={() => session.reconnectNow()}
         onOpenMenu={() => viewerPrefsStore.getState().menuToggled()}
-        desktop={<DesktopCharge onCharge={control.charge} />}
+        desktop={
+          <>
+            <DesktopCharge onCharge={control.charge} />
+            <RecordingIndicator />
+          </>
+        }
         controls={
           <>
             <UnaskedIndicator onRevoke={control.revoke} />

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
-import { PAGES, PAGE_ENTRIES } from '@overlay-companion/protocol';
+import { PAGES, pageEntry } from '@overlay-companion/protocol';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { BridgeEnv } from './env.js';
 import { escapeHtml, htmlPage } from './html.js';
@@ -23,8 +23,6 @@ export const RESERVED_PREFIXES = [
   '/metrics',
 ] as const;
 
-/** Which built HTML file answers which page path (shared with the Vite dev server). */
-const PAGE_FILES = PAGE_ENTRIES;
 const PUBLIC_PAGES = new Set<string>([PAGES.signIn, PAGES.setup]);
 /** Files the public pages may load besides their bundle. */
 const PUBLIC_FILES = new Set(['/favicon.svg']);
@@ -97,7 +95,7 @@ export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
 
   app.use(async function staticFiles(c: Context<BridgeEnv, string>, next) {
     const path = c.req.path;
-    if (isReserved(path) || Object.hasOwn(PAGE_FILES, path) || !built()) return next();
+    if (isReserved(path) || pageEntry(path) !== undefined || !built()) return next();
     if (path.endsWith('.map') || path.startsWith('/.vite') || normalize(path) !== path) {
       return c.text('Not found.', 404);
     }
@@ -114,7 +112,7 @@ export function mountPages(app: Hono<BridgeEnv>, webRoot: string): void {
   app.get('*', async function page(c) {
     const path = c.req.path;
     if (isReserved(path)) return c.json({ error: `No route ${path}.` }, 404);
-    const file = PAGE_FILES[path];
+    const file = pageEntry(path);
     if (file === undefined) return c.json({ error: `No page ${path}.` }, 404);
     const signedIn = c.get('signedIn');
     if (!PUBLIC_PAGES.has(path) && signedIn === undefined) {

@@ -2,12 +2,15 @@
 // "Type “hello”" when the person keeps typed text, else its length), the AI's reason when it
 // gave one (its `intent`, from the audit entry's detail line, shown as plain text like the
 // approval panel shows it), then how it was decided ("Asked · approved by Ada", "Allowed by a
-// standing permission"), how it ended when it failed, and the client. The tool's name and the
-// raw arguments stay available on hover for whoever reads the audit log.
+// standing permission"), how it ended when it failed, the client, and "Show me" when a
+// recording holds that moment. The tool's name and the raw arguments stay available on hover
+// for whoever reads the audit log.
 import { intentOfDetail, type AuditEntryView } from '@overlay-companion/protocol';
 import { formatDateTime, isoTime } from '../pages/common/time.js';
 import { intentText } from '../confirm/describe.js';
 import { actionSentence, decisionSentence } from './actionSentence.js';
+import { ShowMeLink } from '../recordings/ShowMeLink.js';
+import { desktopNameOfDetail } from '../recordings/showMe.js';
 
 export function ActionLogEntry({ entry }: { entry: AuditEntryView }) {
   const intent = intentText(intentOfDetail(entry.detail));
@@ -31,7 +34,8 @@ export function ActionLogEntry({ entry }: { entry: AuditEntryView }) {
         {decisionSentence(entry)}
         {failed && !decisionSentence(entry).includes('·') ? ` · ended: ${entry.outcome}` : ''}
         {entry.client_name !== null ? ` · ${entry.client_name}` : ''}
-      </span>
+      </span>{' '}
+      <ShowMeLink at={entry.at} desktopName={desktopNameOfDetail(entry.detail)} newTab />
     </li>
   );
 }

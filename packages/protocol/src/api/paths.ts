@@ -53,6 +53,8 @@ export const PAGES = {
   people: '/people',
   layout: '/layout',
   desktops: '/desktops',
+  /** The recordings list; `${recordings}/:id?t=<epoch ms>` plays one from that moment. */
+  recordings: '/recordings',
 } as const;
 
 /**
@@ -70,7 +72,17 @@ export const PAGE_ENTRIES: Readonly<Record<string, 'index.html' | 'console.html'
     [PAGES.people]: 'console.html',
     [PAGES.layout]: 'console.html',
     [PAGES.desktops]: 'console.html',
+    [PAGES.recordings]: 'console.html',
   };
+
+/** The HTML entry answering `path`: a page of PAGE_ENTRIES, or one recording's page. */
+export function pageEntry(path: string): 'index.html' | 'console.html' | 'signin.html' | undefined {
+  if (Object.hasOwn(PAGE_ENTRIES, path)) return PAGE_ENTRIES[path];
+  const rest = path.startsWith(`${PAGES.recordings}/`)
+    ? path.slice(PAGES.recordings.length + 1)
+    : '';
+  return rest !== '' && !rest.includes('/') ? 'console.html' : undefined;
+}
 
 /** Header every state-changing /api request of a signed-in browser carries (from GET /api/me). */
 export const CSRF_HEADER = 'X-CSRF-Token';

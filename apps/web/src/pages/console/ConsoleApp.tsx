@@ -1,4 +1,4 @@
-// The console (console.html: /config, /desktops, /layout, /settings, /audit, /people): a header
+// The console (console.html: /config, /desktops, /layout, /settings, /audit, /recordings, /people): a header
 // with the nav, the signed-in person's name and Sign out, and the page for the current path.
 // Moving between pages does not reload; focus goes to the new page's heading so keyboard and
 // screen-reader users land where the content changed.
@@ -15,6 +15,7 @@ import { followInApp, useLocationPath } from './navigation.js';
 import { PeoplePage } from './people/PeoplePage.js';
 import { navItems, pageFor, pageTitle, type ConsolePage } from './routes.js';
 import { SettingsPage } from './settings/SettingsPage.js';
+import { RecordingsPage } from '../../recordings/RecordingsPage.js';
 
 function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
   switch (page) {
@@ -28,6 +29,8 @@ function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
       return <SettingsPage me={me} />;
     case 'audit':
       return <AuditPage me={me} />;
+    case 'recordings':
+      return <RecordingsPage />;
     case 'people':
       return me.person.role === 'admin' ? (
         <PeoplePage me={me} />
@@ -119,10 +122,14 @@ export function ConsoleApp() {
           <SignOutButton />
         </div>
       </header>
-      {/* The layout editor's picture of the desktop uses the width of wide screens. */}
+      {/* The layout editor's picture of the desktop and the player use the width of wide screens. */}
       <main
         id="main"
-        className={page === 'layout' ? 'console__main console__main--wide' : 'console__main'}
+        className={
+          page === 'layout' || page === 'recordings'
+            ? 'console__main console__main--wide'
+            : 'console__main'
+        }
       >
         <h1 className="console__title" ref={heading} tabIndex={-1}>
           {title}

@@ -10,6 +10,7 @@ describe('console routes', () => {
       'Monitor layout',
       'Settings',
       'Audit',
+      'Recordings',
     ]);
     expect(navItems('admin').map((item) => item.href)).toEqual([
       '/',
@@ -18,6 +19,7 @@ describe('console routes', () => {
       '/layout',
       '/settings',
       '/audit',
+      '/recordings',
       '/people',
     ]);
     expect(navItems('admin')[0]?.page).toBeUndefined();
@@ -29,6 +31,9 @@ describe('console routes', () => {
     expect(pageFor('/people')).toBe('people');
     expect(pageFor('/layout')).toBe('layout');
     expect(pageFor('/desktops')).toBe('desktops');
+    expect(pageFor('/recordings')).toBe('recordings');
+    expect(pageFor('/recordings/rec_1')).toBe('recordings');
+    expect(pageFor('/recordings/rec_1/x')).toBeNull();
     expect(pageFor('/')).toBeNull();
     expect(pageFor('/configx')).toBeNull();
     expect(pageTitle('settings')).toBe('Settings');

@@ -1,8 +1,9 @@
 // The console's pages (all served as console.html) and the nav that leads to them: which path
 // shows which page, its title, and who sees it. Pure, so the table is tested without a DOM.
-import { PAGES, type Role } from '@overlay-companion/protocol';
+import { PAGES, pageEntry, type Role } from '@overlay-companion/protocol';
 
-export type ConsolePage = 'config' | 'desktops' | 'layout' | 'settings' | 'audit' | 'people';
+export type ConsolePage =
+  'config' | 'desktops' | 'layout' | 'settings' | 'audit' | 'recordings' | 'people';
 
 export interface NavItem {
   href: string;
@@ -17,6 +18,7 @@ const PAGE_ROUTES: readonly (NavItem & { page: ConsolePage; adminOnly: boolean }
   { href: PAGES.layout, label: 'Monitor layout', page: 'layout', adminOnly: false },
   { href: PAGES.settings, label: 'Settings', page: 'settings', adminOnly: false },
   { href: PAGES.audit, label: 'Audit', page: 'audit', adminOnly: false },
+  { href: PAGES.recordings, label: 'Recordings', page: 'recordings', adminOnly: false },
   { href: PAGES.people, label: 'People', page: 'people', adminOnly: true },
 ];
 
@@ -30,9 +32,15 @@ export function navItems(role: Role): NavItem[] {
   ];
 }
 
-/** The page a path shows, or null for a path the console does not know (tolerates a trailing '/'). */
+/**
+ * The page a path shows, or null for a path the console does not know (tolerates a trailing
+ * '/'); /recordings/<id> is the recordings page playing one.
+ */
 export function pageFor(pathname: string): ConsolePage | null {
   const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  if (pageEntry(path) === 'console.html' && path.startsWith(`${PAGES.recordings}/`)) {
+    return 'recordings';
+  }
   return PAGE_ROUTES.find((route) => route.href === path)?.page ?? null;
 }
 

@@ -5,6 +5,8 @@ import { Fragment, type ReactNode } from 'react';
 import { formatDateTime, isoTime } from '../../common/time.js';
 import { KIND_LABELS, describeActor, describeDuration, screenshotPath } from './auditQuery.js';
 import { decisionSentence } from '../../../activity/actionSentence.js';
+import { ShowMeLink } from '../../../recordings/ShowMeLink.js';
+import { desktopNameOfDetail } from '../../../recordings/showMe.js';
 
 export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) {
   if (entries.length === 0) return <p>No entries match these filters.</p>;
@@ -22,6 +24,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
             <th scope="col">Outcome</th>
             <th scope="col">Took</th>
             <th scope="col">Screenshot</th>
+            <th scope="col">Recording</th>
           </tr>
         </thead>
         <tbody>
@@ -63,6 +66,9 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
                 ) : (
                   '—'
                 )}
+              </td>
+              <td>
+                <ShowMeLink at={entry.at} desktopName={desktopNameOfDetail(entry.detail)} />
               </td>
             </tr>
           ))}

@@ -1,0 +1,175 @@
+// One recording's playback, outside React: Guacamole.SessionRecording fed the file as a Blob,
+// driven by our own clock so it plays at 1×–16× (the library plays at real time only): every tick
+// seeks forward by the time elapsed × the speed, one seek at a time, and "skip idle" moves the
+// target past idle stretches. Positions are epoch milliseconds on the recording's clock (the
+// `sync` timestamps guacd's format carries, the same clock as the event track); the library's own
+// positions count from the first frame. Listeners hear every change of position or state.
+import Guacamole from 'guacamole-common-js';
+import { skipIdle, type Stretch } from './timeline.js';
+
+export const SPEEDS = [1, 2, 4, 8, 16] as const;
+export type Speed = (typeof SPEEDS)[number];
+
+const TICK_MS = 50;
+
+export interface PlaybackState {
+  /** Epoch ms shown now. */
+  at: number;
+  /** Epoch ms of the first and last frame loaded. */
+  start: number;
+  end: number;
+  playing: boolean;
+  speed: Speed;
+  skipIdle: boolean;
+  loaded: boolean;
+  error: string | null;
+  /** The recorded screen's size in desktop pixels (0 until the first frame). */
+  width: number;
+  height: number;
+}
+
+/** The `sync` timestamps (epoch ms) of a Guacamole protocol recording, in order. */
+export function syncTimes(text: string): number[] {
+  const times: number[] = [];
+  // `4.sync,<n>.<timestamp>` — base64 image data never holds '.' or ',', so this is exact there.
+  const pattern = /(?:^|;)4\.sync,\d+\.(\d+)/g;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    times.push(Number(match[1]));
+  }
+  return times;
+}
+
+export class Playback {
+  readonly recording: Guacamole.SessionRecording;
+  private state: PlaybackState;
+  private readonly listeners = new Set<(state: PlaybackState) => void>();
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private lastTick = 0;
+  private seeking = false;
+  /** Where the next seek goes once the one in flight ends. */
+  private pending: number | null = null;
+  private idle: readonly Stretch[] = [];
+
+  /** `origin`: the epoch ms of the recording's first frame (its first `sync`). */
+  constructor(
+    blob: Blob,
+    private readonly origin: number,
+  ) {
+    this.recording = new Guacamole.SessionRecording(blob);
+    this.state = {
+      at: origin,
+      start: origin,
+      end: origin,
+      playing: false,
+      speed: 1,
+      skipIdle: false,
+      loaded: false,
+      error: null,
+      width: 0,
+      height: 0,
+    };
+    this.recording.onprogress = (duration) => this.set({ end: origin + duration });
+    this.recording.onload = () =>
+      this.set({ loaded: true, end: origin + this.recording.getDuration() });
+    this.recording.onerror = (message) => this.set({ error: message });
+    // Not onseek: it reports the last frame's time, which stands still through a stretch
+    // without frames; `at` is our clock, and the display catches up with it.
+  }
+
+  getState(): PlaybackState {
+    return this.state;
+  }
+
+  subscribe(listener: (state: PlaybackState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The display's size changed (the player owns the display's onresize). */
+  screenSized(width: number, height: number): void {
+    if (width !== this.state.width || height !== this.state.height) this.set({ width, height });
+  }
+
+  /** The stretches "skip idle" jumps over. */
+  setIdleStretches(stretches: readonly Stretch[]): void {
+    this.idle = stretches;
+  }
+
+  play(): void {
+    if (this.state.playing) return;
+    if (this.state.at >= this.state.end) this.seek(this.state.start);
+    this.lastTick = performance.now();
+    this.timer = setInterval(() => this.tick(), TICK_MS);
+    this.set({ playing: true });
+  }
+
+  pause(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    if (this.state.playing) this.set({ playing: false });
+  }
+
+  toggle(): void {
+    if (this.state.playing) this.pause();
+    else this.play();
+  }
+
+  setSpeed(speed: Speed): void {
+    this.set({ speed });
+  }
+
+  /** One step faster (+1) or slower (-1) through SPEEDS. */
+  stepSpeed(direction: 1 | -1): void {
+    const index = SPEEDS.indexOf(this.state.speed) + direction;
+    const next = SPEEDS[Math.min(SPEEDS.length - 1, Math.max(0, index))];
+    if (next !== undefined) this.setSpeed(next);
+  }
+
+  setSkipIdle(on: boolean): void {
+    this.set({ skipIdle: on });
+  }
+
+  /** Shows epoch-ms `at` (clamped to what is loaded). */
+  seek(at: number): void {
+    const target = Math.min(this.state.end, Math.max(this.state.start, at));
+    this.set({ at: target });
+    if (this.seeking) {
+      this.pending = target;
+      return;
+    }
+    this.seeking = true;
+    this.recording.seek(target - this.origin, () => {
+      this.seeking = false;
+      const next = this.pending;
+      this.pending = null;
+      if (next !== null) this.seek(next);
+    });
+  }
+
+  dispose(): void {
+    this.pause();
+    this.listeners.clear();
+    this.recording.abort();
+  }
+
+  private tick(): void {
+    // While the display is behind, wait rather than pile up seeks; the time keeps counting.
+    if (this.seeking) return;
+    const now = performance.now();
+    const elapsed = now - this.lastTick;
+    this.lastTick = now;
+    let target = this.state.at + elapsed * this.state.speed;
+    if (this.state.skipIdle) target = skipIdle(target, this.idle);
+    if (target >= this.state.end) {
+      this.seek(this.state.end);
+      if (this.state.loaded) this.pause();
+      return;
+    }
+    this.seek(target);
+  }
+
+  private set(change: Partial<PlaybackState>): void {
+    this.state = { ...this.state, ...change };
+    for (const listener of this.listeners) listener(this.state);
+  }
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { RecordingEvents, recordingStatusOf } from './recordingsWire.js';
+import { syncTimes } from './playback.js';
+
+describe('the event track as the player reads it', () => {
+  it('keeps known kinds, sorts by time, and keeps a kind it does not know as other', () => {
+    const parsed = RecordingEvents.parse({
+      events: [
+        { t: 20, kind: 'stop', by: 'Ada' },
+        { t: 10, kind: 'overlay.removed', id: 'a' },
+        { t: 15, kind: 'masks', rects: [] },
+        { t: 16, kind: 'overlay.drawn', id: 'b' }, // no rect: not an overlay the player can draw
+      ],
+    });
+    expect(parsed).toEqual([
+      { t: 10, kind: 'overlay.removed', id: 'a' },
+      { t: 15, kind: 'other', name: 'masks' },
+      { t: 16, kind: 'other', name: 'overlay.drawn' },
+      { t: 20, kind: 'stop', by: 'Ada' },
+    ]);
+  });
+
+  it('refuses an event without a time', () => {
+    expect(RecordingEvents.safeParse({ events: [{ kind: 'stop' }] }).success).toBe(false);
+  });
+});
+
+describe("desktop_state's recording", () => {
+  it('is read when present and well formed, else null', () => {
+    const recording = { on: true, since: 5, stopped_reason: null, may_change: false };
+    expect(recordingStatusOf({ recording })).toEqual(recording);
+    expect(recordingStatusOf({})).toBeNull();
+    expect(recordingStatusOf(null)).toBeNull();
+    expect(recordingStatusOf({ recording: { on: 'yes' } })).toBeNull();
+  });
+});
+
+describe('syncTimes', () => {
+  it("reads the frames' timestamps of a Guacamole protocol recording", () => {
+    const text =
+      '4.size,1.0,3.800,3.600;4.sync,13.1700000000000;3.img,1.1,2.14,1.0,9.image/png,1.0,1.0;' +
+      '4.blob,1.1,8.AAAA+/==;3.end,1.1;4.sync,13.1700000000040,1.1;';
+    expect(syncTimes(text)).toEqual([1_700_000_000_000, 1_700_000_000_040]);
+  });
+});

@@ -1,0 +1,148 @@
+// What the web reads of the bridge's recordings API (GET /api/recordings, …/:id/events) and of
+// desktop_state's `recording` field, parsed where it arrives. The event track's own schema lives
+// in packages/recording (events.ts), which the web may not import (the import fences): this is the
+// reader's view of it — only the fields the player shows, and an event of a kind it does not know
+// (a newer bridge) is kept as `other` instead of failing the whole track.
+import { z } from 'zod';
+
+/** The recordings API (the bridge's side is apps/bridge's recordings routes). */
+export const RECORDINGS_API = '/api/recordings';
+
+export const recordingPath = (id: string, rest = ''): string =>
+  `${RECORDINGS_API}/${encodeURIComponent(id)}${rest}`;
+
+const Rect = z.object({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+});
+export type RecordingRect = z.infer<typeof Rect>;
+
+const Gap = z.object({ from: z.number(), to: z.number(), reason: z.string() });
+export type RecordingGap = z.infer<typeof Gap>;
+
+export const RecordingSummary = z.object({
+  id: z.string().min(1),
+  desktop: z.object({ id: z.string(), name: z.string() }),
+  started_at: z.number(),
+  /** Null while recording. */
+  ended_at: z.number().nullable(),
+  bytes: z.number().nonnegative(),
+  duration_ms: z.number().nonnegative(),
+  gaps: z.array(Gap),
+  live: z.boolean(),
+});
+export type RecordingSummary = z.infer<typeof RecordingSummary>;
+
+export const RecordingList = z.object({ recordings: z.array(RecordingSummary) });
+export type RecordingList = z.infer<typeof RecordingList>;
+
+const Point = z.object({ x: z.number(), y: z.number() });
+const by = z.string().optional();
+
+const KnownEvent = z.discriminatedUnion('kind', [
+  z.object({
+    t: z.number(),
+    kind: z.literal('overlay.drawn'),
+    id: z.string(),
+    rect: Rect,
+    label: z.string().optional(),
+    color: z.string().optional(),
+  }),
+  z.object({ t: z.number(), kind: z.literal('overlay.removed'), id: z.string() }),
+  z.object({
+    t: z.number(),
+    kind: z.literal('ai.action'),
+    id: z.string(),
+    tool: z.string(),
+    args: z.record(z.string(), z.unknown()).optional(),
+    intent: z.string().optional(),
+    decision: z.string(),
+    approvedBy: z.string().optional(),
+    point: Point.optional(),
+    durationMs: z.number().optional(),
+    outcome: z.string().optional(),
+  }),
+  z.object({
+    t: z.number(),
+    kind: z.literal('approval'),
+    actionId: z.string(),
+    decision: z.string(),
+    by,
+  }),
+  z.object({ t: z.number(), kind: z.literal('stop'), by }),
+  z.object({ t: z.number(), kind: z.literal('takeover'), by }),
+  z.object({ t: z.number(), kind: z.literal('handback'), by }),
+  z.object({
+    t: z.number(),
+    kind: z.literal('teach.answer'),
+    question: z.string().optional(),
+    answer: z.string(),
+  }),
+  z.object({ t: z.number(), kind: z.literal('mode'), mode: z.string(), by }),
+  z.object({
+    t: z.number(),
+    kind: z.literal('gap'),
+    from: z.number(),
+    to: z.number(),
+    reason: z.string(),
+  }),
+  z.object({ t: z.number(), kind: z.literal('recording.stopped'), reason: z.string() }),
+]);
+type KnownEvent = z.infer<typeof KnownEvent>;
+
+/** An event the player does not show (masks, or a kind newer than this page). */
+export interface OtherEvent {
+  t: number;
+  kind: 'other';
+  name: string;
+}
+
+export type PlayerEvent = KnownEvent | OtherEvent;
+export type AiActionEvent = Extract<PlayerEvent, { kind: 'ai.action' }>;
+
+const AnyEvent = z.object({ t: z.number(), kind: z.string() });
+
+/** GET …/events: each event parsed on its own, sorted by time. */
+export const RecordingEvents = z
+  .object({ events: z.array(z.unknown()) })
+  .transform(({ events }, context) => {
+    const parsed: PlayerEvent[] = [];
+    for (const raw of events) {
+      const known = KnownEvent.safeParse(raw);
+      if (known.success) {
+        parsed.push(known.data);
+        continue;
+      }
+      const any = AnyEvent.safeParse(raw);
+      if (!any.success) {
+        context.addIssue({ code: 'custom', message: 'an event without a time or kind' });
+        return z.NEVER;
+      }
+      parsed.push({ t: any.data.t, kind: 'other', name: any.data.kind });
+    }
+    return parsed.sort((a, b) => a.t - b.t);
+  });
+
+/** desktop_state's `recording` (the bridge adds it; an older bridge sends none). */
+export interface RecordingStatus {
+  on: boolean;
+  since: number | null;
+  stopped_reason: string | null;
+  may_change: boolean;
+}
+
+const RecordingStatusSchema = z.object({
+  on: z.boolean(),
+  since: z.number().nullable(),
+  stopped_reason: z.string().nullable(),
+  may_change: z.boolean(),
+});
+
+/** The recording status a desktop_state carries, or null when it carries none. */
+export function recordingStatusOf(state: object | null): RecordingStatus | null {
+  if (state === null || !('recording' in state)) return null;
+  const parsed = RecordingStatusSchema.safeParse(state.recording);
+  return parsed.success ? parsed.data : null;
+}

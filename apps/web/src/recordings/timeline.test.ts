@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import type { PlayerEvent } from './recordingsWire.js';
+import {
+  IDLE_LEAD_MS,
+  POINTER_MS,
+  eventIndexAt,
+  eventSentence,
+  idleStretches,
+  overlaysAt,
+  pointerAt,
+  seekMarkers,
+  skipIdle,
+} from './timeline.js';
+
+const rect = { x: 10, y: 20, width: 100, height: 50 };
+const events: PlayerEvent[] = [
+  { t: 1_000, kind: 'overlay.drawn', id: 'a', rect, label: 'Save', color: '#00ff00' },
+  { t: 2_000, kind: 'overlay.drawn', id: 'b', rect: { ...rect, x: 300 } },
+  {
+    t: 3_000,
+    kind: 'ai.action',
+    id: 'act1',
+    tool: 'click_at',
+    decision: 'approved',
+    approvedBy: 'Ada',
+    point: { x: 40, y: 45 },
+  },
+  { t: 3_500, kind: 'approval', actionId: 'act1', decision: 'approved', by: 'Ada' },
+  { t: 4_000, kind: 'overlay.removed', id: 'a' },
+  { t: 6_000, kind: 'ai.action', id: 'act2', tool: 'type_text', decision: 'denied' },
+  { t: 7_000, kind: 'stop', by: 'Ada' },
+  { t: 7_500, kind: 'other', name: 'masks' },
+];
+
+describe('overlaysAt', () => {
+  it('shows an overlay drawn at T from T until it was removed', () => {
+    expect(overlaysAt(events, 999)).toEqual([]);
+    expect(overlaysAt(events, 1_000).map((o) => o.overlay_id)).toEqual(['a']);
+    expect(overlaysAt(events, 3_999).map((o) => o.overlay_id)).toEqual(['a', 'b']);
+    expect(overlaysAt(events, 4_000).map((o) => o.overlay_id)).toEqual(['b']);
+  });
+
+  it('keeps the drawn colour, label and rectangle, and the layer default colour otherwise', () => {
+    const [a, b] = overlaysAt(events, 2_000);
+    expect(a).toMatchObject({ bounds: rect, color: '#00ff00', label: 'Save' });
+    expect(b?.color).toBe('red');
+    expect(b && 'label' in b).toBe(false);
+  });
+
+  it('puts a redrawn overlay on top', () => {
+    const redrawn: PlayerEvent[] = [...events.slice(0, 2), { ...events[0]!, t: 2_500 }];
+    expect(overlaysAt(redrawn, 3_000).map((o) => o.overlay_id)).toEqual(['b', 'a']);
+  });
+});
+
+describe('pointerAt', () => {
+  it('marks an AI click at its point for POINTER_MS', () => {
+    expect(pointerAt(events, 2_999)).toBeNull();
+    expect(pointerAt(events, 3_000)).toMatchObject({ x: 40, y: 45 });
+    expect(pointerAt(events, 3_000 + POINTER_MS - 1)?.action.id).toBe('act1');
+    expect(pointerAt(events, 3_000 + POINTER_MS)).toBeNull();
+  });
+
+  it('ignores actions without a point', () => {
+    expect(pointerAt(events, 6_100)).toBeNull();
+  });
+});
+
+describe('seekMarkers', () => {
+  it('marks AI actions, approvals and Stop where they are along the bar', () => {
+    const markers = seekMarkers(events, 0, 10_000);
+    expect(markers.map((m) => [m.kind, m.at])).toEqual([
+      ['action', 0.3],
+      ['approval', 0.35],
+      ['denied', 0.6],
+      ['stop', 0.7],
+    ]);
+    expect(markers[0]?.label).toBe('AI: click_at at 40, 45 — approved by Ada');
+  });
+
+  it('keeps markers on the bar when events fall outside the loaded span', () => {
+    expect(seekMarkers(events, 5_000, 6_500).map((m) => m.at)).toEqual([0, 0, 2 / 3, 1]);
+  });
+});
+
+describe('idle stretches', () => {
+  it('finds stretches over 5 s with no event and no frame, the ends included', () => {
+    const times = [2_000, 2_500, 9_000, 9_100];
+    expect(idleStretches(times, 0, 20_000)).toEqual([
+      { from: 2_500, to: 9_000 },
+      { from: 9_100, to: 20_000 },
+    ]);
+    expect(idleStretches([], 0, 4_000)).toEqual([]);
+  });
+
+  it('skips to just before the next activity, and leaves busy moments alone', () => {
+    const stretches = [{ from: 2_500, to: 9_000 }];
+    expect(skipIdle(2_400, stretches)).toBe(2_400);
+    expect(skipIdle(2_500, stretches)).toBe(9_000 - IDLE_LEAD_MS);
+    expect(skipIdle(8_000, stretches)).toBe(9_000 - IDLE_LEAD_MS);
+    expect(skipIdle(8_600, stretches)).toBe(8_600);
+  });
+});
+
+describe('the event list', () => {
+  it('finds the line the player is at', () => {
+    expect(eventIndexAt(events, 0)).toBe(-1);
+    expect(eventIndexAt(events, 3_200)).toBe(2);
+    expect(eventIndexAt(events, 100_000)).toBe(events.length - 1);
+  });
+
+  it('says what each event was', () => {
+    expect(events.map(eventSentence)).toEqual([
+      'Overlay drawn: “Save”',
+      'Overlay drawn',
+      'AI: click_at at 40, 45 — approved by Ada',
+      'Approval: approved by Ada',
+      'Overlay removed',
+      'AI: type_text — denied',
+      'Stop by Ada',
+      'masks',
+    ]);
+    expect(eventSentence({ t: 0, kind: 'gap', from: 1_000, to: 13_000, reason: 'disk full' })).toBe(
+      'Not recorded for 12 s: disk full',
+    );
+  });
+});
