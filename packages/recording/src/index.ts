@@ -18,3 +18,5 @@ export { RecordingEventSchema } from './events.js';
 export type { RecordingEvent, RecordingEventKind } from './events.js';
 export { IndexEntrySchema, INDEX_VERSION, recordingPaths } from './indexFormat.js';
 export type { Gap, IndexEntry, KeyframeEntry } from './indexFormat.js';
+export { exportEvents, exportVideo, ExportError } from './export.js';
+export type { VideoExportOptions, VideoExportResult } from './export.js';
