@@ -1,10 +1,12 @@
 // Who may open the viewer's sockets: a WebSocket carries the single-use, short-lived ticket a
 // signed-in page asked for over HTTP (POST /api/tickets) for that kind of socket, consumed here
-// so it works once; the tunnel also caps how many desktop connections one person holds open.
+// so it works once; the tunnel also caps how many desktop connections one person holds open; the
+// overlay feed also takes an API token in Authorization (a program, not a page).
 // (The Host/Origin check runs before any of this, for every upgrade: hostGuard.ts.)
 import type { IncomingMessage } from 'node:http';
 import type { TicketSocket } from '@overlay-companion/protocol';
 import type { Access } from '../auth/access.js';
+import { tokenSocketKey } from '../auth/socketRegistry.js';
 import type { TicketClaims } from '../auth/tickets.js';
 import { ticketFrom } from '../http/upgradeRouter.js';
 
@@ -43,4 +45,50 @@ export function admitTunnel(
     status: 429,
     message: `You already have ${open} desktop connections open (limit ${MAX_TUNNELS_PER_PERSON}). Close a viewer window, then retry in a few seconds.`,
   };
+}
+
+/** Who opens an overlay feed, by the credential it carries. */
+export interface FeedCredential {
+  personId: string;
+  /** The desktop asked for (a ticket's); undefined: the person's (or token's) default. */
+  desktopId: string | undefined;
+  /** A token's desktop list; null: all of the person's. */
+  only: readonly string[] | null;
+  /** tokenSocketKey(tokenId) or the sign-in session's hash. */
+  credentialKey: string;
+  credential: 'token' | 'sign-in';
+}
+
+/**
+ * The overlay feed's credential: a signed-in page's single-use overlays ticket, or an API token
+ * as "Authorization: Bearer …"; otherwise why not (the endpoint answers 401 with it).
+ */
+export async function claimFeedCredential(
+  access: Pick<Access, 'tickets' | 'tokens'>,
+  request: IncomingMessage,
+): Promise<FeedCredential | string> {
+  const ticket = ticketFrom(request);
+  if (ticket !== undefined) {
+    const claims = access.tickets.consume(ticket, 'overlays');
+    if (claims === undefined) return 'Missing, used or expired overlays ticket.';
+    return {
+      personId: claims.personId,
+      desktopId: claims.desktopId,
+      only: null,
+      credentialKey: claims.sessionIdHash,
+      credential: 'sign-in',
+    };
+  }
+  if (request.headers.authorization !== undefined) {
+    const check = await access.tokens.authenticate(request.headers.authorization);
+    if (!check.ok) return check.message;
+    return {
+      personId: check.principal.personId,
+      desktopId: undefined,
+      only: check.principal.desktopIds,
+      credentialKey: tokenSocketKey(check.principal.tokenId),
+      credential: 'token',
+    };
+  }
+  return 'No credentials.';
 }

@@ -4,7 +4,7 @@
 // - a program with one of the person's API tokens as `Authorization: Bearer …` (a browser page
 //   cannot put that header on a WebSocket, so Origin is not required with it; the upgrade guard
 //   still refuses a foreign Origin when one is sent).
-// Either way it sees only the overlays of a desktop the person may see (the ticket's desktop, or
+// (Both are checked in perimeter/socketTickets.ts claimFeedCredential.) Either way it sees only the overlays of a desktop the person may see (the ticket's desktop, or
 // the person's — for a token, the token's — default desktop). It gets sync_state on connect and then every
 // change; the only thing it may send is request_sync. Anything else is answered with an error
 // and changes nothing; a flood closes the socket, and so does not reading what it is sent.
@@ -12,12 +12,11 @@
 // closed with 4429, a sync_state over the limit (the first one too) with 4413.
 // Signing out, disabling the person or revoking the token closes it (SocketRegistry).
 import { FeedRequest, MAX_ERROR_MESSAGE_LENGTH } from '@overlay-companion/protocol';
-import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
-import { tokenSocketKey } from '../auth/socketRegistry.js';
-import { rawText, rejectUpgrade, ticketFrom, type UpgradeHandler } from '../http/upgradeRouter.js';
+import { rawText, rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
+import { claimFeedCredential, type FeedCredential } from '../perimeter/socketTickets.js';
 import type { DesktopHubs, ViewerHub } from './viewerHub.js';
 import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
@@ -41,12 +40,8 @@ import {
 /** Largest frame a subscriber may send (request_sync is 24 characters). */
 const MAX_FEED_REQUEST_BYTES = 1024;
 
-interface Subscriber extends FeedHolder {
-  /** The desktop asked for (a ticket's); undefined: the person's (or token's) default. */
-  desktopId: string | undefined;
-  /** A token's desktop list; null: all of the person's. */
-  only: readonly string[] | null;
-}
+/** A feed's subscriber: who it is and what it may follow (perimeter/socketTickets.ts). */
+type Subscriber = FeedCredential & FeedHolder;
 
 export interface OverlaySocketOptions {
   planes: DesktopHubs;
@@ -67,35 +62,8 @@ export function createOverlayEndpoint(options: OverlaySocketOptions): OverlayEnd
   /** One fanout per followed desktop, dropped when its last subscriber leaves. */
   const fanouts = new Map<FeedSource, FeedFanout>();
 
-  async function who(request: IncomingMessage): Promise<Subscriber | string> {
-    const ticket = ticketFrom(request);
-    if (ticket !== undefined) {
-      const claims = access.tickets.consume(ticket, 'overlays');
-      if (claims === undefined) return 'Missing, used or expired overlays ticket.';
-      return {
-        personId: claims.personId,
-        desktopId: claims.desktopId,
-        only: null,
-        credentialKey: claims.sessionIdHash,
-        credential: 'sign-in',
-      };
-    }
-    if (request.headers.authorization !== undefined) {
-      const check = await access.tokens.authenticate(request.headers.authorization);
-      if (!check.ok) return check.message;
-      return {
-        personId: check.principal.personId,
-        desktopId: undefined,
-        only: check.principal.desktopIds,
-        credentialKey: tokenSocketKey(check.principal.tokenId),
-        credential: 'token',
-      };
-    }
-    return 'No credentials.';
-  }
-
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
-    who(request).then(
+    claimFeedCredential(access, request).then(
       async (subscriber) => {
         if (typeof subscriber === 'string') {
           return rejectUpgrade(
