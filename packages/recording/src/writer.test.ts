@@ -232,6 +232,36 @@ describe('RecordingWriter and RecordingReader', () => {
     expect(events.filter((e) => e.kind === 'masks').map((e) => e.t - t0)).toEqual([100, 800]);
   });
 
+  it('follows a resize that happens while a mask is in force', async () => {
+    const writer = await RecordingWriter.create({ dir });
+    const t0 = 1_700_000_300_000;
+    const live = await record(writer, [
+      {
+        t: t0,
+        instructions: [
+          ins('size', 0, 100, 80),
+          ...imageStream(1, 0, 0, 0, await solidPng(100, 80, [0, 90, 0])),
+        ],
+      },
+      {
+        t: t0 + 100,
+        masks: [{ x: 0, y: 0, width: 10, height: 10 }],
+        instructions: [ins('size', 0, 160, 90)],
+      },
+      {
+        t: t0 + 200,
+        instructions: [...imageStream(2, 0, 100, 0, await solidPng(60, 90, [0, 0, 90]))],
+      },
+    ]);
+    const summary = await writer.close();
+    const picture = await (await RecordingReader.open(dir, summary.id)).pictureAt(t0 + 200);
+    expect([picture.width, picture.height]).toEqual([160, 90]);
+    const expected = live[2]!.picture;
+    for (let y = 0; y < 10; y++)
+      expected.rgba.fill(Buffer.from([0, 0, 0, 255]), y * 160 * 4, (y * 160 + 10) * 4);
+    expect(sameRgb(expected, picture)).toBe(0);
+  });
+
   it('writes events validated by the schema and refuses malformed ones', async () => {
     const writer = await RecordingWriter.create({ dir, now: () => 1_700_000_200_000 });
     writer.event({

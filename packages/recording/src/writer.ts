@@ -157,6 +157,8 @@ export class RecordingWriter {
   private readonly fileStreams = new Set<number>();
 
   private out = '';
+  /** Layer 0's size as the file last set it. */
+  private fileScreen = { width: -1, height: -1 };
   private lastSync = 0;
   private startT: number | undefined;
   private frames = 0;
@@ -345,6 +347,8 @@ export class RecordingWriter {
     }
     if (passes && !this.composing && this.gap === undefined) {
       if (opcode === 'img') this.fileStreams.add(Number(args[0]));
+      if (opcode === 'size' && Number(args[0]) === 0)
+        this.fileScreen = { width: Number(args[1]), height: Number(args[2]) };
       this.out += encodeInstruction(opcode, ...args);
       if (this.out.length >= FLUSH_BYTES) this.flush(t);
     }
@@ -424,6 +428,11 @@ export class RecordingWriter {
   /** Layer 0's `area` (undefined: nothing) with the masks painted black, as one image. */
   private async writeScreen(area: Rect | undefined): Promise<void> {
     const screen = this.model.screen;
+    if (screen.width !== this.fileScreen.width || screen.height !== this.fileScreen.height) {
+      // The server resized the desktop while its instructions were not passed through.
+      this.out += encodeInstruction('size', 0, screen.width, screen.height);
+      this.fileScreen = dims(screen);
+    }
     if (area === undefined) return;
     const rect = clip(area, screen.width, screen.height);
     if (isEmpty(rect)) return;
@@ -455,7 +464,7 @@ export class RecordingWriter {
     this.fileStreams.clear();
     await this.writeBuffers([...this.model.surfaces.keys()].filter((i) => i !== 0));
     const screen = this.model.screen;
-    this.out += encodeInstruction('size', 0, screen.width, screen.height);
+    this.fileScreen = { width: -1, height: -1 };
     this.model.takeDirty();
     await this.writeScreen({ x: 0, y: 0, width: screen.width, height: screen.height });
   }
