@@ -28,6 +28,16 @@ describe('summarizeArgs', () => {
     );
   });
 
+  it('redacts a sensitive argument sent as something other than a string', () => {
+    // The call is refused (text must be a string), but the audit still records what was sent.
+    expect(summarizeArgs('type_text', { text: ['hunter2'], typing_speed_wpm: 60 }, false)).toBe(
+      '{"text":"[redacted]","typing_speed_wpm":60}',
+    );
+    expect(summarizeArgs('set_clipboard', { text: { value: 'pässwörd' } }, false)).toBe(
+      '{"text":"[redacted]"}',
+    );
+  });
+
   it('keeps the text when the person chose to', () => {
     expect(summarizeArgs('type_text', { text: 'hello' }, true)).toBe('{"text":"hello"}');
   });

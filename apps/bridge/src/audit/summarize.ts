@@ -32,8 +32,12 @@ export function summarizeArgs(
   if ((fields !== undefined || intentInDetail) && typeof args === 'object' && args !== null) {
     const copy: Record<string, unknown> = { ...(args as Record<string, unknown>) };
     for (const field of fields ?? []) {
-      const text = Object.hasOwn(copy, field) ? copy[field] : undefined;
-      if (typeof text === 'string') copy[field] = `[redacted: ${[...text].length} characters]`;
+      if (!Object.hasOwn(copy, field)) continue;
+      // The arguments as the AI sent them: a sensitive field that is not a string (a call that
+      // will be refused) may still hold the text, so its value goes too.
+      const text = copy[field];
+      copy[field] =
+        typeof text === 'string' ? `[redacted: ${[...text].length} characters]` : '[redacted]';
     }
     if (intentInDetail) delete copy.intent;
     value = copy;
