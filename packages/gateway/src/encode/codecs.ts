@@ -1,11 +1,14 @@
-// Encodes tight RGBA pixels into the image a frame carries, with sharp: PNG (png.ts's settings),
-// JPEG, or WebP (lossy or lossless) at effort 0, the fastest. Runs inside the encode workers (encodeWorker.ts); the choice
-// between lossy and lossless for `lossy` requests that are not forced is made here too, from
-// the pixels themselves (lossyFit.ts).
+// Encodes tight RGBA pixels into the image a frame carries: exact pixels of at most 256 colours
+// (text, UI) as an indexed PNG (pngSync.ts), whatever lossless type the browser prefers, since
+// that is cheapest; otherwise with sharp: PNG (png.ts's settings), JPEG, or WebP (lossy or
+// lossless) at effort 0, the fastest. Runs inside the encode workers (encodeWorker.ts); the
+// choice between lossy and lossless for `lossy` requests that are not forced is made here too,
+// from the pixels themselves (lossyFit.ts).
 import sharp from 'sharp';
 import type { EncodedImage, EncodeMode } from './imageTypes.js';
 import { worthLossy } from './lossyFit.js';
 import { encodePng } from './png.js';
+import { encodeIndexedPngSync } from './pngSync.js';
 
 export async function encodeImage(
   rgba: Buffer,
@@ -21,6 +24,8 @@ export async function encodeImage(
         : await image.webp({ quality: mode.quality, effort: 0 }).toBuffer();
     return { mimetype: mode.mimetype, data, lossy: true };
   }
+  const indexed = encodeIndexedPngSync(rgba, width, height);
+  if (indexed !== undefined) return { mimetype: 'image/png', data: indexed, lossy: false };
   const exact = mode.kind === 'lossless' ? mode.mimetype : mode.lossless;
   if (exact === 'image/webp') {
     const image = sharp(rgba, { raw: { width, height, channels: 4 } }).removeAlpha();
