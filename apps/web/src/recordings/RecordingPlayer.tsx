@@ -141,7 +141,11 @@ export function RecordingPlayer({ playback, events, label }: RecordingPlayerProp
       onKeyDown={onKeyDown}
       data-testid="recording-player"
     >
-      <div className="player__stage" ref={stage}>
+      <div
+        className="player__stage"
+        ref={stage}
+        style={size.width > 0 ? { aspectRatio: `${size.width} / ${size.height}` } : undefined}
+      >
         <div
           className="player__screen"
           ref={screen}

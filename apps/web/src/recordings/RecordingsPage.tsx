@@ -52,7 +52,12 @@ export function RecordingsPage() {
         />
       ) : null}
       {list.data === undefined && list.error === null ? <p role="status">Loading…</p> : null}
-      {list.data !== undefined ? <RecordingTable recordings={recordings} current={id} /> : null}
+      {list.data !== undefined ? (
+        <>
+          {id !== null ? <h2 className="recordings-page__list-title">All recordings</h2> : null}
+          <RecordingTable recordings={recordings} current={id} />
+        </>
+      ) : null}
     </div>
   );
 }
@@ -151,11 +156,11 @@ function useRecording(recording: RecordingSummary): {
           `The recording's file could not be read (HTTP ${response.status}). Reload the page to try again.`,
         );
       }
-      const blob = await response.blob();
-      const frames = syncTimes(await blob.text());
+      const text = await response.text();
+      const frames = syncTimes(text);
       if (!live) return;
       const origin = frames[0] ?? recording.started_at;
-      playback = new Playback(blob, origin);
+      playback = new Playback(text, origin);
       const end = frames.at(-1) ?? origin + recording.duration_ms;
       playback.setIdleStretches(idleStretches([...frames, ...events.map((e) => e.t)], origin, end));
       setLoaded({ playback, events });

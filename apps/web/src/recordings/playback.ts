@@ -1,5 +1,7 @@
-// One recording's playback, outside React: Guacamole.SessionRecording fed the file as a Blob,
-// driven by our own clock so it plays at 1×–16× (the library plays at real time only): every tick
+// One recording's playback, outside React: Guacamole.SessionRecording fed the file through an
+// in-memory tunnel (guacamole-common-js 1.5.0's Blob source is broken: it reads the size of a
+// Blob it never stored, "Cannot read properties of undefined (reading 'size')"), driven by our
+// own clock so it plays at 1×–16× (the library plays at real time only): every tick
 // seeks forward by the time elapsed × the speed, one seek at a time, and "skip idle" moves the
 // target past idle stretches. Positions are epoch milliseconds on the recording's clock (the
 // `sync` timestamps guacd's format carries, the same clock as the event track); the library's own
@@ -11,6 +13,8 @@ export const SPEEDS = [1, 2, 4, 8, 16] as const;
 export type Speed = (typeof SPEEDS)[number];
 
 const TICK_MS = 50;
+/** The recording is handed to the parser this much at a time, yielding between. */
+const FEED_CHARS = 256 * 1024;
 
 export interface PlaybackState {
   /** Epoch ms shown now. */
@@ -39,6 +43,40 @@ export function syncTimes(text: string): number[] {
   return times;
 }
 
+/** Guacamole.Tunnel as it is at run time (the typings leave out setState and make it abstract). */
+type RuntimeTunnel = Guacamole.Tunnel & {
+  setState(state: Guacamole.Tunnel.State): void;
+  oninstruction: ((opcode: string, args: unknown[]) => void) | null;
+};
+
+/**
+ * A tunnel that plays `text` (a whole recording) into whoever connects, in slices cut after an
+ * instruction's `;` so the page stays responsive, then closes — which the recording takes as
+ * "loaded".
+ */
+function textTunnel(text: string): Guacamole.Tunnel {
+  const tunnel = new (Guacamole.Tunnel as unknown as new () => RuntimeTunnel)();
+  tunnel.connect = () => {
+    const parser = new Guacamole.Parser();
+    parser.oninstruction = (opcode, args) => tunnel.oninstruction?.(opcode, args);
+    tunnel.setState(Guacamole.Tunnel.State.OPEN);
+    let offset = 0;
+    const feed = () => {
+      if (tunnel.state !== Guacamole.Tunnel.State.OPEN) return;
+      let end = Math.min(text.length, offset + FEED_CHARS);
+      if (end < text.length) end = text.lastIndexOf(';', end) + 1 || text.length;
+      if (end <= offset) end = text.length;
+      parser.receive(text.slice(offset, end));
+      offset = end;
+      if (offset < text.length) setTimeout(feed, 0);
+      else tunnel.setState(Guacamole.Tunnel.State.CLOSED);
+    };
+    feed();
+  };
+  tunnel.disconnect = () => tunnel.setState(Guacamole.Tunnel.State.CLOSED);
+  return tunnel;
+}
+
 export class Playback {
   readonly recording: Guacamole.SessionRecording;
   private state: PlaybackState;
@@ -50,12 +88,15 @@ export class Playback {
   private pending: number | null = null;
   private idle: readonly Stretch[] = [];
 
-  /** `origin`: the epoch ms of the recording's first frame (its first `sync`). */
+  /**
+   * `text`: the recording (Guacamole protocol); `origin`: the epoch ms of its first frame (its
+   * first `sync`).
+   */
   constructor(
-    blob: Blob,
+    text: string,
     private readonly origin: number,
   ) {
-    this.recording = new Guacamole.SessionRecording(blob);
+    this.recording = new Guacamole.SessionRecording(textTunnel(text));
     this.state = {
       at: origin,
       start: origin,
@@ -72,6 +113,7 @@ export class Playback {
     this.recording.onload = () =>
       this.set({ loaded: true, end: origin + this.recording.getDuration() });
     this.recording.onerror = (message) => this.set({ error: message });
+    this.recording.connect();
     // Not onseek: it reports the last frame's time, which stands still through a stretch
     // without frames; `at` is our clock, and the display catches up with it.
   }

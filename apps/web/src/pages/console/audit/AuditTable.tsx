@@ -68,7 +68,11 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
                 )}
               </td>
               <td>
-                <ShowMeLink at={entry.at} desktopName={desktopNameOfDetail(entry.detail)} />
+                <ShowMeLink
+                  at={entry.at}
+                  desktopName={desktopNameOfDetail(entry.detail)}
+                  otherwise="—"
+                />
               </td>
             </tr>
           ))}
