@@ -31,22 +31,39 @@ async function noisePng(width: number, height: number, seed: number): Promise<Bu
     .toBuffer();
 }
 
-/** Feeds one frame; returns the longest single feed() call, in ms. */
+/** How long each feed() call took, in ms, across a test. */
+const feedTimes: number[] = [];
+
+const fsRequests = (): number =>
+  process.getActiveResourcesInfo().filter((r) => r.startsWith('FS')).length;
+
+/**
+ * Feeds one frame. Each feed() returns nothing to await and starts no file-system request
+ * (counted before and after the call, with no event-loop turn between): the disk is never on
+ * the live stream's path, whatever state it is in. Returns the number of instructions fed.
+ */
 function feedFrame(
   writer: RecordingWriter,
   live: GuacInstruction[],
   t: number,
   frame: GuacInstruction[],
 ): number {
-  let longest = 0;
-  for (const instruction of [...frame, ins('sync', t)]) {
+  const all = [...frame, ins('sync', t)];
+  for (const instruction of all) {
+    const requests = fsRequests();
     const start = performance.now();
     const result: unknown = writer.feed(instruction, t);
-    longest = Math.max(longest, performance.now() - start);
-    expect(result).toBeUndefined(); // nothing to await
+    feedTimes.push(performance.now() - start);
+    expect(result).toBeUndefined();
+    expect(fsRequests()).toBe(requests);
     live.push(instruction);
   }
-  return longest;
+  return all.length;
+}
+
+function medianFeedMs(): number {
+  const sorted = [...feedTimes].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 async function picture(instructions: GuacInstruction[]): Promise<Buffer> {
@@ -85,13 +102,12 @@ describe('recording when the disk cannot keep up or is full', () => {
     feedFrame(writer, live, t0, [ins('size', 0, 256, 256)]);
     // A burst far over the budget in one go (fills need no decoding, so the writer handles them
     // without yielding to the disk in between): nothing waits, frames are dropped.
-    let longest = 0;
     for (let i = 1; i <= 30; i++) {
       const frame: GuacInstruction[] = [];
       for (let r = 0; r < 1000; r++)
         frame.push(ins('rect', 0, (r * 7 + i) % 250, (r * 13) % 250, 3, 3));
       frame.push(ins('cfill', 14, 0, (i * 8) % 256, 100, 200, 255));
-      longest = Math.max(longest, feedFrame(writer, live, t0 + i * 10, frame));
+      feedFrame(writer, live, t0 + i * 10, frame);
     }
     await until(() => statuses.some((s) => s.state === 'stopped'), 'the writer to report a gap');
     // The disk catches up; the next frames end the gap with a full keyframe.
@@ -102,7 +118,8 @@ describe('recording when the disk cannot keep up or is full', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const summary = await writer.close();
-    expect(longest).toBeLessThan(20);
+    // A typical call queues and returns (single calls may meet a GC pause on a busy machine).
+    expect(medianFeedMs()).toBeLessThan(0.5);
     expect(statuses.map((s) => s.state)).toEqual(['stopped', 'resumed']);
     expect(summary.gaps).toHaveLength(1);
     const [gap] = summary.gaps;
@@ -132,12 +149,13 @@ describe('recording when the disk cannot keep up or is full', () => {
       ctx.skip(reason);
       return;
     }
+    let writer: RecordingWriter | undefined;
     try {
       // Take most of the room, to hand back later.
       const filler = join(mountPoint, 'filler');
-      await writeFile(filler, Buffer.alloc(640 * 1024));
+      await writeFile(filler, Buffer.alloc(800 * 1024));
       const statuses: RecordingStatus[] = [];
-      const writer = await RecordingWriter.create({
+      writer = await RecordingWriter.create({
         dir: mountPoint,
         keyframeIntervalMs: 60_000,
         retryAfterMs: 100,
@@ -146,18 +164,14 @@ describe('recording when the disk cannot keep up or is full', () => {
       const t0 = 1_700_002_000_000;
       const live: GuacInstruction[] = [];
       feedFrame(writer, live, t0, [ins('size', 0, 256, 256)]);
-      let longest = 0;
       let i = 1;
       for (; i <= 40 && !statuses.some((s) => s.state === 'stopped'); i++) {
         const png = await noisePng(128, 128, i);
-        longest = Math.max(
-          longest,
-          feedFrame(
-            writer,
-            live,
-            t0 + i * 100,
-            imageStream(i, 0, (i % 2) * 128, i % 4 < 2 ? 0 : 128, png),
-          ),
+        feedFrame(
+          writer,
+          live,
+          t0 + i * 100,
+          imageStream(i, 0, (i % 2) * 128, i % 4 < 2 ? 0 : 128, png),
         );
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -166,12 +180,10 @@ describe('recording when the disk cannot keep up or is full', () => {
       // The live feed goes on while the disk is full.
       for (let j = 0; j < 5; j++, i++) {
         const png = await noisePng(64, 64, i);
-        longest = Math.max(
-          longest,
-          feedFrame(writer, live, t0 + i * 100, imageStream(i, 0, 0, 0, png)),
-        );
+        feedFrame(writer, live, t0 + i * 100, imageStream(i, 0, 0, 0, png));
       }
-      expect(longest).toBeLessThan(20);
+      // A typical call queues and returns (single calls may meet a GC pause on a busy machine).
+      expect(medianFeedMs()).toBeLessThan(0.5);
       // Room again: the writer retries on its own and resumes with a full keyframe.
       await rm(filler);
       for (let j = 0; j < 20 && !statuses.some((s) => s.state === 'resumed'); j++, i++) {
@@ -182,7 +194,10 @@ describe('recording when the disk cannot keep up or is full', () => {
         await new Promise((resolve) => setTimeout(resolve, 60));
       }
       const summary = await writer.close();
-      expect(statuses.map((s) => s.state)).toEqual(['stopped', 'resumed']);
+      expect(
+        statuses.map((s) => s.state),
+        JSON.stringify(statuses),
+      ).toEqual(['stopped', 'resumed']);
       expect(summary.gaps).toHaveLength(1);
       const reader = await RecordingReader.open(mountPoint, summary.id);
       expect(reader.gaps).toEqual([{ ...summary.gaps[0], to: summary.gaps[0]!.to }]);
@@ -194,7 +209,9 @@ describe('recording when the disk cannot keep up or is full', () => {
       expect(file.endsWith(';')).toBe(true);
       expect((await reader.pictureAt(reader.end)).rgba.equals(await picture(live))).toBe(true);
     } finally {
-      await run('umount', [mountPoint]).catch(() => undefined);
+      await writer?.close().catch(() => undefined);
+      // Lazily, if something still holds a file there: never leave the mount behind.
+      await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]));
     }
   });
 });

@@ -165,6 +165,8 @@ export class RecordingWriter {
   private lastKeyframeT = Number.NEGATIVE_INFINITY;
   private keyframes = 0;
   private gap: { from: number; reason: string } | undefined;
+  /** A gap whose resume keyframe is written but not yet confirmed on disk. */
+  private resuming: { gap: { from: number; reason: string }; to: number } | undefined;
   private readonly gaps: { from: number; to: number; reason: string }[] = [];
   private retrying = false;
   private lastRetry = 0;
@@ -402,13 +404,14 @@ export class RecordingWriter {
     }
     this.out +=
       frames === undefined ? encodeInstruction('sync', ts) : encodeInstruction('sync', ts, frames);
-    const offset = this.flush(ts);
+    const resuming = this.resuming;
+    const offset = this.flush(ts, resuming && (() => this.resumed(resuming)));
     if (offset !== undefined && ts - this.lastKeyframeT >= this.keyframeIntervalMs)
       await this.keyframe(ts, offset);
   }
 
   /** Writes what was built up to the file; returns the offset after it, or undefined if dropped. */
-  private flush(t: number): number | undefined {
+  private flush(t: number, written?: () => void): number | undefined {
     if (this.gap !== undefined || this.broken !== undefined) {
       this.out = '';
       return undefined;
@@ -416,7 +419,7 @@ export class RecordingWriter {
     if (this.out.length === 0) return this.file.accepted;
     const chunk = Buffer.from(this.out, 'utf8');
     this.out = '';
-    if (!this.file.write(chunk)) {
+    if (!this.file.write(chunk, written)) {
       this.startGap(t, this.file.failure ? describe(this.file.failure) : 'the disk is too slow');
       return undefined;
     }
@@ -549,6 +552,14 @@ export class RecordingWriter {
 
   private startGap(t: number, reason: string): void {
     if (this.gap !== undefined) return;
+    const resuming = this.resuming;
+    this.resuming = undefined;
+    if (resuming) {
+      // The resume keyframe never reached the disk: the same gap goes on (no second report).
+      this.gap = resuming.gap;
+      this.out = '';
+      return;
+    }
     this.gap = { from: t, reason };
     this.out = '';
     this.indexEntry({ type: 'gap', from: t, to: null, reason });
@@ -585,13 +596,21 @@ export class RecordingWriter {
     const gap = this.gap;
     if (gap === undefined || this.file.pendingBytes > this.file.maxPendingBytes / 2) return;
     this.gap = undefined;
-    // The file's picture starts over from a full keyframe; the index gets one here too.
+    // The file's picture starts over from a full keyframe (the index gets one here too). The
+    // gap closes, and the resume is reported, once that keyframe is on disk: a disk that takes
+    // the reopening but not the data (still full) must not make the status flap.
+    this.resuming = { gap, to: t };
     await this.writeEverything();
     this.composing = this.masks.length > 0;
     this.touchedWhileComposing.clear();
-    this.recordGap(gap, t);
     this.lastKeyframeT = Number.NEGATIVE_INFINITY;
-    this.onStatus?.({ state: 'resumed', from: gap.from, to: t });
+  }
+
+  private resumed(resuming: { gap: { from: number; reason: string }; to: number }): void {
+    if (this.resuming !== resuming) return;
+    this.resuming = undefined;
+    this.recordGap(resuming.gap, resuming.to);
+    this.onStatus?.({ state: 'resumed', from: resuming.gap.from, to: resuming.to });
   }
 
   private indexEntry(entry: IndexEntry): void {
