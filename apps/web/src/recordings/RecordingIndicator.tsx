@@ -1,5 +1,6 @@
 // The recording indicator in the status bar of every window of a desktop: "● Recording" (words,
-// not only a red dot) while the bridge records this desktop, and a notice that stays while a
+// not only a red dot; "● Rec" where the one-line bar is tight, so the desktop's name keeps its
+// room) while the bridge records this desktop, and a notice that stays while a
 // recording stopped on its own ("Recording stopped: disk full — the desktop keeps working"), so
 // the person knows what is and is not being kept. Reads desktop_state's `recording`; an older
 // bridge sends none, and then nothing shows.
@@ -38,7 +39,10 @@ export function RecordingIndicatorView({ status }: { status: RecordingStatus | n
       title={`This desktop is being recorded${since}: the screen, the AI's overlays and actions.${status.may_change ? ' Your policy lets you turn it off.' : ''}`}
     >
       <span className="recording-indicator__dot" aria-hidden="true" />
-      Recording
+      <span className="recording-indicator__long">Recording</span>
+      <span className="recording-indicator__short" aria-hidden="true">
+        Rec
+      </span>
     </span>
   );
 }
