@@ -11,7 +11,7 @@ import { showControlCharacters } from '../confirm/describe.js';
 import { byKind, type ByKind, type ConfirmDetails } from '../store/pendingConfirmations.js';
 import { viewportStore } from '../store/viewport.js';
 import { desktopToWindow, type Point } from '../viewport/viewport.js';
-import './aiPointer.css';
+import { AiPointerMark } from './AiPointerMark.js';
 
 /** How long typed text stays beside the pointer. */
 const TYPED_TEXT_MS = 2_500;
@@ -135,12 +135,7 @@ export function AiPointerLayer() {
         height: viewport.vh * viewport.scale,
       }}
     >
-      <div ref={pointerRef} className="ai-pointer" data-testid="ai-pointer" hidden>
-        <svg width="22" height="26" viewBox="0 0 22 26">
-          <path d="M1 1 L1 21 L6.5 16 L10 24.5 L13.5 23 L10 14.8 L17.5 14.8 Z" />
-        </svg>
-        <span className="ai-pointer__tag">AI</span>
-      </div>
+      <AiPointerMark pointerRef={pointerRef} testId="ai-pointer" />
       <div ref={bubbleRef} className="ai-typed" data-testid="ai-typed" hidden />
     </div>
   );

@@ -7,7 +7,7 @@
 // the display follow the playback through subscriptions, never through React renders.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { paintOverlays } from '../overlay/paintOverlays.js';
-import '../overlay/aiPointer.css';
+import { AiPointerMark } from '../overlay/AiPointerMark.js';
 import { clockTime } from '../pages/common/time.js';
 import { SPEEDS, type Playback, type PlaybackState, type Speed } from './playback.js';
 import { formatElapsed } from './recordingText.js';
@@ -159,12 +159,7 @@ export function RecordingPlayer({ playback, events, label }: RecordingPlayerProp
             style={{ width: size.width * size.scale, height: size.height * size.scale }}
           />
           <div className="ai-pointer-layer player__pointer-layer" aria-hidden="true">
-            <div ref={pointer} className="ai-pointer" data-testid="player-pointer" hidden>
-              <svg width="22" height="26" viewBox="0 0 22 26">
-                <path d="M1 1 L1 21 L6.5 16 L10 24.5 L13.5 23 L10 14.8 L17.5 14.8 Z" />
-              </svg>
-              <span className="ai-pointer__tag">AI</span>
-            </div>
+            <AiPointerMark pointerRef={pointer} testId="player-pointer" />
           </div>
         </div>
       </div>
