@@ -1,6 +1,6 @@
 // Audit summaries: typed text and clipboard contents redacted unless the person keeps them,
 // bounded length, and tool names from the AI never reach Object.prototype.
-import { defineTool } from '@overlay-companion/protocol';
+import { defineTool, toolDefinitions } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { MAX_SUMMARY_CHARS, summarizeArgs } from './summarize.js';
@@ -55,8 +55,33 @@ describe('summarizeArgs', () => {
 
   it('treats names that exist on Object.prototype as ordinary unknown tools', () => {
     for (const tool of ['toString', '__proto__', 'constructor', 'hasOwnProperty']) {
-      expect(summarizeArgs(tool, { a: 1 }, false)).toBe('{"a":1}');
+      expect(summarizeArgs(tool, { a: 'hunter2' }, false)).toBe('{"a":"[redacted]"}');
+      expect(summarizeArgs(tool, { a: 'hunter2' }, true)).toBe('{"a":"hunter2"}');
     }
+  });
+
+  it('redacts what the tool has no place for: a misspelt argument, an unknown tool, a loose key', () => {
+    // The AI can put the person's text anywhere in a call that will be refused; only the
+    // definition says what an argument carries, so what it does not name is not kept.
+    expect(summarizeArgs('type_text', { txt: 'hunter2', text: 'ab' }, false)).toBe(
+      '{"txt":"[redacted: not an argument of this tool]","text":"[redacted: 2 characters]"}',
+    );
+    expect(summarizeArgs('no_such_tool', { password: 'hunter2', n: 3 }, false)).toBe(
+      '{"password":"[redacted]","n":"[redacted]"}',
+    );
+    const loose = Object.entries(toolDefinitions).find(([, d]) => d.looseObjects !== undefined);
+    expect(loose).toBeDefined();
+    const [name, definition] = loose!;
+    const [field, keys] = Object.entries(definition.looseObjects!)[0]!;
+    const summary = JSON.parse(
+      summarizeArgs(name, { [field]: { [keys[0]!]: 1, secret: 'hunter2' } }, false),
+    ) as Record<string, Record<string, unknown>>;
+    expect(summary[field]).toEqual({
+      [keys[0]!]: 1,
+      secret: '[redacted: not an argument of this tool]',
+    });
+    // Kept when the person chose to keep typed text.
+    expect(summarizeArgs('type_text', { txt: 'hunter2' }, true)).toBe('{"txt":"hunter2"}');
   });
 
   it('redacts a new tool that marks its text, with nothing but its definition written', () => {
