@@ -47,7 +47,15 @@ import {
   type SurfaceEntry,
 } from './indexFormat.js';
 import { JsonLinesFile } from './jsonLinesFile.js';
-import { clip, CompositeMask, intersects, isEmpty, type Rect, type Surface } from './layers.js';
+import {
+  clip,
+  CompositeMask,
+  intersects,
+  isEmpty,
+  union,
+  type Rect,
+  type Surface,
+} from './layers.js';
 
 export interface RecordingWriterOptions {
   /** Directory for the files (created if missing, mode 0700). */
@@ -163,6 +171,7 @@ export class RecordingWriter {
   private startT: number | undefined;
   private frames = 0;
   private lastKeyframeT = Number.NEGATIVE_INFINITY;
+  private drewSinceKeyframe = true;
   private keyframes = 0;
   private gap: { from: number; reason: string } | undefined;
   /** A gap whose resume keyframe is written but not yet confirmed on disk. */
@@ -343,6 +352,8 @@ export class RecordingWriter {
       if (opcode === 'end') this.fileStreams.delete(stream);
     }
     const applied = this.model.apply(instruction);
+    if (DRAWING.has(opcode) && opcode !== 'mouse' && opcode !== 'cursor')
+      this.drewSinceKeyframe = true;
     if (opcode === 'sync') {
       const frameEnd = (): Promise<void> => this.frameEnd(t, args[1]);
       return applied ? applied.then(frameEnd) : frameEnd();
@@ -365,6 +376,7 @@ export class RecordingWriter {
   private async masksChanged(t: number, rects: Rect[]): Promise<void> {
     for (const r of [...this.masks, ...rects]) this.model.markDirty(r);
     this.masks = rects;
+    this.drewSinceKeyframe = true;
     this.events.append({ t, kind: 'masks', rects });
     if (this.gap !== undefined) {
       // Nothing reaches the file now; the resume keyframe is composed with the masks of then.
@@ -406,7 +418,12 @@ export class RecordingWriter {
       frames === undefined ? encodeInstruction('sync', ts) : encodeInstruction('sync', ts, frames);
     const resuming = this.resuming;
     const offset = this.flush(ts, resuming && (() => this.resumed(resuming)));
-    if (offset !== undefined && ts - this.lastKeyframeT >= this.keyframeIntervalMs)
+    // An idle screen needs no new keyframe: a seek replays the few frames since the last one.
+    if (
+      offset !== undefined &&
+      this.drewSinceKeyframe &&
+      ts - this.lastKeyframeT >= this.keyframeIntervalMs
+    )
       await this.keyframe(ts, offset);
   }
 
@@ -494,7 +511,7 @@ export class RecordingWriter {
     // A long masked stretch copies the same areas over and over; keep the list short.
     if (list.length + added.length > 64) {
       let box: Rect | undefined;
-      for (const r of [...list, ...added]) box = box === undefined ? { ...r } : boundingBox(box, r);
+      for (const r of [...list, ...added]) box = union(box, r);
       this.taint.set(dst, box ? [box] : []);
     } else this.taint.set(dst, [...list, ...added]);
   }
@@ -518,6 +535,7 @@ export class RecordingWriter {
 
   private async keyframe(t: number, offset: number): Promise<void> {
     this.lastKeyframeT = t;
+    this.drewSinceKeyframe = false;
     const pictures: { index: number; surface: Surface; png: Buffer }[] = [];
     for (const [index, surface] of this.model.surfaces) {
       if (surface.width === 0 || surface.height === 0) continue;
@@ -604,6 +622,7 @@ export class RecordingWriter {
     this.composing = this.masks.length > 0;
     this.touchedWhileComposing.clear();
     this.lastKeyframeT = Number.NEGATIVE_INFINITY;
+    this.drewSinceKeyframe = true;
   }
 
   private resumed(resuming: { gap: { from: number; reason: string }; to: number }): void {
@@ -628,15 +647,4 @@ function describe(error: unknown): string {
 
 function dims(surface: Surface): { width: number; height: number } {
   return { width: surface.width, height: surface.height };
-}
-
-function boundingBox(a: Rect, b: Rect): Rect {
-  const x = Math.min(a.x, b.x);
-  const y = Math.min(a.y, b.y);
-  return {
-    x,
-    y,
-    width: Math.max(a.x + a.width, b.x + b.width) - x,
-    height: Math.max(a.y + a.height, b.y + b.height) - y,
-  };
 }
