@@ -17,4 +17,5 @@ export * from './tools/index.js';
 export * from './toolParsing.js';
 export * from './messages.js';
 export * from './overlayFeed.js';
+export * from './fleet.js';
 export * from './privacy.js';

@@ -15,7 +15,8 @@ export function mountTicketRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const body = await parseJsonBody(c, TicketRequest);
     if (!body.ok) return body.response;
     const desktopId = body.value.desktop;
-    if (desktopId === undefined && deps.directory !== undefined) {
+    // The fleet feed is of every desktop the person may see (none is fine: the page says so).
+    if (desktopId === undefined && deps.directory !== undefined && body.value.socket !== 'fleet') {
       // Said now, where the page shows it, rather than as a refused socket it keeps retrying.
       const fallback = await deps.directory.defaultFor(signedIn.person);
       if (fallback === undefined)

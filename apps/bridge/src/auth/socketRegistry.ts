@@ -5,7 +5,7 @@
 export interface RegisteredSocket {
   personId: string;
   sessionIdHash: string;
-  kind: 'viewer' | 'tunnel' | 'overlays';
+  kind: 'viewer' | 'tunnel' | 'overlays' | 'fleet';
   close(reason: string): void;
 }
 

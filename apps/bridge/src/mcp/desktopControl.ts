@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
+  FLEET_SOCKET_PATH,
   OVERLAYS_SOCKET_PATH,
   VIEWER_SOCKET_PATH,
   defaultPermissions,
@@ -32,6 +33,7 @@ import {
 } from '../limits/rateLimit.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { createOverlayEndpoint } from '../relay/overlaySocket.js';
+import { createFleetEndpoint } from '../fleet/fleetSocket.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
 import { DesktopPlanes, type DesktopPlane } from './desktopPlanes.js';
@@ -142,6 +144,12 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     directory,
     access,
     logger: logger.child({ part: 'overlay-feed' }),
+  });
+  const fleetFeed = createFleetEndpoint({
+    planes,
+    directory,
+    access,
+    logger: logger.child({ part: 'fleet-feed' }),
   });
   const limits = new SharedRateLimits(options.sharedRateLimits ?? SHARED_RATE_LIMITS);
   const toolList = buildToolList(bridgeTools);
@@ -269,6 +277,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     upgrades: {
       [VIEWER_SOCKET_PATH]: endpoint.handleUpgrade,
       [OVERLAYS_SOCKET_PATH]: overlayFeed.handleUpgrade,
+      [FLEET_SOCKET_PATH]: fleetFeed.handleUpgrade,
     },
     bind: (address) => {
       bound = address;
@@ -288,6 +297,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     close: async () => {
       endpoint.close();
       overlayFeed.close();
+      fleetFeed.close();
       await sessions.close();
       await planes.closeAll();
     },

@@ -57,6 +57,8 @@ export async function runToolCall(
 ): Promise<CallToolResult> {
   const startedAt = Date.now();
   ctx.session.lastCallAt = startedAt;
+  // Only a known tool's name: the fleet page shows it.
+  if (tool !== undefined) ctx.session.lastTool = name;
   ctx.session.desktop.current?.aiClientsChanged();
   const started = performance.now();
   const note: CallNote = { decision: null, approvedBy: null };

@@ -35,6 +35,8 @@ export interface SessionState {
   /** Epoch ms the session began, and of its latest tool call (the person's AI-clients list). */
   connectedAt: number;
   lastCallAt: number | null;
+  /** The tool of the latest call (the fleet page's "what each last did"). */
+  lastTool?: string;
   /** The session's own bucket; the token's and the person's are checked too (limits/rateLimit.ts). */
   rateLimiter: SessionRateLimiter;
   events: EventSubscriptions;

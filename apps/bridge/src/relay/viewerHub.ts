@@ -201,6 +201,26 @@ export class ViewerHub {
     return this.shared.approvalsWaitingCount;
   }
 
+  /** The approvals the control window lists, with absolute times (the fleet feed). */
+  listedApprovals(): ReturnType<SharedWindowState['listedApprovals']> {
+    return this.shared.listedApprovals();
+  }
+
+  /**
+   * An answer from outside this desktop's windows (the fleet page, another desktop's viewer):
+   * checked exactly as a window's approval_answer (only the person in charge, never a view
+   * grant) and relayed to the control window the same way. Returns why not, if it was refused.
+   */
+  answerFor(
+    person: { personId: string; access: DesktopAccessLevel },
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ): string | undefined {
+    return this.answerElsewhere(
+      { id: 'fleet', headless: false, ...person, send: () => undefined, close: () => undefined },
+      message,
+    );
+  }
+
   get pendingCalls(): number {
     return this.calls.pendingCalls;
   }

@@ -20,6 +20,10 @@ export type WindowVerdict =
 
 export class SharedWindowState {
   #approvalsWaiting: Msg<'approvals_waiting'> | undefined;
+  /** When the control window's last approvals_waiting came (its deadlines count from then). */
+  #approvalsWaitingAt = 0;
+  /** When each listed request was first listed (the fleet shows queues oldest first). */
+  #askedAt = new Map<string, number>();
   #layout: Msg<'layout_changed'> | undefined;
   #aiClients: Msg<'ai_clients'> = { type: 'ai_clients', clients: [] };
   #takenOver = false;
@@ -32,6 +36,22 @@ export class SharedWindowState {
 
   get approvalsWaitingCount(): number {
     return this.#approvalsWaiting?.requests.length ?? 0;
+  }
+
+  /** The control window's queue as last announced, with absolute times (the fleet feed). */
+  listedApprovals(): Array<{
+    request_id?: string;
+    title: string;
+    asked_at: number;
+    deadline_at: number;
+  }> {
+    const at = this.#approvalsWaitingAt;
+    return (this.#approvalsWaiting?.requests ?? []).map((r) => ({
+      ...(r.request_id === undefined ? {} : { request_id: r.request_id }),
+      title: r.title,
+      asked_at: (r.request_id === undefined ? undefined : this.#askedAt.get(r.request_id)) ?? at,
+      deadline_at: at + r.deadline_in_ms,
+    }));
   }
 
   layoutChanged(layout: MonitorLayout | null): Msg<'layout_changed'> {
@@ -85,6 +105,16 @@ export class SharedWindowState {
     return messages;
   }
 
+  #noteAsked(message: Msg<'approvals_waiting'>): void {
+    const now = Date.now();
+    this.#approvalsWaitingAt = now;
+    const askedAt = new Map<string, number>();
+    for (const r of message.requests)
+      if (r.request_id !== undefined)
+        askedAt.set(r.request_id, this.#askedAt.get(r.request_id) ?? now);
+    this.#askedAt = askedAt;
+  }
+
   fromWindow(
     message: WindowMessage,
     sender: { role: 'control' | 'mirror'; headless: boolean },
@@ -97,6 +127,7 @@ export class SharedWindowState {
             error: 'approvals_waiting: only the control viewer announces waiting approvals.',
           };
         this.#approvalsWaiting = message;
+        this.#noteAsked(message);
         return { to: 'others', message };
       case 'ai_action':
         // Only the control window runs the AI's input; the others draw it where they show it.

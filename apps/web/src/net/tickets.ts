@@ -16,6 +16,7 @@ const WHAT: Record<TicketSocket, string> = {
   tunnel: 'the remote desktop',
   viewer: 'the AI link',
   overlays: 'the overlay feed',
+  fleet: 'the fleet view',
 };
 
 /** The sockets that belong to one desktop (the overlay feed is the person's). */

@@ -11,8 +11,8 @@ export const TUNNEL_SOCKET_PATH = '/tunnel';
 /** A ticket lives this long (the issue allows at most 60 s). */
 export const TICKET_TTL_MS = 30_000;
 
-/** viewer: /ws/viewer; tunnel: /tunnel; overlays: /ws/overlays (the read-only overlay feed). */
-export const TicketSocket = z.enum(['viewer', 'tunnel', 'overlays']);
+/** viewer: /ws/viewer; tunnel: /tunnel; overlays: /ws/overlays (the read-only overlay feed); fleet: /ws/fleet. */
+export const TicketSocket = z.enum(['viewer', 'tunnel', 'overlays', 'fleet']);
 export type TicketSocket = z.infer<typeof TicketSocket>;
 
 export const TicketRequest = z.strictObject({
