@@ -1,0 +1,90 @@
+// The link watch's timing, on a clock the test moves: a busy desktop that stops is probed after
+// the quiet time, a still one every probe interval, input that nothing answers brings the probe
+// forward; only a silent probe with nothing heard meanwhile is a stall, reported once.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ProbeOutcome } from './linkProbe.js';
+import { LinkWatch } from './linkWatch.js';
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function watch(answer: () => ProbeOutcome | Promise<ProbeOutcome>) {
+  const probes: number[] = [];
+  const stalls: number[] = [];
+  const link = new LinkWatch({
+    probe: () => {
+      probes.push(Date.now());
+      return Promise.resolve(answer());
+    },
+    stalled: (quietFor) => stalls.push(quietFor),
+    quietMs: 2_000,
+    probeEveryMs: 5_000,
+    probeTimeoutMs: 4_000,
+  });
+  return { link, probes, stalls };
+}
+
+describe('LinkWatch', () => {
+  it('does not probe while the desktop keeps talking', async () => {
+    const { link, probes } = watch(() => 'answered');
+    for (let i = 0; i < 20; i += 1) {
+      await vi.advanceTimersByTimeAsync(500);
+      link.heard();
+    }
+    expect(probes).toEqual([]);
+    link.stop();
+  });
+
+  it('probes after the quiet time, then every interval while the desktop is still', async () => {
+    const start = Date.now();
+    const { link, probes, stalls } = watch(() => 'answered');
+    await vi.advanceTimersByTimeAsync(12_100);
+    expect(probes.map((t) => t - start)).toEqual([2_000, 7_000, 12_000]);
+    expect(stalls).toEqual([]);
+    link.stop();
+  });
+
+  it('brings the probe forward when input goes unanswered', async () => {
+    const start = Date.now();
+    const { link, probes } = watch(() => 'answered');
+    await vi.advanceTimersByTimeAsync(2_100); // first probe at 2 s
+    await vi.advanceTimersByTimeAsync(900);
+    link.inputSent(); // at 3 s; the next regular probe would be at 7 s
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(probes.map((t) => t - start)).toEqual([2_000, 4_000]);
+    link.stop();
+  });
+
+  it('reports a silent probe as a stall once, with how long nothing came', async () => {
+    const { link, stalls, probes } = watch(() => 'silent');
+    await vi.advanceTimersByTimeAsync(2_100);
+    expect(stalls).toEqual([2_000]);
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(stalls).toHaveLength(1);
+    expect(probes).toHaveLength(1);
+    link.stop();
+  });
+
+  it('is no stall when the desktop spoke while the probe waited', async () => {
+    let answer: (outcome: ProbeOutcome) => void = () => undefined;
+    const { link, stalls } = watch(() => new Promise((resolve) => (answer = resolve)));
+    await vi.advanceTimersByTimeAsync(2_100);
+    link.heard();
+    answer('silent');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(stalls).toEqual([]);
+    link.stop();
+  });
+
+  it('is no stall when the probe itself fails', async () => {
+    const { link, stalls } = watch(() => Promise.reject(new Error('EMFILE')));
+    await vi.advanceTimersByTimeAsync(8_000);
+    expect(stalls).toEqual([]);
+    link.stop();
+  });
+});

@@ -1,0 +1,90 @@
+// Watches one tunnel's desktop link for a stall the desktop server will not report (Apache guacd:
+// see linkProbe.ts). While the desktop has sent nothing for `quietMs`, the desktop server is
+// probed every `probeEveryMs`, and at once (at most every `quietMs`) after the browser sent input
+// that nothing answered: someone is waiting for the desktop then. A probe that gets no answer
+// within `probeTimeoutMs`, with still nothing from the desktop meanwhile, is a stall: `stalled`
+// is called once and the watch stops. Anything from the desktop (`heard`) proves the link.
+//
+// Deadline: a link that stalls while the desktop is busy is noticed within quietMs +
+// probeTimeoutMs (+ one tick); one that stalls while the desktop is still, within probeEveryMs +
+// probeTimeoutMs, or quietMs + probeTimeoutMs after the next input.
+import type { ProbeOutcome } from './linkProbe.js';
+
+export interface LinkWatchOptions {
+  probe: () => Promise<ProbeOutcome>;
+  stalled: (quietForMs: number) => void;
+  quietMs?: number;
+  probeEveryMs?: number;
+  probeTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** The defaults, and the deadline they give (stated in the README and the stall tests). */
+export const LINK_QUIET_MS = 2_000;
+export const LINK_PROBE_EVERY_MS = 5_000;
+export const LINK_PROBE_TIMEOUT_MS = 4_000;
+/** The longest a stall goes unnoticed with the defaults (a still desktop, no input). */
+export const LINK_STALL_DEADLINE_MS = LINK_PROBE_EVERY_MS + LINK_PROBE_TIMEOUT_MS + 500;
+
+export class LinkWatch {
+  private lastHeard: number;
+  private lastInput: number | undefined;
+  private lastProbe = Number.NEGATIVE_INFINITY;
+  private probing = false;
+  private stopped = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly now: () => number;
+  private readonly quietMs: number;
+  private readonly probeEveryMs: number;
+  private readonly probeTimeoutMs: number;
+
+  constructor(private readonly options: LinkWatchOptions) {
+    this.now = options.now ?? Date.now;
+    this.quietMs = options.quietMs ?? LINK_QUIET_MS;
+    this.probeEveryMs = options.probeEveryMs ?? LINK_PROBE_EVERY_MS;
+    this.probeTimeoutMs = options.probeTimeoutMs ?? LINK_PROBE_TIMEOUT_MS;
+    this.lastHeard = this.now();
+    this.timer = setInterval(() => this.tick(), Math.max(10, this.quietMs / 4));
+    this.timer.unref();
+  }
+
+  /** How long probes may take (the probe function's own timeout). */
+  get probeTimeout(): number {
+    return this.probeTimeoutMs;
+  }
+
+  /** The desktop sent something. */
+  heard(): void {
+    this.lastHeard = this.now();
+  }
+
+  /** The browser sent input to the desktop. */
+  inputSent(): void {
+    this.lastInput = this.now();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  private tick(): void {
+    if (this.stopped || this.probing) return;
+    const now = this.now();
+    const quietFor = now - this.lastHeard;
+    if (quietFor < this.quietMs) return;
+    const unanswered = this.lastInput !== undefined && this.lastInput > this.lastHeard;
+    const due = now - this.lastProbe >= (unanswered ? this.quietMs : this.probeEveryMs);
+    if (due) void this.probe(now);
+  }
+
+  private async probe(startedAt: number): Promise<void> {
+    this.probing = true;
+    this.lastProbe = startedAt;
+    const outcome = await this.options.probe().catch((): ProbeOutcome => 'answered');
+    this.probing = false;
+    if (this.stopped || outcome !== 'silent' || this.lastHeard >= startedAt) return;
+    this.stop();
+    this.options.stalled(this.now() - this.lastHeard);
+  }
+}
