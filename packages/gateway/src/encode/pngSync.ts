@@ -32,16 +32,32 @@ export function encodePngSync(rgba: Uint8Array, width: number, height: number): 
       raw[p++] = rgba[o + 2]!;
     }
   }
+  return pngFile(width, height, COLOUR_RGB, raw, 1);
+}
+
+const COLOUR_RGB = 2;
+const COLOUR_INDEXED = 3;
+
+/** The PNG of 8-bit `raw` rows (each led by its filter byte), with `palette` when indexed. */
+function pngFile(
+  width: number,
+  height: number,
+  colourType: number,
+  raw: Buffer,
+  level: number,
+  palette?: Buffer,
+): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
-  header[8] = 8; // bits per channel
-  header[9] = 2; // colour type: RGB
+  header[8] = 8; // bits per channel (or per palette index)
+  header[9] = colourType;
   // Compression, filter and interlace methods: 0 (the only ones PNG defines, no interlace).
   return Buffer.concat([
     SIGNATURE,
     chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw, { level: 1 })),
+    ...(palette === undefined ? [] : [chunk('PLTE', palette)]),
+    chunk('IDAT', deflateSync(raw, { level })),
     chunk('IEND', Buffer.alloc(0)),
   ]);
 }
@@ -104,16 +120,5 @@ export function encodeIndexedPngSync(
     plte[j * 3 + 1] = (pixel >>> 8) & 0xff;
     plte[j * 3 + 2] = (pixel >>> 16) & 0xff;
   });
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header[8] = 8; // bits per index
-  header[9] = 3; // colour type: indexed
-  return Buffer.concat([
-    SIGNATURE,
-    chunk('IHDR', header),
-    chunk('PLTE', plte),
-    chunk('IDAT', deflateSync(raw, { level })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return pngFile(width, height, COLOUR_INDEXED, raw, level, plte);
 }

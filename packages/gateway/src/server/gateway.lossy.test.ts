@@ -80,9 +80,10 @@ describe('gateway with the lossy path forced on', () => {
     const client = await scrollThrough(300);
     const settled = await waitForScreenMatch(desktop.env, () => client.screen, 15_000);
     expect(settled).toEqual({ mismatches: 0 });
-    // The lossy path really ran: JPEG images while scrolling, and exact ones after them.
+    // The lossy path really ran: JPEG images while scrolling (a frame's changes go as one or
+    // two images, and a loaded machine sends few frames in 1.2 s), and exact ones after them.
     const jpegs = client.images.filter((i) => i.mimetype === 'image/jpeg');
-    expect(jpegs.length).toBeGreaterThan(5);
+    expect(jpegs.length).toBeGreaterThan(1);
     const lastJpeg = client.images.lastIndexOf(jpegs.at(-1)!);
     const after = client.images.slice(lastJpeg + 1);
     expect(after.some((i) => i.mimetype === 'image/png')).toBe(true);

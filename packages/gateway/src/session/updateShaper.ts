@@ -2,8 +2,10 @@
 // as they came, in order; or, for an update without any, the moves the gateway finds itself by
 // comparing rows of the picture before the update (the shadow) with the picture after it
 // (verticalShift.ts) — copies first, then what is left to draw. The shadow is the framebuffer
-// as it was at the end of the previous update: after each update it takes the new pixels of
-// every area the update touched.
+// as it was at the end of the previous update, except in its stale areas: updates the server
+// copied in only mark what they touched as stale (a scroll's copy is most of the screen, and
+// copying it into the shadow on every update cost more than the rest of the shaping), and the
+// next update the gateway looks at for moves looks only outside them, then catches them up.
 import { DirtyRegions } from '../encode/dirtyRegions.js';
 import type { CopyOp } from '../encode/instructions.js';
 import { intersects, type Rect } from '../encode/rect.js';
@@ -14,6 +16,8 @@ export type ShapedOp = { kind: 'copy'; op: CopyOp } | { kind: 'rect'; rect: Rect
 
 export class UpdateShaper {
   private shadow: Buffer;
+  /** Where the shadow may differ from the framebuffer at the start of the update. */
+  private readonly stale: DirtyRegions;
   private ops: ShapedOp[] = [];
   private serverCopied = false;
 
@@ -22,6 +26,7 @@ export class UpdateShaper {
     private height: number,
   ) {
     this.shadow = Buffer.alloc(width * height * 4);
+    this.stale = new DirtyRegions(width, height);
   }
 
   /** The framebuffer was reallocated: the shadow starts over from the new (blank) picture. */
@@ -29,6 +34,7 @@ export class UpdateShaper {
     this.width = width;
     this.height = height;
     this.shadow = Buffer.from(framebuffer);
+    this.stale.reset(width, height);
     this.ops = [];
     this.serverCopied = false;
   }
@@ -45,11 +51,15 @@ export class UpdateShaper {
   /** The update ended with `framebuffer` as its result: the ops for the browsers, in order. */
   finish(framebuffer: Buffer): ShapedOp[] {
     const ops = this.ops;
-    const shaped = this.serverCopied ? ops : this.findMoves(ops, framebuffer);
-    for (const op of ops)
-      this.catchUp(op.kind === 'rect' ? op.rect : copyTarget(op.op), framebuffer);
     this.ops = [];
-    this.serverCopied = false;
+    if (this.serverCopied) {
+      this.serverCopied = false;
+      for (const op of ops) this.stale.add(op.kind === 'rect' ? op.rect : copyTarget(op.op));
+      return ops;
+    }
+    const shaped = this.findMoves(ops, framebuffer);
+    for (const rect of this.stale.take()) this.catchUp(rect, framebuffer);
+    for (const op of ops) if (op.kind === 'rect') this.catchUp(op.rect, framebuffer);
     return shaped;
   }
 
@@ -60,7 +70,11 @@ export class UpdateShaper {
     const copies: CopyOp[] = [];
     const changed: Rect[] = [];
     for (const region of regions.take()) {
-      const plan = planVerticalShift(this.shadow, framebuffer, this.width, region);
+      // A stale shadow holds no picture from before this update there; plans read only pixels
+      // of their own region.
+      const plan = this.stale.overlaps(region)
+        ? undefined
+        : planVerticalShift(this.shadow, framebuffer, this.width, region);
       if (plan === undefined) {
         changed.push(region);
         continue;
