@@ -84,7 +84,11 @@ describe('export', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'oc-rec-export-'));
-    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 1000 });
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 1000,
+      maxKeyframeIntervalMs: 1000,
+    });
     const colours: [number, number, number][] = [
       [0, 0, 200],
       [200, 0, 0],

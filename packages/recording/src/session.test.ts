@@ -81,7 +81,11 @@ describe.each([
   beforeAll(async () => {
     if (skip) return;
     dir = await mkdtemp(join(tmpdir(), 'oc-rec-session-'));
-    writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 1000 });
+    writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 1000,
+      maxKeyframeIntervalMs: 1000,
+    });
     const options = {
       select: 'vnc',
       size: [WIDTH, HEIGHT, 96] as [number, number, number],

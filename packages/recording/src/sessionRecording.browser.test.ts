@@ -63,7 +63,11 @@ describe('Guacamole.SessionRecording (guacamole-common-js 1.5.0) plays our recor
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'oc-rec-player-'));
-    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 1000 });
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 1000,
+      maxKeyframeIntervalMs: 1000,
+    });
     const feed = (t: number, instructions: ReturnType<typeof ins>[]): void => {
       for (const i of [...instructions, ins('sync', t)]) writer.feed(i, t);
     };

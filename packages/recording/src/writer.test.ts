@@ -91,7 +91,11 @@ async function imagesInFile(path: string): Promise<{ t: number; layer: number; i
 
 describe('RecordingWriter and RecordingReader', () => {
   it('replays the picture of every moment, through keyframes, from 0600 files named by a random id', async () => {
-    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 250 });
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 250,
+      maxKeyframeIntervalMs: 250,
+    });
     const t0 = 1_700_000_000_000;
     const blue = await solidPng(200, 100, [0, 0, 200]);
     const green = await solidPng(30, 20, [0, 180, 0]);
@@ -153,7 +157,11 @@ describe('RecordingWriter and RecordingReader', () => {
   });
 
   it('keeps every pixel of masked content out of the file, also when a buffer carries it', async () => {
-    const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 300 });
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 300,
+      maxKeyframeIntervalMs: 300,
+    });
     const t0 = 1_700_000_100_000;
     const grey = await solidPng(320, 200, [90, 90, 90]);
     const magenta = await solidPng(60, 40, MAGENTA);

@@ -60,8 +60,15 @@ import {
 export interface RecordingWriterOptions {
   /** Directory for the files (created if missing, mode 0700). */
   dir: string;
-  /** A keyframe at the first frame end at least this long after the last (default 5000 ms). */
+  /**
+   * Keyframes: at the first frame end at least `keyframeIntervalMs` (default 5000) after the
+   * last one, once the recording has grown by as many bytes as that keyframe took (a seek then
+   * replays at most about one keyframe's worth of the file), and in any case after
+   * `maxKeyframeIntervalMs` (default 60 000). Keyframes of every 5 s regardless would cost ten
+   * times the recording's own size on an office session at 1280×800.
+   */
   keyframeIntervalMs?: number;
+  maxKeyframeIntervalMs?: number;
   /** Recording bytes accepted but not yet on disk, at most (default 8 MiB). */
   maxPendingBytes?: number;
   /** Instructions queued for the model, at most, before the recording stops (default 200 000). */
@@ -142,6 +149,10 @@ export class RecordingWriter {
   readonly paths: ReturnType<typeof recordingPaths>;
   private readonly model: DisplayModel;
   private readonly keyframeIntervalMs: number;
+  private readonly maxKeyframeIntervalMs: number;
+  /** Bytes of the last keyframe's pictures, and the file's offset at it. */
+  private lastKeyframeBytes = 0;
+  private lastKeyframeOffset = 0;
   private readonly maxBacklog: number;
   private readonly retryAfterMs: number;
   private readonly now: () => number;
@@ -154,7 +165,7 @@ export class RecordingWriter {
   private broken: string | undefined;
 
   private masks: Rect[] = [];
-  /** True from a mask's arrival until the frame end after the last one went. */
+  /** True while a mask is in force: the file gets composed frames, not the server's drawing. */
   private composing = false;
   /** Per buffer, rectangles holding screen pixels that were under a mask. */
   private readonly taint = new Map<number, Rect[]>();
@@ -191,6 +202,10 @@ export class RecordingWriter {
     this.id = id;
     this.paths = recordingPaths(options.dir, id);
     this.keyframeIntervalMs = options.keyframeIntervalMs ?? 5000;
+    this.maxKeyframeIntervalMs = Math.max(
+      this.keyframeIntervalMs,
+      options.maxKeyframeIntervalMs ?? 60_000,
+    );
     this.maxBacklog = options.maxBacklog ?? 200_000;
     this.retryAfterMs = options.retryAfterMs ?? 2000;
     this.now = options.now ?? Date.now;
@@ -419,11 +434,7 @@ export class RecordingWriter {
     const resuming = this.resuming;
     const offset = this.flush(ts, resuming && (() => this.resumed(resuming)));
     // An idle screen needs no new keyframe: a seek replays the few frames since the last one.
-    if (
-      offset !== undefined &&
-      this.drewSinceKeyframe &&
-      ts - this.lastKeyframeT >= this.keyframeIntervalMs
-    )
+    if (offset !== undefined && this.drewSinceKeyframe && this.keyframeDue(ts, offset))
       await this.keyframe(ts, offset);
   }
 
@@ -533,8 +544,18 @@ export class RecordingWriter {
 
   // ---- keyframes ------------------------------------------------------------------------
 
+  private keyframeDue(t: number, offset: number): boolean {
+    const elapsed = t - this.lastKeyframeT;
+    if (elapsed >= this.maxKeyframeIntervalMs) return true;
+    return (
+      elapsed >= this.keyframeIntervalMs &&
+      offset - this.lastKeyframeOffset >= this.lastKeyframeBytes
+    );
+  }
+
   private async keyframe(t: number, offset: number): Promise<void> {
     this.lastKeyframeT = t;
+    this.lastKeyframeOffset = offset;
     this.drewSinceKeyframe = false;
     const pictures: { index: number; surface: Surface; png: Buffer }[] = [];
     for (const [index, surface] of this.model.surfaces) {
@@ -548,6 +569,7 @@ export class RecordingWriter {
       });
     }
     pictures.sort((a, b) => (a.index === 0 ? -1 : b.index === 0 ? 1 : a.index - b.index));
+    this.lastKeyframeBytes = pictures.reduce((sum, p) => sum + p.png.length, 0);
     if (this.keys.failure !== undefined) await this.keys.resume().catch(() => undefined);
     const surfaces: SurfaceEntry[] = [];
     let waiting = pictures.length + 1;
