@@ -4,7 +4,8 @@
 // in this browser's FrameState, so a slow browser costs bounded memory and never slows others.
 // The time from sending a frame to its `sync` is this browser's lag: it sets the quality of
 // lossy images (encodePolicy.ts). Lossy pixels are redrawn exactly once they have settled
-// (frameEncoder.ts tracks them), so a still screen is pixel-exact.
+// (frameEncoder.ts tracks them), so a still screen is pixel-exact. A heavy frame is followed by
+// the next one no sooner than 33 ms later (HEAVY_FRAME_PIXELS).
 import type { Logger } from 'pino';
 import { GuacStatus, type GuacInstruction } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
@@ -27,6 +28,15 @@ export interface GuacUserSource extends FrameSource {
  * beyond that frames would only queue in the browser.
  */
 export const MAX_FRAMES_IN_FLIGHT = 2;
+
+/**
+ * A frame with at least this many changed pixels is heavy (a scroll, a video, a window
+ * dragged), and the next frame waits until HEAVY_FRAME_INTERVAL_MS after it: changes arriving
+ * meanwhile coalesce, so a heavy stream costs the encoders at most ~30 frames a second while
+ * small changes (typing, a click, a blinking cursor) still go out at once.
+ */
+const HEAVY_FRAME_PIXELS = 64 * 1024;
+const HEAVY_FRAME_INTERVAL_MS = 33;
 
 export interface GuacUserOptions extends InputPolicy {
   disableCopy: boolean;
@@ -56,6 +66,9 @@ export class GuacUser {
   /** Smoothed time from sending a frame to its `sync`, ms (0 until the first one). */
   private roundTripMs = 0;
   private settleTimer: NodeJS.Timeout | undefined;
+  /** No frame before this time (performance.now()): the last one was heavy. */
+  private heavyUntil = 0;
+  private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private lastTimestamp = 0;
   private nextStream = 1;
@@ -100,7 +113,7 @@ export class GuacUser {
 
   /** True when this browser has a frame in flight and more already waiting. */
   get lagging(): boolean {
-    return (this.encoding || this.windowFull) && this.state.hasPending;
+    return (this.encoding || this.windowFull || this.paced) && this.state.hasPending;
   }
 
   /** One line of flow-control state for trace logs. */
@@ -156,6 +169,18 @@ export class GuacUser {
     if (this.gone || this.encoding || this.windowFull) return;
     if (this.socket.isBackpressured || this.source.updating || !this.state.hasPending) return;
     if (this.source.framebuffer === undefined) return;
+    if (this.paced) {
+      this.paceTimer ??= setTimeout(
+        () => {
+          this.paceTimer = undefined;
+          if (this.gone) return;
+          this.hooks.ready(this); // the session may have held back RFB updates for us
+          this.pump();
+        },
+        Math.max(1, this.heavyUntil - performance.now()),
+      );
+      return;
+    }
     this.encoding = true;
     this.sendFrame().then(
       () => {
@@ -178,6 +203,8 @@ export class GuacUser {
   private async sendFrame(): Promise<void> {
     const frame = this.state.take();
     const started = performance.now();
+    const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
+    if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
     const out = await this.encoder.encode(frame, this.roundTripMs);
     if (this.gone) return;
     this.options.onFrameEncoded?.(performance.now() - started);
@@ -278,6 +305,11 @@ export class GuacUser {
     }
   }
 
+  /** The last frame was heavy and the next may not follow it yet. */
+  private get paced(): boolean {
+    return performance.now() < this.heavyUntil;
+  }
+
   /** As many frames as the flow-control window allows are waiting for their `sync`. */
   private get windowFull(): boolean {
     return this.inFlight.length >= MAX_FRAMES_IN_FLIGHT;
@@ -294,6 +326,7 @@ export class GuacUser {
     this.gone = true;
     clearInterval(this.timer);
     clearTimeout(this.settleTimer);
+    clearTimeout(this.paceTimer);
     this.hooks.left(this);
   }
 }
