@@ -66,7 +66,7 @@ export const importFences = [
   ),
   fence(
     ['apps/bridge/src/**/*.ts'],
-    ['protocol', 'guac', 'gateway'],
-    'apps/bridge imports protocol, guac and gateway of ours, never the web app or the test kit (ARCHITECTURE.md "may import").',
+    ['protocol', 'guac', 'gateway', 'recording'],
+    'apps/bridge imports protocol, guac, gateway and recording of ours, never the web app or the test kit (ARCHITECTURE.md "may import").',
   ),
 ];

@@ -14,6 +14,7 @@
 // the bridge. Used by `serve` (cli/serve.ts) and by the tests.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import {
   layoutBounds,
@@ -57,6 +58,9 @@ import {
   type BoundAddress,
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
+import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
+import { mountRecordingRoutes } from './recordings/routes.js';
+import type { ConnectionObserver } from './tunnel/desktopConnections.js';
 import { desktopTargets, type DesktopTargetsOptions } from './tunnel/desktopTargets.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint, type TunnelDesktops } from './tunnel/tunnelEndpoint.js';
@@ -87,6 +91,8 @@ export interface BridgeExtras {
   tunnelDesktops?: TunnelDesktops | undefined;
   /** For /readyz: whether the desktop itself answers (serve's local desktop), within the time. */
   desktopProbe?: ((timeoutMs: number) => Promise<boolean>) | undefined;
+  /** Told when each desktop's connection opens and ends (the recorder). */
+  connectionObserver?: ConnectionObserver | undefined;
 }
 
 export interface RunningBridge {
@@ -114,6 +120,7 @@ export async function startBridge(
     desktopSize: config.desktopSize,
     desiredDesktopSize: extras.desiredDesktopSize,
     desktops: extras.tunnelDesktops,
+    connectionObserver: extras.connectionObserver,
   });
   extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
@@ -200,13 +207,15 @@ const DEFAULT_CLI_DESKTOP: Omit<CliDesktop, 'seal'> & { password?: string } = {
 export interface ControlledBridge extends RunningBridge {
   desktopControl: DesktopControl;
   access: Access;
+  /** Session recordings (recordings/recordings.ts). */
+  recordings: Recordings;
   /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
   mcpUrl: string;
 }
 
 export interface ControlledBridgeOptions
   extends
-    Omit<DesktopControlOptions, 'logger'>,
+    Omit<DesktopControlOptions, 'logger' | 'recordings'>,
     Pick<ApiDeps, 'desktopSize' | 'layoutSaved' | 'desktopsChanged'> {
   oidc?: OidcSignIn | undefined;
   /**
@@ -229,6 +238,8 @@ export interface ControlledBridgeOptions
    * moves when restarted; throws DesktopReachError while it is down); default: the config's.
    */
   cliConnection?: (() => ConnectionConfig) | undefined;
+  /** Session recordings: serve --record makes `on` the default; tests tune the writer. */
+  recording?: Partial<Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir'>> | undefined;
 }
 
 export async function startWithDesktopControl(
@@ -267,9 +278,30 @@ export async function startWithDesktopControl(
     guacdForRecords,
     localDesktops,
     cliConnection,
+    recording,
     ...controlOptions
   } = planeOptions;
-  const plane = createDesktopControl({ ...controlOptions, directory, logger });
+  const recordings = new Recordings({
+    store: access.store,
+    dir: recording?.dir ?? join(resolve(config.dataDir), 'recordings'),
+    logger: logger.child({ part: 'recordings' }),
+    recordByDefault: recording?.recordByDefault,
+    writer: recording?.writer,
+    // The desktop's privacy masks are its owner's layout's, as its windows are shown them.
+    masks: async (desktopId) => {
+      const entry = await directory.get(desktopId);
+      if (entry === undefined) return [];
+      const saved = await readLayout(access.store, entry.record.ownerId, desktopId);
+      return saved?.layout.masks ?? [];
+    },
+  });
+  const plane = createDesktopControl({ ...controlOptions, directory, logger, recordings });
+  // Every window of a desktop sees its recording indicator change at once.
+  recordings.onChange((desktopId) => {
+    void plane.planes.loaded().then((loaded) => {
+      for (const p of loaded) if (p.desktopId === desktopId) p.hub.desktopChanged();
+    });
+  });
   // The command line's desktop is made now when an admin exists (else once setup made one), so
   // /desktops lists it from the start.
   await directory.cliDesktopId().catch((err: unknown) => {
@@ -320,6 +352,7 @@ export async function startWithDesktopControl(
         const layout = (await readLayout(access.store, personId, entry.record.id))?.layout ?? null;
         const desktopPlane = await plane.planes.get(entry.record.id);
         desktopPlane?.hub.setLayout(layout);
+        recordings.setMasks(entry.record.id, layout?.masks ?? []);
         if (layout === null) continue; // back to one monitor: the desktop keeps its size
         const outcome = await bridge?.tunnels.resizeDesktop(entry.record.id, layoutBounds(layout));
         if (outcome !== undefined && !outcome.applied)
@@ -359,9 +392,17 @@ export async function startWithDesktopControl(
             desktopsChanged: runtimeDesktopsChanged,
             directory,
           }),
+        (app) =>
+          mountRecordingRoutes(app, {
+            access,
+            recordings,
+            planes: plane.planes,
+            logger: logger.child({ part: 'api' }),
+          }),
       ],
       upgrades: { ...extras.upgrades, ...plane.upgrades },
       tunnelDesktops,
+      connectionObserver: recordings,
       desiredDesktopSize:
         extras.desiredDesktopSize ??
         (async (desktopId) => {
@@ -376,6 +417,7 @@ export async function startWithDesktopControl(
     });
   } catch (err) {
     await plane.close();
+    await recordings.close();
     throw err;
   }
   const running = bridge;
@@ -383,12 +425,14 @@ export async function startWithDesktopControl(
   const close = async (): Promise<void> => {
     await plane.close();
     await running.close();
+    await recordings.close();
     await localDesktops?.close();
   };
   return {
     ...running,
     desktopControl: plane,
     access,
+    recordings,
     mcpUrl: new URL('/mcp', running.url).toString(),
     close,
   };

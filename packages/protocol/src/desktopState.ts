@@ -19,6 +19,20 @@ export type PersonRef = z.infer<typeof PersonRef>;
 /** Most watchers listed; more are counted in `more_watchers`. */
 export const MAX_LISTED_WATCHERS = 32;
 
+/**
+ * Whether the desktop is being recorded (P12): every window shows an indicator while `on`.
+ * `since` is when the recording started (epoch ms), `stopped_reason` says why it is not writing
+ * now (the disk is full…) while it is on, and `may_change` tells this window's person they may
+ * switch it (they are in charge and the desktop's setting leaves it to them).
+ */
+export const DesktopRecordingState = z.strictObject({
+  on: z.boolean(),
+  since: z.number().nullable(),
+  stopped_reason: z.string().max(500).nullable(),
+  may_change: z.boolean(),
+});
+export type DesktopRecordingState = z.infer<typeof DesktopRecordingState>;
+
 export const DesktopStateMessage = z.strictObject({
   type: z.literal('desktop_state'),
   desktop: z.strictObject({ id: Id, name: z.string().min(1).max(200) }),
@@ -36,6 +50,8 @@ export const DesktopStateMessage = z.strictObject({
     /** People this window's person may hand the charge to (they have control and a window open). */
     may_hand_over_to: z.array(PersonRef).max(MAX_LISTED_WATCHERS),
   }),
+  /** The bridge always sends it; optional so a viewer still reads an older bridge's message. */
+  recording: DesktopRecordingState.optional(),
 });
 export type DesktopStateMessage = z.infer<typeof DesktopStateMessage>;
 

@@ -50,6 +50,7 @@ import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { SessionState } from './toolkit.js';
 import { readDecision } from './planeDecision.js';
+import type { Recordings } from '../recordings/recordings.js';
 
 // Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
 // as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check
@@ -76,6 +77,8 @@ export interface DesktopControlOptions {
   metrics?: BridgeMetrics | undefined;
   /** The desktop records (made here from the store when not given). */
   directory?: DesktopDirectory | undefined;
+  /** Session recordings: their indicator in desktop_state, their event track. */
+  recordings?: Recordings | undefined;
 }
 
 export interface DesktopControl {
@@ -116,6 +119,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
   const directory =
     options.directory ??
     new DesktopDirectory({ store: access.store, logger: logger.child({ part: 'desktops' }) });
+  const { recordings } = options;
   const planes = new DesktopPlanes({
     store: access.store,
     directory,
@@ -124,6 +128,9 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     viewerUrl,
     headlessLauncher: () => headlessLauncher,
     observer: observePlanes(access),
+    ...(recordings === undefined
+      ? {}
+      : { recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer) }),
   });
   // What a session's background screenshots ask while it has no desktop: no window, no capture.
   const idleHub = new ViewerHub({

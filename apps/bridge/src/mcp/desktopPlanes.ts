@@ -13,6 +13,7 @@ import {
   permittedEventTypes,
   type BridgeToViewer,
   type DesktopAccessLevel,
+  type DesktopRecordingState,
   type Mode,
   type Permissions,
   type PermissionsPatch,
@@ -106,6 +107,8 @@ export interface DesktopPlanesOptions {
   /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
   headlessLauncher?: () => HeadlessLauncher | undefined;
   observer?: PlaneObserver;
+  /** What a window is told about the desktop's recording (recordings/recordings.ts). */
+  recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
@@ -279,6 +282,7 @@ class Plane implements DesktopPlane {
     const watchers = this.hub.watchers();
     const youInCharge = peer.personId === this.charge.id;
     const name = (id: string): string => this.names.get(id) ?? 'someone';
+    const recording = this.options.recording?.(this.desktopId, { inCharge: youInCharge });
     return {
       type: 'desktop_state',
       desktop: { id: this.desktopId, name: this.desktopName.slice(0, 200) },
@@ -298,6 +302,14 @@ class Plane implements DesktopPlane {
               .map((w) => ({ id: w.personId, name: name(w.personId).slice(0, 200) }))
           : [],
       },
+      ...(recording === undefined
+        ? {}
+        : {
+            recording: {
+              ...recording,
+              stopped_reason: recording.stopped_reason?.slice(0, 500) ?? null,
+            },
+          }),
     };
   }
 

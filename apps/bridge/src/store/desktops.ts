@@ -91,6 +91,7 @@ export function desktopRepo({ db, now }: RepoContext): DesktopRepo {
         target_set_by_member: toFlag(desktop.targetSetByMember ?? false),
         created_at: at,
         updated_at: at,
+        recording: null,
       };
       await withConflicts(
         () => db.insertInto('desktops').values(row).execute(),

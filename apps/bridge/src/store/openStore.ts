@@ -14,6 +14,7 @@ import { peopleRepo } from './people.js';
 import { permissionRepo } from './permissions.js';
 import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
+import { recordingRepo } from './recordings.js';
 import { settingsRepo } from './settings.js';
 import { openSqlite } from './sqlite.js';
 import type { Store } from './types.js';
@@ -71,6 +72,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     layouts: layoutRepo(context),
     audit: auditRepo(context),
     desktops: desktopRepo(context),
+    recordings: recordingRepo(context),
     // Idempotent: a stop path that runs twice (signal during shutdown) must not throw.
     close: () => (closed ??= db.destroy()),
   };

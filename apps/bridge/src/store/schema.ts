@@ -117,6 +117,8 @@ export interface DesktopsTable {
   target_set_by_member: Flag;
   created_at: number;
   updated_at: number;
+  /** 'off' | 'on' | 'person'; null: the bridge's default (migration 0004). */
+  recording: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DesktopGrantsTable {
@@ -124,6 +126,17 @@ export interface DesktopGrantsTable {
   person_id: string;
   level: string;
   created_at: number;
+}
+
+export interface RecordingsTable {
+  id: string;
+  desktop_id: string;
+  owner_id: string | null;
+  started_at: number;
+  ended_at: number | null;
+  bytes: ColumnType<number, number | undefined, number>;
+  /** JSON text: [{ from, to, reason }]. */
+  gaps: ColumnType<string, string | undefined, string>;
 }
 
 export interface Database {
@@ -136,4 +149,5 @@ export interface Database {
   audit_log: AuditLogTable;
   desktops: DesktopsTable;
   desktop_grants: DesktopGrantsTable;
+  recordings: RecordingsTable;
 }

@@ -265,6 +265,46 @@ export interface DesktopRepo {
   removeGrant(desktopId: string, personId: string): Promise<boolean>;
 }
 
+/** A desktop's recording setting: never, always, or as the person in charge chooses. */
+export type RecordingMode = 'off' | 'on' | 'person';
+
+export interface RecordingGap {
+  from: number;
+  to: number;
+  reason: string;
+}
+
+export interface RecordingRecord {
+  /** The recording's random id (also its files' name in the recordings folder). */
+  id: string;
+  desktopId: string;
+  /** Who owned the desktop when it was recorded. */
+  ownerId: string | null;
+  startedAt: number;
+  /** Null while recording, or when the bridge stopped without closing it. */
+  endedAt: number | null;
+  bytes: number;
+  gaps: RecordingGap[];
+}
+
+export interface RecordingRepo {
+  add(
+    recording: Pick<RecordingRecord, 'id' | 'desktopId' | 'ownerId' | 'startedAt'>,
+  ): Promise<void>;
+  update(
+    id: string,
+    patch: Partial<Pick<RecordingRecord, 'endedAt' | 'bytes' | 'gaps'>>,
+  ): Promise<void>;
+  byId(id: string): Promise<RecordingRecord | undefined>;
+  /** Newest first. */
+  list(): Promise<RecordingRecord[]>;
+  remove(id: string): Promise<boolean>;
+  /** The desktop's own setting; null: the bridge's default (also for an unknown desktop). */
+  desktopMode(desktopId: string): Promise<RecordingMode | null>;
+  /** False when there is no such desktop. */
+  setDesktopMode(desktopId: string, mode: RecordingMode | null): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly people: PeopleRepo;
@@ -275,6 +315,7 @@ export interface Store {
   readonly layouts: LayoutRepo;
   readonly audit: AuditRepo;
   readonly desktops: DesktopRepo;
+  readonly recordings: RecordingRepo;
   close(): Promise<void>;
 }
 

@@ -50,6 +50,25 @@ export interface ConnectionMember {
   sendUpstream(opcode: string, ...args: (string | number)[]): boolean;
 }
 
+/**
+ * How to join a desktop's running connection as one more user (the recorder does): the server,
+ * the `$<id>` to select, and the parameters and size a further window would send. The id is a
+ * capability to join the desktop: kept in memory, never logged.
+ */
+export interface ConnectionJoin {
+  guacd: TunnelTarget['guacd'];
+  select: string;
+  params: Record<string, string>;
+  size: DesktopSize;
+  timeoutMs: number;
+}
+
+/** Told when a desktop's connection opens (the first window) and ends (the last one left). */
+export interface ConnectionObserver {
+  connectionOpened(desktopId: string, join: ConnectionJoin): void;
+  connectionEnded(desktopId: string): void;
+}
+
 export interface DesktopConnectionsOptions {
   /** Where and how to reach a desktop (a local one is started when it is not running). */
   target(desktopId: string): Promise<TunnelTarget>;
@@ -59,6 +78,8 @@ export interface DesktopConnectionsOptions {
   /** The desktop's wanted size, e.g. from its owner's saved layout. */
   desiredDesktopSize?: DesktopSizeProvider | undefined;
   logger: Logger;
+  /** Told when each desktop's connection opens and ends (the recorder). */
+  observer?: ConnectionObserver | undefined;
 }
 
 export interface OpenedForDesktop extends OpenedUpstream {
@@ -137,7 +158,9 @@ export class DesktopConnections {
     if (entry === undefined) return;
     entry.members.delete(member);
     if (entry.members.size > 0) return;
-    // The server ends a connection when its last user leaves: nothing left to join.
+    // The server ends a connection when its last user leaves: nothing left to join. Users of
+    // the bridge's own (the recorder) leave with the last window.
+    if (entry.connectionId !== undefined) this.options.observer?.connectionEnded(desktopId);
     entry.connectionId = undefined;
     entry.target = undefined;
     entry.sizeToApply = undefined;
@@ -285,6 +308,13 @@ export class DesktopConnections {
     entry.connectionId = opened.connectionId;
     entry.target = target;
     entry.sizeToApply = decided;
+    this.options.observer?.connectionOpened(desktopId, {
+      guacd: target.guacd,
+      select: opened.connectionId,
+      params: this.params(target.connection),
+      size,
+      timeoutMs: this.options.handshakeTimeoutMs,
+    });
     return { ...opened, joined: false };
   }
 

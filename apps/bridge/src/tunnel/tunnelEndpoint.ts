@@ -18,7 +18,7 @@ import type { TunnelConfig } from '../config.js';
 import { rejectUpgrade } from '../http/upgradeRouter.js';
 import { admitTunnel } from '../perimeter/socketTickets.js';
 import type { DesktopSize, DesktopSizeProvider } from '../desktops/desktopSize.js';
-import { DesktopConnections } from './desktopConnections.js';
+import { DesktopConnections, type ConnectionObserver } from './desktopConnections.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { TunnelRegistry } from './registry.js';
 import type { TunnelMetrics } from './tunnelSession.js';
@@ -64,6 +64,8 @@ export interface TunnelEndpointOptions {
   desktopSize?: DesktopSize | undefined;
   /** The person's wanted desktop size (their saved layout); undefined keeps the current size. */
   desiredDesktopSize?: DesktopSizeProvider | undefined;
+  /** Told when each desktop's connection opens and ends (the recorder). */
+  connectionObserver?: ConnectionObserver | undefined;
 }
 
 export class TunnelEndpoint {
@@ -84,6 +86,7 @@ export class TunnelEndpoint {
       operatorSize: options.desktopSize,
       desiredDesktopSize: options.desiredDesktopSize,
       logger: options.logger,
+      observer: options.connectionObserver,
     });
     this.registry = new TunnelRegistry(this.connections);
     this.wss = new WebSocketServer({

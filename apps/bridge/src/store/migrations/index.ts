@@ -5,6 +5,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import { initialMigration } from './0001_initial.js';
 import { desktopsMigration } from './0002_desktops.js';
 import { clientApprovalsMigration } from './0003_client_approvals.js';
+import { recordingsMigration } from './0004_recordings.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -15,6 +16,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0001_initial': initialMigration(dialect),
         '0002_desktops': desktopsMigration(),
         '0003_client_approvals': clientApprovalsMigration(),
+        '0004_recordings': recordingsMigration(),
       });
     },
   };

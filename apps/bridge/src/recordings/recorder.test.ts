@@ -1,0 +1,175 @@
+// The recorder through the three desktop paths (our gateway → Xvnc, Apache guacd → Xvnc, guacd →
+// xrdp; testing/desktopPaths.ts), on a real bridge whose default is `on` (serve --record): a
+// person's window opens the desktop, the bridge joins the connection as its own user, and when
+// the window closes the recording is finished and listed. The screen is changed from the X side
+// and captured with `xwd -root`; the recording read back (RecordingReader) gives, at each
+// capture's moment, that capture pixel for pixel. Turned off for the desktop, the next session
+// leaves no recording. The guacd paths skip, with the reason, where guacd or xrdp is missing
+// (and fail there under OC_REQUIRE_GUACD=1).
+import { execFile } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { captureRoot, compareRgba, type RgbaImage } from '@overlay-companion/gateway/testing';
+import { RecordingReader } from '@overlay-companion/recording';
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import {
+  DESKTOP_PATHS,
+  startDesktopPath,
+  type DesktopPath,
+  type DesktopPathName,
+} from '../testing/desktopPaths.js';
+import { skipOrFail } from '../testing/guacd.js';
+import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Pixels whose RGB differs by more than `tolerance` in some channel. guacd sends a fresh RDP
+ * session's busy first paint partly as lossy WebP, to every user alike (the person's window gets
+ * the same bytes), and does not always refresh it losslessly: on that path the recording is held
+ * to what lossy encoding can change (a few levels), everywhere else to the exact pixel.
+ */
+function differing(expected: RgbaImage, actual: RgbaImage, tolerance: number): number {
+  if (tolerance === 0) return compareRgba(expected, actual).mismatches;
+  if (expected.width !== actual.width || expected.height !== actual.height) return Infinity;
+  let count = 0;
+  for (let o = 0; o < expected.rgba.length; o += 4)
+    for (let c = 0; c < 3; c++)
+      if (Math.abs((expected.rgba[o + c] ?? 0) - (actual.rgba[o + c] ?? 0)) > tolerance) {
+        count++;
+        break;
+      }
+  return count;
+}
+
+describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathName) => {
+  const TOLERANCE = name === 'guacd-xrdp' ? 24 : 0;
+  // guacd refreshes areas it sent lossy once the screen is quiet; give it that moment.
+  const SETTLE_MS = name === 'gateway-xvnc' ? 800 : 2_000;
+  let skipped: string | undefined;
+  let path: DesktopPath;
+  let bridge: TestBridge;
+  let desktopId: string;
+  let xEnv: NodeJS.ProcessEnv;
+  let recordingId: string;
+  /** The person's window, whose stream tells when the desktop has settled. */
+  let live: TunnelClient;
+  const captures: { label: string; t: number; image: RgbaImage }[] = [];
+
+  const openShowing = async (): Promise<TunnelClient> => {
+    const client = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
+    const shown = await client.waitFor(
+      (i) => (i.opcode === 'size' && i.args[0] === '0') || i.opcode === 'error',
+      { timeoutMs: 60_000, what: "the desktop's size" },
+    );
+    if (shown.opcode === 'error') throw new Error(`The tunnel failed: ${shown.args.join(' / ')}`);
+    return client;
+  };
+
+  /** Captures X once the stream has drawn nothing for SETTLE_MS (guacd's lossless refresh came). */
+  const capture = async (label: string): Promise<void> => {
+    const drawn = () => live.instructions.filter((i) => i.opcode === 'img').length;
+    for (let seen = -1, quietSince = Date.now(); ; await sleep(100)) {
+      if (drawn() !== seen) [seen, quietSince] = [drawn(), Date.now()];
+      else if (Date.now() - quietSince >= SETTLE_MS) break;
+    }
+    const image = await captureRoot(xEnv);
+    captures.push({ label, t: Date.now(), image });
+  };
+
+  beforeAll(async () => {
+    const started = await startDesktopPath(name);
+    if ('skip' in started) {
+      skipped = skipOrFail(`The ${name} path`, started.skip);
+      return;
+    }
+    path = started;
+    bridge = await startTestBridge({
+      desktop: { guacd: path.guacd, connection: path.connection },
+      recording: { recordByDefault: true, writer: { keyframeIntervalMs: 1_000 } },
+    });
+    desktopId = (await bridge.desktopControl.directory.cliDesktopId()) ?? '';
+    // Xvnc paints the pointer into the first update of a connection (the stream then carries it
+    // until that area is drawn again), which xwd -root never shows: keep it in a corner.
+    if (name !== 'guacd-xrdp')
+      await run('xdotool', ['mousemove', '0', '0'], { env: await path.startSession() });
+
+    const client = await openShowing();
+    live = client;
+    xEnv = await path.xEnv();
+    await eventually(
+      () => bridge.recordings.liveOn(desktopId) !== undefined,
+      20_000,
+      'the recording to start',
+    );
+    recordingId = bridge.recordings.liveOn(desktopId) ?? '';
+    await capture('as opened');
+    await run('xsetroot', ['-solid', '#204080'], { env: xEnv });
+    await capture('blue root');
+    await run('xsetroot', ['-solid', '#306030'], { env: xEnv });
+    await capture('green root');
+    await sleep(300);
+    await run('xsetroot', ['-solid', '#603030'], { env: xEnv });
+    await sleep(SETTLE_MS);
+    await client.close();
+    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await bridge.recordings.settled();
+  }, 180_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+    await path?.stop();
+  }, 60_000);
+
+  function skipIfMissing(ctx: TestContext): void {
+    if (skipped !== undefined) ctx.skip(skipped);
+  }
+
+  it('records the session while on, and finishes it when the last window closes', async (ctx) => {
+    skipIfMissing(ctx);
+    expect(bridge.recordings.liveOn(desktopId)).toBeUndefined();
+    const rows = await bridge.access.store.recordings.list();
+    expect(rows.map((r) => r.id)).toEqual([recordingId]);
+    const row = rows[0];
+    expect(row?.desktopId).toBe(desktopId);
+    expect(row?.ownerId).toBe(bridge.admin.id);
+    expect(row?.endedAt).toBeGreaterThan(row?.startedAt ?? Infinity);
+    expect(row?.bytes).toBeGreaterThan(1000);
+    expect(row?.gaps).toEqual([]);
+    const minutes = ((row?.endedAt ?? 0) - (row?.startedAt ?? 0)) / 60_000;
+    console.info(
+      `[recording ${name}] ${row?.bytes} bytes in ${(minutes * 60).toFixed(1)} s (${Math.round((row?.bytes ?? 0) / minutes / 1024)} KiB/min)`,
+    );
+  });
+
+  it('gives, at each captured moment, the picture xwd -root captured then', async (ctx) => {
+    skipIfMissing(ctx);
+    const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
+    expect(reader.keyframes.length).toBeGreaterThan(0);
+    for (const { label, t, image } of captures) {
+      const picture = await reader.pictureAt(t);
+      expect(differing(image, picture, TOLERANCE), label).toBe(0);
+    }
+  });
+
+  it('makes no recording of a desktop whose recording is off', async (ctx) => {
+    skipIfMissing(ctx);
+    const off = await bridge.session.request(`/api/desktops/${desktopId}/recording`, {
+      method: 'PUT',
+      body: { mode: 'off' },
+    });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toMatchObject({ mode: 'off', on: false });
+    const client = await openShowing();
+    await sleep(1_500);
+    expect(bridge.recordings.liveOn(desktopId)).toBeUndefined();
+    await client.close();
+    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await bridge.recordings.settled();
+    expect((await bridge.access.store.recordings.list()).map((r) => r.id)).toEqual([recordingId]);
+    const files = await readdir(bridge.recordings.dir);
+    expect(files.filter((f) => f.endsWith('.guac'))).toEqual([`${recordingId}.guac`]);
+  });
+});

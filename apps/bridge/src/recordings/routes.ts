@@ -1,0 +1,374 @@
+// Session recordings over HTTP, for a signed-in browser (the /api perimeter: cookie session,
+// CSRF on changes, Host/Origin): the list of recordings the person may see (of desktops they may
+// view; a removed desktop's, its owner's at the time and admins'), each one's Guacamole stream
+// (for Guacamole.SessionRecording), its event track, the picture at a moment (PNG, for timeline
+// thumbnails), its export as JSON lines, its deletion (the desktop's owner or an admin), and each
+// desktop's recording setting (owner or admin) and the person in charge's choice. A recording
+// the person may not see answers 404, like one that does not exist. Viewing, exporting and
+// deleting are audited.
+import { createReadStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { API } from '@overlay-companion/protocol';
+import { RecordingReader, recordingPaths } from '@overlay-companion/recording';
+import type { Context, Hono } from 'hono';
+import type { Logger } from 'pino';
+import sharp from 'sharp';
+import { z } from 'zod';
+import type { Access } from '../auth/access.js';
+import { accessOf, mayManage } from '../desktops/desktopAccess.js';
+import { apiError, parseJsonBody } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import { requireAdmin } from '../perimeter/signedIn.js';
+import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
+import type { Recordings } from './recordings.js';
+
+export interface RecordingRoutesDeps {
+  access: Access;
+  recordings: Recordings;
+  planes: DesktopPlanes;
+  logger: Logger;
+}
+
+const BASE = '/api/recordings';
+const NOT_FOUND = 'No such recording of yours; reload the list.';
+const NO_DESKTOP = 'No such desktop of yours; reload the list.';
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_FRAME_WIDTH = 4096;
+
+const ModeRequest = z.strictObject({ mode: z.enum(['off', 'on', 'person']) });
+const ChoiceRequest = z.strictObject({ on: z.boolean() });
+const SettingsRequest = z.strictObject({
+  default_mode: z.enum(['off', 'on', 'person']).optional(),
+  person_may_turn_off: z.boolean().optional(),
+});
+
+export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutesDeps): void {
+  const { access, recordings } = deps;
+  const store = access.store;
+  const { policy } = recordings;
+
+  /** The desktop and what the person may do with it; `access` null: not theirs to see. */
+  const desktopFor = async (
+    person: PersonRecord,
+    desktopId: string,
+  ): Promise<{ desktop: DesktopRecord | undefined; access: ReturnType<typeof accessOf> }> => {
+    const desktop = await store.desktops.byId(desktopId);
+    if (desktop === undefined) return { desktop, access: null };
+    return { desktop, access: accessOf(person, desktop, await store.desktops.grants(desktopId)) };
+  };
+
+  /** Whether the person sees the recording: they may view its desktop (or owned it, if gone). */
+  const visible = async (
+    person: PersonRecord,
+    recording: RecordingRecord,
+  ): Promise<{ desktop: DesktopRecord | undefined; mayDelete: boolean } | undefined> => {
+    const { desktop, access: level } = await desktopFor(person, recording.desktopId);
+    if (desktop === undefined) {
+      const mine = person.role === 'admin' || recording.ownerId === person.id;
+      return mine ? { desktop, mayDelete: true } : undefined;
+    }
+    return level === null ? undefined : { desktop, mayDelete: mayManage(level) };
+  };
+
+  /** The signed-in person and the recording they may see, or the 404 to answer with. */
+  const load = async (
+    c: Context<BridgeEnv>,
+  ): Promise<
+    | {
+        ok: true;
+        person: PersonRecord;
+        recording: RecordingRecord;
+        desktop: DesktopRecord | undefined;
+        mayDelete: boolean;
+      }
+    | { ok: false; response: Response }
+  > => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return { ok: false, response: apiError(c, 401, 'Sign in first.') };
+    const id = c.req.param('id') ?? '';
+    const recording = ID.test(id) ? await store.recordings.byId(id) : undefined;
+    const seen = recording === undefined ? undefined : await visible(person, recording);
+    if (recording === undefined || seen === undefined)
+      return { ok: false, response: apiError(c, 404, NOT_FOUND) };
+    return { ok: true, person, recording, ...seen };
+  };
+
+  const audit = (
+    person: PersonRecord,
+    recording: RecordingRecord,
+    desktop: DesktopRecord | undefined,
+    what: string,
+  ): void => {
+    // The protocol has no recording kinds yet: these go as desktop entries naming the recording.
+    access.audit.record({
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `recording ${recording.id} of desktop "${desktop?.name ?? recording.desktopId}"`,
+      outcome: 'ok',
+      detail: `recording ${what}`,
+    });
+  };
+
+  const view = (recording: RecordingRecord, name: string, live: ReadonlySet<string>) => {
+    const isLive = live.has(recording.id);
+    const end = recording.endedAt ?? (isLive ? Date.now() : recording.startedAt);
+    return {
+      id: recording.id,
+      desktop: { id: recording.desktopId, name },
+      started_at: recording.startedAt,
+      ended_at: isLive ? null : recording.endedAt,
+      bytes: recording.bytes,
+      duration_ms: Math.max(0, end - recording.startedAt),
+      gaps: recording.gaps.map((g) => ({ from: g.from, to: g.to, reason: g.reason })),
+      live: isLive,
+    };
+  };
+
+  app.get(BASE, async (c) => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return apiError(c, 401, 'Sign in first.');
+    const grants = await store.desktops.grantsForPerson(person.id);
+    const desktops = new Map((await store.desktops.list()).map((d) => [d.id, d]));
+    const live = recordings.liveIds();
+    const out = [];
+    for (const recording of await store.recordings.list()) {
+      const desktop = desktops.get(recording.desktopId);
+      const sees =
+        desktop === undefined
+          ? person.role === 'admin' || recording.ownerId === person.id
+          : accessOf(person, desktop, grants) !== null;
+      if (!sees) continue;
+      const row = live.has(recording.id)
+        ? { ...recording, bytes: await fileSize(recordings.dir, recording.id) }
+        : recording;
+      out.push(view(row, desktop?.name ?? '(removed desktop)', live));
+    }
+    c.header('Cache-Control', 'no-store');
+    return c.json({ recordings: out });
+  });
+
+  app.get(`${BASE}/:id/stream`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    const { recording: path } = recordingPaths(recordings.dir, found.recording.id);
+    const size = await stat(path).then(
+      (s) => s.size,
+      () => undefined,
+    );
+    if (size === undefined) return apiError(c, 404, 'The recording’s file is gone.');
+    audit(found.person, found.recording, found.desktop, 'viewed');
+    // What is on disk now (a live recording goes on growing; the player reads this much).
+    const body = Readable.toWeb(createReadStream(path, { start: 0, end: Math.max(0, size - 1) }));
+    return c.body(body as ReadableStream, 200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(size),
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  app.get(`${BASE}/:id/events`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    const reader = await openReader(recordings.dir, found.recording.id);
+    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    c.header('Cache-Control', 'no-store');
+    return c.json({ events: await reader.events() });
+  });
+
+  app.get(`${BASE}/:id/export.jsonl`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    const reader = await openReader(recordings.dir, found.recording.id);
+    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    const events = await reader.events();
+    audit(found.person, found.recording, found.desktop, 'exported (event track, JSON lines)');
+    const text = events.map((e) => JSON.stringify(e)).join('\n');
+    return c.body(events.length === 0 ? '' : `${text}\n`, 200, {
+      'Content-Type': 'application/jsonl; charset=utf-8',
+      'Content-Disposition': `attachment; filename="recording-${found.recording.id}.jsonl"`,
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  app.get(`${BASE}/:id/frame`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    const t = Number(c.req.query('t'));
+    if (!Number.isFinite(t))
+      return apiError(c, 400, 't must be a time in epoch milliseconds.', { field: 't' });
+    const widthText = c.req.query('width');
+    const width = widthText === undefined ? undefined : Number(widthText);
+    if (width !== undefined && (!Number.isInteger(width) || width < 1 || width > MAX_FRAME_WIDTH))
+      return apiError(c, 400, `width must be a whole number from 1 to ${MAX_FRAME_WIDTH}.`, {
+        field: 'width',
+      });
+    const reader = await openReader(recordings.dir, found.recording.id);
+    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    const picture = await reader.pictureAt(t);
+    if (picture.width === 0 || picture.height === 0)
+      return apiError(c, 404, 'The recording has no picture at that moment.');
+    let image = sharp(picture.rgba, {
+      raw: { width: picture.width, height: picture.height, channels: 4 },
+    });
+    if (width !== undefined && width < picture.width) image = image.resize({ width });
+    const png = await image.png({ compressionLevel: 3 }).toBuffer();
+    return c.body(new Uint8Array(png), 200, {
+      'Content-Type': 'image/png',
+      'Cache-Control': 'private, max-age=3600',
+    });
+  });
+
+  app.delete(`${BASE}/:id`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    if (!found.mayDelete)
+      return apiError(c, 403, 'Only the desktop’s owner or an admin can delete its recordings.');
+    if (recordings.liveIds().has(found.recording.id))
+      return apiError(
+        c,
+        409,
+        'This recording is still being made: turn the desktop’s recording off (or close it) first.',
+      );
+    const paths = recordingPaths(recordings.dir, found.recording.id);
+    await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
+    await store.recordings.remove(found.recording.id);
+    audit(found.person, found.recording, found.desktop, 'deleted');
+    return c.body(null, 204);
+  });
+
+  // ---- settings -------------------------------------------------------------------------
+
+  app.get(`${API.settings}/recording`, requireAdmin(), async (c) =>
+    c.json(await policy.bridgeSettings()),
+  );
+
+  app.put(`${API.settings}/recording`, requireAdmin(), async (c) => {
+    const admin = c.get('signedIn')?.person;
+    const body = await parseJsonBody(c, SettingsRequest);
+    if (!body.ok) return body.response;
+    await policy.setBridgeSettings(body.value);
+    access.audit.record({
+      kind: 'settings_changed',
+      actor: 'person',
+      personId: admin?.id ?? null,
+      personName: admin?.displayName ?? null,
+      outcome: 'ok',
+      detail: `recording ${JSON.stringify(body.value)}`,
+    });
+    for (const desktop of await store.desktops.list()) void recordings.reconsider(desktop.id);
+    return c.json(await policy.bridgeSettings());
+  });
+
+  const desktopRecording = async (desktopId: string, inCharge: boolean) => {
+    const decision = await policy.decide(desktopId);
+    return {
+      mode: decision.own,
+      effective_mode: decision.mode,
+      choice: decision.choice,
+      person_may_turn_off: decision.personMayTurnOff,
+      ...recordings.indicator(desktopId, { inCharge }),
+    };
+  };
+
+  app.get(`${API.desktops}/:id/recording`, async (c) => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return apiError(c, 401, 'Sign in first.');
+    const { desktop, access: level } = await desktopFor(person, c.req.param('id'));
+    if (desktop === undefined || level === null) return apiError(c, 404, NO_DESKTOP);
+    c.header('Cache-Control', 'no-store');
+    return c.json(await desktopRecording(desktop.id, inChargeOf(desktop) === person.id));
+  });
+
+  app.put(`${API.desktops}/:id/recording`, async (c) => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return apiError(c, 401, 'Sign in first.');
+    const { desktop, access: level } = await desktopFor(person, c.req.param('id'));
+    if (desktop === undefined || level === null) return apiError(c, 404, NO_DESKTOP);
+    if (!mayManage(level))
+      return apiError(c, 403, 'Only the desktop’s owner or an admin can change its recording.');
+    const body = await parseJsonBody(c, ModeRequest);
+    if (!body.ok) return body.response;
+    const { mode } = body.value;
+    if (mode === 'off' && person.role !== 'admin') {
+      const settings = await policy.bridgeSettings();
+      if (!settings.person_may_turn_off)
+        return apiError(
+          c,
+          403,
+          'An admin decided that recording may not be turned off here; ask an admin.',
+          { field: 'mode' },
+        );
+    }
+    await store.recordings.setDesktopMode(desktop.id, mode);
+    access.audit.record({
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `desktop "${desktop.name}" (${desktop.id})`,
+      outcome: 'ok',
+      detail: `recording: ${mode}`,
+    });
+    await recordings.reconsider(desktop.id);
+    return c.json(await desktopRecording(desktop.id, inChargeOf(desktop) === person.id));
+  });
+
+  app.put(`${API.desktops}/:id/recording/choice`, async (c) => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return apiError(c, 401, 'Sign in first.');
+    const { desktop, access: level } = await desktopFor(person, c.req.param('id'));
+    if (desktop === undefined || level === null) return apiError(c, 404, NO_DESKTOP);
+    const body = await parseJsonBody(c, ChoiceRequest);
+    if (!body.ok) return body.response;
+    const plane = await deps.planes.get(desktop.id);
+    const inCharge = plane?.inCharge().id ?? inChargeOf(desktop);
+    if (inCharge !== person.id)
+      return apiError(c, 403, 'Only the person in charge of this desktop chooses its recording.');
+    const decision = await policy.decide(desktop.id);
+    if (decision.mode !== 'person')
+      return apiError(
+        c,
+        409,
+        `This desktop’s recording is set to "${decision.mode}" by its owner or an admin, not left to the person in charge.`,
+      );
+    if (!body.value.on && !decision.personMayTurnOff)
+      return apiError(c, 403, 'An admin decided that recording may not be turned off here.', {
+        field: 'on',
+      });
+    await policy.setChoice(desktop.id, body.value.on);
+    access.audit.record({
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `desktop "${desktop.name}" (${desktop.id})`,
+      outcome: 'ok',
+      detail: `recording chosen ${body.value.on ? 'on' : 'off'} by the person in charge`,
+    });
+    await recordings.reconsider(desktop.id);
+    return c.json(await desktopRecording(desktop.id, true));
+  });
+}
+
+function inChargeOf(desktop: DesktopRecord): string {
+  return desktop.inChargeId ?? desktop.ownerId;
+}
+
+async function openReader(dir: string, id: string): Promise<RecordingReader | undefined> {
+  try {
+    return await RecordingReader.open(dir, id);
+  } catch {
+    return undefined;
+  }
+}
+
+async function fileSize(dir: string, id: string): Promise<number> {
+  return stat(recordingPaths(dir, id).recording).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
