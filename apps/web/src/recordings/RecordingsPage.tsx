@@ -10,7 +10,7 @@ import { errorText } from '../pages/common/errors.js';
 import { formatDateTime, isoTime } from '../pages/common/time.js';
 import { useLoad } from '../pages/common/useLoad.js';
 import { followInApp, navigate, useLocationPath } from '../pages/console/navigation.js';
-import { Playback, syncTimes } from './playback.js';
+import { Playback, frameTimes } from './playback.js';
 import { AiTimeline } from './AiTimeline.js';
 import { EventList } from './EventList.js';
 import { RecordingPlayer } from './RecordingPlayer.js';
@@ -157,12 +157,13 @@ function useRecording(recording: RecordingSummary): {
         );
       }
       const text = await response.text();
-      const frames = syncTimes(text);
+      const frames = frameTimes(text);
       if (!live) return;
-      const origin = frames[0] ?? recording.started_at;
+      const origin = frames.first ?? recording.started_at;
       playback = new Playback(text, origin);
-      const end = frames.at(-1) ?? origin + recording.duration_ms;
-      playback.setIdleStretches(idleStretches([...frames, ...events.map((e) => e.t)], origin, end));
+      // The library's duration is its last frame's time, keep-alives included.
+      const activity = [...frames.drawn, ...events.map((e) => e.t)];
+      playback.setIdleStretches(idleStretches(activity, origin, Infinity));
       setLoaded({ playback, events });
     };
     read().catch((thrown: unknown) => {

@@ -32,15 +32,30 @@ export interface PlaybackState {
   height: number;
 }
 
-/** The `sync` timestamps (epoch ms) of a Guacamole protocol recording, in order. */
-export function syncTimes(text: string): number[] {
-  const times: number[] = [];
+/**
+ * A frame this short (keep-alives, a blinking cursor's rect and cfill) is not activity for "skip
+ * idle"; any picture (an image, even of one typed letter) is longer.
+ */
+const TINY_FRAME_CHARS = 128;
+
+/**
+ * The frames of a Guacamole protocol recording: `first`, the timestamp (epoch ms) of its first
+ * `sync` (where the library's positions count from), and `drawn`, those of the frames that drew
+ * more than a tiny change.
+ */
+export function frameTimes(text: string): { first: number | null; drawn: number[] } {
+  const drawn: number[] = [];
+  let first: number | null = null;
+  let previousEnd = 0;
   // `4.sync,<n>.<timestamp>` — base64 image data never holds '.' or ',', so this is exact there.
-  const pattern = /(?:^|;)4\.sync,\d+\.(\d+)/g;
+  const pattern = /4\.sync,\d+\.(\d+)[^;]*;/g;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-    times.push(Number(match[1]));
+    const t = Number(match[1]);
+    first ??= t;
+    if (match.index - previousEnd > TINY_FRAME_CHARS) drawn.push(t);
+    previousEnd = match.index + match[0].length;
   }
-  return times;
+  return { first, drawn };
 }
 
 /** Guacamole.Tunnel as it is at run time (the typings leave out setState and make it abstract). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordingEvents, recordingStatusOf } from './recordingsWire.js';
-import { syncTimes } from './playback.js';
+import { frameTimes } from './playback.js';
 
 describe('the event track as the player reads it', () => {
   it('keeps known kinds, sorts by time, and keeps a kind it does not know as other', () => {
@@ -35,11 +35,23 @@ describe("desktop_state's recording", () => {
   });
 });
 
-describe('syncTimes', () => {
+describe('frameTimes', () => {
+  const image = `3.img,1.1,2.14,1.0,9.image/png,1.0,1.0;4.blob,1.1,200.${'A'.repeat(200)};3.end,1.1;`;
+
   it("reads the frames' timestamps of a Guacamole protocol recording", () => {
+    const text = `4.size,1.0,3.800,3.600;${image}4.sync,13.1700000000000;${image}4.sync,13.1700000000040,1.1;`;
+    expect(frameTimes(text)).toEqual({
+      first: 1_700_000_000_000,
+      drawn: [1_700_000_000_000, 1_700_000_000_040],
+    });
+  });
+
+  it('does not count keep-alives or a blinking cursor as activity', () => {
     const text =
-      '4.size,1.0,3.800,3.600;4.sync,13.1700000000000;3.img,1.1,2.14,1.0,9.image/png,1.0,1.0;' +
-      '4.blob,1.1,8.AAAA+/==;3.end,1.1;4.sync,13.1700000000040,1.1;';
-    expect(syncTimes(text)).toEqual([1_700_000_000_000, 1_700_000_000_040]);
+      '4.sync,13.1700000000000;3.nop;4.sync,13.1700000001000;' +
+      '4.rect,1.0,2.10,2.10,1.8,2.16;5.cfill,2.14,1.0,1.0,1.0,1.0,3.255;4.sync,13.1700000002000;' +
+      `${image}4.sync,13.1700000009000;`;
+    expect(frameTimes(text)).toEqual({ first: 1_700_000_000_000, drawn: [1_700_000_009_000] });
+    expect(frameTimes('')).toEqual({ first: null, drawn: [] });
   });
 });

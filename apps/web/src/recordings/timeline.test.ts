@@ -91,6 +91,9 @@ describe('idle stretches', () => {
       { from: 9_100, to: 20_000 },
     ]);
     expect(idleStretches([], 0, 4_000)).toEqual([]);
+    // Up to an open end: the idle tail after the last activity is skipped to the end.
+    expect(idleStretches([1_000], 0, Infinity)).toEqual([{ from: 1_000, to: Infinity }]);
+    expect(skipIdle(7_000, idleStretches([1_000], 0, Infinity))).toBe(Infinity);
   });
 
   it('skips to just before the next activity, and leaves busy moments alone', () => {
