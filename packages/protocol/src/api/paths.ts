@@ -53,6 +53,8 @@ export const PAGES = {
   people: '/people',
   layout: '/layout',
   desktops: '/desktops',
+  /** Every desktop one may see at a glance: live tiles, approvals, Stop all (P13). */
+  fleet: '/fleet',
   /** The recordings list; `${recordings}/:id?t=<epoch ms>` plays one from that moment. */
   recordings: '/recordings',
 } as const;
@@ -72,6 +74,7 @@ export const PAGE_ENTRIES: Readonly<Record<string, 'index.html' | 'console.html'
     [PAGES.people]: 'console.html',
     [PAGES.layout]: 'console.html',
     [PAGES.desktops]: 'console.html',
+    [PAGES.fleet]: 'console.html',
     [PAGES.recordings]: 'console.html',
   };
 

@@ -1,4 +1,4 @@
-// The console (console.html: /config, /desktops, /layout, /settings, /audit, /recordings, /people): a header
+// The console (console.html: /config, /desktops, /fleet, /layout, /settings, /audit, /recordings, /people): a header
 // with the nav, the signed-in person's name and Sign out, and the page for the current path.
 // Moving between pages does not reload; focus goes to the new page's heading so keyboard and
 // screen-reader users land where the content changed.
@@ -16,6 +16,7 @@ import { PeoplePage } from './people/PeoplePage.js';
 import { navItems, pageFor, pageTitle, type ConsolePage } from './routes.js';
 import { SettingsPage } from './settings/SettingsPage.js';
 import { RecordingsPage } from '../../recordings/RecordingsPage.js';
+import { FleetPage } from '../../fleet/FleetPage.js';
 
 function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
   switch (page) {
@@ -23,6 +24,8 @@ function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
       return <ConfigPage />;
     case 'desktops':
       return <DesktopsPage me={me} />;
+    case 'fleet':
+      return <FleetPage />;
     case 'layout':
       return <LayoutPage />;
     case 'settings':

@@ -7,6 +7,7 @@ describe('console routes', () => {
       'Viewer',
       'Config & tokens',
       'Desktops',
+      'Fleet',
       'Monitor layout',
       'Settings',
       'Audit',
@@ -16,6 +17,7 @@ describe('console routes', () => {
       '/',
       '/config',
       '/desktops',
+      '/fleet',
       '/layout',
       '/settings',
       '/audit',
@@ -31,6 +33,7 @@ describe('console routes', () => {
     expect(pageFor('/people')).toBe('people');
     expect(pageFor('/layout')).toBe('layout');
     expect(pageFor('/desktops')).toBe('desktops');
+    expect(pageFor('/fleet')).toBe('fleet');
     expect(pageFor('/recordings')).toBe('recordings');
     expect(pageFor('/recordings/rec_1')).toBe('recordings');
     expect(pageFor('/recordings/rec_1/x')).toBeNull();

@@ -3,7 +3,7 @@
 import { PAGES, pageEntry, type Role } from '@overlay-companion/protocol';
 
 export type ConsolePage =
-  'config' | 'desktops' | 'layout' | 'settings' | 'audit' | 'recordings' | 'people';
+  'config' | 'desktops' | 'fleet' | 'layout' | 'settings' | 'audit' | 'recordings' | 'people';
 
 export interface NavItem {
   href: string;
@@ -15,6 +15,7 @@ export interface NavItem {
 const PAGE_ROUTES: readonly (NavItem & { page: ConsolePage; adminOnly: boolean })[] = [
   { href: PAGES.config, label: 'Config & tokens', page: 'config', adminOnly: false },
   { href: PAGES.desktops, label: 'Desktops', page: 'desktops', adminOnly: false },
+  { href: PAGES.fleet, label: 'Fleet', page: 'fleet', adminOnly: false },
   { href: PAGES.layout, label: 'Monitor layout', page: 'layout', adminOnly: false },
   { href: PAGES.settings, label: 'Settings', page: 'settings', adminOnly: false },
   { href: PAGES.audit, label: 'Audit', page: 'audit', adminOnly: false },

@@ -1,0 +1,113 @@
+// The approvals waiting on any of the person's desktops, as one queue oldest first, each naming
+// its desktop, answerable here: Deny, and Approve once the request has been at the front for
+// APPROVE_ARM_MS. Only real (trusted) clicks and key presses answer (pressAnswers, the rule of
+// every other approval panel). The answer goes to the bridge as fleet_answer, which checks the
+// person is in charge and relays it to that desktop's control window like any other window's
+// answer. Used on the fleet page and, for the other desktops, in the viewer.
+import { useState } from 'react';
+import { pressAnswers } from '../confirm/answerElsewhere.js';
+import { APPROVE_ARM_MS } from '../confirm/ConfirmDialog.js';
+import { useNow } from '../ui/useNow.js';
+import type { QueuedApproval } from './fleetOrder.js';
+import './fleet.css';
+
+export interface FleetApprovalsProps {
+  queue: readonly QueuedApproval[];
+  onAnswer: (desktopId: string, requestId: string, approved: boolean) => void;
+  /** The bridge's clock minus ours. */
+  skewMs?: number;
+  /** A heading level for where it is shown. */
+  heading?: 'h2' | 'h3';
+  className?: string;
+}
+
+const key = (a: QueuedApproval): string => `${a.desktop.id}/${a.request_id ?? a.asked_at}`;
+
+export function FleetApprovals({
+  queue,
+  onAnswer,
+  skewMs = 0,
+  heading: Heading = 'h2',
+  className = '',
+}: FleetApprovalsProps) {
+  const now = useNow(queue.length > 0, 200);
+  if (queue.length === 0) return null;
+  return (
+    <section
+      className={`fleet-approvals ${className}`}
+      aria-labelledby="fleet-approvals-heading"
+      data-testid="fleet-approvals"
+    >
+      <Heading id="fleet-approvals-heading" className="fleet-approvals__heading">
+        {queue.length === 1
+          ? 'An AI asks for your approval'
+          : `${queue.length} approvals wait for you`}
+      </Heading>
+      <ol className="fleet-approvals__list">
+        {queue.map((a) => (
+          <ApprovalRow key={key(a)} approval={a} now={now} skewMs={skewMs} onAnswer={onAnswer} />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function ApprovalRow({
+  approval: a,
+  now,
+  skewMs,
+  onAnswer,
+}: {
+  approval: QueuedApproval;
+  now: number;
+  skewMs: number;
+  onAnswer: FleetApprovalsProps['onAnswer'];
+}) {
+  // Shown here since this row appeared (keyed by request): Approve arms APPROVE_ARM_MS later.
+  const [shownSince] = useState(() => Date.now());
+  const armed = now - shownSince >= APPROVE_ARM_MS;
+  const left = Math.max(0, Math.ceil((a.deadline_at - skewMs - now) / 1000));
+  const requestId = a.request_id;
+  const press =
+    (approved: boolean) =>
+    (event: React.MouseEvent<HTMLButtonElement>): void => {
+      if (requestId === undefined) return;
+      if (!pressAnswers(event.nativeEvent, approved, shownSince, Date.now())) return;
+      onAnswer(a.desktop.id, requestId, approved);
+    };
+  return (
+    <li
+      className="fleet-approvals__item"
+      data-testid="fleet-approval"
+      data-desktop-id={a.desktop.id}
+    >
+      <p className="fleet-approvals__what">
+        <strong className="fleet-approvals__desktop">{a.desktop.name}</strong>: {a.title}{' '}
+        <span className="fleet-approvals__left">— denied in {left} s</span>
+      </p>
+      {requestId === undefined ? (
+        <p className="fleet-approvals__muted">Answer this one in the desktop’s own viewer.</p>
+      ) : (
+        <div className="fleet-approvals__buttons">
+          <button
+            type="button"
+            className="button"
+            data-testid="fleet-approval-deny"
+            onClick={press(false)}
+          >
+            Deny<span className="visually-hidden"> on {a.desktop.name}</span>
+          </button>
+          <button
+            type="button"
+            className="button button--primary"
+            data-testid="fleet-approval-approve"
+            aria-disabled={!armed}
+            onClick={press(true)}
+          >
+            Approve<span className="visually-hidden"> on {a.desktop.name}</span>
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
