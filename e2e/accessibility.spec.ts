@@ -1,6 +1,6 @@
 // Accessibility of every page a person uses, in Chromium against real stacks started for this
-// spec: axe-core on /signin, /setup, /config, /desktops, /settings, /audit, /people and the
-// viewer — each in the states people meet (errors shown, a new token, a confirmation open, the
+// spec: axe-core on /signin, /setup, /config, /desktops, /settings, /audit, /recordings, /people
+// and the viewer — each in the states people meet (errors shown, a new token, a confirmation open, the
 // account menu, an approval waiting) at 1280×800, at a phone's 390×844 and at 4K — failing on serious
 // or critical violations; and signing in and creating and revoking a token with the keyboard
 // alone.
@@ -119,6 +119,13 @@ for (const viewport of VIEWPORTS) {
     await consolePage.open(PAGES.audit);
     await expect(consolePage.auditRows().first()).toBeVisible();
     await expectNoSeriousViolations(page, `/audit (${size})`);
+
+    await consolePage.open(PAGES.recordings);
+    await expect(consolePage.heading).toHaveText('Recordings');
+    await expect(
+      page.getByText('No recordings yet').or(page.getByRole('region', { name: 'Recordings' })),
+    ).toBeVisible();
+    await expectNoSeriousViolations(page, `/recordings (${size})`);
 
     await consolePage.open(PAGES.people);
     await expect(page.getByRole('region', { name: 'People' })).toBeVisible();
