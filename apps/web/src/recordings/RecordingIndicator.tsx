@@ -1,22 +1,22 @@
 // The recording indicator in the status bar of every window of a desktop: "● Recording" (words,
 // not only a red dot; "● Rec" where the one-line bar is tight, so the desktop's name keeps its
-// room) while the bridge records this desktop, and a notice that stays while a
-// recording stopped on its own ("Recording stopped: disk full — the desktop keeps working"), so
-// the person knows what is and is not being kept. Reads desktop_state's `recording`; an older
-// bridge sends none, and then nothing shows.
+// room) while the bridge records this desktop, and a notice while recording stopped on its own
+// ("Recording stopped: disk full — the desktop keeps working"), so the person knows what is and
+// is not being kept. Reads desktop_state's `recording`; an older bridge sends none, and then
+// nothing shows.
+import type { DesktopRecordingState } from '@overlay-companion/protocol';
 import { useStore } from 'zustand';
 import { clockTime } from '../pages/common/time.js';
 import { desktopStateStore } from '../store/desktopState.js';
-import { recordingStatusOf, type RecordingStatus } from './recordingsWire.js';
 import './indicator.css';
 
 export function RecordingIndicator() {
-  const people = useStore(desktopStateStore, (s) => s.people);
-  return <RecordingIndicatorView status={recordingStatusOf(people)} />;
+  const status = useStore(desktopStateStore, (s) => s.people?.recording ?? null);
+  return <RecordingIndicatorView status={status} />;
 }
 
 /** The view alone (rendered to markup in tests). */
-export function RecordingIndicatorView({ status }: { status: RecordingStatus | null }) {
+export function RecordingIndicatorView({ status }: { status: DesktopRecordingState | null }) {
   if (status === null) return null;
   if (status.stopped_reason !== null) {
     return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RecordingEvents, recordingStatusOf } from './recordingsWire.js';
+import { RecordingEvents } from './recordingsWire.js';
 import { frameTimes } from './playback.js';
 
 describe('the event track as the player reads it', () => {
@@ -22,16 +22,6 @@ describe('the event track as the player reads it', () => {
 
   it('refuses an event without a time', () => {
     expect(RecordingEvents.safeParse({ events: [{ kind: 'stop' }] }).success).toBe(false);
-  });
-});
-
-describe("desktop_state's recording", () => {
-  it('is read when present and well formed, else null', () => {
-    const recording = { on: true, since: 5, stopped_reason: null, may_change: false };
-    expect(recordingStatusOf({ recording })).toEqual(recording);
-    expect(recordingStatusOf({})).toBeNull();
-    expect(recordingStatusOf(null)).toBeNull();
-    expect(recordingStatusOf({ recording: { on: 'yes' } })).toBeNull();
   });
 });
 

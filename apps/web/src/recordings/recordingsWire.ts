@@ -1,5 +1,5 @@
-// What the web reads of the bridge's recordings API (GET /api/recordings, …/:id/events) and of
-// desktop_state's `recording` field, parsed where it arrives. The event track's own schema lives
+// What the web reads of the bridge's recordings API (GET /api/recordings, …/:id/events), parsed
+// where it arrives. The event track's own schema lives
 // in packages/recording (events.ts), which the web may not import (the import fences): this is the
 // reader's view of it — only the fields the player shows, and an event of a kind it does not know
 // (a newer bridge) is kept as `other` instead of failing the whole track.
@@ -124,25 +124,3 @@ export const RecordingEvents = z
     }
     return parsed.sort((a, b) => a.t - b.t);
   });
-
-/** desktop_state's `recording` (the bridge adds it; an older bridge sends none). */
-export interface RecordingStatus {
-  on: boolean;
-  since: number | null;
-  stopped_reason: string | null;
-  may_change: boolean;
-}
-
-const RecordingStatusSchema = z.object({
-  on: z.boolean(),
-  since: z.number().nullable(),
-  stopped_reason: z.string().nullable(),
-  may_change: z.boolean(),
-});
-
-/** The recording status a desktop_state carries, or null when it carries none. */
-export function recordingStatusOf(state: object | null): RecordingStatus | null {
-  if (state === null || !('recording' in state)) return null;
-  const parsed = RecordingStatusSchema.safeParse(state.recording);
-  return parsed.success ? parsed.data : null;
-}
