@@ -39,6 +39,7 @@ import { TeachPanel } from './teach/TeachPanel.js';
 import { DesktopCharge } from './charge/DesktopCharge.js';
 import { MonitorWindowsOffer } from './viewport/MonitorWindowsOffer.js';
 import { RecordingIndicator } from './recordings/RecordingIndicator.js';
+import { OtherDesktopsApprovals } from './fleet/OtherDesktopsApprovals.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -99,6 +100,7 @@ export function App({ session }: AppProps) {
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <TakeOverBanner />
           <ApprovalsElsewhere onStop={control.stop} onAnswer={control.answerElsewhere} />
+          <OtherDesktopsApprovals />
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
           <TeachPanel />
