@@ -119,6 +119,17 @@ try {
     if (picture.width !== W) throw new Error('seek gave no picture');
     seeks.push(performance.now() - start);
   }
+  // The worst case: just before a keyframe, so the whole stretch since the one before replays.
+  const worst: number[] = [];
+  {
+    const reader = await RecordingReader.open(dir, hour.summary.id);
+    const after = reader.keyframes.filter((k) => k.t > middle).slice(0, runs);
+    for (const k of after) {
+      const start = performance.now();
+      await (await RecordingReader.open(dir, hour.summary.id)).pictureAt(k.t - 1);
+      worst.push(performance.now() - start);
+    }
+  }
   // Export speed, on two minutes of the same kind of session.
   const short = await synthesize(dir, 120_000, t0);
   const reader = await RecordingReader.open(dir, short.summary.id);
@@ -141,6 +152,8 @@ try {
         seekToMiddle: {
           runs,
           medianMs: round(median(seeks)),
+          justBeforeAKeyframeMedianMs: round(median(worst)),
+          justBeforeAKeyframeMaxMs: round(Math.max(...worst)),
           openMedianMs: round(median(opens)),
           targetMs: 500,
         },

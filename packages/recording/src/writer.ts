@@ -62,10 +62,12 @@ export interface RecordingWriterOptions {
   dir: string;
   /**
    * Keyframes: at the first frame end at least `keyframeIntervalMs` (default 5000) after the
-   * last one, once the recording has grown by as many bytes as that keyframe took (a seek then
-   * replays at most about one keyframe's worth of the file), and in any case after
-   * `maxKeyframeIntervalMs` (default 60 000). Keyframes of every 5 s regardless would cost ten
-   * times the recording's own size on an office session at 1280×800.
+   * last one, once the recording has grown by half as many bytes as that keyframe took (a seek
+   * then replays at most about half a keyframe's worth of the file), and in any case after
+   * `maxKeyframeIntervalMs` (default 30 000). Measured on a one-hour office session at
+   * 1280×800 (bench/seek.ts): keyframes every 5 s regardless cost 12× the recording's own
+   * size; one keyframe's worth, at most 60 s apart, 1× but a seek of ~500 ms on a loaded
+   * machine; this rule sits between.
    */
   keyframeIntervalMs?: number;
   maxKeyframeIntervalMs?: number;
@@ -204,7 +206,7 @@ export class RecordingWriter {
     this.keyframeIntervalMs = options.keyframeIntervalMs ?? 5000;
     this.maxKeyframeIntervalMs = Math.max(
       this.keyframeIntervalMs,
-      options.maxKeyframeIntervalMs ?? 60_000,
+      options.maxKeyframeIntervalMs ?? 30_000,
     );
     this.maxBacklog = options.maxBacklog ?? 200_000;
     this.retryAfterMs = options.retryAfterMs ?? 2000;
@@ -549,7 +551,7 @@ export class RecordingWriter {
     if (elapsed >= this.maxKeyframeIntervalMs) return true;
     return (
       elapsed >= this.keyframeIntervalMs &&
-      offset - this.lastKeyframeOffset >= this.lastKeyframeBytes
+      offset - this.lastKeyframeOffset >= this.lastKeyframeBytes / 2
     );
   }
 
