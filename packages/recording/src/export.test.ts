@@ -4,7 +4,6 @@
 // exports as JSON lines; and Apache's own guacenc (1.6.0, built by ../shared/vendor's
 // build-guacenc.sh) converts the same recording file to video, as it does guacd's.
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportEvents, exportVideo } from './export.js';
 import { RecordingReader } from './reader.js';
+import { findGuacenc, guacenc } from './testing/guacenc.js';
 import { imageStream, ins, solidPng } from './testing/streams.js';
 import { RecordingWriter } from './writer.js';
 
@@ -19,19 +19,6 @@ const run = promisify(execFile);
 const W = 320;
 const H = 200;
 const t0 = 1_700_003_000_000;
-
-function findBinary(env: string, candidates: string[]): string | undefined {
-  const fromEnv = process.env[env]?.trim();
-  for (const path of fromEnv ? [fromEnv] : candidates) {
-    try {
-      accessSync(path, constants.X_OK);
-      return path;
-    } catch {
-      // not there
-    }
-  }
-  return undefined;
-}
 
 async function hasFfmpeg(): Promise<boolean> {
   return run('ffmpeg', ['-version']).then(
@@ -167,21 +154,13 @@ describe('export', () => {
   });
 
   it("converts with Apache's guacenc, as guacd's own recordings do", async (ctx) => {
-    const guacenc = findBinary('OC_GUACENC', [
-      '/opt/guacd-1.6.0/bin/guacenc',
-      '/opt/guacenc-1.6.0/bin/guacenc',
-    ]);
-    if (guacenc === undefined) {
-      const reason =
-        'no guacenc (OC_GUACENC unset, none in /opt/guacd-1.6.0/bin or /opt/guacenc-1.6.0/bin); build it with ../shared/vendor/build-guacenc.sh (needs libavcodec-dev, libavformat-dev, libavutil-dev, libswscale-dev, libcairo2-dev, libpng-dev, libjpeg62-turbo-dev, libwebp-dev)';
-      console.warn(`[recording] guacenc test skipped: ${reason}`);
-      return ctx.skip(reason);
+    const found = findGuacenc();
+    if (found.path === undefined) {
+      console.warn(`[recording] guacenc test skipped: ${found.skip}`);
+      return ctx.skip(found.skip);
     }
     const reader = await RecordingReader.open(dir, id);
-    const { stderr } = await run(guacenc, ['-s', `${W}x${H}`, '-f', reader.paths.recording], {
-      env: { ...process.env, LD_LIBRARY_PATH: join(guacenc, '..', '..', 'lib') },
-    });
-    const video = `${reader.paths.recording}.m4v`;
+    const { video, stderr } = await guacenc(found.path, reader.paths.recording, W, H);
     expect((await stat(video)).size, stderr).toBeGreaterThan(1000);
     // guacenc renders at 25 fps from the first sync to the last: 4 s.
     expect(await durationOf(video)).toBeGreaterThan(3.5);

@@ -31,6 +31,7 @@ import { DisplayModel } from './displayModel.js';
 import type { Rect } from './layers.js';
 import { RecordingReader } from './reader.js';
 import { findGuacd, startGuacd, type TestGuacd } from './testing/guacd.js';
+import { findGuacenc, guacenc } from './testing/guacenc.js';
 import { countColourIn } from './testing/streams.js';
 import { RecordingWriter, type RecordingSummary } from './writer.js';
 
@@ -277,6 +278,48 @@ describe.each([
         countColourIn({ width: info.width, height: info.height, rgba: data }, all, MAGENTA),
       ).toBe(0);
     }
+  });
+
+  it("converts with Apache's guacenc to a video ending on the session's last picture", async (ctx) => {
+    if (skip) return ctx.skip(skip);
+    const found = findGuacenc();
+    if (found.path === undefined) {
+      console.warn(`[recording] guacenc test skipped: ${found.skip}`);
+      return ctx.skip(found.skip);
+    }
+    const { video, stderr } = await guacenc(found.path, summary.paths.recording, WIDTH, HEIGHT);
+    expect(stderr).not.toMatch(/Decreasing sync|not supported|failed/i);
+    // The video's last frame is one of the session's pictures (guacenc may leave out the very
+    // last frame): lossy (H.264 at guacenc's bitrate), so compared on average, not pixel for
+    // pixel, with the nearest capture.
+    const { stdout } = await run(
+      'ffmpeg',
+      [
+        '-v',
+        'error',
+        '-sseof',
+        '-0.2',
+        '-i',
+        video,
+        '-frames:v',
+        '1',
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgb24',
+        '-',
+      ],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(stdout.length).toBe(WIDTH * HEIGHT * 3);
+    const meanDifference = ({ image }: (typeof captures)[number]): number => {
+      let total = 0;
+      for (let p = 0; p < WIDTH * HEIGHT; p++)
+        for (let c = 0; c < 3; c++) total += Math.abs(stdout[p * 3 + c]! - image.rgba[p * 4 + c]!);
+      return total / (WIDTH * HEIGHT * 3);
+    };
+    const nearest = Math.min(...captures.slice(-2).map(meanDifference));
+    expect(nearest).toBeLessThan(6);
   });
 });
 
