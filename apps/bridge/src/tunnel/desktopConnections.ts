@@ -318,6 +318,11 @@ export class DesktopConnections {
     return { ...opened, joined: false };
   }
 
+  /** Where a desktop's running connection leads (the link watch probes it); undefined if none. */
+  targetOf(desktopId: string): TunnelTarget | undefined {
+    return this.desktops.get(desktopId)?.target;
+  }
+
   /**
    * xrdp gives one account one session: a second RDP connection with the same account takes
    * the first session over, leaving the first connection frozen without an error (xrdp

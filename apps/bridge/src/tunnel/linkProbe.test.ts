@@ -1,11 +1,12 @@
 // The desktop-server probe against the real servers: Xvnc over its Unix socket and over TCP, and
-// xrdp (skipped, with the reason, where it cannot run), each answering; the same servers behind
-// a paused proxy (testing/stallProxy.ts) are silent within the deadline; a closed port refuses.
+// xrdp (skipped, with the reason, where it cannot run), each answering, and Xvnc still letting
+// clients in after many probes; the same servers behind a paused proxy (testing/stallProxy.ts)
+// are silent within the deadline; a closed port refuses.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalDesktop } from '@overlay-companion/gateway';
+import { RfbClient, startLocalDesktop } from '@overlay-companion/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StallProxy } from '../testing/stallProxy.js';
 import { startTestXrdp, type TestXrdp } from '../testing/xrdp.js';
@@ -70,6 +71,16 @@ describe('probing a real Xvnc', () => {
   it('is answered over the Unix socket and over TCP', async () => {
     expect(await probeDesktopServer({ protocol: 'vnc', path: unixPath }, 4_000)).toBe('answered');
     expect(await probeDesktopServer({ protocol: 'vnc', ...tcp }, 4_000)).toBe('answered');
+  });
+
+  it('leaves the server willing: after ten probes a client still gets in', async () => {
+    // TigerVNC blacklists a client that leaves mid-handshake five times ("Too many security
+    // failures"), which a probe that only read the banner made of every client, guacd included.
+    for (let i = 0; i < 10; i += 1) {
+      expect(await probeDesktopServer({ protocol: 'vnc', ...tcp }, 4_000)).toBe('answered');
+    }
+    const client = await RfbClient.connect({ ...tcp, connectTimeoutMs: 4_000 });
+    client.close();
   });
 
   it('is silent behind a stalled link, and answered again once it resumes', async () => {

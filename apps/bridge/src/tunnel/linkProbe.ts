@@ -4,25 +4,29 @@
 // connection open, sends its own `nop`s and never says a word about the desktop (measured: a
 // stalled VNC link not closed in 25 s, an xrdp one not in 40 s). A still desktop sends nothing
 // either. So the bridge knocks on the desktop server's door itself:
-//   VNC: a server sends its version banner ("RFB 003.008\n") as soon as a connection opens,
-//   before any authentication;
+//   VNC: the RFB handshake up to ServerInit, with the connection's password, as a shared client
+//   (our RFB client), then it leaves. Not less: TigerVNC counts a client that leaves before
+//   finishing the handshake as a security failure and, after five, refuses every new
+//   connection for a while ("Too many security failures") — guacd's included;
 //   RDP: a server answers an X.224 Connection Request (the first packet of every RDP session,
-//   before TLS or credentials) with a Connection Confirm.
-// Either answer within the deadline means the way to the desktop works; no byte means it does
-// not. The probe says nothing else and closes at once; it never authenticates, so it needs no
-// password and cannot disturb a session (xrdp forks a process per connection, which exits when
-// the probe leaves).
+//   before TLS or credentials) with a Connection Confirm; the probe leaves on its first byte
+//   (xrdp forks a process per connection, which exits when the probe leaves).
+// An answer within the deadline means the way to the desktop works; none means it does not.
 //
 // A link that stalls for the running session only, while new connections get through (a broken
 // NAT entry), is not seen by this; guacd's TCP connection would have to be watched for that.
 import { connect, type Socket } from 'node:net';
+import { RfbClient, RfbError } from '@overlay-companion/gateway';
 import type { ConnectionConfig } from '../config.js';
 
 export type ProbeOutcome = 'answered' | 'silent' | 'refused';
 
 /** Where the probe knocks: the desktop server guacd (or the gateway) connects to. */
 export type ProbeTarget =
-  { protocol: 'vnc' | 'rdp'; host: string; port: number } | { protocol: 'vnc'; path: string };
+  | { protocol: 'rdp'; host: string; port: number }
+  | ({ protocol: 'vnc'; password?: string | undefined } & (
+      { host: string; port: number } | { path: string }
+    ));
 
 const DEFAULT_PORTS = { vnc: 5900, rdp: 3389 } as const;
 
@@ -42,20 +46,49 @@ const X224_CONNECTION_REQUEST = Buffer.from([
  * Undefined when the parameters do not say.
  */
 export function probeTargetOf(connection: ConnectionConfig): ProbeTarget | undefined {
-  const hostname = connection.params.hostname;
+  const { hostname, password } = connection.params;
   if (hostname === undefined || hostname === '') return undefined;
   if (connection.protocol === 'vnc' && hostname.startsWith('/')) {
-    return { protocol: 'vnc', path: hostname };
+    return { protocol: 'vnc', path: hostname, password };
   }
   const port = Number(connection.params.port ?? DEFAULT_PORTS[connection.protocol]);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
-  return { protocol: connection.protocol, host: hostname, port };
+  return connection.protocol === 'vnc'
+    ? { protocol: 'vnc', host: hostname, port, password }
+    : { protocol: 'rdp', host: hostname, port };
 }
 
-/** Knocks once: 'answered' on the server's first byte, 'silent' after `timeoutMs` of nothing. */
+/** Knocks once: 'answered' when the server answers, 'silent' after `timeoutMs` of nothing. */
 export function probeDesktopServer(target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
+  return target.protocol === 'vnc' ? probeVnc(target, timeoutMs) : probeRdp(target, timeoutMs);
+}
+
+async function probeVnc(
+  target: Extract<ProbeTarget, { protocol: 'vnc' }>,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
+  const { password } = target;
+  const where = 'path' in target ? { path: target.path } : { host: target.host, port: target.port };
+  try {
+    const client = await RfbClient.connect({
+      ...where,
+      ...(password === undefined ? {} : { password }),
+      shared: true,
+      connectTimeoutMs: timeoutMs,
+    });
+    client.close();
+    return 'answered';
+  } catch (err) {
+    return err instanceof RfbError && err.code === 'timeout' ? 'silent' : 'refused';
+  }
+}
+
+function probeRdp(
+  target: Extract<ProbeTarget, { protocol: 'rdp' }>,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
   return new Promise((resolve) => {
-    const socket: Socket = 'path' in target ? connect({ path: target.path }) : connect(target);
+    const socket: Socket = connect({ host: target.host, port: target.port });
     const finish = (outcome: ProbeOutcome) => {
       clearTimeout(timer);
       socket.destroy();
@@ -67,8 +100,7 @@ export function probeDesktopServer(target: ProbeTarget, timeoutMs: number): Prom
     // refuse. guacd notices a dead server on its own; a stall is what only silence shows.
     socket.once('error', () => finish('refused'));
     socket.once('close', () => finish('refused'));
-    if (target.protocol === 'rdp')
-      socket.once('connect', () => socket.write(X224_CONNECTION_REQUEST));
+    socket.once('connect', () => socket.write(X224_CONNECTION_REQUEST));
   });
 }
 

@@ -11,7 +11,8 @@
 import type { ProbeOutcome } from './linkProbe.js';
 
 export interface LinkWatchOptions {
-  probe: () => Promise<ProbeOutcome>;
+  /** Knocks on the desktop server, giving up after the given milliseconds. */
+  probe: (timeoutMs: number) => Promise<ProbeOutcome>;
   stalled: (quietForMs: number) => void;
   quietMs?: number;
   probeEveryMs?: number;
@@ -48,11 +49,6 @@ export class LinkWatch {
     this.timer.unref();
   }
 
-  /** How long probes may take (the probe function's own timeout). */
-  get probeTimeout(): number {
-    return this.probeTimeoutMs;
-  }
-
   /** The desktop sent something. */
   heard(): void {
     this.lastHeard = this.now();
@@ -81,7 +77,9 @@ export class LinkWatch {
   private async probe(startedAt: number): Promise<void> {
     this.probing = true;
     this.lastProbe = startedAt;
-    const outcome = await this.options.probe().catch((): ProbeOutcome => 'answered');
+    const outcome = await this.options
+      .probe(this.probeTimeoutMs)
+      .catch((): ProbeOutcome => 'answered');
     this.probing = false;
     if (this.stopped || outcome !== 'silent' || this.lastHeard >= startedAt) return;
     this.stop();

@@ -21,7 +21,7 @@ describe('TunnelRegistry link stall', () => {
     r.linkTimedOut(1000);
     r.linkTimedOut(12_000); // the browser reconnected and timed out again
     expect(r.stalledSince(13_000)).toBe(1000);
-    r.frameRelayed();
+    r.desktopAnswered();
     expect(r.stalledSince(13_001)).toBeUndefined();
   });
 

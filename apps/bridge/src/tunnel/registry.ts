@@ -4,8 +4,9 @@
 // Keeps each tunnel's guacd connection id, which is what a further window joins (`select $<id>`).
 // Also remembers whether the desktop link has stalled (for /readyz): the desktop server's
 // keep-alives (`nop`) reach the bridge even while the desktop behind it is silent, so what
-// counts is a tunnel ended with 514 (the gateway or guacd gave up waiting for the desktop),
-// until a tunnel relays a frame again.
+// counts is a tunnel ended with 514 (the gateway gave up waiting for the desktop, or the
+// bridge's own link watch did, behind guacd: linkWatch.ts), until a tunnel hears from the
+// desktop again.
 import type { DesktopSize } from '../desktops/desktopSize.js';
 import type { DesktopConnections, ResizeOutcome } from './desktopConnections.js';
 
@@ -86,8 +87,8 @@ export class TunnelRegistry {
     this.stall = { since: this.stall?.since ?? now, lastSeen: now };
   }
 
-  /** A tunnel relayed a frame: the desktop answers. */
-  frameRelayed(): void {
+  /** A tunnel heard from the desktop (a drawing instruction, not the server's keep-alive). */
+  desktopAnswered(): void {
     this.stall = undefined;
   }
 

@@ -20,6 +20,7 @@ import { admitTunnel } from '../perimeter/socketTickets.js';
 import type { DesktopSize, DesktopSizeProvider } from '../desktops/desktopSize.js';
 import { DesktopConnections, type ConnectionObserver } from './desktopConnections.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
+import { SharedProbes } from './linkProbe.js';
 import { TunnelRegistry } from './registry.js';
 import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
@@ -73,6 +74,8 @@ export class TunnelEndpoint {
   private readonly connections: DesktopConnections;
   private readonly desktops: TunnelDesktops;
   private readonly wss: WebSocketServer;
+  /** One probe at a time per desktop server, whichever tunnels watch it (linkWatch.ts). */
+  private readonly linkProbes = new SharedProbes();
 
   constructor(private readonly options: TunnelEndpointOptions) {
     this.desktops = options.desktops ?? {
@@ -167,6 +170,7 @@ export class TunnelEndpoint {
         onStart: (s) => this.registry.add(s),
         onEnd: (s) => this.registry.delete(s.uuid),
         link: this.registry,
+        linkProbes: this.linkProbes,
       });
       const unregister = access.sockets.add({
         personId: claims.personId,

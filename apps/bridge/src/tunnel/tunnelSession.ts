@@ -5,6 +5,8 @@
 //   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once; the
 //   desktop's size (layer 0) is noted for the person; frames before the desktop is drawn are
 //   acknowledged here instead (firstPaint.ts);
+//   the link to the desktop behind guacd is watched for a stall guacd would not report
+//   (linkWatch.ts), which ends the tunnel with 514;
 //   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
 //   answered here, the rest filtered by browserInput.ts (`size` dropped: the desktop's size is
 //   the bridge's decision, never a window's) and forwarded.
@@ -27,6 +29,8 @@ import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js'
 import { BrowserInput } from './browserInput.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { FirstPaintGate } from './firstPaint.js';
+import { LinkWatch } from './linkWatch.js';
+import { probeTargetOf, type SharedProbes } from './linkProbe.js';
 import { MessageBatcher } from './messageBatcher.js';
 import type { ConnectionMember, DesktopConnections } from './desktopConnections.js';
 import type { RegisteredTunnel } from './registry.js';
@@ -50,7 +54,12 @@ export interface TunnelSessionOptions {
   onStart(session: TunnelSession): void;
   onEnd(session: TunnelSession): void;
   /** What the tunnel learns about the desktop link (TunnelRegistry, for /readyz). */
-  link?: { linkTimedOut(): void; frameRelayed(): void } | undefined;
+  link?: { linkTimedOut(): void; desktopAnswered(): void } | undefined;
+  /**
+   * Probes of desktop servers, shared by the bridge's tunnels: with them each tunnel watches its
+   * desktop link for a stall the server in between does not report (linkWatch.ts).
+   */
+  linkProbes?: SharedProbes | undefined;
   metrics?: TunnelMetrics | undefined;
 }
 
@@ -74,6 +83,14 @@ const BROWSER_PARSER_LIMITS = {
 };
 
 type Side = 'browser' | 'upstream' | 'bridge';
+
+/**
+ * Whether an instruction shows the desktop behind the server answering: anything but the
+ * server's own keep-alives (`nop`) and its words about the connection (`error`, `disconnect`),
+ * which guacd sends with the desktop silent.
+ */
+const FROM_THE_DESKTOP = (opcode: string): boolean =>
+  opcode !== 'nop' && opcode !== 'error' && opcode !== 'disconnect';
 
 export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   readonly uuid = randomUUID();
@@ -100,6 +117,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private member = false;
   private readonly input: BrowserInput;
   private firstPaint = new FirstPaintGate();
+  private linkWatch: LinkWatch | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -137,6 +155,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       connections.attach(desktopId, this);
       this.member = true;
       this.beginRelay(opened.conn, opened.connectionId);
+      this.watchLink();
     } catch (err) {
       this.failBeforeRelay(err);
     }
@@ -179,7 +198,35 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (this.early.length > 0) this.writeUpstream(this.early.splice(0).join(''));
   }
 
+  /**
+   * Watches the link to the desktop server behind guacd (or the gateway), which may stall
+   * without either saying so: Apache guacd 1.6 never does (linkProbe.ts).
+   */
+  private watchLink(): void {
+    const probes = this.options.linkProbes;
+    const connection = this.options.connections.targetOf(this.options.desktopId)?.connection;
+    const target = connection === undefined ? undefined : probeTargetOf(connection);
+    if (probes === undefined || target === undefined || this.ended) return;
+    const watch: LinkWatch = new LinkWatch({
+      probe: (timeoutMs) => probes.run(target, timeoutMs),
+      stalled: (quietForMs) => {
+        const seconds = Math.round(quietForMs / 1000);
+        const message = `The desktop stopped answering: nothing came from it for ${seconds} s and its server did not answer a probe. The viewer reconnects once it answers again.`;
+        this.log.warn({ quietForMs }, 'desktop link stalled');
+        if (this.ws.readyState === WebSocket.OPEN) {
+          this.batcher.push(encodeForBrowser('error', message, GuacStatus.UPSTREAM_TIMEOUT));
+        }
+        this.end(GuacStatus.UPSTREAM_TIMEOUT, message, 'upstream');
+      },
+    });
+    this.linkWatch = watch;
+  }
+
   private onUpstreamInstruction(instruction: GuacInstruction): void {
+    if (FROM_THE_DESKTOP(instruction.opcode)) {
+      this.linkWatch?.heard();
+      this.options.link?.desktopAnswered();
+    }
     if (instruction.opcode === 'error') {
       const [message = '', statusText = ''] = instruction.args;
       const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
@@ -191,10 +238,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
       return;
     }
-    if (instruction.opcode === 'sync') {
-      this.options.metrics?.tunnelFrame();
-      this.options.link?.frameRelayed();
-    }
+    if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
@@ -238,6 +282,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     }
     if (forward === '') return;
     if (this.relaying) {
+      this.linkWatch?.inputSent();
       this.writeUpstream(forward);
     } else if (this.early.length >= this.options.limits.maxEarlyMessages) {
       this.close(
@@ -321,6 +366,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private end(status: number, message: string, side: Side): void {
     if (this.ended) return;
     this.ended = true;
+    this.linkWatch?.stop();
     this.log.info({ status, side, why: message }, 'tunnel closed');
     if (status === GuacStatus.UPSTREAM_TIMEOUT && side === 'upstream') {
       this.options.link?.linkTimedOut();
