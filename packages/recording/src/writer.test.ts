@@ -13,7 +13,7 @@ import { DisplayModel } from './displayModel.js';
 import type { Rect, Surface } from './layers.js';
 import { RecordingReader } from './reader.js';
 import { countColourIn, imageStream, ins, solidPng } from './testing/streams.js';
-import { RecordingWriter } from './writer.js';
+import { RecordingWriter, type RecordingStatus } from './writer.js';
 
 const MAGENTA = [255, 0, 255] as const;
 const ORANGE = [255, 128, 0] as const;
@@ -268,6 +268,28 @@ describe('RecordingWriter and RecordingReader', () => {
     for (let y = 0; y < 10; y++)
       expected.rgba.fill(Buffer.from([0, 0, 0, 255]), y * 160 * 4, (y * 160 + 10) * 4);
     expect(sameRgb(expected, picture)).toBe(0);
+  });
+
+  it('stops with a named gap, rather than grow without bound, when it falls too far behind', async () => {
+    const statuses: RecordingStatus[] = [];
+    const writer = await RecordingWriter.create({
+      dir,
+      maxBacklog: 50,
+      onStatus: (s) => statuses.push(s),
+    });
+    const t0 = 1_700_000_400_000;
+    const png = await solidPng(20, 20, [1, 2, 3]);
+    writer.feed(ins('size', 0, 20, 20), t0);
+    // Fed in one go, with no turn of the event loop: more than 50 wait.
+    for (let i = 0; i < 40; i++)
+      for (const x of [...imageStream(i, 0, 0, 0, png), ins('sync', t0 + i)])
+        writer.feed(x, t0 + i);
+    const summary = await writer.close();
+    expect(statuses.map((s) => s.state)).toEqual(['stopped', 'failed']);
+    expect(summary.gaps).toHaveLength(1);
+    expect(summary.gaps[0]!.reason).toMatch(/fell 50 instructions behind/);
+    const reader = await RecordingReader.open(dir, summary.id);
+    expect(reader.gaps.map((g) => g.reason)).toEqual([summary.gaps[0]!.reason]);
   });
 
   it('writes events validated by the schema and refuses malformed ones', async () => {
