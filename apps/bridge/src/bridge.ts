@@ -58,6 +58,7 @@ import {
   type BoundAddress,
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
+import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
 import type { ConnectionObserver } from './tunnel/desktopConnections.js';
@@ -296,6 +297,12 @@ export async function startWithDesktopControl(
     },
   });
   const plane = createDesktopControl({ ...controlOptions, directory, logger, recordings });
+  // Every audited action of a desktop is an event of its recording (auditEvents.ts).
+  const untap = access.audit.tap((entry, about) => {
+    if (about.desktopId === undefined) return;
+    for (const event of recordingEventsOf(entry, about.intent))
+      recordings.event(about.desktopId, event);
+  });
   // Every window of a desktop sees its recording indicator change at once.
   recordings.onChange((desktopId) => {
     void plane.planes.loaded().then((loaded) => {
@@ -418,6 +425,7 @@ export async function startWithDesktopControl(
   } catch (err) {
     await plane.close();
     await recordings.close();
+    untap();
     throw err;
   }
   const running = bridge;
@@ -426,6 +434,7 @@ export async function startWithDesktopControl(
     await plane.close();
     await running.close();
     await recordings.close();
+    untap();
     await localDesktops?.close();
   };
   return {

@@ -20,11 +20,24 @@ export const AUDIT_RETENTION_KEY = 'audit_retention_days';
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export type AuditInput = Omit<NewAuditEntry, 'at'> & { at?: number };
+export type AuditInput = Omit<NewAuditEntry, 'at'> & {
+  at?: number;
+  /** The desktop the entry is about, for taps (not stored: the entry's detail names it). */
+  desktopId?: string | undefined;
+  /** The AI's stated intent, for taps (stored inside the detail line). */
+  intent?: string | undefined;
+};
+
+/** Sees every entry as it is recorded (the session recording's event track). */
+export type AuditTap = (
+  entry: NewAuditEntry,
+  about: { desktopId: string | undefined; intent: string | undefined },
+) => void;
 
 export class AuditLog {
   private purgeTimer: NodeJS.Timeout | undefined;
   private readonly queue: AuditQueue;
+  private readonly taps = new Set<AuditTap>();
 
   constructor(
     private readonly store: Store,
@@ -37,8 +50,22 @@ export class AuditLog {
 
   /** Queues an entry; it is written in the background with whatever else arrives meanwhile. */
   record(entry: AuditInput): void {
-    const queued: NewAuditEntry = { ...entry, at: entry.at ?? this.now() };
+    const { desktopId, intent, ...stored } = entry;
+    const queued: NewAuditEntry = { ...stored, at: entry.at ?? this.now() };
     this.queue.push(queued);
+    for (const tap of this.taps) {
+      try {
+        tap(queued, { desktopId, intent });
+      } catch (err) {
+        this.logger.warn({ err }, 'an audit tap failed');
+      }
+    }
+  }
+
+  /** Calls `tap` with every entry recorded from now on; returns how to stop. */
+  tap(tap: AuditTap): () => void {
+    this.taps.add(tap);
+    return () => this.taps.delete(tap);
   }
 
   /** Why a tool call must wait until the audit can be written again, or undefined. */

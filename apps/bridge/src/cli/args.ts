@@ -43,6 +43,8 @@ export interface ServeOptions extends SignInServeOptions {
   localDesktops?: 'shared' | 'per-person';
   /** --headless-viewer: keep a headless Chromium viewer open on the bridge (no person needed). */
   headlessViewer?: true;
+  /** --record, else OC_RECORD=1: every desktop without a setting of its own is recorded. */
+  record?: true;
   /** --log-level, else OC_LOG_LEVEL; undefined means info. */
   logLevel?: LogLevel;
   /** OC_METRICS_TOKEN: /metrics needs it as a bearer token. */
@@ -127,6 +129,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         'local-desktops': { type: 'string' },
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
+        record: { type: 'boolean' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -204,6 +207,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       ...parseSignInFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
+      ...(values.record === true || recordFromEnv(env.OC_RECORD) ? { record: true as const } : {}),
       ...logLevelOption(values['log-level'], env),
       ...usage(() => {
         const token = parseMetricsToken(env.OC_METRICS_TOKEN);
@@ -278,4 +282,12 @@ function logLevelOption(flag: string | undefined, env: NodeJS.ProcessEnv): { log
   const fromEnv = env.OC_LOG_LEVEL?.trim();
   if (fromEnv === undefined || fromEnv === '') return {};
   return { logLevel: usage(() => parseLogLevel(fromEnv, 'OC_LOG_LEVEL')) };
+}
+
+/** OC_RECORD: 1/true/yes turns recording on by default; 0/false/no or unset leaves it off. */
+function recordFromEnv(text: string | undefined): boolean {
+  const value = text?.trim().toLowerCase() ?? '';
+  if (value === '' || value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  throw new UsageError(`OC_RECORD is 1 (record every desktop by default) or 0, got "${text}".`);
 }

@@ -33,6 +33,8 @@ overlay-companion serve [options]
   --headless-viewer    keep a headless Chromium viewer open for the admin (no person needed;
                        approvals go to the MCP client by elicitation, else are denied);
                        OC_CHROMIUM picks the binary (default /usr/bin/chromium)
+  --record             record every desktop whose owner set nothing else (also OC_RECORD=1):
+                       files in <data-dir>/recordings, shown at /recordings
   --log-level LEVEL    fatal, error, warn, info (default), debug, trace or silent
                        (also OC_LOG_LEVEL); JSON lines on stderr, secrets redacted
   Health and metrics: /healthz (alive), /readyz (desktop server and database reachable),

@@ -83,10 +83,22 @@ export interface PlaneObserver {
     from: Mode,
     source: ModeChangeSource,
     desktopName: string,
+    desktopId?: string,
   ): void;
-  approval?(personId: string, outcome: ApprovalOutcome, desktopName: string): void;
-  stopped?(personId: string, desktopName: string): void;
-  chargeMoved?(byPersonId: string, from: InChargeRef, to: InChargeRef, desktopName: string): void;
+  approval?(
+    personId: string,
+    outcome: ApprovalOutcome,
+    desktopName: string,
+    desktopId?: string,
+  ): void;
+  stopped?(personId: string, desktopName: string, desktopId?: string): void;
+  chargeMoved?(
+    byPersonId: string,
+    from: InChargeRef,
+    to: InChargeRef,
+    desktopName: string,
+    desktopId?: string,
+  ): void;
   standingGranted?(record: StandingRecord, desktopName: string): void;
   standingEnded?(
     record: StandingRecord,
@@ -148,7 +160,14 @@ class Plane implements DesktopPlane {
     const logger = options.logger.child({ desktopId: entry.record.id });
     let previous = this.mode.mode;
     this.mode.onChange((snapshot, source) => {
-      options.observer?.modeChanged?.(this.charge.id, snapshot, previous, source, this.desktopName);
+      options.observer?.modeChanged?.(
+        this.charge.id,
+        snapshot,
+        previous,
+        source,
+        this.desktopName,
+        this.desktopId,
+      );
       previous = snapshot.mode;
     });
     this.hub = new ViewerHub({
@@ -174,10 +193,10 @@ class Plane implements DesktopPlane {
         this.standing.endAll('stop', byPersonId);
         this.stopController.abort();
         this.stopController = new AbortController();
-        options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName);
+        options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName, this.desktopId);
       },
       approval: (outcome) =>
-        options.observer?.approval?.(this.charge.id, outcome, this.desktopName),
+        options.observer?.approval?.(this.charge.id, outcome, this.desktopName, this.desktopId),
       charge: (peer, message) => this.chargeRequested(peer, message),
       standing: (peer, message, call) =>
         applyStandingMessage(
@@ -361,7 +380,13 @@ class Plane implements DesktopPlane {
     this.mode.set(this.options.initialMode, undefined, 'stop');
     this.setPermissions(permissions);
     if (byPersonId !== undefined)
-      this.options.observer?.chargeMoved?.(byPersonId, from, this.charge, this.desktopName);
+      this.options.observer?.chargeMoved?.(
+        byPersonId,
+        from,
+        this.charge,
+        this.desktopName,
+        this.desktopId,
+      );
   }
 }
 

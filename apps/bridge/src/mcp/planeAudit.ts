@@ -37,8 +37,9 @@ export function observePlanes(access: Access): PlaneObserver {
     );
   };
   return {
-    modeChanged(personId, snapshot, from, source, desktopName) {
+    modeChanged(personId, snapshot, from, source, desktopName, desktopId) {
       record(personId, {
+        desktopId,
         kind: 'mode_change',
         actor: SOURCE_ACTOR[source],
         personId,
@@ -47,8 +48,9 @@ export function observePlanes(access: Access): PlaneObserver {
         detail: `${from} → ${snapshot.mode}${snapshot.metadata === undefined ? '' : ` ${JSON.stringify(snapshot.metadata).slice(0, 500)}`} (${source}) on ${desktopName}`,
       });
     },
-    approval(personId, outcome, desktopName) {
+    approval(personId, outcome, desktopName, desktopId) {
       record(personId, {
+        desktopId,
         kind: 'approval',
         actor: 'person',
         personId,
@@ -59,8 +61,9 @@ export function observePlanes(access: Access): PlaneObserver {
         detail: `mode ${outcome.from} → ${outcome.to}, asked by the ${outcome.requestedBy === 'ai' ? 'AI' : 'person'}, on ${desktopName}`,
       });
     },
-    stopped(personId, desktopName) {
+    stopped(personId, desktopName, desktopId) {
       record(personId, {
+        desktopId,
         kind: 'stop',
         actor: 'person',
         personId,
@@ -96,8 +99,9 @@ export function observePlanes(access: Access): PlaneObserver {
         detail: `${describeStanding(permission)}: ended (${STANDING_ENDS[why]}), on ${desktopName}`,
       });
     },
-    chargeMoved(byPersonId, from, to, desktopName) {
+    chargeMoved(byPersonId, from, to, desktopName, desktopId) {
       record(byPersonId, {
+        desktopId,
         kind: 'desktop_changed',
         actor: 'person',
         personId: byPersonId,

@@ -99,6 +99,8 @@ export async function runToolCall(
       outcome,
       durationMs: Math.round(performance.now() - started),
       screenshot,
+      desktopId: plane?.desktopId,
+      intent: said.intent,
     });
     return result;
   };

@@ -7,12 +7,16 @@
 // leaves no recording. The guacd paths skip, with the reason, where guacd or xrdp is missing
 // (and fail there under OC_REQUIRE_GUACD=1).
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import type { DesktopStateMessage } from '@overlay-companion/protocol';
+import { recordingPaths } from '@overlay-companion/recording';
 import { promisify } from 'node:util';
 import { captureRoot, compareRgba, type RgbaImage } from '@overlay-companion/gateway/testing';
 import { RecordingReader } from '@overlay-companion/recording';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import { callTool } from '../mcp/testing/calls.js';
+import { connectClient, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import {
   DESKTOP_PATHS,
   startDesktopPath,
@@ -57,6 +61,9 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
   /** The person's window, whose stream tells when the desktop has settled. */
   let live: TunnelClient;
   const captures: { label: string; t: number; image: RgbaImage }[] = [];
+  /** What a viewer window was told while the desktop was recorded (gateway path). */
+  let stateSeen: DesktopStateMessage | undefined;
+  const SECRET = 'hunter2 is my password';
 
   const openShowing = async (): Promise<TunnelClient> => {
     const client = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
@@ -110,6 +117,7 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     await capture('blue root');
     await run('xsetroot', ['-solid', '#306030'], { env: xEnv });
     await capture('green root');
+    if (name === 'gateway-xvnc') await aiActs();
     await sleep(300);
     await run('xsetroot', ['-solid', '#603030'], { env: xEnv });
     await sleep(SETTLE_MS);
@@ -117,6 +125,22 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
     await bridge.recordings.settled();
   }, 180_000);
+
+  /** A viewer window and the AI at work while recorded: a click, typed text, a mode change. */
+  async function aiActs(): Promise<void> {
+    const viewer = await ScriptedViewer.connect(bridge);
+    viewer
+      .on('click_at', { result: { success: true, was_confirmed: false } })
+      .on('type_text', { result: { success: true, typed_length: SECRET.length } });
+    await eventually(() => viewer.desktopStates.length > 0, 5_000, 'a desktop_state');
+    stateSeen = viewer.desktopStates.at(-1);
+    bridge.adminPlane.mode.set('autopilot', undefined, 'person');
+    const { client } = await connectClient(bridge);
+    await callTool(client, 'click_at', { x: 5, y: 6, intent: 'open the menu' });
+    await callTool(client, 'type_text', { text: SECRET });
+    await client.close();
+    await viewer.close();
+  }
 
   afterAll(async () => {
     await bridge?.close();
@@ -171,5 +195,32 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     expect((await bridge.access.store.recordings.list()).map((r) => r.id)).toEqual([recordingId]);
     const files = await readdir(bridge.recordings.dir);
     expect(files.filter((f) => f.endsWith('.guac'))).toEqual([`${recordingId}.guac`]);
+  });
+
+  it('tells every window the desktop is being recorded (desktop_state)', (ctx) => {
+    skipIfMissing(ctx);
+    if (name !== 'gateway-xvnc') return ctx.skip('checked once, on the gateway path');
+    expect(stateSeen?.recording).toMatchObject({ on: true, stopped_reason: null });
+    expect(stateSeen?.recording?.since).toBeGreaterThan(0);
+  });
+
+  it('keeps the AI’s actions in the event track, typed text redacted as the audit does', async (ctx) => {
+    skipIfMissing(ctx);
+    if (name !== 'gateway-xvnc') return ctx.skip('checked once, on the gateway path');
+    const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
+    const events = await reader.events();
+    const actions = events.filter((e) => e.kind === 'ai.action');
+    expect(actions.find((e) => e.tool === 'click_at')).toMatchObject({
+      decision: 'allowed',
+      point: { x: 5, y: 6 },
+      intent: 'open the menu',
+      outcome: 'ok',
+    });
+    const typed = actions.find((e) => e.tool === 'type_text');
+    expect(typed).toMatchObject({ decision: 'allowed' });
+    expect(typed?.kind === 'ai.action' && typed.args.text).toMatch(/^\[redacted/);
+    expect(events.some((e) => e.kind === 'mode' && e.mode === 'autopilot')).toBe(true);
+    const file = await readFile(recordingPaths(bridge.recordings.dir, recordingId).events, 'utf8');
+    expect(file).not.toContain('hunter2');
   });
 });

@@ -1,0 +1,98 @@
+// The recording's event track, read off the audit log: every audited action of a desktop (the
+// one place each is decided and written) becomes an event of that desktop's recording — each AI
+// tool call with its arguments exactly as the audit summarized them (typed text and clipboard
+// redacted by the audit's own rules), its intent, decision, who approved and outcome; approvals;
+// Stop; mode changes. Entries that name no desktop (sign-ins, account changes) are not events.
+import type { RecordingEventInput } from '@overlay-companion/recording';
+import type { NewAuditEntry } from '../store/types.js';
+
+/** Tools whose x/y arguments are where the action pointed (the player marks that point). */
+const POINTING = new Set(['click_at', 'mouse_move', 'drag', 'scroll']);
+
+/** Audit outcomes of a call the person (or the policy) refused. */
+const DENIED = new Set(['denied_by_person', 'permission_denied', 'no_answer', 'withdrawn']);
+
+let sequence = 0;
+
+export function recordingEventsOf(
+  entry: NewAuditEntry,
+  intent: string | undefined,
+): RecordingEventInput[] {
+  const t = entry.at;
+  const by = entry.personName ?? undefined;
+  switch (entry.kind) {
+    case 'tool_call': {
+      const args = argumentsOf(entry.summary);
+      const x = args.x;
+      const y = args.y;
+      const point =
+        POINTING.has(entry.tool ?? '') && typeof x === 'number' && typeof y === 'number'
+          ? { x, y }
+          : undefined;
+      sequence += 1;
+      return [
+        {
+          t,
+          kind: 'ai.action',
+          id: `${t.toString(36)}-${sequence.toString(36)}`,
+          tool: entry.tool ?? '',
+          args,
+          ...(intent === undefined ? {} : { intent }),
+          decision: decisionOf(entry),
+          ...(entry.approvedBy == null ? {} : { approvedBy: entry.approvedBy }),
+          ...(point === undefined ? {} : { point }),
+          ...(entry.durationMs == null ? {} : { durationMs: Math.max(0, entry.durationMs) }),
+          ...(entry.outcome == null ? {} : { outcome: entry.outcome }),
+        },
+      ];
+    }
+    case 'approval':
+      return [
+        {
+          t,
+          kind: 'approval',
+          actionId: '',
+          decision:
+            entry.outcome === 'approved'
+              ? 'approved'
+              : entry.outcome === 'declined'
+                ? 'denied'
+                : 'expired',
+          ...(by === undefined ? {} : { by }),
+        },
+      ];
+    case 'stop':
+      return [{ t, kind: 'stop', ...(by === undefined ? {} : { by }) }];
+    case 'mode_change': {
+      // The detail line reads "<from> → <to> … (<source>) on <desktop>".
+      const mode = /→ (\S+)/.exec(entry.detail ?? '')?.[1];
+      if (mode === undefined) return [];
+      return [{ t, kind: 'mode', mode, ...(by === undefined ? {} : { by }) }];
+    }
+    default:
+      return [];
+  }
+}
+
+function decisionOf(
+  entry: NewAuditEntry,
+): Extract<RecordingEventInput, { kind: 'ai.action' }>['decision'] {
+  const outcome = entry.outcome ?? 'ok';
+  if (outcome === 'ok') return entry.decision === 'confirm' ? 'approved' : 'allowed';
+  if (outcome === 'stopped' || outcome === 'cancelled') return 'stopped';
+  if (entry.decision === 'deny' || DENIED.has(outcome)) return 'denied';
+  return 'failed';
+}
+
+/** The audit's summary back as an object (what the audit kept; a cut summary as its text). */
+function argumentsOf(summary: string | null | undefined): Record<string, unknown> {
+  if (summary == null || summary === '') return {};
+  try {
+    const value: unknown = JSON.parse(summary);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // A summary cut at MAX_SUMMARY_CHARS is no longer JSON: keep it as the audit shows it.
+  }
+  return { summary };
+}
