@@ -296,6 +296,9 @@ export async function startWithDesktopControl(
       return saved?.layout.masks ?? [];
     },
   });
+  await recordings.recover().catch((err: unknown) => {
+    logger.warn({ err }, 'recordings left open by an earlier run could not be closed');
+  });
   const plane = createDesktopControl({ ...controlOptions, directory, logger, recordings });
   // Every audited action of a desktop is an event of its recording (auditEvents.ts).
   const untap = access.audit.tap((entry, about) => {

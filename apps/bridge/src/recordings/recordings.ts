@@ -6,10 +6,13 @@
 // desktop's connection opens (or its recording is turned on while open) and ends with the
 // connection (or when it is turned off); the files are in `<dataDir>/recordings` (0700), named by
 // a random id only.
+import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { DesktopStateMessage } from '@overlay-companion/protocol';
 import {
+  RecordingReader,
   RecordingWriter,
+  recordingPaths,
   type Rect,
   type RecordingEventInput,
   type RecordingStatus,
@@ -59,6 +62,31 @@ export class Recordings implements ConnectionObserver {
 
   get dir(): string {
     return this.options.dir;
+  }
+
+  /**
+   * Closes the rows a previous run left open (the bridge stopped without finishing them): their
+   * end, size and gaps as the files say. Call once at start, before any connection opens.
+   */
+  async recover(): Promise<void> {
+    const { store, dir } = this.options;
+    for (const row of await store.recordings.list()) {
+      if (row.endedAt !== null || this.liveIds().has(row.id)) continue;
+      const reader = await RecordingReader.open(dir, row.id).catch(() => undefined);
+      const end = Math.max(reader?.end ?? row.startedAt, row.startedAt);
+      await store.recordings.update(row.id, {
+        endedAt: end,
+        bytes: await stat(recordingPaths(dir, row.id).recording).then(
+          (s) => s.size,
+          () => 0,
+        ),
+        gaps: (reader?.gaps ?? []).map((g) => ({
+          from: g.from,
+          to: g.to ?? end,
+          reason: g.reason,
+        })),
+      });
+    }
   }
 
   /** Called whenever a desktop's recording indicator changes (desktop_state follows). */

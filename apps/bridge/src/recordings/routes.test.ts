@@ -163,6 +163,22 @@ describe('the recordings API', () => {
     );
   });
 
+  it('closes, at start, a recording an earlier run left open, from its files', async () => {
+    const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
+    writer.feed({ opcode: 'size', args: ['0', '8', '8'] }, t0);
+    writer.feed({ opcode: 'sync', args: [String(t0 + 2_000)] }, t0 + 2_000);
+    const summary = await writer.close();
+    const { store } = bridge.access;
+    await store.recordings.add({ id: summary.id, desktopId, ownerId: null, startedAt: t0 });
+    await bridge.recordings.recover();
+    expect(await store.recordings.byId(summary.id)).toMatchObject({
+      endedAt: t0 + 2_000,
+      bytes: summary.bytes,
+      gaps: [],
+    });
+    await store.recordings.remove(summary.id);
+  });
+
   it('lets only the owner or an admin change the setting or delete the recording', async () => {
     const mode = await watcher.request(`/api/desktops/${desktopId}/recording`, {
       method: 'PUT',
