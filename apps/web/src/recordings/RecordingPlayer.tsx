@@ -141,9 +141,14 @@ export function RecordingPlayer({ playback, events, label }: RecordingPlayerProp
       onKeyDown={onKeyDown}
       data-testid="recording-player"
     >
+      {/* Focusable, so a click on the picture puts the player's keys under the person's hand. */}
       <div
         className="player__stage"
         ref={stage}
+        tabIndex={0}
+        role="img"
+        aria-label="The recorded screen. Keys: Space plays or pauses, left and right arrows move 5 seconds, [ and ] change the speed, Home and End go to the start and the end."
+        data-testid="player-stage"
         style={size.width > 0 ? { aspectRatio: `${size.width} / ${size.height}` } : undefined}
       >
         <div

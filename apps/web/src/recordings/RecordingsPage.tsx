@@ -234,6 +234,12 @@ function RecordingView({
           onConfirm={remove}
         />
       </p>
+      {recording.live ? (
+        <p className="muted">
+          This desktop is still being recorded: the player shows the recording up to when you opened
+          it. Reload the page for what came since.
+        </p>
+      ) : null}
       {deleteError !== null ? <ErrorMessage message={deleteError} /> : null}
       {error !== null ? <ErrorMessage message={error} /> : null}
       {loaded === null && error === null ? <p role="status">Loading the recording…</p> : null}
