@@ -96,18 +96,10 @@ describe('fleet feed', () => {
   });
 
   it('shows the AI clients and what each last did', async () => {
-    control.on('get_display_info', () => ({
-      result: { desktop: { width: 800, height: 600 }, monitors: [] },
-    }));
-    await callTool(client, 'draw_overlay', {
-      x: 1,
-      y: 1,
-      width: 10,
-      height: 10,
-      color: 'red',
-    }).catch(() => undefined);
+    // What it answers does not matter here: the call is what the tile reports.
+    await callTool(client, 'get_display_info', {});
     const admin = await adminFleet.waitForState(
-      (d) => d.find((x) => x.id === adminDesktop)?.ai_clients[0]?.last_tool === 'draw_overlay',
+      (d) => d.find((x) => x.id === adminDesktop)?.ai_clients[0]?.last_tool === 'get_display_info',
     );
     expect(admin.find((d) => d.id === adminDesktop)?.ai_clients[0]?.client.name).toBe(
       'bridge-test',
@@ -191,7 +183,8 @@ describe('fleet feed', () => {
     const second = await planes.get(adminSecond);
     const bobs = await planes.get(bobsDesktop);
     if (second === undefined || bobs === undefined) throw new Error('no planes');
-    for (const plane of [bridge.adminPlane, second, bobs]) plane.mode.set('autopilot', undefined, 'person');
+    for (const plane of [bridge.adminPlane, second, bobs])
+      plane.mode.set('autopilot', undefined, 'person');
     // Bob may stop the admin's desktop (anyone who sees it, as in its viewer) and his own…
     const stopped = bobFleet.next('fleet_stopped');
     bobFleet.send({ type: 'fleet_stop_all' });
@@ -215,6 +208,19 @@ describe('fleet feed', () => {
       (d) => d.find((x) => x.id === adminSecond)?.mode === 'passive',
     );
     expect(state.every((d) => d.mode === 'passive')).toBe(true);
+  });
+
+  it('drops a desktop from the feed when the grant is taken back, and refuses its Stop', async () => {
+    const taken = await bridge.session.request(
+      `${API.desktops}/${adminDesktop}/grants/${bob.person.id}`,
+      { method: 'DELETE' },
+    );
+    expect(taken.status).toBeLessThan(300);
+    const refused = bobFleet.next('fleet_error');
+    bobFleet.send({ type: 'fleet_stop', desktop_id: adminDesktop });
+    expect((await refused()).message).toMatch(/No such desktop of yours/);
+    const left = await bobFleet.waitForState((d) => d.length === 1);
+    expect(ids(left)).toEqual([bobsDesktop]);
   });
 
   it('refuses malformed requests, and a socket without a fresh fleet ticket', async () => {

@@ -1,7 +1,8 @@
 // The /ws/fleet WebSocket (Host/Origin are checked by the server's upgrade router): a signed-in
 // page's single-use `fleet` ticket names the person and their sign-in session (signing out
 // closes it, SocketRegistry). It sends fleet_state on connect and again whenever it changes
-// (each open feed re-reads the planes every FLEET_REFRESH_MS and sends only a changed state), and
+// (each open feed re-reads the planes, in memory, every FLEET_REFRESH_MS and sends only a changed
+// state; which desktops the person may see, from the store, every ACCESS_REFRESH_MS), and
 // takes fleet_stop, fleet_stop_all and fleet_answer, each parsed with its schema and checked
 // against the person's access now: Stop is the plane's own Stop (ViewerHub.stop, as a viewer's
 // stop_pressed: anyone who may see the desktop), an answer is the hub's approval_answer path
@@ -24,6 +25,8 @@ import { fleetDesktop, fleetDesktops } from './fleetState.js';
 
 /** How often an open feed re-reads the planes (the approval → shown latency is at most this). */
 export const FLEET_REFRESH_MS = 100;
+/** How often an open feed re-reads which desktops the person may see (a store query). */
+export const ACCESS_REFRESH_MS = 2000;
 /** Requests a page may send: a burst of 30 (Stop all, answers), 5 per second after. */
 export const FLEET_REQUEST_LIMIT = { ratePerSecond: 5, burst: 30 };
 /** A page that does not read its feed is dropped past this many queued bytes. */
@@ -77,11 +80,16 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
       }
       ws.send(text);
     };
-    const refresh = async (): Promise<void> => {
+    // Which desktops the person may see is re-read from the store every ACCESS_REFRESH_MS (and
+    // for every request); the planes' state in between, from memory.
+    let seen: { at: number; found: Awaited<ReturnType<typeof fleetDesktops>> } | undefined;
+    const refresh = async (fresh = false): Promise<void> => {
       if (reading) return;
       reading = true;
       try {
-        const found = await fleetDesktops(sources, personId);
+        if (fresh || seen === undefined || Date.now() - seen.at >= ACCESS_REFRESH_MS)
+          seen = { at: Date.now(), found: await fleetDesktops(sources, personId) };
+        const { found } = seen;
         if (found === undefined) {
           ws.close(4403, 'Your account is not active; sign in again.');
           return;
@@ -120,7 +128,7 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
         .then((problem) => {
           if (problem !== undefined) send({ type: 'fleet_error', message: problem.slice(0, 500) });
           // Show the effect at once rather than at the next tick.
-          return refresh();
+          return refresh(true);
         })
         .catch((err: unknown) => {
           log.error({ err }, 'fleet request failed');
