@@ -130,7 +130,10 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     observer: observePlanes(access),
     ...(recordings === undefined
       ? {}
-      : { recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer) }),
+      : {
+          recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
+          overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
+        }),
   });
   // What a session's background screenshots ask while it has no desktop: no window, no capture.
   const idleHub = new ViewerHub({

@@ -22,6 +22,7 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/modeState.js';
+import type { OverlayChange } from '../relay/overlayRelay.js';
 import {
   ViewerHub,
   type ApprovalOutcome,
@@ -119,6 +120,8 @@ export interface DesktopPlanesOptions {
   /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
   headlessLauncher?: () => HeadlessLauncher | undefined;
   observer?: PlaneObserver;
+  /** Every change to a desktop's overlays (the recording's event track). */
+  overlaysChanged?: (desktopId: string, change: OverlayChange) => void;
   /** What a window is told about the desktop's recording (recordings/recordings.ts). */
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
 }
@@ -181,6 +184,9 @@ class Plane implements DesktopPlane {
         ? {}
         : { headlessLauncher: options.headlessLauncher }),
     });
+    const overlaysChanged = options.overlaysChanged;
+    if (overlaysChanged !== undefined)
+      this.hub.overlayFeed.subscribe((change) => overlaysChanged(this.desktopId, change));
     this.hub.listen({
       event: (event) => {
         // The person in charge agreed (by their toggles) to let their own AI read what they do;

@@ -138,6 +138,21 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     const { client } = await connectClient(bridge);
     await callTool(client, 'click_at', { x: 5, y: 6, intent: 'open the menu' });
     await callTool(client, 'type_text', { text: SECRET });
+    // The control window's overlay store: one drawn, then removed.
+    const overlay = {
+      overlay_id: 'ov-rec',
+      bounds: { x: 10, y: 20, width: 30, height: 40 },
+      color: '#ff000080',
+      opacity: 0.5,
+      label: 'Save',
+      click_through: true,
+      monitor_index: 0,
+      created_at: Date.now(),
+    };
+    viewer.send({ type: 'overlay_created', overlay, seq: 1 });
+    await sleep(200);
+    viewer.send({ type: 'overlay_removed', overlay_id: 'ov-rec', seq: 2 });
+    await sleep(200);
     await client.close();
     await viewer.close();
   }
@@ -204,7 +219,7 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     expect(stateSeen?.recording?.since).toBeGreaterThan(0);
   });
 
-  it('keeps the AI’s actions in the event track, typed text redacted as the audit does', async (ctx) => {
+  it('keeps the AI’s actions and overlays in the event track, typed text redacted as the audit does', async (ctx) => {
     skipIfMissing(ctx);
     if (name !== 'gateway-xvnc') return ctx.skip('checked once, on the gateway path');
     const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
@@ -220,6 +235,11 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     expect(typed).toMatchObject({ decision: 'allowed' });
     expect(typed?.kind === 'ai.action' && typed.args.text).toMatch(/^\[redacted/);
     expect(events.some((e) => e.kind === 'mode' && e.mode === 'autopilot')).toBe(true);
+    const drawn = events.find((e) => e.kind === 'overlay.drawn');
+    const removed = events.find((e) => e.kind === 'overlay.removed');
+    expect(drawn).toMatchObject({ id: 'ov-rec', rect: { x: 10, y: 20, width: 30, height: 40 } });
+    expect(removed).toMatchObject({ id: 'ov-rec' });
+    expect(removed?.t).toBeGreaterThanOrEqual(drawn?.t ?? Infinity);
     const file = await readFile(recordingPaths(bridge.recordings.dir, recordingId).events, 'utf8');
     expect(file).not.toContain('hunter2');
   });
