@@ -82,6 +82,7 @@ describe('the recordings API', () => {
     `/api/recordings/${recordingId}/events`,
     `/api/recordings/${recordingId}/frame?t=${t0 + 100}`,
     `/api/recordings/${recordingId}/export.jsonl`,
+    `/api/recordings/${recordingId}/export.webm`,
   ];
 
   it('lists the recording for the owner and a viewer, newest first, with its desktop', async () => {
@@ -154,12 +155,25 @@ describe('the recordings API', () => {
     expect(lines.map((l) => (JSON.parse(l) as { kind: string }).kind)).toContain('ai.action');
   });
 
+  it('exports the recording as a WebM video', async () => {
+    const res = await watcher.request(`/api/recordings/${recordingId}/export.webm`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('video/webm');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    // WebM is Matroska: the EBML magic number first.
+    expect(bytes.subarray(0, 4).toString('hex')).toBe('1a45dfa3');
+  });
+
   it('audits viewing and exporting', async () => {
     await bridge.access.audit.flush();
     const entries = await bridge.access.store.audit.query({ limit: 50 });
     const about = entries.filter((e) => e.summary?.includes(recordingId));
     expect(about.map((e) => e.detail)).toEqual(
-      expect.arrayContaining(['recording viewed', 'recording exported (event track, JSON lines)']),
+      expect.arrayContaining([
+        'recording viewed',
+        'recording exported (event track, JSON lines)',
+        'recording exported (video, WebM)',
+      ]),
     );
   });
 

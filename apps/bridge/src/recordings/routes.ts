@@ -2,15 +2,22 @@
 // CSRF on changes, Host/Origin): the list of recordings the person may see (of desktops they may
 // view; a removed desktop's, its owner's at the time and admins'), each one's Guacamole stream
 // (for Guacamole.SessionRecording), its event track, the picture at a moment (PNG, for timeline
-// thumbnails), its export as JSON lines, its deletion (the desktop's owner or an admin), and each
-// desktop's recording setting (owner or admin) and the person in charge's choice. A recording
-// the person may not see answers 404, like one that does not exist. Viewing, exporting and
-// deleting are audited.
+// thumbnails), its export as JSON lines or WebM video (one video export at a time), its deletion
+// (the desktop's owner or an admin), and each desktop's recording setting (owner or admin) and
+// the person in charge's choice. A recording the person may not see answers 404, like one that
+// does not exist. Viewing, exporting and deleting are audited.
 import { createReadStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { API } from '@overlay-companion/protocol';
-import { RecordingReader, recordingPaths } from '@overlay-companion/recording';
+import {
+  ExportError,
+  RecordingReader,
+  exportVideo,
+  recordingPaths,
+} from '@overlay-companion/recording';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
@@ -190,6 +197,43 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     return c.body(events.length === 0 ? '' : `${text}\n`, 200, {
       'Content-Type': 'application/jsonl; charset=utf-8',
       'Content-Disposition': `attachment; filename="recording-${found.recording.id}.jsonl"`,
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  // A video export renders every frame on this machine: one at a time for the whole bridge.
+  let exporting = false;
+  app.get(`${BASE}/:id/export.webm`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    if (recordings.liveIds().has(found.recording.id))
+      return apiError(c, 409, 'This recording is still being made: export it once it has ended.');
+    if (exporting)
+      return apiError(c, 429, 'Another video export is running; try again when it has finished.', {
+        retryAfterMs: 10_000,
+      });
+    const reader = await openReader(recordings.dir, found.recording.id);
+    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    exporting = true;
+    const work = await mkdtemp(join(tmpdir(), 'oc-export-'));
+    const out = join(work, 'recording.webm');
+    try {
+      await exportVideo(reader, out, { format: 'webm' });
+    } catch (err) {
+      await rm(work, { recursive: true, force: true });
+      if (err instanceof ExportError) return apiError(c, 503, err.message);
+      throw err;
+    } finally {
+      exporting = false;
+    }
+    audit(found.person, found.recording, found.desktop, 'exported (video, WebM)');
+    const size = (await stat(out)).size;
+    const file = createReadStream(out);
+    file.once('close', () => void rm(work, { recursive: true, force: true }));
+    return c.body(Readable.toWeb(file) as ReadableStream, 200, {
+      'Content-Type': 'video/webm',
+      'Content-Length': String(size),
+      'Content-Disposition': `attachment; filename="recording-${found.recording.id}.webm"`,
       'Cache-Control': 'no-store',
     });
   });
