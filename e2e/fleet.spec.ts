@@ -18,7 +18,13 @@ import { registerSecret } from '../apps/bridge/src/testing/testLogs.js';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
-import { callTool, connectMcp, openViewerAt, viewerRole } from './support/controlPlane.js';
+import {
+  callTool,
+  connectMcp,
+  connectMcpWithToken,
+  openViewerAt,
+  viewerRole,
+} from './support/controlPlane.js';
 import { adminSession, signInContextAs } from './support/signIn.js';
 import { pointerLocation } from './support/xdesktop.js';
 
@@ -273,4 +279,36 @@ test('Stop all stops both desktops: what waits is denied and nothing more reache
   }
   expect(await pointerLocation(stack.xEnv)).toEqual(before1);
   expect(await pointerLocation(second.env)).toEqual(before2);
+});
+
+test('"New desktop" makes a local desktop and a token that reaches only it', async () => {
+  await fleet.bringToFront();
+  await fleet.getByTestId('fleet-new-name').fill('Agent three');
+  await fleet.getByRole('button', { name: 'Make desktop and token' }).click();
+  const secret = fleet.locator('#new-token-secret');
+  await expect(secret).toHaveValue(/.{20,}/, { timeout: 15_000 });
+  const token = await secret.inputValue();
+  registerSecret(token);
+  // The client configuration shown carries it.
+  await expect(fleet.locator('.new-token')).toContainText('/mcp');
+  await expect(fleet.getByTestId('fleet-tile')).toHaveCount(3, { timeout: 15_000 });
+  const made = fleet.getByTestId('fleet-tile').filter({ hasText: 'Agent three' });
+  const madeId = await made.getAttribute('data-desktop-id');
+  expect(madeId).toBeTruthy();
+  const agent = await connectMcpWithToken(stack.url, token, 'agent-three');
+  try {
+    const listed = await callTool(agent, 'list_desktops', {});
+    expect(listed.isError, listed.text).toBe(false);
+    const ids = (listed.structured?.desktops as Array<{ id: string }>).map((d) => d.id);
+    expect(ids).toEqual([madeId]);
+    const before = await pointerLocation(stack.xEnv);
+    for (const other of [firstId, secondId]) {
+      const refused = await callTool(agent, 'click_at', { x: 12, y: 13, desktop: other });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toMatch(/^permission_denied: /);
+    }
+    expect(await pointerLocation(stack.xEnv)).toEqual(before);
+  } finally {
+    await agent.close();
+  }
 });
