@@ -193,6 +193,27 @@ describe('the recordings API', () => {
     await store.recordings.remove(summary.id);
   });
 
+  it('leaves a `person` desktop to the person in charge, within what the admin allows', async () => {
+    const put = (session: BrowserSession, path: string, body: unknown) =>
+      session.request(path, { method: 'PUT', body });
+    const setting = `/api/desktops/${desktopId}/recording`;
+    const mode = await put(bridge.session, setting, { mode: 'person' });
+    expect(await mode.json()).toMatchObject({ mode: 'person', choice: null, may_change: true });
+    expect((await put(watcher, `${setting}/choice`, { on: true })).status).toBe(403);
+    const chosen = await put(bridge.session, `${setting}/choice`, { on: true });
+    expect(await chosen.json()).toMatchObject({ mode: 'person', choice: true });
+    expect(
+      (await put(watcher, '/api/settings/recording', { person_may_turn_off: false })).status,
+    ).toBe(403);
+    const locked = await put(bridge.session, '/api/settings/recording', {
+      person_may_turn_off: false,
+    });
+    expect(await locked.json()).toMatchObject({ default_mode: 'off', person_may_turn_off: false });
+    expect((await put(bridge.session, `${setting}/choice`, { on: false })).status).toBe(403);
+    await put(bridge.session, '/api/settings/recording', { person_may_turn_off: true });
+    await put(bridge.session, setting, { mode: 'off' });
+  });
+
   it('lets only the owner or an admin change the setting or delete the recording', async () => {
     const mode = await watcher.request(`/api/desktops/${desktopId}/recording`, {
       method: 'PUT',

@@ -120,6 +120,19 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     });
   };
 
+  /** A change to a desktop's recording setting, as the audit names desktop changes. */
+  const auditSetting = (person: PersonRecord, desktop: DesktopRecord, detail: string): void => {
+    access.audit.record({
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `desktop "${desktop.name}" (${desktop.id})`,
+      outcome: 'ok',
+      detail,
+    });
+  };
+
   const view = (recording: RecordingRecord, name: string, live: ReadonlySet<string>) => {
     const isLive = live.has(recording.id);
     const end = recording.endedAt ?? (isLive ? Date.now() : recording.startedAt);
@@ -348,15 +361,7 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
         );
     }
     await store.recordings.setDesktopMode(desktop.id, mode);
-    access.audit.record({
-      kind: 'desktop_changed',
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      summary: `desktop "${desktop.name}" (${desktop.id})`,
-      outcome: 'ok',
-      detail: `recording: ${mode}`,
-    });
+    auditSetting(person, desktop, `recording: ${mode}`);
     await recordings.reconsider(desktop.id);
     return c.json(await desktopRecording(desktop.id, inChargeOf(desktop) === person.id));
   });
@@ -384,15 +389,11 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
         field: 'on',
       });
     await policy.setChoice(desktop.id, body.value.on);
-    access.audit.record({
-      kind: 'desktop_changed',
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      summary: `desktop "${desktop.name}" (${desktop.id})`,
-      outcome: 'ok',
-      detail: `recording chosen ${body.value.on ? 'on' : 'off'} by the person in charge`,
-    });
+    auditSetting(
+      person,
+      desktop,
+      `recording chosen ${body.value.on ? 'on' : 'off'} by the person in charge`,
+    );
     await recordings.reconsider(desktop.id);
     return c.json(await desktopRecording(desktop.id, true));
   });
