@@ -33,9 +33,9 @@ export function AiTimeline({
       <h3 id="ai-timeline-title">What the AI did ({actions.length})</h3>
       {actions.length === 0 ? <p>The AI took no action in this recording.</p> : null}
       <ol className="ai-timeline__cards">
-        {actions.map((action) => (
+        {actions.map((action, i) => (
           <li
-            key={action.id}
+            key={`${i}:${action.id}`}
             className="ai-card"
             data-testid="ai-card"
             data-decision={action.decision}
