@@ -1,7 +1,7 @@
 // Where an overlay's label goes, so it points at its box without hiding it: outside the box
 // when there is room — above, else below, else right, else left — and inside (at the top-left)
 // only as a last resort; always clamped into the visible area so it is never cut off. One rule
-// for the overlay layer and for take_screenshot's include_overlays (paintOverlays.ts).
+// for the overlay layer and for take_screenshot's include_overlays (overlaysOnCanvas.ts).
 
 export interface Box {
   x: number;

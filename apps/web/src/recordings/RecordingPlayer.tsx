@@ -1,12 +1,12 @@
 // The player of one recording: the recorded screen (Guacamole.SessionRecording's display, scaled
-// to fit), the AI's overlays painted over it by the overlay layer's own painter (paintOverlays)
+// to fit), the AI's overlays painted over it with the overlay layer's own shapes (overlaysOnCanvas.ts)
 // and the AI's pointer marked at each click, both read from the event track at the moment shown;
 // under it the controls — play/pause, the seek bar with markers for AI actions, approvals and
 // Stop, the speed (1×–16×) and "skip idle". Keys on the player: space plays or pauses, ←/→ seek
 // 5 s, [ and ] change the speed, Home/End go to the start and end. The overlays, the pointer and
 // the display follow the playback through subscriptions, never through React renders.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { paintOverlays } from '../overlay/paintOverlays.js';
+import { drawOverlaysOnCanvas } from '../overlay/overlaysOnCanvas.js';
 import { AiPointerMark } from '../overlay/AiPointerMark.js';
 import { clockTime } from '../pages/common/time.js';
 import { SPEEDS, type Playback, type PlaybackState, type Speed } from './playback.js';
@@ -83,7 +83,7 @@ export function RecordingPlayer({ playback, events, label }: RecordingPlayerProp
         context.clearRect(0, 0, layer.width, layer.height);
         context.setTransform(ratio, 0, 0, ratio, 0, 0);
         const region = { x: 0, y: 0, width: size.width, height: size.height };
-        paintOverlays(context, overlays, region, size.scale);
+        drawOverlaysOnCanvas(context, overlays, region, size.scale);
         layer.dataset.overlayCount = String(overlays.length);
       }
       const point = pointerAt(events, at);

@@ -15,7 +15,7 @@ import {
   type ToolViewerResult,
 } from '@overlay-companion/protocol';
 import type Guacamole from 'guacamole-common-js';
-import { paintOverlays } from '../../overlay/paintOverlays.js';
+import { drawOverlaysOnCanvas } from '../../overlay/overlaysOnCanvas.js';
 import { visibleDesktopRect, type Viewport } from '../../viewport/viewport.js';
 import type { DesktopSize } from '../monitors.js';
 import { throwIfCancelled } from '../sleep.js';
@@ -114,7 +114,7 @@ export async function takeScreenshot(
   context.imageSmoothingQuality = 'high';
   const r = plan.region;
   context.drawImage(flat, r.x, r.y, r.width, r.height, 0, 0, plan.width, plan.height);
-  if (args.include_overlays) paintOverlays(context, deps.overlays, r, plan.scale);
+  if (args.include_overlays) drawOverlaysOnCanvas(context, deps.overlays, r, plan.scale);
   // Again at the image's scale: over the overlays, and the pixels only partly masked at the edge.
   paintMasks(context, deps.masks, r, plan.scale);
   const jpeg = args.format === 'jpeg';

@@ -1,7 +1,7 @@
-// Paints overlays into a 2D canvas for take_screenshot's include_overlays: the same look as the
-// overlay layer (the same paintShape: fill at the overlay's opacity, a solid 2 px outline; the
-// label on a dark tag), placed through the capture's region and scale instead of the window's
-// viewport.
+// Draws overlays onto a given 2D canvas — take_screenshot's include_overlays and the recordings
+// player — with the same look as the live overlay layer (overlayPainter.ts, which uses this
+// file's paintShape too: fill at the overlay's opacity, a solid 2 px outline; the label on a dark
+// tag), placed through a region and scale instead of the window's viewport.
 import type { Overlay, Rect } from '@overlay-companion/protocol';
 import { labelFontSize, placeLabel } from './labelPlacement.js';
 import { LABEL_PADDING_X, fitLabelText, labelFont, labelMaxWidth } from './labelText.js';
@@ -40,7 +40,7 @@ export function shapeStroke(context: Context2D): void {
   context.lineWidth = OUTLINE_PX;
 }
 
-export function paintOverlays(
+export function drawOverlaysOnCanvas(
   context: CanvasRenderingContext2D,
   overlays: readonly Overlay[],
   region: Rect,
