@@ -18,7 +18,7 @@ import { hoverStore } from './hoverOverlay.js';
 import { LabelTags } from './labelTags.js';
 import { devicePixels, overlayChanges, touches, type PixelRect } from './overlayDiff.js';
 import { forEachVisible, layerSize, pickLabels, type LabelItem } from './overlayFrame.js';
-import { paintShape, shapeStroke } from './paintOverlays.js';
+import { paintShape, shapeStroke } from './overlaysOnCanvas.js';
 
 export interface PainterTargets {
   /** The layer element (positioned over the displayed picture). */
