@@ -133,6 +133,11 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
       : {
           recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
           overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
+          takeOverChanged: (desktopId, on, by) =>
+            recordings.event(desktopId, {
+              kind: on ? 'takeover' : 'handback',
+              ...(by === undefined ? {} : { by }),
+            }),
         }),
   });
   // What a session's background screenshots ask while it has no desktop: no window, no capture.

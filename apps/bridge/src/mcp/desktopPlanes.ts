@@ -122,6 +122,8 @@ export interface DesktopPlanesOptions {
   observer?: PlaneObserver;
   /** Every change to a desktop's overlays (the recording's event track). */
   overlaysChanged?: (desktopId: string, change: OverlayChange) => void;
+  /** A person took the desktop from the AI or handed it back (the recording's event track). */
+  takeOverChanged?: (desktopId: string, on: boolean, byName: string | undefined) => void;
   /** What a window is told about the desktop's recording (recordings/recordings.ts). */
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
 }
@@ -212,6 +214,12 @@ class Plane implements DesktopPlane {
           call,
         ),
       windowsChanged: () => this.hub.desktopChanged(),
+      takeOver: (on, by) =>
+        options.takeOverChanged?.(
+          this.desktopId,
+          on,
+          by === undefined ? undefined : this.names.get(by),
+        ),
     });
   }
 

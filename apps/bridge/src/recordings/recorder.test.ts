@@ -153,6 +153,10 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     await sleep(200);
     viewer.send({ type: 'overlay_removed', overlay_id: 'ov-rec', seq: 2 });
     await sleep(200);
+    viewer.send({ type: 'take_over', on: true });
+    await sleep(100);
+    viewer.send({ type: 'take_over', on: false });
+    await sleep(200);
     await client.close();
     await viewer.close();
   }
@@ -240,6 +244,10 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     expect(drawn).toMatchObject({ id: 'ov-rec', rect: { x: 10, y: 20, width: 30, height: 40 } });
     expect(removed).toMatchObject({ id: 'ov-rec' });
     expect(removed?.t).toBeGreaterThanOrEqual(drawn?.t ?? Infinity);
+    expect(events.filter((e) => e.kind === 'takeover' || e.kind === 'handback')).toMatchObject([
+      { kind: 'takeover', by: 'Ada Admin' },
+      { kind: 'handback', by: 'Ada Admin' },
+    ]);
     const file = await readFile(recordingPaths(bridge.recordings.dir, recordingId).events, 'utf8');
     expect(file).not.toContain('hunter2');
   });

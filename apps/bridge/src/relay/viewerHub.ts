@@ -107,6 +107,8 @@ export type HubListener = {
     call: PendingCallInfo | undefined,
   ) => string | undefined;
   approval?: (outcome: ApprovalOutcome) => void;
+  /** The person at `byPersonId`'s window took the desktop from the AI (on) or handed it back. */
+  takeOver?: (on: boolean, byPersonId: string | undefined) => void;
 };
 
 /**
@@ -604,6 +606,10 @@ export class ViewerHub {
         if ('error' in verdict) return verdict.error;
         if (verdict.to === 'others') this.toOthers(viewerId, verdict.message);
         else if (verdict.to === 'all') this.broadcast(verdict.message);
+        if (message.type === 'take_over') {
+          const by = this.peer(viewerId)?.personId;
+          for (const listener of this.listeners) listener.takeOver?.(message.on, by);
+        }
         return undefined;
       }
       case 'event':
