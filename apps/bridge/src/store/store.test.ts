@@ -15,6 +15,7 @@ import { desktopsSuite } from './testing/suites/desktops.js';
 import { integritySuite } from './testing/suites/integrity.js';
 import { peopleSuite } from './testing/suites/people.js';
 import { preferencesSuite } from './testing/suites/preferences.js';
+import { recordingsSuite } from './testing/suites/recordings.js';
 import { sessionsAndTokensSuite } from './testing/suites/sessions.js';
 
 const postgres = await startTestPostgres();
@@ -50,6 +51,7 @@ describe.each(backends.map((b) => [b.name, b] as const))('store on %s', (_name, 
   describe('audit log', () => auditSuite(b));
   describe('integrity', () => integritySuite(b));
   describe('desktops', () => desktopsSuite(b));
+  describe('recordings', () => recordingsSuite(b));
 });
 
 describe('SQLite files', () => {
