@@ -1,0 +1,599 @@
+// The recordings feature (issue 20), attacked as the house attacks everything: a real bridge,
+// real sign-ins over HTTP, raw requests where a browser would not send what an attacker does.
+// - Another signed-in person: without a grant every route of a recording answers 404, exactly
+//   as for a recording that does not exist (never 403, which would confirm it); with `view` or
+//   `control` they may watch but neither delete nor change the desktop's recording; a grant
+//   taken back takes the recordings with it.
+// - A page on another origin: DELETE and PUT without the CSRF header, or with a foreign Origin,
+//   change nothing.
+// - A local process or token holder: ids that try to leave the recordings dir, long ids and
+//   non-id characters in every `:id` route; `frame` with absurd `t` and `width`; an API token in
+//   place of a cookie; two video exports at once (one at a time for the whole bridge).
+// - The AI: no MCP tool turns recording off; a recording made on a real desktop path
+//   (gateway → Xvnc) has its files 0600 in a 0700 dir of the bridge's user, and a sandboxed local
+//   desktop's shell cannot even see that dir.
+// - Privacy: typed text and clipboard contents never reach any of a recording's files; the
+//   desktop's masks are handed to the writer at start and when they change, and their pixels
+//   are black in what the recording plays back.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { lstat, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { API, CSRF_HEADER } from '@overlay-companion/protocol';
+import { RecordingReader, RecordingWriter, recordingPaths } from '@overlay-companion/recording';
+import { startLocalDesktop } from '@overlay-companion/gateway';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callTool } from '../mcp/testing/calls.js';
+import { connectClient, startTestBridge, TOKEN, type TestBridge } from '../mcp/testing/fixtures.js';
+import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import type { BrowserSession } from '../testing/browserSession.js';
+import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
+import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { rawRequest } from './testing/http.js';
+import { addPerson, type OtherPerson } from './testing/people.js';
+
+const run = promisify(execFile);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The first visible xterm of the desktop of `env`, once it is mapped. */
+async function visibleXterm(env: NodeJS.ProcessEnv): Promise<string> {
+  const { stdout } = await run(
+    'timeout',
+    ['45', 'xdotool', 'search', '--sync', '--onlyvisible', '--class', 'xterm'],
+    { env },
+  );
+  return stdout.trim().split('\n')[0] ?? '';
+}
+
+/** A finished 64×48 recording (red, then green a second later) of `desktopId`, in the store. */
+async function writeRecording(bridge: TestBridge, desktopId: string, t0: number): Promise<string> {
+  const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
+  const fill = (t: number, rgb: [number, number, number]) => {
+    writer.feed({ opcode: 'rect', args: ['0', '0', '0', '64', '48'] }, t);
+    writer.feed({ opcode: 'cfill', args: ['14', '0', ...rgb.map(String), '255'] }, t);
+    writer.feed({ opcode: 'sync', args: [String(t)] }, t);
+  };
+  writer.feed({ opcode: 'size', args: ['0', '64', '48'] }, t0);
+  fill(t0, [255, 0, 0]);
+  fill(t0 + 1_000, [0, 255, 0]);
+  const summary = await writer.close();
+  const { store } = bridge.access;
+  const desktop = await store.desktops.byId(desktopId);
+  await store.recordings.add({
+    id: summary.id,
+    desktopId,
+    ownerId: desktop?.ownerId ?? null,
+    startedAt: t0,
+  });
+  await store.recordings.update(summary.id, {
+    endedAt: summary.end,
+    bytes: summary.bytes,
+    gaps: [],
+  });
+  return summary.id;
+}
+
+/** Every route that names one recording, as a person's browser sends it. */
+function recordingRoutes(id: string, t: number): Array<{ method: 'GET' | 'DELETE'; path: string }> {
+  return [
+    { method: 'GET', path: `/api/recordings/${id}/stream` },
+    { method: 'GET', path: `/api/recordings/${id}/events` },
+    { method: 'GET', path: `/api/recordings/${id}/frame?t=${t}&width=32` },
+    { method: 'GET', path: `/api/recordings/${id}/export.jsonl` },
+    { method: 'GET', path: `/api/recordings/${id}/export.webm` },
+    { method: 'DELETE', path: `/api/recordings/${id}` },
+  ];
+}
+
+const listed = async (session: BrowserSession): Promise<string[]> => {
+  const res = await session.request('/api/recordings');
+  expect(res.status).toBe(200);
+  const { recordings } = (await res.json()) as { recordings: Array<{ id: string }> };
+  return recordings.map((r) => r.id).sort();
+};
+
+describe('the recordings API, attacked over HTTP', () => {
+  let bridge: TestBridge;
+  /** The admin's (command line's) desktop, which the others have grants on. */
+  let desktopId: string;
+  /** A second desktop of the admin's that nobody else may see. */
+  let privateDesktop: string;
+  let shared: string;
+  let hidden: string;
+  let carol: OtherPerson;
+  let vic: OtherPerson;
+  let conrad: OtherPerson;
+  const t0 = Date.now() - 10_000;
+
+  beforeAll(async () => {
+    bridge = await startTestBridge();
+    desktopId = (await bridge.desktopControl.directory.cliDesktopId()) ?? '';
+    const made = await bridge.session.request(API.desktops, {
+      body: { name: 'Private', kind: 'vnc', params: { host: 'vnc.example', port: 5900 } },
+    });
+    expect(made.status).toBe(201);
+    privateDesktop = ((await made.json()) as { id: string }).id;
+    carol = await addPerson(bridge.session, 'carol');
+    vic = await addPerson(bridge.session, 'vic', { grant: 'view' });
+    conrad = await addPerson(bridge.session, 'conrad', { grant: 'control' });
+    shared = await writeRecording(bridge, desktopId, t0);
+    hidden = await writeRecording(bridge, privateDesktop, t0);
+  });
+
+  afterAll(async () => {
+    await bridge?.close();
+  });
+
+  const filesOf = (id: string) => Object.values(recordingPaths(bridge.recordings.dir, id));
+  const allThere = (id: string) => filesOf(id).every((p) => existsSync(p));
+  const modeOf = async (id: string) =>
+    (
+      (await (await bridge.session.request(`/api/desktops/${id}/recording`)).json()) as {
+        mode: string;
+      }
+    ).mode;
+
+  describe('another signed-in person', () => {
+    it('without a grant: an empty list, and 404 on every route, word for word as for no recording', async () => {
+      expect(await listed(carol.session)).toEqual([]);
+      const missing = 'AAAAAAAAAAAAAAAAAAAAAA';
+      for (const [i, route] of recordingRoutes(shared, t0 + 100).entries()) {
+        const res = await carol.session.request(route.path, { method: route.method });
+        const none = recordingRoutes(missing, t0 + 100)[i];
+        const nothing = await carol.session.request(none?.path ?? '', { method: route.method });
+        expect(res.status, route.path).toBe(404);
+        expect(await res.text(), route.path).toBe(await nothing.text());
+      }
+      expect(allThere(shared)).toBe(true);
+      for (const [path, body] of [
+        [`/api/desktops/${desktopId}/recording`, { mode: 'off' }],
+        [`/api/desktops/${desktopId}/recording/choice`, { on: false }],
+      ] as const) {
+        const res = await carol.session.request(path, { method: 'PUT', body });
+        expect(res.status, path).toBe(404);
+      }
+      expect((await carol.session.request(`/api/desktops/${desktopId}/recording`)).status).toBe(
+        404,
+      );
+    });
+
+    it('with a view grant: watches, but may neither delete nor change the recording; other desktops stay 404', async () => {
+      expect(await listed(vic.session)).toEqual([shared]);
+      for (const route of recordingRoutes(shared, t0 + 100)) {
+        const res = await vic.session.request(route.path, { method: route.method });
+        expect(res.status, route.path).toBe(route.method === 'DELETE' ? 403 : 200);
+      }
+      for (const route of recordingRoutes(hidden, t0 + 100)) {
+        const res = await vic.session.request(route.path, { method: route.method });
+        expect(res.status, route.path).toBe(404);
+      }
+      const mode = await vic.session.request(`/api/desktops/${desktopId}/recording`, {
+        method: 'PUT',
+        body: { mode: 'off' },
+      });
+      expect(mode.status).toBe(403);
+      const choice = await vic.session.request(`/api/desktops/${desktopId}/recording/choice`, {
+        method: 'PUT',
+        body: { on: false },
+      });
+      expect(choice.status).toBe(403);
+      expect(allThere(shared) && allThere(hidden)).toBe(true);
+    });
+
+    it('with a control grant: the same, and not being in charge, no choice either', async () => {
+      expect(await listed(conrad.session)).toEqual([shared]);
+      const del = await conrad.session.request(`/api/recordings/${shared}`, { method: 'DELETE' });
+      expect(del.status).toBe(403);
+      for (const [path, body] of [
+        [`/api/desktops/${desktopId}/recording`, { mode: 'off' }],
+        [`/api/desktops/${desktopId}/recording/choice`, { on: false }],
+        [`/api/desktops/${privateDesktop}/recording`, { mode: 'off' }],
+      ] as const) {
+        const res = await conrad.session.request(path, { method: 'PUT', body });
+        expect(res.status, path).toBe(path.includes(privateDesktop) ? 404 : 403);
+      }
+      const bridgeWide = await conrad.session.request('/api/settings/recording', {
+        method: 'PUT',
+        body: { default_mode: 'off' },
+      });
+      expect(bridgeWide.status).toBe(403);
+      expect(allThere(shared)).toBe(true);
+    });
+
+    it('loses the recordings with the grant: 404 again once it is taken back', async () => {
+      const vera = await addPerson(bridge.session, 'vera', { grant: 'view' });
+      expect(await listed(vera.session)).toEqual([shared]);
+      const taken = await bridge.session.request(
+        `${API.desktops}/${desktopId}/grants/${vera.person.id}`,
+        { method: 'DELETE' },
+      );
+      expect(taken.status).toBeLessThan(300);
+      expect(await listed(vera.session)).toEqual([]);
+      for (const route of recordingRoutes(shared, t0 + 100)) {
+        const res = await vera.session.request(route.path, { method: route.method });
+        expect(res.status, route.path).toBe(404);
+      }
+    });
+  });
+
+  describe('a page on another origin', () => {
+    const raw = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
+      rawRequest(bridge.url, path, {
+        method,
+        headers: {
+          Cookie: bridge.session.cookie,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const origin = () => new URL(bridge.url).origin;
+    const forged = (): Array<{ what: string; headers: Record<string, string> }> => [
+      { what: 'no CSRF header', headers: { Origin: origin() } },
+      { what: 'a wrong CSRF header', headers: { Origin: origin(), [CSRF_HEADER]: 'nope' } },
+      {
+        what: 'a foreign Origin',
+        headers: { Origin: 'https://evil.example', [CSRF_HEADER]: bridge.session.csrf },
+      },
+      { what: 'no Origin and no CSRF header', headers: {} },
+    ];
+
+    it('cannot delete a recording', async () => {
+      for (const { what, headers } of forged()) {
+        const res = await raw(`/api/recordings/${shared}`, 'DELETE', headers);
+        expect(res.status, what).toBe(403);
+        expect(allThere(shared), what).toBe(true);
+      }
+      expect(await listed(bridge.session)).toContain(shared);
+    });
+
+    it('cannot change a desktop’s recording, its choice, or the bridge’s setting', async () => {
+      const before = await modeOf(desktopId);
+      const settingsBefore = await (await bridge.session.request('/api/settings/recording')).json();
+      for (const { what, headers } of forged()) {
+        for (const [path, body] of [
+          [`/api/desktops/${desktopId}/recording`, { mode: 'on' }],
+          [`/api/desktops/${desktopId}/recording/choice`, { on: true }],
+          ['/api/settings/recording', { default_mode: 'on', person_may_turn_off: false }],
+        ] as const) {
+          const res = await raw(path, 'PUT', headers, body);
+          expect(res.status, `${what}: ${path}`).toBe(403);
+        }
+      }
+      expect(await modeOf(desktopId)).toBe(before);
+      expect(await (await bridge.session.request('/api/settings/recording')).json()).toEqual(
+        settingsBefore,
+      );
+    });
+  });
+
+  describe('a local process or token holder', () => {
+    it('reaches nothing with an API token instead of a signed-in cookie', async () => {
+      const bearer = { Authorization: `Bearer ${TOKEN}`, Origin: new URL(bridge.url).origin };
+      expect((await rawRequest(bridge.url, '/api/recordings', { headers: bearer })).status).toBe(
+        401,
+      );
+      for (const route of recordingRoutes(shared, t0 + 100)) {
+        const res = await rawRequest(bridge.url, route.path, {
+          method: route.method,
+          headers: bearer,
+        });
+        expect([401, 403], route.path).toContain(res.status);
+      }
+      const put = await rawRequest(bridge.url, `/api/desktops/${desktopId}/recording`, {
+        method: 'PUT',
+        headers: { ...bearer, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ mode: 'off' }),
+      });
+      expect([401, 403]).toContain(put.status);
+      expect(allThere(shared)).toBe(true);
+    });
+
+    it('cannot leave the recordings dir, or name a file, with any id in any :id route', async () => {
+      // A file beside the recordings dir that a traversal would reach, and one inside it.
+      const beside = join(dirname(bridge.recordings.dir), 'victim');
+      for (const ext of ['.guac', '.events.jsonl', '.index.jsonl', '.keys'])
+        await writeFile(`${beside}${ext}`, 'not a recording');
+      const dataDirBefore = (await readdir(dirname(bridge.recordings.dir))).sort();
+      const recordingsBefore = (await readdir(bridge.recordings.dir)).sort();
+      const ids = [
+        '..%2Fvictim',
+        '..%2F..%2F..%2F..%2Fetc%2Fpasswd',
+        '%2E%2E%2Fvictim',
+        '..',
+        '.',
+        '%2Fetc%2Fpasswd',
+        encodeURIComponent(join(dirname(bridge.recordings.dir), 'victim')),
+        `${shared}.guac`,
+        `${shared}%00`,
+        `${shared}%2F..%2F${shared}`,
+        `${shared}%20`,
+        'a'.repeat(65),
+        'a'.repeat(8_000),
+        '%C3%A9t%C3%A9',
+        "'%20OR%201=1--",
+      ];
+      for (const id of ids) {
+        for (const route of recordingRoutes(id, t0 + 100)) {
+          const res = await bridge.session.request(route.path, { method: route.method });
+          // The admin sees everything: only the id check stands between it and a file.
+          expect([404, 414, 431], `${route.method} ${route.path.slice(0, 120)}`).toContain(
+            res.status,
+          );
+        }
+      }
+      expect((await readdir(dirname(bridge.recordings.dir))).sort()).toEqual(dataDirBefore);
+      expect((await readdir(bridge.recordings.dir)).sort()).toEqual(recordingsBefore);
+      expect(await readFile(`${beside}.guac`, 'utf8')).toBe('not a recording');
+    });
+
+    it('gets a 400, never a crash or a giant image, from frame with absurd t or width', async () => {
+      const frame = (query: string) =>
+        bridge.session.request(`/api/recordings/${shared}/frame?${query}`);
+      for (const t of ['NaN', 'abc', 'Infinity', '-Infinity', '1e400', '-1e400']) {
+        const res = await frame(`t=${t}`);
+        expect(res.status, `t=${t}`).toBe(400);
+      }
+      expect((await frame('')).status).toBe(400);
+      // Before the recording (an empty t is 0), far before, and far after: nothing there, or its
+      // last picture.
+      for (const t of [
+        '',
+        '-1',
+        String(-Number.MAX_VALUE),
+        '0',
+        String(Number.MAX_VALUE),
+        '1e300',
+      ]) {
+        const res = await frame(`t=${encodeURIComponent(t)}`);
+        expect([200, 404], `t=${t}`).toContain(res.status);
+      }
+      for (const width of ['0', '-1', '100000', '4097', '1.5', 'abc', '1e9', 'NaN', '']) {
+        const res = await frame(`t=${t0 + 100}&width=${width}`);
+        expect(res.status, `width=${width}`).toBe(400);
+      }
+      // The widest allowed never upscales a small picture.
+      const widest = await frame(`t=${t0 + 100}&width=4096`);
+      expect(widest.status).toBe(200);
+      const { info } = await sharp(Buffer.from(await widest.arrayBuffer()))
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height]).toEqual([64, 48]);
+    });
+
+    // FINDING (recordings/routes.ts, export.webm): the one-at-a-time check reads `exporting`
+    // before awaiting the reader and sets it after, so requests that arrive together all pass it
+    // and render at once (three at once: 200, 200, 200). Fixed once E's files are free.
+    it.todo('runs one video export at a time for the whole bridge, even when requests race');
+  });
+
+  describe('the AI, through MCP', () => {
+    it('has no tool that turns recording off, and what it tries leaves the setting alone', async () => {
+      const put = await bridge.session.request(`/api/desktops/${desktopId}/recording`, {
+        method: 'PUT',
+        body: { mode: 'on' },
+      });
+      expect(put.status).toBe(200);
+      const { client } = await connectClient(bridge);
+      try {
+        const { tools } = await client.listTools();
+        for (const tool of tools) {
+          expect(tool.name).not.toMatch(/record/i);
+          expect(JSON.stringify(tool.inputSchema)).not.toMatch(/record/i);
+        }
+        for (const [name, args] of [
+          ['set_recording', { on: false }],
+          ['recording', { mode: 'off' }],
+          ['set_mode', { mode: 'passive', recording: 'off' }],
+        ] as const) {
+          const result = await callTool(client, name, args).catch((err: unknown) => err);
+          expect(result instanceof Error || (result as { isError?: boolean }).isError).toBe(true);
+        }
+      } finally {
+        await client.close();
+      }
+      expect(await modeOf(desktopId)).toBe('on');
+      await bridge.session.request(`/api/desktops/${desktopId}/recording`, {
+        method: 'PUT',
+        body: { mode: 'off' },
+      });
+    });
+  });
+});
+
+describe('a recording made on a real desktop (gateway → Xvnc), from inside and for privacy', () => {
+  const SECRET = 'correct horse battery staple 7Q';
+  const CLIP = 'clipboard-secret-Zq81';
+  let path: DesktopPath;
+  let bridge: TestBridge;
+  let desktopId: string;
+  let recordingsDir: string;
+  let recordingId: string;
+  let xEnv: NodeJS.ProcessEnv;
+  let clipboardSeenLive = false;
+  let maskEvents: Array<{ t: number; rects: unknown }> = [];
+  let maskedAt = 0;
+  const MASK = { x: 0, y: 0, width: 64, height: 64 };
+
+  beforeAll(async () => {
+    const started = await startDesktopPath('gateway-xvnc');
+    if ('skip' in started) throw new Error(started.skip);
+    path = started;
+    // In the bridge's home, not /tmp: the sandbox has a /tmp of its own, which would prove nothing.
+    recordingsDir = join(await mkdtemp(join(homedir(), '.oc-rec-attack-')), 'recordings');
+    bridge = await startTestBridge({
+      desktop: { guacd: path.guacd, connection: path.connection },
+      recording: { recordByDefault: true, dir: recordingsDir, writer: { keyframeIntervalMs: 500 } },
+    });
+    desktopId = (await bridge.desktopControl.directory.cliDesktopId()) ?? '';
+    xEnv = await path.startSession();
+    await run('xsetroot', ['-solid', '#ff0000'], { env: xEnv });
+
+    const live = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
+    await live.waitFor((i) => i.opcode === 'size' && i.args[0] === '0', {
+      timeoutMs: 60_000,
+      what: "the desktop's size",
+    });
+    await eventually(() => bridge.recordings.liveOn(desktopId) !== undefined, 20_000, 'recording');
+    recordingId = bridge.recordings.liveOn(desktopId) ?? '';
+
+    // The AI types a password and puts text on the clipboard (a scripted control window runs
+    // both); then something inside the desktop copies a secret (X clipboard → every user).
+    const viewer = await ScriptedViewer.connect(bridge);
+    viewer
+      .on('type_text', { result: { success: true, typed_length: SECRET.length } })
+      .on('set_clipboard', { result: { success: true } });
+    bridge.adminPlane.mode.set('autopilot', undefined, 'person');
+    const { client } = await connectClient(bridge);
+    await callTool(client, 'type_text', { text: SECRET });
+    await callTool(client, 'set_clipboard', { text: SECRET });
+    const xclip = spawn('xclip', ['-selection', 'clipboard', '-quiet'], {
+      env: xEnv,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    xclip.stdin.end(CLIP);
+    clipboardSeenLive = await live
+      .waitFor((i) => i.opcode === 'clipboard', { timeoutMs: 5_000, what: 'clipboard' })
+      .then(
+        () => true,
+        () => false,
+      );
+    xclip.kill();
+
+    // The owner masks the top-left corner while recording: the writer must hear of it.
+    const size = (await (await bridge.session.request(API.layout)).json()) as {
+      desktop: { width: number; height: number } | null;
+    };
+    const monitor = {
+      x: 0,
+      y: 0,
+      width: size.desktop?.width ?? 1024,
+      height: size.desktop?.height ?? 768,
+    };
+    const saved = await bridge.session.request(API.layout, {
+      method: 'PUT',
+      body: { layout: { monitors: [monitor], masks: [MASK] } },
+    });
+    expect(saved.status).toBe(200);
+    maskedAt = Date.now();
+    await sleep(1_500);
+    await client.close();
+    await viewer.close();
+    await live.close();
+    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await bridge.recordings.settled();
+    const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
+    maskEvents = (await reader.events())
+      .filter((e) => e.kind === 'masks')
+      .map((e) => ({ t: e.t, rects: (e as { rects: unknown }).rects }));
+  }, 180_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+    await path?.stop();
+    if (recordingsDir !== undefined)
+      await rm(dirname(recordingsDir), { recursive: true, force: true });
+  }, 60_000);
+
+  it('keeps typed text and clipboard contents out of every file of the recording', async () => {
+    const files = await readdir(bridge.recordings.dir);
+    expect(files.length).toBeGreaterThan(0);
+    const needles = [SECRET, CLIP].flatMap((s) => [
+      s,
+      Buffer.from(s).toString('base64'),
+      Buffer.from(s).toString('base64').slice(0, 16),
+    ]);
+    for (const file of files) {
+      const bytes = await readFile(join(bridge.recordings.dir, file));
+      for (const needle of needles)
+        expect(bytes.includes(Buffer.from(needle)), `${needle} in ${file}`).toBe(false);
+    }
+    const events = await (await RecordingReader.open(bridge.recordings.dir, recordingId)).events();
+    const typed = events.find((e) => e.kind === 'ai.action' && e.tool === 'type_text');
+    expect(typed?.kind === 'ai.action' && typed.args.text).toMatch(/^\[redacted/);
+    const clip = events.find((e) => e.kind === 'ai.action' && e.tool === 'set_clipboard');
+    expect(clip?.kind === 'ai.action' && clip.args.text).toMatch(/^\[redacted/);
+    // The clipboard really went by on the live stream (else its absence would prove nothing).
+    expect(clipboardSeenLive).toBe(true);
+  });
+
+  it('hands the writer the desktop’s masks when they change, and blacks out their pixels', async () => {
+    expect(maskEvents.at(-1)?.rects).toEqual([
+      { x: MASK.x, y: MASK.y, width: MASK.width, height: MASK.height },
+    ]);
+    const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
+    const before = await reader.pictureAt(maskedAt - 200);
+    const after = await reader.pictureAt(reader.end);
+    const pixel = (p: typeof after, x: number, y: number) => [
+      ...p.rgba.subarray((y * p.width + x) * 4, (y * p.width + x) * 4 + 3),
+    ];
+    expect(pixel(before, 10, 10)).toEqual([255, 0, 0]);
+    expect(pixel(after, 10, 10)).toEqual([0, 0, 0]);
+    // Outside the mask (the bottom-right corner: the xterm sits top-left) the root stays red.
+    expect(pixel(after, after.width - 5, after.height - 5)).toEqual([255, 0, 0]);
+  });
+
+  it('starts the next recording with the masks in force', async () => {
+    const live = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
+    await live.waitFor((i) => i.opcode === 'size' && i.args[0] === '0', {
+      timeoutMs: 60_000,
+      what: "the desktop's size",
+    });
+    await eventually(
+      () => ![undefined, recordingId].includes(bridge.recordings.liveOn(desktopId)),
+      20_000,
+      'the second recording',
+    );
+    const second = bridge.recordings.liveOn(desktopId) ?? '';
+    await sleep(800);
+    await live.close();
+    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await bridge.recordings.settled();
+    const reader = await RecordingReader.open(bridge.recordings.dir, second);
+    const events = await reader.events();
+    expect(events.find((e) => e.kind === 'masks')).toMatchObject({ rects: [MASK] });
+    const first = await reader.pictureAt(reader.keyframes[0]?.t ?? reader.end);
+    expect([...first.rgba.subarray(0, 3)]).toEqual([0, 0, 0]);
+  });
+
+  it('writes every file 0600 in a 0700 dir, owned by the bridge’s user', async () => {
+    const dir = await stat(bridge.recordings.dir);
+    expect(dir.mode & 0o777).toBe(0o700);
+    expect(dir.uid).toBe(process.getuid?.());
+    for (const file of await readdir(bridge.recordings.dir)) {
+      const info = await lstat(join(bridge.recordings.dir, file));
+      expect(info.isFile(), file).toBe(true);
+      expect(info.mode & 0o777, file).toBe(0o600);
+      expect(info.uid, file).toBe(process.getuid?.());
+    }
+  });
+
+  it('is out of reach of a shell line typed in a sandboxed local desktop', async () => {
+    const desktop = await startLocalDesktop({ sandbox: true, xterm: true, windowManager: true });
+    try {
+      const file = recordingPaths(bridge.recordings.dir, recordingId).events;
+      const home = desktop.sandbox?.homeDir ?? '';
+      const line =
+        `{ ls ${bridge.recordings.dir}; echo ls=$?; cat ${file}; echo cat=$?; ` +
+        `ls ${dirname(bridge.recordings.dir)}; echo data=$?; echo ran=1; } > ~/report.txt 2>&1; ` +
+        'echo ok > ~/done.txt\n';
+      const xterm = await visibleXterm(desktop.env);
+      await run('xdotool', ['windowactivate', '--sync', xterm], { env: desktop.env });
+      await run('xdotool', ['type', '--delay', '4', '--window', xterm, line], { env: desktop.env });
+      await eventually(() => existsSync(join(home, 'done.txt')), 30_000, 'the typed line');
+      const report = await readFile(join(home, 'report.txt'), 'utf8');
+      expect(report).toContain('ran=1');
+      expect(report).not.toMatch(/^ls=0$/m);
+      expect(report).not.toMatch(/^cat=0$/m);
+      expect(report).not.toMatch(/^data=0$/m);
+      expect(report).toContain('No such file or directory');
+      expect(report).not.toContain('ai.action');
+      expect(report).not.toContain('.guac');
+    } finally {
+      await desktop.stop();
+    }
+  }, 60_000);
+});
