@@ -473,12 +473,14 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
       width: size.desktop?.width ?? 1024,
       height: size.desktop?.height ?? 768,
     };
+    // A moment of the unmasked picture first (the recording's first frame is recent).
+    await sleep(1_000);
+    maskedAt = Date.now();
     const saved = await bridge.session.request(API.layout, {
       method: 'PUT',
       body: { layout: { monitors: [monitor], masks: [MASK] } },
     });
     expect(saved.status).toBe(200);
-    maskedAt = Date.now();
     await sleep(1_500);
     await client.close();
     await viewer.close();
@@ -525,7 +527,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
       { x: MASK.x, y: MASK.y, width: MASK.width, height: MASK.height },
     ]);
     const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
-    const before = await reader.pictureAt(maskedAt - 200);
+    const before = await reader.pictureAt(maskedAt - 1);
     const after = await reader.pictureAt(reader.end);
     const pixel = (p: typeof after, x: number, y: number) => [
       ...p.rgba.subarray((y * p.width + x) * 4, (y * p.width + x) * 4 + 3),
@@ -558,6 +560,11 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     const first = await reader.pictureAt(reader.keyframes[0]?.t ?? reader.end);
     expect([...first.rgba.subarray(0, 3)]).toEqual([0, 0, 0]);
   });
+
+  // FINDING (recordings/recordings.ts, start): the masks are read once, before the recording is
+  // registered; a layout saved in between (its setMasks finds no active recording) is lost, and
+  // the recording shows the masked area until the next change. Fixed once E's files are free.
+  it.todo('applies a mask saved while the recording is starting');
 
   it('writes every file 0600 in a 0700 dir, owned by the bridge’s user', async () => {
     const dir = await stat(bridge.recordings.dir);
