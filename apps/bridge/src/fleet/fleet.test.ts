@@ -12,6 +12,7 @@ import { connectClient, startTestBridge, type TestBridge } from '../mcp/testing/
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import { nextOf, ofType, settle } from '../perimeter/testing/viewers.js';
+import { MAX_FLEET_FEEDS_PER_PERSON } from './fleetSocket.js';
 import { FleetClient } from './testing/fleetClient.js';
 
 let bridge: TestBridge;
@@ -253,5 +254,48 @@ describe('fleet feed', () => {
     });
     expect(status).toBe(403);
     ws.terminate();
+  });
+
+  it('caps the fleet feeds one person holds open', async () => {
+    // Tickets straight from the bridge's issuer: the HTTP route allows two a second.
+    const socketFor = (): Promise<number | WebSocket> => {
+      const issued = bridge.access.tickets.issue({
+        personId: carol.person.id,
+        sessionIdHash: 'test-session-carol',
+        socket: 'fleet',
+        headless: false,
+        desktopId: undefined,
+      });
+      if (!issued.ok) throw new Error(issued.message);
+      const url = new URL(`/ws/fleet?ticket=${encodeURIComponent(issued.ticket)}`, bridge.url);
+      url.protocol = 'ws:';
+      const ws = new WebSocket(url, { origin: new URL(bridge.url).origin });
+      return new Promise((resolve) => {
+        ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? -1));
+        ws.once('open', () => resolve(ws));
+        ws.once('error', () => resolve(-1));
+      });
+    };
+    const open: WebSocket[] = [];
+    try {
+      for (let i = 0; i < MAX_FLEET_FEEDS_PER_PERSON; i++) {
+        const ws = await socketFor();
+        if (typeof ws === 'number') throw new Error(`feed ${i} refused: ${ws}`);
+        open.push(ws);
+      }
+      expect(await socketFor()).toBe(429);
+      // Closing one makes room again.
+      const first = open.shift();
+      await new Promise<void>((resolve) => {
+        first?.once('close', () => resolve());
+        first?.close();
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const again = await socketFor();
+      expect(typeof again).not.toBe('number');
+      if (typeof again !== 'number') open.push(again);
+    } finally {
+      for (const ws of open) ws.terminate();
+    }
   });
 });

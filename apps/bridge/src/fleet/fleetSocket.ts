@@ -29,6 +29,11 @@ export const FLEET_REFRESH_MS = 100;
 export const ACCESS_REFRESH_MS = 2000;
 /** Requests a page may send: a burst of 30 (Stop all, answers), 5 per second after. */
 export const FLEET_REQUEST_LIMIT = { ratePerSecond: 5, burst: 30 };
+/**
+ * Fleet feeds one person may hold open: every viewer window opens one (for the other desktops'
+ * approvals), so room for several monitors' windows on several desktops, and a fleet page or two.
+ */
+export const MAX_FLEET_FEEDS_PER_PERSON = 24;
 /** A page that does not read its feed is dropped past this many queued bytes. */
 const FLEET_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
@@ -55,6 +60,14 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
     if (admitted.claims.headless)
       return rejectUpgrade(socket, 403, 'The headless viewer has no fleet page.');
     const { claims } = admitted;
+    // Each feed costs a re-read of the planes ten times a second: one person's are bounded.
+    const open = access.sockets.count(claims.personId, 'fleet');
+    if (open >= MAX_FLEET_FEEDS_PER_PERSON)
+      return rejectUpgrade(
+        socket,
+        429,
+        `You already have ${open} fleet views and viewer windows open (limit ${MAX_FLEET_FEEDS_PER_PERSON}). Close some, then reload.`,
+      );
     wss.handleUpgrade(request, socket, head, (ws) => accept(ws, claims));
   };
 
