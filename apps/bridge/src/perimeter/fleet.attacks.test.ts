@@ -392,13 +392,29 @@ describe('"New desktop"', () => {
       } finally {
         await agent.close();
       }
-      // The admin's feed shows Carol's new desktop; Carol's shows it and nothing else.
+      // Carol's feed shows her new desktop and nothing else.
       const carols = await FleetClient.connect(carol.session);
       try {
         const state = await carols.waitForState((d) => d.length === 1);
         expect(ids(state)).toEqual([mine.id]);
       } finally {
         await carols.close();
+      }
+      // Once the desktop is removed its token reaches nothing at all (never "every desktop").
+      const removed = await carol.session.request(`${API.desktops}/${mine.id}`, {
+        method: 'DELETE',
+      });
+      expect(removed.status).toBeLessThan(300);
+      const { client: orphan } = await connectClient(bridge, { token: secret });
+      try {
+        const listed = await callTool(orphan, 'list_desktops');
+        const seen = (listed.structuredContent as { desktops?: Array<{ id: string }> } | undefined)
+          ?.desktops;
+        expect(listed.isError === true || seen?.length === 0).toBe(true);
+        const perCall = await callTool(orphan, 'get_display_info', { desktop: adminDesktop });
+        expect(perCall.isError).toBe(true);
+      } finally {
+        await orphan.close();
       }
     } finally {
       await bridge.session.request(API.settings, {
