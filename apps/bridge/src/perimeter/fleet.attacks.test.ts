@@ -14,10 +14,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { API, DesktopView, FLEET_SOCKET_PATH } from '@overlay-companion/protocol';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_FLEET_FEEDS_PER_PERSON } from '../fleet/fleetSocket.js';
 import { FleetClient } from '../fleet/testing/fleetClient.js';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import { connectClient, startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import { waitUntil } from '../mcp/testing/wait.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { tryUpgrade } from './testing/http.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
@@ -328,10 +330,33 @@ describe('a local process on the fleet socket', () => {
     expect(await floodClosed).toBe(1008);
   });
 
-  // FINDING (fleet/fleetSocket.ts): no cap on fleet feeds per person, unlike the overlay feed
-  // (limits/feedLimits.ts) and tunnels (MAX_TUNNELS_PER_PERSON). Each feed re-reads the planes
-  // every 100 ms and the store every 2 s; tickets (2 a second) let one person open hundreds.
-  it.todo('caps how many fleet feeds one person holds open');
+  // Found by this suite (fleet feeds were uncapped, each re-reading the planes ten times a
+  // second); fixed in fleet/fleetSocket.ts (MAX_FLEET_FEEDS_PER_PERSON).
+  it('caps how many fleet feeds one person holds open', async () => {
+    const many = await addPerson(bridge.session, 'many-tabs', { grant: 'view' });
+    const open: WebSocket[] = [];
+    try {
+      for (let i = 0; i < MAX_FLEET_FEEDS_PER_PERSON; i++) open.push(await openRaw(many.session));
+      const refused = await tryUpgrade(bridge.url, fleetPath(await many.session.ticket('fleet')));
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatch(/limit \d+/);
+      // Another person is not held up by it…
+      const other = await openRaw(vic.session);
+      other.close();
+      // …and closing one lets the next open.
+      const first = open.shift();
+      const gone = first === undefined ? Promise.resolve(-1) : closeCode(first);
+      first?.close();
+      await gone;
+      await waitUntil(
+        () => bridge.access.sockets.count(many.person.id, 'fleet') < MAX_FLEET_FEEDS_PER_PERSON,
+        5000,
+      );
+      open.push(await openRaw(many.session));
+    } finally {
+      for (const ws of open) ws.close();
+    }
+  });
 });
 
 describe('"New desktop"', () => {
