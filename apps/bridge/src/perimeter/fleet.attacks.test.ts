@@ -252,6 +252,18 @@ describe('a page on another origin, or a wrong ticket', () => {
     }
   });
 
+  it('opens none for the headless viewer’s session', async () => {
+    const { session } = bridge.access.sessions.createHeadless(bridge.admin.id);
+    const issued = bridge.access.tickets.issue({
+      personId: bridge.admin.id,
+      sessionIdHash: session.idHash,
+      socket: 'fleet',
+      headless: true,
+    });
+    if (!issued.ok) throw new Error(issued.message);
+    expect((await tryUpgrade(bridge.url, fleetPath(issued.ticket))).status).toBe(403);
+  });
+
   it('opens none without a ticket, with a reused one, another socket’s, or a signed-out session’s', async () => {
     expect((await tryUpgrade(bridge.url, fleetPath())).status).toBe(401);
     expect((await tryUpgrade(bridge.url, fleetPath(''))).status).toBe(401);

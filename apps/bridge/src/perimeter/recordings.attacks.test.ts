@@ -219,6 +219,41 @@ describe('the recordings API, attacked over HTTP', () => {
     });
   });
 
+  it('after the desktop is removed: its owner then and admins only, not a former viewer', async () => {
+    const made = await bridge.session.request(API.desktops, {
+      body: {
+        name: 'Carol’s',
+        kind: 'vnc',
+        params: { host: 'vnc.example', port: 5900 },
+        owner_id: carol.person.id,
+      },
+    });
+    expect(made.status).toBe(201);
+    const carols = ((await made.json()) as { id: string }).id;
+    const granted = await bridge.session.request(
+      `${API.desktops}/${carols}/grants/${vic.person.id}`,
+      { method: 'PUT', body: { level: 'view' } },
+    );
+    expect(granted.status).toBeLessThan(300);
+    const old = await writeRecording(bridge, carols, t0);
+    expect(await listed(vic.session)).toContain(old);
+    const removed = await bridge.session.request(`${API.desktops}/${carols}`, {
+      method: 'DELETE',
+    });
+    expect(removed.status).toBeLessThan(300);
+    expect(await listed(vic.session)).not.toContain(old);
+    for (const session of [vic.session, conrad.session])
+      for (const route of recordingRoutes(old, t0 + 100)) {
+        const res = await session.request(route.path, { method: route.method });
+        expect(res.status, route.path).toBe(404);
+      }
+    expect(await listed(carol.session)).toEqual([old]);
+    expect(await listed(bridge.session)).toContain(old);
+    const deleted = await carol.session.request(`/api/recordings/${old}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+    expect(filesOf(old).some((p) => existsSync(p))).toBe(false);
+  });
+
   describe('a page on another origin', () => {
     const raw = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
       rawRequest(bridge.url, path, {
