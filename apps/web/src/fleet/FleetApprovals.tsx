@@ -14,8 +14,6 @@ import './fleet.css';
 export interface FleetApprovalsProps {
   queue: readonly QueuedApproval[];
   onAnswer: (desktopId: string, requestId: string, approved: boolean) => void;
-  /** The bridge's clock minus ours. */
-  skewMs?: number;
   /** A heading level for where it is shown. */
   heading?: 'h2' | 'h3';
   className?: string;
@@ -26,7 +24,6 @@ const key = (a: QueuedApproval): string => `${a.desktop.id}/${a.request_id ?? a.
 export function FleetApprovals({
   queue,
   onAnswer,
-  skewMs = 0,
   heading: Heading = 'h2',
   className = '',
 }: FleetApprovalsProps) {
@@ -45,7 +42,7 @@ export function FleetApprovals({
       </Heading>
       <ol className="fleet-approvals__list">
         {queue.map((a) => (
-          <ApprovalRow key={key(a)} approval={a} now={now} skewMs={skewMs} onAnswer={onAnswer} />
+          <ApprovalRow key={key(a)} approval={a} now={now} onAnswer={onAnswer} />
         ))}
       </ol>
     </section>
@@ -55,18 +52,18 @@ export function FleetApprovals({
 function ApprovalRow({
   approval: a,
   now,
-  skewMs,
   onAnswer,
 }: {
   approval: QueuedApproval;
   now: number;
-  skewMs: number;
   onAnswer: FleetApprovalsProps['onAnswer'];
 }) {
   // Shown here since this row appeared (keyed by request): Approve arms APPROVE_ARM_MS later.
   const [shownSince] = useState(() => Date.now());
   const armed = now - shownSince >= APPROVE_ARM_MS;
-  const left = Math.max(0, Math.ceil((a.deadline_at - skewMs - now) / 1000));
+  // The deadline is the bridge's clock; the bridge and the page share one in every setup we
+  // ship (a skewed clock only misstates the countdown: the control window denies on its own).
+  const left = Math.max(0, Math.ceil((a.deadline_at - now) / 1000));
   const requestId = a.request_id;
   const press =
     (approved: boolean) =>

@@ -21,6 +21,12 @@ export function FleetPage() {
   const problem = useStore(store, (s) => s.problem);
   const [notice, setNotice] = useState<string | null>(null);
   const now = useNow(true, 1000);
+  // What a press did is said for a moment, not left standing beside later state.
+  useEffect(() => {
+    if (notice === null) return;
+    const timer = setTimeout(() => setNotice(null), 5000);
+    return () => clearTimeout(timer);
+  }, [notice]);
 
   useEffect(() => {
     feed.current = openFleetFeed(store);

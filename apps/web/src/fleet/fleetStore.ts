@@ -10,8 +10,6 @@ export interface FleetData {
   live: boolean;
   /** Why the feed is not live, or what the bridge refused last. */
   problem: string | null;
-  /** The bridge's clock minus ours (deadlines are the bridge's epoch ms). */
-  clockSkewMs: number;
 }
 
 export interface FleetState extends FleetData {
@@ -26,7 +24,6 @@ export function createFleetStore() {
     desktops: [],
     live: false,
     problem: null,
-    clockSkewMs: 0,
     fleetStateReceived: (desktops) => set({ desktops, live: true }),
     requestRefused: (message) => set({ problem: message }),
     feedClosed: (why) => set({ live: false, problem: why }),
