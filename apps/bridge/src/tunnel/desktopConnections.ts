@@ -98,6 +98,8 @@ interface Entry {
   members: Set<ConnectionMember>;
   /** A decided size to apply once the new connection shows the desktop's size. */
   sizeToApply: DesktopSize | undefined;
+  /** How to join the new connection, until the observer is told (after its first frame). */
+  unannounced: ConnectionJoin | undefined;
 }
 
 type SizeWaiter = (size: DesktopSize) => void;
@@ -160,7 +162,9 @@ export class DesktopConnections {
     if (entry.members.size > 0) return;
     // The server ends a connection when its last user leaves: nothing left to join. Users of
     // the bridge's own (the recorder) leave with the last window.
-    if (entry.connectionId !== undefined) this.options.observer?.connectionEnded(desktopId);
+    if (entry.connectionId !== undefined && entry.unannounced === undefined)
+      this.options.observer?.connectionEnded(desktopId);
+    entry.unannounced = undefined;
     entry.connectionId = undefined;
     entry.target = undefined;
     entry.sizeToApply = undefined;
@@ -176,6 +180,22 @@ export class DesktopConnections {
     if (entry === undefined || wanted === undefined) return;
     entry.sizeToApply = undefined;
     if (!sameSize(wanted, size)) void this.apply(desktopId, wanted);
+  }
+
+  /**
+   * A frame of the desktop reached a window. The observer hears of a new connection only now:
+   * a user joining before the server has painted anything (the gateway before its first
+   * framebuffer update) may be sent no picture until the screen next changes.
+   */
+  framePainted(desktopId: string): void {
+    const entry = this.desktops.get(desktopId);
+    const join = entry?.unannounced;
+    if (entry === undefined || join === undefined) return;
+    entry.unannounced = undefined;
+    this.options.observer?.connectionOpened(desktopId, {
+      ...join,
+      size: this.seen.get(desktopId) ?? join.size,
+    });
   }
 
   /** The desktop's size as the bridge last saw it on this desktop's connection. */
@@ -286,6 +306,7 @@ export class DesktopConnections {
         pending: 0,
         members: new Set(),
         sizeToApply: undefined,
+        unannounced: undefined,
       };
       this.desktops.set(key, entry);
     }
@@ -308,13 +329,14 @@ export class DesktopConnections {
     entry.connectionId = opened.connectionId;
     entry.target = target;
     entry.sizeToApply = decided;
-    this.options.observer?.connectionOpened(desktopId, {
-      guacd: target.guacd,
-      select: opened.connectionId,
-      params: this.params(target.connection),
-      size,
-      timeoutMs: this.options.handshakeTimeoutMs,
-    });
+    if (this.options.observer !== undefined)
+      entry.unannounced = {
+        guacd: target.guacd,
+        select: opened.connectionId,
+        params: this.params(target.connection),
+        size,
+        timeoutMs: this.options.handshakeTimeoutMs,
+      };
     return { ...opened, joined: false };
   }
 

@@ -238,7 +238,10 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
       return;
     }
-    if (instruction.opcode === 'sync') this.options.metrics?.tunnelFrame();
+    if (instruction.opcode === 'sync') {
+      this.options.metrics?.tunnelFrame();
+      this.options.connections.framePainted(this.options.desktopId);
+    }
     this.batcher.push(encodeForBrowser(instruction.opcode, ...instruction.args));
   }
 
