@@ -36,8 +36,18 @@ export function FleetPage() {
     };
   }, [store]);
 
-  // Re-sorted as the facts change (an AI going idle counts after a minute).
-  const sorted = useMemo(() => byNeedsMe(desktops, now), [desktops, now]);
+  // Re-sorted as the facts change (an AI going idle counts after a minute) — but not while the
+  // keyboard is on a tile: moving the focused tile would lose the focus and the person's place.
+  const [frozenOrder, setFrozenOrder] = useState<string[] | null>(null);
+  const liveOrder = useMemo(() => byNeedsMe(desktops, now), [desktops, now]);
+  const sorted = useMemo(() => {
+    if (frozenOrder === null) return liveOrder;
+    const place = (id: string): number => {
+      const at = frozenOrder.indexOf(id);
+      return at < 0 ? frozenOrder.length : at;
+    };
+    return [...desktops].sort((a, b) => place(a.id) - place(b.id));
+  }, [liveOrder, desktops, frozenOrder]);
   const queue = useMemo(() => approvalQueue(desktops), [desktops]);
 
   const send = (message: Parameters<FleetFeed['send']>[0], done: string): void => {
@@ -91,7 +101,14 @@ export function FleetPage() {
         }
       />
       <h2 className="fleet__heading">Desktops</h2>
-      <ul className="fleet__tiles" aria-label="Desktops, those that need you first">
+      <ul
+        className="fleet__tiles"
+        aria-label="Desktops, those that need you first"
+        onFocus={() => setFrozenOrder((kept) => kept ?? sorted.map((d) => d.id))}
+        onBlur={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget)) setFrozenOrder(null);
+        }}
+      >
         {sorted.map((desktop) => (
           <FleetTile
             key={desktop.id}
