@@ -405,6 +405,22 @@ describe('the recordings API, attacked over HTTP', () => {
     it.todo('runs one video export at a time for the whole bridge, even when requests race');
   });
 
+  // FINDING, left (not small): /frame has no bound on renders at once. Each request replays the
+  // recording from its keyframe and encodes a PNG on the bridge (surfaces up to 16384² px, 1 GiB
+  // each, are allowed by the display model), and anyone who may view a desktop may send them as
+  // fast as they like. A cap needs the timeline (which asks for a thumbnail per card at once) to
+  // queue or retry its requests, so it is the authors' change. Unskip with the cap.
+  it.skip('bounds how many frames the bridge renders at once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        vic.session.request(`/api/recordings/${shared}/frame?t=${t0 + i}&width=64`),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    await Promise.all(answers.map((a) => a.arrayBuffer()));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  });
+
   describe('the AI, through MCP', () => {
     it('has no tool that turns recording off, and what it tries leaves the setting alone', async () => {
       const put = await bridge.session.request(`/api/desktops/${desktopId}/recording`, {
