@@ -276,6 +276,19 @@ describe('the recordings API, attacked over HTTP', () => {
       { what: 'no Origin and no CSRF header', headers: {} },
     ];
 
+    it('cannot read a recording with the person’s cookie (any Origin but the bridge’s)', async () => {
+      for (const route of recordingRoutes(shared, t0 + 100)) {
+        if (route.method !== 'GET') continue;
+        for (const foreign of ['https://evil.example', 'null', 'http://127.0.0.1:1']) {
+          const res = await raw(route.path, 'GET', { Origin: foreign });
+          expect(res.status, `${foreign} ${route.path}`).toBe(403);
+          expect(res.body).not.toContain('ai.action');
+        }
+      }
+      const list = await raw('/api/recordings', 'GET', { Origin: 'https://evil.example' });
+      expect(list.status).toBe(403);
+    });
+
     it('cannot delete a recording', async () => {
       for (const { what, headers } of forged()) {
         const res = await raw(`/api/recordings/${shared}`, 'DELETE', headers);
