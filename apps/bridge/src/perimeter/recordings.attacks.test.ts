@@ -635,6 +635,10 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     expect(dir.mode & 0o777).toBe(0o700);
     expect(dir.uid).toBe(process.getuid?.());
     for (const file of await readdir(bridge.recordings.dir)) {
+      // Named by a random id only: nothing of the desktop or its people for other OS users.
+      expect(file).toMatch(/^[A-Za-z0-9_-]{22}\.(guac|keys|index\.jsonl|events\.jsonl)$/);
+      for (const name of [desktopId, bridge.admin.id, bridge.admin.username, 'Desktop'])
+        expect(file).not.toContain(name);
       const info = await lstat(join(bridge.recordings.dir, file));
       expect(info.isFile(), file).toBe(true);
       expect(info.mode & 0o777, file).toBe(0o600);
