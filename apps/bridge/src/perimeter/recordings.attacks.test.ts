@@ -646,6 +646,31 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     }
   });
 
+  it('is shown to every window, a watcher’s too, which may not change it', async () => {
+    const watcher = await addPerson(bridge.session, 'watcher', { grant: 'view' });
+    const live = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
+    const viewer = await ScriptedViewer.connect(watcher.session);
+    try {
+      await eventually(
+        () => viewer.desktopStates.at(-1)?.recording?.on === true,
+        20_000,
+        'the watcher told of the recording',
+      );
+      expect(viewer.desktopStates.at(-1)?.recording).toMatchObject({ on: true, may_change: false });
+      const refused = await watcher.session.request(`/api/desktops/${desktopId}/recording`, {
+        method: 'PUT',
+        body: { mode: 'off' },
+      });
+      expect(refused.status).toBe(403);
+      expect(bridge.recordings.liveOn(desktopId)).toBeDefined();
+    } finally {
+      await viewer.close();
+      await live.close();
+      await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+      await bridge.recordings.settled();
+    }
+  });
+
   it('is out of reach of a shell line typed in a sandboxed local desktop', async () => {
     const desktop = await startLocalDesktop({ sandbox: true, xterm: true, windowManager: true });
     try {
