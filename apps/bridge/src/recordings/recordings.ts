@@ -57,6 +57,9 @@ export class Recordings implements ConnectionObserver {
   private readonly listeners = new Set<(desktopId: string) => void>();
   /** Each desktop's overlays as its windows show them (a recording starts with these drawn). */
   private readonly overlays = new Map<string, Map<string, Overlay>>();
+  /** Masks set per desktop (a count, and the last), so one saved while a recording starts holds. */
+  private readonly maskChanges = new Map<string, number>();
+  private readonly latestMasks = new Map<string, readonly Rect[]>();
   private closed = false;
 
   constructor(private readonly options: RecordingsOptions) {
@@ -130,6 +133,8 @@ export class Recordings implements ConnectionObserver {
 
   /** The privacy masks of a desktop changed (its owner saved a layout). */
   setMasks(desktopId: string, rects: readonly Rect[]): void {
+    this.latestMasks.set(desktopId, rects);
+    this.maskChanges.set(desktopId, (this.maskChanges.get(desktopId) ?? 0) + 1);
     this.active.get(desktopId)?.writer.setMasks(rects);
   }
 
@@ -219,6 +224,7 @@ export class Recordings implements ConnectionObserver {
     if (join === undefined) return;
     const { store, logger } = this.options;
     const log = logger.child({ desktopId });
+    const maskChangesBefore = this.maskChanges.get(desktopId) ?? 0;
     const made: { active?: Active } = {};
     const writer = await RecordingWriter.create({
       ...this.options.writer,
@@ -246,6 +252,10 @@ export class Recordings implements ConnectionObserver {
       startedAt: since,
     });
     this.active.set(desktopId, active);
+    // A layout saved while this was starting found no recording to tell: its masks win over
+    // the ones read above (still before the writer has seen anything of the desktop).
+    if ((this.maskChanges.get(desktopId) ?? 0) !== maskChangesBefore)
+      writer.setMasks(this.latestMasks.get(desktopId) ?? []);
     // The overlays on screen as it starts are part of the picture from its first moment.
     for (const overlay of this.overlays.get(desktopId)?.values() ?? [])
       this.event(desktopId, { ...overlayDrawn(overlay), t: since });

@@ -164,6 +164,23 @@ describe('the recordings API', () => {
     expect(bytes.subarray(0, 4).toString('hex')).toBe('1a45dfa3');
   });
 
+  it('renders one video export at a time, and frames in turns, however many arrive together', async () => {
+    const exports = await Promise.all(
+      [1, 2, 3].map(() => watcher.request(`/api/recordings/${recordingId}/export.webm`)),
+    );
+    await Promise.all(exports.map((r) => r.arrayBuffer()));
+    expect(exports.map((r) => r.status).sort()).toEqual([200, 429, 429]);
+    const frames = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        watcher.request(`/api/recordings/${recordingId}/frame?t=${t0 + i}&width=8`),
+      ),
+    );
+    await Promise.all(frames.map((r) => r.arrayBuffer()));
+    const statuses = frames.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(34);
+    expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+  });
+
   it('audits viewing and exporting', async () => {
     await bridge.access.audit.flush();
     const entries = await bridge.access.store.audit.query({ limit: 50 });

@@ -43,6 +43,9 @@ const NOT_FOUND = 'No such recording of yours; reload the list.';
 const NO_DESKTOP = 'No such desktop of yours; reload the list.';
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_FRAME_WIDTH = 4096;
+/** Frames rendered at once for the whole bridge, and how many more may wait their turn. */
+const FRAME_RENDERS = 2;
+const FRAME_QUEUE = 32;
 
 const ModeRequest = z.strictObject({ mode: z.enum(['off', 'on', 'person']) });
 const ChoiceRequest = z.strictObject({ on: z.boolean() });
@@ -214,6 +217,8 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     });
   });
 
+  const frameTurns = new Turns(FRAME_RENDERS);
+
   // A video export renders every frame on this machine: one at a time for the whole bridge.
   let exporting = false;
   app.get(`${BASE}/:id/export.webm`, async (c) => {
@@ -225,24 +230,28 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       return apiError(c, 429, 'Another video export is running; try again when it has finished.', {
         retryAfterMs: 10_000,
       });
-    const reader = await openReader(recordings.dir, found.recording.id);
-    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    // Taken before the first await, so requests arriving together cannot all pass the check.
     exporting = true;
-    const work = await mkdtemp(join(tmpdir(), 'oc-export-'));
-    const out = join(work, 'recording.webm');
+    let work: string | undefined;
+    let out: string;
     try {
+      const reader = await openReader(recordings.dir, found.recording.id);
+      if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+      work = await mkdtemp(join(tmpdir(), 'oc-export-'));
+      out = join(work, 'recording.webm');
       await exportVideo(reader, out, { format: 'webm' });
     } catch (err) {
-      await rm(work, { recursive: true, force: true });
+      if (work !== undefined) await rm(work, { recursive: true, force: true });
       if (err instanceof ExportError) return apiError(c, 503, err.message);
       throw err;
     } finally {
       exporting = false;
     }
+    const done = work;
     audit(found.person, found.recording, found.desktop, 'exported (video, WebM)');
     const size = (await stat(out)).size;
     const file = createReadStream(out);
-    file.once('close', () => void rm(work, { recursive: true, force: true }));
+    file.once('close', () => void rm(done, { recursive: true, force: true }));
     return c.body(Readable.toWeb(file) as ReadableStream, 200, {
       'Content-Type': 'video/webm',
       'Content-Length': String(size),
@@ -263,7 +272,27 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       return apiError(c, 400, `width must be a whole number from 1 to ${MAX_FRAME_WIDTH}.`, {
         field: 'width',
       });
-    const reader = await openReader(recordings.dir, found.recording.id);
+    // Each render replays up to a keyframe interval and encodes a PNG here: a timeline asks for
+    // many at once, so they take turns; beyond the queue the caller is told to come back.
+    if (frameTurns.waiting >= FRAME_QUEUE)
+      return apiError(c, 429, 'Too many pictures asked for at once; retry in a moment.', {
+        retryAfterMs: 1_000,
+      });
+    const release = await frameTurns.take();
+    try {
+      return await renderFrame(c, found.recording.id, t, width);
+    } finally {
+      release();
+    }
+  });
+
+  const renderFrame = async (
+    c: Context<BridgeEnv>,
+    id: string,
+    t: number,
+    width: number | undefined,
+  ): Promise<Response> => {
+    const reader = await openReader(recordings.dir, id);
     if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
     const picture = await reader.pictureAt(t);
     if (picture.width === 0 || picture.height === 0)
@@ -277,7 +306,7 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       'Content-Type': 'image/png',
       'Cache-Control': 'private, max-age=3600',
     });
-  });
+  };
 
   app.delete(`${BASE}/:id`, async (c) => {
     const found = await load(c);
@@ -416,4 +445,29 @@ async function fileSize(dir: string, id: string): Promise<number> {
     (s) => s.size,
     () => 0,
   );
+}
+
+/** At most `limit` holders at once; the others wait in order. */
+class Turns {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  async take(): Promise<() => void> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.queue.push(resolve));
+    else this.active += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.queue.shift();
+      if (next === undefined) this.active -= 1;
+      else next();
+    };
+  }
 }
