@@ -141,11 +141,7 @@ test('"Show me" on an audit row opens the recording at that moment; keys and spe
   }
 });
 
-// fixme: waits for the bridge side of P12 (engineer E, apps/bridge/src/recordings) to write the
-// event track — `ai.action` with its point, `overlay.drawn` / `overlay.removed` — into each
-// recording (on 26 Nov at 20:10 UTC the track held only `recording.stopped`, so the player has no
-// pointer, overlay or card to show).
-test.fixme('the player composites the AI overlay and pointer from the event track', async ({
+test('the player composites the AI overlay and pointer from the event track', async ({
   page,
   stack,
 }) => {
