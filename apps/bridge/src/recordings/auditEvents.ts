@@ -1,8 +1,13 @@
 // The recording's event track, read off the audit log: every audited action of a desktop (the
 // one place each is decided and written) becomes an event of that desktop's recording — each AI
-// tool call with its arguments exactly as the audit summarized them (typed text and clipboard
-// redacted by the audit's own rules), its intent, decision, who approved and outcome; approvals;
-// Stop; mode changes. Entries that name no desktop (sign-ins, account changes) are not events.
+// tool call with its arguments as the audit summarized them, its intent, decision, who approved
+// and outcome; approvals; Stop; mode changes. Entries that name no desktop (sign-ins, account
+// changes) are not events.
+//
+// Typed text and clipboard contents are always redacted here, even when the person in charge
+// keeps them in their own audit log: the audit shows each person their own entries, while a
+// recording is watched by everyone who may see the desktop (a view grant included).
+import { isToolName, toolDefinitions } from '@overlay-companion/protocol';
 import type { RecordingEventInput } from '@overlay-companion/recording';
 import type { NewAuditEntry } from '../store/types.js';
 
@@ -22,7 +27,7 @@ export function recordingEventsOf(
   const by = entry.personName ?? undefined;
   switch (entry.kind) {
     case 'tool_call': {
-      const args = argumentsOf(entry.summary);
+      const args = withoutText(entry.tool ?? '', argumentsOf(entry.summary));
       const x = args.x;
       const y = args.y;
       const point =
@@ -95,4 +100,34 @@ function argumentsOf(summary: string | null | undefined): Record<string, unknown
     // A summary cut at MAX_SUMMARY_CHARS is no longer JSON: keep it as the audit shows it.
   }
   return { summary };
+}
+
+/**
+ * The arguments with every sensitive one redacted (the audit may have kept them for its owner),
+ * keeping their length as the audit does; a summary cut short (no longer JSON) of a tool that
+ * carries text is dropped whole, since the text may be in it.
+ */
+/** What the audit writes in place of a value (audit/summarize.ts); text the AI typed may not pose as it. */
+const AUDIT_REDACTION = /^\[redacted(: \d+ characters)?\]$/;
+
+function withoutText(tool: string, args: Record<string, unknown>): Record<string, unknown> {
+  const sensitive = isToolName(tool) ? (toolDefinitions[tool].sensitiveArgs ?? []) : [];
+  if (sensitive.length === 0) return args;
+  if (
+    Object.keys(args).length === 1 &&
+    typeof args.summary === 'string' &&
+    !sensitive.includes('summary')
+  ) {
+    return { summary: '[redacted: arguments cut short]' };
+  }
+  const copy = { ...args };
+  for (const field of sensitive) {
+    const value = copy[field];
+    if (value === undefined || (typeof value === 'string' && AUDIT_REDACTION.test(value))) {
+      continue;
+    }
+    copy[field] =
+      typeof value === 'string' ? `[redacted: ${[...value].length} characters]` : '[redacted]';
+  }
+  return copy;
 }
