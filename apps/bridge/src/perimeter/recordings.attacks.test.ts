@@ -254,6 +254,11 @@ describe('the recordings API, attacked over HTTP', () => {
     expect(filesOf(old).some((p) => existsSync(p))).toBe(false);
   });
 
+  // FINDING: /frame answers `Cache-Control: private, max-age=3600` (every other recording answer
+  // is no-store): a frame of the desktop stays in the browser's cache after its person signs out
+  // or loses the grant, and is served from there, without asking the bridge, for an hour.
+  it.todo('lets no browser keep a recording’s pictures (no-store on every answer)');
+
   describe('a page on another origin', () => {
     const raw = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>
       rawRequest(bridge.url, path, {
