@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import {
+  FLEET_SOCKET_PATH,
   layoutBounds,
   TUNNEL_SOCKET_PATH,
   type DesktopParams,
@@ -58,6 +59,7 @@ import {
   type BoundAddress,
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
+import { createFleetEndpoint } from './fleet/fleetSocket.js';
 import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
@@ -299,7 +301,27 @@ export async function startWithDesktopControl(
   await recordings.recover().catch((err: unknown) => {
     logger.warn({ err }, 'recordings left open by an earlier run could not be closed');
   });
-  const plane = createDesktopControl({ ...controlOptions, directory, logger, recordings });
+  const plane = createDesktopControl({
+    ...controlOptions,
+    directory,
+    logger,
+    planeHooks: {
+      recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
+      overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
+      takeOverChanged: (desktopId, on, by) =>
+        recordings.event(desktopId, {
+          kind: on ? 'takeover' : 'handback',
+          ...(by === undefined ? {} : { by }),
+        }),
+    },
+  });
+  // A signed-in person's desktops at a glance (/ws/fleet), read off the desktop control's planes.
+  const fleetFeed = createFleetEndpoint({
+    planes: plane.planes,
+    directory,
+    access,
+    logger: logger.child({ part: 'fleet-feed' }),
+  });
   // Every audited action of a desktop is an event of its recording (auditEvents.ts).
   const untap = access.audit.tap((entry, about) => {
     if (about.desktopId === undefined) return;
@@ -410,7 +432,11 @@ export async function startWithDesktopControl(
             logger: logger.child({ part: 'api' }),
           }),
       ],
-      upgrades: { ...extras.upgrades, ...plane.upgrades },
+      upgrades: {
+        ...extras.upgrades,
+        ...plane.upgrades,
+        [FLEET_SOCKET_PATH]: fleetFeed.handleUpgrade,
+      },
       tunnelDesktops,
       connectionObserver: recordings,
       desiredDesktopSize:
@@ -426,6 +452,7 @@ export async function startWithDesktopControl(
         }),
     });
   } catch (err) {
+    fleetFeed.close();
     await plane.close();
     await recordings.close();
     untap();
@@ -434,6 +461,7 @@ export async function startWithDesktopControl(
   const running = bridge;
   plane.bind({ host: running.host, port: running.port });
   const close = async (): Promise<void> => {
+    fleetFeed.close();
     await plane.close();
     await running.close();
     await recordings.close();

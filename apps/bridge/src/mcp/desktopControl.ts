@@ -9,7 +9,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
-  FLEET_SOCKET_PATH,
   OVERLAYS_SOCKET_PATH,
   VIEWER_SOCKET_PATH,
   defaultPermissions,
@@ -33,10 +32,9 @@ import {
 } from '../limits/rateLimit.js';
 import { createViewerEndpoint } from '../relay/viewerSocket.js';
 import { createOverlayEndpoint } from '../relay/overlaySocket.js';
-import { createFleetEndpoint } from '../fleet/fleetSocket.js';
 import { BRIDGE_VERSION } from '../version.js';
 import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.js';
-import { DesktopPlanes, type DesktopPlane } from './desktopPlanes.js';
+import { DesktopPlanes, type DesktopPlane, type DesktopPlanesOptions } from './desktopPlanes.js';
 import { SessionDesktop } from './sessionDesktop.js';
 import { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { ViewerHub, type HeadlessLauncher } from '../relay/viewerHub.js';
@@ -50,7 +48,6 @@ import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { SessionState } from './toolkit.js';
 import { readDecision } from './planeDecision.js';
-import type { Recordings } from '../recordings/recordings.js';
 
 // Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
 // as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check
@@ -77,8 +74,11 @@ export interface DesktopControlOptions {
   metrics?: BridgeMetrics | undefined;
   /** The desktop records (made here from the store when not given). */
   directory?: DesktopDirectory | undefined;
-  /** Session recordings: their indicator in desktop_state, their event track. */
-  recordings?: Recordings | undefined;
+  /**
+   * What each desktop's plane tells, and asks, beyond the desktop control: the recordings' event
+   * track and indicator (bridge.ts wires them to recordings/, which imports mcp/, not back).
+   */
+  planeHooks?: Pick<DesktopPlanesOptions, 'overlaysChanged' | 'takeOverChanged' | 'recording'>;
 }
 
 export interface DesktopControl {
@@ -119,7 +119,6 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
   const directory =
     options.directory ??
     new DesktopDirectory({ store: access.store, logger: logger.child({ part: 'desktops' }) });
-  const { recordings } = options;
   const planes = new DesktopPlanes({
     store: access.store,
     directory,
@@ -128,17 +127,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     viewerUrl,
     headlessLauncher: () => headlessLauncher,
     observer: observePlanes(access),
-    ...(recordings === undefined
-      ? {}
-      : {
-          recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
-          overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
-          takeOverChanged: (desktopId, on, by) =>
-            recordings.event(desktopId, {
-              kind: on ? 'takeover' : 'handback',
-              ...(by === undefined ? {} : { by }),
-            }),
-        }),
+    ...options.planeHooks,
   });
   // What a session's background screenshots ask while it has no desktop: no window, no capture.
   const idleHub = new ViewerHub({
@@ -159,12 +148,6 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     directory,
     access,
     logger: logger.child({ part: 'overlay-feed' }),
-  });
-  const fleetFeed = createFleetEndpoint({
-    planes,
-    directory,
-    access,
-    logger: logger.child({ part: 'fleet-feed' }),
   });
   const limits = new SharedRateLimits(options.sharedRateLimits ?? SHARED_RATE_LIMITS);
   const toolList = buildToolList(bridgeTools);
@@ -292,7 +275,6 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     upgrades: {
       [VIEWER_SOCKET_PATH]: endpoint.handleUpgrade,
       [OVERLAYS_SOCKET_PATH]: overlayFeed.handleUpgrade,
-      [FLEET_SOCKET_PATH]: fleetFeed.handleUpgrade,
     },
     bind: (address) => {
       bound = address;
@@ -312,7 +294,6 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     close: async () => {
       endpoint.close();
       overlayFeed.close();
-      fleetFeed.close();
       await sessions.close();
       await planes.closeAll();
     },
