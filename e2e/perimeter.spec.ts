@@ -253,14 +253,16 @@ test('signing out ends that session’s desktop and AI link at once; another ses
 
   await firstConsole.signOut();
 
-  // The bridge closed both of the first session's sockets: the AI link with 4401, the desktop
-  // tunnel with 4000 + Guacamole's 769 (unauthorized). The page then finds itself signed out.
+  // The bridge closed every socket of the first session: the AI link and the other desktops'
+  // approvals (the fleet feed every viewer keeps) with 4401, the desktop tunnel with 4000 +
+  // Guacamole's 769 (unauthorized). The page then finds itself signed out.
   const closes = () => socketCloses(firstViewer).catch(() => []); // mid-navigation: try again
   await expect
     .poll(async () => (await closes()).map((close) => close.path).sort(), { timeout: 15_000 })
-    .toEqual(['/tunnel', '/ws/viewer']);
+    .toEqual(['/tunnel', '/ws/fleet', '/ws/viewer']);
   const byPath = new Map((await closes()).map((close) => [close.path, close]));
   expect(byPath.get('/ws/viewer')).toMatchObject({ code: 4401, reason: /^Signed out/ });
+  expect(byPath.get('/ws/fleet')).toMatchObject({ code: 4401, reason: /^Signed out/ });
   expect(byPath.get('/tunnel')).toMatchObject({ code: 4769, reason: /^769 Signed out/ });
   await expect(firstViewer).toHaveURL(/\/signin/, { timeout: 15_000 });
   await firstViewer.reload();
