@@ -23,6 +23,7 @@ import {
   connectMcp,
   connectMcpWithToken,
   openViewerAt,
+  setViewerMode,
   viewerRole,
 } from './support/controlPlane.js';
 import { adminSession, signInContextAs } from './support/signIn.js';
@@ -83,8 +84,7 @@ test.beforeAll(async ({ browser, stack: running }) => {
   await openViewerAt(viewer2, stack, `/?desktop=${secondId}`);
   await expect.poll(() => viewerRole(viewer1)).toBe('control');
   await expect.poll(() => viewerRole(viewer2)).toBe('control');
-  for (const page of [viewer1, viewer2])
-    await expect(page.getByTestId('mode-select')).toHaveValue('assist');
+  for (const page of [viewer1, viewer2]) await setViewerMode(page, 'assist');
   fleet = await context.newPage();
   await fleet.goto(new URL('/fleet', stack.url).toString());
 });

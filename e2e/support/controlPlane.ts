@@ -226,6 +226,15 @@ export async function openControlViewer(
   await signInContext(page.context(), stack);
   await openViewerAt(page, stack, '/');
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
+  await setViewerMode(page, mode);
+}
+
+/**
+ * Puts a control window's desktop in `mode` from the window's own selector, approving a raise as
+ * the person would. The e2e stack is shared by the specs: a desktop keeps the mode the last one
+ * left it in.
+ */
+export async function setViewerMode(page: Page, mode: string): Promise<void> {
   const select = page.getByTestId('mode-select');
   const current = await select.inputValue();
   if (current !== mode) {
