@@ -254,10 +254,20 @@ describe('the recordings API, attacked over HTTP', () => {
     expect(filesOf(old).some((p) => existsSync(p))).toBe(false);
   });
 
-  // FINDING: /frame answers `Cache-Control: private, max-age=3600` (every other recording answer
-  // is no-store): a frame of the desktop stays in the browser's cache after its person signs out
-  // or loses the grant, and is served from there, without asking the bridge, for an hour.
-  it.todo('lets no browser keep a recording’s pictures (no-store on every answer)');
+  // Found by this suite: /frame answered `Cache-Control: private, max-age=3600` (every other
+  // recording answer is no-store), so a frame of the desktop stayed in the browser's cache after
+  // its person signed out or lost the grant, served from there without asking for an hour.
+  it('lets no browser keep anything of a recording (no-store on every answer)', async () => {
+    const list = await vic.session.request('/api/recordings');
+    expect(list.headers.get('cache-control')).toContain('no-store');
+    for (const route of recordingRoutes(shared, t0 + 100)) {
+      if (route.method !== 'GET') continue;
+      const res = await vic.session.request(route.path);
+      await res.arrayBuffer();
+      expect(res.status, route.path).toBe(200);
+      expect(res.headers.get('cache-control'), route.path).toContain('no-store');
+    }
+  });
 
   describe('a page on another origin', () => {
     const raw = (path: string, method: string, headers: Record<string, string>, body?: unknown) =>

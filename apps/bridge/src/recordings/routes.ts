@@ -304,7 +304,9 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     const png = await image.png({ compressionLevel: 3 }).toBuffer();
     return c.body(new Uint8Array(png), 200, {
       'Content-Type': 'image/png',
-      'Cache-Control': 'private, max-age=3600',
+      // Like every answer about a recording: nothing of it stays in the browser's cache, to be
+      // shown there without asking after sign-out or once the grant is withdrawn.
+      'Cache-Control': 'no-store',
     });
   };
 
