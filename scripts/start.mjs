@@ -54,6 +54,8 @@ const DESKTOP_NEEDS = [
   { command: 'xclip', pkg: 'xclip' },
   // The desktop's programs run in a bubblewrap sandbox (the AI types into its shell).
   { command: 'bwrap', pkg: 'bubblewrap' },
+  // Recordings export as video (GET /api/recordings/:id/export.webm renders with ffmpeg).
+  { command: 'ffmpeg', pkg: 'ffmpeg' },
   { file: '/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf', pkg: 'fonts-dejavu-core' },
 ];
 
