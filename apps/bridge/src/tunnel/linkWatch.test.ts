@@ -26,10 +26,29 @@ function watch(answer: () => ProbeOutcome | Promise<ProbeOutcome>) {
     probeEveryMs: 5_000,
     probeTimeoutMs: 4_000,
   });
+  // The desktop drew once (the watch knocks only after that).
+  link.heard();
   return { link, probes, stalls };
 }
 
 describe('LinkWatch', () => {
+  it('does not probe before the desktop first drew (an RDP login takes its time)', async () => {
+    const probes: number[] = [];
+    const link = new LinkWatch({
+      probe: () => {
+        probes.push(Date.now());
+        return Promise.resolve('silent');
+      },
+      stalled: () => undefined,
+    });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(probes).toEqual([]);
+    link.heard();
+    await vi.advanceTimersByTimeAsync(2_100);
+    expect(probes).toHaveLength(1);
+    link.stop();
+  });
+
   it('does not probe while the desktop keeps talking', async () => {
     const { link, probes } = watch(() => 'answered');
     for (let i = 0; i < 20; i += 1) {

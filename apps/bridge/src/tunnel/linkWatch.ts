@@ -4,6 +4,9 @@
 // that nothing answered: someone is waiting for the desktop then. A probe that gets no answer
 // within `probeTimeoutMs`, with still nothing from the desktop meanwhile, is a stall: `stalled`
 // is called once and the watch stops. Anything from the desktop (`heard`) proves the link.
+// Nothing is probed before the desktop first drew: an RDP login takes its time, and knocking on
+// the server while it starts a session only adds load there (guacd's handshake timeout and the
+// viewer's own wait for a first frame cover that stretch).
 //
 // Deadline: a link that stalls while the desktop is busy is noticed within quietMs +
 // probeTimeoutMs (+ one tick); one that stalls while the desktop is still, within probeEveryMs +
@@ -29,6 +32,7 @@ export const LINK_STALL_DEADLINE_MS = LINK_PROBE_EVERY_MS + LINK_PROBE_TIMEOUT_M
 
 export class LinkWatch {
   private lastHeard: number;
+  private everHeard = false;
   private lastInput: number | undefined;
   private lastProbe = Number.NEGATIVE_INFINITY;
   private probing = false;
@@ -52,6 +56,7 @@ export class LinkWatch {
   /** The desktop sent something. */
   heard(): void {
     this.lastHeard = this.now();
+    this.everHeard = true;
   }
 
   /** The browser sent input to the desktop. */
@@ -65,7 +70,7 @@ export class LinkWatch {
   }
 
   private tick(): void {
-    if (this.stopped || this.probing) return;
+    if (this.stopped || this.probing || !this.everHeard) return;
     const now = this.now();
     const quietFor = now - this.lastHeard;
     if (quietFor < this.quietMs) return;
