@@ -15,7 +15,7 @@
 // `size` instructions never reach the server (tunnelSession.ts drops them). The size each
 // desktop last reported is kept for the layout editor.
 import type { Logger } from 'pino';
-import type { ConnectionConfig } from '../config.js';
+import { describeGuacd, type ConnectionConfig } from '../config.js';
 import type { TunnelTarget } from './tunnelSession.js';
 import {
   FALLBACK_DESKTOP_SIZE,
@@ -108,6 +108,14 @@ export class DesktopConnections {
   /** Connections by desktop id. */
   private readonly desktops = new Map<string, Entry>();
   private readonly seen = new Map<string, DesktopSize>();
+  /**
+   * New connections to one server are opened one at a time, each once the last one is `ready`:
+   * guacd forks a process per connection from a multithreaded daemon, and two `select`s in the
+   * same instant left one of the children hung before it logged a line (seen with guacd 1.6.0 and
+   * two RDP desktops opened together: that desktop never drew, and windows joining it waited
+   * forever). Joins are not forks and are not held back.
+   */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private readonly sizeWaiters = new Map<string, Set<SizeWaiter>>();
 
   constructor(private readonly options: DesktopConnectionsOptions) {}
@@ -320,12 +328,25 @@ export class DesktopConnections {
     const { protocol } = target.connection;
     // An RDP session is opened at the decided size, else at the size it last had.
     const size = decided ?? this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE;
-    const opened = await openUpstream(target.guacd, {
-      select: protocol,
-      params: this.params(target.connection, protocol === 'rdp' ? size : undefined),
-      size,
-      timeoutMs: this.options.handshakeTimeoutMs,
+    const server = describeGuacd(target.guacd);
+    const previous = this.opening.get(server) ?? Promise.resolve();
+    const attempt = previous.then(() =>
+      openUpstream(target.guacd, {
+        select: protocol,
+        params: this.params(target.connection, protocol === 'rdp' ? size : undefined),
+        size,
+        timeoutMs: this.options.handshakeTimeoutMs,
+      }),
+    );
+    const settled = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.opening.set(server, settled);
+    void settled.then(() => {
+      if (this.opening.get(server) === settled) this.opening.delete(server);
     });
+    const opened = await attempt;
     entry.connectionId = opened.connectionId;
     entry.target = target;
     entry.sizeToApply = decided;
