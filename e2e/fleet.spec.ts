@@ -93,6 +93,15 @@ test.afterAll(async () => {
   await ai1?.close();
   await ai2?.close();
   await context?.close();
+  // The e2e stack is shared: leave it with its one desktop, as the specs after this one expect
+  // (an AI with a token for every desktop would otherwise act on one made here).
+  const admin = await adminSession(stack);
+  const listed = ((await (await admin.request(API.desktops)).json()) as DesktopList).desktops;
+  for (const desktop of listed) {
+    if (desktop.id === firstId) continue;
+    const removed = await admin.request(`${API.desktops}/${desktop.id}`, { method: 'DELETE' });
+    expect(removed.ok, `DELETE ${desktop.name}: ${removed.status}`).toBe(true);
+  }
   await second?.stop();
 });
 
