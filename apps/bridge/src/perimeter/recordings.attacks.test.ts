@@ -22,7 +22,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { API, CSRF_HEADER } from '@overlay-companion/protocol';
-import { RecordingReader, RecordingWriter, recordingPaths } from '@overlay-companion/recording';
+import { RecordingReader, recordingPaths } from '@overlay-companion/recording';
 import { startLocalDesktop } from '@overlay-companion/gateway';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +32,7 @@ import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { writeSampleRecording } from '../recordings/testing/sampleRecording.js';
 import { rawRequest } from './testing/http.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
 
@@ -46,34 +47,6 @@ async function visibleXterm(env: NodeJS.ProcessEnv): Promise<string> {
     { env },
   );
   return stdout.trim().split('\n')[0] ?? '';
-}
-
-/** A finished 64×48 recording (red, then green a second later) of `desktopId`, in the store. */
-async function writeRecording(bridge: TestBridge, desktopId: string, t0: number): Promise<string> {
-  const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
-  const fill = (t: number, rgb: [number, number, number]) => {
-    writer.feed({ opcode: 'rect', args: ['0', '0', '0', '64', '48'] }, t);
-    writer.feed({ opcode: 'cfill', args: ['14', '0', ...rgb.map(String), '255'] }, t);
-    writer.feed({ opcode: 'sync', args: [String(t)] }, t);
-  };
-  writer.feed({ opcode: 'size', args: ['0', '64', '48'] }, t0);
-  fill(t0, [255, 0, 0]);
-  fill(t0 + 1_000, [0, 255, 0]);
-  const summary = await writer.close();
-  const { store } = bridge.access;
-  const desktop = await store.desktops.byId(desktopId);
-  await store.recordings.add({
-    id: summary.id,
-    desktopId,
-    ownerId: desktop?.ownerId ?? null,
-    startedAt: t0,
-  });
-  await store.recordings.update(summary.id, {
-    endedAt: summary.end,
-    bytes: summary.bytes,
-    gaps: [],
-  });
-  return summary.id;
 }
 
 /** Every route that names one recording, as a person's browser sends it. */
@@ -119,8 +92,8 @@ describe('the recordings API, attacked over HTTP', () => {
     carol = await addPerson(bridge.session, 'carol');
     vic = await addPerson(bridge.session, 'vic', { grant: 'view' });
     conrad = await addPerson(bridge.session, 'conrad', { grant: 'control' });
-    shared = await writeRecording(bridge, desktopId, t0);
-    hidden = await writeRecording(bridge, privateDesktop, t0);
+    shared = await writeSampleRecording(bridge, desktopId, t0);
+    hidden = await writeSampleRecording(bridge, privateDesktop, t0);
   });
 
   afterAll(async () => {
@@ -235,7 +208,7 @@ describe('the recordings API, attacked over HTTP', () => {
       { method: 'PUT', body: { level: 'view' } },
     );
     expect(granted.status).toBeLessThan(300);
-    const old = await writeRecording(bridge, carols, t0);
+    const old = await writeSampleRecording(bridge, carols, t0);
     expect(await listed(vic.session)).toContain(old);
     const removed = await bridge.session.request(`${API.desktops}/${carols}`, {
       method: 'DELETE',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/passwords.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
+import { writeSampleRecording } from './testing/sampleRecording.js';
 
 const PASSWORD = 'another-password-0123456789';
 
@@ -40,37 +41,17 @@ describe('the recordings API', () => {
     watcher = await signIn(bridge.url, 'cy', PASSWORD);
 
     // A 64×48 desktop: red, then green a second later; one AI click in the event track.
-    const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
-    const fill = (t: number, rgb: [number, number, number]) => {
-      writer.feed({ opcode: 'rect', args: ['0', '0', '0', '64', '48'] }, t);
-      writer.feed({ opcode: 'cfill', args: ['14', '0', ...rgb.map(String), '255'] }, t);
-      writer.feed({ opcode: 'sync', args: [String(t)] }, t);
-    };
-    writer.feed({ opcode: 'size', args: ['0', '64', '48'] }, t0);
-    fill(t0, [255, 0, 0]);
-    fill(t0 + 1_000, [0, 255, 0]);
-    writer.event({
-      t: t0 + 500,
-      kind: 'ai.action',
-      id: 'a1',
-      tool: 'click_at',
-      args: { x: 3, y: 4 },
-      decision: 'allowed',
-      point: { x: 3, y: 4 },
-    });
-    const summary = await writer.close();
-    recordingId = summary.id;
-    await store.recordings.add({
-      id: recordingId,
-      desktopId,
-      ownerId: bridge.admin.id,
-      startedAt: t0,
-    });
-    await store.recordings.update(recordingId, {
-      endedAt: summary.end,
-      bytes: summary.bytes,
-      gaps: [],
-    });
+    recordingId = await writeSampleRecording(bridge, desktopId, t0, [
+      {
+        t: t0 + 500,
+        kind: 'ai.action',
+        id: 'a1',
+        tool: 'click_at',
+        args: { x: 3, y: 4 },
+        decision: 'allowed',
+        point: { x: 3, y: 4 },
+      },
+    ]);
   });
 
   afterAll(async () => {
