@@ -19,3 +19,10 @@ export type {
   ClientHandshakeOptions,
   ClientHandshakeResult,
 } from './handshake.js';
+export {
+  DELIVERY_OPCODE,
+  DELIVERY_OUTCOMES,
+  deliveryAnswer,
+  deliveryRequestId,
+} from './delivery.js';
+export type { DeliveryOutcome } from './delivery.js';

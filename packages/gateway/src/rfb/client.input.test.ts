@@ -53,6 +53,42 @@ describe('RfbClient input against a real Xvnc', () => {
     }
   });
 
+  test('confirmDelivery() answers once X has the input: the pointer is there at once', async () => {
+    // Xvnc answers a fence request with one of its own when it sees the pseudo-encoding.
+    await eventually('fence support', async () =>
+      (await client.confirmDelivery()) === 'server' ? true : undefined,
+    );
+    for (const [x, y] of [
+      [211, 311],
+      [5, 7],
+      [640, 400],
+    ] as const) {
+      client.pointer(x, y, 0);
+      expect(await client.confirmDelivery()).toBe('server');
+      const { stdout } = await run('xdotool', ['getmouselocation'], { env: desktop.env });
+      expect(stdout).toMatch(new RegExp(`^x:${x} y:${y} `));
+    }
+  });
+
+  test('confirmDelivery() waits while the VNC server is stopped, and answers when it runs', async () => {
+    process.kill(desktop.pid, 'SIGSTOP');
+    let answer: string | undefined;
+    try {
+      client.pointer(77, 88, 0);
+      const confirmed = client.confirmDelivery().then((a) => (answer = a));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Nothing can have processed the input: a confirmation now would be a lie.
+      expect(answer).toBeUndefined();
+      process.kill(desktop.pid, 'SIGCONT');
+      await confirmed;
+    } finally {
+      process.kill(desktop.pid, 'SIGCONT');
+    }
+    expect(answer).toBe('server');
+    const { stdout } = await run('xdotool', ['getmouselocation'], { env: desktop.env });
+    expect(stdout).toMatch(/^x:77 y:88 /);
+  });
+
   test('cursor shape arrives with sane dimensions', async () => {
     const cursors: RfbCursor[] = [];
     client.on('cursor', (c) => cursors.push(c));

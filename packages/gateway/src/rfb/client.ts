@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { connect as netConnect, type Socket } from 'node:net';
 import { ByteReader } from './byteReader.js';
 import { RfbClipboard } from './clipboard.js';
+import { FENCE_MESSAGE, RfbFences } from './fence.js';
 import * as msg from './clientMessages.js';
 import type { RfbScreen } from './clientMessages.js';
 import { DEFAULT_ENCODINGS, Encoding } from './encodings.js';
@@ -119,6 +120,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   private readonly fb: Framebuffer;
   private readonly zrle = new ZrleDecoder(LIMITS.maxPixels * 5);
   private readonly clipboard: RfbClipboard;
+  private readonly fences: RfbFences;
   private screens: RfbScreen[] = [];
   private closed = false;
   private silence: SilenceWatch | undefined;
@@ -135,6 +137,18 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
       send: (data) => this.send(data),
       received: (text) => this.emit('clipboard', text),
     });
+    this.fences = new RfbFences(reader, (data) => this.send(data));
+  }
+
+  /**
+   * Resolves once the server has processed everything sent before this call: 'server' when it
+   * confirmed so (an RFB fence), 'written' when it cannot confirm (no fence support: the input
+   * is in its socket), 'lost' when the connection ends first.
+   */
+  async confirmDelivery(): Promise<'server' | 'written' | 'lost'> {
+    if (this.closed) return 'lost';
+    if (!this.fences.supported) return 'written';
+    return (await this.fences.confirm()) ? 'server' : 'lost';
   }
 
   /** True once the server has sent its Extended Clipboard capabilities. */
@@ -362,6 +376,9 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
           case SERVER_CUT_TEXT:
             await this.clipboard.readServerCutText();
             break;
+          case FENCE_MESSAGE:
+            await this.fences.readServerFence();
+            break;
           default:
             throw protocolError(`unknown server message type ${type}`);
         }
@@ -417,6 +434,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
     if (this.closed) return;
     this.closed = true;
     this.silence?.stop();
+    this.fences.close();
     this.reader.fail(error ?? new RfbError('closed', 'RFB client closed'));
     this.socket.destroy();
     this.zrle.close();

@@ -7,6 +7,8 @@ export const Encoding = {
   LastRect: -224,
   Cursor: -239,
   ExtendedDesktopSize: -308,
+  /** Fence messages (fence.ts): how input is confirmed to have reached the server. */
+  Fence: -312,
   /** 0xC0A1E5CE as a signed 32-bit integer, as it travels in SetEncodings. */
   ExtendedClipboard: 0xc0a1e5ce | 0,
 } as const;
@@ -21,6 +23,7 @@ export const DEFAULT_ENCODINGS: readonly number[] = [
   Encoding.Cursor,
   Encoding.LastRect,
   Encoding.ExtendedClipboard,
+  Encoding.Fence,
 ];
 
 /**
@@ -37,6 +40,7 @@ export const LOCAL_ENCODINGS: readonly number[] = [
   Encoding.Cursor,
   Encoding.LastRect,
   Encoding.ExtendedClipboard,
+  Encoding.Fence,
 ];
 
 /** True for a VNC server on this machine: a Unix socket, or a loopback address. */

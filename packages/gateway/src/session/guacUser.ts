@@ -7,7 +7,12 @@
 // (frameEncoder.ts tracks them), so a still screen is pixel-exact. A heavy frame is followed by
 // the next one no sooner than 33 ms later (HEAVY_FRAME_PIXELS).
 import type { Logger } from 'pino';
-import { GuacStatus, type GuacInstruction } from '@overlay-companion/guac';
+import {
+  DELIVERY_OPCODE,
+  GuacStatus,
+  deliveryRequestId,
+  type GuacInstruction,
+} from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
@@ -234,6 +239,29 @@ export class GuacUser {
     if (!this.encoding) this.scheduleSettle();
   }
 
+  /**
+   * Answers the bridge's delivery request (packages/guac's delivery.ts) once the input this
+   * browser sent before it has reached the desktop server. Answers leave in request order: the
+   * desktop's confirmations do.
+   */
+  private confirmDelivery(instruction: GuacInstruction): void {
+    const id = deliveryRequestId(instruction.args);
+    if (id === undefined) {
+      throw new InputError(
+        `"${DELIVERY_OPCODE}" takes one argument, a request number of 1–9 digits.`,
+      );
+    }
+    const desktop = this.source.desktop;
+    const answer = (outcome: string): void => {
+      if (!this.gone) this.socket.send([[DELIVERY_OPCODE, id, outcome]]);
+    };
+    if (desktop === undefined) {
+      answer('lost');
+      return;
+    }
+    desktop.confirmDelivery().then(answer, () => answer('lost'));
+  }
+
   private receive(instruction: GuacInstruction): void {
     if (this.gone) return;
     this.lastReceived = Date.now();
@@ -244,6 +272,9 @@ export class GuacUser {
           return;
         case 'disconnect':
           this.close();
+          return;
+        case DELIVERY_OPCODE:
+          this.confirmDelivery(instruction);
           return;
         default: {
           const reply = this.input.handle(instruction);

@@ -11,6 +11,7 @@ function recordingDesktop(): DesktopInput & { calls: unknown[][] } {
     key: (...a) => calls.push(['key', ...a]),
     setDesktopSize: (...a) => calls.push(['setDesktopSize', ...a]),
     setClipboard: (...a) => calls.push(['setClipboard', ...a]),
+    confirmDelivery: () => Promise.resolve('server'),
   };
 }
 

@@ -1,7 +1,7 @@
 // Browser → desktop input: validates each input instruction's arguments (malformed ones are a
 // protocol error for that browser only) and forwards mouse, keys, resize requests and
 // clipboard streams to the RFB client, honouring the browser's read-only and paste settings.
-import type { GuacInstruction } from '@overlay-companion/guac';
+import type { DeliveryOutcome, GuacInstruction } from '@overlay-companion/guac';
 
 /** The parts of the RFB client that browser input drives. */
 export interface DesktopInput {
@@ -10,6 +10,8 @@ export interface DesktopInput {
   key(keysym: number, down: boolean): void;
   setDesktopSize(width: number, height: number): void;
   setClipboard(text: string): void;
+  /** Resolves once the desktop server has what was sent before (see rfb/fence.ts). */
+  confirmDelivery(): Promise<DeliveryOutcome>;
 }
 
 export interface InputPolicy {
