@@ -6,6 +6,7 @@ import type { ConfirmationState } from '../store/pendingConfirmations.js';
 import type { ControlState } from '../store/control.js';
 import type { OverlayState } from '../store/overlays.js';
 import type { ViewportState } from '../store/viewport.js';
+import { paintAckStore, whenPainted } from '../overlay/paintAck.js';
 
 export interface TestApiStores {
   overlays: StoreApi<OverlayState>;
@@ -35,6 +36,10 @@ export function installTestApi(stores: TestApiStores): void {
       });
     },
     pendingConfirmations: () => copy(stores.confirmations.getState().pending),
+    // The overlay layer's painting: its path, the state last handed to it and the last one
+    // painted (the worker's acknowledgement); and a wait for the paint of a given frame.
+    overlayPaint: () => copy(paintAckStore.getState()),
+    overlayPainted: (frame: number) => whenPainted(frame).then(copy),
   });
   // Installed once per page; a second call (dev reloads of this module) keeps the first.
   if (Object.hasOwn(window, '__overlayCompanion')) return;

@@ -2,7 +2,13 @@
 // changed or too much did, and the device pixels a box can touch.
 import type { Overlay } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
-import { MAX_PARTIAL_CHANGES, devicePixels, overlayChanges, touches } from './overlayDiff.js';
+import {
+  MAX_PARTIAL_CHANGES,
+  devicePixels,
+  overlayChanges,
+  overlayDelta,
+  touches,
+} from './overlayDiff.js';
 
 function overlay(id: string): Overlay {
   return {
@@ -35,6 +41,27 @@ describe('overlayChanges', () => {
     const many = Array.from({ length: MAX_PARTIAL_CHANGES + 1 }, (_, i) => overlay(`n${i}`));
     expect(diff([a], [a, ...many])).toBe('all');
     expect(diff([a], [a, ...many.slice(1)])).toHaveLength(MAX_PARTIAL_CHANGES);
+  });
+});
+
+describe('overlayDelta', () => {
+  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(overlay) as [Overlay, Overlay, Overlay, Overlay];
+  const delta = (before: Overlay[], after: Overlay[]) =>
+    overlayDelta(before, new Set(before), after, new Set(after));
+
+  it('gives what went and what came on top, however many', () => {
+    expect(delta([a, b, c], [a, c, d])).toEqual({ removed: [b], added: [d] });
+    const again = { ...a };
+    expect(delta([a, b], [b, again])).toEqual({ removed: [a], added: [again] });
+    const many = Array.from({ length: 500 }, (_, i) => overlay(`n${i}`));
+    expect(delta([a], [a, ...many])).toEqual({ removed: [], added: many });
+    expect(delta([], [])).toEqual({ removed: [], added: [] });
+  });
+
+  it('is undefined when what stayed moved or a newcomer is under one that stayed', () => {
+    expect(delta([a, b, c], [b, a, c])).toBeUndefined();
+    expect(delta([a, b], [d, a, b])).toBeUndefined();
+    expect(delta([a, b], [a, d, b])).toBeUndefined();
   });
 });
 

@@ -2,35 +2,65 @@
 // where they are (overlayPainter.ts). Store arrays are never mutated and an overlay object is
 // never changed in place — a change is a new array, a new overlay a new object — so identity
 // says what came and went. Anything unusual (many changes, a different order, a sync_state's
-// freshly parsed objects) answers 'all': repaint everything, which is always right.
-import type { Overlay } from '@overlay-companion/protocol';
+// freshly parsed objects) answers 'all': repaint everything, which is always right. The same
+// identity rule tells the painting worker what to add and drop (overlayDelta).
 
 /** More changes than this in one frame repaint the whole canvas (one pass is cheaper then). */
 export const MAX_PARTIAL_CHANGES = 64;
 
 /** The overlays that appeared or went between `before` and `after`, or 'all'. */
-export function overlayChanges(
-  before: readonly Overlay[],
-  beforeSet: ReadonlySet<Overlay>,
-  after: readonly Overlay[],
-  afterSet: ReadonlySet<Overlay>,
-): Overlay[] | 'all' {
-  const changed: Overlay[] = [];
+export function overlayChanges<T>(
+  before: readonly T[],
+  beforeSet: ReadonlySet<T>,
+  after: readonly T[],
+  afterSet: ReadonlySet<T>,
+): T[] | 'all' {
+  const changed: T[] = [];
   for (const o of before) {
     if (!afterSet.has(o) && changed.push(o) > MAX_PARTIAL_CHANGES) return 'all';
   }
   for (const o of after) {
     if (!beforeSet.has(o) && changed.push(o) > MAX_PARTIAL_CHANGES) return 'all';
   }
-  // Those in both must keep their order (later drawn on top), or the pile changed.
+  return keepsOrder(before, beforeSet, after, afterSet) ? changed : 'all';
+}
+
+/** Whether those in both keep their order (later drawn on top); otherwise the pile changed. */
+function keepsOrder<T>(
+  before: readonly T[],
+  beforeSet: ReadonlySet<T>,
+  after: readonly T[],
+  afterSet: ReadonlySet<T>,
+): boolean {
   let i = 0;
   for (const o of after) {
     if (!beforeSet.has(o)) continue;
-    while (i < before.length && !afterSet.has(before[i] as Overlay)) i++;
-    if (before[i] !== o) return 'all';
+    while (i < before.length && !afterSet.has(before[i] as T)) i++;
+    if (before[i] !== o) return false;
     i++;
   }
-  return changed;
+  return true;
+}
+
+/**
+ * `after` as an edit of `before`: the ones that went, and the ones that came — when those that
+ * stayed kept their order and every newcomer is on top of them (the store only ever appends),
+ * so `before` minus `removed` plus `added` is exactly `after`. Undefined otherwise (send it all).
+ * O(n), whatever the number of changes: the worker gets a message the size of the change.
+ */
+export function overlayDelta<T>(
+  before: readonly T[],
+  beforeSet: ReadonlySet<T>,
+  after: readonly T[],
+  afterSet: ReadonlySet<T>,
+): { removed: T[]; added: T[] } | undefined {
+  const removed = before.filter((o) => !afterSet.has(o));
+  const added: T[] = [];
+  for (const o of after) {
+    if (!beforeSet.has(o)) added.push(o);
+    else if (added.length > 0) return undefined; // one that stayed is above a newcomer
+  }
+  return keepsOrder(before, beforeSet, after, afterSet) ? { removed, added } : undefined;
 }
 
 /** A rectangle in whole device pixels. */

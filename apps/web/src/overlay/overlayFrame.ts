@@ -1,9 +1,11 @@
 // What one frame of the overlay layer shows, as pure functions (tested without a DOM): which
 // overlays intersect this window's viewport and where (window CSS pixels, the viewport's
 // one coordinate rule), and which of their labels get a tag. Only what the window shows is
-// painted: a window with a part of the desktop (vx, vy, vw, vh) skips everything else.
+// painted: a window with a part of the desktop (vx, vy, vw, vh) skips everything else. The boxes
+// are painted by boxCanvas.ts; the labels and the coverage are the main thread's (frameContent).
 import type { Overlay } from '@overlay-companion/protocol';
 import type { RectLike, Viewport } from '../viewport/viewport.js';
+import { CoverGrid } from './coverLimit.js';
 
 /**
  * At most this many label tags are in the page at once: the topmost labelled overlays in view
@@ -21,10 +23,10 @@ export function layerSize(viewport: Viewport): { width: number; height: number }
  * Calls `visit` for every overlay in drawing order that shows in the viewport, with its window
  * rectangle; returns how many there were. Empty overlays (clamped off the desktop) never show.
  */
-export function forEachVisible(
-  overlays: readonly Overlay[],
+export function forEachVisible<T extends Pick<Overlay, 'bounds'>>(
+  overlays: readonly T[],
   viewport: Viewport,
-  visit: (overlay: Overlay, x: number, y: number, width: number, height: number) => void,
+  visit: (overlay: T, x: number, y: number, width: number, height: number) => void,
 ): number {
   const s = viewport.scale;
   const { width: areaWidth, height: areaHeight } = layerSize(viewport);
@@ -62,4 +64,24 @@ export function pickLabels(
   if (hovered === null || top.some((i) => i.overlay.overlay_id === hovered)) return top;
   const pointed = labelled.find((i) => i.overlay.overlay_id === hovered);
   return pointed === undefined ? top : [pointed, ...top.slice(1)];
+}
+
+/**
+ * What the main thread needs of a frame besides the painted boxes: the labelled overlays in
+ * view (in drawing order) and the boxes in view for the layer's coverage (coverLimit.ts).
+ */
+export function frameContent(
+  overlays: readonly Overlay[],
+  viewport: Viewport,
+): { labelled: LabelItem[]; boxes: CoverGrid } {
+  const labelled: LabelItem[] = [];
+  const area = layerSize(viewport);
+  const boxes = new CoverGrid({ x: 0, y: 0, width: area.width, height: area.height });
+  forEachVisible(overlays, viewport, (overlay, x, y, width, height) => {
+    boxes.add(x, y, width, height);
+    if (overlay.label !== undefined && overlay.label !== '') {
+      labelled.push({ overlay, rect: { x, y, width, height } });
+    }
+  });
+  return { labelled, boxes };
 }
