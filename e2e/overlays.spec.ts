@@ -2,8 +2,10 @@
 // Xvnc desktop with a real MCP client: overlays drawn, batched, removed, expired and cleared
 // through MCP show in every window of the person — the control window, a second window of a
 // different size and a third cropped to a part of the desktop (a box across its edge shows from
-// the edge on) — at the exact pixels (also where a removed box uncovers others), painted by the
-// frame after the tool returned;
+// the edge on) — at the exact pixels (also where a removed box uncovers others), handed to the
+// painting in the frame after the tool returned and acknowledged as painted for that frame — both
+// by the painting worker (OffscreenCanvas) and, in a browser without transferControlToOffscreen,
+// on the main thread;
 // click-through overlays let the person's click reach the X client underneath (xev says where
 // it landed), an interactive one (click_through: false) catches it — get_events reports a
 // mouse_click with its overlay_id and X receives nothing; labels with markup are text.
@@ -38,7 +40,16 @@ interface DesktopRect {
 
 let mcp: Client;
 
-test.beforeEach(async ({ page, stack }) => {
+/** Tests whose title ends so run in windows that cannot hand a canvas to a worker. */
+const ON_MAIN_THREAD = '(main-thread painting)';
+
+test.beforeEach(async ({ page, context, stack }, testInfo) => {
+  if (testInfo.title.endsWith(ON_MAIN_THREAD)) {
+    // A browser without OffscreenCanvas transfer: the layer must find out and paint itself.
+    await context.addInitScript(() => {
+      delete (HTMLCanvasElement.prototype as Partial<HTMLCanvasElement>).transferControlToOffscreen;
+    });
+  }
   await openControlViewer(page, stack, 'assist');
   mcp = await connectMcp(stack);
 });
@@ -126,128 +137,142 @@ async function expectPainted(
 }
 
 /**
- * Right after a tool returned: one animation frame later, every page's layer shows the control
- * window's latest store change (the second window got it over the bridge in the meantime).
+ * Right after a tool returned: the next animation frame of every page's layer hands the control
+ * window's latest store change to its painting (the second window got it over the bridge in the
+ * meantime), and the painting acknowledges that very frame as painted.
  */
-async function expectPaintedWithinOneFrame(control: Page, others: Page[]): Promise<number> {
+async function expectPaintedWithinOneFrame(
+  control: Page,
+  others: Page[],
+  path: PaintPath,
+): Promise<number> {
   const [mine, ...theirs] = await Promise.all([control, ...others].map(afterOneFrame));
   if (mine === undefined) throw new Error('no control frame');
+  expect(mine.path, 'how the control window paints').toBe(path);
   expect(mine.painted, 'the control window painted the change in the next frame').toBe(mine.seq);
   for (const other of theirs) {
+    expect(other.path, 'how the other window paints').toBe(path);
     expect(other.painted, 'the second window painted it in its next frame').toBe(mine.seq);
   }
   return mine.seq;
 }
 
+type PaintPath = 'worker' | 'main';
+
 const GREEN: Rgb = [0, 255, 0];
 const BLUE: Rgb = [0, 0, 255];
 const ORANGE: Rgb = [255, 165, 0];
 
-test('drawn, batched, removed, expired and cleared overlays show in every window at the exact pixels, painted the frame after the tool returned', async ({
-  page,
-  stack,
-  context,
-  pixelPage,
-}) => {
-  const desktop = await screenSize(stack.xEnv);
-  const second = await openSecondWindow(context, stack);
-  const pages = [page, second];
-  // A third window showing only desktop (300, 250)–(700, 550) at 1.25×.
-  const cropped = await context.newPage();
-  await cropped.goto(`${stack.url}?vx=300&vy=250&vw=400&vh=300&scale=1.25`);
-  await expect(cropped.getByTestId('desktop-size')).toBeVisible({ timeout: 30_000 });
-  await expect.poll(() => viewerRole(cropped), { timeout: 15_000 }).toBe('mirror');
-  try {
-    // One box.
-    const box = { x: 180, y: 140, width: 130, height: 90 };
-    const drawn = await ok('draw_overlay', { ...box, color: '#00ff00', opacity: 1 });
-    await expectPaintedWithinOneFrame(page, [second]);
-    await expectPainted(pages, pixelPage, desktop.width, box, GREEN);
-    const boxId = String(drawn.structured?.overlay_id);
+for (const [path, suffix] of [
+  ['worker', '(painting worker)'],
+  ['main', ON_MAIN_THREAD],
+] as const) {
+  test(`drawn, batched, removed, expired and cleared overlays show in every window at the exact pixels, painted the frame after the tool returned ${suffix}`, async ({
+    page,
+    stack,
+    context,
+    pixelPage,
+  }) => {
+    const desktop = await screenSize(stack.xEnv);
+    const second = await openSecondWindow(context, stack);
+    const pages = [page, second];
+    // A third window showing only desktop (300, 250)–(700, 550) at 1.25×.
+    const cropped = await context.newPage();
+    await cropped.goto(`${stack.url}?vx=300&vy=250&vw=400&vh=300&scale=1.25`);
+    await expect(cropped.getByTestId('desktop-size')).toBeVisible({ timeout: 30_000 });
+    await expect.poll(() => viewerRole(cropped), { timeout: 15_000 }).toBe('mirror');
+    try {
+      // One box.
+      const box = { x: 180, y: 140, width: 130, height: 90 };
+      const drawn = await ok('draw_overlay', { ...box, color: '#00ff00', opacity: 1 });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      await expectPainted(pages, pixelPage, desktop.width, box, GREEN);
+      const boxId = String(drawn.structured?.overlay_id);
 
-    // A batch of 600 small boxes in a grid, in one call.
-    const cells: DesktopRect[] = [];
-    for (let row = 0; row < 20; row++) {
-      for (let col = 0; col < 30; col++) {
-        cells.push({ x: 400 + col * 16, y: 300 + row * 16, width: 10, height: 10 });
+      // A batch of 600 small boxes in a grid, in one call.
+      const cells: DesktopRect[] = [];
+      for (let row = 0; row < 20; row++) {
+        for (let col = 0; col < 30; col++) {
+          cells.push({ x: 400 + col * 16, y: 300 + row * 16, width: 10, height: 10 });
+        }
       }
-    }
-    const batch = await ok('batch_overlay', {
-      overlays: cells.map((c) => ({ ...c, color: '#0000ff', opacity: 1 })),
-    });
-    expect(batch.structured?.overlay_ids).toHaveLength(600);
-    await expectPaintedWithinOneFrame(page, [second]);
-    for (const p of pages) expect(await paintedCount(p)).toBe(601);
-    for (const i of [0, 29, 300, 599]) {
-      await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
-    }
+      const batch = await ok('batch_overlay', {
+        overlays: cells.map((c) => ({ ...c, color: '#0000ff', opacity: 1 })),
+      });
+      expect(batch.structured?.overlay_ids).toHaveLength(600);
+      await expectPaintedWithinOneFrame(page, [second], path);
+      for (const p of pages) expect(await paintedCount(p)).toBe(601);
+      for (const i of [0, 29, 300, 599]) {
+        await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
+      }
 
-    // An opaque box over part of the grid, then removed: the cells under it are repainted
-    // exactly (the layer repaints only where it was), and the gaps between them stay clear.
-    const cover = { x: 390, y: 290, width: 130, height: 90 };
-    const covering = await ok('draw_overlay', { ...cover, color: '#00ff00', opacity: 1 });
-    await expectPaintedWithinOneFrame(page, [second]);
-    await expectPainted(pages, pixelPage, desktop.width, cover, GREEN);
-    await ok('remove_overlay', { overlay_id: String(covering.structured?.overlay_id) });
-    await expectPaintedWithinOneFrame(page, [second]);
-    await expectPainted(pages, pixelPage, desktop.width, cover, GREEN, false);
-    for (const i of [0, 7, 32, 157]) {
-      await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
-    }
-    const gap = { x: 410, y: 300, width: 6, height: 70 }; // between the first two columns
-    await expectPainted(pages, pixelPage, desktop.width, gap, BLUE, false);
-    // The cropped window paints the same where its part of the desktop shows them.
-    for (const i of [0, 7, 32, 157]) {
-      await expectPainted([cropped], pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
-    }
-    await expectPainted([cropped], pixelPage, desktop.width, gap, BLUE, false);
-    expect(await paintedCount(cropped)).toBe(19 * 16); // the cells in its part, not the first box
-    // A box across its left edge shows from the edge on, and nothing of it beyond.
-    const across = await ok('draw_overlay', {
-      x: 250,
-      y: 262,
-      width: 100,
-      height: 30,
-      color: 'orange',
-      opacity: 1,
-    });
-    await expectPaintedWithinOneFrame(page, [second, cropped]);
-    const visiblePart = { x: 300, y: 262, width: 50, height: 30 };
-    await expectPainted([cropped], pixelPage, desktop.width, visiblePart, ORANGE);
-    await ok('remove_overlay', { overlay_id: String(across.structured?.overlay_id) });
+      // An opaque box over part of the grid, then removed: the cells under it are repainted
+      // exactly (the layer repaints only where it was), and the gaps between them stay clear.
+      const cover = { x: 390, y: 290, width: 130, height: 90 };
+      const covering = await ok('draw_overlay', { ...cover, color: '#00ff00', opacity: 1 });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      await expectPainted(pages, pixelPage, desktop.width, cover, GREEN);
+      await ok('remove_overlay', { overlay_id: String(covering.structured?.overlay_id) });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      await expectPainted(pages, pixelPage, desktop.width, cover, GREEN, false);
+      for (const i of [0, 7, 32, 157]) {
+        await expectPainted(pages, pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
+      }
+      const gap = { x: 410, y: 300, width: 6, height: 70 }; // between the first two columns
+      await expectPainted(pages, pixelPage, desktop.width, gap, BLUE, false);
+      // The cropped window paints the same where its part of the desktop shows them.
+      for (const i of [0, 7, 32, 157]) {
+        await expectPainted([cropped], pixelPage, desktop.width, cells[i] as DesktopRect, BLUE);
+      }
+      await expectPainted([cropped], pixelPage, desktop.width, gap, BLUE, false);
+      expect(await paintedCount(cropped)).toBe(19 * 16); // the cells in its part, not the first box
+      // A box across its left edge shows from the edge on, and nothing of it beyond.
+      const across = await ok('draw_overlay', {
+        x: 250,
+        y: 262,
+        width: 100,
+        height: 30,
+        color: 'orange',
+        opacity: 1,
+      });
+      await expectPaintedWithinOneFrame(page, [second, cropped], path);
+      const visiblePart = { x: 300, y: 262, width: 50, height: 30 };
+      await expectPainted([cropped], pixelPage, desktop.width, visiblePart, ORANGE);
+      await ok('remove_overlay', { overlay_id: String(across.structured?.overlay_id) });
 
-    // Removed: its pixels go, the batch stays.
-    await ok('remove_overlay', { overlay_id: boxId });
-    await expectPaintedWithinOneFrame(page, [second]);
-    await expectPainted(pages, pixelPage, desktop.width, box, GREEN, false);
-    for (const p of pages) expect(await paintedOverlay(p, boxId)).toBeNull();
+      // Removed: its pixels go, the batch stays.
+      await ok('remove_overlay', { overlay_id: boxId });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      await expectPainted(pages, pixelPage, desktop.width, box, GREEN, false);
+      for (const p of pages) expect(await paintedOverlay(p, boxId)).toBeNull();
 
-    // Temporary: shown, then gone by itself in every window.
-    const brief = { x: 180, y: 500, width: 120, height: 60 };
-    const temporary = await ok('draw_overlay', {
-      ...brief,
-      color: 'orange',
-      opacity: 1,
-      temporary_ms: 1_500,
-    });
-    await expectPaintedWithinOneFrame(page, [second]);
-    await expectPainted(pages, pixelPage, desktop.width, brief, ORANGE);
-    const briefId = String(temporary.structured?.overlay_id);
-    for (const p of pages) {
-      await expect.poll(() => paintedOverlay(p, briefId), { timeout: 5_000 }).toBeNull();
+      // Temporary: shown, then gone by itself in every window.
+      const brief = { x: 180, y: 500, width: 120, height: 60 };
+      const temporary = await ok('draw_overlay', {
+        ...brief,
+        color: 'orange',
+        opacity: 1,
+        temporary_ms: 1_500,
+      });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      await expectPainted(pages, pixelPage, desktop.width, brief, ORANGE);
+      const briefId = String(temporary.structured?.overlay_id);
+      for (const p of pages) {
+        await expect.poll(() => paintedOverlay(p, briefId), { timeout: 5_000 }).toBeNull();
+      }
+      await expectPainted(pages, pixelPage, desktop.width, brief, ORANGE, false);
+
+      // Cleared.
+      expect((await ok('clear_overlays', {})).structured).toEqual({ cleared: 600 });
+      await expectPaintedWithinOneFrame(page, [second], path);
+      for (const p of pages) expect(await paintedCount(p)).toBe(0);
+      await expectPainted(pages, pixelPage, desktop.width, cells[0] as DesktopRect, BLUE, false);
+    } finally {
+      await cropped.close();
+      await second.close();
     }
-    await expectPainted(pages, pixelPage, desktop.width, brief, ORANGE, false);
-
-    // Cleared.
-    expect((await ok('clear_overlays', {})).structured).toEqual({ cleared: 600 });
-    await expectPaintedWithinOneFrame(page, [second]);
-    for (const p of pages) expect(await paintedCount(p)).toBe(0);
-    await expectPainted(pages, pixelPage, desktop.width, cells[0] as DesktopRect, BLUE, false);
-  } finally {
-    await cropped.close();
-    await second.close();
-  }
-});
+  });
+}
 
 const pressesIn = (log: string) =>
   [...log.matchAll(/ButtonPress[\s\S]*?root:\((\d+),(\d+)\)/g)].map((m) => ({

@@ -1,7 +1,8 @@
 // Reading the viewer's overlay layer from a test. The layer paints every box on one canvas
 // (apps/web/src/overlay/overlayPainter.ts), so there is no element per overlay: a test asks
 // where an overlay is painted (the store's overlay through the window's viewport, once the layer
-// says it painted the store's latest change) and checks the pixels there.
+// says it painted the store's latest change — with the painting worker, once the worker
+// acknowledged it) and checks the pixels there.
 /// <reference lib="dom" />
 import type { Page } from '@playwright/test';
 
@@ -54,21 +55,38 @@ export async function paintedCount(page: Page): Promise<number | null> {
   });
 }
 
+interface PaintApi {
+  overlaySeq(): number;
+  overlayPaint(): { path: string | null; posted: { seq: number; frame: number } };
+  overlayPainted(frame: number): Promise<{ seq: number; frame: number }>;
+}
+
 /**
- * Waits for the page's next animation frame and reads the layer once that frame's callbacks
- * (the layer's paint among them) have run: which store change the layer shows, and the store's.
+ * Waits for the page's next animation frame, reads which store change the layer handed to its
+ * painting in that frame, then waits for the painting's acknowledgement of that frame — the
+ * worker's answer once it painted it (at once when the page paints on its main thread): the
+ * store change the layer then shows, the store's own, and how the layer paints.
  */
-export async function afterOneFrame(page: Page): Promise<{ painted: number; seq: number }> {
+export async function afterOneFrame(
+  page: Page,
+): Promise<{ painted: number; seq: number; path: string | null }> {
   return page.evaluate(
     () =>
-      new Promise<{ painted: number; seq: number }>((resolve) =>
+      new Promise<{ painted: number; seq: number; path: string | null }>((resolve) =>
         requestAnimationFrame(() => {
           // A message runs after the frame: after every callback queued for it.
           const channel = new MessageChannel();
           channel.port1.onmessage = () => {
-            const api = (window as unknown as { __overlayCompanion: LayerApi }).__overlayCompanion;
-            const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
-            resolve({ painted: Number(layer?.dataset.paintedSeq ?? -1), seq: api.overlaySeq() });
+            const api = (window as unknown as { __overlayCompanion: PaintApi }).__overlayCompanion;
+            const seq = api.overlaySeq();
+            const { posted, path } = api.overlayPaint();
+            if (posted.seq !== seq) {
+              resolve({ painted: posted.seq, seq, path });
+              return;
+            }
+            void api.overlayPainted(posted.frame).then((mark) => {
+              resolve({ painted: mark.seq, seq, path });
+            });
           };
           channel.port2.postMessage(0);
         }),
