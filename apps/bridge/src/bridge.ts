@@ -60,6 +60,9 @@ import {
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
 import { createFleetEndpoint } from './fleet/fleetSocket.js';
+import { localFolders } from './files/localFolders.js';
+import { mountFileRoutes } from './files/routes.js';
+import { TransferPolicies } from './files/transferPermission.js';
 import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
@@ -243,6 +246,8 @@ export interface ControlledBridgeOptions
   cliConnection?: (() => ConnectionConfig) | undefined;
   /** Session recordings: serve --record makes `on` the default; tests tune the writer. */
   recording?: Partial<Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir'>> | undefined;
+  /** File transfer: tests lower the size limit and raise the space kept free. */
+  files?: { maxBytes?: number; reserveBytes?: number } | undefined;
 }
 
 export async function startWithDesktopControl(
@@ -282,6 +287,7 @@ export async function startWithDesktopControl(
     localDesktops,
     cliConnection,
     recording,
+    files,
     ...controlOptions
   } = planeOptions;
   const recordings = new Recordings({
@@ -423,6 +429,14 @@ export async function startWithDesktopControl(
             secretBox,
             desktopsChanged: runtimeDesktopsChanged,
             directory,
+          }),
+        (app) =>
+          mountFileRoutes(app, {
+            access,
+            folderOf: localFolders({ pool: localDesktops, reserveBytes: files?.reserveBytes }),
+            policies: new TransferPolicies(),
+            logger: logger.child({ part: 'files' }),
+            maxBytes: files?.maxBytes,
           }),
         (app) =>
           mountRecordingRoutes(app, {

@@ -1,8 +1,10 @@
 // App-wide guards that run before any route, after the Host/Origin check: security headers on
 // every answer (a CSP without inline script, no framing by anyone, nosniff, no referrer), body
 // limits for every request — Content-Length and chunked alike — and JSON-only state-changing
-// /api requests (415 otherwise, which also keeps cross-site HTML forms out).
+// /api requests (415 otherwise, which also keeps cross-site HTML forms out). The one exception
+// to both is a file upload's raw bytes (isFileUpload; CSRF is still checked on it).
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { isFileUpload } from '@overlay-companion/protocol';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import { apiError } from '../http/apiError.js';
@@ -65,13 +67,17 @@ function limitBodies(): MiddlewareHandler<BridgeEnv> {
   const mcp = tooLarge(MAX_MCP_BODY_BYTES);
   const other = tooLarge(MAX_API_BODY_BYTES);
   return async function limitBody(c, next) {
+    // A file upload is streamed to disk; its route refuses more than MAX_TRANSFER_BYTES from
+    // the Content-Length and stops at the bytes it announced (files/routes.ts).
+    if (isFileUpload(c.req.method, c.req.path)) return next();
     return c.req.path === '/mcp' ? mcp(c, next) : other(c, next);
   };
 }
 
 function jsonOnly(): MiddlewareHandler<BridgeEnv> {
   return async function requireJson(c, next) {
-    if (!STATE_CHANGING.has(c.req.method)) return next();
+    // A file upload carries the file's bytes (application/octet-stream, checked by its route).
+    if (!STATE_CHANGING.has(c.req.method) || isFileUpload(c.req.method, c.req.path)) return next();
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     // A DELETE without a body needs no type; anything carrying a body must be JSON.
     const hasBody =

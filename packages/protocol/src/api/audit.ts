@@ -25,6 +25,8 @@ export const AUDIT_KINDS = [
   'desktop_removed',
   'desktop_grant_changed',
   'standing_permission',
+  /** A file sent to or fetched from a desktop (files/transferAudit.ts in the bridge). */
+  'file_transfer',
   /** Written when the audit can be stored again: from when to when it could not, and how much waited. */
   'audit_outage',
 ] as const;

@@ -9,3 +9,4 @@ export * from './settings.js';
 export * from './layout.js';
 export * from './tickets.js';
 export * from './desktops.js';
+export * from './files.js';

@@ -63,7 +63,10 @@ export interface TestBridge extends ControlledBridge {
 
 export async function startTestBridge(
   options: Partial<Omit<DesktopControlOptions, 'logger' | 'access'>> &
-    Pick<ControlledBridgeOptions, 'desktopSize' | 'layoutSaved' | 'recording'> & {
+    Pick<
+      ControlledBridgeOptions,
+      'desktopSize' | 'layoutSaved' | 'recording' | 'localDesktops' | 'files'
+    > & {
       host?: string;
       access?: Omit<TestAccessOptions, 'logger'>;
       /** Toggles of the admin to set before anything connects (clipboard read and key presses start off). */

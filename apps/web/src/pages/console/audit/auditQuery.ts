@@ -97,6 +97,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   desktop_removed: 'Desktop removed',
   desktop_grant_changed: 'Desktop access changed',
   standing_permission: 'Standing permission',
+  file_transfer: 'File transfer',
   audit_outage: 'Audit outage',
 };
 

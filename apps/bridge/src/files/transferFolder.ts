@@ -1,0 +1,251 @@
+// A local desktop's transfer folder as the bridge touches it: list, write a file into it and read
+// one out, streaming, never more than a chunk in memory. The folder belongs to the desktop's own
+// user — the AI drives that user from inside the desktop and can plant anything there (symlinks
+// to the host's files, FIFOs, hard links, a symlink in place of the folder itself) — while the
+// bridge runs as root. So every step goes through a handle, never a path twice:
+// - the folder is opened with O_DIRECTORY|O_NOFOLLOW (a symlink in its place is refused) and must
+//   belong to the desktop's user; every name is then looked up inside that open folder through
+//   /proc/self/fd/<fd>/<name> (the kernel resolves the fd to the folder opened, not to whatever
+//   its path names by then), with O_NOFOLLOW on the name;
+// - a file is written under a fresh partial name (O_CREAT|O_EXCL: never into something already
+//   there), owned by the desktop's user, then linked to its real name (link() fails on any name
+//   already taken, symlink or not, so nothing of theirs is replaced) and the partial name
+//   removed; a cancelled or failed write removes the partial file;
+// - a file is read only when, opened without following a symlink and without blocking (a FIFO
+//   would hang the open), it is a regular file of the desktop's user with a single link.
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import {
+  link,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  statfs,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  binaryBytesText,
+  fileNameProblem,
+  PARTIAL_PREFIX,
+  type TransferFile,
+} from '@overlay-companion/protocol';
+
+const { O_DIRECTORY, O_NOFOLLOW, O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK } = constants;
+
+/** Why a transfer could not happen, with the HTTP status that says so and a sentence to show. */
+export class TransferError extends Error {
+  override name = 'TransferError';
+  constructor(
+    readonly status: 400 | 404 | 409 | 413 | 500 | 507,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface TransferFolderOptions {
+  /** Host path of the folder (created inside `parent` when missing). */
+  path: string;
+  /** The desktop's user: the folder and everything written into it belong to them. */
+  uid: number;
+  gid: number;
+  /** Space that must stay free on the folder's filesystem after a write. */
+  reserveBytes: number;
+}
+
+/** A written or read file: its name, size and SHA-256 (hex). */
+export interface TransferredFile {
+  name: string;
+  size: number;
+  sha256: string;
+}
+
+export class TransferFolder {
+  constructor(private readonly options: TransferFolderOptions) {}
+
+  /** The regular files in the folder, by name (partial files, links and folders are not shown). */
+  async list(): Promise<TransferFile[]> {
+    return this.withFolder(async (dir) => {
+      const files: TransferFile[] = [];
+      for (const name of await readdir(dir)) {
+        if (name.startsWith(PARTIAL_PREFIX) || fileNameProblem(name) !== undefined) continue;
+        const info = await lstat(join(dir, name)).catch(() => undefined);
+        if (info?.isFile() !== true || !this.isTheirs(info)) continue;
+        files.push({ name, size: info.size, modified_at: Math.round(info.mtimeMs) });
+      }
+      return files.sort((a, b) => a.name.localeCompare(b.name));
+    });
+  }
+
+  /**
+   * Writes `body` (exactly `size` bytes) as `name`. `signal` aborting (the person cancelled, the
+   * connection dropped) or anything failing leaves no file behind.
+   */
+  async write(
+    name: string,
+    size: number,
+    body: Readable,
+    signal?: AbortSignal,
+  ): Promise<TransferredFile> {
+    checkName(name);
+    return this.withFolder(async (dir) => {
+      const space = await statfs(dir);
+      const free = space.bavail * space.bsize;
+      if (free - size < this.options.reserveBytes)
+        throw new TransferError(
+          507,
+          `The desktop has too little free space for ${binaryBytesText(size)} (${binaryBytesText(Math.max(0, free - this.options.reserveBytes))} usable): free some space on it first.`,
+        );
+      if (await exists(join(dir, name)))
+        throw new TransferError(
+          409,
+          `"${name}" is already in the desktop's transfer folder: rename your file or delete theirs first.`,
+        );
+      const partial = join(dir, `${PARTIAL_PREFIX}${randomBytes(9).toString('hex')}`);
+      const file = await open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try {
+        await file.chown(this.options.uid, this.options.gid);
+        const hash = createHash('sha256');
+        let written = 0;
+        const count = new Transform({
+          transform(chunk: Buffer, _encoding, done) {
+            written += chunk.length;
+            if (written > size)
+              return done(new TransferError(400, `More than the announced ${size} bytes arrived.`));
+            hash.update(chunk);
+            done(null, chunk);
+          },
+        });
+        await pipeline(body, count, fileSink(file), signal === undefined ? {} : { signal });
+        if (written !== size)
+          throw new TransferError(
+            400,
+            `The upload ended after ${written} of ${size} bytes; send the file again.`,
+          );
+        await file.chmod(0o644);
+        await file.close();
+        await link(partial, join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+          throw err.code === 'EEXIST'
+            ? new TransferError(
+                409,
+                `"${name}" appeared in the transfer folder meanwhile: rename your file.`,
+              )
+            : err;
+        });
+        return { name, size, sha256: hash.digest('hex') };
+      } finally {
+        await file.close().catch(() => undefined);
+        // Done: its real name links the file now. Failed or cancelled: nothing of it may stay.
+        await unlink(partial).catch(() => undefined);
+      }
+    });
+  }
+
+  /**
+   * Opens `name` for reading: its size and a stream of its bytes (the folder is closed once the
+   * file is open; the stream owns the file). Refuses anything but a regular file of theirs.
+   */
+  async read(name: string): Promise<{ size: number; stream: Readable }> {
+    checkName(name);
+    return this.withFolder(async (dir) => {
+      const file = await open(join(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK).catch(
+        (err: NodeJS.ErrnoException) => {
+          throw err.code === 'ENOENT'
+            ? new TransferError(
+                404,
+                `"${name}" is not in the desktop's transfer folder; reload the list.`,
+              )
+            : err.code === 'ELOOP'
+              ? new TransferError(400, `"${name}" is a symbolic link; only plain files are sent.`)
+              : err;
+        },
+      );
+      const info = await file.stat();
+      if (!info.isFile() || !this.isTheirs(info) || info.nlink !== 1) {
+        await file.close();
+        throw new TransferError(
+          400,
+          `"${name}" is not a plain file of the desktop's own (a folder, link, device or someone else's file); only plain files are sent.`,
+        );
+      }
+      return { size: info.size, stream: file.createReadStream({ highWaterMark: 256 * 1024 }) };
+    });
+  }
+
+  private isTheirs(info: { uid: number }): boolean {
+    return info.uid === this.options.uid;
+  }
+
+  /** Runs `use` with the open folder as a path that names it by handle. */
+  private async withFolder<T>(use: (dir: string) => Promise<T>): Promise<T> {
+    const folder = await this.openFolder();
+    try {
+      return await use(`/proc/self/fd/${folder.fd}`);
+    } finally {
+      await folder.close();
+    }
+  }
+
+  private async openFolder(): Promise<FileHandle> {
+    const { path, uid, gid } = this.options;
+    const made = await mkdir(path, { mode: 0o755 }).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EEXIST') return false;
+        throw err;
+      },
+    );
+    const folder = await open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw err.code === 'ELOOP' || err.code === 'ENOTDIR'
+          ? new TransferError(
+              409,
+              `The desktop's transfer folder is not a folder (something on the desktop replaced it with a link or a file); remove it there and try again.`,
+            )
+          : err;
+      },
+    );
+    try {
+      if (made) await folder.chown(uid, gid);
+      const info = await folder.stat();
+      if (!this.isTheirs(info))
+        throw new TransferError(
+          409,
+          `The desktop's transfer folder does not belong to the desktop's user; remove it on the desktop and try again.`,
+        );
+      return folder;
+    } catch (err) {
+      await folder.close();
+      throw err;
+    }
+  }
+}
+
+function checkName(name: string): void {
+  const problem = fileNameProblem(name);
+  if (problem !== undefined) throw new TransferError(400, problem);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return false;
+      throw err;
+    },
+  );
+}
+
+/** Writes to an open file handle without closing it (the caller renames it after). */
+function fileSink(file: FileHandle): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      file.write(chunk).then(() => done(), done);
+    },
+  });
+}
