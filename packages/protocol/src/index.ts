@@ -16,6 +16,7 @@ export * from './api/index.js';
 export * from './tools/index.js';
 export * from './toolParsing.js';
 export * from './messages.js';
+export * from './imageFrame.js';
 export * from './overlayFeed.js';
 export * from './fleet.js';
 export * from './privacy.js';

@@ -21,6 +21,7 @@ import {
   encodeBridgeMessage,
   type BridgeToViewer,
   type EventType,
+  type ImageAnswerHeader,
   type Mode,
   type MonitorLayout,
   type ToolArgs,
@@ -529,6 +530,28 @@ export class ViewerHub {
     this.broadcast({ type: 'stop', reason });
     this.options.mode.set('passive', undefined, 'stop');
     for (const listener of this.listeners) listener.stop?.(byPersonId);
+  }
+
+  /**
+   * Settles a take_screenshot from its binary answer (imageFrame.ts, already parsed): only when
+   * `viewerId` holds that call and the call is a take_screenshot, so a window cannot answer
+   * another window's call, nor any other tool, with an image. The image becomes the base64 the
+   * result schema checks like any text answer. Returns an error text to send back, if any.
+   */
+  settleImage(viewerId: string, header: ImageAnswerHeader, image: Uint8Array): string | undefined {
+    if (this.roleOf(viewerId) === undefined) return undefined;
+    const call = this.calls.pendingCall(viewerId, header.id);
+    if (call?.name !== 'take_screenshot') {
+      return call === undefined
+        ? `tool_result_image for unknown or finished call ${header.id}`
+        : `tool_result_image answers only take_screenshot, not ${call.name} (${header.id})`;
+    }
+    const data = Buffer.from(image.buffer, image.byteOffset, image.length).toString('base64');
+    return this.calls.settleCall(viewerId, {
+      type: 'tool_result',
+      id: header.id,
+      result: { ...header.result, data },
+    });
   }
 
   /** Routes one parsed message from `viewerId`. Returns an error text to send back, if any. */

@@ -3,7 +3,9 @@
 // session, the desktop and whether it is the bridge's own headless viewer — checks the person's
 // access to that desktop (socketDesktop.ts) and attaches the socket to that desktop's plane with
 // that access; signing out closes it (SocketRegistry). Then it parses every frame with
-// the protocol's zod schemas where it arrives. A bad frame
+// the protocol's zod schemas where it arrives (text frames: parseViewerMessage; the one binary
+// frame, a take_screenshot answer with raw image bytes: parseImageFrame, then the hub checks it
+// answers this window's own pending take_screenshot). A bad frame
 // gets a logged warning and an `error` message back; the socket stays up unless bad or excess
 // frames keep coming (flood), in which case it is closed with 1008. Answers that settle a call
 // or approval the bridge itself sent are never counted as flood: their rate is the MCP clients'
@@ -12,6 +14,7 @@ import {
   MAX_ERROR_MESSAGE_LENGTH,
   MAX_MESSAGE_CHARS,
   encodeBridgeMessage,
+  parseImageFrame,
   parseViewerMessage,
   type DesktopAccessLevel,
 } from '@overlay-companion/protocol';
@@ -33,6 +36,12 @@ export const BAD_MESSAGE_LIMIT = { ratePerSecond: 1, burst: 20 };
  * calls): a viewer streaming pointer events stays far below this.
  */
 export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
+
+/** The bytes of a binary frame, whichever shape ws delivered them in (no copy for one Buffer). */
+function rawBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}
 
 /** Message types that answer something the bridge asked (tool_call, approval_request). */
 const ANSWERS: ReadonlySet<string> = new Set(['tool_result', 'tool_error', 'approval']);
@@ -69,7 +78,8 @@ export interface ViewerEndpoint {
 
 export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoint {
   const { planes, directory, access, logger } = options;
-  // Screenshots are base64 text: one character is one byte, plus room for the envelope.
+  // Screenshots are base64 text (one character is one byte) or a binary frame of the raw image
+  // with its header (MAX_IMAGE_FRAME_BYTES + MAX_IMAGE_HEADER_BYTES, less): plus room for either.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_CHARS + 64 * 1024 });
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
@@ -142,22 +152,31 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       return true;
     };
 
+    /** Counts one invalid frame (logged, answered with an error) until the viewer floods. */
+    const refuse = (error: string): void => {
+      log.warn({ error }, 'invalid viewer message');
+      if (!withinLimit()) return;
+      if (bad.waitMs() > 0) {
+        ws.close(1008, 'Too many invalid messages.');
+        return;
+      }
+      bad.take();
+      sendError(error);
+    };
+
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (ws.readyState !== ws.OPEN) return; // closing for a flood: the rest is dropped
-      const text = isBinary ? undefined : rawText(data);
-      const parsed =
-        text === undefined
-          ? { ok: false as const, error: 'viewer messages must be JSON text frames' }
-          : parseViewerMessage(text);
+      if (isBinary) {
+        // The one binary frame: a take_screenshot answer with raw image bytes (imageFrame.ts).
+        // Only an answer to this window's own pending take_screenshot settles anything.
+        const frame = parseImageFrame(rawBytes(data));
+        const problem = frame.ok ? hub.settleImage(id, frame.header, frame.image) : frame.error;
+        if (problem !== undefined) refuse(problem);
+        return;
+      }
+      const parsed = parseViewerMessage(rawText(data));
       if (!parsed.ok) {
-        log.warn({ error: parsed.error }, 'invalid viewer message');
-        if (!withinLimit()) return;
-        if (bad.waitMs() > 0) {
-          ws.close(1008, 'Too many invalid messages.');
-          return;
-        }
-        bad.take();
-        sendError(parsed.error);
+        refuse(parsed.error);
         return;
       }
       const type = parsed.message.type;

@@ -132,6 +132,11 @@ export class ScriptedViewer {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
+  /** Sends one binary frame (a screenshot answer as imageFrame.ts lays it out, or garbage). */
+  sendBinary(bytes: Uint8Array): void {
+    this.ws.send(bytes, { binary: true });
+  }
+
   waitFor(predicate: (m: Received) => boolean, timeoutMs = 5000): Promise<Received> {
     const found = this.received.find(predicate);
     if (found !== undefined) return Promise.resolve(found);
