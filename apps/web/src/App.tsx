@@ -40,6 +40,8 @@ import { DesktopCharge } from './charge/DesktopCharge.js';
 import { MonitorWindowsOffer } from './viewport/MonitorWindowsOffer.js';
 import { RecordingIndicator } from './recordings/RecordingIndicator.js';
 import { OtherDesktopsApprovals } from './fleet/OtherDesktopsApprovals.js';
+import { FilesButton, FilesPanel } from './files/FilesPanel.js';
+import { ViewerFileDrop } from './files/ViewerFileDrop.js';
 
 export interface AppProps {
   session: GuacSession<Guacamole.Client>;
@@ -83,6 +85,7 @@ export function App({ session }: AppProps) {
             <span className="status-bar__wide-only">
               <TakeOverButton />
               <ActionLogButton />
+              <FilesButton />
             </span>
             <MakeControlButton onTakeControl={control.takeControl} />
             <ControlControls onStop={control.stop} onChooseMode={control.chooseMode} />
@@ -105,6 +108,9 @@ export function App({ session }: AppProps) {
           <TeachLayer />
           <TeachPanel />
           <MonitorWindowsOffer />
+          {/* Files sent to and fetched from the desktop; a drop anywhere on the window sends. */}
+          <FilesPanel />
+          <ViewerFileDrop />
         </main>
         <ActionLog />
         <ClientMenu

@@ -4,6 +4,8 @@
 // pointer (TileDisplay.tsx).
 import { PAGES, type FleetDesktop } from '@overlay-companion/protocol';
 import { useState } from 'react';
+import { fileDropHandlers } from '../files/fileDrop.js';
+import { TransferList } from '../files/TransferList.js';
 import { TileDisplay } from './TileDisplay.js';
 import { lastDid, MODE_WORDS, needsMe } from './fleetOrder.js';
 
@@ -34,6 +36,8 @@ export function FleetTile({ desktop, now, onStop }: FleetTileProps) {
       onBlur={(event) => {
         if (!event.currentTarget.contains(event.relatedTarget)) setFocused(false);
       }}
+      // Files dropped on the tile go to its desktop; their progress shows below.
+      {...fileDropHandlers(desktop.id)}
     >
       {/* The picture opens the viewer for the mouse; the keyboard has the Open button below. */}
       <a
@@ -92,6 +96,7 @@ export function FleetTile({ desktop, now, onStop }: FleetTileProps) {
         {need === 'idle' && desktop.error === null && (
           <p className="fleet-tile__muted">An AI here has been idle for over a minute.</p>
         )}
+        <TransferList desktopId={desktop.id} />
         <div className="fleet-tile__actions">
           <a className="button" href={viewerHref(desktop.id)} data-testid="fleet-tile-open">
             Open<span className="visually-hidden"> {desktop.name} in the viewer</span>
