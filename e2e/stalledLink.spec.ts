@@ -6,6 +6,8 @@
 // desktop stopped answering, an in-flight wait_for_screen until=stable fails instead of calling
 // the silence stable, no screenshot older than the deadline is returned as ok, /readyz is 503,
 // and after the proxy resumes the viewer reconnects by itself and everything works again.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, test } from '@playwright/test';
@@ -29,7 +31,10 @@ test.beforeAll(async () => {
     { host: desktop.host, port: desktop.port },
   );
   const end = proxy.listening as { host: string; port: number };
-  stack = await startStack({ source: ['--vnc', `${end.host}:${end.port}`] });
+  stack = await startStack({
+    source: ['--vnc', `${end.host}:${end.port}`],
+    flags: ['--mode', 'autopilot'],
+  });
   mcp = await connectMcp(stack);
 });
 
@@ -59,9 +64,18 @@ test('a paused link: 514 on the page, tools fail instead of answering stale, /re
   const still = await callTool(mcp, 'wait_for_screen', { until: 'stable', stable_ms: 3000 });
   expect(still.structured?.satisfied, still.text).toBe(true);
   expect(await readyz()).toBe(200);
+  // Input reports ok only once it reached the desktop: X has the pointer when the call returns.
+  const moved = await callTool(mcp, 'mouse_move', { x: 321, y: 234 });
+  expect(moved.isError, moved.text).toBe(false);
+  const { stdout } = await promisify(execFile)('xdotool', ['getmouselocation'], {
+    env: desktop.env,
+  });
+  expect(stdout).toMatch(/^x:321 y:234 /);
 
   const stalledAt = Date.now();
   proxy.pause();
+  // Input into the stalled link is not reported ok (it would land whenever the link came back).
+  const lostMove = callTool(mcp, 'mouse_move', { x: 10, y: 20 });
   let inFlightEndedMs = 0;
   const inFlight = callTool(mcp, 'wait_for_screen', {
     until: 'stable',
@@ -87,6 +101,10 @@ test('a paused link: 514 on the page, tools fail instead of answering stale, /re
     if (shot.ok) expect(shot.age as number).toBeLessThan(GATEWAY_DEADLINE_MS);
   }
   expect(shots.filter((s) => s.at > GATEWAY_DEADLINE_MS).every((s) => !s.ok)).toBe(true);
+
+  const notMoved = await lostMove;
+  console.log(`mouse_move into the stalled link: ${notMoved.text}`);
+  expect(notMoved.isError, notMoved.text).toBe(true);
 
   const waited = await inFlight;
   console.log(`in-flight wait_for_screen ended after ${inFlightEndedMs} ms: ${waited.text}`);

@@ -20,3 +20,4 @@ export * from './imageFrame.js';
 export * from './overlayFeed.js';
 export * from './fleet.js';
 export * from './privacy.js';
+export * from './inputReceipt.js';

@@ -5,7 +5,7 @@
 // desktop nothing but the stream housekeeping a picture needs (sync, ack, nop, disconnect): no
 // pointer, keys, touch, clipboard or file streams, whatever its page does. Tunnel-internal
 // instructions (empty opcode) are the tunnel's own and never come here.
-import { encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
+import { DELIVERY_OPCODE, encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
 import type { ConnectionConfig } from '../config.js';
 import { KeymapPrimer } from './keymapPrimer.js';
 
@@ -25,7 +25,8 @@ export class BrowserInput {
   /** The encoded instructions to send upstream for this one ('' for none). */
   toUpstream(instruction: GuacInstruction): string {
     const { opcode, args } = instruction;
-    if (opcode === 'size') return '';
+    // `size` is the bridge's decision; `x-oc-delivery` is the bridge's own word to its server.
+    if (opcode === 'size' || opcode === DELIVERY_OPCODE) return '';
     if (this.readOnly && !VIEW_ONLY_OPCODES.has(opcode)) return '';
     const before = opcode === 'key' && this.primer ? this.primer.before(args) : '';
     return before + encodeInstruction(opcode, ...args);

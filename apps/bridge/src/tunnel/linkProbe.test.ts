@@ -149,3 +149,30 @@ describe('SharedProbes', () => {
     expect(answers).toHaveLength(3);
   });
 });
+
+describe('SharedProbes for a receipt (notBefore)', () => {
+  it('does not let a probe begun before the input vouch for it: it waits that one out and knocks again', async () => {
+    let clock = 1_000;
+    const answers: Array<(outcome: ProbeOutcome) => void> = [];
+    const probes = new SharedProbes(
+      () => new Promise<ProbeOutcome>((resolve) => answers.push(resolve)),
+      () => clock,
+    );
+    const target = { protocol: 'rdp' as const, host: 'h', port: 1 };
+    const early = probes.run(target, 1000);
+    clock = 1_050; // the input is sent after that probe began
+    const fresh = probes.run(target, 1000, 1_050);
+    expect(answers).toHaveLength(1);
+    answers[0]?.('answered');
+    expect(await early).toBe('answered');
+    await Promise.resolve();
+    // Only now a probe that began after the input; its answer is the receipt's.
+    expect(answers).toHaveLength(2);
+    answers[1]?.('silent');
+    expect(await fresh).toBe('silent');
+    // One begun since the input is joined.
+    const joined = probes.run(target, 1000, 1_050);
+    const again = probes.run(target, 1000, 1_050);
+    expect(again).toBe(joined);
+  });
+});

@@ -109,22 +109,38 @@ function probeRdp(
  * so ten windows on a stalled desktop knock once.
  */
 export class SharedProbes {
-  private readonly inFlight = new Map<string, Promise<ProbeOutcome>>();
+  private readonly inFlight = new Map<
+    string,
+    { startedAt: number; outcome: Promise<ProbeOutcome> }
+  >();
 
   constructor(
     private readonly probe: (
       target: ProbeTarget,
       timeoutMs: number,
     ) => Promise<ProbeOutcome> = probeDesktopServer,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  run(target: ProbeTarget, timeoutMs: number): Promise<ProbeOutcome> {
+  /**
+   * A probe of `target` begun no earlier than `notBefore`: one under way since then is joined;
+   * one begun before it is waited out and a new one started (its answer could predate what the
+   * caller needs to know about).
+   */
+  run(
+    target: ProbeTarget,
+    timeoutMs: number,
+    notBefore = Number.NEGATIVE_INFINITY,
+  ): Promise<ProbeOutcome> {
     const key =
       'path' in target ? `unix:${target.path}` : `${target.protocol}:${target.host}:${target.port}`;
     const running = this.inFlight.get(key);
-    if (running !== undefined) return running;
-    const started = this.probe(target, timeoutMs).finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, started);
-    return started;
+    if (running !== undefined) {
+      if (running.startedAt >= notBefore) return running.outcome;
+      return running.outcome.then(() => this.run(target, timeoutMs, notBefore));
+    }
+    const outcome = this.probe(target, timeoutMs).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, { startedAt: this.now(), outcome });
+    return outcome;
   }
 }

@@ -107,3 +107,47 @@ describe('LinkWatch', () => {
     link.stop();
   });
 });
+
+describe('LinkWatch.vouch (input receipts)', () => {
+  it('vouches at once when the desktop draws after the input, without probing', async () => {
+    const { link, probes } = watch(() => 'answered');
+    const alive = link.vouch();
+    link.heard();
+    expect(await alive).toBe(true);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(probes).toEqual([]);
+    link.stop();
+  });
+
+  it('probes the server when nothing is drawn, and vouches on its answer', async () => {
+    const { link, probes } = watch(() => 'answered');
+    const alive = link.vouch();
+    await vi.advanceTimersByTimeAsync(60);
+    expect(probes).toHaveLength(1);
+    expect(await alive).toBe(true);
+    link.stop();
+  });
+
+  it('never vouches on a silent probe: the link is stalled and the receipt is false', async () => {
+    let answer: (outcome: ProbeOutcome) => void = () => undefined;
+    const { link, stalls } = watch(
+      () => new Promise<ProbeOutcome>((resolve) => (answer = resolve)),
+    );
+    let settled: boolean | undefined;
+    void link.vouch().then((alive) => (settled = alive));
+    await vi.advanceTimersByTimeAsync(60);
+    expect(settled).toBeUndefined();
+    answer('silent');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toBe(false);
+    expect(stalls).toHaveLength(1);
+  });
+
+  it('answers false to receipts still waiting when the watch stops', async () => {
+    const { link } = watch(() => new Promise<ProbeOutcome>(() => undefined));
+    const alive = link.vouch();
+    link.stop();
+    expect(await alive).toBe(false);
+    expect(await link.vouch()).toBe(false);
+  });
+});

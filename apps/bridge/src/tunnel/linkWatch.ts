@@ -14,8 +14,11 @@
 import type { ProbeOutcome } from './linkProbe.js';
 
 export interface LinkWatchOptions {
-  /** Knocks on the desktop server, giving up after the given milliseconds. */
-  probe: (timeoutMs: number) => Promise<ProbeOutcome>;
+  /**
+   * Knocks on the desktop server, giving up after the given milliseconds; the knock must begin
+   * no earlier than `notBefore` (a shared probe already under way from before does not count).
+   */
+  probe: (timeoutMs: number, notBefore: number) => Promise<ProbeOutcome>;
   stalled: (quietForMs: number) => void;
   quietMs?: number;
   probeEveryMs?: number;
@@ -27,6 +30,11 @@ export interface LinkWatchOptions {
 export const LINK_QUIET_MS = 2_000;
 export const LINK_PROBE_EVERY_MS = 5_000;
 export const LINK_PROBE_TIMEOUT_MS = 4_000;
+/**
+ * How long a receipt waits for the desktop to draw something before the desktop server is
+ * probed instead: input usually changes the picture within a frame or two.
+ */
+export const VOUCH_PROBE_AFTER_MS = 50;
 /** The longest a stall goes unnoticed with the defaults (a still desktop, no input). */
 export const LINK_STALL_DEADLINE_MS = LINK_PROBE_EVERY_MS + LINK_PROBE_TIMEOUT_MS + 500;
 
@@ -37,6 +45,9 @@ export class LinkWatch {
   private lastProbe = Number.NEGATIVE_INFINITY;
   private probing = false;
   private stopped = false;
+  /** Receipts waiting for the desktop to show life after `since` (vouch). */
+  private vouchers: { since: number; resolve: (alive: boolean) => void }[] = [];
+  private vouchTimer: NodeJS.Timeout | undefined;
   private readonly timer: NodeJS.Timeout;
   private readonly now: () => number;
   private readonly quietMs: number;
@@ -57,6 +68,21 @@ export class LinkWatch {
   heard(): void {
     this.lastHeard = this.now();
     this.everHeard = true;
+    this.settleVouchers(this.lastHeard);
+  }
+
+  /**
+   * Resolves true once the desktop shows life after this moment — it sends anything, or a probe
+   * of its server begun after now answers — and false when the link is found stalled or the
+   * watch stops first. Input receipts through a server that never acknowledges input (Apache
+   * guacd) rest on this.
+   */
+  vouch(): Promise<boolean> {
+    if (this.stopped) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      this.vouchers.push({ since: this.now(), resolve });
+      this.scheduleVouchProbe();
+    });
   }
 
   /** The browser sent input to the desktop. */
@@ -67,6 +93,28 @@ export class LinkWatch {
   stop(): void {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.vouchTimer);
+    for (const voucher of this.vouchers.splice(0)) voucher.resolve(false);
+  }
+
+  /** Resolves the receipts waiting since no later than `at`. */
+  private settleVouchers(at: number): void {
+    if (this.vouchers.length === 0) return;
+    const waiting: typeof this.vouchers = [];
+    for (const voucher of this.vouchers) {
+      if (voucher.since <= at) voucher.resolve(true);
+      else waiting.push(voucher);
+    }
+    this.vouchers = waiting;
+  }
+
+  private scheduleVouchProbe(): void {
+    if (this.vouchTimer !== undefined || this.stopped) return;
+    this.vouchTimer = setTimeout(() => {
+      this.vouchTimer = undefined;
+      if (this.vouchers.length > 0 && !this.probing && !this.stopped) void this.probe(this.now());
+    }, VOUCH_PROBE_AFTER_MS);
+    this.vouchTimer.unref();
   }
 
   private tick(): void {
@@ -83,11 +131,17 @@ export class LinkWatch {
     this.probing = true;
     this.lastProbe = startedAt;
     const outcome = await this.options
-      .probe(this.probeTimeoutMs)
+      .probe(this.probeTimeoutMs, startedAt)
       .catch((): ProbeOutcome => 'answered');
     this.probing = false;
-    if (this.stopped || outcome !== 'silent' || this.lastHeard >= startedAt) return;
-    this.stop();
-    this.options.stalled(this.now() - this.lastHeard);
+    if (this.stopped) return;
+    if (outcome === 'silent' && this.lastHeard < startedAt) {
+      this.stop();
+      this.options.stalled(this.now() - this.lastHeard);
+      return;
+    }
+    // The server answered (or refused us, which it can only do while it runs): the way works.
+    this.settleVouchers(startedAt);
+    if (this.vouchers.length > 0) this.scheduleVouchProbe();
   }
 }

@@ -106,8 +106,19 @@ describe.each(['vnc', 'rdp'] as const)(
         expect(client.isOpen).toBe(true);
         expect((await readyz(stack.bridge)).status).toBe(200);
 
+        // guacd acknowledges no input: a receipt says `link` once the desktop showed life after
+        // the input (a frame, or the bridge's probe of its server).
+        client.sendRaw('5.mouse,2.40,2.30,1.0;10.oc-receipt,1.1;');
+        const receipt = await client.waitFor(
+          (i) => i.opcode === 'oc-receipt' && i.args[0] === '1',
+          { what: 'the receipt' },
+        );
+        expect(receipt.args[1]).toBe('link');
+
         const stalledAt = Date.now();
         stack.proxy.pause();
+        // Input into the stalled link is never confirmed: its receipt says `lost` as it ends.
+        client.sendRaw('5.mouse,2.50,2.30,1.0;10.oc-receipt,1.2;');
         const closed = await Promise.race([
           client.closed,
           new Promise<never>((_resolve, reject) =>
@@ -124,6 +135,10 @@ describe.each(['vnc', 'rdp'] as const)(
         const error = client.instructions.find((i) => i.opcode === 'error');
         expect(error?.args[1]).toBe(String(GuacStatus.UPSTREAM_TIMEOUT));
         expect(error?.args[0]).toMatch(/stopped answering/);
+        const lost = client.instructions.filter(
+          (i) => i.opcode === 'oc-receipt' && i.args[0] === '2',
+        );
+        expect(lost.map((i) => i.args[1])).toEqual(['lost']);
         await eventually(
           async () => (await readyz(stack.bridge)).status === 503,
           3_000,

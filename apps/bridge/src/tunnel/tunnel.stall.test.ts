@@ -3,9 +3,11 @@
 // paused the gateway must notice the silence (its probe goes unanswered) and close the tunnel
 // with 514 UPSTREAM_TIMEOUT within its stated deadline, /readyz must say so, and once the proxy
 // forwards again a tunnel opened as the browser would reopen it must show the desktop.
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startGateway, startLocalDesktop } from '@overlay-companion/gateway';
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +25,7 @@ let workDir: string;
 let fixture: TestAccess;
 let bridge: RunningBridge;
 let proxy: StallProxy;
+let desktopEnv: NodeJS.ProcessEnv;
 const cleanups: Array<() => Promise<unknown>> = [];
 
 async function openTunnel(): Promise<TunnelClient> {
@@ -41,6 +44,7 @@ beforeAll(async () => {
   fixture = await startTestAccess();
   const desktop = await startLocalDesktop({ windowManager: false });
   cleanups.push(() => desktop.stop());
+  desktopEnv = desktop.env;
   proxy = await StallProxy.start({ path: join(workDir, 'proxy.sock') }, { path: desktop.rfbPath });
   cleanups.push(() => proxy.close());
   const proxyPath = join(workDir, 'proxy.sock');
@@ -83,8 +87,22 @@ describe('a stalled desktop link', () => {
     console.log(`frames in 7 s of a still desktop: ${stillSyncs}`);
     expect(stillSyncs).toBeGreaterThanOrEqual(2);
 
+    // Input is confirmed once Xvnc has it (an RFB fence through the gateway): at that moment X
+    // already shows it.
+    client.sendRaw('5.mouse,3.321,3.234,1.0;10.oc-receipt,1.1;');
+    const receipt = await client.waitFor((i) => i.opcode === 'oc-receipt' && i.args[0] === '1', {
+      what: 'the receipt',
+    });
+    expect(receipt.args[1]).toBe('desktop');
+    const { stdout } = await promisify(execFile)('xdotool', ['getmouselocation'], {
+      env: desktopEnv,
+    });
+    expect(stdout).toMatch(/^x:321 y:234 /);
+
     const stalledAt = Date.now();
     proxy.pause();
+    // Input into the stalled link is never confirmed: its receipt says `lost` as the tunnel ends.
+    client.sendRaw('5.mouse,2.10,2.20,1.0;10.oc-receipt,1.2;');
     const closed = await Promise.race([
       client.closed,
       new Promise<never>((_resolve, reject) =>
@@ -101,6 +119,8 @@ describe('a stalled desktop link', () => {
     const error = client.instructions.find((i) => i.opcode === 'error');
     expect(error?.args[1]).toBe(String(GuacStatus.UPSTREAM_TIMEOUT));
     expect(error?.args[0]).toMatch(/stopped answering/);
+    const lost = client.instructions.filter((i) => i.opcode === 'oc-receipt' && i.args[0] === '2');
+    expect(lost.map((i) => i.args[1])).toEqual(['lost']);
 
     // /readyz caches for 1 s.
     await eventually(async () => (await readyz()).status === 503, 3000, '/readyz to turn 503');

@@ -17,6 +17,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import {
+  DELIVERY_OPCODE,
   GuacConnection,
   GuacParser,
   GuacProtocolError,
@@ -26,7 +27,9 @@ import {
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
+import { INPUT_RECEIPT_OPCODE } from '@overlay-companion/protocol';
 import { BrowserInput } from './browserInput.js';
+import { InputReceiptDesk } from './inputReceipts.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { FirstPaintGate } from './firstPaint.js';
 import { LinkWatch } from './linkWatch.js';
@@ -118,6 +121,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private readonly input: BrowserInput;
   private firstPaint = new FirstPaintGate();
   private linkWatch: LinkWatch | undefined;
+  private readonly receipts: InputReceiptDesk;
 
   constructor(
     private readonly ws: WebSocket,
@@ -134,6 +138,17 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     );
     ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
     this.input = new BrowserInput(options.protocol, options.readOnly);
+    this.receipts = new InputReceiptDesk({
+      readOnly: options.readOnly,
+      answer: (id, outcome) => {
+        if (this.ended) return;
+        this.batcher.push(encodeForBrowser(INPUT_RECEIPT_OPCODE, id, outcome));
+        this.batcher.flush();
+      },
+      connected: () => this.relaying && !this.ended,
+      sendUpstream: (opcode, ...args) => this.sendUpstream(opcode, ...args),
+      vouch: () => this.linkWatch?.vouch(),
+    });
     options.onStart(this);
   }
 
@@ -208,7 +223,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     const target = connection === undefined ? undefined : probeTargetOf(connection);
     if (probes === undefined || target === undefined || this.ended) return;
     const watch: LinkWatch = new LinkWatch({
-      probe: (timeoutMs) => probes.run(target, timeoutMs),
+      probe: (timeoutMs, notBefore) => probes.run(target, timeoutMs, notBefore),
       stalled: (quietForMs) => {
         const seconds = Math.round(quietForMs / 1000);
         const message = `The desktop stopped answering: nothing came from it for ${seconds} s and its server did not answer a probe. The viewer reconnects once it answers again.`;
@@ -223,6 +238,12 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   }
 
   private onUpstreamInstruction(instruction: GuacInstruction): void {
+    if (instruction.opcode === DELIVERY_OPCODE) {
+      // Between the bridge and our gateway only (inputReceipts.ts); never for the browser.
+      const { confirmedByServer } = this.receipts.fromServer(instruction.args);
+      if (confirmedByServer) this.linkWatch?.heard();
+      return;
+    }
     if (FROM_THE_DESKTOP(instruction.opcode)) {
       this.linkWatch?.heard();
       this.options.link?.desktopAnswered();
@@ -281,9 +302,25 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     let forward = '';
     for (const instruction of instructions) {
       if (instruction.opcode === '') this.onInternal(instruction);
-      else forward += this.input.toUpstream(instruction);
+      else if (instruction.opcode === INPUT_RECEIPT_OPCODE) {
+        // The input before it goes first: the receipt is about that input.
+        this.forwardInput(forward);
+        forward = '';
+        if (!this.receipts.request(instruction.args)) {
+          this.close(
+            GuacStatus.CLIENT_BAD_REQUEST,
+            `Malformed "${INPUT_RECEIPT_OPCODE}" instruction: it takes one receipt id of 1–9 digits.`,
+          );
+          return;
+        }
+      } else forward += this.input.toUpstream(instruction);
     }
-    if (forward === '') return;
+    this.forwardInput(forward);
+  }
+
+  /** Sends the browser's encoded input on, or holds it until the connection is ready. */
+  private forwardInput(forward: string): void {
+    if (forward === '' || this.ended) return;
     if (this.relaying) {
       this.linkWatch?.inputSent();
       this.writeUpstream(forward);
@@ -368,6 +405,8 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
 
   private end(status: number, message: string, side: Side): void {
     if (this.ended) return;
+    // Receipts still open are answered `lost` before the close frame (what the browser waits on).
+    this.receipts.end();
     this.ended = true;
     this.linkWatch?.stop();
     this.log.info({ status, side, why: message }, 'tunnel closed');

@@ -40,6 +40,7 @@ import { sleep } from './sleep.js';
 import { installTestApi } from './testApi.js';
 import { AnnotationRequests } from '../teach/annotationRequests.js';
 import { UiEventStream } from './uiEvents.js';
+import { inputDelivered } from '../display/inputReceipts.js';
 
 /** What the page's components may ask of this window's control of the desktop. */
 export interface BrowserControl {
@@ -216,6 +217,7 @@ function startBrowserControl(): BrowserControl {
       clipboard,
       frames,
       client: requireClient,
+      delivered: inputDelivered,
       desktop: requireDesktop,
       monitors,
       masks: () => currentMasks(),

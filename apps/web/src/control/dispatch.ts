@@ -41,6 +41,11 @@ export interface ToolEnv {
   frames: FrameWatch;
   /** The connected client; throws a ProtocolError saying what to do when there is none. */
   client: () => Guacamole.Client;
+  /**
+   * Resolves once the input sent on `client` so far has reached the desktop (inputReceipts.ts);
+   * throws a ProtocolError when it did not or cannot be known in time.
+   */
+  delivered: (client: Guacamole.Client, signal: AbortSignal) => Promise<void>;
   /** The desktop size; throws when it is not known yet. */
   desktop: () => DesktopSize;
   monitors: () => Monitor[];
@@ -66,6 +71,21 @@ function input(env: ToolEnv): InputDeps {
     signal: env.signal,
     confirmed: env.confirmed,
   };
+}
+
+/**
+ * Runs an input tool, then holds its result until the desktop has the input: an input tool
+ * reports ok only once its input got there (or fails saying it did not).
+ */
+async function delivered<R>(
+  env: ToolEnv,
+  act: (deps: InputDeps, client: Guacamole.Client) => R | Promise<R>,
+): Promise<R> {
+  // The receipt must travel the tunnel the input went on, even if the viewer reconnects meanwhile.
+  const client = env.client();
+  const result = await act({ ...input(env), client }, client);
+  await env.delivered(client, env.signal);
+  return result;
 }
 
 type Handler<N extends ViewerToolName> = (
@@ -112,17 +132,17 @@ export const viewerHandlers: { readonly [N in ViewerToolName]: Handler<N> } = {
       env.signal,
     ).then((o) => ({ satisfied: o.satisfied, waited_ms: o.waitedMs }));
   },
-  click_at: (args, env) => clickAt(args, input(env)),
-  type_text: (args, env) => typeText(args, input(env)),
-  press_key: (args, env) => pressKey(args, input(env)),
-  scroll: (args, env) => scroll(args, input(env)),
-  drag: (args, env) => drag(args, input(env)),
-  mouse_move: (args, env) => mouseMove(args, input(env)),
+  click_at: (args, env) => delivered(env, (deps) => clickAt(args, deps)),
+  type_text: (args, env) => delivered(env, (deps) => typeText(args, deps)),
+  press_key: (args, env) => delivered(env, (deps) => pressKey(args, deps)),
+  scroll: (args, env) => delivered(env, (deps) => scroll(args, deps)),
+  drag: (args, env) => delivered(env, (deps) => drag(args, deps)),
+  mouse_move: (args, env) => delivered(env, (deps) => mouseMove(args, deps)),
   get_clipboard: (_args, env) => {
     env.client();
     return env.clipboard.get();
   },
-  set_clipboard: (args, env) => env.clipboard.set(env.client(), args),
+  set_clipboard: (args, env) => delivered(env, (_deps, client) => env.clipboard.set(client, args)),
   request_annotation: (args, env) => env.annotate(args, env.signal),
 };
 

@@ -4,7 +4,8 @@
 // Every attempt opens /tunnel with a fresh single-use ticket from the bridge (net/tickets.ts).
 import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';
-import { setActiveClient } from './activeClient.js';
+import { getActiveClient, setActiveClient } from './activeClient.js';
+import { attachInputReceipts, endInputReceipts } from './inputReceipts.js';
 import { connectionEvents } from '../store/connection.js';
 import { connectionStore } from '../store/index.js';
 import { wsUrl } from '../net/wsUrl.js';
@@ -35,12 +36,18 @@ export function browserSession(): GuacSession<Guacamole.Client> {
     open: () => {
       // The tunnel opens `${url}?${connect data}`; the session puts the ticket in the data.
       const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
-      return { tunnel, client: new Guacamole.Client(tunnel) };
+      const client = new Guacamole.Client(tunnel);
+      attachInputReceipts(client, tunnel);
+      return { tunnel, client };
     },
     events: connectionEvents(connectionStore),
     size: connectSize,
     ticket: () => fetchTicket('tunnel'),
-    onClientChanged: setActiveClient,
+    onClientChanged: (client) => {
+      const before = getActiveClient();
+      if (before !== null && before !== client) endInputReceipts(before);
+      setActiveClient(client);
+    },
   });
   return session;
 }

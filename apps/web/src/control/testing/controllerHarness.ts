@@ -106,6 +106,8 @@ export function setup(
       clipboard: new ClipboardWatch(),
       frames: new FrameWatch(),
       client: () => client as unknown as Guacamole.Client,
+      // A fake: these tests have no tunnel; receipts are tested in display/inputReceipts.test.ts.
+      delivered: () => Promise.resolve(),
       desktop: options.desktop ?? (() => desktop),
       monitors: () => currentMonitors(desktop, 1),
       masks: () => [],
