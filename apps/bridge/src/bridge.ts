@@ -245,7 +245,11 @@ export interface ControlledBridgeOptions
    */
   cliConnection?: (() => ConnectionConfig) | undefined;
   /** Session recordings: serve --record makes `on` the default; tests tune the writer. */
-  recording?: Partial<Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir'>> | undefined;
+  recording?:
+    | Partial<
+        Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir' | 'retention' | 'diskSpace'>
+      >
+    | undefined;
   /** File transfer: tests lower the size limit and raise the space kept free. */
   files?: { maxBytes?: number; reserveBytes?: number } | undefined;
 }
@@ -296,6 +300,10 @@ export async function startWithDesktopControl(
     logger: logger.child({ part: 'recordings' }),
     recordByDefault: recording?.recordByDefault,
     writer: recording?.writer,
+    retention: recording?.retention,
+    diskSpace: recording?.diskSpace,
+    // What retention deletes is audited like a deletion by a person.
+    audit: (entry) => access.audit.record(entry),
     // The desktop's privacy masks are its owner's layout's, as its windows are shown them.
     masks: async (desktopId) => {
       const entry = await directory.get(desktopId);

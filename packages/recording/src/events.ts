@@ -72,6 +72,17 @@ export const RecordingEventSchema = z.discriminatedUnion('kind', [
   }),
   /** The recording stopped writing (the disk failed or the recorder fell behind). */
   z.object({ ...base, kind: z.literal('recording.stopped'), reason: z.string() }),
+  /**
+   * The session goes on in another recording (the bridge's retention rotated it): in the one
+   * ended, why and the next one's id; in the new one, the previous one's id.
+   */
+  z.object({
+    ...base,
+    kind: z.literal('recording.rotated'),
+    reason: z.string().optional(),
+    previous: z.string().optional(),
+    next: z.string().optional(),
+  }),
 ]);
 
 export type RecordingEvent = z.infer<typeof RecordingEventSchema>;

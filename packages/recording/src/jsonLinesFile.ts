@@ -28,6 +28,11 @@ export class JsonLinesFile {
   private closed = false;
   private readonly maxPendingBytes: number;
 
+  /** Bytes the file takes now, the room reserved ahead included. */
+  get size(): number {
+    return Math.max(this.position, this.reservedEnd);
+  }
+
   private constructor(
     private readonly handle: FileHandle,
     options: JsonLinesOptions,
@@ -78,7 +83,10 @@ export class JsonLinesFile {
     this.closed = true;
     // Give back the room reserved and not used. Best effort: a failing disk keeps the padding,
     // which readers skip.
-    await this.handle.truncate(this.position).catch(() => undefined);
+    await this.handle.truncate(this.position).then(
+      () => (this.reservedEnd = this.position),
+      () => undefined,
+    );
     await this.handle.close();
   }
 

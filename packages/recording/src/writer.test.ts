@@ -318,4 +318,63 @@ describe('RecordingWriter and RecordingReader', () => {
     expect(events.map((e) => e.kind)).toEqual(['overlay.drawn', 'ai.action']);
     expect(events[1]).toMatchObject({ t: 1_700_000_200_000, tool: 'click', decision: 'approved' });
   });
+
+  it('hold() stops writing with a gap of its own until release(), which resumes with a keyframe; bytesOnDisk and onWritten follow the files', async () => {
+    const statuses: RecordingStatus[] = [];
+    const written: number[] = [];
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 60_000,
+      onStatus: (s) => statuses.push(s),
+      onWritten: (bytes) => written.push(bytes),
+    });
+    const t0 = 1_700_000_300_000;
+    const live = new DisplayModel();
+    /** One frame to the writer and the live model; the live picture after it. */
+    const frame = async (t: number, instructions: GuacInstruction[]): Promise<Surface> => {
+      for (const instruction of [...instructions, ins('sync', t, 1)]) {
+        writer.feed(instruction, t);
+        await live.apply(instruction);
+      }
+      return { ...live.screen, rgba: Buffer.from(live.screen.rgba) };
+    };
+    const fill = (x: number, rgb: [number, number, number]): GuacInstruction[] => [
+      ins('rect', 0, x, x, 8, 8),
+      ins('cfill', 14, 0, ...rgb, 255),
+    ];
+    await frame(t0, [ins('size', 0, 32, 32), ...fill(0, [255, 0, 0])]);
+    const before = await frame(t0 + 100, fill(4, [0, 255, 0]));
+    await writer.idle();
+    writer.hold('the disk is nearly full', t0 + 150);
+    await frame(t0 + 200, fill(8, [0, 0, 255]));
+    const held = await frame(t0 + 300, fill(16, [255, 255, 0]));
+    await writer.idle();
+    expect(statuses).toEqual([
+      { state: 'stopped', from: t0 + 150, reason: 'the disk is nearly full' },
+    ]);
+    const whileHeld = written.length;
+    writer.release(t0 + 350);
+    const after = await frame(t0 + 400, fill(24, [255, 0, 255]));
+    await writer.idle();
+    expect(written.length).toBeGreaterThan(whileHeld);
+    expect(written.every((b, i) => i === 0 || b >= written[i - 1]!)).toBe(true);
+    const onDisk = writer.bytesOnDisk;
+    const summary = await writer.close();
+    expect(statuses.map((s) => s.state)).toEqual(['stopped', 'resumed']);
+    expect(summary.gaps).toEqual([
+      { from: t0 + 150, to: t0 + 400, reason: 'the disk is nearly full' },
+    ]);
+    const reader = await RecordingReader.open(dir, summary.id);
+    expect(reader.gaps).toEqual(summary.gaps);
+    // Nothing of the held frames: at the last held moment, the picture from before the hold.
+    expect(sameRgb(held, before)).toBeGreaterThan(0);
+    expect(sameRgb(await reader.pictureAt(t0 + 300), before)).toBe(0);
+    // The resume keyframe brings the whole picture back.
+    expect(sameRgb(await reader.pictureAt(t0 + 400), after)).toBe(0);
+    // While open, bytesOnDisk counted the files and the room reserved ahead of the JSON lines;
+    // closed, they take no more than that.
+    let total = 0;
+    for (const path of Object.values(summary.paths)) total += (await stat(path)).size;
+    expect(onDisk).toBeGreaterThanOrEqual(total);
+  });
 });

@@ -81,6 +81,12 @@ export interface RecordingWriterOptions {
   now?: () => number;
   /** Told when writing stops (a gap starts) and when it resumes. */
   onStatus?: (status: RecordingStatus) => void;
+  /**
+   * Told, after each chunk the recording or its keyframes take, how many bytes the recording's
+   * files take now (`bytesOnDisk`): the bridge's retention watches a recording grow with it.
+   * Called synchronously from the writer's own work; it must not throw or wait.
+   */
+  onWritten?: (bytes: number) => void;
 }
 
 export type RecordingStatus =
@@ -141,7 +147,8 @@ const DRAWING = new Set([
 
 type Item =
   | { kind: 'instruction'; t: number; instruction: GuacInstruction }
-  | { kind: 'masks'; t: number; rects: Rect[] };
+  | { kind: 'masks'; t: number; rects: Rect[] }
+  | { kind: 'hold'; t: number; reason: string | undefined };
 
 // Flush the frame being built once it holds this much, even before its `sync`.
 const FLUSH_BYTES = 256 * 1024;
@@ -159,6 +166,9 @@ export class RecordingWriter {
   private readonly retryAfterMs: number;
   private readonly now: () => number;
   private readonly onStatus: ((status: RecordingStatus) => void) | undefined;
+  private readonly onWritten: ((bytes: number) => void) | undefined;
+  /** Why the owner asked the writer to stop writing for now (hold()), while it is held. */
+  private held: string | undefined;
 
   private items: (Item | undefined)[] = [];
   private head = 0;
@@ -212,6 +222,7 @@ export class RecordingWriter {
     this.retryAfterMs = options.retryAfterMs ?? 2000;
     this.now = options.now ?? Date.now;
     this.onStatus = options.onStatus;
+    this.onWritten = options.onWritten;
     this.model = new DisplayModel({
       copied: (src, from, dst, to) => this.copied(src, from, dst, to),
       drawn: (layer) => {
@@ -264,6 +275,25 @@ export class RecordingWriter {
     this.events.append(parsed.data);
   }
 
+  /**
+   * Stops writing the picture from `t` on, for `reason` (the bridge's retention: the disk is
+   * nearly full): a gap like a disk failure's, reported through onStatus, until release(). The
+   * model stays current, so the recording resumes with a full keyframe. Never waits.
+   */
+  hold(reason: string, t: number = this.now()): void {
+    this.enqueue({ kind: 'hold', t, reason });
+  }
+
+  /** Ends a hold(): writing resumes at the next frame the disk takes. */
+  release(t: number = this.now()): void {
+    this.enqueue({ kind: 'hold', t, reason: undefined });
+  }
+
+  /** Bytes the recording's four files take on disk now (accepted writes and reserved room). */
+  get bytesOnDisk(): number {
+    return this.file.accepted + this.keys.accepted + this.index.size + this.events.size;
+  }
+
   /** Resolves once everything fed so far was handled (written to the file, or dropped). */
   async idle(): Promise<void> {
     while (this.pumping) await this.pumping;
@@ -307,14 +337,10 @@ export class RecordingWriter {
       return;
     }
     this.items.push(item);
-    if (this.pumping === undefined) {
-      // Set before pump() can finish: it may run to its end without ever waiting.
-      const pumping = Promise.resolve().then(() => this.pump());
-      this.pumping = pumping;
-      void pumping.then(() => {
-        if (this.pumping === pumping) this.pumping = undefined;
-      });
-    }
+    // pump() clears `pumping` itself, in the same turn as its last look at the queue: an item
+    // queued after that look starts a new pump (cleared a turn later, it would wait for the next
+    // feed, or be left behind by close()).
+    this.pumping ??= Promise.resolve().then(() => this.pump());
   }
 
   private async pump(): Promise<void> {
@@ -327,6 +353,7 @@ export class RecordingWriter {
           this.head = 0;
         }
         if (item.kind === 'masks') await this.masksChanged(item.t, item.rects);
+        else if (item.kind === 'hold') this.holdChanged(item.t, item.reason);
         else {
           const pending = this.instruction(item.t, item.instruction);
           if (pending) await pending;
@@ -339,6 +366,12 @@ export class RecordingWriter {
       this.items = [];
       this.head = 0;
     }
+    this.pumping = undefined;
+  }
+
+  private holdChanged(t: number, reason: string | undefined): void {
+    this.held = reason;
+    if (reason !== undefined) this.startGap(Math.max(this.lastSync, Math.round(t)), reason);
   }
 
   private breakOff(t: number, reason: string): void {
@@ -453,6 +486,7 @@ export class RecordingWriter {
       this.startGap(t, this.file.failure ? describe(this.file.failure) : 'the disk is too slow');
       return undefined;
     }
+    this.onWritten?.(this.bytesOnDisk);
     return this.file.accepted;
   }
 
@@ -588,6 +622,7 @@ export class RecordingWriter {
     }
     // The recording's bytes up to `offset` must be on disk too before the index points there.
     this.file.whenConfirmed(offset, done);
+    this.onWritten?.(this.bytesOnDisk);
   }
 
   // ---- gaps -----------------------------------------------------------------------------
@@ -623,7 +658,7 @@ export class RecordingWriter {
   }
 
   private async tryResume(t: number): Promise<void> {
-    if (this.broken !== undefined || this.closing) return;
+    if (this.broken !== undefined || this.closing || this.held !== undefined) return;
     if (this.file.failure !== undefined) {
       if (this.retrying || t - this.lastRetry < this.retryAfterMs) return;
       this.retrying = true;

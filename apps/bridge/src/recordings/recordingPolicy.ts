@@ -5,9 +5,18 @@
 // (settings `recording_person_may_turn_off`, default yes): when not, a `person` desktop is
 // recorded whatever its person chose, and only an admin may set a desktop to `off`.
 import type { RecordingMode, Store } from '../store/types.js';
+import {
+  limitsFrom,
+  retentionView,
+  type RetentionLimits,
+  type RetentionPatch,
+  type RetentionView,
+} from './retention.js';
 
 export const RECORDING_DEFAULT_KEY = 'recording_default';
 export const RECORDING_PERSON_MAY_TURN_OFF_KEY = 'recording_person_may_turn_off';
+/** Retention: how long and how much is kept (retention.ts), as the settings API's JSON. */
+export const RECORDING_RETENTION_KEY = 'recording_retention';
 const choiceKey = (desktopId: string): string => `recording_choice:${desktopId}`;
 
 const MODES: readonly string[] = ['off', 'on', 'person'] satisfies RecordingMode[];
@@ -28,6 +37,8 @@ export interface BridgeRecordingSettings {
   /** True when serve --record / OC_RECORD=1 fixed the default at `on`. */
   default_fixed: boolean;
   person_may_turn_off: boolean;
+  /** How long and how much is kept. */
+  retention: RetentionView;
 }
 
 export class RecordingPolicy {
@@ -50,13 +61,27 @@ export class RecordingPolicy {
           : 'off',
       default_fixed: this.recordByDefault,
       person_may_turn_off: mayTurnOff !== false,
+      retention: retentionView(await this.retention()),
     };
+  }
+
+  /** The retention limits in force (the defaults where an admin set none). */
+  async retention(): Promise<RetentionLimits> {
+    return limitsFrom(await this.store.settings.get(RECORDING_RETENTION_KEY));
   }
 
   async setBridgeSettings(patch: {
     default_mode?: RecordingMode | undefined;
     person_may_turn_off?: boolean | undefined;
+    retention?: RetentionPatch | undefined;
   }): Promise<void> {
+    if (patch.retention !== undefined) {
+      const now = retentionView(await this.retention());
+      const next: Record<string, unknown> = { ...now };
+      for (const [key, value] of Object.entries(patch.retention))
+        if (value !== undefined) next[key] = value;
+      await this.store.settings.set(RECORDING_RETENTION_KEY, next);
+    }
     if (patch.default_mode !== undefined)
       await this.store.settings.set(RECORDING_DEFAULT_KEY, patch.default_mode);
     if (patch.person_may_turn_off !== undefined)

@@ -6,7 +6,14 @@
 // desktop's connection opens (or its recording is turned on while open) and ends with the
 // connection (or when it is turned off); the files are in `<dataDir>/recordings` (0700), named by
 // a random id only.
-import { stat } from 'node:fs/promises';
+//
+// Keeping them (retention.ts has the rules): at start, every minute and whenever the recordings
+// being written have grown by another step, the recordings past the admin's limits (age, total
+// size, size per desktop) are deleted, oldest first and audited; a recording being written is
+// never deleted but rotated — ended, and a new one of the same connection started. Below the
+// free space to keep, recordings stop writing (a gap, and the windows say why) until there is
+// room again.
+import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { DesktopStateMessage, Overlay } from '@overlay-companion/protocol';
 import {
@@ -18,11 +25,20 @@ import {
   type RecordingStatus,
   type RecordingWriterOptions,
 } from '@overlay-companion/recording';
+import type { AuditInput } from '../audit/auditLog.js';
 import type { OverlayChange } from '../relay/overlayRelay.js';
-import type { Store } from '../store/types.js';
+import type { RecordingRecord, Store } from '../store/types.js';
 import type { ConnectionJoin, ConnectionObserver } from '../tunnel/desktopConnections.js';
 import { ConnectionRecorder } from './recorder.js';
 import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
+import {
+  MIN_PIECE_MS,
+  formatBytes,
+  planRetention,
+  rotationBytes,
+  rotationDue,
+  type RetentionLimits,
+} from './retention.js';
 
 export type RecordingIndicator = NonNullable<DesktopStateMessage['recording']>;
 
@@ -36,8 +52,38 @@ export interface RecordingsOptions {
   /** The privacy masks in force on a desktop now (its owner's layout), in desktop pixels. */
   masks(desktopId: string): Promise<readonly Rect[]>;
   /** Writer tuning (tests: keyframe interval, disk limits). */
-  writer?: Omit<RecordingWriterOptions, 'dir' | 'onStatus'> | undefined;
+  writer?: Omit<RecordingWriterOptions, 'dir' | 'onStatus' | 'onWritten'> | undefined;
+  /** Where deletions by retention are audited (the bridge's audit log). */
+  audit?: ((entry: AuditInput) => void) | undefined;
+  /** Retention's timing (tests make it quick). */
+  retention?: RetentionTiming | undefined;
+  /** Free and total bytes of the disk holding `dir` (default: statfs). */
+  diskSpace?: ((dir: string) => Promise<DiskSpace>) | undefined;
 }
+
+export interface RetentionTiming {
+  /** How often retention runs besides at start and as recordings grow (default 60 s). */
+  intervalMs?: number | undefined;
+  /** How young a recording may be rotated for its size (default MIN_PIECE_MS, 5 s). */
+  minPieceMs?: number | undefined;
+}
+
+export interface DiskSpace {
+  freeBytes: number;
+  sizeBytes: number;
+}
+
+/** What one retention pass did. */
+export interface RetentionOutcome {
+  removed: { id: string; desktopId: string; bytes: number; reason: string }[];
+  rotated: { desktopId: string; reason: string }[];
+  /** Why recordings are held (the disk is nearly full); null when they may write. */
+  held: string | null;
+}
+
+const RETENTION_INTERVAL_MS = 60_000;
+/** A recording's files, named by its random id (22 base64url characters). */
+const RECORDING_FILE = /^([A-Za-z0-9_-]{22})\.(guac|keys|index\.jsonl|events\.jsonl)$/;
 
 interface Active {
   id: string;
@@ -46,6 +92,12 @@ interface Active {
   recorder: ConnectionRecorder | undefined;
   /** Why writing stopped (disk full, fell behind), while it is stopped. */
   stoppedReason: string | null;
+  /** Bytes its files take, as the writer last said. */
+  bytes: number;
+  /** A rotation of it is queued or under way. */
+  rotating: boolean;
+  /** Held for lack of free space (writer.hold). */
+  held: boolean;
 }
 
 export class Recordings implements ConnectionObserver {
@@ -61,6 +113,15 @@ export class Recordings implements ConnectionObserver {
   private readonly maskChanges = new Map<string, number>();
   private readonly latestMasks = new Map<string, readonly Rect[]>();
   private closed = false;
+  /** Retention: the limits last read, the pass under way and whether another is wanted. */
+  private limits: RetentionLimits | undefined;
+  private pass: Promise<RetentionOutcome> | undefined;
+  private passAgain = false;
+  private timer: NodeJS.Timeout | undefined;
+  /** Bytes the recordings being written have grown by since the last pass. */
+  private grown = 0;
+  /** Why recordings are held for lack of free space (null: they are not). */
+  private heldFor: string | null = null;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
@@ -70,14 +131,29 @@ export class Recordings implements ConnectionObserver {
     return this.options.dir;
   }
 
+  /** Where finished recordings are kept: the data dir ('local'), or an S3 bucket ('s3'). */
+  get location(): 'local' | 's3' {
+    return 'local';
+  }
+
+  /** Why recordings are not writing for lack of free space now (null: they may write). */
+  heldReason(): string | null {
+    return this.heldFor;
+  }
+
   /**
    * Closes the rows a previous run left open (the bridge stopped without finishing them): their
-   * end, size and gaps as the files say. Call once at start, before any connection opens.
+   * end, size and gaps as the files say; removes files no row lists (a recording whose start
+   * was cut short); then runs retention once (which also measures the rows of an older bridge
+   * that did not count every file) and every minute from now on. Call once at start, before any connection
+   * opens.
    */
   async recover(): Promise<void> {
     const { store, dir } = this.options;
-    for (const row of await store.recordings.list()) {
-      if (row.endedAt !== null || this.liveIds().has(row.id)) continue;
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const rows = await store.recordings.list();
+    for (const row of rows) {
+      if (this.liveIds().has(row.id) || row.location !== 'local' || row.endedAt !== null) continue;
       const reader = await RecordingReader.open(dir, row.id).catch(() => undefined);
       const end = Math.max(reader?.end ?? row.startedAt, row.startedAt);
       await store.recordings.update(row.id, {
@@ -91,8 +167,74 @@ export class Recordings implements ConnectionObserver {
           to: g.to ?? end,
           reason: g.reason,
         })),
+        storedBytes: await localBytes(dir, row.id),
       });
     }
+    await this.removeUnlisted(new Set(rows.map((r) => r.id)));
+    await this.enforceRetention();
+    this.timer ??= setInterval(
+      () => void this.enforceRetention().catch(() => undefined),
+      this.options.retention?.intervalMs ?? RETENTION_INTERVAL_MS,
+    );
+    this.timer.unref();
+  }
+
+  /**
+   * Runs retention now (or once more after the pass under way): deletes what is past the limits,
+   * rotates what is being written where it must, and holds or releases the recordings for the
+   * disk's free space. Resolves with what the pass did.
+   */
+  enforceRetention(): Promise<RetentionOutcome> {
+    if (this.pass !== undefined) {
+      this.passAgain = true;
+      return this.pass;
+    }
+    const pass = (async (): Promise<RetentionOutcome> => {
+      let outcome: RetentionOutcome;
+      do {
+        this.passAgain = false;
+        this.grown = 0;
+        outcome = await this.retentionPass().catch((err: unknown) => {
+          this.options.logger.warn({ err }, 'recordings retention failed; it runs again later');
+          return { removed: [], rotated: [], held: this.heldFor };
+        });
+      } while (this.passAgain && !this.closed);
+      return outcome;
+    })();
+    this.pass = pass;
+    void pass.finally(() => {
+      if (this.pass === pass) this.pass = undefined;
+    });
+    return pass;
+  }
+
+  /** The limits in force (read at each pass; the settings API changes them). */
+  async retentionLimits(): Promise<RetentionLimits> {
+    this.limits = await this.policy.retention();
+    return this.limits;
+  }
+
+  /** Bytes each recording being written takes now, by id. */
+  liveBytes(): ReadonlyMap<string, number> {
+    return new Map([...this.active.values()].map((a) => [a.id, a.bytes]));
+  }
+
+  /** Free and total bytes of the recordings' disk (undefined when it cannot be read). */
+  async diskSpace(): Promise<DiskSpace | undefined> {
+    const read = this.options.diskSpace ?? statfsSpace;
+    return read(this.options.dir).catch(() => undefined);
+  }
+
+  /**
+   * Deletes a finished recording's files and its row. Returns false (and deletes nothing) while
+   * it is being written. Auditing is the caller's.
+   */
+  async remove(recording: RecordingRecord): Promise<boolean> {
+    if (this.liveIds().has(recording.id)) return false;
+    const paths = recordingPaths(this.options.dir, recording.id);
+    await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
+    await this.options.store.recordings.remove(recording.id);
+    return true;
   }
 
   /** Called whenever a desktop's recording indicator changes (desktop_state follows). */
@@ -113,9 +255,14 @@ export class Recordings implements ConnectionObserver {
 
   /** The desktop's setting or the bridge's changed: start or stop its recording to match. */
   reconsider(desktopId: string): Promise<void> {
+    return this.enqueue(desktopId, () => this.apply(desktopId));
+  }
+
+  /** Runs `work` after the desktop's earlier starts, stops and rotations. */
+  private enqueue(desktopId: string, work: () => Promise<void>): Promise<void> {
     const previous = this.queues.get(desktopId) ?? Promise.resolve();
     const next = previous
-      .then(() => this.apply(desktopId))
+      .then(work)
       .catch((err: unknown) =>
         this.options.logger.warn({ err, desktopId }, 'recording could not be started or stopped'),
       );
@@ -205,9 +352,12 @@ export class Recordings implements ConnectionObserver {
   /** Stops every recording (the bridge is closing) and waits for the files. */
   async close(): Promise<void> {
     this.closed = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
     this.joins.clear();
     for (const desktopId of [...this.active.keys()]) void this.reconsider(desktopId);
     await this.settled();
+    await this.pass?.catch(() => undefined);
   }
 
   private async apply(desktopId: string): Promise<void> {
@@ -219,7 +369,12 @@ export class Recordings implements ConnectionObserver {
     this.changed(desktopId);
   }
 
-  private async start(desktopId: string): Promise<void> {
+  /**
+   * Starts the desktop's recording: a new writer, its row, the recorder joined to the connection.
+   * With `previous` (a rotation), that recording is still being written meanwhile and is ended
+   * by the caller once this one has joined; if this one cannot start, `previous` stays.
+   */
+  private async start(desktopId: string, previous?: Active): Promise<void> {
     const join = this.joins.get(desktopId);
     if (join === undefined) return;
     const { store, logger } = this.options;
@@ -232,6 +387,9 @@ export class Recordings implements ConnectionObserver {
       onStatus: (status) => {
         if (made.active !== undefined) this.statusChanged(desktopId, made.active, status, log);
       },
+      onWritten: (bytes) => {
+        if (made.active !== undefined) this.written(desktopId, made.active, bytes);
+      },
     });
     const since = Date.now();
     const active: Active = {
@@ -240,10 +398,18 @@ export class Recordings implements ConnectionObserver {
       writer,
       recorder: undefined,
       stoppedReason: null,
+      bytes: writer.bytesOnDisk,
+      rotating: false,
+      held: false,
     };
     made.active = active;
     // Masks first: nothing of the desktop reaches the writer before it knows what to black out.
     writer.setMasks(await this.options.masks(desktopId).catch(() => []));
+    // The disk is nearly full: this one starts held, like the others.
+    if (this.heldFor !== null) {
+      active.held = true;
+      writer.hold(this.heldFor, since);
+    }
     const owner = await store.desktops.byId(desktopId);
     await store.recordings.add({
       id: writer.id,
@@ -256,6 +422,8 @@ export class Recordings implements ConnectionObserver {
     // the ones read above (still before the writer has seen anything of the desktop).
     if ((this.maskChanges.get(desktopId) ?? 0) !== maskChangesBefore)
       writer.setMasks(this.latestMasks.get(desktopId) ?? []);
+    if (previous !== undefined)
+      this.event(desktopId, { kind: 'recording.rotated', t: since, previous: previous.id });
     // The overlays on screen as it starts are part of the picture from its first moment.
     for (const overlay of this.overlays.get(desktopId)?.values() ?? [])
       this.event(desktopId, { ...overlayDrawn(overlay), t: since });
@@ -269,11 +437,12 @@ export class Recordings implements ConnectionObserver {
       });
     } catch (err) {
       // The connection ended as we joined (the last window left): no recording after all.
-      this.active.delete(desktopId);
+      if (previous !== undefined) this.active.set(desktopId, previous);
+      else this.active.delete(desktopId);
       await this.finish(active);
       throw err;
     }
-    log.info({ recording: writer.id }, 'recording started');
+    log.info({ recording: writer.id, previous: previous?.id }, 'recording started');
   }
 
   private async stop(desktopId: string, active: Active): Promise<void> {
@@ -288,7 +457,173 @@ export class Recordings implements ConnectionObserver {
       endedAt: Math.max(summary.end, active.since),
       bytes: summary.bytes,
       gaps: summary.gaps,
+      storedBytes: await localBytes(this.options.dir, active.id),
     });
+  }
+
+  // ---- keeping them ---------------------------------------------------------------------
+
+  /** A recording being written took more room: rotate it, or run retention, when due. */
+  private written(desktopId: string, active: Active, bytes: number): void {
+    this.grown += Math.max(0, bytes - active.bytes);
+    active.bytes = bytes;
+    const limits = this.limits;
+    if (limits === undefined || this.closed) return;
+    if (!active.rotating) {
+      const due = rotationDue(
+        { startedAt: active.since, bytes },
+        limits,
+        Date.now(),
+        this.minPieceMs(),
+      );
+      if (due !== undefined) void this.rotate(desktopId, active, due);
+    }
+    if (this.grown >= growthStep(limits)) void this.enforceRetention();
+  }
+
+  private minPieceMs(): number {
+    return this.options.retention?.minPieceMs ?? MIN_PIECE_MS;
+  }
+
+  /**
+   * Ends the desktop's recording being written and starts a new one of the same connection (the
+   * new one first, so nothing of the desktop is missed between them).
+   */
+  private rotate(desktopId: string, active: Active, reason: string): Promise<void> {
+    if (active.rotating) return Promise.resolve();
+    active.rotating = true;
+    return this.enqueue(desktopId, async () => {
+      try {
+        if (this.active.get(desktopId) !== active || this.closed || !this.joins.has(desktopId))
+          return;
+        await this.start(desktopId, active);
+        if (this.active.get(desktopId) === active) return;
+        active.writer.event({
+          kind: 'recording.rotated',
+          reason,
+          next: this.active.get(desktopId)?.id,
+        });
+        await this.finish(active);
+        this.options.logger.info(
+          { desktopId, recording: active.id, reason },
+          'recording rotated: ended here and continued in a new one',
+        );
+      } finally {
+        active.rotating = false;
+      }
+      void this.enforceRetention();
+    });
+  }
+
+  private async retentionPass(): Promise<RetentionOutcome> {
+    const { store, logger } = this.options;
+    const limits = await this.retentionLimits();
+    const now = Date.now();
+    const live = new Map(
+      [...this.active.entries()].map(([desktopId, a]) => [a.id, { desktopId, a }]),
+    );
+    const rows = await store.recordings.list();
+    // Rows not measured yet (an older bridge's, or listed by hand): their files, counted once.
+    for (const row of rows) {
+      if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;
+      if (row.endedAt === null) continue;
+      row.storedBytes = await localBytes(this.options.dir, row.id);
+      if (row.storedBytes > 0)
+        await store.recordings.update(row.id, { storedBytes: row.storedBytes });
+    }
+    const plan = planRetention(
+      rows.map((row) => {
+        const writing = live.get(row.id);
+        return {
+          id: row.id,
+          desktopId: row.desktopId,
+          startedAt: row.startedAt,
+          endedAt: writing === undefined ? row.endedAt : null,
+          bytes: writing === undefined ? row.storedBytes : writing.a.bytes,
+          live: writing !== undefined,
+        };
+      }),
+      limits,
+      now,
+      this.minPieceMs(),
+    );
+    const outcome: RetentionOutcome = { removed: [], rotated: [], held: null };
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const { item, reason } of plan.remove) {
+      const row = byId.get(item.id);
+      if (row === undefined || !(await this.remove(row))) continue;
+      outcome.removed.push({ id: row.id, desktopId: row.desktopId, bytes: item.bytes, reason });
+      logger.info(
+        { recording: row.id, desktopId: row.desktopId, bytes: item.bytes, reason },
+        'recording deleted by retention',
+      );
+      const desktop = await store.desktops.byId(row.desktopId).catch(() => undefined);
+      this.options.audit?.({
+        kind: 'desktop_changed',
+        actor: 'system',
+        personId: null,
+        personName: null,
+        summary: `recording ${row.id} of desktop "${desktop?.name ?? row.desktopId}"`,
+        outcome: 'ok',
+        detail: `recording deleted by retention: ${reason} (${formatBytes(item.bytes)})`,
+      });
+    }
+    for (const { desktopId, reason } of plan.rotate) {
+      const active = this.active.get(desktopId);
+      if (active === undefined || active.rotating) continue;
+      outcome.rotated.push({ desktopId, reason });
+      void this.rotate(desktopId, active, reason);
+    }
+    outcome.held = await this.watchFreeSpace(limits);
+    return outcome;
+  }
+
+  /**
+   * Holds every recording while the disk has less free than the limit keeps (and any that starts
+   * meanwhile), and lets them write again once it has the limit and a tenth more.
+   */
+  private async watchFreeSpace(limits: RetentionLimits): Promise<string | null> {
+    const space = limits.minFreeBytes > 0 ? await this.diskSpace() : undefined;
+    if (space !== undefined && space.freeBytes < limits.minFreeBytes) {
+      const reason = `the disk is nearly full (${formatBytes(space.freeBytes)} free; recordings keep ${formatBytes(limits.minFreeBytes)} free)`;
+      if (this.heldFor === null)
+        this.options.logger.warn(
+          { free: space.freeBytes },
+          'recordings held: the disk is nearly full',
+        );
+      this.heldFor = reason;
+    } else if (
+      this.heldFor !== null &&
+      (space === undefined || space.freeBytes >= limits.minFreeBytes * 1.1)
+    ) {
+      this.heldFor = null;
+      this.options.logger.info('recordings write again: the disk has room');
+    }
+    for (const active of this.active.values()) {
+      if (this.heldFor !== null && !active.held) {
+        active.held = true;
+        active.writer.hold(this.heldFor);
+      } else if (this.heldFor === null && active.held) {
+        active.held = false;
+        active.writer.release();
+      }
+    }
+    return this.heldFor;
+  }
+
+  /** Files in the folder that no row lists (a start cut short before its row was written). */
+  private async removeUnlisted(listed: ReadonlySet<string>): Promise<void> {
+    const names = await readdir(this.options.dir).catch(() => [] as string[]);
+    const orphans = new Set<string>();
+    for (const name of names) {
+      const id = RECORDING_FILE.exec(name)?.[1];
+      if (id !== undefined && !listed.has(id) && !this.liveIds().has(id)) orphans.add(id);
+    }
+    for (const id of orphans) {
+      const paths = recordingPaths(this.options.dir, id);
+      await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
+      this.options.logger.info({ recording: id }, 'removed the files of a recording never listed');
+    }
   }
 
   private statusChanged(
@@ -330,4 +665,31 @@ function sameOverlay(a: Overlay | undefined, b: Overlay): boolean {
 function mayPersonChange(decision: RecordingDecision | undefined): boolean {
   if (decision === undefined || decision.mode !== 'person') return false;
   return decision.personMayTurnOff || !decision.on;
+}
+
+/** Bytes of every file of a recording in `dir` (0 for those missing). */
+async function localBytes(dir: string, id: string): Promise<number> {
+  const sizes = await Promise.all(
+    Object.values(recordingPaths(dir, id)).map((p) =>
+      stat(p).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+async function statfsSpace(dir: string): Promise<DiskSpace> {
+  const s = await statfs(dir);
+  return { freeBytes: s.bavail * s.bsize, sizeBytes: s.blocks * s.bsize };
+}
+
+/** Growth of the recordings being written between two passes: 1/32 of the smallest cap. */
+function growthStep(limits: RetentionLimits): number {
+  const smallest = rotationBytes(limits) * 2;
+  const MiB = 1024 * 1024;
+  return Number.isFinite(smallest)
+    ? Math.min(64 * MiB, Math.max(256 * 1024, smallest / 32))
+    : 64 * MiB;
 }

@@ -5,7 +5,9 @@
 // thumbnails), its export as JSON lines or WebM video (one video export at a time), its deletion
 // (the desktop's owner or an admin), and each desktop's recording setting (owner or admin) and
 // the person in charge's choice. A recording the person may not see answers 404, like one that
-// does not exist. Viewing, exporting and deleting are audited.
+// does not exist. Viewing, exporting and deleting are audited. For admins: the bridge's recording
+// settings (default, whether a person may turn it off, retention) and the storage view (what the
+// recordings take, per desktop and per person, the oldest, the disk's free space).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,7 @@ import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import { requireAdmin } from '../perimeter/signedIn.js';
 import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
 import type { Recordings } from './recordings.js';
+import { RetentionPatch, retentionView } from './retention.js';
 
 export interface RecordingRoutesDeps {
   access: Access;
@@ -52,6 +55,8 @@ const ChoiceRequest = z.strictObject({ on: z.boolean() });
 const SettingsRequest = z.strictObject({
   default_mode: z.enum(['off', 'on', 'person']).optional(),
   person_may_turn_off: z.boolean().optional(),
+  /** How long and how much is kept (retention.ts); each field optional, null: no limit. */
+  retention: RetentionPatch.optional(),
 });
 
 export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutesDeps): void {
@@ -321,11 +326,93 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
         409,
         'This recording is still being made: turn the desktop’s recording off (or close it) first.',
       );
-    const paths = recordingPaths(recordings.dir, found.recording.id);
-    await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
-    await store.recordings.remove(found.recording.id);
+    if (!(await recordings.remove(found.recording)))
+      return apiError(
+        c,
+        409,
+        'This recording is still being made: turn the desktop’s recording off (or close it) first.',
+      );
     audit(found.person, found.recording, found.desktop, 'deleted');
     return c.body(null, 204);
+  });
+
+  // ---- storage (admins) -----------------------------------------------------------------
+
+  app.get(`${BASE}/storage`, requireAdmin(), async (c) => {
+    const [rows, desktops, people, limits, disk] = await Promise.all([
+      store.recordings.list(),
+      store.desktops.list(),
+      store.people.list(),
+      recordings.retentionLimits(),
+      recordings.diskSpace(),
+    ]);
+    const desktopNames = new Map(desktops.map((d) => [d.id, d.name]));
+    const personNames = new Map(people.map((p) => [p.id, p.displayName]));
+    const live = recordings.liveBytes();
+    const perDesktop = new Map<
+      string,
+      { bytes: number; count: number; oldest: number; live: number }
+    >();
+    const perPerson = new Map<string, { bytes: number; count: number }>();
+    let total = 0;
+    let oldest: (typeof rows)[number] | undefined;
+    for (const row of rows) {
+      const bytes = live.get(row.id) ?? row.storedBytes;
+      total += bytes;
+      if (oldest === undefined || row.startedAt < oldest.startedAt) oldest = row;
+      const d = perDesktop.get(row.desktopId) ?? {
+        bytes: 0,
+        count: 0,
+        oldest: row.startedAt,
+        live: 0,
+      };
+      d.bytes += bytes;
+      d.count += 1;
+      d.oldest = Math.min(d.oldest, row.startedAt);
+      if (live.has(row.id)) d.live += 1;
+      perDesktop.set(row.desktopId, d);
+      const key = row.ownerId ?? '';
+      const p = perPerson.get(key) ?? { bytes: 0, count: 0 };
+      p.bytes += bytes;
+      p.count += 1;
+      perPerson.set(key, p);
+    }
+    const desktopRef = (id: string) => ({ id, name: desktopNames.get(id) ?? '(removed desktop)' });
+    c.header('Cache-Control', 'no-store');
+    return c.json({
+      location: recordings.location,
+      total_bytes: total,
+      count: rows.length,
+      live_count: live.size,
+      limits: retentionView(limits),
+      held: recordings.heldReason(),
+      disk: disk === undefined ? null : { free_bytes: disk.freeBytes, size_bytes: disk.sizeBytes },
+      oldest:
+        oldest === undefined
+          ? null
+          : {
+              id: oldest.id,
+              desktop: desktopRef(oldest.desktopId),
+              started_at: oldest.startedAt,
+              bytes: live.get(oldest.id) ?? oldest.storedBytes,
+            },
+      desktops: [...perDesktop]
+        .map(([id, d]) => ({
+          desktop: desktopRef(id),
+          bytes: d.bytes,
+          count: d.count,
+          live: d.live,
+          oldest_started_at: d.oldest,
+        }))
+        .sort((a, b) => b.bytes - a.bytes || a.desktop.id.localeCompare(b.desktop.id)),
+      people: [...perPerson]
+        .map(([id, p]) => ({
+          person: id === '' ? null : { id, name: personNames.get(id) ?? '(removed person)' },
+          bytes: p.bytes,
+          count: p.count,
+        }))
+        .sort((a, b) => b.bytes - a.bytes),
+    });
   });
 
   // ---- settings -------------------------------------------------------------------------
@@ -348,6 +435,8 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       detail: `recording ${JSON.stringify(body.value)}`,
     });
     for (const desktop of await store.desktops.list()) void recordings.reconsider(desktop.id);
+    // New limits apply at once: what they no longer keep goes now.
+    if (body.value.retention !== undefined) await recordings.enforceRetention();
     return c.json(await policy.bridgeSettings());
   });
 

@@ -1,9 +1,16 @@
 // The recordings table (one row per session recording; its files are in the data dir's
 // recordings folder under the row's id) and each desktop's recording setting (desktops.recording).
 import type { RepoContext } from './context.js';
-import type { RecordingGap, RecordingMode, RecordingRecord, RecordingRepo } from './types.js';
+import type {
+  RecordingGap,
+  RecordingLocation,
+  RecordingMode,
+  RecordingRecord,
+  RecordingRepo,
+} from './types.js';
 
 const MODES: readonly string[] = ['off', 'on', 'person'] satisfies RecordingMode[];
+const LOCATIONS: readonly string[] = ['local', 's3'] satisfies RecordingLocation[];
 
 export function recordingRepo({ db }: RepoContext): RecordingRepo {
   return {
@@ -27,6 +34,8 @@ export function recordingRepo({ db }: RepoContext): RecordingRepo {
           ...(patch.endedAt === undefined ? {} : { ended_at: patch.endedAt }),
           ...(patch.bytes === undefined ? {} : { bytes: patch.bytes }),
           ...(patch.gaps === undefined ? {} : { gaps: JSON.stringify(patch.gaps) }),
+          ...(patch.storedBytes === undefined ? {} : { stored_bytes: patch.storedBytes }),
+          ...(patch.location === undefined ? {} : { location: patch.location }),
         })
         .where('id', '=', id)
         .execute();
@@ -85,6 +94,8 @@ function toRecord(row: {
   ended_at: number | null;
   bytes: number;
   gaps: string;
+  stored_bytes: number;
+  location: string;
 }): RecordingRecord {
   return {
     id: row.id,
@@ -94,6 +105,8 @@ function toRecord(row: {
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
     bytes: Number(row.bytes),
     gaps: parseGaps(row.gaps),
+    storedBytes: Number(row.stored_bytes),
+    location: (LOCATIONS.includes(row.location) ? row.location : 'local') as RecordingLocation,
   };
 }
 

@@ -137,6 +137,10 @@ export interface RecordingsTable {
   bytes: ColumnType<number, number | undefined, number>;
   /** JSON text: [{ from, to, reason }]. */
   gaps: ColumnType<string, string | undefined, string>;
+  /** Every file of the recording, in bytes (migration 0006). */
+  stored_bytes: ColumnType<number, number | undefined, number>;
+  /** 'local' | 's3' (migration 0006). */
+  location: ColumnType<string, string | undefined, string>;
 }
 
 export interface Database {

@@ -283,9 +283,16 @@ export interface RecordingRecord {
   startedAt: number;
   /** Null while recording, or when the bridge stopped without closing it. */
   endedAt: number | null;
+  /** The picture's file (`.guac`), in bytes. */
   bytes: number;
   gaps: RecordingGap[];
+  /** Every file of the recording (picture, keyframes, index, events), in bytes. */
+  storedBytes: number;
+  /** Where its files are: the data dir's recordings folder, or the configured S3 bucket. */
+  location: RecordingLocation;
 }
+
+export type RecordingLocation = 'local' | 's3';
 
 export interface RecordingRepo {
   add(
@@ -293,7 +300,9 @@ export interface RecordingRepo {
   ): Promise<void>;
   update(
     id: string,
-    patch: Partial<Pick<RecordingRecord, 'endedAt' | 'bytes' | 'gaps'>>,
+    patch: Partial<
+      Pick<RecordingRecord, 'endedAt' | 'bytes' | 'gaps' | 'storedBytes' | 'location'>
+    >,
   ): Promise<void>;
   byId(id: string): Promise<RecordingRecord | undefined>;
   /** Newest first. */

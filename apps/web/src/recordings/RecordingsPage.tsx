@@ -1,7 +1,8 @@
 // /recordings: the recordings the signed-in person may see (desktop, start, length, size, live,
 // gaps), and /recordings/<id>?t=<ms> plays one from that moment — the player, the list of its
 // events beside it (click one to jump there) and the AI's timeline under it. The file and the
-// event track are read once per recording; the player seeks within them.
+// event track are read once per recording; the player seeks within them. Admins also see what the
+// recordings take (StorageSection).
 import { useCallback, useEffect, useState } from 'react';
 import { api, AnyAnswer } from '../net/api.js';
 import { ErrorMessage } from '../pages/common/Alert.js';
@@ -9,11 +10,13 @@ import { ConfirmButton } from '../pages/common/ConfirmButton.js';
 import { errorText } from '../pages/common/errors.js';
 import { formatDateTime, isoTime } from '../pages/common/time.js';
 import { useLoad } from '../pages/common/useLoad.js';
+import { useMe } from '../pages/common/useMe.js';
 import { followInApp, navigate, useLocationPath } from '../pages/console/navigation.js';
 import { Playback, frameTimes } from './playback.js';
 import { AiTimeline } from './AiTimeline.js';
 import { EventList } from './EventList.js';
 import { RecordingPlayer } from './RecordingPlayer.js';
+import { StorageSection } from './StorageSection.js';
 import { formatBytes, formatElapsed } from './recordingText.js';
 import {
   RECORDINGS_API,
@@ -35,6 +38,7 @@ export function RecordingsPage() {
   const list = useLoad(loadList);
   const recordings = list.data?.recordings ?? [];
   const chosen = id === null ? undefined : recordings.find((r) => r.id === id);
+  const { me } = useMe();
 
   return (
     <div className="recordings-page">
@@ -58,6 +62,7 @@ export function RecordingsPage() {
           <RecordingTable recordings={recordings} current={id} />
         </>
       ) : null}
+      {me?.person.role === 'admin' && id === null ? <StorageSection /> : null}
     </div>
   );
 }

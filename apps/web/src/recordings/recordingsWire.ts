@@ -124,3 +124,46 @@ export const RecordingEvents = z
     }
     return parsed.sort((a, b) => a.t - b.t);
   });
+
+/** GET /api/recordings/storage (admins): what the recordings take, and the limits that keep them. */
+export const RECORDINGS_STORAGE_API = `${RECORDINGS_API}/storage`;
+
+const DesktopRef = z.object({ id: z.string(), name: z.string() });
+const Size = z.number().int().nonnegative();
+
+export const RecordingStorage = z.object({
+  location: z.enum(['local', 's3']),
+  total_bytes: Size,
+  count: Size,
+  live_count: Size,
+  limits: z.object({
+    max_age_days: z.number().int().positive().nullable(),
+    max_total_bytes: Size.nullable(),
+    max_desktop_bytes: Size.nullable(),
+    min_free_bytes: Size,
+  }),
+  /** Why recordings are not writing now for lack of free space (null: they are). */
+  held: z.string().nullable(),
+  disk: z.object({ free_bytes: Size, size_bytes: Size }).nullable(),
+  oldest: z
+    .object({ id: z.string(), desktop: DesktopRef, started_at: z.number(), bytes: Size })
+    .nullable(),
+  desktops: z.array(
+    z.object({
+      desktop: DesktopRef,
+      bytes: Size,
+      count: Size,
+      live: Size,
+      oldest_started_at: z.number(),
+    }),
+  ),
+  people: z.array(
+    z.object({
+      /** Null: recordings of desktops that had no owner on record. */
+      person: z.object({ id: z.string(), name: z.string() }).nullable(),
+      bytes: Size,
+      count: Size,
+    }),
+  ),
+});
+export type RecordingStorage = z.infer<typeof RecordingStorage>;

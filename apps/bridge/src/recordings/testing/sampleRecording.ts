@@ -1,8 +1,13 @@
 // Test support: a finished 64×48 recording of a desktop — red, then green a second later, with
 // the given events on its track — written by the real RecordingWriter and listed in the bridge's
-// store as the recorder would list it, so route and attack tests start from the same recording.
+// store as the recorder would list it, so route and attack tests start from the same recording;
+// and recordings of a chosen size on disk, for the retention tests.
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { RecordingWriter, type RecordingEventInput } from '@overlay-companion/recording';
+import sharp from 'sharp';
 import type { TestBridge } from '../../mcp/testing/fixtures.js';
+import type { Store } from '../../store/types.js';
 
 export async function writeSampleRecording(
   bridge: TestBridge,
@@ -35,4 +40,42 @@ export async function writeSampleRecording(
     gaps: [],
   });
   return summary.id;
+}
+
+/**
+ * A finished recording of about `approxBytes` on disk in all (picture and keyframe: random
+ * pixels, which do not compress), started at `t0` and a minute long, listed in `store` as the
+ * recorder lists one (its size in all measured from the files). Returns its id and size.
+ */
+export async function writeNoiseRecording(
+  store: Store,
+  dir: string,
+  recording: { desktopId: string; ownerId: string | null; t0: number; approxBytes: number },
+): Promise<{ id: string; storedBytes: number }> {
+  const { desktopId, ownerId, t0, approxBytes } = recording;
+  // The picture goes in once and again as the keyframe: half the size each.
+  const side = Math.max(8, Math.round(Math.sqrt(approxBytes / 2 / 3)));
+  const raw = randomBytes(side * side * 3);
+  const png = await sharp(raw, { raw: { width: side, height: side, channels: 3 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+  const writer = await RecordingWriter.create({ dir, keyframeIntervalMs: 3_600_000 });
+  writer.feed({ opcode: 'size', args: ['0', String(side), String(side)] }, t0);
+  writer.feed({ opcode: 'img', args: ['1', '14', '0', 'image/png', '0', '0'] }, t0);
+  for (let o = 0; o < png.length; o += 6048)
+    writer.feed({ opcode: 'blob', args: ['1', png.subarray(o, o + 6048).toString('base64')] }, t0);
+  writer.feed({ opcode: 'end', args: ['1'] }, t0);
+  writer.feed({ opcode: 'sync', args: [String(t0)] }, t0);
+  writer.feed({ opcode: 'sync', args: [String(t0 + 60_000)] }, t0 + 60_000);
+  const summary = await writer.close();
+  let storedBytes = 0;
+  for (const path of Object.values(summary.paths)) storedBytes += (await stat(path)).size;
+  await store.recordings.add({ id: summary.id, desktopId, ownerId, startedAt: t0 });
+  await store.recordings.update(summary.id, {
+    endedAt: summary.end,
+    bytes: summary.bytes,
+    gaps: [],
+    storedBytes,
+  });
+  return { id: summary.id, storedBytes };
 }

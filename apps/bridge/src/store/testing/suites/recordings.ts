@@ -1,6 +1,7 @@
 // Storage suite, session recordings: a row per recording (added while recording, finished with
-// its end, size and gaps), newest first, removed on its own; and each desktop's recording
-// setting (null: the bridge's default), which outlives neither its desktop nor a bad value.
+// its end, size and gaps; what all its files take and where they are), newest first, removed on
+// its own; and each desktop's recording setting (null: the bridge's default), which outlives
+// neither its desktop nor a bad value.
 import { expect, test } from 'vitest';
 import { newId } from '../../ids.js';
 import { addPerson, type Backend } from '../fixture.js';
@@ -24,12 +25,22 @@ export function recordingsSuite(backend: Backend): void {
       endedAt: null,
       bytes: 0,
       gaps: [],
+      storedBytes: 0,
+      location: 'local',
     });
     const gaps = [{ from: 1_500, to: 1_600, reason: 'the disk is too slow' }];
     await store.recordings.update('r1', { endedAt: 1_700_000_000_000, bytes: 5_000_000_000, gaps });
     expect(await store.recordings.byId('r1')).toMatchObject({
       endedAt: 1_700_000_000_000,
       bytes: 5_000_000_000,
+      gaps,
+    });
+    // What all its files take, and where they are: beyond 32 bits on both backends.
+    await store.recordings.update('r1', { storedBytes: 12_000_000_000, location: 's3' });
+    expect(await store.recordings.byId('r1')).toMatchObject({
+      bytes: 5_000_000_000,
+      storedBytes: 12_000_000_000,
+      location: 's3',
       gaps,
     });
     expect((await store.recordings.list()).map((r) => r.id)).toEqual(['r2', 'r1']);
