@@ -7,6 +7,7 @@ import { StartupError, errorMessage } from '../errors.js';
 import { apiTokenRepo } from './apiTokens.js';
 import { auditRepo } from './audit.js';
 import { prepareDataDir } from './dataDir.js';
+import { desktopPolicyRepo } from './desktopPolicy.js';
 import { desktopRepo } from './desktops.js';
 import { layoutRepo } from './layouts.js';
 import { migrationProvider, type StoreDialect } from './migrations/index.js';
@@ -73,6 +74,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     audit: auditRepo(context),
     desktops: desktopRepo(context),
     recordings: recordingRepo(context),
+    desktopPolicy: desktopPolicyRepo(context),
     // Idempotent: a stop path that runs twice (signal during shutdown) must not throw.
     close: () => (closed ??= db.destroy()),
   };

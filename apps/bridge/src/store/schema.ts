@@ -143,6 +143,18 @@ export interface RecordingsTable {
   location: ColumnType<string, string | undefined, string>;
 }
 
+export interface DesktopPolicyTable {
+  desktop_id: string;
+  person_id: string;
+  mode: string | null;
+  /** JSON text. */
+  mode_metadata: string | null;
+  /** JSON text. */
+  standing: ColumnType<string, string | undefined, string>;
+  standing_counter: ColumnType<number, number | undefined, number>;
+  updated_at: number;
+}
+
 export interface Database {
   people: PeopleTable;
   web_sessions: WebSessionsTable;
@@ -154,4 +166,5 @@ export interface Database {
   desktops: DesktopsTable;
   desktop_grants: DesktopGrantsTable;
   recordings: RecordingsTable;
+  desktop_policy: DesktopPolicyTable;
 }

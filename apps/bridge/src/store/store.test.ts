@@ -11,6 +11,7 @@ import { DATABASE_FILE } from './dataDir.js';
 import { backend, type Backend } from './testing/fixture.js';
 import { postgresRequired, startTestPostgres } from './testing/postgres.js';
 import { auditSuite } from './testing/suites/audit.js';
+import { desktopPolicySuite } from './testing/suites/desktopPolicy.js';
 import { desktopsSuite } from './testing/suites/desktops.js';
 import { integritySuite } from './testing/suites/integrity.js';
 import { peopleSuite } from './testing/suites/people.js';
@@ -52,6 +53,7 @@ describe.each(backends.map((b) => [b.name, b] as const))('store on %s', (_name, 
   describe('integrity', () => integritySuite(b));
   describe('desktops', () => desktopsSuite(b));
   describe('recordings', () => recordingsSuite(b));
+  describe('desktop policy', () => desktopPolicySuite(b));
 });
 
 describe('SQLite files', () => {

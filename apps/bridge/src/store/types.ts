@@ -314,6 +314,40 @@ export interface RecordingRepo {
   setDesktopMode(desktopId: string, mode: RecordingMode | null): Promise<boolean>;
 }
 
+/**
+ * One desktop's AI policy as its person in charge left it (migration 0005): what every bridge of
+ * a site reads, and what outlives a restart. `mode` null: never set (the bridge's --mode).
+ */
+export interface DesktopPolicyRecord {
+  desktopId: string;
+  /** Whose policy it is (the person in charge when it was written). */
+  personId: string;
+  mode: string | null;
+  modeMetadata: Record<string, unknown> | null;
+  /** Parsed JSON as written by the policy layer, which validates it when it reads it back. */
+  standing: unknown;
+  standingCounter: number;
+  updatedAt: number;
+}
+
+export interface DesktopPolicyRepo {
+  get(desktopId: string): Promise<DesktopPolicyRecord | undefined>;
+  /** False when the desktop or the person is gone (nothing written). */
+  setMode(
+    desktopId: string,
+    personId: string,
+    mode: string,
+    metadata: Record<string, unknown> | undefined,
+  ): Promise<boolean>;
+  /** False when the desktop or the person is gone (nothing written). */
+  setStanding(
+    desktopId: string,
+    personId: string,
+    standing: unknown,
+    counter: number,
+  ): Promise<boolean>;
+}
+
 export interface Store {
   readonly kind: 'sqlite' | 'postgres';
   readonly people: PeopleRepo;
@@ -325,6 +359,7 @@ export interface Store {
   readonly audit: AuditRepo;
   readonly desktops: DesktopRepo;
   readonly recordings: RecordingRepo;
+  readonly desktopPolicy: DesktopPolicyRepo;
   close(): Promise<void>;
 }
 

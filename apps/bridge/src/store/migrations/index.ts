@@ -6,6 +6,7 @@ import { initialMigration } from './0001_initial.js';
 import { desktopsMigration } from './0002_desktops.js';
 import { clientApprovalsMigration } from './0003_client_approvals.js';
 import { recordingsMigration } from './0004_recordings.js';
+import { siteMigration } from './0005_site.js';
 import { recordingStorageMigration } from './0006_recording_storage.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
@@ -18,6 +19,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0002_desktops': desktopsMigration(),
         '0003_client_approvals': clientApprovalsMigration(),
         '0004_recordings': recordingsMigration(),
+        '0005_site': siteMigration(),
         '0006_recording_storage': recordingStorageMigration(),
       });
     },
