@@ -101,19 +101,10 @@ export function workerSurface(
 
   // What the worker holds, so each frame sends only the edit.
   let sent: readonly Overlay[] = [];
-  let sentSet: ReadonlySet<Overlay> = new Set();
   const changeTo = (boxes: readonly Overlay[]): BoxChange => {
-    if (boxes === sent) return { kind: 'edit', removed: [], added: [] };
-    const members = new Set(boxes);
-    const delta = overlayDelta(sent, sentSet, boxes, members);
+    const { removed, added } = overlayDelta(sent, boxes);
     sent = boxes;
-    sentSet = members;
-    if (delta === undefined) return { kind: 'all', boxes: boxes.map(toBox) };
-    return {
-      kind: 'edit',
-      removed: delta.removed.map((o) => o.overlay_id),
-      added: delta.added.map(toBox),
-    };
+    return { removed: removed.map((o) => o.overlay_id), added: added.map(toBox) };
   };
   return {
     path: 'worker',

@@ -46,8 +46,15 @@ describe('overlayChanges', () => {
 
 describe('overlayDelta', () => {
   const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(overlay) as [Overlay, Overlay, Overlay, Overlay];
-  const delta = (before: Overlay[], after: Overlay[]) =>
-    overlayDelta(before, new Set(before), after, new Set(after));
+  /** The edit, and `before` with it applied as the worker applies it (by id, then on top). */
+  const delta = (before: Overlay[], after: Overlay[]) => {
+    const edit = overlayDelta(before, after);
+    const gone = new Set(edit.removed.map((o) => o.overlay_id));
+    const applied = before.filter((o) => !gone.has(o.overlay_id)).concat(edit.added);
+    expect(applied).toEqual(after);
+    applied.forEach((o, i) => expect(o).toBe(after[i]));
+    return edit;
+  };
 
   it('gives what went and what came on top, however many', () => {
     expect(delta([a, b, c], [a, c, d])).toEqual({ removed: [b], added: [d] });
@@ -56,12 +63,13 @@ describe('overlayDelta', () => {
     const many = Array.from({ length: 500 }, (_, i) => overlay(`n${i}`));
     expect(delta([a], [a, ...many])).toEqual({ removed: [], added: many });
     expect(delta([], [])).toEqual({ removed: [], added: [] });
+    expect(delta([a, b], [])).toEqual({ removed: [a, b], added: [] });
   });
 
-  it('is undefined when what stayed moved or a newcomer is under one that stayed', () => {
-    expect(delta([a, b, c], [b, a, c])).toBeUndefined();
-    expect(delta([a, b], [d, a, b])).toBeUndefined();
-    expect(delta([a, b], [a, d, b])).toBeUndefined();
+  it('still gives exactly `after` when the pile was reordered or a newcomer is underneath', () => {
+    expect(delta([a, b, c], [b, a, c])).toEqual({ removed: [a, c], added: [a, c] });
+    expect(delta([a, b], [d, a, b])).toEqual({ removed: [a, b], added: [d, a, b] });
+    expect(delta([a, b], [a, d, b])).toEqual({ removed: [b], added: [d, b] });
   });
 });
 

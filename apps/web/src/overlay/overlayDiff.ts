@@ -2,8 +2,8 @@
 // where they are (overlayPainter.ts). Store arrays are never mutated and an overlay object is
 // never changed in place — a change is a new array, a new overlay a new object — so identity
 // says what came and went. Anything unusual (many changes, a different order, a sync_state's
-// freshly parsed objects) answers 'all': repaint everything, which is always right. The same
-// identity rule tells the painting worker what to add and drop (overlayDelta).
+// freshly parsed objects) answers 'all': repaint everything, which is always right. Identity
+// also tells the painting worker what to drop and add (overlayDelta).
 
 /** More changes than this in one frame repaint the whole canvas (one pass is cheaper then). */
 export const MAX_PARTIAL_CHANGES = 64;
@@ -43,24 +43,24 @@ function keepsOrder<T>(
 }
 
 /**
- * `after` as an edit of `before`: the ones that went, and the ones that came — when those that
- * stayed kept their order and every newcomer is on top of them (the store only ever appends),
- * so `before` minus `removed` plus `added` is exactly `after`. Undefined otherwise (send it all).
- * O(n), whatever the number of changes: the worker gets a message the size of the change.
+ * `after` as an edit of `before`: the ones that went, and the ones that came on top, such that
+ * `before` minus `removed` plus `added` is exactly `after` — always, by construction: the walk
+ * keeps the longest run of `after`'s start that `before` holds in order, and the rest of `after`
+ * comes anew. The store only removes and appends, so that rest is just what it appended; a
+ * reordered pile sends more, never something wrong. Identity comparisons only, no sets: the
+ * page's cost per frame stays far below a millisecond with 10,000 overlays.
  */
 export function overlayDelta<T>(
   before: readonly T[],
-  beforeSet: ReadonlySet<T>,
   after: readonly T[],
-  afterSet: ReadonlySet<T>,
-): { removed: T[]; added: T[] } | undefined {
-  const removed = before.filter((o) => !afterSet.has(o));
-  const added: T[] = [];
-  for (const o of after) {
-    if (!beforeSet.has(o)) added.push(o);
-    else if (added.length > 0) return undefined; // one that stayed is above a newcomer
+): { removed: T[]; added: T[] } {
+  const removed: T[] = [];
+  let kept = 0;
+  for (const o of before) {
+    if (kept < after.length && after[kept] === o) kept++;
+    else removed.push(o);
   }
-  return keepsOrder(before, beforeSet, after, afterSet) ? { removed, added } : undefined;
+  return { removed, added: after.slice(kept) };
 }
 
 /** A rectangle in whole device pixels. */

@@ -1,8 +1,8 @@
 // The messages between the overlay layer (overlayPainter.ts, main thread) and its painting worker
 // (overlayWorker.ts), each parsed with its schema where it arrives. The page hands the worker its
 // canvas once ('init'), then per animation frame in which something changed one 'frame': the
-// view, the canvas size and the boxes as an edit of the last frame's (those that went by id,
-// those that came on top) or, when the pile was reordered, all of them. The worker answers each
+// view, the canvas size and the boxes as an edit of the last frame's: those that went by id,
+// those that came on top (overlayDiff.ts overlayDelta). The worker answers each
 // painted frame with 'painted' — the acknowledgement the page reports as the layer's painted
 // state (data-painted-seq, the test API's overlayPaint) — or says it cannot paint ('failed').
 import { Overlay } from '@overlay-companion/protocol';
@@ -27,16 +27,12 @@ const View = z.strictObject({
 /** Canvas sizes in device pixels; far above any screen, well below what would exhaust memory. */
 const DevicePixels = z.number().int().min(0).max(16_384);
 
-export const BoxChange = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('edit'),
-    /** Ids of the boxes that went. */
-    removed: z.array(z.string()),
-    /** Boxes that came, on top of those that stayed, in drawing order. */
-    added: z.array(WorkerBox),
-  }),
-  z.strictObject({ kind: z.literal('all'), boxes: z.array(WorkerBox) }),
-]);
+export const BoxChange = z.strictObject({
+  /** Ids of the boxes that went. */
+  removed: z.array(z.string()),
+  /** Boxes that came, on top of those that stayed, in drawing order. */
+  added: z.array(WorkerBox),
+});
 export type BoxChange = z.infer<typeof BoxChange>;
 
 const isOffscreenCanvas = (value: unknown): value is OffscreenCanvas =>

@@ -54,15 +54,13 @@ describe('PaintingWorker', () => {
   it('paints after init and acknowledges each frame with its frame, seq and count', () => {
     const { worker, answers, canvas, flush } = harness();
     worker.receive({ type: 'init', canvas });
-    worker.receive(frame(1, 3, { kind: 'all', boxes: [box('a'), box('b'), box('c', 900)] }));
+    worker.receive(frame(1, 3, { removed: [], added: [box('a'), box('b'), box('c', 900)] }));
     flush();
     expect(canvas.width).toBe(640);
     expect(answers).toEqual([
       { type: 'painted', frame: 1, seq: 3, count: 2, ms: expect.any(Number) as number },
     ]);
-    worker.receive(
-      frame(2, 5, { kind: 'edit', removed: ['a'], added: [box('d', 100), box('e', 2000)] }),
-    );
+    worker.receive(frame(2, 5, { removed: ['a'], added: [box('d', 100), box('e', 2000)] }));
     flush();
     expect(answers[1]).toMatchObject({ type: 'painted', frame: 2, seq: 5, count: 2 });
   });
@@ -70,9 +68,9 @@ describe('PaintingWorker', () => {
   it('paints a burst once and acknowledges its latest frame', () => {
     const { worker, answers, canvas, flush } = harness();
     worker.receive({ type: 'init', canvas });
-    worker.receive(frame(1, 1, { kind: 'all', boxes: [box('a')] }));
-    worker.receive(frame(2, 2, { kind: 'edit', removed: [], added: [box('b')] }));
-    worker.receive(frame(3, 3, { kind: 'edit', removed: ['a'], added: [box('c')] }));
+    worker.receive(frame(1, 1, { removed: [], added: [box('a')] }));
+    worker.receive(frame(2, 2, { removed: [], added: [box('b')] }));
+    worker.receive(frame(3, 3, { removed: ['a'], added: [box('c')] }));
     flush();
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatchObject({ type: 'painted', frame: 3, seq: 3, count: 2 });
@@ -80,13 +78,13 @@ describe('PaintingWorker', () => {
 
   it('answers failed to junk, to a frame before the canvas and to a box that is not CSS', () => {
     const { worker, answers, canvas, flush } = harness();
-    worker.receive(frame(1, 1, { kind: 'all', boxes: [box('a')] }));
+    worker.receive(frame(1, 1, { removed: [], added: [box('a')] }));
     worker.receive({ type: 'init', canvas: { width: 1, height: 1 } }); // not an OffscreenCanvas
     worker.receive({ type: 'init', canvas });
     const hostile = { ...box('x'), color: 'url(https://evil.example/)' };
-    worker.receive(frame(2, 2, { kind: 'all', boxes: [hostile] }));
-    worker.receive({ ...frame(3, 3, { kind: 'all', boxes: [] }), width: 1e9 });
-    worker.receive({ ...frame(4, 4, { kind: 'all', boxes: [] }), extra: 1 });
+    worker.receive(frame(2, 2, { removed: [], added: [hostile] }));
+    worker.receive({ ...frame(3, 3, { removed: [], added: [] }), width: 1e9 });
+    worker.receive({ ...frame(4, 4, { removed: [], added: [] }), extra: 1 });
     worker.receive({ type: 'paint-everything' });
     worker.receive('frame');
     flush();
@@ -107,7 +105,7 @@ describe('PaintingWorker', () => {
     }
     // And the page sends only what the worker reads: a full overlay is more than a box.
     const full = { ...box('a'), label: 'hi', click_through: true, monitor_index: 0, created_at: 0 };
-    expect(ToWorker.safeParse(frame(1, 1, { kind: 'all', boxes: [full] })).success).toBe(false);
+    expect(ToWorker.safeParse(frame(1, 1, { removed: [], added: [full] })).success).toBe(false);
   });
 });
 
@@ -115,15 +113,15 @@ describe('applyBoxChange', () => {
   it('drops by id, appends on top, keeps the boxes that stayed', () => {
     const [a, b, c] = [box('a'), box('b'), box('c')];
     const before = [a, b, c];
-    const after = applyBoxChange(before, { kind: 'edit', removed: ['b'], added: [box('d')] });
+    const after = applyBoxChange(before, { removed: ['b'], added: [box('d')] });
     expect(after.map((x) => x.overlay_id)).toEqual(['a', 'c', 'd']);
     expect(after[0]).toBe(a);
     expect(after[1]).toBe(c);
     expect(before).toHaveLength(3); // never mutated
     // Drawn again under its id: the old one goes, the new one is on top.
     const again = { ...a, color: 'gold' };
-    const redrawn = applyBoxChange(after, { kind: 'edit', removed: ['a'], added: [again] });
+    const redrawn = applyBoxChange(after, { removed: ['a'], added: [again] });
     expect(redrawn).toEqual([c, box('d'), again]);
-    expect(applyBoxChange(after, { kind: 'edit', removed: [], added: [] })).toBe(after);
+    expect(applyBoxChange(after, { removed: [], added: [] })).toBe(after);
   });
 });

@@ -13,7 +13,6 @@ import {
 
 /** `boxes` after `change` (a new array; the boxes that stayed are the same objects). */
 export function applyBoxChange(boxes: readonly PaintBox[], change: BoxChange): readonly PaintBox[] {
-  if (change.kind === 'all') return change.boxes;
   if (change.removed.length === 0 && change.added.length === 0) return boxes;
   const gone = new Set(change.removed);
   const kept = gone.size === 0 ? boxes : boxes.filter((b) => !gone.has(b.overlay_id));
