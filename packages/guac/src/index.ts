@@ -26,3 +26,10 @@ export {
   deliveryRequestId,
 } from './delivery.js';
 export type { DeliveryOutcome } from './delivery.js';
+export {
+  ATTENTION_LEVELS,
+  ATTENTION_OPCODE,
+  GLANCE_FRAME_INTERVAL_MS,
+  attentionLevel,
+} from './attention.js';
+export type { AttentionLevel } from './attention.js';

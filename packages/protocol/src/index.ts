@@ -21,3 +21,4 @@ export * from './overlayFeed.js';
 export * from './fleet.js';
 export * from './privacy.js';
 export * from './inputReceipt.js';
+export * from './attention.js';

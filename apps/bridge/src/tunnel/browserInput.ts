@@ -5,9 +5,17 @@
 // desktop nothing but the stream housekeeping a picture needs (sync, ack, nop, disconnect): no
 // pointer, keys, touch, clipboard or file streams, whatever its page does. Tunnel-internal
 // instructions (empty opcode) are the tunnel's own and never come here.
-import { DELIVERY_OPCODE, encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
+import {
+  ATTENTION_OPCODE,
+  DELIVERY_OPCODE,
+  encodeInstruction,
+  type GuacInstruction,
+} from '@overlay-companion/guac';
 import type { ConnectionConfig } from '../config.js';
 import { KeymapPrimer } from './keymapPrimer.js';
+
+/** Instructions only the bridge sends its server: a browser's never go on. */
+const BRIDGE_ONLY: ReadonlySet<string> = new Set(['size', DELIVERY_OPCODE, ATTENTION_OPCODE]);
 
 /** What a view-only window may still send: acknowledging the picture, keeping the link up. */
 const VIEW_ONLY_OPCODES: ReadonlySet<string> = new Set(['sync', 'ack', 'nop', 'disconnect']);
@@ -25,8 +33,8 @@ export class BrowserInput {
   /** The encoded instructions to send upstream for this one ('' for none). */
   toUpstream(instruction: GuacInstruction): string {
     const { opcode, args } = instruction;
-    // `size` is the bridge's decision; `x-oc-delivery` is the bridge's own word to its server.
-    if (opcode === 'size' || opcode === DELIVERY_OPCODE) return '';
+    // `size` is the bridge's decision; our extensions are the bridge's own words to its server.
+    if (BRIDGE_ONLY.has(opcode)) return '';
     if (this.readOnly && !VIEW_ONLY_OPCODES.has(opcode)) return '';
     const before = opcode === 'key' && this.primer ? this.primer.before(args) : '';
     return before + encodeInstruction(opcode, ...args);

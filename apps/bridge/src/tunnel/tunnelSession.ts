@@ -17,6 +17,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { WebSocket, type RawData } from 'ws';
 import {
+  ATTENTION_OPCODE,
   DELIVERY_OPCODE,
   GuacConnection,
   GuacParser,
@@ -27,7 +28,11 @@ import {
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
-import { INPUT_RECEIPT_OPCODE } from '@overlay-companion/protocol';
+import {
+  ATTENTION_TUNNEL_OPCODE,
+  INPUT_RECEIPT_OPCODE,
+  TunnelAttention,
+} from '@overlay-companion/protocol';
 import { BrowserInput } from './browserInput.js';
 import { InputReceiptDesk } from './inputReceipts.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
@@ -122,6 +127,10 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private firstPaint = new FirstPaintGate();
   private linkWatch: LinkWatch | undefined;
   private readonly receipts: InputReceiptDesk;
+  /** The browser's attention (packages/protocol's attention.ts), and what the server was told. */
+  private attentionWanted: TunnelAttention = 'full';
+  private attentionSent: TunnelAttention = 'full';
+  private serverHonoursAttention = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -238,6 +247,12 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   }
 
   private onUpstreamInstruction(instruction: GuacInstruction): void {
+    if (instruction.opcode === ATTENTION_OPCODE) {
+      // Our gateway's announcement (packages/guac's attention.ts); never for the browser.
+      this.serverHonoursAttention = true;
+      this.passAttention();
+      return;
+    }
     if (instruction.opcode === DELIVERY_OPCODE) {
       // Between the bridge and our gateway only (inputReceipts.ts); never for the browser.
       const { confirmedByServer } = this.receipts.fromServer(instruction.args);
@@ -313,9 +328,28 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
           );
           return;
         }
+      } else if (instruction.opcode === ATTENTION_TUNNEL_OPCODE) {
+        const level = TunnelAttention.safeParse(instruction.args[0]);
+        if (instruction.args.length !== 1 || !level.success) {
+          this.close(
+            GuacStatus.CLIENT_BAD_REQUEST,
+            `Malformed "${ATTENTION_TUNNEL_OPCODE}" instruction: it takes one level, full or glance.`,
+          );
+          return;
+        }
+        this.attentionWanted = level.data;
+        this.passAttention();
       } else forward += this.input.toUpstream(instruction);
     }
     this.forwardInput(forward);
+  }
+
+  /** Tells a server that honours attention what the browser last asked for, once it differs. */
+  private passAttention(): void {
+    if (!this.serverHonoursAttention || this.attentionWanted === this.attentionSent) return;
+    if (this.sendUpstream(ATTENTION_OPCODE, this.attentionWanted)) {
+      this.attentionSent = this.attentionWanted;
+    }
   }
 
   /** Sends the browser's encoded input on, or holds it until the connection is ready. */

@@ -4,9 +4,15 @@
 // person's reaches the desktop from here). The client's display is never put in the page: a
 // small canvas is painted from its default layer — every animation frame while the tile is
 // focused or pointed at, once per UNFOCUSED_FRAME_MS otherwise — so twenty tiles cost twenty
-// decoders but almost no compositing. (Asking the gateway for fewer frames is P13 item 5.)
+// decoders but almost no compositing. The tile also tells the desktop's server how closely it is
+// looked at (packages/protocol's attention.ts): an unfocused tile glances, and our gateway sends
+// it about one frame a second instead of every change, which is most of what a tile costs.
 import Guacamole from 'guacamole-common-js';
-import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
+import {
+  ATTENTION_TUNNEL_OPCODE,
+  TUNNEL_SOCKET_PATH,
+  type TunnelAttention,
+} from '@overlay-companion/protocol';
 import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { GuacSession } from '../display/guacSession.js';
@@ -29,6 +35,7 @@ export interface TileDisplayProps {
 export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const livelyRef = useRef(lively);
+  const tunnelRef = useRef<Guacamole.Tunnel | null>(null);
   const [connection] = useState(createConnectionStore);
   const phase = useStore(connection, (s) => s.phase);
   const lastError = useStore(connection, (s) => s.lastError);
@@ -38,6 +45,7 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
     const session = new GuacSession<Guacamole.Client>({
       open: () => {
         const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
+        tunnelRef.current = tunnel;
         return { tunnel, client: new Guacamole.Client(tunnel) };
       },
       events: connectionEvents(connection),
@@ -102,6 +110,13 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
     livelyRef.current = lively;
     if (lively) canvas.current?.dispatchEvent(new Event('oc-tile-wake'));
   }, [lively]);
+
+  // Once connected (every attempt starts at full attention), and whenever it changes.
+  useEffect(() => {
+    if (phase !== 'connected') return;
+    const level: TunnelAttention = lively ? 'full' : 'glance';
+    tunnelRef.current?.sendMessage(ATTENTION_TUNNEL_OPCODE, level);
+  }, [phase, lively]);
 
   const away = phase !== 'connected';
   return (

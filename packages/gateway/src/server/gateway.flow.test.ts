@@ -11,6 +11,7 @@ import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js
 import { waitForScreenMatch } from '../testing/desktopCapture.js';
 import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
+import { GLANCE_FRAME_INTERVAL_MS } from '@overlay-companion/guac';
 import { MAX_FRAMES_IN_FLIGHT } from '../session/guacUser.js';
 import { startGateway, type Gateway } from './gateway.js';
 
@@ -97,6 +98,46 @@ describe('gateway flow control', () => {
     });
     lagging.close();
     peer.close();
+  });
+
+  it('sends a browser that only glances one frame a second, and all of them again at full attention', async () => {
+    const full = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    clients.push(full);
+    const glance = await GuacTestClient.connect(gateway, { select: full.connectionId });
+    clients.push(glance);
+    // The gateway says it honours attention, right after `ready`.
+    await glance.waitFor(
+      () => glance.received.some((i) => i.opcode === 'x-oc-attention' && i.args.length === 0),
+      'the attention announcement',
+    );
+    await glance.waitForFrames(1);
+    glance.send('x-oc-attention', 'glance');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [fullBefore, glanceBefore] = [full.frames, glance.frames];
+    const watchMs = 3 * GLANCE_FRAME_INTERVAL_MS + 200;
+    await new Promise((resolve) => setTimeout(resolve, watchMs));
+    const fullFrames = full.frames - fullBefore;
+    const glanceFrames = glance.frames - glanceBefore;
+    console.log(
+      `in ${watchMs} ms of an xterm printing: full ${fullFrames} frames, glance ${glanceFrames}`,
+    );
+    // The xterm changes every 30 ms: the full viewer gets many frames, the glance at most one a second.
+    expect(fullFrames).toBeGreaterThan(10);
+    expect(glanceFrames).toBeGreaterThanOrEqual(2);
+    expect(glanceFrames).toBeLessThanOrEqual(4);
+
+    glance.send('x-oc-attention', 'full');
+    const back = glance.frames;
+    await glance.waitFor(() => glance.frames > back + 10, 'frames at full attention');
+    // A malformed level is a protocol error for that browser only.
+    glance.send('x-oc-attention', 'sometimes');
+    await glance.waitFor(
+      () => glance.received.some((i) => i.opcode === 'error'),
+      'an error for a malformed level',
+    );
+    await full.waitFor(() => full.frames > fullBefore + fullFrames + 5, 'the full viewer to go on');
+    full.close();
+    glance.close();
   });
 
   it('replays window moves as copy and stays pixel-exact', async () => {

@@ -10,7 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
-import { DELIVERY_OPCODE, GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
+import {
+  ATTENTION_OPCODE,
+  DELIVERY_OPCODE,
+  GuacProtocolError,
+  GuacStatus,
+} from '@overlay-companion/guac';
 import { acquireEncodePool, releaseEncodePool } from '../encode/encodePool.js';
 import type { RfbClient, RfbConnectOptions } from '../rfb/index.js';
 import { DEFAULT_LOSSY_SETTLE_MS, type LossyPolicy } from '../session/encodePolicy.js';
@@ -179,8 +184,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       // guacd acknowledges with `ready` before the remote desktop is reached; failures to
       // reach it arrive afterwards as an `error` instruction.
       guac.send([['ready', session.id]]);
-      // Tells the bridge it may ask this server to confirm input reached the desktop.
-      guac.send([[DELIVERY_OPCODE]]);
+      // Tells the bridge it may ask this server to confirm input reached the desktop, and that
+      // it sends a browser that only glances fewer frames (packages/guac's delivery.ts, attention.ts).
+      guac.send([[DELIVERY_OPCODE], [ATTENTION_OPCODE]]);
       session.addUser(guac, vnc, info.image);
       log.info(
         { connection: session.label, join: joined !== undefined, users: session.userCount },

@@ -5,12 +5,18 @@
 // The time from sending a frame to its `sync` is this browser's lag: it sets the quality of
 // lossy images (encodePolicy.ts). Lossy pixels are redrawn exactly once they have settled
 // (frameEncoder.ts tracks them), so a still screen is pixel-exact. A heavy frame is followed by
-// the next one no sooner than 33 ms later (HEAVY_FRAME_PIXELS).
+// the next one no sooner than 33 ms later (HEAVY_FRAME_PIXELS). A browser that shows the desktop
+// only at a glance (a fleet tile: packages/guac's attention.ts) gets at most one frame per
+// GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced.
 import type { Logger } from 'pino';
 import {
+  ATTENTION_OPCODE,
   DELIVERY_OPCODE,
+  GLANCE_FRAME_INTERVAL_MS,
   GuacStatus,
+  attentionLevel,
   deliveryRequestId,
+  type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
@@ -73,6 +79,9 @@ export class GuacUser {
   private settleTimer: NodeJS.Timeout | undefined;
   /** No frame before this time (performance.now()): the last one was heavy. */
   private heavyUntil = 0;
+  /** When the last frame went out (performance.now()), for a glancing browser's pace. */
+  private lastFrameAt = Number.NEGATIVE_INFINITY;
+  private attention: AttentionLevel = 'full';
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private lastTimestamp = 0;
@@ -182,7 +191,7 @@ export class GuacUser {
           this.hooks.ready(this); // the session may have held back RFB updates for us
           this.pump();
         },
-        Math.max(1, this.heavyUntil - performance.now()),
+        Math.max(1, this.notBefore - performance.now()),
       );
       return;
     }
@@ -210,6 +219,7 @@ export class GuacUser {
     const started = performance.now();
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
+    this.lastFrameAt = started;
     const out = await this.encoder.encode(frame, this.roundTripMs);
     if (this.gone) return;
     this.options.onFrameEncoded?.(performance.now() - started);
@@ -276,6 +286,9 @@ export class GuacUser {
         case DELIVERY_OPCODE:
           this.confirmDelivery(instruction);
           return;
+        case ATTENTION_OPCODE:
+          this.setAttention(instruction);
+          return;
         default: {
           const reply = this.input.handle(instruction);
           if (reply.ack !== undefined) {
@@ -336,9 +349,33 @@ export class GuacUser {
     }
   }
 
-  /** The last frame was heavy and the next may not follow it yet. */
+  /** The next frame may not go out yet: the last was heavy, or this browser only glances. */
   private get paced(): boolean {
-    return performance.now() < this.heavyUntil;
+    return performance.now() < this.notBefore;
+  }
+
+  /** The earliest time (performance.now()) the next frame may go out. */
+  private get notBefore(): number {
+    const glance =
+      this.attention === 'glance'
+        ? this.lastFrameAt + GLANCE_FRAME_INTERVAL_MS
+        : Number.NEGATIVE_INFINITY;
+    return Math.max(this.heavyUntil, glance);
+  }
+
+  /** The browser says how closely it looks; coming back to `full` sends what waits at once. */
+  private setAttention(instruction: GuacInstruction): void {
+    const level = attentionLevel(instruction.args);
+    if (level === undefined) {
+      throw new InputError(`"${ATTENTION_OPCODE}" takes one argument: full or glance.`);
+    }
+    this.attention = level;
+    if (level === 'full' && this.paceTimer !== undefined && !this.paced) {
+      clearTimeout(this.paceTimer);
+      this.paceTimer = undefined;
+      this.hooks.ready(this);
+      this.pump();
+    }
   }
 
   /** As many frames as the flow-control window allows are waiting for their `sync`. */
