@@ -12,6 +12,7 @@
 // when their connection opens, and GET /api/layout shows the live desktop size. Binds the Host
 // check to the real port once listening, and closes the plane (sessions, viewer sockets) before
 // the bridge. Used by `serve` (cli/serve.ts) and by the tests.
+import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -60,9 +61,10 @@ import {
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
 import { createFleetEndpoint } from './fleet/fleetSocket.js';
-import { localFolders } from './files/localFolders.js';
+import { rdpDriveParams } from './files/rdpDrive.js';
 import { mountFileRoutes } from './files/routes.js';
 import { TransferPolicies } from './files/transferPermission.js';
+import { transferTargets } from './files/transferTargets.js';
 import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
@@ -71,6 +73,8 @@ import { desktopTargets, type DesktopTargetsOptions } from './tunnel/desktopTarg
 import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint, type TunnelDesktops } from './tunnel/tunnelEndpoint.js';
 import type { TunnelTarget } from './tunnel/tunnelSession.js';
+import { joinSite, type Site } from './site/joinSite.js';
+import type { SiteConfig } from './site/siteConfig.js';
 
 export interface BridgeExtras {
   /** Who may reach the bridge (sign-in, tickets, tokens): every route and socket needs it. */
@@ -212,6 +216,8 @@ const DEFAULT_CLI_DESKTOP: Omit<CliDesktop, 'seal'> & { password?: string } = {
 
 export interface ControlledBridge extends RunningBridge {
   desktopControl: DesktopControl;
+  /** The site this bridge joined (OC_NATS_URL), if any. */
+  site: Site | undefined;
   access: Access;
   /** Session recordings (recordings/recordings.ts). */
   recordings: Recordings;
@@ -250,8 +256,20 @@ export interface ControlledBridgeOptions
         Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir' | 'retention' | 'diskSpace'>
       >
     | undefined;
+  /**
+   * OC_NATS_URL: the site this bridge is one of (site/joinSite.ts). Without it the bridge is a
+   * site of its own, in this process alone.
+   */
+  site?: { config: SiteConfig; leaseTtlMs?: number | undefined } | undefined;
   /** File transfer: tests lower the size limit and raise the space kept free. */
-  files?: { maxBytes?: number; reserveBytes?: number } | undefined;
+  files?:
+    | {
+        maxBytes?: number;
+        reserveBytes?: number;
+        /** OC_RDP_DRIVE_DIR: RDP desktops' drive folders (files/rdpDrive.ts); absent: none. */
+        rdpDriveRoot?: string | undefined;
+      }
+    | undefined;
 }
 
 export async function startWithDesktopControl(
@@ -291,9 +309,13 @@ export async function startWithDesktopControl(
     localDesktops,
     cliConnection,
     recording,
+    site: siteOptions,
     files,
     ...controlOptions
   } = planeOptions;
+  // guacd makes each RDP desktop's drive folder, inside this root (files/rdpDrive.ts).
+  if (files?.rdpDriveRoot !== undefined)
+    await mkdir(files.rdpDriveRoot, { recursive: true, mode: 0o700 });
   const recordings = new Recordings({
     store: access.store,
     dir: recording?.dir ?? join(resolve(config.dataDir), 'recordings'),
@@ -329,6 +351,23 @@ export async function startWithDesktopControl(
         }),
     },
   });
+  let site: Site | undefined;
+  try {
+    site =
+      siteOptions === undefined
+        ? undefined
+        : await joinSite({
+            config: siteOptions.config,
+            leaseTtlMs: siteOptions.leaseTtlMs,
+            access,
+            control: plane,
+            logger,
+          });
+  } catch (err) {
+    await plane.close();
+    await recordings.close();
+    throw err;
+  }
   // A signed-in person's desktops at a glance (/ws/fleet), read off the desktop control's planes.
   const fleetFeed = createFleetEndpoint({
     planes: plane.planes,
@@ -364,6 +403,10 @@ export async function startWithDesktopControl(
     gateway,
     guacd: guacdForRecords,
     localDesktops,
+    rdpDrive:
+      files?.rdpDriveRoot === undefined
+        ? undefined
+        : (desktopId) => rdpDriveParams(files.rdpDriveRoot ?? '', desktopId),
   });
   const tunnelDesktops: TunnelDesktops = {
     resolve: (personId, desktopId) => targets.resolve(personId, desktopId),
@@ -429,7 +472,10 @@ export async function startWithDesktopControl(
           mountApi(app, {
             access,
             planes: plane.planes,
-            endMcpSessions: (match, reason) => plane.sessions.endWhere(match, reason),
+            endMcpSessions: (match, reason) =>
+              site === undefined
+                ? plane.sessions.endWhere(match, reason)
+                : site.endMcpSessions(match, reason),
             oidc,
             logger: logger.child({ part: 'api' }),
             desktopSize,
@@ -441,7 +487,11 @@ export async function startWithDesktopControl(
         (app) =>
           mountFileRoutes(app, {
             access,
-            folderOf: localFolders({ pool: localDesktops, reserveBytes: files?.reserveBytes }),
+            folderOf: transferTargets({
+              pool: localDesktops,
+              rdpDriveRoot: files?.rdpDriveRoot,
+              reserveBytes: files?.reserveBytes,
+            }),
             policies: new TransferPolicies(),
             logger: logger.child({ part: 'files' }),
             maxBytes: files?.maxBytes,
@@ -475,6 +525,7 @@ export async function startWithDesktopControl(
     });
   } catch (err) {
     fleetFeed.close();
+    await site?.close();
     await plane.close();
     await recordings.close();
     untap();
@@ -484,6 +535,8 @@ export async function startWithDesktopControl(
   plane.bind({ host: running.host, port: running.port });
   const close = async (): Promise<void> => {
     fleetFeed.close();
+    // First: this bridge stops hearing the site and gives up its leases before it closes.
+    await site?.close();
     await plane.close();
     await running.close();
     await recordings.close();
@@ -493,6 +546,7 @@ export async function startWithDesktopControl(
   return {
     ...running,
     desktopControl: plane,
+    site,
     access,
     recordings,
     mcpUrl: new URL('/mcp', running.url).toString(),

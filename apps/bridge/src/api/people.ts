@@ -28,7 +28,7 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   const cutOff = async (person: PersonRecord, reason: string): Promise<void> => {
     await access.sessions.endForPerson(person.id, reason);
     access.sockets.closePerson(person.id, reason);
-    access.tokens.invalidate({ personId: person.id });
+    await access.tokens.invalidate({ personId: person.id });
     deps.endMcpSessions({ personId: person.id }, reason);
     await deps.planes.drop(person.id, reason);
   };
@@ -100,7 +100,7 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     const updated = await store.people.update(person.id, patch);
     if (updated === undefined) return apiError(c, 404, 'No such person; reload the list.');
     // Who OC_MCP_TOKEN acts for, and what a token's person may do, may have changed.
-    access.tokens.invalidate({ personId: person.id });
+    await access.tokens.invalidate({ personId: person.id });
     if (change.disabled === true) await cutOff(updated, 'an admin disabled the account');
     else if (change.password !== undefined && person.id !== admin.person.id) {
       await access.sessions.endForPerson(person.id, 'an admin reset the password');

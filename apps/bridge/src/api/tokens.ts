@@ -104,7 +104,7 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       return apiError(c, 404, 'No such token of yours; reload the list.');
     }
     await store.tokens.revoke(id, person.id, Date.now());
-    access.tokens.invalidate({ tokenId: id });
+    await access.tokens.invalidate({ tokenId: id });
     const ended = deps.endMcpSessions({ tokenId: id }, 'token revoked');
     // Programs reading /ws/overlays with this token lose it at once too.
     access.sockets.closeSessions([tokenSocketKey(id)], 'The API token was revoked.');

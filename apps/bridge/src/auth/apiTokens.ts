@@ -5,7 +5,8 @@
 // (every MCP request authenticates), and while the store is unavailable a token looked up in the
 // last few minutes keeps its principal (an outage is not the AI's fault); revoking a token, or
 // disabling or removing a person, in this bridge drops the cache entry at once, so the next
-// call is refused, outage or not.
+// call is refused, outage or not. In a site of several bridges the other bridges are told
+// (`onInvalidated`, site/joinSite.ts) and drop theirs as soon as they hear it.
 import { TOKEN_PREFIX } from '@overlay-companion/protocol';
 import { storeOutage } from '../store/errors.js';
 import type { ApiTokenRecord, PersonRecord, Store } from '../store/types.js';
@@ -14,7 +15,10 @@ import { bearerFrom, randomSecret, sha256Hex } from './secrets.js';
 
 /** Shortest OC_MCP_TOKEN accepted: anything shorter is guessable. */
 export const MIN_ENV_TOKEN_LENGTH = 16;
-/** How long a successful lookup is trusted without asking the store again. */
+/**
+ * How long a successful lookup is trusted without asking the store again. A revocation on another
+ * bridge of the site reaches this cache over NATS at once; this bounds it if that message is lost.
+ */
 const CACHE_MS = 2_000;
 /**
  * How old a lookup may be and still stand in while the store is unavailable. A revocation cannot
@@ -38,6 +42,11 @@ export interface McpPrincipal {
 }
 
 export type TokenCheck = { ok: true; principal: McpPrincipal } | { ok: false; message: string };
+
+export interface TokenMatch {
+  tokenId?: string;
+  personId?: string;
+}
 
 export function generateApiToken(): string {
   return `${TOKEN_PREFIX}${randomSecret(32)}`;
@@ -63,6 +72,7 @@ export class ApiTokenAuth {
   private readonly touchedAt = new Map<string, number>();
   /** Bumped by every invalidate(), so a lookup that overlapped one does not cache its answer. */
   private generation = 0;
+  private readonly invalidated = new Set<(match: TokenMatch) => Promise<void>>();
   /** OC_MCP_TOKEN's SHA-256, compared in constant time with the presented token's. */
   private readonly envHash: Buffer | undefined;
 
@@ -160,9 +170,14 @@ export class ApiTokenAuth {
     return { ok: false, message };
   }
 
-  /** Forget cached lookups of one token, or of everything a person holds. */
-  invalidate(match: { tokenId?: string; personId?: string }): void {
+  /**
+   * Forget cached lookups of one token, or of everything a person holds, at once; settles once
+   * the other bridges of the site were told (a revocation answers after that). `origin` 'site':
+   * another bridge of the site said so (the listeners, who tell the site, are not called again).
+   */
+  invalidate(match: TokenMatch, origin: 'here' | 'site' = 'here'): Promise<void> {
     this.generation += 1;
+    const told = origin === 'here' ? [...this.invalidated].map((listener) => listener(match)) : [];
     for (const [hash, entry] of this.cache) {
       if (
         entry.principal.tokenId === match.tokenId ||
@@ -171,6 +186,13 @@ export class ApiTokenAuth {
         this.cache.delete(hash);
       }
     }
+    return Promise.all(told).then(() => undefined);
+  }
+
+  /** Told of every invalidation made in this bridge (the site tells the other bridges). */
+  onInvalidated(listener: (match: TokenMatch) => Promise<void>): () => void {
+    this.invalidated.add(listener);
+    return () => this.invalidated.delete(listener);
   }
 
   private async envPrincipal(): Promise<TokenCheck> {

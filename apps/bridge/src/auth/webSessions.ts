@@ -41,7 +41,12 @@ export interface SignedIn {
   session: ActiveSession;
 }
 
-export type SessionsEndedListener = (idHashes: readonly string[], reason: string) => void;
+/** `origin` 'site': the sessions ended on another bridge of the site (site/joinSite.ts). */
+export type SessionsEndedListener = (
+  idHashes: readonly string[],
+  reason: string,
+  origin: 'here' | 'site',
+) => void;
 
 export class WebSessions {
   private readonly headless = new Map<string, ActiveSession>();
@@ -167,7 +172,19 @@ export class WebSessions {
     if (!session.headless) await this.store.sessions.touch(session.idHash, now);
   }
 
-  private emit(idHashes: readonly string[], reason: string): void {
-    for (const listener of this.listeners) listener(idHashes, reason);
+  /**
+   * Sessions another bridge of the site ended (their rows are gone already): the listeners close
+   * what this bridge has open under them.
+   */
+  endedElsewhere(idHashes: readonly string[], reason: string): void {
+    this.emit(idHashes, reason, 'site');
+  }
+
+  private emit(
+    idHashes: readonly string[],
+    reason: string,
+    origin: 'here' | 'site' = 'here',
+  ): void {
+    for (const listener of this.listeners) listener(idHashes, reason, origin);
   }
 }

@@ -169,6 +169,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacdForRecords: options.guacd,
         localDesktops,
         recording: { recordByDefault: options.record === true },
+        ...(options.site === undefined ? {} : { site: { config: options.site } }),
         // A restarted local desktop listens on a new socket: the tunnel asks for it each time,
         // and is told in words while the desktop is being started again.
         ...(supervisor === undefined

@@ -1,6 +1,6 @@
 // The sign-in and desktop-control part of `overlay-companion serve`: its flags (--mode) and
 // environment (OC_MCP_TOKEN, OC_PUBLIC_URL, OC_ADMIN_USER/OC_ADMIN_PASSWORD, DATABASE_URL,
-// OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect), turned into validated options
+// OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect, OC_NATS_URL), turned into validated options
 // with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
 import { MIN_PASSWORD_LENGTH, MODES, Username, type Mode } from '@overlay-companion/protocol';
 import { MIN_ENV_TOKEN_LENGTH } from '../auth/apiTokens.js';
@@ -9,6 +9,7 @@ import { oidcConfigFromEnv, type OidcConfig } from '../auth/oidc.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from '../auth/signInThrottle.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/webSessions.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { readSiteConfig, type SiteConfig } from '../site/siteConfig.js';
 
 /** parseArgs option declarations to merge into serve's. */
 export const CONTROL_PLANE_FLAGS = {
@@ -30,6 +31,8 @@ export interface SignInServeOptions {
   sessionLimits?: SessionLimits | undefined;
   throttle?: ThrottleLimits | undefined;
   oidc?: OidcConfig | undefined;
+  /** OC_NATS_URL (+ OC_NATS_TOKEN): the site of several bridges this one joins. */
+  site?: SiteConfig | undefined;
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -99,8 +102,10 @@ export function parseSignInFlags(
   const maxFailures = positiveNumber(env, 'OC_SIGNIN_MAX_FAILURES');
   const banSeconds = positiveNumber(env, 'OC_SIGNIN_BAN_SECONDS');
   let oidc: OidcConfig | undefined;
+  let site: SiteConfig | undefined;
   try {
     oidc = oidcConfigFromEnv(env);
+    site = readSiteConfig(env);
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
@@ -144,5 +149,6 @@ export function parseSignInFlags(
           },
         }),
     ...(oidc === undefined ? {} : { oidc }),
+    ...(site === undefined ? {} : { site }),
   };
 }

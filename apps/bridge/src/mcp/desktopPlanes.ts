@@ -5,8 +5,13 @@
 // person's permission toggles and is answered in that person's windows; the AI of anyone else
 // may only look (WATCHER_TOOLS). Stop from any window with access stops all AI input on it.
 // Planes are made on first use (a window connecting, a session calling) and dropped when the
-// desktop is removed.
+// desktop is removed. The mode and the standing permissions are written to the store
+// (desktop_policy) as they change and read back when a plane is made, so they outlive a restart;
+// in a site of several bridges each change is also told to the other bridges (`site`, wired by
+// site/joinSite.ts), which apply it to their plane of the desktop without telling it again,
+// writing it again or auditing it again.
 import {
+  Mode as ModeSchema,
   eventAllowed,
   MAX_LISTED_WATCHERS,
   aiClientRef,
@@ -29,7 +34,7 @@ import {
   type HeadlessLauncher,
   type ViewerPeer,
 } from '../relay/viewerHub.js';
-import type { PersonRecord, Store } from '../store/types.js';
+import type { DesktopPolicyRecord, PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
 import { readLayout } from '../layouts/storedLayouts.js';
 import { aiClientsMessage } from './aiClients.js';
@@ -40,6 +45,7 @@ import {
   type StandingEnd,
   type StandingRecord,
 } from '../policy/standingPermissions.js';
+import { errorMessage } from '../errors.js';
 import { applyStandingMessage } from './standingGrant.js';
 
 export interface InChargeRef {
@@ -128,6 +134,16 @@ export interface DesktopPlanesOptions {
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
 }
 
+/** What a plane tells the other bridges of its site (site/joinSite.ts publishes it). */
+export interface PlaneSite {
+  modeChanged(desktopId: string, inChargeId: string, snapshot: ModeSnapshot): void;
+  stopped(desktopId: string, byPersonId: string | undefined): void;
+  /** Told once the new list is in the store (the other bridges read it there). */
+  standingChanged(desktopId: string): void;
+  /** Told once the new toggles are in the store. */
+  permissionsChanged(personId: string): void;
+}
+
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
 
 class Plane implements DesktopPlane {
@@ -142,38 +158,71 @@ class Plane implements DesktopPlane {
   private entry: DesktopEntry;
   private charge: InChargeRef;
   private current: Permissions;
+  /** AI clients that had a session here (see aiClientsChanged). */
+  private readonly clientsSeen = new Set<string>();
+  /** Set while a change another bridge made is applied: it is not told, written or audited again. */
+  private fromSite = false;
+  /** The store writes of this plane, one after another (a later one must not land first). */
+  private writes: Promise<void> = Promise.resolve();
+  private readonly logger: Logger;
 
   constructor(
     entry: DesktopEntry,
     inCharge: PersonRecord,
     permissions: Permissions,
+    stored: DesktopPolicyRecord | undefined,
     private readonly options: DesktopPlanesOptions,
+    private readonly site: () => PlaneSite | undefined,
   ) {
     this.entry = entry;
     this.charge = { id: inCharge.id, name: inCharge.displayName };
     this.names.set(inCharge.id, inCharge.displayName);
     this.current = permissions;
-    this.mode = new ModeState(options.initialMode);
+    // What the person in charge left; another person's policy (the charge moved since) is not.
+    const mine = stored?.personId === inCharge.id ? stored : undefined;
+    const storedMode = ModeSchema.safeParse(mine?.mode);
+    this.mode = storedMode.success
+      ? new ModeState(storedMode.data, mine?.modeMetadata ?? undefined)
+      : new ModeState(options.initialMode);
     this.standing = new StandingPermissions({
-      changed: () => this.hub.setStanding(() => this.standing.message()),
+      changed: (how) => {
+        this.hub.setStanding(() => this.standing.message());
+        if (how === 'kept' && !this.fromSite) this.keepStanding();
+      },
       observer: {
-        granted: (record) => options.observer?.standingGranted?.(record, this.desktopName),
-        ended: (record, why, by) =>
-          options.observer?.standingEnded?.(record, why, by, this.desktopName),
+        granted: (record) => {
+          if (!this.fromSite) options.observer?.standingGranted?.(record, this.desktopName);
+        },
+        ended: (record, why, by) => {
+          if (!this.fromSite) options.observer?.standingEnded?.(record, why, by, this.desktopName);
+        },
       },
     });
     const logger = options.logger.child({ desktopId: entry.record.id });
+    this.logger = logger;
     let previous = this.mode.mode;
     this.mode.onChange((snapshot, source) => {
+      const from = previous;
+      previous = snapshot.mode;
+      if (this.fromSite) return;
       options.observer?.modeChanged?.(
         this.charge.id,
         snapshot,
-        previous,
+        from,
         source,
         this.desktopName,
         this.desktopId,
       );
-      previous = snapshot.mode;
+      const inChargeId = this.charge.id;
+      this.site()?.modeChanged(this.desktopId, inChargeId, snapshot);
+      this.write('mode', () =>
+        options.store.desktopPolicy.setMode(
+          this.desktopId,
+          inChargeId,
+          snapshot.mode,
+          snapshot.metadata,
+        ),
+      );
     });
     this.hub = new ViewerHub({
       mode: this.mode,
@@ -201,7 +250,9 @@ class Plane implements DesktopPlane {
         this.standing.endAll('stop', byPersonId);
         this.stopController.abort();
         this.stopController = new AbortController();
+        if (this.fromSite) return;
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName, this.desktopId);
+        this.site()?.stopped(this.desktopId, byPersonId);
       },
       approval: (outcome) =>
         options.observer?.approval?.(this.charge.id, outcome, this.desktopName, this.desktopId),
@@ -221,6 +272,9 @@ class Plane implements DesktopPlane {
           by === undefined ? undefined : this.names.get(by),
         ),
     });
+    // What the person in charge allowed for a while, as the store kept it (after the hub: the
+    // windows are told the list).
+    if (mine !== undefined) this.standing.restore(mine.standing, mine.standingCounter);
   }
 
   get desktopId(): string {
@@ -250,6 +304,66 @@ class Plane implements DesktopPlane {
   /** A window's person (name for the watchers list). */
   noteName(personId: string, name: string): void {
     this.names.set(personId, name);
+  }
+
+  /** Another bridge of the site changed the mode (for `inChargeId`, as it saw the charge). */
+  modeSetElsewhere(inChargeId: string, snapshot: ModeSnapshot): void {
+    if (inChargeId !== this.charge.id) {
+      this.logger.info(
+        { inChargeId, here: this.charge.id },
+        'site: a mode change for another person in charge was not applied',
+      );
+      return;
+    }
+    this.elsewhere(() => this.mode.set(snapshot.mode, snapshot.metadata, 'person'));
+  }
+
+  /** Someone pressed Stop on another bridge of the site: what waits here is denied too. */
+  stoppedElsewhere(byPersonId: string | undefined, reason: string): void {
+    this.elsewhere(() => this.hub.stop(reason, byPersonId));
+  }
+
+  /** Another bridge of the site changed the standing permissions: read them from the store. */
+  async standingChangedElsewhere(): Promise<void> {
+    // Behind this plane's own writes, so a read never lands before a write made here earlier.
+    await this.writes;
+    const stored = await this.options.store.desktopPolicy.get(this.desktopId);
+    const mine = stored?.personId === this.charge.id ? stored : undefined;
+    this.elsewhere(() => this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0));
+  }
+
+  private elsewhere(apply: () => void): void {
+    this.fromSite = true;
+    try {
+      apply();
+    } finally {
+      this.fromSite = false;
+    }
+  }
+
+  /** Writes the standing permissions, then tells the site (which reads them from the store). */
+  private keepStanding(): void {
+    const inChargeId = this.charge.id;
+    const { list, counter } = this.standing.stored();
+    this.write('standing permissions', async () => {
+      const written = await this.options.store.desktopPolicy.setStanding(
+        this.desktopId,
+        inChargeId,
+        list,
+        counter,
+      );
+      if (written) this.site()?.standingChanged(this.desktopId);
+      return written;
+    });
+  }
+
+  /** Queues one store write; a failure is logged (the plane keeps working from memory). */
+  private write(what: string, run: () => Promise<boolean>): void {
+    this.writes = this.writes.then(run).then(
+      () => undefined,
+      (err: unknown) =>
+        this.logger.warn({ err: errorMessage(err) }, `the desktop's ${what} could not be stored`),
+    );
   }
 
   /** The in-charge person changed their toggles. */
@@ -284,13 +398,27 @@ class Plane implements DesktopPlane {
       this.aiClientsTimer = undefined;
       const message = aiClientsMessage(this.sessions);
       this.hub.setAiClients(message);
-      // "Allow for this AI session" ends with the client's last session here.
-      const live = [...this.sessions].map(
-        (session) =>
-          aiClientRef(session.principal.tokenId, session.principal.tokenName, session.clientName())
-            .key,
+      // "Allow for this AI session" ends with the client's last session here. Clients that never
+      // had a session on this bridge are another bridge's to end (a site).
+      const live = new Set(
+        [...this.sessions].map(
+          (session) =>
+            aiClientRef(
+              session.principal.tokenId,
+              session.principal.tokenName,
+              session.clientName(),
+            ).key,
+        ),
       );
-      this.standing.endSessionsGone(new Set(live));
+      for (const key of live) this.clientsSeen.add(key);
+      const keep = new Set(
+        this.standing
+          .stored()
+          .list.map((p) => p.clientKey)
+          .filter((key) => live.has(key) || !this.clientsSeen.has(key)),
+      );
+      this.standing.endSessionsGone(keep);
+      for (const key of this.clientsSeen) if (!live.has(key)) this.clientsSeen.delete(key);
     }, AI_CLIENTS_COALESCE_MS);
     this.aiClientsTimer.unref();
   }
@@ -416,6 +544,8 @@ export function mayBeInCharge(access: DesktopAccessLevel): boolean {
 
 export class DesktopPlanes {
   private readonly planes = new Map<string, Promise<Plane>>();
+  /** The site this bridge belongs to, once joined (site/joinSite.ts); none: a bridge alone. */
+  site: PlaneSite | undefined;
 
   constructor(private readonly options: DesktopPlanesOptions) {}
 
@@ -435,11 +565,12 @@ export class DesktopPlanes {
       const person =
         (await store.people.byId(inChargeId)) ?? (await store.people.byId(entry.record.ownerId));
       if (person === undefined) throw new NoSuchDesktop(desktopId);
-      const [permissions, saved] = await Promise.all([
+      const [permissions, saved, stored] = await Promise.all([
         store.permissions.get(person.id),
         readLayout(store, entry.record.ownerId, desktopId),
+        store.desktopPolicy.get(desktopId),
       ]);
-      const plane = new Plane(entry, person, permissions, this.options);
+      const plane = new Plane(entry, person, permissions, stored, this.options, () => this.site);
       // The owner's map (monitors, privacy masks) reaches every window after hello.
       plane.hub.setLayout(saved?.layout ?? null);
       return plane;
@@ -456,9 +587,23 @@ export class DesktopPlanes {
   /** Stores a change to a person's toggles and applies it where they are in charge. */
   async updatePermissions(personId: string, patch: PermissionsPatch): Promise<Permissions> {
     const next = await this.options.store.permissions.update(personId, patch);
+    this.site?.permissionsChanged(personId);
     for (const plane of await this.loadedPlanes())
       if (plane.inCharge().id === personId) plane.setPermissions(next);
     return next;
+  }
+
+  /** Another bridge of the site changed a person's toggles: read and apply them here. */
+  async permissionsChangedElsewhere(personId: string): Promise<void> {
+    const mine = (await this.loadedPlanes()).filter((plane) => plane.inCharge().id === personId);
+    if (mine.length === 0) return;
+    const next = await this.options.store.permissions.get(personId);
+    for (const plane of mine) if (plane.inCharge().id === personId) plane.setPermissions(next);
+  }
+
+  /** The desktop's plane if this bridge has it (made or being made); none is made for this. */
+  async ifLoaded(desktopId: string): Promise<(DesktopPlane & SitePlane) | undefined> {
+    return this.planes.get(desktopId)?.catch(() => undefined);
   }
 
   /** A desktop's record or grants changed (or it was removed): its plane follows. */
@@ -523,6 +668,12 @@ export class DesktopPlanes {
     return all.filter((plane): plane is Plane => plane !== undefined);
   }
 }
+
+/** What the site applies to a plane (site/joinSite.ts). */
+export type SitePlane = Pick<
+  Plane,
+  'modeSetElsewhere' | 'stoppedElsewhere' | 'standingChangedElsewhere'
+>;
 
 class NoSuchDesktop extends Error {
   constructor(desktopId: string) {

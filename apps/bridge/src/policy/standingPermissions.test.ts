@@ -82,3 +82,37 @@ describe('StandingPermissions', () => {
     expect(list.message().permissions[0]?.number).toBe(2);
   });
 });
+
+describe('StandingPermissions kept in the store', () => {
+  it('reports grants and ends as kept, expiry apart; a restored list matches and numbers on', () => {
+    const how: string[] = [];
+    const mine = new StandingPermissions({ changed: (change) => how.push(change) });
+    mine.grant({ tool: 'click_at', client: claude, minutes: 5, grantedBy: ada });
+    mine.grant({ tool: 'type_text', client: claude, minutes: 60, grantedBy: ada });
+    vi.advanceTimersByTime(5 * 60_000 + 10);
+    expect(how).toEqual(['kept', 'kept', 'expired']);
+    const { list: kept, counter } = mine.stored();
+    const other = new StandingPermissions({ changed: (change) => how.push(change) });
+    expect(other.restore(JSON.parse(JSON.stringify(kept)), counter)).toBe(true);
+    expect(how.at(-1)).toBe('restored');
+    expect(other.match(ask, { tool: 'type_text', args: {}, clientKey: claude.key })?.number).toBe(
+      2,
+    );
+    expect(
+      other.grant({ tool: 'click_at', client: claude, minutes: 5, grantedBy: ada }).number,
+    ).toBe(3);
+  });
+
+  it('a stored list that does not parse restores as none (fail closed); run-out ones are left out', () => {
+    const mine = new StandingPermissions({ changed: () => undefined });
+    mine.grant({ tool: 'click_at', client: claude, minutes: 5, grantedBy: ada });
+    const stored = mine.stored();
+    const tampered = [{ ...stored.list[0], tool: 'rm_rf' }];
+    const other = new StandingPermissions({ changed: () => undefined });
+    expect(other.restore(tampered, 1)).toBe(false);
+    expect(other.size).toBe(0);
+    vi.advanceTimersByTime(6 * 60_000);
+    expect(other.restore(stored.list, stored.counter)).toBe(true);
+    expect(other.size).toBe(0);
+  });
+});

@@ -4,11 +4,16 @@
 // Stop, by the charge moving to someone else, or — for "this AI session" — when the AI client
 // has no session left here. The rule for when one turns an ask into an allow is the protocol's
 // matchingStandingPermission; this module owns the list, the numbering (“standing permission
-// N” in the audit log) and the expiry timer.
+// N” in the audit log) and the expiry timer. The list outlives a restart and is shared by the
+// bridges of a site: the plane writes `stored()` to the store after each grant or end, and a
+// bridge reads it back with `restore()` (checked against its schema: the store is not trusted
+// more than the wire).
+import { z } from 'zod';
 import {
+  AiClientRef,
+  INPUT_POLICY_TOOLS,
   MAX_STANDING_PERMISSIONS,
   matchingStandingPermission,
-  type AiClientRef,
   type CallDecision,
   type InputPolicyToolName,
   type StandingCall,
@@ -33,9 +38,12 @@ export interface StandingObserver {
   ended?(record: StandingRecord, why: StandingEnd, byPersonId?: string): void;
 }
 
+/** How the list changed: `kept` (a grant or an end, what the store keeps), `expired`, `restored`. */
+export type StandingChange = 'kept' | 'expired' | 'restored';
+
 export interface StandingOptions {
-  /** The list changed: tell every window. */
-  changed: () => void;
+  /** The list changed: tell every window (and, when `kept`, the store). */
+  changed: (how: StandingChange) => void;
   observer?: StandingObserver;
   now?: () => number;
 }
@@ -47,6 +55,23 @@ export interface StandingGrant {
   minutes: number | null;
   grantedBy: { id: string; name: string };
 }
+
+const Id = z.string().min(1).max(200);
+/** The list as the store keeps it (desktop_policy.standing). */
+const StoredStanding = z
+  .array(
+    z.strictObject({
+      id: Id,
+      number: z.int().min(1),
+      tool: z.enum(INPUT_POLICY_TOOLS as [InputPolicyToolName, ...InputPolicyToolName[]]),
+      clientKey: z.string().min(1).max(240),
+      client: AiClientRef,
+      expiresAt: z.number().nullable(),
+      grantedBy: z.strictObject({ id: Id, name: z.string().max(200) }),
+      grantedAt: z.number(),
+    }),
+  )
+  .max(MAX_STANDING_PERMISSIONS);
 
 export class StandingPermissions {
   #list: StandingRecord[] = [];
@@ -86,8 +111,30 @@ export class StandingPermissions {
     for (const old of [...replaced, ...dropped])
       this.options.observer?.ended?.(old, 'revoked', input.grantedBy.id);
     this.options.observer?.granted?.(record);
-    this.#changed();
+    this.#changed('kept');
     return record;
+  }
+
+  /** The list and the last number given, as the store keeps them. */
+  stored(): { list: StandingRecord[]; counter: number } {
+    return { list: [...this.#list], counter: this.#counter };
+  }
+
+  /**
+   * Replaces the list with one read from the store (a restart, or another bridge of the site
+   * changed it); nothing is reported ended. False when it does not parse: the list is emptied
+   * (fail closed: no standing permission allows anything).
+   */
+  restore(stored: unknown, counter: number): boolean {
+    const parsed = StoredStanding.safeParse(stored);
+    const now = this.#now();
+    // Those that ran out meanwhile were ended (and audited) where they were given.
+    this.#list = parsed.success
+      ? parsed.data.filter((p) => p.expiresAt === null || p.expiresAt > now)
+      : [];
+    this.#counter = Math.max(this.#counter, counter, ...this.#list.map((p) => p.number));
+    this.#changed('restored');
+    return parsed.success;
   }
 
   /** The person ended one; false when there is no such permission (already ended). */
@@ -150,12 +197,13 @@ export class StandingPermissions {
     if (ending.length === 0) return 0;
     this.#list = this.#list.filter((p) => !ending.includes(p));
     for (const record of ending) this.options.observer?.ended?.(record, why, byPersonId);
-    this.#changed();
+    // Every bridge ends an expired one by its own clock: only the other ends are written.
+    this.#changed(why === 'expired' ? 'expired' : 'kept');
     return ending.length;
   }
 
   /** Tells the windows, and wakes up when the next one runs out (to end it and tell them). */
-  #changed(): void {
+  #changed(how: StandingChange): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     const next = Math.min(...this.#list.map((p) => p.expiresAt ?? Number.POSITIVE_INFINITY));
@@ -163,6 +211,6 @@ export class StandingPermissions {
       this.#timer = setTimeout(() => this.#expire(), Math.max(0, next - this.#now()) + 5);
       this.#timer.unref();
     }
-    this.options.changed();
+    this.options.changed(how);
   }
 }

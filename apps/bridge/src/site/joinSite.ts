@@ -1,0 +1,148 @@
+// A bridge joins its site: bridges started with the same DATABASE_URL and OC_NATS_URL are one
+// site, with nothing else to configure (the subjects are named after the database's site id).
+// What one bridge does that the others must follow at once is told on the bus and applied there
+// without being told, written or audited again: token revocations (their cached lookups are
+// dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
+// close), a person's toggles, each desktop's mode, Stop and standing permissions.
+import type { Logger } from 'pino';
+import type { Access } from '../auth/access.js';
+import type { TokenMatch } from '../auth/apiTokens.js';
+import { tokenSocketKey } from '../auth/socketRegistry.js';
+import { StartupError } from '../errors.js';
+import type { DesktopControl } from '../mcp/desktopControl.js';
+import type { SiteEvent } from './messages.js';
+import { SiteBus } from './siteBus.js';
+import type { SiteConfig } from './siteConfig.js';
+
+export interface SiteOptions {
+  config: SiteConfig;
+  access: Access;
+  control: DesktopControl;
+  logger: Logger;
+  /** How long a control lease outlives its bridge (DEFAULT_LEASE_TTL_MS). */
+  leaseTtlMs?: number | undefined;
+}
+
+export interface Site {
+  readonly bus: SiteBus;
+  /** Ends MCP sessions of a token or person on every bridge (this one included). */
+  endMcpSessions(match: TokenMatch, reason: string): number;
+  close(): Promise<void>;
+}
+
+export async function joinSite(options: SiteOptions): Promise<Site> {
+  const { access, control } = options;
+  const logger = options.logger.child({ part: 'site' });
+  const siteId = await access.store.settings.get('site_id');
+  if (typeof siteId !== 'string' || !/^[0-9a-f]{8,64}$/.test(siteId))
+    throw new StartupError(
+      'The database has no site id (settings site_id), which its migrations make: restore it from a backup, or let the bridge migrate a fresh database.',
+    );
+  const bus = await SiteBus.join({
+    config: options.config,
+    siteId,
+    logger,
+    ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
+  });
+  const { planes, sessions } = control;
+
+  // What happens here, told to the others.
+  const unlisten = [
+    access.tokens.onInvalidated((match) => bus.publish({ type: 'tokens_invalidated', ...match })),
+    access.sessions.onEnded((idHashes, reason, origin) => {
+      if (origin !== 'here') return;
+      for (let i = 0; i < idHashes.length; i += 1000)
+        void bus.publish({
+          type: 'sign_in_sessions_ended',
+          idHashes: idHashes.slice(i, i + 1000),
+          reason: reason.slice(0, 500),
+        });
+    }),
+  ];
+  planes.site = {
+    modeChanged: (desktopId, inChargeId, snapshot) =>
+      void bus.publish({
+        type: 'mode_changed',
+        desktopId,
+        inChargeId,
+        mode: snapshot.mode,
+        ...(snapshot.metadata === undefined ? {} : { metadata: snapshot.metadata }),
+      }),
+    stopped: (desktopId, byPersonId) =>
+      void bus.publish({
+        type: 'stopped',
+        desktopId,
+        ...(byPersonId === undefined ? {} : { byPersonId }),
+        reason: 'Stopped by the person.',
+      }),
+    standingChanged: (desktopId) => void bus.publish({ type: 'standing_changed', desktopId }),
+    permissionsChanged: (personId) => void bus.publish({ type: 'permissions_changed', personId }),
+  };
+
+  // What the others did, applied here.
+  const apply = async (event: SiteEvent): Promise<void> => {
+    switch (event.type) {
+      case 'tokens_invalidated':
+        await access.tokens.invalidate(matchOf(event), 'site');
+        return;
+      case 'mcp_sessions_ended': {
+        const ended = sessions.endWhere(matchOf(event), event.reason);
+        if (event.tokenId !== undefined)
+          access.sockets.closeSessions(
+            [tokenSocketKey(event.tokenId)],
+            'The API token was revoked.',
+          );
+        if (ended > 0) logger.info({ ended, reason: event.reason }, 'site: MCP sessions ended');
+        return;
+      }
+      case 'sign_in_sessions_ended':
+        access.sessions.endedElsewhere(event.idHashes, event.reason);
+        return;
+      case 'permissions_changed':
+        await planes.permissionsChangedElsewhere(event.personId);
+        return;
+      case 'mode_changed':
+        (await planes.ifLoaded(event.desktopId))?.modeSetElsewhere(event.inChargeId, {
+          mode: event.mode,
+          metadata: event.metadata,
+        });
+        return;
+      case 'stopped':
+        (await planes.ifLoaded(event.desktopId))?.stoppedElsewhere(event.byPersonId, event.reason);
+        return;
+      case 'standing_changed':
+        await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
+        return;
+      default: {
+        const unknown: never = event;
+        void unknown;
+      }
+    }
+  };
+  bus.onEvent(apply);
+
+  let closing: Promise<void> | undefined;
+  return {
+    bus,
+    endMcpSessions: (match, reason) => {
+      void bus.publish({ type: 'mcp_sessions_ended', ...match, reason: reason.slice(0, 500) });
+      return sessions.endWhere(match, reason);
+    },
+    close: () =>
+      (closing ??= (async () => {
+        planes.site = undefined;
+        for (const off of unlisten) off();
+        await bus.close();
+      })()),
+  };
+}
+
+function matchOf(event: {
+  tokenId?: string | undefined;
+  personId?: string | undefined;
+}): TokenMatch {
+  return {
+    ...(event.tokenId === undefined ? {} : { tokenId: event.tokenId }),
+    ...(event.personId === undefined ? {} : { personId: event.personId }),
+  };
+}

@@ -1,0 +1,157 @@
+// Every message on a site's NATS, as zod schemas: the broadcasts every bridge acts on (`SiteEvent`),
+// a tool call forwarded to the bridge that holds a desktop's control window and its answer
+// (`ForwardedCall`, `ForwardedAnswer`, `ForwardedCancel`), and the control-window lease kept in
+// the key-value store (`ControlLease`). Each is parsed where it arrives (`parseSiteMessage`); one
+// that fails its schema is dropped and logged, never acted on. Ids are bounded strings: nothing
+// here is trusted more than the NATS credentials that let it be published.
+import {
+  AiClientRef,
+  AskEnding,
+  ErrorKind,
+  MAX_ERROR_MESSAGE_LENGTH,
+  Mode,
+  VIEWER_TOOL_NAMES,
+  type ViewerToolName,
+} from '@overlay-companion/protocol';
+import { z } from 'zod';
+
+const Id = z.string().min(1).max(200);
+const Reason = z.string().max(500);
+/** sha256 hex of a sign-in cookie (the only form a session id ever leaves the store in). */
+const SessionIdHash = z.string().regex(/^[0-9a-f]{64}$/);
+/** The sending bridge (its random id for this run). */
+const From = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
+
+const TokenMatch = {
+  tokenId: Id.optional(),
+  personId: Id.optional(),
+};
+const hasMatch = (m: { tokenId?: string | undefined; personId?: string | undefined }): boolean =>
+  m.tokenId !== undefined || m.personId !== undefined;
+
+export const SiteEvent = z.discriminatedUnion('type', [
+  /** Cached token lookups of a token, or of everything a person holds, are stale. */
+  z
+    .strictObject({ type: z.literal('tokens_invalidated'), from: From, ...TokenMatch })
+    .refine(hasMatch, 'names no token and no person'),
+  /** MCP sessions of a token (revoked) or of a person (disabled, removed) end everywhere. */
+  z
+    .strictObject({
+      type: z.literal('mcp_sessions_ended'),
+      from: From,
+      ...TokenMatch,
+      reason: Reason,
+    })
+    .refine(hasMatch, 'names no token and no person'),
+  /** Sign-in sessions ended (sign-out, expiry, a person cut off): their sockets close. */
+  z.strictObject({
+    type: z.literal('sign_in_sessions_ended'),
+    from: From,
+    idHashes: z.array(SessionIdHash).min(1).max(1000),
+    reason: Reason,
+  }),
+  /** A person's toggles changed: read them again where they are in charge. */
+  z.strictObject({ type: z.literal('permissions_changed'), from: From, personId: Id }),
+  /** A desktop's mode changed (by its person, an approved set_mode, or Stop). */
+  z.strictObject({
+    type: z.literal('mode_changed'),
+    from: From,
+    desktopId: Id,
+    inChargeId: Id,
+    mode: Mode,
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  }),
+  /** Someone pressed Stop on a desktop: every bridge denies what waits there. */
+  z.strictObject({
+    type: z.literal('stopped'),
+    from: From,
+    desktopId: Id,
+    byPersonId: Id.optional(),
+    reason: Reason,
+  }),
+  /** A desktop's standing permissions changed: read them again from the store. */
+  z.strictObject({ type: z.literal('standing_changed'), from: From, desktopId: Id }),
+]);
+export type SiteEvent = z.infer<typeof SiteEvent>;
+/** A SiteEvent as its sender writes it (the bus adds `from`). */
+export type SiteEventInput = SiteEvent extends infer E
+  ? E extends { from: string }
+    ? Omit<E, 'from'>
+    : never
+  : never;
+
+/** The largest time budget a forwarded call may ask for (the longest tool budget with approval). */
+export const MAX_FORWARDED_TIMEOUT_MS = 15 * 60_000;
+
+export const ForwardedCall = z.strictObject({
+  type: z.literal('call'),
+  from: From,
+  /** The caller's id for this call (what ForwardedCancel names). */
+  callId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  desktopId: Id,
+  tool: z.enum(VIEWER_TOOL_NAMES as [ViewerToolName, ...ViewerToolName[]]),
+  /** Parsed again with the tool's own schema where it arrives. */
+  args: z.unknown(),
+  policy: z.enum(['allow', 'confirm']),
+  timeoutMs: z.int().min(1).max(MAX_FORWARDED_TIMEOUT_MS),
+  client: AiClientRef.optional(),
+  standingId: Id.optional(),
+});
+export type ForwardedCall = z.infer<typeof ForwardedCall>;
+
+export const ForwardedCancel = z.strictObject({
+  type: z.literal('cancel'),
+  from: From,
+  callId: ForwardedCall.shape.callId,
+});
+export type ForwardedCancel = z.infer<typeof ForwardedCancel>;
+
+export const ForwardedAnswer = z.union([
+  z.strictObject({ ok: z.literal(true), result: z.unknown() }),
+  z.strictObject({
+    ok: z.literal(false),
+    error: z.strictObject({
+      kind: ErrorKind,
+      message: z.string().min(1).max(MAX_ERROR_MESSAGE_LENGTH),
+      retryAfterMs: z.int().min(0).max(3_600_000).optional(),
+      /** The viewer reported it (tool_error), and how its question to the person ended. */
+      viewer: z.boolean(),
+      asked: AskEnding.optional(),
+    }),
+  }),
+]);
+export type ForwardedAnswer = z.infer<typeof ForwardedAnswer>;
+
+/** Who holds a desktop's control window: the lease's value in the key-value store. */
+export const ControlLease = z.strictObject({
+  bridge: From,
+  /** The control window is the headless viewer: approvals go through the MCP client. */
+  headless: z.boolean(),
+});
+export type ControlLease = z.infer<typeof ControlLease>;
+
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses one NATS payload with `schema`; the error says why (for the log), never throws. */
+export function parseSiteMessage<S extends z.ZodType>(
+  schema: S,
+  data: Uint8Array,
+): { ok: true; message: z.output<S> } | { ok: false; error: string } {
+  if (data.byteLength > MAX_MESSAGE_BYTES) return { ok: false, error: 'too large' };
+  let json: unknown;
+  try {
+    json = JSON.parse(decoder.decode(data));
+  } catch {
+    return { ok: false, error: 'not JSON' };
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: z.prettifyError(parsed.error).slice(0, 500) };
+  return { ok: true, message: parsed.data };
+}
+
+const encoder = new TextEncoder();
+
+export function encodeSiteMessage(message: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(message));
+}

@@ -1,0 +1,277 @@
+// Several bridges as one site, for real: a nats-server (JetStream on, a token required) and a
+// PostgreSQL started on loopback by the test, and three bridges in this process on their own
+// ports, data dirs and logs, sharing the database and the NATS. The person's window (the
+// scripted viewer) is on bridge 1, the AI's MCP SDK client on bridge 2, and what is done on one
+// bridge is checked where another one shows it: a revocation on bridge 3 refuses the next call on
+// bridge 1 (the time is measured and printed), sign-out, toggles, mode and Stop reach the windows
+// and planes of the other bridges, and the mode survives a restart of every bridge.
+// Without nats-server or PostgreSQL the suite is skipped with the reason, unless CI requires them.
+import { API } from '@overlay-companion/protocol';
+import { connect } from 'nats';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { connectClient, INITIALIZE_REQUEST } from '../mcp/testing/fixtures.js';
+import { callTool, textOf } from '../mcp/testing/calls.js';
+import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
+import {
+  postgresRequired,
+  startTestPostgres,
+  type TestPostgres,
+} from '../store/testing/postgres.js';
+import { encodeSiteMessage } from './messages.js';
+import { SiteBus } from './siteBus.js';
+import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
+import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
+import { silentLogger } from '../logger.js';
+import { StartupError } from '../errors.js';
+import { signIn, sessionFromCookie } from '../testing/browserSession.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../testing/testAccess.js';
+
+/** Polls until `condition` holds (state that changes on another bridge). */
+async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 2000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const nats = await startTestNats();
+const postgres = await startTestPostgres();
+const missing = 'skip' in nats ? nats.skip : 'skip' in postgres ? postgres.skip : undefined;
+
+afterAll(async () => {
+  if ('url' in postgres) await postgres.stop();
+  if ('url' in nats) await nats.stop();
+});
+
+test('nats-server and PostgreSQL run the site suite (required in CI)', (ctx) => {
+  if (missing === undefined) return;
+  if (natsRequired() || postgresRequired()) throw new Error(`site tests cannot run: ${missing}`);
+  ctx.skip(missing);
+});
+
+describe.runIf(missing === undefined)('a site of three bridges', () => {
+  const n = nats as TestNats;
+  const pg = postgres as TestPostgres;
+  let databaseUrl: string;
+  let bridges: SiteBridge[] = [];
+  const start = async (name: string): Promise<SiteBridge> =>
+    startSiteBridge({
+      name,
+      databaseUrl,
+      site: { servers: [n.address], token: n.token },
+    });
+
+  beforeAll(async () => {
+    databaseUrl = await pg.newDatabase();
+    // One after the other: the first migrates the database and adds the admin.
+    for (const name of ['one', 'two', 'three']) bridges.push(await start(name));
+  });
+  afterAll(async () => {
+    for (const bridge of bridges) await bridge.close();
+  });
+
+  test('they are one site: the same site id, each bridge its own id', () => {
+    const [one, two, three] = bridges;
+    expect(one?.site?.bus.subject('events')).toBe(two?.site?.bus.subject('events'));
+    expect(new Set(bridges.map((b) => b.site?.bus.bridgeId)).size).toBe(3);
+    expect(three?.site?.bus.subject('events')).toMatch(/^oc\.[0-9a-f]{18}\.events$/);
+  });
+
+  test('a token revoked on bridge 3 refuses the next call on bridge 1 (time measured)', async () => {
+    const [one, two, three] = bridges as [SiteBridge, SiteBridge, SiteBridge];
+    const ai = await connectClient(one, { token: TOKEN });
+    expect(textOf(await callTool(ai.client, 'list_desktops'))).toContain('Desktop');
+    // Tokens made on bridge 2's /config page, used on bridge 1 (cached there), revoked on
+    // bridge 3; the next request on bridge 1 must be refused.
+    const timings: number[] = [];
+    for (let trial = 0; trial < 10; trial += 1) {
+      const made = await two.session.request(API.tokens, { body: { name: `revoke me ${trial}` } });
+      expect(made.status).toBe(201);
+      const { token, secret } = (await made.json()) as { token: { id: string }; secret: string };
+      expect((await initialize(one, secret)).status).toBe(200);
+      const started = performance.now();
+      const revoked = await three.session.request(`${API.tokens}/${token.id}`, {
+        method: 'DELETE',
+      });
+      expect(revoked.status).toBe(200);
+      const next = await initialize(one, secret);
+      timings.push(performance.now() - started);
+      expect(next.status).toBe(401);
+      expect(await next.text()).toContain('revoked');
+    }
+    timings.sort((a, b) => a - b);
+    console.log(
+      `[site] revoke on bridge 3 → refused on bridge 1: median ${timings[5]?.toFixed(1)} ms, max ${timings.at(-1)?.toFixed(1)} ms (DELETE + next request, 10 trials)`,
+    );
+    // The SDK client's own session on bridge 1 ends when its token is revoked on bridge 3.
+    const own = await two.session.request(API.tokens);
+    const listed = (await own.json()) as { tokens: Array<{ id: string; name: string }> };
+    const siteToken = listed.tokens.find((t) => t.name === 'site test token');
+    expect(siteToken).toBeDefined();
+    expect(
+      (await three.session.request(`${API.tokens}/${siteToken?.id}`, { method: 'DELETE' })).status,
+    ).toBe(200);
+    await expect(callTool(ai.client, 'list_desktops')).rejects.toThrow(/401|revoked/);
+    await ai.client.close().catch(() => undefined);
+  });
+
+  test('a window on bridge 1 closes when its person signs out on bridge 2', async () => {
+    const [one, two] = bridges as [SiteBridge, SiteBridge];
+    // Signed in on bridge 2; the same cookie opens a window on bridge 1 (its ticket from 1).
+    const other = await signIn(two.url, ADMIN_USERNAME, ADMIN_PASSWORD);
+    const viewer = await ScriptedViewer.connect(sessionFromCookie(one.url, other.cookie, other.me));
+    expect((await other.request(API.signOut, { method: 'POST', body: {} })).status).toBe(200);
+    await waitUntil(() => viewer.closed, 2000);
+    expect(viewer.closed).toBe(true);
+  });
+
+  test("toggles, mode and Stop set on one bridge reach the others' windows and planes", async () => {
+    const [one, two, three] = bridges as [SiteBridge, SiteBridge, SiteBridge];
+    const window1 = await ScriptedViewer.connect(one);
+    const window3 = await ScriptedViewer.connect(three);
+    const plane2 = await two.desktopControl.planes.get(two.desktopId);
+    // Toggles changed through bridge 2's API: the window on bridge 1 is told.
+    const put = await two.session.request(API.myPermissions, {
+      method: 'PUT',
+      body: { clipboard_read: true },
+    });
+    expect(put.status).toBe(200);
+    await window1.waitFor(
+      (m) => m.type === 'permissions_changed' && m.permissions.clipboard_read,
+      2000,
+    );
+    // Lowered to passive in the window on bridge 1: bridge 2 decides the AI's calls with it.
+    window1.send({ type: 'mode_set', mode: 'passive' });
+    await waitUntil(() => plane2?.mode.mode === 'passive', 2000);
+    await window3.waitFor((m) => m.type === 'mode_changed' && m.mode === 'passive', 2000);
+    window1.send({ type: 'mode_set', mode: 'composing' });
+    await window1
+      .waitFor((m) => m.type === 'approval_request', 2000)
+      .then((request) =>
+        window1.send({
+          type: 'approval',
+          request_id: (request as { request_id: string }).request_id,
+          approved: true,
+        }),
+      );
+    await waitUntil(() => plane2?.mode.mode === 'composing', 2000);
+    // Stop pressed in the window on bridge 3: bridge 1's window hears it, bridge 2 goes passive.
+    window3.send({ type: 'stop_pressed' });
+    await window1.waitFor((m) => m.type === 'stop', 2000);
+    await waitUntil(() => plane2?.mode.mode === 'passive', 2000);
+    // Each bridge audits what it did, once: one Stop, not three.
+    await waitUntil(async () => (await stops(one)) >= 1, 3000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stops(one)).toBe(1);
+    await window1.close();
+    await window3.close();
+  });
+
+  test('the mode set in a window survives a restart of every bridge', async () => {
+    const [one] = bridges as [SiteBridge];
+    const window = await ScriptedViewer.connect(one);
+    window.send({ type: 'mode_set', mode: 'composing' });
+    await window
+      .waitFor((m) => m.type === 'approval_request', 2000)
+      .then((request) =>
+        window.send({
+          type: 'approval',
+          request_id: (request as { request_id: string }).request_id,
+          approved: true,
+        }),
+      );
+    const plane1 = await one.desktopControl.planes.get(one.desktopId);
+    await waitUntil(() => plane1?.mode.mode === 'composing', 2000);
+    await window.close();
+    // The write is queued behind the change: give it its moment, then restart them all.
+    await waitUntil(
+      async () => (await one.access.store.desktopPolicy.get(one.desktopId))?.mode === 'composing',
+      2000,
+    );
+    for (const bridge of bridges) await bridge.close();
+    bridges = [];
+    for (const name of ['one again', 'two again', 'three again']) bridges.push(await start(name));
+    for (const bridge of bridges) {
+      const plane = await bridge.desktopControl.planes.get(bridge.desktopId);
+      expect(plane?.mode.mode).toBe('composing');
+    }
+  });
+
+  test('a message that fails its schema is dropped and logged, never acted on', async () => {
+    const [one, two] = bridges as [SiteBridge, SiteBridge];
+    const plane1 = await one.desktopControl.planes.get(one.desktopId);
+    const before = plane1?.mode.mode;
+    expect(before).not.toBe('passive');
+    const intruder = await connect({ servers: n.address, token: n.token });
+    const subject = one.site!.bus.subject('events');
+    const from = two.site!.bus.bridgeId;
+    for (const bad of [
+      { type: 'stopped', from, desktopId: one.desktopId, reason: 'x', extra: 'field' },
+      { type: 'stopped', from: 'not a bridge id!', desktopId: one.desktopId, reason: 'x' },
+      {
+        type: 'mode_changed',
+        from,
+        desktopId: one.desktopId,
+        inChargeId: one.admin.id,
+        mode: 'root',
+      },
+      { type: 'self_destruct', from },
+    ])
+      intruder.publish(subject, encodeSiteMessage(bad));
+    intruder.publish(subject, new TextEncoder().encode('{not json'));
+    await intruder.flush();
+    await waitUntil(
+      () => one.log.text().split('dropped a message that failed its schema').length - 1 >= 5,
+      2000,
+    );
+    expect(plane1?.mode.mode).toBe(before);
+    // A well-formed one from anyone holding the NATS credentials is obeyed: that is why the
+    // site's NATS must require them (README: Several bridges).
+    intruder.publish(
+      subject,
+      encodeSiteMessage({ type: 'stopped', from, desktopId: one.desktopId, reason: 'Stop.' }),
+    );
+    await waitUntil(() => plane1?.mode.mode === 'passive', 2000);
+    await intruder.close();
+  });
+
+  test('a wrong or missing NATS credential fails clearly, and the bridge does not start', async () => {
+    for (const config of [
+      { servers: [n.address], token: 'wrong-token-0123456789' },
+      { servers: [n.address] },
+    ]) {
+      const failure = await SiteBus.join({ config, siteId: 'abc123', logger: silentLogger() }).then(
+        (bus) => bus.close().then(() => 'joined'),
+        (err: unknown) => err,
+      );
+      expect(failure).toBeInstanceOf(StartupError);
+      expect((failure as Error).message).toMatch(/refused this bridge's credentials.*OC_NATS_URL/);
+    }
+    await expect(
+      startSiteBridge({ name: 'intruder', databaseUrl, site: { servers: [n.address] } }),
+    ).rejects.toThrow(/credentials/);
+  });
+});
+
+async function initialize(bridge: SiteBridge, token: string): Promise<Response> {
+  return fetch(bridge.mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      origin: new URL(bridge.url).origin,
+    },
+    body: JSON.stringify(INITIALIZE_REQUEST),
+  });
+}
+
+async function stops(bridge: SiteBridge): Promise<number> {
+  await bridge.access.audit.flush();
+  const entries = await bridge.access.store.audit.query({ limit: 200 });
+  return entries.filter((e) => e.kind === 'stop').length;
+}

@@ -1,0 +1,201 @@
+// One bridge's link to its site's NATS: the connection (reconnecting by itself, forever, while the
+// bridge runs), the subjects (every one under `oc.<site id>.`, the site id being the database's,
+// so two sites never hear each other on one NATS), the broadcasts every bridge acts on, the
+// subjects where this bridge takes forwarded calls, and the key-value bucket of the control
+// leases. Every payload is parsed with its schema (messages.ts) where it arrives; a message that
+// fails it is dropped and logged, never acted on. A bridge does not hear its own broadcasts
+// (noEcho, and `from` is checked too).
+import { randomBytes } from 'node:crypto';
+import {
+  connect,
+  ErrorCode,
+  Events,
+  NatsError,
+  type KV,
+  type Msg,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { StartupError, errorMessage } from '../errors.js';
+import { SiteEvent, encodeSiteMessage, parseSiteMessage, type SiteEventInput } from './messages.js';
+import type { SiteConfig } from './siteConfig.js';
+
+export interface SiteBusOptions {
+  config: SiteConfig;
+  /** The database's site id (store: settings `site_id`). */
+  siteId: string;
+  logger: Logger;
+  /** How long a control lease outlives its last refresh (the key-value bucket's TTL). */
+  leaseTtlMs?: number;
+}
+
+/** Default lease TTL: a dead bridge's control windows are given up within this. */
+export const DEFAULT_LEASE_TTL_MS = 3_000;
+
+export type SiteEventHandler = (event: SiteEvent) => void | Promise<void>;
+
+export class SiteBus {
+  /** This bridge's id in the site for this run (lease values and forwarded calls name it). */
+  readonly bridgeId = `b${randomBytes(9)
+    .toString('base64url')
+    .replace(/[^A-Za-z0-9]/g, 'x')}`;
+  readonly leaseTtlMs: number;
+  private readonly prefix: string;
+  private readonly subscriptions: Subscription[] = [];
+  private kvBucket: Promise<KV> | undefined;
+  private closed = false;
+
+  private constructor(
+    readonly nc: NatsConnection,
+    private readonly options: SiteBusOptions,
+  ) {
+    this.prefix = `oc.${options.siteId}`;
+    this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    void this.watchStatus();
+  }
+
+  /** Connects to the site's NATS; a StartupError that says what to fix when it cannot. */
+  static async join(options: SiteBusOptions): Promise<SiteBus> {
+    const { config, logger } = options;
+    const where = config.servers.join(', ');
+    let nc: NatsConnection;
+    try {
+      nc = await connect({
+        servers: config.servers,
+        ...(config.user === undefined ? {} : { user: config.user, pass: config.pass }),
+        ...(config.token === undefined ? {} : { token: config.token }),
+        name: 'overlay-companion bridge',
+        noEcho: true,
+        // After the first connection: reconnect forever, the bridge serving what it can alone.
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        reconnectJitter: 100,
+        pingInterval: 5_000,
+        maxPingOut: 2,
+        timeout: 5_000,
+      });
+    } catch (err) {
+      throw new StartupError(joinFailure(err, where));
+    }
+    const bus = new SiteBus(nc, options);
+    logger.info({ nats: where, bridgeId: bus.bridgeId }, 'site: joined');
+    return bus;
+  }
+
+  subject(...parts: string[]): string {
+    return [this.prefix, ...parts].join('.');
+  }
+
+  /** Where a bridge takes forwarded calls (`call`) and their cancellations (`cancel`). */
+  bridgeSubject(bridgeId: string, what: 'call' | 'cancel'): string {
+    return this.subject('bridge', bridgeId, what);
+  }
+
+  /**
+   * Tells every other bridge of the site; settles once the NATS server has it (or could not be
+   * reached: then it is logged, and sent when NATS is back). Never rejects.
+   */
+  async publish(event: SiteEventInput): Promise<void> {
+    if (this.closed) return;
+    try {
+      this.nc.publish(this.subject('events'), encodeSiteMessage({ ...event, from: this.bridgeId }));
+      await this.nc.flush();
+    } catch (err) {
+      this.options.logger.warn(
+        { type: event.type, err: errorMessage(err) },
+        'site: a broadcast could not be sent',
+      );
+    }
+  }
+
+  /** Acts on every valid broadcast of the other bridges. */
+  onEvent(handler: SiteEventHandler): void {
+    this.listen(this.subject('events'), SiteEvent, (event) => {
+      if (event.from === this.bridgeId) return;
+      return handler(event);
+    });
+  }
+
+  /**
+   * Parses every message on `subject` with `schema`; `handle` sees only what passed. A message
+   * that fails is dropped and logged (with why, never its content).
+   */
+  listen<S extends z.ZodType>(
+    subject: string,
+    schema: S,
+    handle: (message: z.output<S>, msg: Msg) => void | Promise<void>,
+  ): void {
+    const subscription = this.nc.subscribe(subject, {
+      callback: (err, msg) => {
+        if (err !== null) {
+          this.options.logger.warn(
+            { subject, err: errorMessage(err) },
+            'site: subscription failed',
+          );
+          return;
+        }
+        const parsed = parseSiteMessage(schema, msg.data);
+        if (!parsed.ok) {
+          this.options.logger.warn(
+            { subject, error: parsed.error, bytes: msg.data.byteLength },
+            'site: dropped a message that failed its schema',
+          );
+          return;
+        }
+        void Promise.resolve()
+          .then(() => handle(parsed.message, msg))
+          .catch((error: unknown) =>
+            this.options.logger.warn(
+              { subject, err: errorMessage(error) },
+              'site: acting on a message failed',
+            ),
+          );
+      },
+    });
+    this.subscriptions.push(subscription);
+  }
+
+  /** The bucket of control leases (created on first use; entries live `leaseTtlMs`). */
+  leases(): Promise<KV> {
+    this.kvBucket ??= this.nc
+      .jetstream()
+      .views.kv(`oc_${this.options.siteId}_control`, { ttl: this.leaseTtlMs, history: 1 });
+    this.kvBucket.catch(() => (this.kvBucket = undefined));
+    return this.kvBucket;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+
+  private async watchStatus(): Promise<void> {
+    const { logger } = this.options;
+    for await (const status of this.nc.status()) {
+      switch (status.type) {
+        case Events.Disconnect:
+          logger.warn({ server: status.data }, 'site: lost NATS, reconnecting');
+          break;
+        case Events.Reconnect:
+          logger.info({ server: status.data }, 'site: NATS back');
+          break;
+        case Events.Error:
+          logger.warn({ err: errorMessage(status.data) }, 'site: NATS error');
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+function joinFailure(err: unknown, where: string): string {
+  const code = err instanceof NatsError ? err.code : undefined;
+  if (code === ErrorCode.AuthorizationViolation || code === ErrorCode.BadAuthentication)
+    return `The NATS server at ${where} refused this bridge's credentials (${errorMessage(err)}). Check the user:password or token in OC_NATS_URL, or OC_NATS_TOKEN.`;
+  return `The bridge could not join its site: NATS at ${where} did not answer (${errorMessage(err)}). Start nats-server there (with -js), or fix OC_NATS_URL.`;
+}
