@@ -6,11 +6,13 @@ import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';
 import { getActiveClient, setActiveClient } from './activeClient.js';
 import { attachInputReceipts, endInputReceipts } from './inputReceipts.js';
+import { followWindowAttention } from './windowAttention.js';
+import { controlStore } from '../store/control.js';
 import { connectionEvents } from '../store/connection.js';
 import { connectionStore } from '../store/index.js';
 import { wsUrl } from '../net/wsUrl.js';
 import { fetchTicket } from '../net/tickets.js';
-import { TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
+import { ATTENTION_TUNNEL_OPCODE, TUNNEL_SOCKET_PATH } from '@overlay-companion/protocol';
 
 /** Marks the element the remote desktop is drawn in; its size is what "fit" means. */
 export const DISPLAY_AREA_ATTRIBUTE = 'data-remote-display';
@@ -29,15 +31,19 @@ function connectSize(): ConnectSize {
 }
 
 let session: GuacSession<Guacamole.Client> | undefined;
+/** The tunnel of the session's current attempt (for what the page says on it besides input). */
+let currentTunnel: Guacamole.Tunnel | undefined;
 
 /** The page's one remote-display session (created on first use, started by main.tsx). */
 export function browserSession(): GuacSession<Guacamole.Client> {
-  session ??= new GuacSession<Guacamole.Client>({
+  if (session !== undefined) return session;
+  session = new GuacSession<Guacamole.Client>({
     open: () => {
       // The tunnel opens `${url}?${connect data}`; the session puts the ticket in the data.
       const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
       const client = new Guacamole.Client(tunnel);
       attachInputReceipts(client, tunnel);
+      currentTunnel = tunnel;
       return { tunnel, client };
     },
     events: connectionEvents(connectionStore),
@@ -48,6 +54,16 @@ export function browserSession(): GuacSession<Guacamole.Client> {
       if (before !== null && before !== client) endInputReceipts(before);
       setActiveClient(client);
     },
+  });
+  followWindowAttention({
+    connection: connectionStore,
+    control: controlStore,
+    hidden: () => document.hidden,
+    onVisibilityChange: (listener) => {
+      document.addEventListener('visibilitychange', listener);
+      return () => document.removeEventListener('visibilitychange', listener);
+    },
+    send: (level) => currentTunnel?.sendMessage(ATTENTION_TUNNEL_OPCODE, level),
   });
   return session;
 }
