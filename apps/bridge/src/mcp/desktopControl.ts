@@ -48,6 +48,7 @@ import { buildToolList } from './toolList.js';
 import { bridgeTools, findTool } from './tools/index.js';
 import type { SessionState } from './toolkit.js';
 import { readDecision } from './planeDecision.js';
+import type { RemoteControlRoute } from './relayCall.js';
 
 // Registered with CallToolRequestSchema, a non-object `arguments` fails the SDK's request parse
 // as -32603 Internal error. With `arguments` loosened here, the SDK's own tools/call check
@@ -98,6 +99,11 @@ export interface DesktopControl {
   sessions: McpSessions;
   /** OC_PUBLIC_URL when set. */
   publicUrl: string | undefined;
+  /**
+   * In a site of several bridges: where calls go whose control window is on another bridge
+   * (site/remoteControl.ts); undefined: this bridge alone.
+   */
+  route(remote: RemoteControlRoute | undefined): void;
   close(): Promise<void>;
 }
 
@@ -150,6 +156,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     logger: logger.child({ part: 'overlay-feed' }),
   });
   const limits = new SharedRateLimits(options.sharedRateLimits ?? SHARED_RATE_LIMITS);
+  let remote: RemoteControlRoute | undefined;
   const toolList = buildToolList(bridgeTools);
 
   const createSession: ConstructorParameters<typeof McpSessions>[0]['createSession'] = async ({
@@ -233,6 +240,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
           signal: extra.signal,
           requestId: extra.requestId,
           fallbackPermissions,
+          remote,
         },
         { limits, audit: access.audit, logger: sessionLogger },
       ),
@@ -291,6 +299,9 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     },
     sessions,
     publicUrl: options.publicUrl === '' ? undefined : options.publicUrl,
+    route: (route) => {
+      remote = route;
+    },
     close: async () => {
       endpoint.close();
       overlayFeed.close();

@@ -1,7 +1,8 @@
 // The policy gate in front of the viewer: the call arrives with the policy's decision
 // (decideCall, made in toolCall.ts). A confirm gets the person's approval through the MCP client
 // when the control viewer is headless (nobody sits there), else the control viewer asks the
-// person; then the call is relayed with the per-tool time budget.
+// person; then the call is relayed with the per-tool time budget — to the control window here,
+// or, in a site of several bridges, to the bridge that holds it (site/remoteControl.ts).
 import {
   ProtocolError,
   aiClientRef,
@@ -9,13 +10,35 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
+import type { CallOptions } from '../relay/callRelay.js';
 import { callBudgetMs } from '../relay/timeouts.js';
+import type { DesktopPlane } from './desktopPlanes.js';
 import { approveThroughClient, clientApprover } from './approvals.js';
 import { decideOnPlane } from './planeDecision.js';
 import type { ToolContext } from './toolkit.js';
 
 export interface RelayOutcome<N extends ViewerToolName> {
   result: ToolViewerResult<N>;
+}
+
+/** The bridge of the site that holds a desktop's control window. */
+export interface RemoteHolder {
+  bridge: string;
+  headless: boolean;
+}
+
+/** Control windows on other bridges of the site (site/remoteControl.ts implements it). */
+export interface RemoteControlRoute {
+  /** Where the desktop's control window is, when on another bridge (undefined: nowhere reachable). */
+  holder(desktopId: string): Promise<RemoteHolder | undefined>;
+  call<N extends ViewerToolName>(
+    holder: RemoteHolder,
+    plane: DesktopPlane,
+    name: N,
+    args: ToolArgs<N>,
+    policy: 'allow' | 'confirm',
+    options: CallOptions,
+  ): Promise<ToolViewerResult<N>>;
 }
 
 export async function relayWithPolicy<N extends ViewerToolName>(
@@ -25,8 +48,13 @@ export async function relayWithPolicy<N extends ViewerToolName>(
 ): Promise<RelayOutcome<N>> {
   const { hub } = ctx.plane;
   let policy = ctx.decision;
+  // No control window here: another bridge of the site may hold it.
+  const remote =
+    hub.control === undefined && ctx.remote !== undefined
+      ? await ctx.remote.holder(ctx.plane.desktopId)
+      : undefined;
   if (policy === 'confirm') {
-    const control = hub.control;
+    const control = hub.control ?? remote;
     if (control === undefined) throw hub.noViewerError();
     if (control.headless) {
       await approveThroughClient(ctx, {
@@ -44,12 +72,16 @@ export async function relayWithPolicy<N extends ViewerToolName>(
     }
   }
   const { principal } = ctx.session;
-  const result = await hub.call(name, args, policy, {
+  const options: CallOptions = {
     timeoutMs: callBudgetMs(name, args, policy),
     signal: ctx.signal,
     client: aiClientRef(principal.tokenId, principal.tokenName, ctx.session.clientName()),
     standingId: ctx.standingId,
-  });
+  };
+  const result =
+    remote === undefined || ctx.remote === undefined
+      ? await hub.call(name, args, policy, options)
+      : await ctx.remote.call(remote, ctx.plane, name, args, policy, options);
   // Asked and answered in a window of the person in charge (only their windows may answer).
   if (policy === 'confirm') ctx.note.approvedBy = ctx.plane.inCharge().name;
   return { result };

@@ -19,6 +19,7 @@ import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { SessionRateLimiter } from '../limits/rateLimit.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
 import type { DesktopPlane } from './desktopPlanes.js';
+import type { RemoteControlRoute } from './relayCall.js';
 import type { SessionDesktop } from './sessionDesktop.js';
 import type { ScreenshotFeed } from './screenshots/feed.js';
 
@@ -68,6 +69,8 @@ export interface ToolContext {
   /** Aborts when the MCP client cancels this request. */
   signal: AbortSignal;
   requestId: RequestId;
+  /** In a site of several bridges: control windows on the other bridges. */
+  remote?: RemoteControlRoute | undefined;
 }
 
 export interface ToolReply<N extends ToolName = ToolName> {

@@ -3,11 +3,13 @@
 // What one bridge does that the others must follow at once is told on the bus and applied there
 // without being told, written or audited again: token revocations (their cached lookups are
 // dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
-// close), a person's toggles, each desktop's mode, Stop and standing permissions.
+// close), a person's toggles, each desktop's mode, Stop and standing permissions. Tool calls
+// whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { TokenMatch } from '../auth/apiTokens.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
+import { RemoteControl } from './remoteControl.js';
 import { StartupError } from '../errors.js';
 import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
@@ -25,6 +27,8 @@ export interface SiteOptions {
 
 export interface Site {
   readonly bus: SiteBus;
+  /** Control-window leases and forwarded calls. */
+  readonly remote: RemoteControl;
   /** Ends MCP sessions of a token or person on every bridge (this one included). */
   endMcpSessions(match: TokenMatch, reason: string): number;
   close(): Promise<void>;
@@ -120,18 +124,25 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     }
   };
   bus.onEvent(apply);
+  // Tool calls whose control window is on another bridge go there, and this bridge's windows
+  // take the calls of the others.
+  const remote = new RemoteControl({ bus, planes, logger });
+  control.route(remote);
 
   let closing: Promise<void> | undefined;
   return {
     bus,
+    remote,
     endMcpSessions: (match, reason) => {
       void bus.publish({ type: 'mcp_sessions_ended', ...match, reason: reason.slice(0, 500) });
       return sessions.endWhere(match, reason);
     },
     close: () =>
       (closing ??= (async () => {
+        control.route(undefined);
         planes.site = undefined;
         for (const off of unlisten) off();
+        await remote.close();
         await bus.close();
       })()),
   };

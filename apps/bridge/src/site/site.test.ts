@@ -10,7 +10,7 @@ import { API } from '@overlay-companion/protocol';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { connectClient, INITIALIZE_REQUEST } from '../mcp/testing/fixtures.js';
-import { callTool, textOf } from '../mcp/testing/calls.js';
+import { callTool, errorOf, textOf } from '../mcp/testing/calls.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import {
   postgresRequired,
@@ -257,6 +257,11 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
   });
 });
 
+/** The x of a relayed call's args (the union of every tool's args has no common x). */
+function argX(message: { args?: unknown }): unknown {
+  return (message.args as { x?: unknown } | undefined)?.x;
+}
+
 async function initialize(bridge: SiteBridge, token: string): Promise<Response> {
   return fetch(bridge.mcpUrl, {
     method: 'POST',
@@ -275,3 +280,115 @@ async function stops(bridge: SiteBridge): Promise<number> {
   const entries = await bridge.access.store.audit.query({ limit: 200 });
   return entries.filter((e) => e.kind === 'stop').length;
 }
+
+describe.runIf(missing === undefined)('tool calls across the bridges of a site', () => {
+  const n = nats as TestNats;
+  const pg = postgres as TestPostgres;
+  let databaseUrl: string;
+  let one: SiteBridge;
+  let two: SiteBridge;
+  const LEASE_TTL_MS = 1_500;
+
+  beforeAll(async () => {
+    databaseUrl = await pg.newDatabase();
+    const site = { servers: [n.address], token: n.token };
+    // Autopilot: input runs without asking, so the calls below reach the window as they are.
+    one = await startSiteBridge({
+      name: 'window',
+      databaseUrl,
+      site,
+      leaseTtlMs: LEASE_TTL_MS,
+      initialMode: 'autopilot',
+    });
+    two = await startSiteBridge({
+      name: 'ai',
+      databaseUrl,
+      site,
+      leaseTtlMs: LEASE_TTL_MS,
+      initialMode: 'autopilot',
+    });
+  });
+  afterAll(async () => {
+    await two?.close();
+    await one?.close();
+  });
+
+  /** Waits until bridge 2 sees bridge 1 holding the desktop's control window (or nobody). */
+  const holderSeen = async (held: boolean): Promise<void> =>
+    waitUntil(
+      async () => ((await two.site!.remote.holder(two.desktopId)) !== undefined) === held,
+      5000,
+    );
+
+  test('the AI on bridge 2 drives the window on bridge 1: results, errors, cancellation', async () => {
+    const window = await ScriptedViewer.connect(one);
+    window.on('click_at', { result: { success: true, was_confirmed: false } });
+    await holderSeen(true);
+    expect(await two.site!.remote.holder(two.desktopId)).toEqual({
+      bridge: one.site!.bus.bridgeId,
+      headless: false,
+    });
+    const ai = await connectClient(two, { token: TOKEN });
+    const click = await callTool(ai.client, 'click_at', { x: 12, y: 34 });
+    expect(click.isError).toBeFalsy();
+    expect(click.structuredContent).toMatchObject({ success: true });
+    expect(window.toolCalls('click_at').at(-1)?.args).toMatchObject({ x: 12, y: 34 });
+    // The viewer's own error comes back with its kind and words.
+    window.on('click_at', { error: { kind: 'system_error', message: 'the desktop said no' } });
+    const failed = await callTool(ai.client, 'click_at', { x: 1, y: 2 });
+    expect(errorOf(failed)).toMatchObject({ kind: 'system_error', message: 'the desktop said no' });
+    // A call the MCP client cancels is cancelled at the window on bridge 1.
+    window.on('click_at', 'ignore');
+    const aborted = new AbortController();
+    const pending = ai.client.callTool({ name: 'click_at', arguments: { x: 5, y: 6 } }, undefined, {
+      signal: aborted.signal,
+    });
+    await window.waitFor((m) => m.type === 'tool_call' && m.name === 'click_at' && argX(m) === 5);
+    aborted.abort('changed my mind');
+    await expect(pending).rejects.toThrow();
+    await window.waitFor((m) => m.type === 'tool_cancel', 2000);
+    // The cost of the trip: the same call local (AI on bridge 1) and forwarded (AI on bridge 2).
+    window.on('click_at', { result: { success: true, was_confirmed: false } });
+    const local = await connectClient(one, { token: TOKEN });
+    const timing = async (client: typeof ai.client): Promise<number> => {
+      const times: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const started = performance.now();
+        await callTool(client, 'click_at', { x: i, y: i });
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[15] ?? Number.NaN;
+    };
+    const here = await timing(local.client);
+    const there = await timing(ai.client);
+    console.log(
+      `[site] click_at p50: local ${here.toFixed(2)} ms, through another bridge ${there.toFixed(2)} ms (+${(there - here).toFixed(2)} ms)`,
+    );
+    await local.client.close();
+    await ai.client.close();
+    await window.close();
+  });
+
+  test('no reachable control window: refused with the usual error, nothing reaches the desktop', async () => {
+    const ai = await connectClient(two, { token: TOKEN });
+    // No window anywhere.
+    await holderSeen(false);
+    const none = await callTool(ai.client, 'click_at', { x: 1, y: 1 });
+    expect(errorOf(none).kind).toBe('viewer_unavailable');
+    expect(errorOf(none).message).toMatch(/No viewer is connected|window/);
+    // A window on bridge 1, whose bridge then loses the site (as if it died): its lease is left
+    // until it expires, and the call sent there meanwhile gets no answer and is refused.
+    const window = await ScriptedViewer.connect(one);
+    window.on('click_at', { result: { success: true, was_confirmed: false } });
+    await holderSeen(true);
+    await one.site!.bus.nc.close();
+    const gone = await callTool(ai.client, 'click_at', { x: 7, y: 7 });
+    expect(errorOf(gone).kind).toBe('viewer_unavailable');
+    expect(errorOf(gone).message).toContain('nothing was sent to the desktop');
+    expect(window.toolCalls('click_at').filter((c) => argX(c) === 7)).toEqual([]);
+    // The lease of the bridge that went away expires by itself.
+    await holderSeen(false);
+    await window.close();
+    await ai.client.close();
+  });
+});

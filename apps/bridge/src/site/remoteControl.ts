@@ -1,0 +1,343 @@
+// Tool calls whose desktop's control window (the person's window that runs the AI's calls) is on
+// another bridge of the site. Which bridge holds it is a lease in the site's key-value bucket
+// (`control.<desktop>` → { bridge, headless }), kept by the holder while its hub has a control
+// window, refreshed well within the bucket's TTL and deleted when the window goes: a bridge that
+// dies stops refreshing and its leases expire by themselves. A call for a desktop with no control
+// window here is forwarded to the holder over NATS request/reply with its deadline; the MCP
+// client's cancellation follows it (ForwardedCancel), and the holder's answer — result or error
+// of the same kind, viewer-reported or not — is returned as if the call had been local.
+// Fails closed: no lease, or a holder that does not answer, is the usual viewer_unavailable
+// error, and nothing reaches the desktop. The holder decides again with its own plane (mode,
+// toggles, standing permissions): a forwarded `allow` that it would have to ask about is asked.
+import { randomBytes } from 'node:crypto';
+import {
+  ProtocolError,
+  parseToolArgs,
+  parseToolResult,
+  type ToolArgs,
+  type ToolViewerResult,
+  type ViewerToolName,
+} from '@overlay-companion/protocol';
+import { ErrorCode, NatsError, type KV, type Msg } from 'nats';
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
+import { decideOnPlane } from '../mcp/planeDecision.js';
+import type { RemoteControlRoute, RemoteHolder } from '../mcp/relayCall.js';
+import { ViewerReportedError, type CallOptions } from '../relay/callRelay.js';
+import {
+  ControlLease,
+  ForwardedAnswer,
+  ForwardedCall,
+  ForwardedCancel,
+  encodeSiteMessage,
+  parseSiteMessage,
+} from './messages.js';
+import type { SiteBus } from './siteBus.js';
+
+/** How long a forwarded call may take beyond its own budget (the trip there and back). */
+const FORWARD_MARGIN_MS = 2_000;
+
+interface HeldLease {
+  revision: number;
+  headless: boolean;
+}
+
+export interface RemoteControlOptions {
+  bus: SiteBus;
+  planes: DesktopPlanes;
+  logger: Logger;
+}
+
+export class RemoteControl implements RemoteControlRoute {
+  private readonly held = new Map<string, HeldLease>();
+  /** Forwarded calls running here, by caller and call id: their cancellations. */
+  private readonly running = new Map<string, AbortController>();
+  private readonly watched = new WeakSet<DesktopPlane>();
+  private readonly timer: NodeJS.Timeout;
+  private syncing: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(private readonly options: RemoteControlOptions) {
+    const { bus } = options;
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'call'), ForwardedCall, (call, msg) =>
+      this.answer(call, msg),
+    );
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'cancel'), ForwardedCancel, (cancel) => {
+      this.running.get(`${cancel.from}:${cancel.callId}`)?.abort();
+    });
+    // Refreshed three times per TTL, so one late refresh never lets a live lease expire.
+    this.timer = setInterval(() => this.sync(), Math.max(100, Math.floor(bus.leaseTtlMs / 3)));
+    this.timer.unref();
+    this.sync();
+  }
+
+  /** The bridge holding the desktop's control window, when it is another one. */
+  async holder(desktopId: string): Promise<RemoteHolder | undefined> {
+    let kv: KV;
+    try {
+      kv = await this.options.bus.leases();
+      const entry = await kv.get(leaseKey(desktopId));
+      if (entry === null || entry.operation !== 'PUT') return undefined;
+      const parsed = parseSiteMessage(ControlLease, entry.value);
+      if (!parsed.ok) {
+        this.options.logger.warn(
+          { desktopId, error: parsed.error },
+          'site: a lease failed its schema',
+        );
+        return undefined;
+      }
+      // A lease of this bridge while it has no control window: stale, about to be deleted.
+      if (parsed.message.bridge === this.options.bus.bridgeId) return undefined;
+      return { bridge: parsed.message.bridge, headless: parsed.message.headless };
+    } catch (err) {
+      // NATS unreachable: no window can be reached (fail closed).
+      this.options.logger.warn({ desktopId, err: errorMessage(err) }, 'site: no lease readable');
+      return undefined;
+    }
+  }
+
+  /** Runs the call at `holder`'s control window and returns its answer as a local call would. */
+  async call<N extends ViewerToolName>(
+    holder: RemoteHolder,
+    plane: DesktopPlane,
+    name: N,
+    args: ToolArgs<N>,
+    policy: 'allow' | 'confirm',
+    options: CallOptions,
+  ): Promise<ToolViewerResult<N>> {
+    if (options.signal?.aborted === true)
+      throw new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
+    const { bus } = this.options;
+    const callId = randomBytes(12).toString('base64url');
+    const request: ForwardedCall = {
+      type: 'call',
+      from: bus.bridgeId,
+      callId,
+      desktopId: plane.desktopId,
+      tool: name,
+      args,
+      policy,
+      timeoutMs: options.timeoutMs,
+      ...(options.client === undefined ? {} : { client: options.client }),
+      ...(options.standingId === undefined ? {} : { standingId: options.standingId }),
+    };
+    const cancel = (): void => {
+      const message: ForwardedCancel = { type: 'cancel', from: bus.bridgeId, callId };
+      bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), encodeSiteMessage(message));
+    };
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    let reply: Msg;
+    try {
+      reply = await bus.nc.request(
+        bus.bridgeSubject(holder.bridge, 'call'),
+        encodeSiteMessage(request),
+        { timeout: options.timeoutMs + FORWARD_MARGIN_MS },
+      );
+    } catch (err) {
+      throw this.unreachable(err, plane, name, options.timeoutMs);
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
+    const parsed = parseSiteMessage(ForwardedAnswer, reply.data);
+    if (!parsed.ok) {
+      this.options.logger.warn(
+        { bridge: holder.bridge, error: parsed.error },
+        'site: dropped a forwarded answer that failed its schema',
+      );
+      throw new ProtocolError(
+        'system_error',
+        `The bridge that holds the desktop's control window answered ${name} with something unreadable; take a screenshot to check, then retry.`,
+      );
+    }
+    const answer = parsed.message;
+    if (!answer.ok) {
+      const { kind, message, retryAfterMs, viewer, asked } = answer.error;
+      const error = viewer
+        ? new ViewerReportedError(kind, message, retryAfterMs)
+        : new ProtocolError(kind, message, retryAfterMs);
+      if (error instanceof ViewerReportedError) error.asked = asked;
+      throw error;
+    }
+    const result = parseToolResult(name, answer.result);
+    if (!result.ok) throw new ProtocolError('system_error', result.error);
+    return result.value;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    for (const controller of this.running.values()) controller.abort();
+    await this.syncing;
+    // Give up every lease at once: another bridge's window can take over without waiting.
+    const kv = await this.options.bus.leases().catch(() => undefined);
+    if (kv !== undefined)
+      await Promise.all(
+        [...this.held].map(([desktopId, lease]) =>
+          kv.delete(leaseKey(desktopId), { previousSeq: lease.revision }).catch(() => undefined),
+        ),
+      );
+    this.held.clear();
+  }
+
+  /** A forwarded call, run at this bridge's control window of the desktop. */
+  private async answer(call: ForwardedCall, msg: Msg): Promise<void> {
+    const respond = (answer: ForwardedAnswer): void => {
+      if (msg.reply !== undefined && msg.reply !== '') msg.respond(encodeSiteMessage(answer));
+    };
+    const plane = await this.options.planes.ifLoaded(call.desktopId);
+    if (plane === undefined || plane.hub.control === undefined) {
+      const error =
+        plane?.hub.noViewerError() ??
+        new ProtocolError('viewer_unavailable', 'The desktop has no control window open.');
+      respond(failure(error));
+      return;
+    }
+    const parsed = parseToolArgs(call.tool, call.args);
+    if (!parsed.ok) {
+      respond(failure(new ProtocolError('invalid_parameters', parsed.error)));
+      return;
+    }
+    const policy = this.policyHere(plane, call, parsed.value);
+    if (policy instanceof ProtocolError) {
+      respond(failure(policy));
+      return;
+    }
+    const key = `${call.from}:${call.callId}`;
+    const controller = new AbortController();
+    this.running.set(key, controller);
+    try {
+      const result = await plane.hub.call(call.tool, parsed.value, policy, {
+        timeoutMs: call.timeoutMs,
+        signal: controller.signal,
+        client: call.client,
+        standingId: call.standingId,
+      });
+      respond({ ok: true, result });
+    } catch (err) {
+      respond(failure(err));
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  /**
+   * What this bridge's own plane says of the call: a deny refuses it; an `allow` the plane would
+   * ask about stands only on a standing permission it knows, or when its control window is the
+   * headless viewer (the caller asked the MCP client); otherwise the person is asked.
+   */
+  private policyHere(
+    plane: DesktopPlane,
+    call: ForwardedCall,
+    args: unknown,
+  ): 'allow' | 'confirm' | ProtocolError {
+    const verdict = decideOnPlane(plane, call.tool, args);
+    if (verdict.decision === 'deny') return new ProtocolError('permission_denied', verdict.message);
+    if (verdict.decision === 'allow' || call.policy === 'confirm') return call.policy;
+    const standing =
+      call.standingId === undefined ? undefined : plane.standing.byId(call.standingId);
+    if (standing !== undefined || plane.hub.control?.headless === true) return 'allow';
+    return 'confirm';
+  }
+
+  /** Why a forwarded call got no answer, as the local relay would say it. */
+  private unreachable(err: unknown, plane: DesktopPlane, name: string, timeoutMs: number): Error {
+    if (err instanceof NatsError && err.code === (ErrorCode.Timeout as string))
+      return new ProtocolError(
+        'timeout',
+        `The viewer did not answer ${name} within ${timeoutMs} ms (through another bridge of the site); take a screenshot to check before retrying.`,
+      );
+    const noViewer = plane.hub.noViewerError();
+    this.options.logger.warn({ err: errorMessage(err) }, 'site: a forwarded call found no holder');
+    return new ProtocolError(
+      'viewer_unavailable',
+      `The bridge that held the desktop's control window is not answering, so nothing was sent to the desktop. ${noViewer.message}`,
+      noViewer.retryAfterMs,
+    );
+  }
+
+  /** Keeps a lease for every desktop whose control window is here, and only those. */
+  private sync(): void {
+    if (this.closed) return;
+    this.syncing = this.syncing
+      .then(() => this.syncOnce())
+      .catch((err: unknown) => {
+        this.options.logger.warn({ err: errorMessage(err) }, 'site: control leases not kept');
+      });
+  }
+
+  private async syncOnce(): Promise<void> {
+    if (this.closed) return;
+    const kv = await this.options.bus.leases();
+    const planes = await this.options.planes.loaded();
+    const seen = new Set<string>();
+    for (const plane of planes) {
+      seen.add(plane.desktopId);
+      if (!this.watched.has(plane)) {
+        this.watched.add(plane);
+        // A window that comes or goes is told to the site at once, not at the next refresh.
+        plane.hub.listen({ windowsChanged: () => this.sync() });
+      }
+      const control = plane.hub.control;
+      if (control === undefined) await this.release(kv, plane.desktopId);
+      else await this.keep(kv, plane.desktopId, control.headless);
+    }
+    for (const desktopId of this.held.keys())
+      if (!seen.has(desktopId)) await this.release(kv, desktopId);
+  }
+
+  private async keep(kv: KV, desktopId: string, headless: boolean): Promise<void> {
+    const key = leaseKey(desktopId);
+    const value = encodeSiteMessage({ bridge: this.options.bus.bridgeId, headless });
+    const mine = this.held.get(desktopId);
+    try {
+      const revision =
+        mine === undefined
+          ? await kv.create(key, value)
+          : await kv.update(key, value, mine.revision);
+      if (mine === undefined)
+        this.options.logger.info({ desktopId }, 'site: holds the control window of a desktop');
+      this.held.set(desktopId, { revision, headless });
+    } catch {
+      // Another bridge holds it (its window came first), or ours expired and was taken: ours is
+      // tried again at the next refresh, once theirs is gone.
+      this.held.delete(desktopId);
+    }
+  }
+
+  private async release(kv: KV, desktopId: string): Promise<void> {
+    const mine = this.held.get(desktopId);
+    if (mine === undefined) return;
+    this.held.delete(desktopId);
+    await kv.delete(leaseKey(desktopId), { previousSeq: mine.revision }).catch(() => undefined);
+    this.options.logger.info({ desktopId }, 'site: gave up the control window of a desktop');
+  }
+}
+
+/** The lease's key: the desktop id in hex (ids are base64url; keys take fewer characters). */
+function leaseKey(desktopId: string): string {
+  return `control.${Buffer.from(desktopId).toString('hex')}`;
+}
+
+function failure(err: unknown): ForwardedAnswer {
+  const error =
+    err instanceof ProtocolError
+      ? err
+      : new ProtocolError(
+          'system_error',
+          `The call failed on the bridge that holds the window: ${errorMessage(err)}`,
+        );
+  const info = error.toInfo();
+  return {
+    ok: false,
+    error: {
+      kind: info.kind,
+      message: info.message,
+      ...(info.retry_after_ms === undefined ? {} : { retryAfterMs: info.retry_after_ms }),
+      viewer: error instanceof ViewerReportedError,
+      ...(error instanceof ViewerReportedError && error.asked !== undefined
+        ? { asked: error.asked }
+        : {}),
+    },
+  };
+}
