@@ -50,12 +50,16 @@ const VIEWER_TIMING = `(() => {
         const before = performance.now();
         send(data);
         const after = performance.now();
-        if (typeof data !== 'string' || !data.includes('"tool_result"')) return;
-        const idMatch = /"id":"([^"]+)"/.exec(data);
+        // A screenshot answer is a binary frame: 4-byte header length, then its JSON header.
+        const text = typeof data === 'string' ? data
+          : data instanceof Uint8Array ? new TextDecoder().decode(data.subarray(4, 4 + new DataView(data.buffer, data.byteOffset).getUint32(0)))
+          : '';
+        if (!text.includes('"tool_result')) return;
+        const idMatch = /"id":"([^"]+)"/.exec(text);
         const start = idMatch && received.get(idMatch[1]);
         if (!start) return;
         received.delete(idMatch[1]);
-        samples.push({ name: start.name, handleMs: before - start.at, sendMs: after - before, bytes: data.length });
+        samples.push({ name: start.name, handleMs: before - start.at, sendMs: after - before, bytes: typeof data === 'string' ? data.length : data.byteLength });
       };
     }
   }

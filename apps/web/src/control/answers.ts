@@ -12,6 +12,7 @@ import {
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { AnyViewerResult } from './dispatch.js';
+import { CapturedScreenshot } from './screen/capturedScreenshot.js';
 
 export function errorMessage(kind: ErrorKind, text: string): string {
   const message = text.trim() === '' ? ERROR_HINTS[kind] : text;
@@ -61,6 +62,8 @@ export function errorAnswer(
 }
 
 function withoutData(result: object): object {
+  // A captured screenshot holds bytes; reading its data would make the base64 it never needs.
+  if (result instanceof CapturedScreenshot) return result.meta;
   const { data: _data, ...meta } = result as { data?: unknown };
   return meta;
 }

@@ -1,20 +1,22 @@
 // ControlChannel against a FAKE socket (the real /ws/viewer is covered by the e2e test): every
-// frame parsed (bad ones warned about and ignored), sends only while open, reconnects with
-// backoff after a close or a failed ticket, fresh ticket per attempt, stop() means stop.
-import { PROTOCOL_VERSION, defaultPermissions } from '@overlay-companion/protocol';
+// frame parsed (bad ones warned about and ignored), sends only while open, a screenshot as one
+// binary frame, reconnects with backoff after a close or a failed ticket, fresh ticket per
+// attempt, stop() means stop.
+import { PROTOCOL_VERSION, defaultPermissions, parseImageFrame } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ControlChannel, ticketSocketUrl, type SocketLike } from './channel.js';
+import { CapturedScreenshot } from './screen/capturedScreenshot.js';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
-  sent: string[] = [];
+  sent: Array<string | Uint8Array> = [];
   closedWith: [number | undefined, string | undefined] | null = null;
   onopen: ((event: Event) => void) | null = null;
   onmessage: ((event: MessageEvent) => void) | null = null;
   onclose: ((event: CloseEvent) => void) | null = null;
   onerror: ((event: Event) => void) | null = null;
   constructor(readonly url: string) {}
-  send(data: string) {
+  send(data: string | Uint8Array) {
     this.sent.push(data);
   }
   close(code?: number, reason?: string) {
@@ -95,6 +97,40 @@ describe('ControlChannel', () => {
     sockets[0]?.open();
     expect(channel.send({ type: 'stop_pressed' })).toBe(true);
     expect(sockets[0]?.sent).toEqual(['{"type":"stop_pressed"}']);
+  });
+
+  it('sends a captured screenshot as one binary frame of its raw image, its data never made', async () => {
+    const { channel, sockets } = setup();
+    channel.start();
+    await vi.advanceTimersByTimeAsync(0);
+    sockets[0]?.open();
+    const image = new Uint8Array([137, 80, 78, 71, 1, 2, 3]);
+    const meta = {
+      width: 2,
+      height: 1,
+      region: { x: 0, y: 0, width: 2, height: 1 },
+      scale: 1,
+      monitor_index: 0,
+      display_scale: 1,
+      viewport_scroll: { x: 0, y: 0 },
+      format: 'png' as const,
+      byte_length: image.length,
+      frame_age_ms: 5,
+    };
+    const shot = new CapturedScreenshot(meta, image);
+    const data = vi.spyOn(shot, 'data', 'get');
+    expect(channel.send({ type: 'tool_result', id: 'call_1', result: shot })).toBe(true);
+    const frame = sockets[0]?.sent[0];
+    if (!(frame instanceof Uint8Array)) throw new Error('not a binary frame');
+    const parsed = parseImageFrame(frame);
+    expect(parsed).toEqual({
+      ok: true,
+      header: { type: 'tool_result_image', id: 'call_1', result: meta },
+      image,
+    });
+    expect(data).not.toHaveBeenCalled();
+    // Serialized some other way it is still the whole viewer result, base64 included.
+    expect(JSON.parse(JSON.stringify(shot))).toEqual({ ...meta, data: 'iVBORwECAw==' });
   });
 
   it('reconnects with backoff and a fresh ticket after a close', async () => {

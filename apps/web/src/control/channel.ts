@@ -1,10 +1,12 @@
 // The control channel to the bridge, framework-free: fetch a single-use ticket, open
 // /ws/viewer?ticket=…, parse every frame with the protocol's parseBridgeMessage (a bad frame is
-// logged and ignored; the socket stays up), and reconnect with the viewer's jittered backoff
-// when the socket closes. It knows nothing about tools: messages go to `onMessage`, answers come
+// logged and ignored; the socket stays up), send a captured screenshot as the protocol's one
+// binary frame (its raw image bytes, no base64), and reconnect with the viewer's jittered backoff
+// when the socket closes. It knows no tool but that one: messages go to `onMessage`, answers come
 // back through `send`. The socket and ticket source are injected so tests drive it with fakes.
 import {
   VIEWER_SOCKET_PATH,
+  encodeImageFrame,
   encodeViewerMessage,
   parseBridgeMessage,
   type BridgeToViewer,
@@ -13,11 +15,12 @@ import {
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../display/backoff.js';
 import { fetchTicket } from '../net/tickets.js';
 import { wsUrl, type PageLocation } from '../net/wsUrl.js';
+import { CapturedScreenshot } from './screen/capturedScreenshot.js';
 
 /** The part of the browser WebSocket the channel uses. */
 export interface SocketLike {
   readonly readyState: number;
-  send(data: string): void;
+  send(data: string | Uint8Array<ArrayBuffer>): void;
   close(code?: number, reason?: string): void;
   onopen: ((event: Event) => void) | null;
   onmessage: ((event: MessageEvent) => void) | null;
@@ -87,10 +90,23 @@ export class ControlChannel {
     this.#options.onDown?.(detail, null);
   }
 
-  /** Sends when open; returns false (and drops the message) otherwise. */
+  /**
+   * Sends when open; returns false (and drops the message) otherwise. A screenshot the viewer
+   * captured goes as one binary frame of its raw image (imageFrame.ts), not as base64 in JSON.
+   */
   send(message: ViewerToBridge): boolean {
     const socket = this.#socket;
     if (socket === null || socket.readyState !== SOCKET_OPEN) return false;
+    if (message.type === 'tool_result' && message.result instanceof CapturedScreenshot) {
+      const shot = message.result;
+      socket.send(
+        encodeImageFrame(
+          { type: 'tool_result_image', id: message.id, result: shot.meta },
+          shot.image,
+        ),
+      );
+      return true;
+    }
     socket.send(encodeViewerMessage(message));
     return true;
   }

@@ -6,6 +6,7 @@ import type { ConfirmationState } from '../store/pendingConfirmations.js';
 import type { ControlState } from '../store/control.js';
 import type { OverlayState } from '../store/overlays.js';
 import type { ViewportState } from '../store/viewport.js';
+import { shotCounts } from './screen/lastShot.js';
 import { paintAckStore, whenPainted } from '../overlay/paintAck.js';
 
 export interface TestApiStores {
@@ -36,6 +37,8 @@ export function installTestApi(stores: TestApiStores): void {
       });
     },
     pendingConfirmations: () => copy(stores.confirmations.getState().pending),
+    // How many screenshot images were encoded and stored, and how many reused (lastShot.ts).
+    screenshots: () => copy(shotCounts),
     // The overlay layer's painting: its path, the state last handed to it and the last one
     // painted (the worker's acknowledgement); and a wait for the paint of a given frame.
     overlayPaint: () => copy(paintAckStore.getState()),

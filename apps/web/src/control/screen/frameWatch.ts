@@ -6,10 +6,14 @@
 // privacy masks are blacked out of it, and it is hashed: listeners get the pixels, the frame's
 // dirty rectangle and the time — so wait_for_screen, screenshot stability and screen_change
 // events never see (or react to) what happens inside a mask. It also keeps the frames' cadence
-// (frameCadence.ts: is the picture known to be current?) and tells waiters when the display they
-// watch goes away (the connection dropped or was replaced).
+// (frameCadence.ts: is the picture known to be current?), tells waiters when the display they
+// watch goes away (the connection dropped or was replaced), and numbers the picture's versions:
+// pictureVersion changes whenever a call that may change the picture is queued and again when
+// the frame holding it is drawn (displayChanges.ts), so a capture tagged with the version it saw
+// is still the picture on screen while the version has not moved (lastShot.ts).
 import type Guacamole from 'guacamole-common-js';
 import type { PrivacyMask } from '@overlay-companion/protocol';
+import { watchDisplayChanges } from './displayChanges.js';
 import { FrameCadence } from './frameCadence.js';
 import { blackOut } from './masks.js';
 import { dirtyRect, gridHashes, type PixelRect } from './pixelHash.js';
@@ -50,6 +54,10 @@ export class FrameWatch {
   cadence = new FrameCadence();
   readonly #lostListeners = new Set<() => void>();
   readonly #masks: () => readonly PrivacyMask[];
+  /** Never reset (a new display is a new version too), so versions of two displays never meet. */
+  #version = 0;
+  /** A change was queued since the last flush: the frame that flush draws changes the picture. */
+  #changedSinceFlush = false;
 
   /** `masks`: the person's privacy masks right now (none by default). */
   constructor(masks: () => readonly PrivacyMask[] = () => []) {
@@ -65,25 +73,45 @@ export class FrameWatch {
     this.#grid = null;
     this.#latest = undefined;
     this.cadence = new FrameCadence();
+    this.#version += 1;
+    this.#changedSinceFlush = false;
     if (hadDisplay) for (const listener of [...this.#lostListeners]) listener();
     if (client === null) return;
     const display = client.getDisplay();
     const holder = display as unknown as { flush: FlushFn };
     const original = holder.flush;
-    holder.flush = (callback, timestamp, frames) =>
+    const unwatch = watchDisplayChanges(display, () => {
+      this.#version += 1;
+      this.#changedSinceFlush = true;
+    });
+    holder.flush = (callback, timestamp, frames) => {
+      const changes = this.#changedSinceFlush;
+      this.#changedSinceFlush = false;
       original.call(
         display,
         () => {
+          // Its tasks ran just before this: the picture is another one now.
+          if (changes) this.#version += 1;
           callback?.();
           this.#frameDrawn();
         },
         timestamp,
         frames,
       );
+    };
     this.#display = display;
     this.#restore = () => {
       holder.flush = original;
+      unwatch();
     };
+  }
+
+  /**
+   * The version of the picture `display` shows now, when it is the display followed here
+   * (undefined otherwise: nothing is known about its changes). Equal versions, equal pictures.
+   */
+  pictureVersion(display: Guacamole.Display): number | undefined {
+    return display === this.#display ? this.#version : undefined;
   }
 
   /** Listen to samples; returns the unsubscribe function. */
