@@ -12,8 +12,10 @@
 // An attempt is reserved synchronously when it arrives, before the password is checked, and holds
 // the door shut while it would be the one reaching a limit: a burst of parallel attempts cannot
 // all be checked before the limit lands. Refused attempts are not counted (they cost nothing).
-// In memory, behind the SignInThrottle interface; several bridges on one database would each keep
-// their own counts until a shared (PostgreSQL) implementation of the interface exists.
+// In memory, behind the SignInThrottle interface. In a site of several bridges each failure that
+// counts against an address or an account is told to the other bridges (`onFailure`, site/
+// joinSite.ts), which count it too (`failedElsewhere`): a guesser spreading attempts over the
+// bridges gains nothing but the few milliseconds the message takes.
 import { isLoopbackHost } from './loopback.js';
 import { SignInDevices } from './signInDevice.js';
 
@@ -94,11 +96,19 @@ const NOT_BANNED: ThrottleCheck = { banned: false };
 /** While an attempt that would reach a limit is being checked, nobody else gets in. */
 const IN_FLIGHT = Number.POSITIVE_INFINITY;
 
+/** A failure that counted against an address (its key, addressKeyOf) and an account. */
+export interface CountedFailure {
+  account: string;
+  addressKey: string;
+  at: number;
+}
+
 export class MemorySignInThrottle implements SignInThrottle {
   private readonly addresses = new Map<string, BanState>();
   private readonly devices = new Map<string, BanState>();
   private readonly accounts = new Map<string, AccountState>();
   private readonly deviceCookies: SignInDevices;
+  private readonly failureListeners = new Set<(failure: CountedFailure) => void>();
 
   constructor(
     readonly limits: ThrottleLimits = DEFAULT_THROTTLE,
@@ -133,7 +143,58 @@ export class MemorySignInThrottle implements SignInThrottle {
     if (wait.banned) return { allowed: false, limit: 'account', ...wait };
     const held = this.reserveBan(this.addresses, addressKey, now);
     if (held === undefined) throw new Error('unreachable: the address was checked just now');
-    return this.allowed(account, held, this.reserveAccount(account, now));
+    const counted: HeldBan = {
+      failed: (at) => {
+        for (const listener of this.failureListeners) listener({ account, addressKey, at });
+        return held.failed(at);
+      },
+      undo: () => held.undo(),
+    };
+    return this.allowed(account, counted, this.reserveAccount(account, now));
+  }
+
+  /** Told of every failure here that counted against an address and an account. */
+  onFailure(listener: (failure: CountedFailure) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /**
+   * A failure another bridge of the site counted: counted here too, banning the address and
+   * delaying the account exactly when the bridge that saw it does.
+   */
+  failedElsewhere(failure: CountedFailure): void {
+    const { at } = failure;
+    const address = this.addresses.get(failure.addressKey);
+    const a =
+      address === undefined || at - address.since > this.limits.banMs
+        ? { failures: 0, since: at, bannedUntil: 0 }
+        : address;
+    a.failures += 1;
+    if (a.failures >= this.limits.maxFailures && a.bannedUntil !== IN_FLIGHT) {
+      a.bannedUntil = Math.max(a.bannedUntil, at + this.limits.banMs);
+      a.failures = 0;
+      a.since = at;
+    }
+    touch(this.addresses, failure.addressKey, a);
+    const account = this.accounts.get(failure.account);
+    const s =
+      account === undefined || at - account.lastFailure > ACCOUNT_MEMORY_MS
+        ? { failures: 0, lastFailure: at, nextAt: 0 }
+        : account;
+    s.failures += 1;
+    s.lastFailure = Math.max(s.lastFailure, at);
+    if (s.failures >= this.limits.maxFailures && s.nextAt !== IN_FLIGHT)
+      s.nextAt = Math.max(s.nextAt, at + this.accountDelay(s.failures));
+    touch(this.accounts, failure.account, s);
+  }
+
+  /** The wait after an account's `failures`-th failure (from maxFailures on). */
+  private accountDelay(failures: number): number {
+    return Math.min(
+      this.limits.banMs,
+      FIRST_ACCOUNT_DELAY_MS * 2 ** Math.min(30, failures - this.limits.maxFailures),
+    );
   }
 
   private allowed(
@@ -202,7 +263,8 @@ export class MemorySignInThrottle implements SignInThrottle {
       },
       undo: () => {
         s.failures = Math.max(0, s.failures - 1);
-        if (reachesLimit) s.bannedUntil = 0;
+        // (A ban another bridge's failure started meanwhile stands.)
+        if (reachesLimit && s.bannedUntil === IN_FLIGHT) s.bannedUntil = 0;
       },
     };
   }
@@ -224,10 +286,7 @@ export class MemorySignInThrottle implements SignInThrottle {
     const delayed = s.failures >= this.limits.maxFailures;
     if (delayed) s.nextAt = IN_FLIGHT;
     touch(this.accounts, account, s);
-    const delay = Math.min(
-      this.limits.banMs,
-      FIRST_ACCOUNT_DELAY_MS * 2 ** Math.min(30, s.failures - this.limits.maxFailures),
-    );
+    const delay = this.accountDelay(s.failures);
     return {
       failed: (at) => {
         s.lastFailure = at;

@@ -3,11 +3,13 @@
 // What one bridge does that the others must follow at once is told on the bus and applied there
 // without being told, written or audited again: token revocations (their cached lookups are
 // dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
-// close), a person's toggles, each desktop's mode, Stop and standing permissions. Tool calls
+// close), a person's toggles, each desktop's mode, Stop, standing permissions and failed
+// sign-ins (the throttle counts them site-wide). Tool calls
 // whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { TokenMatch } from '../auth/apiTokens.js';
+import { MemorySignInThrottle } from '../auth/signInThrottle.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { RemoteControl } from './remoteControl.js';
 import { StartupError } from '../errors.js';
@@ -63,6 +65,13 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         });
     }),
   ];
+  // The sign-in throttle counts failures site-wide (a shared throttle of another kind would
+  // need no help).
+  const throttle = access.throttle instanceof MemorySignInThrottle ? access.throttle : undefined;
+  if (throttle !== undefined)
+    unlisten.push(
+      throttle.onFailure((failure) => void bus.publish({ type: 'sign_in_failed', ...failure })),
+    );
   planes.site = {
     modeChanged: (desktopId, inChargeId, snapshot) =>
       void bus.publish({
@@ -116,6 +125,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         return;
       case 'standing_changed':
         await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
+        return;
+      case 'sign_in_failed':
+        throttle?.failedElsewhere(event);
         return;
       default: {
         const unknown: never = event;

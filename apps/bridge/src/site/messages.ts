@@ -71,6 +71,16 @@ export const SiteEvent = z.discriminatedUnion('type', [
   }),
   /** A desktop's standing permissions changed: read them again from the store. */
   z.strictObject({ type: z.literal('standing_changed'), from: From, desktopId: Id }),
+  /** A password sign-in failed on a bridge: every bridge counts it (auth/signInThrottle.ts). */
+  z.strictObject({
+    type: z.literal('sign_in_failed'),
+    from: From,
+    /** The username as counted (trimmed, lower-case). */
+    account: z.string().max(200),
+    /** The address as counted (addressKeyOf: loopback, an IPv4, an IPv6 /64). */
+    addressKey: z.string().min(1).max(100),
+    at: z.number().int().min(0),
+  }),
 ]);
 export type SiteEvent = z.infer<typeof SiteEvent>;
 /** A SiteEvent as its sender writes it (the bus adds `from`). */

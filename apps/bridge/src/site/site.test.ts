@@ -392,3 +392,50 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     await ai.client.close();
   });
 });
+
+describe.runIf(missing === undefined)('limits shared by the bridges of a site', () => {
+  const n = nats as TestNats;
+  const pg = postgres as TestPostgres;
+  let bridges: SiteBridge[] = [];
+
+  beforeAll(async () => {
+    const databaseUrl = await (postgres as TestPostgres).newDatabase();
+    void pg;
+    for (const name of ['gate one', 'gate two', 'gate three'])
+      bridges.push(
+        await startSiteBridge({
+          name,
+          databaseUrl,
+          site: { servers: [n.address], token: n.token },
+        }),
+      );
+  });
+  afterAll(async () => {
+    for (const bridge of bridges) await bridge.close();
+    bridges = [];
+  });
+
+  test('failed sign-ins spread over three bridges ban the address on all of them', async () => {
+    const attempt = (bridge: SiteBridge, password: string): Promise<Response> =>
+      fetch(new URL(API.signIn, bridge.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: new URL(bridge.url).origin },
+        body: JSON.stringify({ username: ADMIN_USERNAME, password }),
+      });
+    // Five wrong passwords (the limit), no bridge seeing more than two of them: the fifth one,
+    // on bridge 2, starts the ban (it answers 429 itself).
+    const order = [0, 1, 2, 0, 1];
+    for (const [i, which] of order.entries()) {
+      const answer = await attempt(bridges[which]!, `wrong-password-${i}`);
+      expect(answer.status).toBe(i < order.length - 1 ? 401 : 429);
+      // Counted everywhere before the next guess (as across machines, a few ms later).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // Bridge 3 saw one of them, yet refuses even the right password now, as do the others.
+    for (const bridge of bridges) {
+      const answer = await attempt(bridge, ADMIN_PASSWORD);
+      expect(answer.status).toBe(429);
+      expect(await answer.text()).toMatch(/Too many failed sign-ins/);
+    }
+  });
+});
