@@ -49,6 +49,8 @@ export interface OurMcpResults {
   bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuPerCall };
   draw_overlay: TimedTool | Failed;
   take_screenshot: (TimedTool & { png_bytes: number }) | Failed;
+  /** The same capture made afresh every call (include_overlays: never a reused image). */
+  take_screenshot_fresh: (TimedTool & { png_bytes: number }) | Failed;
   click_at: ClickResults | Failed;
   concurrent_paced: (LoadResults & { cpu_ms_per_call: CpuPerCall }) | Failed;
   concurrent_unthrottled: LoadResults | Failed;
@@ -62,6 +64,7 @@ export interface OurMcpOptions {
 }
 
 const SCREENSHOT = { full_screen: true, format: 'png' };
+const SCREENSHOT_FRESH = { ...SCREENSHOT, include_overlays: true };
 /**
  * Single-session loops start at most one call per 11 ms: the bridge allows 100 calls/s (burst
  * 200) per session, and a refused call would end the loop. Latency is unaffected.
@@ -144,15 +147,26 @@ export async function benchOurMcp(
       return timed;
     });
 
-    log('bench mcp: take_screenshot (full 1280x800 PNG)…');
-    const shot = await attempt('bench mcp: take_screenshot', log, async () => {
+    /** Times take_screenshot with `args`, and the size of the image it returned. */
+    const timeScreenshot = async (args: Record<string, unknown>) => {
       let png = '';
       const timed = await timeTool(stack, 'take_screenshot', samples, 3, async () => {
-        png = (await callOk(client, 'take_screenshot', SCREENSHOT)).image ?? '';
+        png = (await callOk(client, 'take_screenshot', args)).image ?? '';
       });
       if (png === '') throw new Error('take_screenshot returned no image content.');
       return { ...timed, png_bytes: Buffer.from(png, 'base64').length };
-    });
+    };
+    log('bench mcp: take_screenshot (full 1280x800 PNG)…');
+    const shot = await attempt('bench mcp: take_screenshot', log, () => timeScreenshot(SCREENSHOT));
+
+    // The picture above does not change between calls, so the viewer reuses its last image
+    // (apps/web/src/control/screen/lastShot.ts). What a changed picture costs — copy, encode and
+    // send every time — is measured with include_overlays, which is never reused (no overlays
+    // are drawn, so the image is the same desktop).
+    log('bench mcp: take_screenshot that cannot reuse an image (include_overlays)…');
+    const fresh = await attempt('bench mcp: take_screenshot fresh', log, () =>
+      timeScreenshot(SCREENSHOT_FRESH),
+    );
 
     log('bench mcp: click_at until the X server has the press…');
     const click = await attempt('bench mcp: click_at', log, () =>
@@ -221,6 +235,7 @@ export async function benchOurMcp(
         },
         draw_overlay: draw,
         take_screenshot: shot,
+        take_screenshot_fresh: fresh,
         click_at: click,
         concurrent_paced: paced,
         concurrent_unthrottled: unthrottled,

@@ -11,31 +11,26 @@ import {
   type TakeScreenshotResult,
   type ToolCallMessage,
 } from '@overlay-companion/protocol';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
+import {
+  TINY_PNG_BASE64,
+  screenshotResult,
+  startTestBridge,
+  type TestBridge,
+} from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { waitUntil } from '../mcp/testing/wait.js';
 
 const ARGS = toolDefinitions.take_screenshot.input.parse({});
-
-function meta(byteLength: number): TakeScreenshotResult {
-  return {
-    width: 4,
-    height: 2,
-    region: { x: 0, y: 0, width: 4, height: 2 },
-    scale: 1,
-    monitor_index: 0,
-    display_scale: 1,
-    viewport_scroll: { x: 0, y: 0 },
-    format: 'png',
-    byte_length: byteLength,
-    frame_age_ms: 12,
-  };
-}
+const png = Buffer.from(TINY_PNG_BASE64, 'base64');
 
 function header(id: string, byteLength: number): ImageAnswerHeader {
-  return { type: 'tool_result_image', id, result: meta(byteLength) };
+  const { data: _data, ...meta } = screenshotResult();
+  return {
+    type: 'tool_result_image',
+    id,
+    result: { ...(meta as TakeScreenshotResult), byte_length: byteLength },
+  };
 }
 
 /** A frame whose 4-byte length and header bytes are given as they are, valid or not. */
@@ -55,14 +50,8 @@ function errors(viewer: ScriptedViewer): string[] {
 
 describe('binary screenshot answers on the viewer socket', () => {
   let bridge: TestBridge;
-  let png: Uint8Array;
   beforeAll(async () => {
     bridge = await startTestBridge();
-    png = await sharp({
-      create: { width: 4, height: 2, channels: 3, background: '#3366cc' },
-    })
-      .png()
-      .toBuffer();
   });
   afterAll(async () => {
     await bridge.close();
@@ -84,7 +73,7 @@ describe('binary screenshot answers on the viewer socket', () => {
     const { result, call } = await screenshotCall(viewer);
     viewer.sendBinary(encodeImageFrame(header(call.id, png.length), png));
     const shot = await result;
-    expect(shot).toEqual({ ...meta(png.length), data: Buffer.from(png).toString('base64') });
+    expect(shot).toEqual(screenshotResult());
     expect(errors(viewer)).toEqual([]);
     await viewer.close();
   });
@@ -189,7 +178,7 @@ describe('binary screenshot answers on the viewer socket', () => {
     const next = await ScriptedViewer.connect(bridge);
     const { result, call } = await screenshotCall(next);
     next.sendBinary(encodeImageFrame(header(call.id, png.length), png));
-    expect((await result).width).toBe(4);
+    expect((await result).width).toBe(1);
     await next.close();
   });
 
@@ -201,7 +190,7 @@ describe('binary screenshot answers on the viewer socket', () => {
     const next = await ScriptedViewer.connect(bridge);
     const { result, call } = await screenshotCall(next);
     next.sendBinary(encodeImageFrame(header(call.id, png.length), png));
-    expect((await result).height).toBe(2);
+    expect((await result).height).toBe(1);
     await next.close();
   });
 });
