@@ -1,6 +1,8 @@
 // Rate limits as token buckets: per MCP session (RATE_LIMITS), and shared by every session of a
 // token and every token of a person (SHARED_RATE_LIMITS), so neither more sessions nor more
-// tokens buy more calls. The limits live here, in one place.
+// tokens buy more calls — nor, in a site of several bridges, more bridges: what one bridge takes
+// from a token's and a person's budgets is told to the others (site/sharedLimits.ts), which take
+// it from theirs too. The limits live here, in one place.
 
 export interface BucketLimit {
   /** Tokens added per second. */
@@ -35,9 +37,11 @@ export class TokenBucket {
     return Math.ceil(((1 - this.tokens) / this.limit.ratePerSecond) * 1000);
   }
 
-  take(): void {
+  take(count = 1): void {
     this.refill();
-    this.tokens -= 1;
+    // Taken elsewhere (another bridge) without asking: the debt is paid back by the refill, and
+    // is bounded so that nothing told can lock a budget for longer than one burst takes.
+    this.tokens = Math.max(-this.limit.burst, this.tokens - count);
   }
 
   private refill(): void {
@@ -102,6 +106,12 @@ export class SessionRateLimiter {
    * Takes a token from every bucket that applies, or none at all when any is empty (a refused
    * call must not use up budget).
    */
+  /** Calls another bridge of the site took from this budget (counted, never refused). */
+  takenElsewhere(all: number, input: number): void {
+    if (all > 0) this.all.take(all);
+    if (input > 0) this.input.take(input);
+  }
+
   tryTake(isInput: boolean): RateDecision {
     const allWait = this.all.waitMs();
     const inputWait = isInput ? this.input.waitMs() : 0;
@@ -134,12 +144,32 @@ export const SHARED_RATE_LIMITS: SharedLimits = {
   person: { all: { ratePerSecond: 1500, burst: 3000 }, input: { ratePerSecond: 30, burst: 60 } },
 };
 
+/** One call taken from a token's and its person's budgets (what a site's bridges tell each other). */
+export interface SharedTake {
+  tokenId: string;
+  personId: string;
+  isInput: boolean;
+}
+
 /** Per-token and per-person limiters, made on first use. */
 export class SharedRateLimits {
   private readonly byToken = new Map<string, SessionRateLimiter>();
   private readonly byPerson = new Map<string, SessionRateLimiter>();
+  private readonly takeListeners = new Set<(take: SharedTake) => void>();
 
   constructor(private readonly limits: SharedLimits = SHARED_RATE_LIMITS) {}
+
+  /** Told of every call taken here (the site tells the other bridges). */
+  onTake(listener: (take: SharedTake) => void): () => void {
+    this.takeListeners.add(listener);
+    return () => this.takeListeners.delete(listener);
+  }
+
+  /** Calls another bridge of the site took from a token's and its person's budgets. */
+  takenElsewhere(tokenId: string, personId: string, all: number, input: number): void {
+    this.limiter(this.byToken, tokenId, this.limits.token).takenElsewhere(all, input);
+    this.limiter(this.byPerson, personId, this.limits.person).takenElsewhere(all, input);
+  }
 
   /**
    * Checks the token's and the person's budgets; takes from both or from neither. The session's
@@ -161,6 +191,7 @@ export class SharedRateLimits {
     }
     token.tryTake(isInput);
     person.tryTake(isInput);
+    for (const listener of this.takeListeners) listener({ tokenId, personId, isInput });
     return { ok: true };
   }
 

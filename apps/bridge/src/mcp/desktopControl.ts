@@ -104,6 +104,8 @@ export interface DesktopControl {
    * (site/remoteControl.ts); undefined: this bridge alone.
    */
   route(remote: RemoteControlRoute | undefined): void;
+  /** The budgets shared by a token's sessions and a person's tokens (a site shares them further). */
+  rateLimits: SharedRateLimits;
   close(): Promise<void>;
 }
 
@@ -302,6 +304,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     route: (route) => {
       remote = route;
     },
+    rateLimits: limits,
     close: async () => {
       endpoint.close();
       overlayFeed.close();

@@ -4,7 +4,8 @@
 // without being told, written or audited again: token revocations (their cached lookups are
 // dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
 // close), a person's toggles, each desktop's mode, Stop, standing permissions and failed
-// sign-ins (the throttle counts them site-wide). Tool calls
+// sign-ins (the throttle counts them site-wide), and the calls taken from the rate limits a
+// token's sessions and a person's tokens share (sharedLimits.ts). Tool calls
 // whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
@@ -12,6 +13,7 @@ import type { TokenMatch } from '../auth/apiTokens.js';
 import { MemorySignInThrottle } from '../auth/signInThrottle.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { RemoteControl } from './remoteControl.js';
+import { SharedLimitsOnBus } from './sharedLimits.js';
 import { StartupError } from '../errors.js';
 import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
@@ -72,6 +74,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     unlisten.push(
       throttle.onFailure((failure) => void bus.publish({ type: 'sign_in_failed', ...failure })),
     );
+  const rateLimits = new SharedLimitsOnBus(bus, control.rateLimits);
   planes.site = {
     modeChanged: (desktopId, inChargeId, snapshot) =>
       void bus.publish({
@@ -126,6 +129,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'standing_changed':
         await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
         return;
+      case 'rate_taken':
+        rateLimits.takenElsewhere(event.entries);
+        return;
       case 'sign_in_failed':
         throttle?.failedElsewhere(event);
         return;
@@ -154,6 +160,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         control.route(undefined);
         planes.site = undefined;
         for (const off of unlisten) off();
+        rateLimits.close();
         await remote.close();
         await bus.close();
       })()),

@@ -71,6 +71,22 @@ export const SiteEvent = z.discriminatedUnion('type', [
   }),
   /** A desktop's standing permissions changed: read them again from the store. */
   z.strictObject({ type: z.literal('standing_changed'), from: From, desktopId: Id }),
+  /** Calls a bridge took from tokens' and persons' budgets (site/sharedLimits.ts). */
+  z.strictObject({
+    type: z.literal('rate_taken'),
+    from: From,
+    entries: z
+      .array(
+        z.strictObject({
+          tokenId: Id,
+          personId: Id,
+          all: z.int().min(0).max(100_000),
+          input: z.int().min(0).max(100_000),
+        }),
+      )
+      .min(1)
+      .max(500),
+  }),
   /** A password sign-in failed on a bridge: every bridge counts it (auth/signInThrottle.ts). */
   z.strictObject({
     type: z.literal('sign_in_failed'),

@@ -398,17 +398,47 @@ describe.runIf(missing === undefined)('limits shared by the bridges of a site', 
   const pg = postgres as TestPostgres;
   let bridges: SiteBridge[] = [];
 
+  /** A token's sessions get 4 calls in all, then one call per 1000 s. */
+  const TOKEN_BUDGET = {
+    all: { ratePerSecond: 0.001, burst: 4 },
+    input: { ratePerSecond: 1, burst: 4 },
+  };
+
   beforeAll(async () => {
-    const databaseUrl = await (postgres as TestPostgres).newDatabase();
-    void pg;
+    const databaseUrl = await pg.newDatabase();
     for (const name of ['gate one', 'gate two', 'gate three'])
       bridges.push(
         await startSiteBridge({
           name,
           databaseUrl,
           site: { servers: [n.address], token: n.token },
+          sharedRateLimits: {
+            token: TOKEN_BUDGET,
+            person: { all: { ratePerSecond: 100, burst: 100 }, input: TOKEN_BUDGET.input },
+          },
         }),
       );
+  });
+
+  test("a token's rate limit holds for its sessions on every bridge together", async () => {
+    const clients = await Promise.all(
+      bridges
+        .slice(0, 2)
+        .map(async (bridge) => (await connectClient(bridge, { token: TOKEN })).client),
+    );
+    // Four calls alternating between bridges 1 and 2: the token's budget, each bridge seeing two.
+    for (let i = 0; i < 4; i += 1) {
+      const result = await callTool(clients[i % 2]!, 'list_desktops');
+      expect(result.isError).toBeFalsy();
+      // Told to the other bridges before the next call (as across machines, a few ms later).
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    for (const client of clients) {
+      const refused = await callTool(client, 'list_desktops');
+      expect(errorOf(refused).kind).toBe('rate_limited');
+      expect(errorOf(refused).message).toMatch(/all sessions of this token/);
+    }
+    for (const client of clients) await client.close();
   });
   afterAll(async () => {
     for (const bridge of bridges) await bridge.close();

@@ -21,6 +21,7 @@ import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../../testing/testAccess.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
 import type { SiteConfig } from '../siteConfig.js';
+import type { SharedLimits } from '../../limits/rateLimit.js';
 
 export { TOKEN };
 
@@ -42,6 +43,7 @@ export interface SiteBridgeOptions {
   site: SiteConfig;
   leaseTtlMs?: number;
   initialMode?: Mode;
+  sharedRateLimits?: SharedLimits;
 }
 
 /** One key for the whole site: desktop credentials sealed on one bridge open on the others. */
@@ -102,6 +104,9 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
       {
         access,
         initialMode: options.initialMode ?? 'assist',
+        ...(options.sharedRateLimits === undefined
+          ? {}
+          : { sharedRateLimits: options.sharedRateLimits }),
         secretBox: await DesktopSecretBox.open({ dataDir, envKey: SITE_SECRET_KEY }),
         site: {
           config: options.site,
