@@ -37,6 +37,11 @@ export interface OverlayResults {
   frames_5000_updating_work_ms: Summary;
   /** Store changes painted during that run. */
   frames_5000_updating_paints: number;
+  /**
+   * The same in the same run with the control window painting its boxes on its main thread, as
+   * before issue 23 (reloaded as a browser that cannot hand a canvas to a worker).
+   */
+  frames_5000_updating_work_ms_main_thread_painting: Summary;
   /** How the layer painted its boxes: 'worker' (OffscreenCanvas) or 'main' (main thread). */
   paint_path: string | null;
   /** The layer's own main-thread time per animation frame during that run (data-paint-ms). */
@@ -217,6 +222,31 @@ async function mirrorsWhileUpdating(stack: McpStack, client: Client, seconds: nu
   }
 }
 
+/**
+ * Before, in the same run: the control window reloaded as a browser that cannot hand a canvas to
+ * a worker (so it paints its boxes on its main thread, as before issue 23), through the same
+ * updates. Run last: the window stays so.
+ */
+async function controlOnMainThread(stack: McpStack, client: Client, seconds: number) {
+  await stack.page.client.Page.addScriptToEvaluateOnNewDocument({ source: NO_CANVAS_TRANSFER });
+  await stack.page.client.Page.reload({});
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const role = await stack.page
+      .evaluate<string>(
+        `(() => { const c = window.__overlayCompanion && window.__overlayCompanion.control(); return c ? c.link + '/' + c.role : ''; })()`,
+      )
+      .catch(() => '');
+    if (role === 'open/control') break;
+    if (Date.now() > deadline) throw new Error(`The reloaded window never took control (${role}).`);
+    await sleep(100);
+  }
+  await installOverlayProbes(stack.page);
+  const path = await paintPath(stack.page);
+  if (path !== 'main') throw new Error(`The reloaded window paints in '${path}', not 'main'.`);
+  return framesWhileUpdating(stack, client, seconds);
+}
+
 async function secondWindow(stack: McpStack, client: Client, samples: number) {
   const second = await openMirror(stack, { width: 1000, height: 700 });
   try {
@@ -275,6 +305,7 @@ export async function benchOverlays(options: {
     const updating = await framesWhileUpdating(stack, client, options.updateSeconds);
     const mirrors = await mirrorsWhileUpdating(stack, client, options.updateSeconds);
     const second = await secondWindow(stack, client, options.samples);
+    const before = await controlOnMainThread(stack, client, options.updateSeconds);
     await callOk(client, 'clear_overlays', {});
     const toPaint = summarize(batch.toPaint);
     const work = summarize(updating.frames.map((f) => f.work));
@@ -287,6 +318,9 @@ export async function benchOverlays(options: {
       frames_5000_updating_work_ms: work,
       frames_5000_updating_paints: updating.paints.length,
       paint_path: updating.path,
+      frames_5000_updating_work_ms_main_thread_painting: summarize(
+        before.frames.map((f) => f.work),
+      ),
       mirror_frames_5000_updating_work_ms: {
         worker: summarize(mirrors.worker.map((f) => f.work)),
         main: summarize(mirrors.main.map((f) => f.work)),
