@@ -142,6 +142,8 @@ export interface PlaneSite {
   standingChanged(desktopId: string): void;
   /** Told once the new toggles are in the store. */
   permissionsChanged(personId: string): void;
+  /** The desktop's record, grants or charge changed (in the store): the others reload it. */
+  desktopChanged(desktopId: string): void;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
@@ -318,6 +320,11 @@ class Plane implements DesktopPlane {
     this.elsewhere(() => this.mode.set(snapshot.mode, snapshot.metadata, 'person'));
   }
 
+  /** The desktop was removed on another bridge of the site. */
+  closedElsewhere(reason: string): void {
+    this.elsewhere(() => this.close(reason));
+  }
+
   /** Someone pressed Stop on another bridge of the site: what waits here is denied too. */
   stoppedElsewhere(byPersonId: string | undefined, reason: string): void {
     this.elsewhere(() => this.hub.stop(reason, byPersonId));
@@ -377,11 +384,14 @@ class Plane implements DesktopPlane {
     this.updateEventInterest();
   }
 
-  /** The record or its grants changed (API): windows whose person lost access are closed. */
-  async reload(entry: DesktopEntry): Promise<void> {
+  /**
+   * The record or its grants changed (API, or another bridge of the site: `fromSite`): windows
+   * whose person lost access are closed.
+   */
+  async reload(entry: DesktopEntry, fromSite = false): Promise<void> {
     this.entry = entry;
     const wantedCharge = entry.record.inChargeId ?? entry.record.ownerId;
-    if (wantedCharge !== this.charge.id) await this.moveCharge(wantedCharge, undefined);
+    if (wantedCharge !== this.charge.id) await this.moveCharge(wantedCharge, undefined, fromSite);
     for (const watcher of this.hub.watchers()) {
       const person = await this.options.store.people.byId(watcher.personId);
       const access = person === undefined ? null : accessOf(person, entry.record, entry.grants);
@@ -497,9 +507,14 @@ class Plane implements DesktopPlane {
   /**
    * Moves the charge: stored, the previous person's waiting calls and approvals fail, the mode
    * goes back to the operator's starting mode (the new person's policy starts afresh), the
-   * permissions become the new person's, and every window is told.
+   * permissions become the new person's, and every window is told — and the other bridges of
+   * the site, unless it was one of them that moved it (`fromSite`: applied, not told again).
    */
-  async moveCharge(toPersonId: string, byPersonId: string | undefined): Promise<void> {
+  async moveCharge(
+    toPersonId: string,
+    byPersonId: string | undefined,
+    fromSite = false,
+  ): Promise<void> {
     const { store, directory, logger } = this.options;
     const person = await store.people.byId(toPersonId);
     if (person === undefined || person.disabled) return;
@@ -511,16 +526,24 @@ class Plane implements DesktopPlane {
       await store.desktops.update(this.desktopId, { inChargeId: stored });
       directory.invalidate();
     }
-    this.charge = { id: person.id, name: person.displayName };
-    this.names.set(person.id, person.displayName);
-    logger.info({ desktopId: this.desktopId, from: from.id, to: person.id }, 'charge moved');
-    // What the previous person allowed was theirs to allow, not the new person's.
-    this.standing.endAll('charge_moved', byPersonId);
-    this.hub.chargeChanged(
-      `The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`,
-    );
-    this.mode.set(this.options.initialMode, undefined, 'stop');
-    this.setPermissions(permissions);
+    const apply = (): void => {
+      this.charge = { id: person.id, name: person.displayName };
+      this.names.set(person.id, person.displayName);
+      logger.info({ desktopId: this.desktopId, from: from.id, to: person.id }, 'charge moved');
+      // What the previous person allowed was theirs to allow, not the new person's.
+      this.standing.endAll('charge_moved', byPersonId);
+      this.hub.chargeChanged(
+        `The charge of ${this.desktopName} moved from ${from.name} to ${person.displayName}.`,
+      );
+      this.mode.set(this.options.initialMode, undefined, 'stop');
+      this.setPermissions(permissions);
+    };
+    if (fromSite) {
+      this.elsewhere(apply);
+      return;
+    }
+    apply();
+    this.site()?.desktopChanged(this.desktopId);
     if (byPersonId !== undefined)
       this.options.observer?.chargeMoved?.(
         byPersonId,
@@ -606,18 +629,23 @@ export class DesktopPlanes {
     return this.planes.get(desktopId)?.catch(() => undefined);
   }
 
-  /** A desktop's record or grants changed (or it was removed): its plane follows. */
-  async desktopChanged(desktopId: string): Promise<void> {
+  /**
+   * A desktop's record or grants changed (or it was removed): its plane follows, and the other
+   * bridges of the site are told — unless one of them told us (`fromSite`).
+   */
+  async desktopChanged(desktopId: string, fromSite = false): Promise<void> {
     this.options.directory.invalidate();
+    if (!fromSite) this.site?.desktopChanged(desktopId);
     const plane = await this.planes.get(desktopId)?.catch(() => undefined);
     if (plane === undefined) return;
     const entry = await this.options.directory.get(desktopId);
     if (entry === undefined) {
       this.planes.delete(desktopId);
-      plane.close('The desktop was removed.');
+      if (fromSite) plane.closedElsewhere('The desktop was removed.');
+      else plane.close('The desktop was removed.');
       return;
     }
-    await plane.reload(entry);
+    await plane.reload(entry, fromSite);
   }
 
   /** A person's layout was saved: the desktops they own show it (returns those desktops). */

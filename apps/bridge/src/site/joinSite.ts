@@ -3,7 +3,8 @@
 // What one bridge does that the others must follow at once is told on the bus and applied there
 // without being told, written or audited again: token revocations (their cached lookups are
 // dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
-// close), a person's toggles, each desktop's mode, Stop, standing permissions and failed
+// close), a person's toggles, each desktop's record, grants and charge (its plane reloads: windows
+// of people who lost access close), mode, Stop, standing permissions and failed
 // sign-ins (the throttle counts them site-wide), and the calls taken from the rate limits a
 // token's sessions and a person's tokens share (sharedLimits.ts). Tool calls
 // whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
@@ -93,6 +94,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       }),
     standingChanged: (desktopId) => void bus.publish({ type: 'standing_changed', desktopId }),
     permissionsChanged: (personId) => void bus.publish({ type: 'permissions_changed', personId }),
+    desktopChanged: (desktopId) => void bus.publish({ type: 'desktop_changed', desktopId }),
   };
 
   // What the others did, applied here.
@@ -128,6 +130,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         return;
       case 'standing_changed':
         await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
+        return;
+      case 'desktop_changed':
+        await planes.desktopChanged(event.desktopId, true);
         return;
       case 'rate_taken':
         rateLimits.takenElsewhere(event.entries);

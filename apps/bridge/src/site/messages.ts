@@ -71,6 +71,8 @@ export const SiteEvent = z.discriminatedUnion('type', [
   }),
   /** A desktop's standing permissions changed: read them again from the store. */
   z.strictObject({ type: z.literal('standing_changed'), from: From, desktopId: Id }),
+  /** A desktop's record, grants or charge changed, or it was removed: reload it from the store. */
+  z.strictObject({ type: z.literal('desktop_changed'), from: From, desktopId: Id }),
   /** Calls a bridge took from tokens' and persons' budgets (site/sharedLimits.ts). */
   z.strictObject({
     type: z.literal('rate_taken'),

@@ -171,6 +171,31 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     await window3.close();
   });
 
+  test('a desktop removed on bridge 2 closes its windows on bridge 1', async () => {
+    const [one, two] = bridges as [SiteBridge, SiteBridge];
+    const made = await two.session.request(API.desktops, {
+      body: {
+        kind: 'guacd-rdp',
+        name: 'Short-lived',
+        params: { host: 'rdp.example', port: 3389, username: 'ada' },
+      },
+    });
+    expect(made.status).toBe(201);
+    const desktop = (await made.json()) as { id: string };
+    const ticket = await one.session.request(API.tickets, {
+      body: { socket: 'viewer', desktop: desktop.id },
+    });
+    expect(ticket.status).toBe(200);
+    const window = await ScriptedViewer.connectWithTicket(
+      one.url,
+      ((await ticket.json()) as { ticket: string }).ticket,
+    );
+    expect(
+      (await two.session.request(`${API.desktops}/${desktop.id}`, { method: 'DELETE' })).status,
+    ).toBe(200);
+    await waitUntil(() => window.closed, 2000);
+  });
+
   test('the mode set in a window survives a restart of every bridge', async () => {
     const [one] = bridges as [SiteBridge];
     const window = await ScriptedViewer.connect(one);
