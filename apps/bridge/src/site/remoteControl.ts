@@ -18,7 +18,7 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
-import { ErrorCode, NatsError, type KV, type Msg } from 'nats';
+import { ErrorCode, NatsError, type KV, type KvEntry, type Msg, type QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
@@ -57,6 +57,13 @@ export class RemoteControl implements RemoteControlRoute {
   private readonly timer: NodeJS.Timeout;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
+  /**
+   * The leases of the other bridges as the bucket's watch last told them, so a forwarded call
+   * costs one trip, not two. A lease that expired is not told (the bucket drops it silently):
+   * a call sent to a dead holder finds no responder and is refused, and the entry is dropped.
+   */
+  private readonly known = new Map<string, RemoteHolder>();
+  private watcher: QueuedIterator<KvEntry> | undefined;
 
   constructor(private readonly options: RemoteControlOptions) {
     const { bus } = options;
@@ -70,10 +77,13 @@ export class RemoteControl implements RemoteControlRoute {
     this.timer = setInterval(() => this.sync(), Math.max(100, Math.floor(bus.leaseTtlMs / 3)));
     this.timer.unref();
     this.sync();
+    void this.watchLeases();
   }
 
   /** The bridge holding the desktop's control window, when it is another one. */
   async holder(desktopId: string): Promise<RemoteHolder | undefined> {
+    const known = this.known.get(leaseKey(desktopId));
+    if (known !== undefined) return known;
     let kv: KV;
     try {
       kv = await this.options.bus.leases();
@@ -135,6 +145,7 @@ export class RemoteControl implements RemoteControlRoute {
         { timeout: options.timeoutMs + FORWARD_MARGIN_MS },
       );
     } catch (err) {
+      this.known.delete(leaseKey(plane.desktopId));
       throw this.unreachable(err, plane, name, options.timeoutMs);
     } finally {
       options.signal?.removeEventListener('abort', cancel);
@@ -167,6 +178,7 @@ export class RemoteControl implements RemoteControlRoute {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    this.watcher?.stop();
     for (const controller of this.running.values()) controller.abort();
     await this.syncing;
     // Give up every lease at once: another bridge's window can take over without waiting.
@@ -178,6 +190,31 @@ export class RemoteControl implements RemoteControlRoute {
         ),
       );
     this.held.clear();
+  }
+
+  /** Follows the bucket (again after NATS comes back), keeping `known`. */
+  private async watchLeases(): Promise<void> {
+    const { bus, logger } = this.options;
+    while (!this.closed) {
+      try {
+        const kv = await bus.leases();
+        this.watcher = await kv.watch({ key: 'control.>' });
+        for await (const entry of this.watcher) {
+          const parsed =
+            entry.operation === 'PUT' ? parseSiteMessage(ControlLease, entry.value) : undefined;
+          if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId)
+            this.known.set(entry.key, {
+              bridge: parsed.message.bridge,
+              headless: parsed.message.headless,
+            });
+          else this.known.delete(entry.key);
+        }
+      } catch (err) {
+        if (!this.closed) logger.warn({ err: errorMessage(err) }, 'site: lease watch ended');
+      }
+      this.known.clear();
+      if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 
   /** A forwarded call, run at this bridge's control window of the desktop. */
