@@ -397,6 +397,66 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     await window.close();
   });
 
+  test('a forged forwarded call cannot skip the person: the holder decides again', async () => {
+    const window = await ScriptedViewer.connect(one);
+    window.on('click_at', { result: { success: true, was_confirmed: true } });
+    await holderSeen(true);
+    // The person lowers the mode to assist: every click must be asked.
+    window.send({ type: 'mode_set', mode: 'assist' });
+    const plane = await one.desktopControl.planes.get(one.desktopId);
+    await waitUntil(() => plane?.mode.mode === 'assist', 2000);
+    const intruder = await connect({ servers: n.address, token: n.token });
+    const subject = one.site!.bus.bridgeSubject(one.site!.bus.bridgeId, 'call');
+    const forged = (args: unknown, tool = 'click_at') =>
+      intruder.request(
+        subject,
+        encodeSiteMessage({
+          type: 'call',
+          from: 'bIntruder',
+          callId: `c${Math.random().toString(36).slice(2)}`,
+          desktopId: one.desktopId,
+          tool,
+          args,
+          policy: 'allow',
+          timeoutMs: 5000,
+        }),
+        { timeout: 8000 },
+      );
+    // Claims "allow": the holder's own plane says ask, so the window is asked (policy confirm).
+    const answer = JSON.parse(new TextDecoder().decode((await forged({ x: 3, y: 4 })).data)) as {
+      ok: boolean;
+    };
+    expect(answer.ok).toBe(true);
+    expect(window.toolCalls('click_at').at(-1)).toMatchObject({ policy: 'confirm' });
+    // Arguments the tool's schema refuses never reach the window.
+    const before = window.toolCalls().length;
+    const bad = JSON.parse(new TextDecoder().decode((await forged({ x: 'everywhere' })).data)) as {
+      ok: boolean;
+      error?: { kind: string };
+    };
+    expect(bad).toMatchObject({ ok: false, error: { kind: 'invalid_parameters' } });
+    // In passive, a forged call is refused outright.
+    window.send({ type: 'mode_set', mode: 'passive' });
+    await waitUntil(() => plane?.mode.mode === 'passive', 2000);
+    const denied = JSON.parse(new TextDecoder().decode((await forged({ x: 1, y: 1 })).data)) as {
+      ok: boolean;
+      error?: { kind: string };
+    };
+    expect(denied).toMatchObject({ ok: false, error: { kind: 'permission_denied' } });
+    expect(window.toolCalls().length).toBe(before);
+    await intruder.close();
+    // Back to autopilot for the next test (a raise: the person approves it).
+    window.send({ type: 'mode_set', mode: 'autopilot' });
+    const request = await window.waitFor((m) => m.type === 'approval_request', 2000);
+    window.send({
+      type: 'approval',
+      request_id: (request as { request_id: string }).request_id,
+      approved: true,
+    });
+    await waitUntil(() => plane?.mode.mode === 'autopilot', 2000);
+    await window.close();
+  });
+
   test('no reachable control window: refused with the usual error, nothing reaches the desktop', async () => {
     const ai = await connectClient(two, { token: TOKEN });
     // No window anywhere.
