@@ -47,6 +47,10 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     throw new StartupError(
       'The database has no site id (settings site_id), which its migrations make: restore it from a backup, or let the bridge migrate a fresh database.',
     );
+  if (access.store.kind === 'sqlite')
+    logger.warn(
+      'OC_NATS_URL is set but the store is the SQLite file in the data dir: no other bridge shares it, so this bridge is a site of its own. Give every bridge of the site the same DATABASE_URL (PostgreSQL).',
+    );
   const bus = await SiteBus.join({
     config: options.config,
     siteId,
