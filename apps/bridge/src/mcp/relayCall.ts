@@ -6,6 +6,7 @@
 import {
   ProtocolError,
   aiClientRef,
+  type Mode,
   type ToolArgs,
   type ToolViewerResult,
   type ViewerToolName,
@@ -39,6 +40,13 @@ export interface RemoteControlRoute {
     policy: 'allow' | 'confirm',
     options: CallOptions,
   ): Promise<ToolViewerResult<N>>;
+  /** Asks the person at `holder`'s control window to approve the AI's mode raise. */
+  approveMode(
+    holder: RemoteHolder,
+    plane: DesktopPlane,
+    request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
+    options: CallOptions,
+  ): Promise<boolean>;
 }
 
 export async function relayWithPolicy<N extends ViewerToolName>(

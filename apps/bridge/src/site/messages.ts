@@ -1,6 +1,7 @@
 // Every message on a site's NATS, as zod schemas: the broadcasts every bridge acts on (`SiteEvent`),
-// a tool call forwarded to the bridge that holds a desktop's control window and its answer
-// (`ForwardedCall`, `ForwardedAnswer`, `ForwardedCancel`), and the control-window lease kept in
+// a tool call or an AI's mode raise forwarded to the bridge that holds a desktop's control window
+// and its answer (`ForwardedCall`, `ForwardedModeApproval`, `ForwardedAnswer`, `ForwardedCancel`),
+// and the control-window lease kept in
 // the key-value store (`ControlLease`). Each is parsed where it arrives (`parseSiteMessage`); one
 // that fails its schema is dropped and logged, never acted on. Ids are bounded strings: nothing
 // here is trusted more than the NATS credentials that let it be published.
@@ -127,6 +128,19 @@ export const ForwardedCall = z.strictObject({
 });
 export type ForwardedCall = z.infer<typeof ForwardedCall>;
 
+/** The AI's set_mode raise, asked at the control window on another bridge (ViewerHub.requestModeApproval). */
+export const ForwardedModeApproval = z.strictObject({
+  type: z.literal('mode_approval'),
+  from: From,
+  callId: ForwardedCall.shape.callId,
+  desktopId: Id,
+  fromMode: Mode,
+  toMode: Mode,
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  timeoutMs: z.int().min(1).max(MAX_FORWARDED_TIMEOUT_MS),
+});
+export type ForwardedModeApproval = z.infer<typeof ForwardedModeApproval>;
+
 export const ForwardedCancel = z.strictObject({
   type: z.literal('cancel'),
   from: From,
@@ -136,6 +150,8 @@ export type ForwardedCancel = z.infer<typeof ForwardedCancel>;
 
 export const ForwardedAnswer = z.union([
   z.strictObject({ ok: z.literal(true), result: z.unknown() }),
+  /** A mode approval's answer. */
+  z.strictObject({ ok: z.literal(true), approved: z.boolean() }),
   z.strictObject({
     ok: z.literal(false),
     error: z.strictObject({

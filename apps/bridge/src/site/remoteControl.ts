@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
+  type Mode,
   parseToolArgs,
   parseToolResult,
   type ToolArgs,
@@ -30,6 +31,7 @@ import {
   ForwardedAnswer,
   ForwardedCall,
   ForwardedCancel,
+  ForwardedModeApproval,
   encodeSiteMessage,
   parseSiteMessage,
 } from './messages.js';
@@ -69,6 +71,9 @@ export class RemoteControl implements RemoteControlRoute {
     const { bus } = options;
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'call'), ForwardedCall, (call, msg) =>
       this.answer(call, msg),
+    );
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'approve'), ForwardedModeApproval, (ask, msg) =>
+      this.answerApproval(ask, msg),
     );
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'cancel'), ForwardedCancel, (cancel) => {
       this.running.get(`${cancel.from}:${cancel.callId}`)?.abort();
@@ -132,15 +137,62 @@ export class RemoteControl implements RemoteControlRoute {
       ...(options.client === undefined ? {} : { client: options.client }),
       ...(options.standingId === undefined ? {} : { standingId: options.standingId }),
     };
+    const answer = await this.ask(holder, plane, 'call', request, name, options);
+    if (!('result' in answer)) throw new ProtocolError('system_error', 'Not a call answer.');
+    const result = parseToolResult(name, answer.result);
+    if (!result.ok) throw new ProtocolError('system_error', result.error);
+    return result.value;
+  }
+
+  /** Asks the person at `holder`'s control window to approve the AI's mode raise. */
+  async approveMode(
+    holder: RemoteHolder,
+    plane: DesktopPlane,
+    request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
+    options: CallOptions,
+  ): Promise<boolean> {
+    const { bus } = this.options;
+    const message: ForwardedModeApproval = {
+      type: 'mode_approval',
+      from: bus.bridgeId,
+      callId: randomBytes(12).toString('base64url'),
+      desktopId: plane.desktopId,
+      fromMode: request.from,
+      toMode: request.to,
+      ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+      timeoutMs: options.timeoutMs,
+    };
+    const answer = await this.ask(holder, plane, 'approve', message, 'set_mode', options);
+    if (!('approved' in answer)) throw new ProtocolError('system_error', 'Not an approval.');
+    return answer.approved;
+  }
+
+  /**
+   * Sends one forwarded request to `holder` and waits for its answer (the MCP client's cancel
+   * follows it); a failure comes back as the error the holder raised, of the same kind.
+   */
+  private async ask(
+    holder: RemoteHolder,
+    plane: DesktopPlane,
+    what: 'call' | 'approve',
+    request: ForwardedCall | ForwardedModeApproval,
+    name: string,
+    options: CallOptions,
+  ): Promise<Extract<ForwardedAnswer, { ok: true }>> {
+    const { bus } = this.options;
     const cancel = (): void => {
-      const message: ForwardedCancel = { type: 'cancel', from: bus.bridgeId, callId };
+      const message: ForwardedCancel = {
+        type: 'cancel',
+        from: bus.bridgeId,
+        callId: request.callId,
+      };
       bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), encodeSiteMessage(message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
     let reply: Msg;
     try {
       reply = await bus.nc.request(
-        bus.bridgeSubject(holder.bridge, 'call'),
+        bus.bridgeSubject(holder.bridge, what),
         encodeSiteMessage(request),
         { timeout: options.timeoutMs + FORWARD_MARGIN_MS },
       );
@@ -170,9 +222,7 @@ export class RemoteControl implements RemoteControlRoute {
       if (error instanceof ViewerReportedError) error.asked = asked;
       throw error;
     }
-    const result = parseToolResult(name, answer.result);
-    if (!result.ok) throw new ProtocolError('system_error', result.error);
-    return result.value;
+    return answer;
   }
 
   async close(): Promise<void> {
@@ -251,6 +301,41 @@ export class RemoteControl implements RemoteControlRoute {
         standingId: call.standingId,
       });
       respond({ ok: true, result });
+    } catch (err) {
+      respond(failure(err));
+    } finally {
+      this.running.delete(key);
+    }
+  }
+
+  /** A mode raise forwarded here: asked at this bridge's control window of the desktop. */
+  private async answerApproval(ask: ForwardedModeApproval, msg: Msg): Promise<void> {
+    const respond = (answer: ForwardedAnswer): void => {
+      if (msg.reply !== undefined && msg.reply !== '') msg.respond(encodeSiteMessage(answer));
+    };
+    const plane = await this.options.planes.ifLoaded(ask.desktopId);
+    const control = plane?.hub.control;
+    if (plane === undefined || control === undefined || control.headless) {
+      // Never approved through a client: only a person, in a window (mcp/tools/mode.ts).
+      respond(
+        failure(
+          new ProtocolError(
+            'viewer_unavailable',
+            `Switching from ${ask.fromMode} to ${ask.toMode} needs the person in one of their viewer windows. ${plane?.hub.noViewerGuidance() ?? ''}`.trim(),
+          ),
+        ),
+      );
+      return;
+    }
+    const key = `${ask.from}:${ask.callId}`;
+    const controller = new AbortController();
+    this.running.set(key, controller);
+    try {
+      const approved = await plane.hub.requestModeApproval(
+        { from: ask.fromMode, to: ask.toMode, metadata: ask.metadata, requestedBy: 'ai' },
+        { timeoutMs: ask.timeoutMs, signal: controller.signal },
+      );
+      respond({ ok: true, approved });
     } catch (err) {
       respond(failure(err));
     } finally {

@@ -457,6 +457,35 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     await window.close();
   });
 
+  test("the AI's mode raise on bridge 2 is asked in the window on bridge 1", async () => {
+    const window = await ScriptedViewer.connect(one);
+    await holderSeen(true);
+    window.send({ type: 'mode_set', mode: 'passive' });
+    const plane1 = await one.desktopControl.planes.get(one.desktopId);
+    const plane2 = await two.desktopControl.planes.get(two.desktopId);
+    await waitUntil(() => plane1?.mode.mode === 'passive' && plane2?.mode.mode === 'passive', 2000);
+    const ai = await connectClient(two, { token: TOKEN });
+    const raising = callTool(ai.client, 'set_mode', { mode: 'autopilot' });
+    const request = await window.waitFor((m) => m.type === 'approval_request', 5000);
+    expect(request).toMatchObject({
+      from_mode: 'passive',
+      to_mode: 'autopilot',
+      requested_by: 'ai',
+    });
+    window.send({
+      type: 'approval',
+      request_id: (request as { request_id: string }).request_id,
+      approved: true,
+    });
+    const raised = await raising;
+    expect(raised.isError).toBeFalsy();
+    expect(raised.structuredContent).toMatchObject({ active_mode: 'autopilot' });
+    await waitUntil(() => plane1?.mode.mode === 'autopilot', 2000);
+    expect(plane2?.mode.mode).toBe('autopilot');
+    await ai.client.close();
+    await window.close();
+  });
+
   test('no reachable control window: refused with the usual error, nothing reaches the desktop', async () => {
     const ai = await connectClient(two, { token: TOKEN });
     // No window anywhere.

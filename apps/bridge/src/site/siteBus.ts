@@ -88,8 +88,8 @@ export class SiteBus {
     return [this.prefix, ...parts].join('.');
   }
 
-  /** Where a bridge takes forwarded calls (`call`) and their cancellations (`cancel`). */
-  bridgeSubject(bridgeId: string, what: 'call' | 'cancel'): string {
+  /** Where a bridge takes forwarded calls, mode approvals and their cancellations. */
+  bridgeSubject(bridgeId: string, what: 'call' | 'approve' | 'cancel'): string {
     return this.subject('bridge', bridgeId, what);
   }
 

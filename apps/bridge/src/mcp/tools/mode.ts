@@ -1,7 +1,8 @@
 // set_mode: lowering the AI's power applies at once; raising it (decideModeChange) waits for
 // the person's approval, asked in the control viewer (approval_request) — never through the MCP
-// client: with only the headless viewer there, a raise is refused. A malformed custom policy is stored
-// as given and denies every input tool (decidePolicy fails closed).
+// client: with only the headless viewer there, a raise is refused. In a site of several bridges
+// the control window may be on another bridge, which asks there (site/remoteControl.ts). A
+// malformed custom policy is stored as given and denies every input tool (decidePolicy fails closed).
 import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
 import { implementTool } from '../toolkit.js';
 
@@ -11,7 +12,11 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
   const to = args.mode;
   const metadata = to === 'custom' ? (args.metadata ?? {}) : undefined;
   if (decideModeChange(from, to, 'ai') === 'approve') {
-    const control = hub.control;
+    const remote =
+      hub.control === undefined && ctx.remote !== undefined
+        ? await ctx.remote.holder(ctx.plane.desktopId)
+        : undefined;
+    const control = hub.control ?? remote;
     if (control === undefined) {
       throw new ProtocolError(
         'viewer_unavailable',
@@ -27,10 +32,11 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
       );
     }
     {
-      const approved = await hub.requestModeApproval(
-        { from, to, metadata, requestedBy: 'ai' },
-        { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal },
-      );
+      const options = { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal };
+      const approved =
+        remote === undefined || ctx.remote === undefined
+          ? await hub.requestModeApproval({ from, to, metadata, requestedBy: 'ai' }, options)
+          : await ctx.remote.approveMode(remote, ctx.plane, { from, to, metadata }, options);
       if (!approved) {
         throw new ProtocolError(
           'permission_denied',
