@@ -48,12 +48,16 @@ export interface OurMcpResults {
   /** set_screenshot_frequency: MCP client → bridge → MCP client, no viewer involved. */
   bridge_only_tool: { round_trip_ms: Summary; cpu_ms_per_call: CpuPerCall };
   draw_overlay: TimedTool | Failed;
+  /** mouse_move: input confirmed by the desktop (an RFB fence) before the call answers. */
+  mouse_move: TimedTool | Failed;
   take_screenshot: (TimedTool & { png_bytes: number }) | Failed;
   /** The same capture made afresh every call (include_overlays: never a reused image). */
   take_screenshot_fresh: (TimedTool & { png_bytes: number }) | Failed;
   click_at: ClickResults | Failed;
   concurrent_paced: (LoadResults & { cpu_ms_per_call: CpuPerCall }) | Failed;
   concurrent_unthrottled: LoadResults | Failed;
+  /** SESSIONS sessions calling draw_overlay (relayed to the viewer, changes state) unthrottled. */
+  concurrent_draw_overlay: (LoadResults & { cpu_ms_per_call: CpuPerCall }) | Failed;
   screenshot_profile: ScreenshotProfile | Failed;
 }
 
@@ -147,6 +151,13 @@ export async function benchOurMcp(
       return timed;
     });
 
+    log('bench mcp: mouse_move round trips (the desktop confirms the input)…');
+    const move = await attempt('bench mcp: mouse_move', log, () =>
+      timeTool(stack, 'mouse_move', samples * 3, 3, (i) =>
+        callOk(client, 'mouse_move', { x: 100 + (i % 40) * 20, y: 100 + (i % 25) * 20 }),
+      ),
+    );
+
     /** Times take_screenshot with `args`, and the size of the image it returned. */
     const timeScreenshot = async (args: Record<string, unknown>) => {
       let png = '';
@@ -212,6 +223,24 @@ export async function benchOurMcp(
       }),
     );
 
+    await sleep(2500);
+    log(`bench mcp: ${SESSIONS} sessions calling draw_overlay unthrottled…`);
+    const drawLoad = await attempt('bench mcp: concurrent draw_overlay', log, async () => {
+      let result: LoadResults | undefined;
+      const cpu = await cpuPerCall(stack.bridgePid, async () => {
+        result = await hammer({
+          ...load,
+          seconds: Math.max(2, options.loadSeconds / 2),
+          tool: 'draw_overlay',
+          // Short-lived, so the viewer holds a bounded number however long the run.
+          args: { x: 40, y: 40, width: 60, height: 30, color: 'teal', temporary_ms: 500 },
+        });
+        return result.calls + result.errors + result.rate_limited;
+      });
+      await callOk(client, 'clear_overlays', {});
+      return { ...result!, cpu_ms_per_call: cpu };
+    });
+
     // Last: closing its page ends a renderer, whose CPU would land in a later loop's numbers.
     log('bench mcp: viewer leg floor (WebSocket echo through a bare page in the same Chromium)…');
     const leg = await attempt('bench mcp: viewer leg floor', log, () =>
@@ -234,11 +263,13 @@ export async function benchOurMcp(
           cpu_ms_per_call: bridgeOnlyCpu,
         },
         draw_overlay: draw,
+        mouse_move: move,
         take_screenshot: shot,
         take_screenshot_fresh: fresh,
         click_at: click,
         concurrent_paced: paced,
         concurrent_unthrottled: unthrottled,
+        concurrent_draw_overlay: drawLoad,
         screenshot_profile: profile,
       },
       screenshotPng,

@@ -29,6 +29,10 @@ export interface McpSection {
     click_p50: number | null;
     /** Our click_at round trip / browser_mouse_click_xy with --timeout-settle 0, p50. */
     click_p50_vs_no_settle: number | null;
+    /** Our draw_overlay round trip / the MCP SDK's own no-op tool in JSON mode, p50. */
+    draw_overlay_p50_to_sdk_floor: number | null;
+    /** Our mouse_move round trip (input confirmed) / browser_mouse_move_xy, p50. */
+    mouse_move_p50: number | null;
   };
   targets: Record<string, Target>;
 }
@@ -56,11 +60,16 @@ export async function benchMcpSection(options: {
   const freshShot = ok(ours.take_screenshot_fresh);
   const click = ok(ours.click_at);
   const paced = ok(ours.concurrent_paced);
+  const move = ok(ours.mouse_move);
+  const drawLoad = ok(ours.concurrent_draw_overlay);
+  const floor = ok(ours.sdk_floor)?.json.round_trip_ms.p50;
   const p = ok(peer);
   const pn = ok(peerNoSettle);
   const both = (a: number | undefined, b: number | undefined) =>
     a === undefined || b === undefined ? null : ratio(a, b);
   const screenshotRatio = both(shot?.round_trip_ms.p50, p?.take_screenshot_ms.p50);
+  const drawToFloor = both(draw?.round_trip_ms.p50, floor);
+  const moveRatio = both(move?.round_trip_ms.p50, p?.mouse_move_xy_ms.p50);
   return {
     ours,
     peer,
@@ -70,6 +79,8 @@ export async function benchMcpSection(options: {
       screenshot_fresh_p50: both(freshShot?.round_trip_ms.p50, p?.take_screenshot_ms.p50),
       click_p50: both(click?.round_trip_ms.p50, p?.mouse_click_xy_ms.p50),
       click_p50_vs_no_settle: both(click?.round_trip_ms.p50, pn?.mouse_click_xy_ms.p50),
+      draw_overlay_p50_to_sdk_floor: drawToFloor,
+      mouse_move_p50: moveRatio,
     },
     targets: {
       draw_overlay_p50_ms: target('<= 3', draw?.round_trip_ms.p50, (v) => v <= 3),
@@ -83,6 +94,14 @@ export async function benchMcpSection(options: {
         (v) => v <= 1,
       ),
       concurrent_calls_per_s: target('>= 500', paced?.calls_per_s, (v) => v >= 500),
+      draw_overlay_p50_to_sdk_floor: target('<= 1.45', drawToFloor ?? undefined, (v) => v <= 1.45),
+      mouse_move_p50_vs_peer: target('<= 0.4', moveRatio ?? undefined, (v) => v <= 0.4),
+      concurrent_draw_overlay_calls_per_s: target('>= 600', drawLoad?.calls_per_s, (v) => v >= 600),
+      concurrent_draw_overlay_errors: target(
+        '0',
+        drawLoad === undefined ? undefined : drawLoad.errors + drawLoad.rate_limited,
+        (v) => v === 0,
+      ),
       concurrent_errors: target(
         '0',
         paced === undefined ? undefined : paced.errors + paced.rate_limited,

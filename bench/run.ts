@@ -1,5 +1,5 @@
-// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,overlays,desktops,
-// soak] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
+// `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,tiles,overlays,
+// desktops,soak] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
 // gateway against Apache guacd) and prints medians and p99s (JSON with --json; progress on
 // stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
@@ -13,13 +13,18 @@ import { benchOverlays, type OverlayResults } from './overlays.js';
 import { benchPaint, type PaintResults } from './paint.js';
 import { benchSoak, type SoakResults } from './soak.js';
 import { benchStream, type StreamResults } from './stream.js';
+import { benchTiles, type TilesResults } from './tiles.js';
 
 const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit,stream,overlays,desktops,soak (default: all).
-    only: { type: 'string', default: 'gateway,viewer,mcp,audit,stream,overlays,desktops,soak' },
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak
+    // (default: all).
+    only: {
+      type: 'string',
+      default: 'gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak',
+    },
     // How long the memory soak runs; the issue's run is 10 (default 2, 1 with --quick).
     'soak-minutes': { type: 'string' },
   },
@@ -76,6 +81,12 @@ const stream: StreamResults | undefined = await section(
   () => benchStream({ samples: values.quick ? 15 : 30, heavySeconds: values.quick ? 3 : 5, log }),
 );
 
+const tiles: TilesResults | undefined = await section(
+  'tiles',
+  'fleet tiles: 20 browsers on one busy desktop at full attention, then glancing',
+  () => benchTiles({ browsers: 20, seconds: values.quick ? 4 : 8, log }),
+);
+
 const overlays: OverlayResults | undefined = await section(
   'overlays',
   'overlays at scale: a 1,000-overlay batch to paint, frames with 5,000 changing, a second window',
@@ -118,6 +129,7 @@ const results = {
         },
   audit_append: audit?.audit_append_ms,
   stream,
+  tiles,
   overlays,
   desktops,
   soak,
@@ -142,6 +154,14 @@ const results = {
       desktops === undefined
         ? undefined
         : { target: 0, measured: desktops.load.errors, met: desktops.load.errors === 0 },
+    twenty_tiles_in_full_viewers_cpu:
+      tiles === undefined
+        ? undefined
+        : {
+            target: '< 3',
+            measured: tiles.tiles_in_full_viewers_cpu,
+            met: tiles.tiles_in_full_viewers_cpu < 3,
+          },
     soak_heap_after_gc_mb_per_min:
       soak === undefined
         ? undefined

@@ -47,7 +47,8 @@ export const DEFAULT_LOSSY_SETTLE_MS = 300;
 const BEST_QUALITY = 85;
 const WORST_QUALITY = 35;
 const FAST_ROUND_TRIP_MS = 40;
-const SLOW_ROUND_TRIP_MS = 300;
+/** A round trip this slow or slower gets the worst quality (what a glancing browser gets). */
+export const SLOW_ROUND_TRIP_MS = 300;
 
 /**
  * JPEG/WebP quality for a browser whose frames take `roundTripMs` from being sent to being

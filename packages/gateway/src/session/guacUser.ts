@@ -7,7 +7,9 @@
 // (frameEncoder.ts tracks them), so a still screen is pixel-exact. A heavy frame is followed by
 // the next one no sooner than 33 ms later (HEAVY_FRAME_PIXELS). A browser that shows the desktop
 // only at a glance (a fleet tile: packages/guac's attention.ts) gets at most one frame per
-// GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced.
+// GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced, on ticks shared by every
+// glancing browser of the gateway (so twenty tiles on one desktop take the same frame and share
+// its encodes), and its busy areas at the lowest lossy quality (a tile is a thumbnail).
 import type { Logger } from 'pino';
 import {
   ATTENTION_OPCODE,
@@ -23,6 +25,7 @@ import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
+import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
 import { FrameState, type CursorImage } from './frameState.js';
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
 
@@ -220,7 +223,8 @@ export class GuacUser {
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
     this.lastFrameAt = started;
-    const out = await this.encoder.encode(frame, this.roundTripMs);
+    const lag = this.attention === 'glance' ? SLOW_ROUND_TRIP_MS : this.roundTripMs;
+    const out = await this.encoder.encode(frame, lag);
     if (this.gone) return;
     this.options.onFrameEncoded?.(performance.now() - started);
     const timestamp = Math.max(Date.now(), this.lastTimestamp + 1);
@@ -356,11 +360,12 @@ export class GuacUser {
 
   /** The earliest time (performance.now()) the next frame may go out. */
   private get notBefore(): number {
-    const glance =
-      this.attention === 'glance'
-        ? this.lastFrameAt + GLANCE_FRAME_INTERVAL_MS
-        : Number.NEGATIVE_INFINITY;
-    return Math.max(this.heavyUntil, glance);
+    if (this.attention !== 'glance') return this.heavyUntil;
+    // The next tick after the last frame: ticks fall on multiples of the interval, the same for
+    // every glancing browser, so their frames hold the same changes and share encodes.
+    const interval = GLANCE_FRAME_INTERVAL_MS;
+    const tick = (Math.floor(this.lastFrameAt / interval) + 1) * interval;
+    return Math.max(this.heavyUntil, tick);
   }
 
   /** The browser says how closely it looks; coming back to `full` sends what waits at once. */
