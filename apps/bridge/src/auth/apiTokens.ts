@@ -189,6 +189,12 @@ export class ApiTokenAuth {
     return Promise.all(told).then(() => undefined);
   }
 
+  /** Forget every cached lookup (the site's bus was away: what it said meanwhile is unknown). */
+  forgetAll(): void {
+    this.generation += 1;
+    this.cache.clear();
+  }
+
   /** Told of every invalidation made in this bridge (the site tells the other bridges). */
   onInvalidated(listener: (match: TokenMatch) => Promise<void>): () => void {
     this.invalidated.add(listener);

@@ -172,6 +172,11 @@ export class WebSessions {
     if (!session.headless) await this.store.sessions.touch(session.idHash, now);
   }
 
+  /** Whether a session still exists (in memory for the headless viewer's, else in the store). */
+  async exists(idHash: string): Promise<boolean> {
+    return this.headless.has(idHash) || (await this.store.sessions.byIdHash(idHash)) !== undefined;
+  }
+
   /**
    * Sessions another bridge of the site ended (their rows are gone already): the listeners close
    * what this bridge has open under them.

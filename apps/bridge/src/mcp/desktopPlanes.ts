@@ -339,6 +339,22 @@ class Plane implements DesktopPlane {
     this.elsewhere(() => this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0));
   }
 
+  /**
+   * The site's bus was away and is back: what other bridges said meanwhile may be lost, so the
+   * mode and the standing permissions are read again from the store, where they were written.
+   */
+  async policyFromStore(): Promise<void> {
+    await this.writes;
+    const stored = await this.options.store.desktopPolicy.get(this.desktopId);
+    const mine = stored?.personId === this.charge.id ? stored : undefined;
+    const mode = ModeSchema.safeParse(mine?.mode);
+    this.elsewhere(() => {
+      if (mode.success && (mode.data !== this.mode.mode || mode.data === 'custom'))
+        this.mode.set(mode.data, mine?.modeMetadata ?? undefined, 'person');
+      this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0);
+    });
+  }
+
   private elsewhere(apply: () => void): void {
     this.fromSite = true;
     try {
@@ -624,6 +640,19 @@ export class DesktopPlanes {
     for (const plane of mine) if (plane.inCharge().id === personId) plane.setPermissions(next);
   }
 
+  /**
+   * The site's bus was away and is back: every plane here reads its record, charge, the toggles
+   * of its person in charge, its mode and standing permissions again from the store.
+   */
+  async resyncFromStore(): Promise<void> {
+    this.options.directory.invalidate();
+    for (const plane of await this.loadedPlanes()) {
+      await this.desktopChanged(plane.desktopId, true);
+      await this.permissionsChangedElsewhere(plane.inCharge().id);
+      await plane.policyFromStore();
+    }
+  }
+
   /** The desktop's plane if this bridge has it (made or being made); none is made for this. */
   async ifLoaded(desktopId: string): Promise<(DesktopPlane & SitePlane) | undefined> {
     return this.planes.get(desktopId)?.catch(() => undefined);
@@ -700,7 +729,7 @@ export class DesktopPlanes {
 /** What the site applies to a plane (site/joinSite.ts). */
 export type SitePlane = Pick<
   Plane,
-  'modeSetElsewhere' | 'stoppedElsewhere' | 'standingChangedElsewhere'
+  'modeSetElsewhere' | 'stoppedElsewhere' | 'standingChangedElsewhere' | 'policyFromStore'
 >;
 
 class NoSuchDesktop extends Error {

@@ -15,7 +15,7 @@ import { MemorySignInThrottle } from '../auth/signInThrottle.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { RemoteControl } from './remoteControl.js';
 import { SharedLimitsOnBus } from './sharedLimits.js';
-import { StartupError } from '../errors.js';
+import { StartupError, errorMessage } from '../errors.js';
 import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
 import { SiteBus } from './siteBus.js';
@@ -135,6 +135,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'standing_changed':
         await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
         return;
+      case 'resync':
+        await catchUp().catch(caughtUp);
+        return;
       case 'desktop_changed':
         await planes.desktopChanged(event.desktopId, true);
         return;
@@ -151,6 +154,22 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     }
   };
   bus.onEvent(apply);
+  // NATS is at-most-once: what was said while a bridge was away from it is lost, both ways. What
+  // lasts is in the store: the bridge that is back reads it again and asks the others to.
+  const catchUp = async (): Promise<void> => {
+    access.tokens.forgetAll();
+    // Sockets of sign-in sessions that ended meanwhile close (their rows are gone).
+    for (const idHash of access.sockets.liveSessions())
+      if (/^[0-9a-f]{64}$/.test(idHash) && !(await access.sessions.exists(idHash)))
+        access.sessions.endedElsewhere([idHash], 'the sign-in session ended');
+    await planes.resyncFromStore();
+  };
+  const caughtUp = (err: unknown): void =>
+    logger.warn({ err: errorMessage(err) }, 'site: could not catch up from the store');
+  bus.onReconnect(() => {
+    void bus.publish({ type: 'resync' });
+    catchUp().catch(caughtUp);
+  });
   // Tool calls whose control window is on another bridge go there, and this bridge's windows
   // take the calls of the others.
   const remote = new RemoteControl({ bus, planes, logger });

@@ -72,6 +72,11 @@ export const SiteEvent = z.discriminatedUnion('type', [
   }),
   /** A desktop's standing permissions changed: read them again from the store. */
   z.strictObject({ type: z.literal('standing_changed'), from: From, desktopId: Id }),
+  /**
+   * A bridge is back on NATS after it was away: what it said meanwhile may be lost, so every
+   * bridge reads again from the store what lasts (records, charges, toggles, modes, standing).
+   */
+  z.strictObject({ type: z.literal('resync'), from: From }),
   /** A desktop's record, grants or charge changed, or it was removed: reload it from the store. */
   z.strictObject({ type: z.literal('desktop_changed'), from: From, desktopId: Id }),
   /** Calls a bridge took from tokens' and persons' budgets (site/sharedLimits.ts). */

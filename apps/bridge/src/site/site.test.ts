@@ -226,6 +226,28 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     }
   });
 
+  test('NATS restarted: the bridges reconnect by themselves and hear each other again', async () => {
+    const [one, two] = bridges as [SiteBridge, SiteBridge];
+    const plane1 = await one.desktopControl.planes.get(one.desktopId);
+    const plane2 = await two.desktopControl.planes.get(two.desktopId);
+    await n.restart();
+    const window = await ScriptedViewer.connect(two);
+    // Changed on bridge 2 while the bridges find NATS again: what NATS lost meanwhile, each
+    // bridge reads again from the store once it is back (and asks the others to).
+    window.send({ type: 'mode_set', mode: 'passive' });
+    await waitUntil(() => plane2?.mode.mode === 'passive', 2000);
+    await waitUntil(() => plane1?.mode.mode === 'passive', 10_000);
+    window.send({ type: 'mode_set', mode: 'composing' });
+    const request = await window.waitFor((m) => m.type === 'approval_request', 2000);
+    window.send({
+      type: 'approval',
+      request_id: (request as { request_id: string }).request_id,
+      approved: true,
+    });
+    await waitUntil(() => plane1?.mode.mode === 'composing', 5000);
+    await window.close();
+  });
+
   test('a message that fails its schema is dropped and logged, never acted on', async () => {
     const [one, two] = bridges as [SiteBridge, SiteBridge];
     const plane1 = await one.desktopControl.planes.get(one.desktopId);

@@ -31,6 +31,9 @@ export interface SiteBusOptions {
   leaseTtlMs?: number;
 }
 
+/** How long a broadcast waits for the NATS server's acknowledgement before it goes on. */
+const FLUSH_WAIT_MS = 1_000;
+
 /** Default lease TTL: a dead bridge's control windows are given up within this. */
 export const DEFAULT_LEASE_TTL_MS = 3_000;
 
@@ -46,6 +49,7 @@ export class SiteBus {
   private readonly subscriptions: Subscription[] = [];
   private kvBucket: Promise<KV> | undefined;
   private closed = false;
+  private readonly reconnected = new Set<() => void>();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -94,14 +98,22 @@ export class SiteBus {
   }
 
   /**
-   * Tells every other bridge of the site; settles once the NATS server has it (or could not be
-   * reached: then it is logged, and sent when NATS is back). Never rejects.
+   * Tells every other bridge of the site; settles once the NATS server has it, or after
+   * FLUSH_WAIT_MS while NATS is away (the client sends it when NATS is back; meanwhile the
+   * others' token cache lasts CACHE_MS at most). Never rejects.
    */
   async publish(event: SiteEventInput): Promise<void> {
     if (this.closed) return;
     try {
       this.nc.publish(this.subject('events'), encodeSiteMessage({ ...event, from: this.bridgeId }));
-      await this.nc.flush();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), FLUSH_WAIT_MS);
+      });
+      const flushed = await Promise.race([this.nc.flush().then(() => 'flushed' as const), late]);
+      clearTimeout(timer);
+      if (flushed === 'late')
+        this.options.logger.warn({ type: event.type }, 'site: NATS away, a broadcast waits for it');
     } catch (err) {
       this.options.logger.warn(
         { type: event.type, err: errorMessage(err) },
@@ -157,6 +169,11 @@ export class SiteBus {
     this.subscriptions.push(subscription);
   }
 
+  /** Told each time NATS is back after it was away (what was said meanwhile may be lost). */
+  onReconnect(listener: () => void): void {
+    this.reconnected.add(listener);
+  }
+
   /** The bucket of control leases (created on first use; entries live `leaseTtlMs`). */
   leases(): Promise<KV> {
     this.kvBucket ??= this.nc
@@ -182,6 +199,7 @@ export class SiteBus {
           break;
         case Events.Reconnect:
           logger.info({ server: status.data }, 'site: NATS back');
+          for (const listener of this.reconnected) listener();
           break;
         case Events.Error:
           logger.warn({ err: errorMessage(status.data) }, 'site: NATS error');
