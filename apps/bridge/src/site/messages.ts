@@ -179,7 +179,8 @@ export const ControlLease = z.strictObject({
 });
 export type ControlLease = z.infer<typeof ControlLease>;
 
-const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Larger than any NATS server's max_payload is set to (it refuses more before this is asked). */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses one NATS payload with `schema`; the error says why (for the log), never throws. */

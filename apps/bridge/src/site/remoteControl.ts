@@ -269,9 +269,7 @@ export class RemoteControl implements RemoteControlRoute {
 
   /** A forwarded call, run at this bridge's control window of the desktop. */
   private async answer(call: ForwardedCall, msg: Msg): Promise<void> {
-    const respond = (answer: ForwardedAnswer): void => {
-      if (msg.reply !== undefined && msg.reply !== '') msg.respond(encodeSiteMessage(answer));
-    };
+    const respond = (answer: ForwardedAnswer): void => this.respond(msg, answer, call.tool);
     const plane = await this.options.planes.ifLoaded(call.desktopId);
     if (plane === undefined || plane.hub.control === undefined) {
       const error =
@@ -310,9 +308,7 @@ export class RemoteControl implements RemoteControlRoute {
 
   /** A mode raise forwarded here: asked at this bridge's control window of the desktop. */
   private async answerApproval(ask: ForwardedModeApproval, msg: Msg): Promise<void> {
-    const respond = (answer: ForwardedAnswer): void => {
-      if (msg.reply !== undefined && msg.reply !== '') msg.respond(encodeSiteMessage(answer));
-    };
+    const respond = (answer: ForwardedAnswer): void => this.respond(msg, answer, 'set_mode');
     const plane = await this.options.planes.ifLoaded(ask.desktopId);
     const control = plane?.hub.control;
     if (plane === undefined || control === undefined || control.headless) {
@@ -341,6 +337,34 @@ export class RemoteControl implements RemoteControlRoute {
     } finally {
       this.running.delete(key);
     }
+  }
+
+  /**
+   * Answers a forwarded request. An answer larger than the NATS server takes (max_payload, 1 MB
+   * by default: a large screenshot) is replaced by an error that says so, not left unanswered.
+   */
+  private respond(msg: Msg, answer: ForwardedAnswer, name: string): void {
+    if (msg.reply === undefined || msg.reply === '') return;
+    const data = encodeSiteMessage(answer);
+    const max = this.options.bus.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
+    if (data.byteLength <= max) {
+      msg.respond(data);
+      return;
+    }
+    this.options.logger.warn(
+      { bytes: data.byteLength, max },
+      'site: a forwarded answer is too large',
+    );
+    msg.respond(
+      encodeSiteMessage(
+        failure(
+          new ProtocolError(
+            'system_error',
+            `The ${name} result (${data.byteLength} bytes) is larger than the site's NATS server takes (max_payload ${max} bytes), so it could not come back from the bridge that holds the control window. Ask a smaller region or scale, or have the operator raise max_payload (the README's "Several bridges").`,
+          ),
+        ),
+      ),
+    );
   }
 
   /**

@@ -9,7 +9,12 @@
 import { API } from '@overlay-companion/protocol';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { connectClient, INITIALIZE_REQUEST } from '../mcp/testing/fixtures.js';
+import {
+  connectClient,
+  INITIALIZE_REQUEST,
+  screenshotResult,
+  TINY_PNG_BASE64,
+} from '../mcp/testing/fixtures.js';
 import { callTool, errorOf, textOf } from '../mcp/testing/calls.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import {
@@ -415,6 +420,25 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
       `[site] click_at p50 over 60 calls each: local ${here.toFixed(2)} ms, through another bridge ${there.toFixed(2)} ms (+${(there - here).toFixed(2)} ms)`,
     );
     await local.client.close();
+    await ai.client.close();
+    await window.close();
+  });
+
+  test('a screenshot larger than NATS takes comes back as an error that says so', async () => {
+    const window = await ScriptedViewer.connect(one);
+    // A PNG header and 1.2 MB of filler: more than the test server's max_payload (1 MB).
+    const big = Buffer.concat([
+      Buffer.from(TINY_PNG_BASE64, 'base64'),
+      Buffer.alloc(1_200_000, 7),
+    ]).toString('base64');
+    window.on('take_screenshot', { result: screenshotResult(big) });
+    await holderSeen(true);
+    const ai = await connectClient(two, { token: TOKEN });
+    const shot = await callTool(ai.client, 'take_screenshot');
+    expect(errorOf(shot).kind).toBe('system_error');
+    expect(errorOf(shot).message).toMatch(/max_payload/);
+    window.on('take_screenshot', { result: screenshotResult() });
+    expect((await callTool(ai.client, 'take_screenshot')).isError).toBeFalsy();
     await ai.client.close();
     await window.close();
   });
