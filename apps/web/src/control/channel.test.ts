@@ -2,7 +2,12 @@
 // frame parsed (bad ones warned about and ignored), sends only while open, a screenshot as one
 // binary frame, reconnects with backoff after a close or a failed ticket, fresh ticket per
 // attempt, stop() means stop.
-import { PROTOCOL_VERSION, defaultPermissions, parseImageFrame } from '@overlay-companion/protocol';
+import {
+  PROTOCOL_VERSION,
+  defaultPermissions,
+  parseImageFrame,
+  type TakeScreenshotViewerResult,
+} from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ControlChannel, ticketSocketUrl, type SocketLike } from './channel.js';
 import { CapturedScreenshot } from './screen/capturedScreenshot.js';
@@ -119,7 +124,9 @@ describe('ControlChannel', () => {
     };
     const shot = new CapturedScreenshot(meta, image);
     const data = vi.spyOn(shot, 'data', 'get');
-    expect(channel.send({ type: 'tool_result', id: 'call_1', result: shot })).toBe(true);
+    // As the controller hands it over: typed as the tool's viewer result.
+    const result: TakeScreenshotViewerResult = shot;
+    expect(channel.send({ type: 'tool_result', id: 'call_1', result })).toBe(true);
     const frame = sockets[0]?.sent[0];
     if (!(frame instanceof Uint8Array)) throw new Error('not a binary frame');
     const parsed = parseImageFrame(frame);
