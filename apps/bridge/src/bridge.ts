@@ -12,6 +12,7 @@
 // when their connection opens, and GET /api/layout shows the live desktop size. Binds the Host
 // check to the real port once listening, and closes the plane (sessions, viewer sockets) before
 // the bridge. Used by `serve` (cli/serve.ts) and by the tests.
+import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -23,6 +24,7 @@ import {
   type DesktopParams,
   type MonitorLayout,
 } from '@overlay-companion/protocol';
+import type { LocalDesktop } from '@overlay-companion/gateway';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -60,9 +62,10 @@ import {
   type HostPolicyOptions,
 } from './perimeter/hostGuard.js';
 import { createFleetEndpoint } from './fleet/fleetSocket.js';
-import { localFolders } from './files/localFolders.js';
+import { rdpDriveParams } from './files/rdpDrive.js';
 import { mountFileRoutes } from './files/routes.js';
 import { TransferPolicies } from './files/transferPermission.js';
+import { transferTargets } from './files/transferTargets.js';
 import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
@@ -260,7 +263,16 @@ export interface ControlledBridgeOptions
    */
   site?: { config: SiteConfig; leaseTtlMs?: number | undefined } | undefined;
   /** File transfer: tests lower the size limit and raise the space kept free. */
-  files?: { maxBytes?: number; reserveBytes?: number } | undefined;
+  files?:
+    | {
+        maxBytes?: number;
+        reserveBytes?: number;
+        /** OC_RDP_DRIVE_DIR: RDP desktops' drive folders (files/rdpDrive.ts); absent: none. */
+        rdpDriveRoot?: string | undefined;
+        /** The command line's local desktop as it runs now (serve's supervisor). */
+        cliLocal?: (() => LocalDesktop | undefined) | undefined;
+      }
+    | undefined;
 }
 
 export async function startWithDesktopControl(
@@ -304,6 +316,9 @@ export async function startWithDesktopControl(
     files,
     ...controlOptions
   } = planeOptions;
+  // guacd makes each RDP desktop's drive folder, inside this root (files/rdpDrive.ts).
+  if (files?.rdpDriveRoot !== undefined)
+    await mkdir(files.rdpDriveRoot, { recursive: true, mode: 0o700 });
   const recordings = new Recordings({
     store: access.store,
     dir: recording?.dir ?? join(resolve(config.dataDir), 'recordings'),
@@ -391,6 +406,10 @@ export async function startWithDesktopControl(
     gateway,
     guacd: guacdForRecords,
     localDesktops,
+    rdpDrive:
+      files?.rdpDriveRoot === undefined
+        ? undefined
+        : (desktopId) => rdpDriveParams(files.rdpDriveRoot ?? '', desktopId),
   });
   const tunnelDesktops: TunnelDesktops = {
     resolve: (personId, desktopId) => targets.resolve(personId, desktopId),
@@ -471,7 +490,15 @@ export async function startWithDesktopControl(
         (app) =>
           mountFileRoutes(app, {
             access,
-            folderOf: localFolders({ pool: localDesktops, reserveBytes: files?.reserveBytes }),
+            folderOf: transferTargets({
+              pool: localDesktops,
+              rdpDriveRoot: files?.rdpDriveRoot,
+              cliLocal:
+                files?.cliLocal === undefined
+                  ? undefined
+                  : { id: () => directory.cliDesktopId(), desktop: files.cliLocal },
+              reserveBytes: files?.reserveBytes,
+            }),
             policies: new TransferPolicies(),
             logger: logger.child({ part: 'files' }),
             maxBytes: files?.maxBytes,

@@ -169,6 +169,12 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacdForRecords: options.guacd,
         localDesktops,
         recording: { recordByDefault: options.record === true },
+        files: {
+          // File transfer: the command line's local desktop's folder, and RDP desktops' drives
+          // when guacd shares this machine (files/rdpDrive.ts).
+          ...(supervisor === undefined ? {} : { cliLocal: () => supervisor.current }),
+          ...(process.env.OC_RDP_DRIVE_DIR ? { rdpDriveRoot: process.env.OC_RDP_DRIVE_DIR } : {}),
+        },
         ...(options.site === undefined ? {} : { site: { config: options.site } }),
         // A restarted local desktop listens on a new socket: the tunnel asks for it each time,
         // and is told in words while the desktop is being started again.

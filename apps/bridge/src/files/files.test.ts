@@ -19,7 +19,7 @@ import { silentLogger } from '../logger.js';
 import { startTestBridge, TOKEN, type TestBridge } from '../mcp/testing/fixtures.js';
 import type { AuditRecord } from '../store/types.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
-import { typeInDesktop } from './testing/desktopShell.js';
+import { typeInDesktop, type DesktopShell } from './testing/desktopShell.js';
 
 const PASSWORD = 'another-password-0123456789';
 const MAX = 24 * 1024 * 1024;
@@ -29,6 +29,7 @@ let bridge: TestBridge;
 let pool: LocalDesktopPool;
 let desktopId: string;
 let desktop: LocalDesktop;
+let shell: DesktopShell;
 let folder: string;
 let controller: BrowserSession; // control grant, not in charge
 let watcher: BrowserSession; // view grant
@@ -85,6 +86,7 @@ beforeAll(async () => {
   const running = await pool.get(desktopId);
   if (running?.sandbox === undefined) throw new Error('the local desktop did not start sandboxed');
   desktop = running;
+  shell = { env: running.env, homeOnHost: running.sandbox.homeDir };
   folder = join(running.sandbox?.homeDir ?? '', 'Transfer');
 
   const { store } = bridge.access;
@@ -123,7 +125,7 @@ describe('sending a file to a local desktop', () => {
     expect((await readdir(folder)).filter((n) => n.startsWith('.oc-upload-'))).toEqual([]);
 
     // From inside: the desktop's own sha256sum of its own path.
-    await typeInDesktop(desktop, "sha256sum ~/Transfer/'report one.bin' > ~/Transfer/inside.txt");
+    await typeInDesktop(shell, "sha256sum ~/Transfer/'report one.bin' > ~/Transfer/inside.txt");
     const inside = await bridge.session.request(FILES_API.file(desktopId, 'inside.txt'));
     expect(inside.status).toBe(200);
     expect((await inside.text()).split(' ')[0]).toBe(sha(data));
@@ -218,7 +220,7 @@ describe('sending a file to a local desktop', () => {
 
 describe('fetching a file from a local desktop', () => {
   it('gives back what the desktop made, byte-identical, and audits it', async () => {
-    await typeInDesktop(desktop, 'head -c 20000000 /dev/urandom > ~/Transfer/made.bin');
+    await typeInDesktop(shell, 'head -c 20000000 /dev/urandom > ~/Transfer/made.bin');
     const onHost = await readFile(join(folder, 'made.bin'));
     const res = await bridge.session.request(FILES_API.file(desktopId, 'made.bin'));
     expect(res.status).toBe(200);
@@ -237,7 +239,7 @@ describe("what the desktop's user plants in the folder", () => {
     // As the AI would, from the desktop's own xterm: links to files the sandbox shows (read-only
     // binds of the host's /etc) and a FIFO whose open would hang a careless reader.
     await typeInDesktop(
-      desktop,
+      shell,
       'ln -s /etc/shadow ~/Transfer/shadow; ln -s /etc/hostname ~/Transfer/host; mkfifo ~/Transfer/fifo; mkdir ~/Transfer/dir',
     );
     for (const name of ['shadow', 'host', 'fifo', 'dir']) {
@@ -256,14 +258,14 @@ describe("what the desktop's user plants in the folder", () => {
   }, 120_000);
 
   it('refuses a folder replaced by a symlink, writing nothing where it points', async () => {
-    await typeInDesktop(desktop, 'mv ~/Transfer ~/Moved && ln -s /tmp ~/Transfer');
+    await typeInDesktop(shell, 'mv ~/Transfer ~/Moved && ln -s /tmp ~/Transfer');
     const sent = await upload(bridge.session, 'planted.bin', Buffer.from('x'));
     expect(sent.status).toBe(409);
     expect(await sent.text()).toContain('not a folder');
     const list = await bridge.session.request(FILES_API.list(desktopId));
     expect(list.status).toBe(409);
     expect(await readdir('/tmp')).not.toContain('planted.bin');
-    await typeInDesktop(desktop, 'rm ~/Transfer && mv ~/Moved ~/Transfer');
+    await typeInDesktop(shell, 'rm ~/Transfer && mv ~/Moved ~/Transfer');
   }, 120_000);
 });
 

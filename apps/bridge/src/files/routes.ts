@@ -21,7 +21,7 @@ import type { Access } from '../auth/access.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { DesktopRecord, PersonRecord } from '../store/types.js';
-import type { TransferTarget } from './localFolders.js';
+import type { TransferTarget } from './transferTargets.js';
 import { auditTransfer, type TransferAudit } from './transferAudit.js';
 import { TransferError } from './transferFolder.js';
 import { TransferPolicies } from './transferPermission.js';

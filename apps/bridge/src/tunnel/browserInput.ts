@@ -3,7 +3,8 @@
 // (desktopConnections.ts) — and, on VNC, a Shift tap before the tunnel's first key when Xvnc
 // would otherwise lose it (keymapPrimer.ts). A view-only window (a `view` grant) sends the
 // desktop nothing but the stream housekeeping a picture needs (sync, ack, nop, disconnect): no
-// pointer, keys, touch, clipboard or file streams, whatever its page does. Tunnel-internal
+// pointer, keys, touch, clipboard or file streams, whatever its page does; and no window ever
+// starts a file transfer of Guacamole's own (put, get, file). Tunnel-internal
 // instructions (empty opcode) are the tunnel's own and never come here.
 import {
   ATTENTION_OPCODE,
@@ -14,8 +15,19 @@ import {
 import type { ConnectionConfig } from '../config.js';
 import { KeymapPrimer } from './keymapPrimer.js';
 
-/** Instructions only the bridge sends its server: a browser's never go on. */
-const BRIDGE_ONLY: ReadonlySet<string> = new Set(['size', DELIVERY_OPCODE, ATTENTION_OPCODE]);
+/**
+ * Instructions a browser's never go on: the bridge's own (size, our extensions), and Guacamole's
+ * file transfer (`put`/`get` on a `filesystem` object, `file` uploads) — files move through the
+ * bridge's checked and audited /api/desktops/:id/files only (files/rdpDrive.ts).
+ */
+const BRIDGE_ONLY: ReadonlySet<string> = new Set([
+  'size',
+  DELIVERY_OPCODE,
+  ATTENTION_OPCODE,
+  'put',
+  'get',
+  'file',
+]);
 
 /** What a view-only window may still send: acknowledging the picture, keeping the link up. */
 const VIEW_ONLY_OPCODES: ReadonlySet<string> = new Set(['sync', 'ack', 'nop', 'disconnect']);

@@ -30,6 +30,8 @@ export interface DesktopTargetsOptions {
   localDesktops?: LocalDesktopPool | undefined;
   /** Desktops whose target serve fixed at start (the CLI's desktop). */
   fixed?: ReadonlyMap<string, TunnelTarget>;
+  /** guacd's drive-redirection parameters for an RDP desktop (files/rdpDrive.ts), if any. */
+  rdpDrive?: ((desktopId: string) => Record<string, string>) | undefined;
 }
 
 export class DesktopTargetError extends DesktopReachError {
@@ -128,6 +130,7 @@ async function targetOf(
       if (params.domain !== undefined) rdp.domain = params.domain;
       if (params.security !== undefined) rdp.security = params.security;
       if (params.keyboard !== undefined) rdp['server-layout'] = params.keyboard;
+      Object.assign(rdp, options.rdpDrive?.(record.id));
       return {
         guacd: needGuacd(options, record.name),
         connection: { protocol: 'rdp', params: rdp },
