@@ -44,6 +44,8 @@ export function mountTicketRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
       headless: signedIn.session.headless,
     });
     if (!issued.ok) return apiError(c, 429, issued.message, { retryAfterMs: issued.retryAfterMs });
+    // In a site, the page may connect to another bridge: answered once the others know it.
+    await deps.access.tickets.told();
     const answer: TicketResponse = { ticket: issued.ticket, expires_at: issued.expiresAt };
     c.header('Cache-Control', 'no-store');
     return c.json(answer);

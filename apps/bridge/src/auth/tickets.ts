@@ -4,7 +4,12 @@
 // and is stored only as its hash. Issuance is limited per person — a token bucket and a cap on
 // unused tickets — so one person (or a script with their cookie) cannot exhaust it for others.
 // The headless viewer's tickets come from its in-memory session (webSessions.ts), never from a
-// request that claims to be headless.
+// request that claims to be headless. In a site of several bridges the page may ask one bridge
+// and connect to another: each ticket issued is told to the other bridges (its hash and claims,
+// never the ticket), and each one used too (`onIssued`, `onUsed`, site/joinSite.ts); the answer
+// to the page waits until the site has it (`told`). A ticket presented to two bridges within the
+// moment the news of its use takes could open two sockets: the price of any bridge taking any
+// socket, for a secret that lives 30 s and is handed to one page.
 import { TICKET_TTL_MS, type TicketSocket } from '@overlay-companion/protocol';
 import { KeyedBuckets, type BucketLimit } from '../limits/rateLimit.js';
 import { randomSecret, sha256Hex } from './secrets.js';
@@ -24,9 +29,10 @@ export const TICKET_ISSUE_LIMIT: BucketLimit = { ratePerSecond: 2, burst: 40 };
 /** Unused tickets one person may hold at once. */
 export const MAX_OUTSTANDING_PER_PERSON = 64;
 
-interface Entry extends TicketClaims {
+export interface TicketEntry extends TicketClaims {
   expiresAt: number;
 }
+type Entry = TicketEntry;
 
 export type IssueResult =
   | { ok: true; ticket: string; expiresAt: number }
@@ -36,6 +42,9 @@ export class Tickets {
   /** By ticket hash. */
   private readonly entries = new Map<string, Entry>();
   private readonly buckets: KeyedBuckets;
+  private readonly issuedListeners = new Set<(hash: string, entry: Entry) => Promise<void>>();
+  private readonly usedListeners = new Set<(hash: string) => void>();
+  private telling: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ttlMs = TICKET_TTL_MS,
@@ -67,7 +76,11 @@ export class Tickets {
     }
     const ticket = randomSecret(24);
     const expiresAt = this.now() + this.ttlMs;
-    this.entries.set(sha256Hex(ticket), { ...claims, expiresAt });
+    const hash = sha256Hex(ticket);
+    const entry = { ...claims, expiresAt };
+    this.entries.set(hash, entry);
+    const told = [...this.issuedListeners].map((listener) => listener(hash, entry));
+    if (told.length > 0) this.telling = Promise.all([this.telling, ...told]);
     return { ok: true, ticket, expiresAt };
   }
 
@@ -81,9 +94,38 @@ export class Tickets {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     this.entries.delete(key);
+    for (const listener of this.usedListeners) listener(key);
     if (entry.expiresAt <= this.now() || entry.socket !== socket) return undefined;
     const { expiresAt: _expiresAt, ...claims } = entry;
     return claims;
+  }
+
+  /** Settles once the other bridges of the site were told of the tickets issued so far. */
+  told(): Promise<void> {
+    return this.telling.then(() => undefined);
+  }
+
+  /** Told of each ticket issued here (by hash): the site tells the other bridges. */
+  onIssued(listener: (hash: string, entry: TicketEntry) => Promise<void>): () => void {
+    this.issuedListeners.add(listener);
+    return () => this.issuedListeners.delete(listener);
+  }
+
+  /** Told of each ticket used here (by hash): the site tells the other bridges. */
+  onUsed(listener: (hash: string) => void): () => void {
+    this.usedListeners.add(listener);
+    return () => this.usedListeners.delete(listener);
+  }
+
+  /** A ticket another bridge of the site issued: it may be presented here. */
+  issuedElsewhere(hash: string, entry: TicketEntry): void {
+    if (entry.expiresAt <= this.now()) return;
+    this.entries.set(hash, entry);
+  }
+
+  /** A ticket another bridge of the site took: it works nowhere else. */
+  usedElsewhere(hash: string): void {
+    this.entries.delete(hash);
   }
 
   /** Drops every unused ticket of these sessions (sign-out). */

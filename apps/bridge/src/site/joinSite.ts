@@ -5,7 +5,8 @@
 // dropped, their MCP sessions and overlay feeds end), sign-in sessions that ended (their sockets
 // close), a person's toggles, each desktop's record, grants and charge (its plane reloads: windows
 // of people who lost access close), mode, Stop, standing permissions and failed
-// sign-ins (the throttle counts them site-wide), and the calls taken from the rate limits a
+// sign-ins (the throttle counts them site-wide), socket tickets (asked of one bridge, used on
+// another), and the calls taken from the rate limits a
 // token's sessions and a person's tokens share (sharedLimits.ts). Tool calls
 // whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
 import type { Logger } from 'pino';
@@ -72,6 +73,22 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         });
     }),
   ];
+  // A page may ask one bridge for a socket ticket and connect to another.
+  unlisten.push(
+    access.tickets.onIssued((hash, entry) =>
+      bus.publish({
+        type: 'ticket_issued',
+        hash,
+        personId: entry.personId,
+        sessionIdHash: entry.sessionIdHash,
+        socket: entry.socket,
+        headless: entry.headless,
+        ...(entry.desktopId === undefined ? {} : { desktopId: entry.desktopId }),
+        expiresAt: entry.expiresAt,
+      }),
+    ),
+    access.tickets.onUsed((hash) => void bus.publish({ type: 'ticket_used', hash })),
+  );
   // The sign-in throttle counts failures site-wide (a shared throttle of another kind would
   // need no help).
   const throttle = access.throttle instanceof MemorySignInThrottle ? access.throttle : undefined;
@@ -134,6 +151,14 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         return;
       case 'standing_changed':
         await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
+        return;
+      case 'ticket_issued': {
+        const { type: _type, from: _from, hash, ...entry } = event;
+        access.tickets.issuedElsewhere(hash, entry);
+        return;
+      }
+      case 'ticket_used':
+        access.tickets.usedElsewhere(event.hash);
         return;
       case 'resync':
         await catchUp().catch(caughtUp);

@@ -11,6 +11,7 @@ import {
   ErrorKind,
   MAX_ERROR_MESSAGE_LENGTH,
   Mode,
+  TicketSocket,
   VIEWER_TOOL_NAMES,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
@@ -18,7 +19,7 @@ import { z } from 'zod';
 
 const Id = z.string().min(1).max(200);
 const Reason = z.string().max(500);
-/** sha256 hex of a sign-in cookie (the only form a session id ever leaves the store in). */
+/** sha256 hex of a sign-in cookie or a ticket (the only form either ever leaves a bridge in). */
 const SessionIdHash = z.string().regex(/^[0-9a-f]{64}$/);
 /** The sending bridge (its random id for this run). */
 const From = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -79,6 +80,23 @@ export const SiteEvent = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('resync'), from: From }),
   /** A desktop's record, grants or charge changed, or it was removed: reload it from the store. */
   z.strictObject({ type: z.literal('desktop_changed'), from: From, desktopId: Id }),
+  /** A socket ticket issued on a bridge (its hash and claims): it may be used on any. */
+  z.strictObject({
+    type: z.literal('ticket_issued'),
+    from: From,
+    hash: SessionIdHash,
+    personId: Id,
+    sessionIdHash: SessionIdHash,
+    socket: TicketSocket,
+    headless: z.boolean(),
+    desktopId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional(),
+    expiresAt: z.int().min(0),
+  }),
+  /** A socket ticket used on a bridge: it works nowhere else. */
+  z.strictObject({ type: z.literal('ticket_used'), from: From, hash: SessionIdHash }),
   /** Calls a bridge took from tokens' and persons' budgets (site/sharedLimits.ts). */
   z.strictObject({
     type: z.literal('rate_taken'),

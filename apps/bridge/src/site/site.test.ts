@@ -124,6 +124,18 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     await ai.client.close().catch(() => undefined);
   });
 
+  test('a ticket asked of bridge 1 opens a window on bridge 2, once', async () => {
+    const [one, two, three] = bridges as [SiteBridge, SiteBridge, SiteBridge];
+    const ticket = await one.ticket();
+    const window = await ScriptedViewer.connectWithTicket(two.url, ticket);
+    expect(window.hello.role).toBe('control');
+    // Used on bridge 2: refused on bridges 3 and 1, once the news had its moment to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(ScriptedViewer.connectWithTicket(three.url, ticket)).rejects.toThrow(/401/);
+    await expect(ScriptedViewer.connectWithTicket(one.url, ticket)).rejects.toThrow(/401/);
+    await window.close();
+  });
+
   test('a window on bridge 1 closes when its person signs out on bridge 2', async () => {
     const [one, two] = bridges as [SiteBridge, SiteBridge];
     // Signed in on bridge 2; the same cookie opens a window on bridge 1 (its ticket from 1).
