@@ -28,7 +28,13 @@ async function hasFfmpeg(): Promise<boolean> {
 }
 
 /** The RGB of pixel (x, y) of the video's frame at `seconds`. */
-async function videoPixel(path: string, seconds: number, x: number, y: number): Promise<number[]> {
+async function videoPixel(
+  path: string,
+  seconds: number,
+  x: number,
+  y: number,
+  width = W,
+): Promise<number[]> {
   const { stdout } = await run(
     'ffmpeg',
     [
@@ -48,7 +54,7 @@ async function videoPixel(path: string, seconds: number, x: number, y: number): 
     ],
     { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
   );
-  const o = (y * W + x) * 3;
+  const o = (y * width + x) * 3;
   return [stdout[o]!, stdout[o + 1]!, stdout[o + 2]!];
 }
 
@@ -165,5 +171,39 @@ describe('export', () => {
     // guacenc renders at 25 fps from the first sync to the last: 4 s.
     expect(await durationOf(video)).toBeGreaterThan(3.5);
     expect(stderr).not.toMatch(/Decreasing sync|not supported|failed/i);
+  });
+
+  it('shows a desktop resized during the recording whole, with the pointer on its own pixels', async (ctx) => {
+    if (!(await hasFfmpeg())) return ctx.skip('no ffmpeg on PATH');
+    // A window opens the desktop small and sizes it to itself a moment later (as viewers do).
+    const writer = await RecordingWriter.create({ dir });
+    const s0 = t0 + 100_000;
+    writer.feed(ins('size', 0, 64, 48), s0);
+    writer.feed(ins('rect', 0, 0, 0, 64, 48), s0);
+    writer.feed(ins('cfill', 14, 0, 0, 0, 255, 255), s0);
+    writer.feed(ins('sync', s0), s0);
+    writer.feed(ins('size', 0, 160, 120), s0 + 500);
+    writer.feed(ins('rect', 0, 0, 0, 160, 120), s0 + 500);
+    writer.feed(ins('cfill', 14, 0, 0, 200, 0, 255), s0 + 500);
+    writer.feed(ins('sync', s0 + 500), s0 + 500);
+    writer.event({
+      t: s0 + 1_000,
+      kind: 'ai.action',
+      id: 'c',
+      tool: 'click_at',
+      args: {},
+      decision: 'allowed',
+      point: { x: 130, y: 100 },
+    });
+    const summary = await writer.close(s0 + 2_500);
+    const out = join(dir, 'resized.mp4');
+    const result = await exportVideo(await RecordingReader.open(dir, summary.id), out, { fps: 10 });
+    expect([result.width, result.height]).toEqual([160, 120]);
+    expect(await durationOf(out)).toBeCloseTo(2.6, 1);
+    const red = (p: number[]) => p[0]! > 170 && p[1]! < 110;
+    // Beyond the first size, the pointer on the clicked pixel; green there before it.
+    expect(red(await videoPixel(out, 1.3, 130, 100, 160))).toBe(true);
+    const [r, g] = await videoPixel(out, 0.8, 130, 100, 160);
+    expect(g! > 150 && r! < 80).toBe(true);
   });
 });

@@ -1,10 +1,12 @@
 // Exports a recording: as a video file rendered offscreen with Debian's ffmpeg (raw RGBA frames
 // piped in, H.264 MP4 or VP8 WebM out), with the AI's overlays (a bordered rectangle and its
 // label, from drawn until removed) and the AI's pointer (a marker at each action's point for a
-// second) composited from the event track; and as a JSON-lines event file. The replay runs
+// second) composited from the event track; and as a JSON-lines event file. The video is as large
+// as the desktop ever was in the recording, at the desktop's own pixels. The replay runs
 // once, front to back, through the reader's steps: each output frame at time T shows the last
 // recording frame that ended at or before T.
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { createReadStream } from 'node:fs';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
@@ -79,7 +81,14 @@ export async function exportVideo(
         continue;
       }
       if (canvas === undefined) {
-        canvas = { width: screen.width, height: screen.height, rgba: Buffer.alloc(0) };
+        // The largest the desktop ever was: a desktop resized during the recording (a window
+        // sizing it to itself as it opens) is shown whole, at its own pixels, never cut.
+        const largest = (await largestScreen(reader.paths.recording)) ?? screen;
+        canvas = {
+          width: Math.max(screen.width, largest.width),
+          height: Math.max(screen.height, largest.height),
+          rgba: Buffer.alloc(0),
+        };
         ffmpeg = startFfmpeg(options.ffmpeg ?? 'ffmpeg', canvas, fps, format, outPath);
       }
       const frame = fit(screen, canvas);
@@ -180,6 +189,30 @@ function startFfmpeg(
 }
 
 /** A copy of `screen` the size of `canvas` (cropped or padded with black). */
+/** The largest width and height layer 0 is given in the recording's file (undefined: none). */
+async function largestScreen(path: string): Promise<{ width: number; height: number } | undefined> {
+  const SIZE = /4\.size,1\.0,(\d+)\.(\d+),(\d+)\.(\d+);/g;
+  let largest: { width: number; height: number } | undefined;
+  let carry = '';
+  for await (const chunk of createReadStream(path, {
+    highWaterMark: 1 << 20,
+  }) as AsyncIterable<Buffer>) {
+    const text = carry + chunk.toString('latin1');
+    for (const m of text.matchAll(SIZE)) {
+      const width = Number(m[2]);
+      const height = Number(m[4]);
+      largest = {
+        width: Math.max(width, largest?.width ?? 0),
+        height: Math.max(height, largest?.height ?? 0),
+      };
+    }
+    // An instruction cut by the chunk's end is read with the next one.
+    carry = text.slice(-48);
+  }
+  return largest;
+}
+
+/** The screen drawn at the canvas's top left (a smaller desktop padded black). */
 function fit(screen: Surface, canvas: { width: number; height: number }): Surface {
   if (screen.width === canvas.width && screen.height === canvas.height)
     return { ...canvas, rgba: Buffer.from(screen.rgba) };

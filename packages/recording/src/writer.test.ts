@@ -377,4 +377,29 @@ describe('RecordingWriter and RecordingReader', () => {
     for (const path of Object.values(summary.paths)) total += (await stat(path)).size;
     expect(onDisk).toBeGreaterThanOrEqual(total);
   });
+
+  it('close(endAt) makes the recording last until then: a still screen at the end is part of it', async () => {
+    const writer = await RecordingWriter.create({ dir });
+    const t0 = 1_700_000_400_000;
+    writer.feed(ins('size', 0, 8, 8), t0);
+    writer.feed(ins('rect', 0, 0, 0, 8, 8), t0);
+    writer.feed(ins('cfill', 14, 0, 0, 0, 255, 255), t0);
+    writer.feed(ins('sync', t0), t0);
+    const summary = await writer.close(t0 + 9_000);
+    expect(summary.end).toBe(t0 + 9_000);
+    const reader = await RecordingReader.open(dir, summary.id);
+    expect([reader.start, reader.end]).toEqual([t0, t0 + 9_000]);
+    // The picture holds to the end.
+    expect((await reader.pictureAt(t0 + 8_999)).rgba.subarray(0, 3)).toEqual(
+      Buffer.from([0, 0, 255]),
+    );
+    expect(
+      (await readFile(summary.paths.recording, 'latin1')).endsWith(`4.sync,13.${t0 + 9_000};`),
+    ).toBe(true);
+    // A time before the last frame changes nothing.
+    const again = await RecordingWriter.create({ dir });
+    again.feed(ins('size', 0, 8, 8), t0);
+    again.feed(ins('sync', t0 + 500), t0 + 500);
+    expect((await again.close(t0)).end).toBe(t0 + 500);
+  });
 });

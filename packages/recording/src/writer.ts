@@ -304,13 +304,24 @@ export class RecordingWriter {
     return this.gap === undefined && this.broken === undefined;
   }
 
-  /** Finishes the recording: waits for queued work, closes any gap, and closes the files. */
-  async close(): Promise<RecordingSummary> {
+  /**
+   * Finishes the recording: waits for queued work, closes any gap, and closes the files. With
+   * `endAt` (epoch ms; the bridge passes the moment it stops recording) the recording lasts until
+   * then: a last, empty frame at `endAt` holds the picture, so a still screen at the end (an AI
+   * clicking where nothing changes) is part of the recording and its player. Without it, the
+   * recording ends with its last frame.
+   */
+  async close(endAt?: number): Promise<RecordingSummary> {
     this.closing = true;
     while (this.pumping) await this.pumping;
-    const end = this.startT === undefined ? this.now() : Math.max(this.lastSync, this.startT);
+    const last = this.startT === undefined ? this.now() : Math.max(this.lastSync, this.startT);
+    const end = endAt === undefined ? last : Math.max(last, Math.round(endAt));
     if (this.startT === undefined)
       this.indexEntry({ type: 'start', version: INDEX_VERSION, t: end });
+    else if (end > this.lastSync && this.gap === undefined && this.broken === undefined) {
+      this.lastSync = end;
+      this.out += encodeInstruction('sync', end);
+    }
     this.flush(end);
     await Promise.all([this.file.close(), this.keys.close()]);
     this.endGap(end);

@@ -63,7 +63,8 @@ export class ConnectionRecorder {
         this.conn.send('disconnect');
         this.conn.close();
       }
-      return this.writer.close();
+      // The recording lasts until now, however long the screen has been still.
+      return this.writer.close(Date.now());
     })();
     return this.stopping;
   }

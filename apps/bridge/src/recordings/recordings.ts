@@ -452,7 +452,9 @@ export class Recordings implements ConnectionObserver {
   }
 
   private async finish(active: Active): Promise<void> {
-    const summary = active.recorder ? await active.recorder.stop() : await active.writer.close();
+    const summary = active.recorder
+      ? await active.recorder.stop()
+      : await active.writer.close(Date.now());
     await this.options.store.recordings.update(active.id, {
       endedAt: Math.max(summary.end, active.since),
       bytes: summary.bytes,
