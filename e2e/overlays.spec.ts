@@ -5,7 +5,7 @@
 // the edge on) — at the exact pixels (also where a removed box uncovers others), handed to the
 // painting in the frame after the tool returned and acknowledged as painted for that frame — both
 // by the painting worker (OffscreenCanvas) and, in a browser without transferControlToOffscreen,
-// on the main thread;
+// on the main thread; a window whose worker cannot start paints on its main thread;
 // click-through overlays let the person's click reach the X client underneath (xev says where
 // it landed), an interactive one (click_through: false) catches it — get_events reports a
 // mouse_click with its overlay_id and X receives nothing; labels with markup are text.
@@ -24,6 +24,7 @@ import {
 import {
   afterOneFrame,
   colourShare,
+  paintPath,
   paintedCount,
   paintedOverlay,
   type PageRect,
@@ -273,6 +274,29 @@ for (const [path, suffix] of [
     }
   });
 }
+
+test('a window whose painting worker cannot start paints its overlays on its main thread', async ({
+  context,
+  stack,
+  pixelPage,
+}) => {
+  const desktop = await screenSize(stack.xEnv);
+  const blocked = await context.newPage();
+  try {
+    // The worker's script does not load (as behind a proxy or a policy that refuses it).
+    await blocked.route(/\/overlayWorker[^/]*\.js/, (route) => route.abort());
+    await blocked.goto(stack.url);
+    await expect(blocked.getByTestId('desktop-size')).toBeVisible({ timeout: 30_000 });
+    await expect.poll(() => viewerRole(blocked), { timeout: 15_000 }).toBe('mirror');
+    const box = { x: 220, y: 160, width: 120, height: 80 };
+    await ok('draw_overlay', { ...box, color: '#00ff00', opacity: 1 });
+    await expect.poll(() => paintPath(blocked)).toBe('main');
+    await expect.poll(() => paintedCount(blocked)).toBe(1);
+    await expectPainted([blocked], pixelPage, desktop.width, box, GREEN);
+  } finally {
+    await blocked.close();
+  }
+});
 
 const pressesIn = (log: string) =>
   [...log.matchAll(/ButtonPress[\s\S]*?root:\((\d+),(\d+)\)/g)].map((m) => ({

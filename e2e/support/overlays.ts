@@ -94,6 +94,15 @@ export async function afterOneFrame(
   );
 }
 
+/** How the page's overlay layer paints its boxes: 'worker', 'main', or null before it mounted. */
+export async function paintPath(page: Page): Promise<string | null> {
+  return page.evaluate(
+    () =>
+      (window as unknown as { __overlayCompanion: PaintApi }).__overlayCompanion.overlayPaint()
+        .path,
+  );
+}
+
 /**
  * For each region of a PNG (a page screenshot; regions in its own pixels), the share of pixels
  * that are exactly `rgb` — decoded by Chromium in a blank page, like support/pixels.ts.
