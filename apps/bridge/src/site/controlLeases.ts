@@ -1,0 +1,185 @@
+// Which bridge of the site holds each desktop's control window (the person's window that runs the
+// AI's calls): a lease in the site's key-value bucket (`control.<desktop>` → { bridge, headless }),
+// kept by the holder while its hub has a control window, refreshed three times per TTL and deleted
+// when the window goes. A bridge that dies stops refreshing, and its leases expire by themselves
+// (the bucket's TTL). Each bridge also follows the bucket with a watch, so looking a holder up
+// costs nothing on the way of a forwarded call (remoteControl.ts).
+import type { KV, KvEntry, QueuedIterator } from 'nats';
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
+import type { RemoteHolder } from '../mcp/relayCall.js';
+import { ControlLease, encodeSiteMessage, parseSiteMessage } from './messages.js';
+import type { SiteBus } from './siteBus.js';
+
+interface HeldLease {
+  revision: number;
+  headless: boolean;
+}
+
+export interface ControlLeasesOptions {
+  bus: SiteBus;
+  planes: DesktopPlanes;
+  logger: Logger;
+}
+
+export class ControlLeases {
+  private readonly held = new Map<string, HeldLease>();
+  private readonly watched = new WeakSet<DesktopPlane>();
+  private readonly timer: NodeJS.Timeout;
+  private syncing: Promise<void> = Promise.resolve();
+  private closed = false;
+  /**
+   * The leases of the other bridges as the bucket's watch last told them, so a forwarded call
+   * costs one trip, not two. A lease that expired is not told (the bucket drops it silently):
+   * a call sent to a dead holder finds no responder and is refused, and the entry is forgotten.
+   */
+  private readonly known = new Map<string, RemoteHolder>();
+  private watcher: QueuedIterator<KvEntry> | undefined;
+
+  constructor(private readonly options: ControlLeasesOptions) {
+    // Refreshed three times per TTL, so one late refresh never lets a live lease expire.
+    this.timer = setInterval(
+      () => this.sync(),
+      Math.max(100, Math.floor(options.bus.leaseTtlMs / 3)),
+    );
+    this.timer.unref();
+    this.sync();
+    void this.watchLeases();
+  }
+
+  /** The bridge holding the desktop's control window, when it is another one. */
+  async holder(desktopId: string): Promise<RemoteHolder | undefined> {
+    const known = this.known.get(leaseKey(desktopId));
+    if (known !== undefined) return known;
+    let kv: KV;
+    try {
+      kv = await this.options.bus.leases();
+      const entry = await kv.get(leaseKey(desktopId));
+      if (entry === null || entry.operation !== 'PUT') return undefined;
+      const parsed = parseSiteMessage(ControlLease, entry.value);
+      if (!parsed.ok) {
+        this.options.logger.warn(
+          { desktopId, error: parsed.error },
+          'site: a lease failed its schema',
+        );
+        return undefined;
+      }
+      // A lease of this bridge while it has no control window: stale, about to be deleted.
+      if (parsed.message.bridge === this.options.bus.bridgeId) return undefined;
+      return { bridge: parsed.message.bridge, headless: parsed.message.headless };
+    } catch (err) {
+      // NATS unreachable: no window can be reached (fail closed).
+      this.options.logger.warn({ desktopId, err: errorMessage(err) }, 'site: no lease readable');
+      return undefined;
+    }
+  }
+
+  /** The holder of this desktop's lease did not answer: ask the bucket next time. */
+  forget(desktopId: string): void {
+    this.known.delete(leaseKey(desktopId));
+  }
+
+  /** Gives up every lease at once: another bridge's window can take over without waiting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.watcher?.stop();
+    await this.syncing;
+    const kv = await this.options.bus.leases().catch(() => undefined);
+    if (kv !== undefined)
+      await Promise.all(
+        [...this.held].map(([desktopId, lease]) =>
+          kv.delete(leaseKey(desktopId), { previousSeq: lease.revision }).catch(() => undefined),
+        ),
+      );
+    this.held.clear();
+  }
+
+  /** Follows the bucket (again after NATS comes back), keeping `known`. */
+  private async watchLeases(): Promise<void> {
+    const { bus, logger } = this.options;
+    while (!this.closed) {
+      try {
+        const kv = await bus.leases();
+        this.watcher = await kv.watch({ key: 'control.>' });
+        for await (const entry of this.watcher) {
+          const parsed =
+            entry.operation === 'PUT' ? parseSiteMessage(ControlLease, entry.value) : undefined;
+          if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId)
+            this.known.set(entry.key, {
+              bridge: parsed.message.bridge,
+              headless: parsed.message.headless,
+            });
+          else this.known.delete(entry.key);
+        }
+      } catch (err) {
+        if (!this.closed) logger.warn({ err: errorMessage(err) }, 'site: lease watch ended');
+      }
+      this.known.clear();
+      if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+
+  /** Keeps a lease for every desktop whose control window is here, and only those. */
+  private sync(): void {
+    if (this.closed) return;
+    this.syncing = this.syncing
+      .then(() => this.syncOnce())
+      .catch((err: unknown) => {
+        this.options.logger.warn({ err: errorMessage(err) }, 'site: control leases not kept');
+      });
+  }
+
+  private async syncOnce(): Promise<void> {
+    if (this.closed) return;
+    const kv = await this.options.bus.leases();
+    const planes = await this.options.planes.loaded();
+    const seen = new Set<string>();
+    for (const plane of planes) {
+      seen.add(plane.desktopId);
+      if (!this.watched.has(plane)) {
+        this.watched.add(plane);
+        // A window that comes or goes is told to the site at once, not at the next refresh.
+        plane.hub.listen({ windowsChanged: () => this.sync() });
+      }
+      const control = plane.hub.control;
+      if (control === undefined) await this.release(kv, plane.desktopId);
+      else await this.keep(kv, plane.desktopId, control.headless);
+    }
+    for (const desktopId of this.held.keys())
+      if (!seen.has(desktopId)) await this.release(kv, desktopId);
+  }
+
+  private async keep(kv: KV, desktopId: string, headless: boolean): Promise<void> {
+    const key = leaseKey(desktopId);
+    const value = encodeSiteMessage({ bridge: this.options.bus.bridgeId, headless });
+    const mine = this.held.get(desktopId);
+    try {
+      const revision =
+        mine === undefined
+          ? await kv.create(key, value)
+          : await kv.update(key, value, mine.revision);
+      if (mine === undefined)
+        this.options.logger.info({ desktopId }, 'site: holds the control window of a desktop');
+      this.held.set(desktopId, { revision, headless });
+    } catch {
+      // Another bridge holds it (its window came first), or ours expired and was taken: ours is
+      // tried again at the next refresh, once theirs is gone.
+      this.held.delete(desktopId);
+    }
+  }
+
+  private async release(kv: KV, desktopId: string): Promise<void> {
+    const mine = this.held.get(desktopId);
+    if (mine === undefined) return;
+    this.held.delete(desktopId);
+    await kv.delete(leaseKey(desktopId), { previousSeq: mine.revision }).catch(() => undefined);
+    this.options.logger.info({ desktopId }, 'site: gave up the control window of a desktop');
+  }
+}
+
+/** The lease's key: the desktop id in hex (ids are base64url; keys take fewer characters). */
+function leaseKey(desktopId: string): string {
+  return `control.${Buffer.from(desktopId).toString('hex')}`;
+}
