@@ -531,11 +531,18 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         );
         scroller.kill();
         await client.close();
-        await eventually(
-          () => b.recordings.liveOn(desktopId) === undefined,
-          10_000,
-          'the recording to end',
-        );
+        // Ending: the list keeps it live until its end and gaps are written (never an ended
+        // recording without them, for a person or a test to read in between).
+        for (let seen = true; seen;) {
+          const res = await b.session.request('/api/recordings');
+          const { recordings } = (await res.json()) as {
+            recordings: { id: string; live: boolean; ended_at: number | null; gaps: unknown[] }[];
+          };
+          const row = recordings.find((r) => r.id === heldId);
+          const whole = row?.live === true || (row?.ended_at != null && row.gaps.length > 0);
+          expect(whole, JSON.stringify(row)).toBe(true);
+          seen = row?.live === true;
+        }
         await b.recordings.settled();
         const row = await b.access.store.recordings.byId(heldId);
         expect(row?.gaps.map((g) => g.reason)).toContain(

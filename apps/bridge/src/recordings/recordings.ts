@@ -104,6 +104,11 @@ export class Recordings implements ConnectionObserver {
   readonly policy: RecordingPolicy;
   private readonly joins = new Map<string, ConnectionJoin>();
   private readonly active = new Map<string, Active>();
+  /**
+   * Recordings ended but whose files and row are still being finished: still live to the API
+   * (not deletable, not listed as ended before their end and gaps are written).
+   */
+  private readonly finishing = new Set<string>();
   /** Per desktop, the work in flight (start, stop), so they happen one after the other. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly listeners = new Set<(desktopId: string) => void>();
@@ -327,9 +332,9 @@ export class Recordings implements ConnectionObserver {
     }
   }
 
-  /** Ids of the recordings being made now. */
+  /** Ids of the recordings being made now (or being finished). */
   liveIds(): ReadonlySet<string> {
-    return new Set([...this.active.values()].map((a) => a.id));
+    return new Set([...[...this.active.values()].map((a) => a.id), ...this.finishing]);
   }
 
   /** The desktop's recording id being made now, if any. */
@@ -447,8 +452,18 @@ export class Recordings implements ConnectionObserver {
 
   private async stop(desktopId: string, active: Active): Promise<void> {
     this.active.delete(desktopId);
-    await this.finish(active);
+    await this.finishLive(active);
     this.options.logger.info({ desktopId, recording: active.id }, 'recording ended');
+  }
+
+  /** finish(), with the recording live to the API until it is done. */
+  private async finishLive(active: Active): Promise<void> {
+    this.finishing.add(active.id);
+    try {
+      await this.finish(active);
+    } finally {
+      this.finishing.delete(active.id);
+    }
   }
 
   private async finish(active: Active): Promise<void> {
@@ -495,6 +510,8 @@ export class Recordings implements ConnectionObserver {
     if (active.rotating) return Promise.resolve();
     active.rotating = true;
     return this.enqueue(desktopId, async () => {
+      // Live to the API all along: once the new one is in its place, until its files are done.
+      this.finishing.add(active.id);
       try {
         if (this.active.get(desktopId) !== active || this.closed || !this.joins.has(desktopId))
           return;
@@ -511,6 +528,7 @@ export class Recordings implements ConnectionObserver {
           'recording rotated: ended here and continued in a new one',
         );
       } finally {
+        this.finishing.delete(active.id);
         active.rotating = false;
       }
       void this.enforceRetention();
