@@ -74,6 +74,8 @@ const SCREENSHOT_FRESH = { ...SCREENSHOT, include_overlays: true };
  * 200) per session, and a refused call would end the loop. Latency is unaffected.
  */
 const LOOP_GAP_MS = 11;
+/** Between input calls: the bridge allows a session 10 input actions a second. */
+const INPUT_GAP_MS = 110;
 /** 20 × 40/s = 800 calls/s offered, each session well under its 100/s limit. */
 const PACED_RATE = 40;
 const SESSIONS = 20;
@@ -85,16 +87,17 @@ async function timeTool(
   calls: number,
   warmup: number,
   once: (i: number) => Promise<unknown>,
+  gapMs = LOOP_GAP_MS,
 ): Promise<TimedTool> {
   for (let i = 0; i < warmup; i++) {
     await once(i);
-    await sleep(LOOP_GAP_MS);
+    await sleep(gapMs);
   }
   await drainViewerSamples(stack.page);
   let times: number[] = [];
   const renderer = await rendererTimes(stack.page);
   const cpu = await cpuPerCall(stack.bridgePid, async () => {
-    times = await timeRuns(calls, 0, once, LOOP_GAP_MS);
+    times = await timeRuns(calls, 0, once, gapMs);
     return calls;
   });
   const rendererPerCall = await renderer(calls);
@@ -153,8 +156,14 @@ export async function benchOurMcp(
 
     log('bench mcp: mouse_move round trips (the desktop confirms the input)…');
     const move = await attempt('bench mcp: mouse_move', log, () =>
-      timeTool(stack, 'mouse_move', samples * 3, 3, (i) =>
-        callOk(client, 'mouse_move', { x: 100 + (i % 40) * 20, y: 100 + (i % 25) * 20 }),
+      timeTool(
+        stack,
+        'mouse_move',
+        samples,
+        3,
+        (i) => callOk(client, 'mouse_move', { x: 100 + (i % 40) * 20, y: 100 + (i % 25) * 20 }),
+        // Input actions are limited to 10 a second per session.
+        INPUT_GAP_MS,
       ),
     );
 
