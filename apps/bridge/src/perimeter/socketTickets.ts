@@ -10,8 +10,12 @@ import { tokenSocketKey } from '../auth/socketRegistry.js';
 import type { TicketClaims } from '../auth/tickets.js';
 import { ticketFrom } from '../http/upgradeRouter.js';
 
-/** Desktop connections one person may hold open (several monitors, plus reconnect overlap). */
-export const MAX_TUNNELS_PER_PERSON = 16;
+/**
+ * Desktop connections one person may hold open: the fleet view's tiles (one per desktop, twenty
+ * at a glance; a glancing tile costs the gateway about a fifth of a full viewer, bench `tiles`)
+ * plus viewer windows on several monitors and the overlap while one reconnects.
+ */
+export const MAX_TUNNELS_PER_PERSON = 32;
 
 export type SocketAdmission =
   { ok: true; claims: TicketClaims } | { ok: false; status: number; message: string };
