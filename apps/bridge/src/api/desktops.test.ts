@@ -16,6 +16,7 @@ import { memoryLogger, type MemoryLog } from '../perimeter/testing/logs.js';
 import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { registerSecret } from '../testing/testLogs.js';
+import { MAX_DESKTOPS_PER_MEMBER } from './desktops.js';
 
 const PASSWORD = 'rdp-Passw0rd-never-to-be-shown';
 const NEW_PASSWORD = 'another-rdp-Passw0rd-kept-sealed';
@@ -168,6 +169,7 @@ describe('desktops', () => {
   });
 
   it('a member adds desktops only when the setting allows, and then owns them', async () => {
+    const extras: string[] = [];
     const refused = await call(member.session, API.desktops, { body: { ...RDP, name: 'Mine' } });
     expect(refused.status).toBe(403);
     expect((await call(member.session, API.desktops)).json).toMatchObject({ may_add: false });
@@ -199,7 +201,20 @@ describe('desktops', () => {
       // The admin sees it too, as an admin; Otto does not.
       expect((await list(bridge.session)).find((d) => d.id === mine.id)?.access).toBe('admin');
       expect((await list(other.session)).find((d) => d.id === mine.id)).toBeUndefined();
+      // A member's desktops are capped (each costs the machine); an admin's are not.
+      for (let i = 1; i < MAX_DESKTOPS_PER_MEMBER; i++) {
+        extras.push((await create(member.session, `Extra ${i}`)).id);
+      }
+      const over = await call(member.session, API.desktops, {
+        body: { ...RDP, name: 'One too many' },
+      });
+      expect(over.status).toBe(403);
+      expect(JSON.stringify(over.json)).toMatch(/at most 20/);
+      expect(await bridge.access.store.desktops.byName('One too many')).toBeUndefined();
     } finally {
+      for (const id of extras) {
+        await call(bridge.session, `${API.desktops}/${id}`, { method: 'DELETE' });
+      }
       await call(bridge.session, API.settings, {
         method: 'PUT',
         body: { people_may_add_desktops: false },

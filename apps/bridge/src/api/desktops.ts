@@ -34,6 +34,12 @@ type DesktopChange = 'created' | 'changed' | 'removed' | 'grants';
 
 const NOT_YOURS = 'No such desktop of yours; reload the list.';
 
+/**
+ * Desktops a member (not an admin) may own: enough for the fleet view's twenty agents, few
+ * enough that one person cannot exhaust the machine with local desktops (each an X server).
+ */
+export const MAX_DESKTOPS_PER_MEMBER = 20;
+
 /** "rdp.example:3389", or "this machine" for a local desktop: where it is, for the audit. */
 function where(desktop: { kind: string; params: DesktopParams }): string {
   if (desktop.kind === 'local') return 'this machine';
@@ -189,6 +195,17 @@ export function mountDesktopRoutes(
         return apiError(c, 400, 'There is no such person to own it; reload the list of people.', {
           field: 'owner_id',
         });
+      }
+    }
+    if (!isAdmin) {
+      // Each desktop costs this machine (a local one is a whole X server): a member's are capped.
+      const owned = (await store.desktops.list()).filter((d) => d.ownerId === person.id).length;
+      if (owned >= MAX_DESKTOPS_PER_MEMBER) {
+        return apiError(
+          c,
+          403,
+          `You already own ${owned} desktops (at most ${MAX_DESKTOPS_PER_MEMBER} for people who are not admins): remove one you no longer use, or ask an admin to add it.`,
+        );
       }
     }
     const id = newId('dsk');
