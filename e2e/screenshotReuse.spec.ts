@@ -93,20 +93,30 @@ test('a reused screenshot never skips a mask drawn since, nor keeps one removed 
   mcp = await connectMcp(stack);
   const client = mcp;
   await callTool(client, 'mouse_move', { x: desktop.width - 1, y: desktop.height - 1 });
+  /**
+   * One take_screenshot: the AI's image, the viewer's own (its binary frame, which Playwright may
+   * report a moment after the MCP answer), and whether the viewer reused its last image.
+   */
+  const shoot = async () => {
+    const sent = images.length;
+    const before = await counts(page);
+    const shot = await callTool(client, 'take_screenshot', {});
+    expect(shot.isError, shot.text).toBe(false);
+    await expect.poll(() => images.length).toBe(sent + 1);
+    const after = await counts(page);
+    return {
+      ai: Buffer.from(shot.image ?? '', 'base64'),
+      viewer: images[sent] ?? Buffer.alloc(0),
+      reused: after.reused > before.reused,
+      stored: after.stored > before.stored,
+    };
+  };
+  const all = mask.width * mask.height;
 
   // A still desktop: some screenshot soon reuses the one before it, which showed the blue root.
-  await expect
-    .poll(
-      async () => {
-        const before = await counts(page);
-        const shot = await callTool(client, 'take_screenshot', {});
-        expect(shot.isError, shot.text).toBe(false);
-        return (await counts(page)).reused > before.reused;
-      },
-      { timeout: 15_000 },
-    )
-    .toBe(true);
-  expect(await litPixels(images.at(-1) ?? Buffer.alloc(0), mask)).toBe(mask.width * mask.height);
+  let shot = await shoot();
+  await expect.poll(async () => (shot = await shoot()).reused, { timeout: 15_000 }).toBe(true);
+  expect(await litPixels(shot.viewer, mask)).toBe(all);
 
   // The person masks part of that same picture: the next image is a new one, black there.
   await saveLayout(stack, {
@@ -114,43 +124,26 @@ test('a reused screenshot never skips a mask drawn since, nor keeps one removed 
     masks: [mask],
   });
   await expect(page.locator('[data-privacy-mask]')).toHaveCount(1);
-  const sent = images.length;
-  const before = await counts(page);
-  const masked = await callTool(client, 'take_screenshot', {});
-  expect(masked.isError, masked.text).toBe(false);
-  await expect.poll(() => images.length).toBe(sent + 1);
-  expect(await litPixels(images.at(-1) ?? Buffer.alloc(0), mask), "the viewer's own image").toBe(0);
-  expect(await litPixels(Buffer.from(masked.image ?? '', 'base64'), mask), 'the AI image').toBe(0);
-  expect((await counts(page)).stored).toBe(before.stored + 1);
+  shot = await shoot();
+  expect(await litPixels(shot.viewer, mask), "the viewer's own image").toBe(0);
+  expect(await litPixels(shot.ai, mask), 'the AI image').toBe(0);
+  expect(shot.stored).toBe(true);
 
   // The same masked picture again is reused, and still black there.
-  await expect
-    .poll(
-      async () => {
-        const was = await counts(page);
-        await callTool(client, 'take_screenshot', {});
-        return (await counts(page)).reused > was.reused;
-      },
-      { timeout: 15_000 },
-    )
-    .toBe(true);
-  expect(await litPixels(images.at(-1) ?? Buffer.alloc(0), mask)).toBe(0);
+  await expect.poll(async () => (shot = await shoot()).reused, { timeout: 15_000 }).toBe(true);
+  expect(await litPixels(shot.viewer, mask)).toBe(0);
 
   // The mask goes: the picture behind it is back in the very next image.
   await clearLayout(stack);
   await expect(page.locator('[data-privacy-mask]')).toHaveCount(0);
-  await callTool(client, 'take_screenshot', {});
-  expect(await litPixels(images.at(-1) ?? Buffer.alloc(0), mask)).toBe(mask.width * mask.height);
+  shot = await shoot();
+  expect(await litPixels(shot.viewer, mask)).toBe(all);
 
   // A changed desktop is a new image: the root turns black, and the image follows xwd -root.
   await run('xsetroot', ['-solid', 'black'], { env: stack.xEnv });
   await expect
-    .poll(
-      async () => {
-        await callTool(client, 'take_screenshot', {});
-        return differences(images.at(-1) ?? Buffer.alloc(0), await captureRoot(stack.xEnv));
-      },
-      { timeout: 15_000 },
-    )
+    .poll(async () => differences((await shoot()).viewer, await captureRoot(stack.xEnv)), {
+      timeout: 15_000,
+    })
     .toBe(0);
 });

@@ -70,6 +70,20 @@ function toBlob(canvas: HTMLCanvasElement, type: string, quality?: number): Prom
   });
 }
 
+/**
+ * The one canvas every capture is painted into: a new 4 MB canvas per screenshot cost the page
+ * an allocation (and its collection) each time. Sharing it is safe because toBlob encodes a copy
+ * of the pixels taken when it is called, and paintCapture runs to toBlob without yielding.
+ */
+let scratch: HTMLCanvasElement | undefined;
+
+function scratchCanvas(width: number, height: number): HTMLCanvasElement {
+  scratch ??= document.createElement('canvas');
+  if (scratch.width !== width) scratch.width = width;
+  if (scratch.height !== height) scratch.height = height;
+  return scratch;
+}
+
 function context2d(canvas: HTMLCanvasElement): CanvasRenderingContext2D {
   const context = canvas.getContext('2d');
   if (context === null)
@@ -87,10 +101,10 @@ function paintCapture(
   deps: CaptureDeps,
   withOverlays: boolean,
 ): HTMLCanvasElement {
-  const canvas = document.createElement('canvas');
-  canvas.width = plan.width;
-  canvas.height = plan.height;
+  const canvas = scratchCanvas(plan.width, plan.height);
   const context = context2d(canvas);
+  // Same size as last time keeps the last picture: start from nothing, as a new canvas would.
+  context.clearRect(0, 0, plan.width, plan.height);
   const r = plan.region;
   const layer = display.getDefaultLayer();
   const tree = layer as unknown as LayerTree;
