@@ -1,5 +1,5 @@
 // `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,tiles,overlays,
-// desktops,soak] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
+// desktops,soak,recording] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
 // gateway against Apache guacd) and prints medians and p99s (JSON with --json; progress on
 // stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
@@ -11,6 +11,7 @@ import { benchFrames, type FrameResults } from './frame.js';
 import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchOverlays, type OverlayResults } from './overlays.js';
 import { benchPaint, type PaintResults } from './paint.js';
+import { benchRecording, type RecordingResults } from './recording.js';
 import { benchSoak, type SoakResults } from './soak.js';
 import { benchStream, type StreamResults } from './stream.js';
 import { benchTiles, type TilesResults } from './tiles.js';
@@ -19,11 +20,11 @@ const { values } = parseArgs({
   options: {
     json: { type: 'boolean', default: false },
     quick: { type: 'boolean', default: false },
-    // Comma-separated subset of gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak
-    // (default: all).
+    // Comma-separated subset of gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak,
+    // recording (default: all).
     only: {
       type: 'string',
-      default: 'gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak',
+      default: 'gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak,recording',
     },
     // How long the memory soak runs; the issue's run is 10 (default 2, 1 with --quick).
     'soak-minutes': { type: 'string' },
@@ -114,6 +115,12 @@ const soak: SoakResults | undefined = await section(
   () => benchSoak({ minutes: soakMinutes, log }),
 );
 
+const recording: RecordingResults | undefined = await section(
+  'recording',
+  "recording's cost on heavy scrolling: frames and CPU with and without it, bytes per hour",
+  () => benchRecording({ heavySeconds: values.quick ? 4 : 8, runs: values.quick ? 1 : 2, log }),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -133,6 +140,7 @@ const results = {
   overlays,
   desktops,
   soak,
+  recording,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -162,6 +170,7 @@ const results = {
             measured: tiles.tiles_in_full_viewers_cpu,
             met: tiles.tiles_in_full_viewers_cpu < 3,
           },
+    ...recording?.targets,
     soak_heap_after_gc_mb_per_min:
       soak === undefined
         ? undefined

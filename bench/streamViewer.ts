@@ -108,11 +108,18 @@ const CONNECTED = `(() => { const label = document.querySelector('[data-testid="
 
 export async function openStreamViewer(
   browser: CdpBrowser,
-  options: { guacdPort: number; vncPort: number; width: number; height: number },
+  options: {
+    guacdPort: number;
+    vncPort: number;
+    width: number;
+    height: number;
+    /** More `serve` flags (the recording bench: `--record`). */
+    flags?: string[];
+  },
 ): Promise<StreamViewer> {
   const stack = await startStack({
     source: ['--vnc', `127.0.0.1:${String(options.vncPort)}`],
-    flags: ['--guacd', `127.0.0.1:${String(options.guacdPort)}`],
+    flags: ['--guacd', `127.0.0.1:${String(options.guacdPort)}`, ...(options.flags ?? [])],
     mcp: false,
   });
   let page: CdpPage | undefined;
