@@ -35,8 +35,8 @@ import {
   MIN_PIECE_MS,
   formatBytes,
   planRetention,
-  rotationBytes,
   rotationDue,
+  smallestCap,
   type RetentionLimits,
 } from './retention.js';
 
@@ -707,7 +707,7 @@ async function statfsSpace(dir: string): Promise<DiskSpace> {
 
 /** Growth of the recordings being written between two passes: 1/32 of the smallest cap. */
 function growthStep(limits: RetentionLimits): number {
-  const smallest = rotationBytes(limits) * 2;
+  const smallest = smallestCap(limits);
   const MiB = 1024 * 1024;
   return Number.isFinite(smallest)
     ? Math.min(64 * MiB, Math.max(256 * 1024, smallest / 32))

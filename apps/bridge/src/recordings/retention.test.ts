@@ -117,7 +117,12 @@ describe('planRetention', () => {
   it('rotates at half the smallest cap once the recording has run the shortest piece', () => {
     const limits = { ...NO_LIMITS, maxTotalBytes: 100 * MiB, maxDesktopBytes: 10 * MiB };
     expect(rotationBytes(limits)).toBe(5 * MiB);
-    expect(rotationBytes(NO_LIMITS)).toBe(Number.POSITIVE_INFINITY);
+    // However large the caps, a recording the player can still load.
+    expect(rotationBytes(NO_LIMITS)).toBe(256 * MiB);
+    expect(rotationBytes({ ...NO_LIMITS, maxTotalBytes: 100 * 1024 * MiB })).toBe(256 * MiB);
+    expect(rotationDue({ startedAt: NOW - 10_000, bytes: 256 * MiB }, NO_LIMITS, NOW)).toBe(
+      'it reached 256 MiB, the most one recording holds',
+    );
     expect(rotationDue({ startedAt: NOW - 10_000, bytes: 5 * MiB }, limits, NOW)).toBe(
       'it reached 5 MiB, half the smallest size limit',
     );
@@ -134,9 +139,14 @@ describe('planRetention', () => {
     expect(rotationDue({ startedAt: NOW - 9 * DAY_MS, bytes: 0 }, NO_LIMITS, NOW)).toBeUndefined();
   });
 
-  it('with no limits, keeps everything', () => {
-    const items = [rec('a', 0, 50_000), rec('a', 1, 50_000, true)];
+  it('with no limits, keeps everything (the recording being written still rotates at its most)', () => {
+    const items = [rec('a', 0, 50_000), rec('a', 1, 200, true)];
     expect(planRetention(items, NO_LIMITS, NOW)).toEqual({ remove: [], rotate: [] });
+    const big = [rec('a', 0, 50_000), rec('a', 1, 300, true)];
+    expect(planRetention(big, NO_LIMITS, NOW)).toEqual({
+      remove: [],
+      rotate: [{ desktopId: 'a', reason: 'it reached 300 MiB, the most one recording holds' }],
+    });
   });
 });
 

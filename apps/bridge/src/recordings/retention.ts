@@ -11,8 +11,8 @@
 //   new recording of the same connection started, so the part that passed the cap is a finished
 //   recording the next pass may delete. A recording is also rotated once it reaches half the
 //   smallest size cap (so the cap always keeps at least half of its worth of history instead of
-//   dropping a whole cap's worth at once) and, where age is limited, once it is a day old (so
-//   age can apply to it).
+//   dropping a whole cap's worth at once), at MAX_PIECE_BYTES in any case (so the player can
+//   load it), and, where age is limited, once it is a day old (so age can apply to it).
 // - Free space: below `minFreeBytes` free on the recordings' disk, recordings stop writing (a gap
 //   the windows are told about) until there is room again. Nothing is deleted for it: what else
 //   fills a disk (a local desktop's own files, say) must not be able to push evidence out.
@@ -56,6 +56,13 @@ export const DEFAULT_RETENTION: RetentionLimits = {
 
 /** The smallest size cap the settings API takes (a recording's files start at about 130 KiB). */
 export const MIN_CAP_BYTES = 1 * MiB;
+/**
+ * A recording being written is rotated at this size at the most, whatever the caps: the browser's
+ * player reads a recording whole (its picture file, as text), which a piece of gigabytes would
+ * not survive; at the heavy-scroll rate measured here (bench --only recording, 482 kB/s in all)
+ * this is about nine minutes, a typical office session's recording a couple of hours.
+ */
+export const MAX_PIECE_BYTES = 256 * MiB;
 /** A recording being written is rotated once it is this old, whatever its size. */
 export const ROTATE_AFTER_MS = DAY_MS;
 /** A recording is not rotated for its size before it has run this long (a rotation rejoins). */
@@ -146,12 +153,18 @@ export interface RetentionPlan {
   rotate: { desktopId: string; reason: string }[];
 }
 
-/** The size at which a recording being written is rotated: half the smallest cap. */
+/** The size at which a recording being written is rotated: half the smallest cap, at most MAX_PIECE_BYTES. */
 export function rotationBytes(limits: RetentionLimits): number {
+  const smallest = smallestCap(limits);
+  return Math.min(MAX_PIECE_BYTES, Math.floor(smallest / 2));
+}
+
+/** The smallest size cap in force (Infinity: none). */
+export function smallestCap(limits: RetentionLimits): number {
   const caps = [limits.maxTotalBytes, limits.maxDesktopBytes].filter(
     (c): c is number => c !== null,
   );
-  return caps.length === 0 ? Number.POSITIVE_INFINITY : Math.floor(Math.min(...caps) / 2);
+  return caps.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...caps);
 }
 
 /** Whether a recording being written should be rotated now, and why (undefined: not yet). */
@@ -165,7 +178,9 @@ export function rotationDue(
   if (ran >= ROTATE_AFTER_MS && limits.maxAgeDays !== null)
     return 'it has been recording for a day';
   if (ran >= minPieceMs && live.bytes >= rotationBytes(limits))
-    return `it reached ${formatBytes(live.bytes)}, half the smallest size limit`;
+    return live.bytes >= MAX_PIECE_BYTES
+      ? `it reached ${formatBytes(live.bytes)}, the most one recording holds`
+      : `it reached ${formatBytes(live.bytes)}, half the smallest size limit`;
   return undefined;
 }
 
