@@ -6,8 +6,8 @@
 // pointer on the clicked pixel. And with the recordings' disk full (a 1 MiB tmpfs the test mounts
 // over the bridge's recordings folder, as root): the desktop keeps working, the window says
 // recording stopped, and once there is room again the recording resumes and names the gap.
-// The stack is shared with the other specs: the recording settings, the desktop's mode and the
-// recordings folder are left as they were found.
+// Admins see what the recordings take on /recordings. The stack is shared with the other specs:
+// the recording settings, the desktop's mode and the recordings folder are left as found.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
   startXev,
   viewerRole,
 } from './support/controlPlane.js';
+import { expectNoSeriousViolations } from './support/a11y.js';
 import { adminSession, signInContext } from './support/signIn.js';
 
 const run = promisify(execFile);
@@ -511,4 +512,28 @@ test('with the recordings’ disk full: the desktop keeps working, the window sa
     });
     if (modeFound !== undefined) await leaveAsFound(page, stack, modeFound);
   }
+});
+
+test('admins see what the recordings take on /recordings: in all, the limits, the disk, per desktop and per person', async ({
+  page,
+  stack,
+}) => {
+  await signInContext(page.context(), stack);
+  const admin = await adminSession(stack);
+  const storage = await json<{ total_bytes: number; count: number }>(
+    admin,
+    '/api/recordings/storage',
+  );
+  await page.goto(new URL('/recordings', stack.url).toString());
+  const section = page.getByTestId('recordings-storage');
+  await expect(section).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('storage-total')).toContainText(`${storage.count} recording`);
+  await expect(page.getByTestId('storage-total')).toContainText(/The disk has .* free of /);
+  await expect(page.getByTestId('storage-limits')).toContainText(/^Recordings are kept /);
+  if (storage.count > 0) {
+    await expect(page.getByTestId('storage-desktops')).toContainText('Desktop');
+    await expect(page.getByTestId('storage-people')).toContainText(stack.admin.username);
+    await expect(page.getByTestId('storage-oldest')).toBeVisible();
+  }
+  await expectNoSeriousViolations(page, '/recordings with the storage view');
 });
