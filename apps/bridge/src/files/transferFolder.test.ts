@@ -1,9 +1,11 @@
 // The transfer folder's free-space check on a real filesystem: a write that would leave less
-// than the reserve free is refused before anything is created, saying how much is usable.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// than the reserve free is refused before anything is created, saying how much is usable; and
+// uploads still under way count as taken, so two cannot both pass on the same free space.
+import { mkdtemp, readdir, rm, statfs } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { TransferError, TransferFolder } from './transferFolder.js';
 
@@ -39,4 +41,31 @@ it('writes the same file when the space is there', async () => {
   const done = await folder(0).write('big.bin', 1024, Readable.from([Buffer.alloc(1024)]));
   expect(done.size).toBe(1024);
   expect(await readdir(join(dir, 'Transfer'))).toEqual(['big.bin']);
+});
+
+it('counts an upload still under way as taken space', async () => {
+  const MiB = 1024 * 1024;
+  const space = await statfs(dir);
+  const free = space.bavail * space.bsize;
+  // Room for one 100 MiB upload with 50 MiB to spare (however the machine's other writers move
+  // the free space meanwhile), not for two.
+  const tight = folder(free - 150 * MiB);
+  const first = new PassThrough();
+  const under = tight.write('first.bin', 100 * MiB, first);
+  first.write(Buffer.alloc(1024));
+  // Its space is claimed before its partial file is made.
+  await eventually('the first partial file', async () =>
+    (await readdir(join(dir, 'Transfer'))).some((n) => n.startsWith('.oc-upload-'))
+      ? true
+      : undefined,
+  );
+  const second = await tight
+    .write('second.bin', 100 * MiB, Readable.from([Buffer.alloc(1)]))
+    .catch((err: unknown) => err);
+  expect(second).toMatchObject({ status: 507 });
+  // The first one ends (here: fails short) and gives its claim back.
+  first.end();
+  await expect(under).rejects.toMatchObject({ status: 400 });
+  const small = await tight.write('third.bin', 1024, Readable.from([Buffer.alloc(1024)]));
+  expect(small.size).toBe(1024);
 });

@@ -21,6 +21,7 @@ import {
   mkdir,
   open,
   readdir,
+  stat,
   statfs,
   unlink,
   type FileHandle,
@@ -65,6 +66,9 @@ export interface TransferredFile {
   sha256: string;
 }
 
+/** Bytes of uploads under way, per filesystem (st_dev), for the free-space check. */
+const claimed = new Map<number, number>();
+
 export class TransferFolder {
   constructor(private readonly options: TransferFolderOptions) {}
 
@@ -94,56 +98,88 @@ export class TransferFolder {
   ): Promise<TransferredFile> {
     checkName(name);
     return this.withFolder(async (dir) => {
-      const space = await statfs(dir);
-      const free = space.bavail * space.bsize;
-      if (free - size < this.options.reserveBytes)
-        throw new TransferError(
-          507,
-          `The desktop has too little free space for ${binaryBytesText(size)} (${binaryBytesText(Math.max(0, free - this.options.reserveBytes))} usable): free some space on it first.`,
-        );
       if (await exists(join(dir, name)))
         throw new TransferError(
           409,
           `"${name}" is already in the desktop's transfer folder: rename your file or delete theirs first.`,
         );
-      const partial = join(dir, `${PARTIAL_PREFIX}${randomBytes(9).toString('hex')}`);
-      const file = await open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      const release = await this.claimSpace(dir, size);
       try {
-        await file.chown(this.options.uid, this.options.gid);
-        const hash = createHash('sha256');
-        let written = 0;
-        const count = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            written += chunk.length;
-            if (written > size)
-              return done(new TransferError(400, `More than the announced ${size} bytes arrived.`));
-            hash.update(chunk);
-            done(null, chunk);
-          },
-        });
-        await pipeline(body, count, fileSink(file), signal === undefined ? {} : { signal });
-        if (written !== size)
-          throw new TransferError(
-            400,
-            `The upload ended after ${written} of ${size} bytes; send the file again.`,
-          );
-        await file.chmod(0o644);
-        await file.close();
-        await link(partial, join(dir, name)).catch((err: NodeJS.ErrnoException) => {
-          throw err.code === 'EEXIST'
-            ? new TransferError(
-                409,
-                `"${name}" appeared in the transfer folder meanwhile: rename your file.`,
-              )
-            : err;
-        });
-        return { name, size, sha256: hash.digest('hex') };
+        return await this.writeNew(dir, name, size, body, signal);
       } finally {
-        await file.close().catch(() => undefined);
-        // Done: its real name links the file now. Failed or cancelled: nothing of it may stay.
-        await unlink(partial).catch(() => undefined);
+        release();
       }
     });
+  }
+
+  /**
+   * Claims `size` bytes of the folder's filesystem for an upload, or refuses (507) when the free
+   * space less the reserve and less the uploads still under way there cannot hold it. The check
+   * and the claim happen with no await between, so two uploads cannot both count on one space.
+   */
+  private async claimSpace(dir: string, size: number): Promise<() => void> {
+    const { dev } = await stat(dir);
+    const space = await statfs(dir);
+    const pending = claimed.get(dev) ?? 0;
+    const usable = space.bavail * space.bsize - pending - this.options.reserveBytes;
+    if (usable < size)
+      throw new TransferError(
+        507,
+        `The desktop has too little free space for ${binaryBytesText(size)} (${binaryBytesText(Math.max(0, usable))} usable): free some space on it first.`,
+      );
+    claimed.set(dev, pending + size);
+    return () => {
+      const left = (claimed.get(dev) ?? size) - size;
+      if (left > 0) claimed.set(dev, left);
+      else claimed.delete(dev);
+    };
+  }
+
+  /** Writes a new file under a partial name, then links it to `name` (see the header). */
+  private async writeNew(
+    dir: string,
+    name: string,
+    size: number,
+    body: Readable,
+    signal: AbortSignal | undefined,
+  ): Promise<TransferredFile> {
+    const partial = join(dir, `${PARTIAL_PREFIX}${randomBytes(9).toString('hex')}`);
+    const file = await open(partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+    try {
+      await file.chown(this.options.uid, this.options.gid);
+      const hash = createHash('sha256');
+      let written = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          written += chunk.length;
+          if (written > size)
+            return done(new TransferError(400, `More than the announced ${size} bytes arrived.`));
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      });
+      await pipeline(body, count, fileSink(file), signal === undefined ? {} : { signal });
+      if (written !== size)
+        throw new TransferError(
+          400,
+          `The upload ended after ${written} of ${size} bytes; send the file again.`,
+        );
+      await file.chmod(0o644);
+      await file.close();
+      await link(partial, join(dir, name)).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'EEXIST'
+          ? new TransferError(
+              409,
+              `"${name}" appeared in the transfer folder meanwhile: rename your file.`,
+            )
+          : err;
+      });
+      return { name, size, sha256: hash.digest('hex') };
+    } finally {
+      await file.close().catch(() => undefined);
+      // Done: its real name links the file now. Failed or cancelled: nothing of it may stay.
+      await unlink(partial).catch(() => undefined);
+    }
   }
 
   /**
