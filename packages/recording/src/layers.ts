@@ -163,8 +163,11 @@ export function crop(src: Surface, area: Rect): { rect: Rect; rgba: Buffer } {
 }
 
 /**
- * Copies `from` of `src` to (dx, dy) of `dst`, through a temporary so a copy within one
- * surface reads what was there before (as a canvas blit does). Returns the rectangle written.
+ * Copies `from` of `src` to (dx, dy) of `dst` as a canvas blit does: a copy within one surface
+ * reads what was there before. Returns the rectangle written. An opaque copy (SRC, or an opaque
+ * source) — every scroll of a desktop — goes row by row straight into `dst`, bottom up when it
+ * moves down within one surface, with no temporary: the recorder follows heavy scrolling at the
+ * cost of one memmove per row. Anything else blends through a temporary.
  */
 export function copyRect(
   src: Surface,
@@ -173,6 +176,46 @@ export function copyRect(
   dx: number,
   dy: number,
   mask: number = CompositeMask.SRC,
+): Rect {
+  const source = clip(from, src.width, src.height);
+  if (isEmpty(source)) return { x: dx, y: dy, width: 0, height: 0 };
+  const at = { x: dx + (source.x - from.x), y: dy + (source.y - from.y) };
+  const to = clip({ ...at, width: source.width, height: source.height }, dst.width, dst.height);
+  if (isEmpty(to)) return to;
+  const sx = source.x + (to.x - at.x);
+  const sy = source.y + (to.y - at.y);
+  const read = { x: sx, y: sy, width: to.width, height: to.height };
+  if (mask === CompositeMask.SRC || opaque(src, read)) {
+    const bytes = to.width * 4;
+    const bottomUp = src === dst && to.y > sy;
+    for (let i = 0; i < to.height; i++) {
+      const row = bottomUp ? to.height - 1 - i : i;
+      const s = ((sy + row) * src.width + sx) * 4;
+      // Buffer#copy moves overlapping bytes correctly (a copy along one row of one surface).
+      src.rgba.copy(dst.rgba, ((to.y + row) * dst.width + to.x) * 4, s, s + bytes);
+    }
+    return to;
+  }
+  return blendCopy(src, from, dst, dx, dy, mask);
+}
+
+/** Whether every pixel of `area` (inside `surface`) is opaque. */
+function opaque(surface: Surface, area: Rect): boolean {
+  for (let y = area.y; y < area.y + area.height; y++) {
+    const end = (y * surface.width + area.x + area.width) * 4;
+    for (let o = (y * surface.width + area.x) * 4 + 3; o < end; o += 4)
+      if (surface.rgba[o] !== 255) return false;
+  }
+  return true;
+}
+
+function blendCopy(
+  src: Surface,
+  from: Rect,
+  dst: Surface,
+  dx: number,
+  dy: number,
+  mask: number,
 ): Rect {
   const { rect, rgba } = crop(src, from);
   if (rgba.length === 0) return { x: dx, y: dy, width: 0, height: 0 };
