@@ -80,8 +80,15 @@ describe('a stalled desktop link', () => {
 
     // A still desktop is not a silent one: the gateway's probes are answered, and each answer
     // reaches the browser as a frame (what the viewer's frame age and wait_for_screen rely on).
+    // Input confirmed all along (its fence answers are bytes from the server, but not frames)
+    // must not stop those keep-alive frames: the viewer counts frames, not bytes.
     const syncsBefore = client.instructions.filter((i) => i.opcode === 'sync').length;
+    const moving = setInterval(() => {
+      const x = 300 + Math.floor(Math.random() * 100);
+      client.sendRaw(`5.mouse,3.${x},3.300,1.0;10.oc-receipt,2.99;`);
+    }, 200);
     await new Promise((resolve) => setTimeout(resolve, 7000));
+    clearInterval(moving);
     expect(client.instructions.some((i) => i.opcode === 'error')).toBe(false);
     const stillSyncs = client.instructions.filter((i) => i.opcode === 'sync').length - syncsBefore;
     console.log(`frames in 7 s of a still desktop: ${stillSyncs}`);

@@ -362,6 +362,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
         switch (type) {
           case SERVER_FRAMEBUFFER_UPDATE:
             await readFramebufferUpdate(ctx);
+            this.silence?.drew();
             this.emit('frameEnd');
             break;
           case SERVER_SET_COLOUR_MAP: {

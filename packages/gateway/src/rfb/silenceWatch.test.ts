@@ -35,23 +35,47 @@ describe('SilenceWatch', () => {
     const { w, probe, silent } = watch();
     for (let i = 0; i < 40; i++) {
       vi.advanceTimersByTime(1000);
-      // The server answers a probe a little later, as a real one does.
-      if (probe.mock.calls.length > i / 4) w.heard();
+      // The server answers a probe with a frame a little later, as a real one does.
+      if (probe.mock.calls.length > i / 4) w.drew();
     }
     expect(probe.mock.calls.length).toBeGreaterThan(5);
     expect(silent).not.toHaveBeenCalled();
     w.stop();
   });
 
-  it('any byte counts: a server that keeps sending is not probed', () => {
+  it('a server that keeps drawing is not probed', () => {
     const { w, probe, silent } = watch();
     for (let i = 0; i < 50; i++) {
       vi.advanceTimersByTime(1500);
-      w.heard();
+      w.drew();
     }
     expect(probe).not.toHaveBeenCalled();
     expect(silent).not.toHaveBeenCalled();
     expect(w.quietForMs).toBe(0);
+    w.stop();
+  });
+
+  it('bytes that are not frames (input fences) keep it alive, but the probe still goes out for a frame', () => {
+    const { w, probe, silent } = watch();
+    // Answers to input fences every 300 ms on a still desktop: no frame comes by itself.
+    for (let i = 0; i < 10; i++) {
+      vi.advanceTimersByTime(300);
+      w.heard();
+    }
+    // 3 s without a frame: the probe went out (its answer is the browsers' keep-alive frame).
+    expect(probe).toHaveBeenCalledTimes(1);
+    // Long after the deadline, bytes still flowing: alive, never silent.
+    for (let i = 0; i < 30; i++) {
+      vi.advanceTimersByTime(300);
+      w.heard();
+    }
+    expect(silent).not.toHaveBeenCalled();
+    // The frame answering it ends the probe; the next one follows a quiet time later.
+    w.drew();
+    vi.advanceTimersByTime(1900);
+    expect(probe).toHaveBeenCalledTimes(1);
+    vi.advanceTimersByTime(600);
+    expect(probe).toHaveBeenCalledTimes(2);
     w.stop();
   });
 
