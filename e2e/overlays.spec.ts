@@ -138,9 +138,10 @@ async function expectPainted(
 }
 
 /**
- * Right after a tool returned: the next animation frame of every page's layer hands the control
- * window's latest store change to its painting (the second window got it over the bridge in the
- * meantime), and the painting acknowledges that very frame as painted.
+ * Right after a tool returned: the next animation frame of the control window's layer hands its
+ * latest store change to its painting, and the painting acknowledges that very frame as painted.
+ * A second window gets the change over the bridge: in the frame after it has arrived, it too is
+ * painted and acknowledged.
  */
 async function expectPaintedWithinOneFrame(
   control: Page,
@@ -151,9 +152,25 @@ async function expectPaintedWithinOneFrame(
   if (mine === undefined) throw new Error('no control frame');
   expect(mine.path, 'how the control window paints').toBe(path);
   expect(mine.painted, 'the control window painted the change in the next frame').toBe(mine.seq);
-  for (const other of theirs) {
+  for (const [i, first] of theirs.entries()) {
+    const page = others[i];
+    if (page === undefined) throw new Error('no page for a second window');
+    // The change reaches a second window over the bridge, which may take longer than the control
+    // window's frame; once its store has it, that window's next frame must have painted it.
+    let other = first;
+    await expect
+      .poll(
+        async () => (other.seq === mine.seq ? mine.seq : (other = await afterOneFrame(page)).seq),
+        {
+          timeout: 5_000,
+          message: 'the second window received the change',
+        },
+      )
+      .toBe(mine.seq);
     expect(other.path, 'how the other window paints').toBe(path);
-    expect(other.painted, 'the second window painted it in its next frame').toBe(mine.seq);
+    expect(other.painted, 'the second window painted it in the frame after it arrived').toBe(
+      other.seq,
+    );
   }
   return mine.seq;
 }
