@@ -1,7 +1,8 @@
-// Delivery confirmation: our one extension of the Guacamole protocol, spoken only between the
-// bridge and our gateway (Apache guacd does not know it, and never sees it: the bridge sends it
-// only to a server that announced it). It lets the bridge learn that input it forwarded has
-// reached the desktop server, not just the gateway — Guacamole itself never acknowledges input.
+// Delivery confirmation: one of our extensions of the Guacamole protocol (attention.ts is the
+// other), spoken only between the bridge and our gateway (Apache guacd does not know it, and
+// never sees it: the bridge sends it only to a server that announced it). It lets the bridge
+// learn that input it forwarded has reached the desktop server, not just the gateway —
+// Guacamole itself never acknowledges input.
 //
 //   server → bridge, right after `ready`:  x-oc-delivery              "I confirm delivery"
 //   bridge → server:                       x-oc-delivery,<n>          after some input
