@@ -32,13 +32,18 @@ for (const viewport of [
       const box = await viewer.displayBox();
       const slack = Math.ceil(desktop.width / box.width) + 1;
       await expect
-        .poll(async () => {
-          // Moved again on each look: a move made while the page was still binding its input
-          // (a loaded machine, right after Connected) is lost, which is not what this checks.
-          await page.mouse.move(point.x, point.y);
-          const at = await pointerLocation(stack.xEnv);
-          return Math.abs(at.x - x) <= slack && Math.abs(at.y - y) <= slack ? 'on target' : at;
-        })
+        .poll(
+          async () => {
+            // Moved again on each look: a move made while the page was still binding its input
+            // (a loaded machine, right after Connected) is lost, which is not what this checks.
+            // CI once saw no move arrive for 5 s right after the overlay specs (the next window
+            // size passed at once): up to 15 s, as the other first-input waits allow.
+            await page.mouse.move(point.x, point.y);
+            const at = await pointerLocation(stack.xEnv);
+            return Math.abs(at.x - x) <= slack && Math.abs(at.y - y) <= slack ? 'on target' : at;
+          },
+          { timeout: 15_000 },
+        )
         .toBe('on target');
     }
   });
