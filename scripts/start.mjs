@@ -24,7 +24,6 @@ import {
 } from 'node:fs';
 import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bridgeProcessEnv } from './start/bridgeEnv.mjs';
 import { relayBridgeOutput } from './start/bridgeOutput.mjs';
 import { Progress, runLogged, tailOf } from './start/progress.mjs';
 
@@ -232,7 +231,6 @@ function serve(extraArgs, claudeCommand) {
   // one signal, so the bridge stops its desktop once instead of being hit twice and giving up.
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: bridgeProcessEnv(process.env),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -6,7 +6,6 @@
 // the one-time setup link. Reads where it listens, which X display it started and its X cookie
 // file (XAUTHORITY) from its console output, and stops it with SIGINT the way a person pressing
 // Ctrl-C would.
-import { bridgeProcessEnv } from '../../scripts/start/bridgeEnv.mjs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -143,8 +142,7 @@ async function launch(
     {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      // As npm start runs it (its malloc arenas capped), so the bench measures that bridge.
-      env: bridgeProcessEnv({ ...inherited, NO_COLOR: '1', ...env, ...options.env }),
+      env: { ...inherited, NO_COLOR: '1', ...env, ...options.env },
     },
   );
   // Kept for npm test's log scan, with the secrets this stack was given.

@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeCommand } from '../../apps/web/src/pages/console/config/clientConfig.js';
-import { bridgeProcessEnv } from './bridgeEnv.mjs';
 import { readableLogLine } from './bridgeOutput.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -123,11 +122,4 @@ describe('npm start', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 90_000);
-});
-
-describe('bridgeProcessEnv', () => {
-  it('caps glibc malloc arenas at 2 unless the caller chose, and keeps everything else', () => {
-    expect(bridgeProcessEnv({ PATH: '/bin' })).toEqual({ PATH: '/bin', MALLOC_ARENA_MAX: '2' });
-    expect(bridgeProcessEnv({ MALLOC_ARENA_MAX: '8' }).MALLOC_ARENA_MAX).toBe('8');
-  });
 });
