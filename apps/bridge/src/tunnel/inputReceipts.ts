@@ -34,10 +34,14 @@ export class InputReceiptDesk {
   private readonly upstream = new Map<string, string>();
   /** Receipts waiting for the desktop to show life (checkLink). */
   private readonly checking = new Set<string>();
-  private open = 0;
   private ended = false;
 
   constructor(private readonly deps: InputReceiptDeps) {}
+
+  /** Receipts asked and not yet answered: waiting on the server or on the link. */
+  private get openReceipts(): number {
+    return this.upstream.size + this.checking.size;
+  }
 
   /** A browser's `oc-receipt`. False when its arguments are malformed (the caller ends the tunnel). */
   request(args: readonly string[]): boolean {
@@ -45,7 +49,7 @@ export class InputReceiptDesk {
     if (args.length !== 1 || !parsed.success) return false;
     const id = parsed.data;
     if (this.deps.readOnly) this.deps.answer(id, 'refused');
-    else if (this.ended || !this.deps.connected() || this.open >= MAX_OPEN_RECEIPTS)
+    else if (this.ended || !this.deps.connected() || this.openReceipts >= MAX_OPEN_RECEIPTS)
       this.deps.answer(id, 'lost');
     else if (this.serverConfirms) this.askServer(id);
     else this.checkLink(id);
@@ -62,7 +66,6 @@ export class InputReceiptDesk {
     const id = answer === undefined ? undefined : this.upstream.get(answer.id);
     if (answer === undefined || id === undefined) return { confirmedByServer: false };
     this.upstream.delete(answer.id);
-    this.open -= 1;
     this.settleFromServer(id, answer.outcome);
     return { confirmedByServer: answer.outcome === 'server' };
   }
@@ -74,7 +77,6 @@ export class InputReceiptDesk {
     for (const id of [...this.upstream.values(), ...this.checking]) this.deps.answer(id, 'lost');
     this.upstream.clear();
     this.checking.clear();
-    this.open = 0;
   }
 
   private askServer(id: string): void {
@@ -85,7 +87,6 @@ export class InputReceiptDesk {
       return;
     }
     this.upstream.set(n, id);
-    this.open += 1;
   }
 
   private settleFromServer(id: string, outcome: DeliveryOutcome): void {
@@ -100,7 +101,6 @@ export class InputReceiptDesk {
       this.deps.answer(id, 'sent');
       return;
     }
-    this.open += 1;
     this.checking.add(id);
     alive.then(
       (alive) => this.settleChecked(id, alive ? 'link' : 'lost'),
@@ -110,7 +110,6 @@ export class InputReceiptDesk {
 
   private settleChecked(id: string, outcome: InputReceiptOutcome): void {
     if (!this.checking.delete(id)) return; // answered already (the tunnel ended)
-    this.open -= 1;
     this.deps.answer(id, outcome);
   }
 }
