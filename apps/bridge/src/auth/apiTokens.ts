@@ -19,7 +19,7 @@ export const MIN_ENV_TOKEN_LENGTH = 16;
  * How long a successful lookup is trusted without asking the store again. A revocation on another
  * bridge of the site reaches this cache over NATS at once; this bounds it if that message is lost.
  */
-const CACHE_MS = 2_000;
+export const CACHE_MS = 2_000;
 /**
  * How old a lookup may be and still stand in while the store is unavailable. A revocation cannot
  * be missed meanwhile: made here it drops the entry, and made by another bridge on the same
@@ -82,6 +82,11 @@ export class ApiTokenAuth {
     private readonly now: () => number = Date.now,
   ) {
     this.envHash = envToken === undefined ? undefined : Buffer.from(sha256Hex(envToken), 'hex');
+  }
+
+  /** Changes with every invalidate() and forgetAll(): a person or token may have changed. */
+  changes(): number {
+    return this.generation;
   }
 
   async authenticate(authorization: string | undefined): Promise<TokenCheck> {

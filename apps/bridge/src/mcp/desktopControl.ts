@@ -175,7 +175,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
     server.server.registerCapabilities({ tools: { listChanged: false } });
     const sessionLogger = logger.child({ sessionId, personId: principal.personId });
     const notifier = new UpdateNotifier(() => state, sessionLogger);
-    const desktop = new SessionDesktop({ store: access.store, directory, planes }, principal, {
+    const desktop = new SessionDesktop({ access, directory, planes }, principal, {
       join: (plane) => {
         plane.sessions.add(state);
         plane.aiClientsChanged();

@@ -6,17 +6,27 @@
 // desktop and what the person must grant or hand over. While the store is unavailable, the last
 // answer for the same desktop reference stands in for a short while (as the token's lookup does
 // in auth/apiTokens.ts), so an AI at work is not stopped by a database restart.
+// The token's person is read from the store once and then kept while nothing about people
+// changed: every change to a person (role, name, disabled, removed) — made here or told by
+// another bridge of the site — invalidates the token lookups (ApiTokenAuth.invalidate), whose
+// count of changes this cache compares on every call; it is also re-read at least as often as a
+// token lookup is, in case the site's message about a change was lost.
 import { ProtocolError, WATCHER_TOOLS, type ToolName } from '@overlay-companion/protocol';
 import type { z } from 'zod';
-import type { McpPrincipal } from '../auth/apiTokens.js';
+import {
+  CACHE_MS as TOKEN_LOOKUP_CACHE_MS,
+  type ApiTokenAuth,
+  type McpPrincipal,
+} from '../auth/apiTokens.js';
 import type { DesktopDirectory, PersonDesktop } from '../desktops/desktopDirectory.js';
 import { storeOutage } from '../store/errors.js';
-import type { Store } from '../store/types.js';
+import type { PersonRecord, Store } from '../store/types.js';
 import type { DesktopPlane, DesktopPlanes } from './desktopPlanes.js';
 import type { ListDesktopsResult } from '@overlay-companion/protocol';
 
 export interface SessionDesktopDeps {
-  store: Pick<Store, 'people'>;
+  /** The people (store) and, for when they change, the token lookups (ApiTokenAuth.changes). */
+  access: { store: Pick<Store, 'people'>; tokens: Pick<ApiTokenAuth, 'changes'> };
   directory: DesktopDirectory;
   planes: DesktopPlanes;
 }
@@ -32,6 +42,8 @@ export class SessionDesktop {
   private joined: DesktopPlane | undefined;
   /** The last desktop found per reference ('' for none), for an outage of the store. */
   private readonly lastFound = new Map<string, { found: PersonDesktop; at: number }>();
+  /** The token's person as last read, with the count of people changes it was read at. */
+  private known: { person: PersonRecord; changes: number; at: number } | undefined;
 
   constructor(
     private readonly deps: SessionDesktopDeps,
@@ -119,10 +131,18 @@ export class SessionDesktop {
     this.membership.join(plane);
   }
 
-  private async person() {
-    const person = await this.deps.store.people.byId(this.principal.personId);
+  private async person(): Promise<PersonRecord> {
+    const changes = this.deps.access.tokens.changes();
+    const now = Date.now();
+    const known = this.known;
+    if (known !== undefined && known.changes === changes && now - known.at < TOKEN_LOOKUP_CACHE_MS)
+      return known.person;
+    this.known = undefined;
+    const person = await this.deps.access.store.people.byId(this.principal.personId);
     if (person === undefined || person.disabled)
       throw new ProtocolError('permission_denied', "This token's person can no longer sign in.");
+    // A read that overlapped a change may predate it: used for this call, not kept.
+    if (this.deps.access.tokens.changes() === changes) this.known = { person, changes, at: now };
     return person;
   }
 

@@ -1,0 +1,108 @@
+// The session keeps its token's person between calls (sessionDesktop.ts) instead of reading the
+// store on each one; these show the kept record never outlives a change: a role taken away by an
+// admin here, a change another bridge of the site made (told as tokens_invalidated, which the
+// site applies with ApiTokenAuth.invalidate(…, 'site')), and a grant withdrawn refuse the very
+// next call. Each first warms the session with calls that succeed. Real bridge (SQLite), real
+// people made over the API, real MCP SDK clients.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { API } from '@overlay-companion/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addPerson, createToken, type OtherPerson } from '../perimeter/testing/people.js';
+import { callTool, errorOf } from './testing/calls.js';
+import { connectClient, startTestBridge, type TestBridge } from './testing/fixtures.js';
+
+let bridge: TestBridge;
+let desktopId: string;
+
+beforeAll(async () => {
+  bridge = await startTestBridge();
+  const id = await bridge.desktopControl.directory.cliDesktopId();
+  if (id === undefined) throw new Error('no desktop');
+  desktopId = id;
+});
+afterAll(async () => {
+  await bridge.close();
+});
+
+/** A person, their AI's connected client, and a call that needs their access to the desktop. */
+async function personWithAi(
+  username: string,
+  options: Parameters<typeof addPerson>[2],
+): Promise<{ person: OtherPerson; client: Client; call: () => ReturnType<typeof callTool> }> {
+  const person = await addPerson(bridge.session, username, options);
+  const token = await createToken(person.session, `${username} ai`);
+  const { client } = await connectClient(bridge, { token: token.secret });
+  // list_desktops naming the desktop: the session finds it for this person on every call.
+  const call = () => callTool(client, 'list_desktops', { desktop: desktopId });
+  return { person, client, call };
+}
+
+async function warm(call: () => ReturnType<typeof callTool>): Promise<void> {
+  for (let i = 0; i < 3; i++) expect((await call()).isError).not.toBe(true);
+}
+
+describe("the session's kept person", () => {
+  it('is dropped when an admin takes the role away: the next call is refused', async () => {
+    const { person, client, call } = await personWithAi('carol', { role: 'admin' });
+    try {
+      await warm(call);
+      const answer = await bridge.session.request(`${API.people}/${person.person.id}`, {
+        method: 'PATCH',
+        body: { role: 'member' },
+      });
+      expect(answer.status).toBe(200);
+      const refused = errorOf(await call());
+      expect(refused.kind).toBe('permission_denied');
+      expect(refused.message).toContain('may use no desktop');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('is dropped when another bridge of the site says the person changed', async () => {
+    const { person, client, call } = await personWithAi('dave', { role: 'admin' });
+    try {
+      await warm(call);
+      // Another bridge on the same database demoted Dave and told the site; this is how the
+      // site's tokens_invalidated message is applied here (site/joinSite.ts).
+      await bridge.access.store.people.update(person.person.id, { role: 'member' });
+      await bridge.access.tokens.invalidate({ personId: person.person.id }, 'site');
+      const refused = errorOf(await call());
+      expect(refused.kind).toBe('permission_denied');
+      expect(refused.message).toContain('may use no desktop');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('does not outlive a withdrawn grant: the next call is refused', async () => {
+    const { person, client, call } = await personWithAi('erin', { grant: 'view' });
+    try {
+      await warm(call);
+      const path = `${API.desktops}/${desktopId}/grants/${person.person.id}`;
+      expect((await bridge.session.request(path, { method: 'DELETE' })).status).toBeLessThan(300);
+      const refused = errorOf(await call());
+      expect(refused.kind).toBe('permission_denied');
+      expect(refused.message).toContain('may use no desktop');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('does not outlive a disabled account', async () => {
+    const { person, client, call } = await personWithAi('frank', { role: 'admin' });
+    try {
+      await warm(call);
+      const answer = await bridge.session.request(`${API.people}/${person.person.id}`, {
+        method: 'PATCH',
+        body: { disabled: true },
+      });
+      expect(answer.status).toBe(200);
+      const after = await call().catch((err: unknown) => err);
+      // The session is ended (the transport refuses), or the call is refused: never answered.
+      if (!(after instanceof Error)) expect(after.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+});
