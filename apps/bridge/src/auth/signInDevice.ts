@@ -3,6 +3,7 @@
 // the account from the same address cannot keep the person out. Signed with HMAC-SHA-256 over the
 // account and a random device id, so it cannot be made up or moved to another account; it grants
 // nothing else (no session, no access). HttpOnly, SameSite=Strict, Secure with __Host- on https.
+// In a site of several bridges the key is the site's (site/siteKeys.ts, from its database).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -13,10 +14,17 @@ const MAX_AGE_SECONDS = 180 * 24 * 3600;
 
 export class SignInDevices {
   /**
-   * The signing key. Random per process: a restart forgets every device (they are remembered
-   * again at the next sign-in), and bridges sharing a database do not know each other's.
+   * The signing key. Random per process for a bridge alone: a restart forgets every device (they
+   * are remembered again at the next sign-in). In a site it is the site's key (useKey), so every
+   * bridge checks a cookie any of them issued, and a restart forgets none.
    */
-  constructor(private readonly key: Buffer = randomBytes(32)) {}
+  constructor(private key: Buffer = randomBytes(32)) {}
+
+  /** Signs and checks with `key` from now on (cookies of the previous key are unknown again). */
+  useKey(key: Buffer): void {
+    if (key.length < 32) throw new Error('A sign-in device key has at least 32 bytes.');
+    this.key = key;
+  }
 
   /** A new cookie value for `account` (a normalized username). */
   issue(account: string): string {

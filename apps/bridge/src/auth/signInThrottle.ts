@@ -107,7 +107,8 @@ export class MemorySignInThrottle implements SignInThrottle {
   private readonly addresses = new Map<string, BanState>();
   private readonly devices = new Map<string, BanState>();
   private readonly accounts = new Map<string, AccountState>();
-  private readonly deviceCookies: SignInDevices;
+  /** Its key is the site's in a site of several bridges (site/joinSite.ts). */
+  readonly deviceCookies: SignInDevices;
   private readonly failureListeners = new Set<(failure: CountedFailure) => void>();
 
   constructor(

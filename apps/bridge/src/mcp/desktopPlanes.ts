@@ -144,6 +144,22 @@ export interface PlaneSite {
   permissionsChanged(personId: string): void;
   /** The desktop's record, grants or charge changed (in the store): the others reload it. */
   desktopChanged(desktopId: string): void;
+  /** The control window here listed the approvals waiting (the others' windows show them). */
+  approvalsListed(
+    desktopId: string,
+    inChargeId: string,
+    message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>,
+  ): void;
+  /** An approval answered here, for the control window on another bridge (why not, if refused). */
+  answerApproval(
+    desktopId: string,
+    person: { personId: string; access: DesktopAccessLevel },
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ): Promise<string | undefined>;
+  /** The control window here changed the overlays (the others' windows and feeds follow). */
+  overlaysChanged(desktopId: string, change: OverlayChange): void;
+  /** Whether another bridge holds the desktop's control window (as its lease says). */
+  controlElsewhere(desktopId: string): boolean;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
@@ -233,6 +249,9 @@ class Plane implements DesktopPlane {
       describeDesktop: (peer) => this.describe(peer),
       logger: logger.child({ part: 'viewers' }),
       viewerUrl: options.viewerUrl,
+      answerElsewhere: (person, message) =>
+        this.site()?.answerApproval(this.desktopId, person, message),
+      controlElsewhere: () => this.site()?.controlElsewhere(this.desktopId) === true,
       ...(options.headlessLauncher === undefined
         ? {}
         : { headlessLauncher: options.headlessLauncher }),
@@ -240,6 +259,10 @@ class Plane implements DesktopPlane {
     const overlaysChanged = options.overlaysChanged;
     if (overlaysChanged !== undefined)
       this.hub.overlayFeed.subscribe((change) => overlaysChanged(this.desktopId, change));
+    // What a window here changed is told to the site; what the site told is not told back.
+    this.hub.overlayFeed.subscribe((change) => {
+      if (!this.hub.overlaysFromSite) this.site()?.overlaysChanged(this.desktopId, change);
+    });
     this.hub.listen({
       event: (event) => {
         // The person in charge agreed (by their toggles) to let their own AI read what they do;
@@ -258,6 +281,8 @@ class Plane implements DesktopPlane {
       },
       approval: (outcome) =>
         options.observer?.approval?.(this.charge.id, outcome, this.desktopName, this.desktopId),
+      approvalsListed: (message) =>
+        this.site()?.approvalsListed(this.desktopId, this.charge.id, message),
       charge: (peer, message) => this.chargeRequested(peer, message),
       standing: (peer, message, call) =>
         applyStandingMessage(

@@ -6,6 +6,9 @@
 // A control viewer announces its whole store (sync_state) when it takes control; the newer of
 // the two (by seq) wins on both sides, so a bridge restart or a stale promoted window converge.
 // Which viewer is in control and how text reaches a socket stay with the hub (viewerHub.ts).
+// In a site, the control window may be on another bridge: its changes come from the site's bus
+// (applyElsewhere), are kept in the copy the same way and go to every window here and the feed;
+// `fromSite` is true while they are told, so they are not told back to the site.
 import {
   encodeBridgeMessage,
   type Overlay,
@@ -36,6 +39,8 @@ export class OverlayRelay {
   private readonly overlays = new Map<string, Overlay>();
   private seq = 0;
   private readonly listeners = new Set<(change: OverlayChange) => void>();
+  /** Set while a change from another bridge is told to the listeners (not told back). */
+  fromSite = false;
 
   constructor(private readonly routes: OverlayRoutes) {}
 
@@ -62,6 +67,25 @@ export class OverlayRelay {
         this.routes.toMirrors(encodeBridgeMessage(this.syncMessage()));
         return undefined;
     }
+  }
+
+  /**
+   * A change the control window on another bridge made: kept, and sent to the windows here (the
+   * hub calls this only while no window here controls). An older store snapshot than the copy is
+   * ignored, as from a window.
+   */
+  applyElsewhere(change: OverlayChange): void {
+    if (change.type === 'sync_state' && change.seq < this.seq) return;
+    this.fromSite = true;
+    try {
+      if (change.type === 'sync_state') this.replace(change.overlays, change.seq);
+      else this.apply(change);
+    } finally {
+      this.fromSite = false;
+    }
+    this.routes.toMirrors(
+      encodeBridgeMessage(change.type === 'sync_state' ? this.syncMessage() : change),
+    );
   }
 
   /** The whole copy as a sync_state (for a window taking control, or asking). */

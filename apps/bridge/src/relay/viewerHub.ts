@@ -36,7 +36,7 @@ import type { ModeState } from '../policy/modeState.js';
 import { CallRelay, type CallOptions, type PendingCallInfo } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
-import { OverlayRelay } from './overlayRelay.js';
+import { OverlayRelay, type OverlayChange } from './overlayRelay.js';
 import { SharedWindowState } from './windowsShared.js';
 import { maskScreenshot } from '../layouts/privacyMasks.js';
 
@@ -66,6 +66,20 @@ export interface ViewerHubOptions {
   viewerUrl: () => string;
   /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
   headlessLauncher?: () => HeadlessLauncher | undefined;
+  /**
+   * In a site: relays an approval answered here to the bridge whose control window lists it
+   * (site/remoteApprovals.ts); resolves to why it was refused there, if it was.
+   */
+  answerElsewhere?: (
+    person: { personId: string; access: DesktopAccessLevel },
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ) => Promise<string | undefined> | undefined;
+  /**
+   * In a site: another bridge holds the desktop's control window (its lease), so a window that
+   * opens here is a mirror; the site's leases make one here control once that one is gone
+   * (claimControl), one per site.
+   */
+  controlElsewhere?: () => boolean;
 }
 
 /** What the hub asks the headless viewer's launcher (headless/headlessViewer.ts). */
@@ -108,6 +122,8 @@ export type HubListener = {
     call: PendingCallInfo | undefined,
   ) => string | undefined;
   approval?: (outcome: ApprovalOutcome) => void;
+  /** The control window here listed what waits for the person (empty: nothing any more). */
+  approvalsListed?: (message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>) => void;
   /** The person at `byPersonId`'s window took the desktop from the AI (on) or handed it back. */
   takeOver?: (on: boolean, byPersonId: string | undefined) => void;
 };
@@ -253,7 +269,12 @@ export class ViewerHub {
   attach(peer: ViewerPeer): ViewerRole {
     this.viewers.push(peer);
     // Only a window of the person in charge controls: runs the AI's calls and asks for approval.
-    if (this.controlId === undefined && peer.personId === this.options.inCharge())
+    // One per site: not while another bridge has it.
+    if (
+      this.controlId === undefined &&
+      peer.personId === this.options.inCharge() &&
+      this.options.controlElsewhere?.() !== true
+    )
       this.controlId = peer.id;
     // A person's own window takes the role from the headless viewer: with someone there to ask,
     // nothing is asked of the MCP client, and the person sees every request.
@@ -324,8 +345,7 @@ export class ViewerHub {
     this.controlId = to?.id;
     if (previous !== undefined && previous.id !== to?.id) {
       this.calls.rejectForViewer(previous.id, why);
-      const nothingWaits = this.shared.controlLeft();
-      if (nothingWaits !== undefined) this.broadcast(nothingWaits);
+      this.approvalsChanged(this.shared.controlLeft());
       this.sendHello(previous, 'mirror');
     }
     if (to !== undefined && greet) this.sendHello(to, 'control');
@@ -350,7 +370,7 @@ export class ViewerHub {
     const refused = this.notInCharge(peer, 'approval_answer');
     if (refused !== undefined) return refused;
     const control = this.control;
-    if (control === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
+    if (control === undefined) return this.answerOnOtherBridge(peer, message);
     const verdict = this.shared.answered(message.request_id);
     if ('error' in verdict) return verdict.error;
     this.options.logger.info(
@@ -364,6 +384,108 @@ export class ViewerHub {
   }
 
   /**
+   * The control window is on another bridge of the site, which listed the request here: the
+   * answer goes there (it decides again), every window here stops showing the request at once,
+   * and `peer` is told if the other bridge refused it.
+   */
+  private answerOnOtherBridge(
+    peer: ViewerPeer,
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ): string | undefined {
+    const relay = this.options.answerElsewhere;
+    if (relay === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
+    const verdict = this.shared.answered(message.request_id);
+    if ('error' in verdict) return verdict.error;
+    const sent = relay({ personId: peer.personId, access: peer.access }, message);
+    if (sent === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
+    this.broadcast(verdict.waiting);
+    void sent.then((problem) => {
+      if (problem !== undefined)
+        peer.send(encodeBridgeMessage({ type: 'error', message: problem.slice(0, 500) }));
+    });
+    return undefined;
+  }
+
+  /**
+   * What the control window on another bridge of the site lists (site/remoteApprovals.ts): the
+   * windows here show it, and may answer it (answerElsewhere). Ignored while a window here
+   * controls (its own queue is what this bridge shows).
+   */
+  approvalsListedElsewhere(message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>): void {
+    if (this.control !== undefined) return;
+    this.broadcast(this.shared.listedElsewhere(message));
+  }
+
+  /**
+   * An answer given in a window on another bridge (its signature checked by the site): checked
+   * here again exactly as a window's own (only the person in charge, never a view grant, only a
+   * request the control window lists, once). Returns why not, if it was refused.
+   */
+  answerFromSite(
+    person: { personId: string; access: DesktopAccessLevel },
+    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
+  ): string | undefined {
+    if (this.control === undefined)
+      return 'approval_answer: the control window that asked has closed; nothing changed.';
+    return this.answerElsewhere(
+      { id: 'site', headless: false, ...person, send: () => undefined, close: () => undefined },
+      message,
+    );
+  }
+
+  /** The approvals listed changed: every window here, and the site, are told. */
+  private approvalsChanged(
+    message: Extract<BridgeToViewer, { type: 'approvals_waiting' }> | undefined,
+  ): void {
+    if (message === undefined) return;
+    this.broadcast(message);
+    for (const listener of this.listeners) listener.approvalsListed?.(message);
+  }
+
+  /**
+   * The site's control window was on another bridge and is gone (its lease expired or was given
+   * up): the oldest window here of the person in charge becomes the control window (a person's
+   * own before the headless viewer). Returns whether one did.
+   */
+  claimControl(): boolean {
+    if (this.control !== undefined) return false;
+    const inCharge = this.options.inCharge();
+    const mine = this.viewers.filter((v) => v.personId === inCharge);
+    const next = mine.find((v) => !v.headless) ?? mine[0];
+    if (next === undefined) return false;
+    this.controlId = next.id;
+    this.sendHello(next, 'control');
+    this.options.logger.info(
+      { viewerId: next.id },
+      'site: a window here became the control window',
+    );
+    this.desktopChanged();
+    return true;
+  }
+
+  /**
+   * Another bridge of the site holds the control window (it came first): the one here becomes a
+   * mirror, failing what it held (nothing should reach it while another one controls).
+   */
+  yieldControl(): void {
+    if (this.control === undefined) return;
+    this.options.logger.info(
+      { viewerId: this.controlId },
+      'site: the control window is on another bridge; this one is a mirror',
+    );
+    this.moveControl(
+      undefined,
+      () =>
+        new ProtocolError(
+          'viewer_unavailable',
+          "Another of the person's windows, on another bridge of the site, is the control window; call again and it runs there.",
+        ),
+      false,
+    );
+    this.desktopChanged();
+  }
+
+  /**
    * "Make this the control window": `peer` runs the AI's calls and asks the approvals from now
    * on. What the old control window held fails at once (as when it closes); it becomes a mirror.
    */
@@ -372,6 +494,8 @@ export class ViewerHub {
     if (refused !== undefined) return refused;
     const previous = this.control;
     if (previous?.id === peer.id) return undefined;
+    if (previous === undefined && this.options.controlElsewhere?.() === true)
+      return "take_control: the control window is one of the person's windows on another bridge of the site; close that one, and this one takes over.";
     // hello hands the new control window the bridge's overlay copy (sendHello).
     this.moveControl(
       peer,
@@ -430,8 +554,7 @@ export class ViewerHub {
     };
     this.calls.rejectForViewer(viewerId, gone);
     // Its questions went with it: tell the other windows nothing waits any more.
-    const nothingWaits = this.shared.controlLeft();
-    if (nothingWaits !== undefined) this.broadcast(nothingWaits);
+    this.approvalsChanged(this.shared.controlLeft());
     const inCharge = this.options.inCharge();
     const next = this.viewers.find((v) => v.personId === inCharge);
     if (next !== undefined) {
@@ -629,6 +752,8 @@ export class ViewerHub {
         if ('error' in verdict) return verdict.error;
         if (verdict.to === 'others') this.toOthers(viewerId, verdict.message);
         else if (verdict.to === 'all') this.broadcast(verdict.message);
+        if (message.type === 'approvals_waiting' && verdict.to !== 'nobody')
+          for (const listener of this.listeners) listener.approvalsListed?.(message);
         if (message.type === 'take_over') {
           const by = this.peer(viewerId)?.personId;
           for (const listener of this.listeners) listener.takeOver?.(message.on, by);
@@ -661,6 +786,21 @@ export class ViewerHub {
       this.detach(viewer.id);
       viewer.close(1001, 'The bridge is shutting down.');
     }
+  }
+
+  /**
+   * A change of the overlays made by the control window on another bridge of the site: the copy
+   * here keeps it and every window here draws it. Ignored while a window here controls (it owns
+   * the store here).
+   */
+  overlaysElsewhere(change: OverlayChange): void {
+    if (this.control !== undefined) return;
+    this.overlays.applyElsewhere(change);
+  }
+
+  /** Whether the overlay change being told came from another bridge (not to be told back). */
+  get overlaysFromSite(): boolean {
+    return this.overlays.fromSite;
   }
 
   /** The person's overlays as the bridge keeps them (for /ws/overlays). */

@@ -5,7 +5,8 @@
 // window announces its queue and the AI actions it runs (ai_action, drawn by the others); any
 // window of the person may take over, but a headless viewer (no person) cannot hand back. An
 // answer given in another window (approval_answer) counts only for a request the control window
-// still lists: the first answer takes it off the list, so a second one is refused.
+// still lists: the first answer takes it off the list, so a second one is refused. In a site, the
+// queue of a control window on another bridge is kept here the same way (listedElsewhere).
 import type { BridgeToViewer, MonitorLayout, ViewerToBridge } from '@overlay-companion/protocol';
 
 type Msg<T extends BridgeToViewer['type']> = Extract<BridgeToViewer, { type: T }>;
@@ -92,6 +93,16 @@ export class SharedWindowState {
       requests: listed.filter((r) => r.request_id !== requestId),
     };
     return { waiting: this.#approvalsWaiting };
+  }
+
+  /**
+   * What the control window on another bridge of the site lists: shown here as if a window here
+   * had announced it (and answerable through `answered`, then relayed to that bridge).
+   */
+  listedElsewhere(message: Msg<'approvals_waiting'>): Msg<'approvals_waiting'> {
+    this.#approvalsWaiting = message;
+    this.#noteAsked(message);
+    return message;
   }
 
   /** What a window that just got hello must also hear. */

@@ -4,6 +4,11 @@
 // when the window goes. A bridge that dies stops refreshing, and its leases expire by themselves
 // (the bucket's TTL). Each bridge also follows the bucket with a watch, so looking a holder up
 // costs nothing on the way of a forwarded call (remoteControl.ts).
+// The lease is also the site's control-window election: a window that opens while another
+// bridge holds the lease is a mirror (ViewerHub's controlElsewhere); when the lease is gone
+// (given up, or expired with its bridge), a bridge with a window of the person in charge makes
+// it the control window (claimControl) and takes the lease; of two bridges whose windows came at
+// once, the one that created the lease keeps its control window and the other yields it.
 import type { KV, KvEntry, QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -75,6 +80,11 @@ export class ControlLeases {
     }
   }
 
+  /** Whether another bridge holds the desktop's lease, as the watch last told (no trip). */
+  heldElsewhere(desktopId: string): boolean {
+    return this.known.has(leaseKey(desktopId));
+  }
+
   /** The holder of this desktop's lease did not answer: ask the bucket next time. */
   forget(desktopId: string): void {
     this.known.delete(leaseKey(desktopId));
@@ -111,7 +121,7 @@ export class ControlLeases {
               bridge: parsed.message.bridge,
               headless: parsed.message.headless,
             });
-          else this.known.delete(entry.key);
+          else if (this.known.delete(entry.key)) this.sync(); // given up: a window here may take it
         }
       } catch (err) {
         if (!this.closed) logger.warn({ err: errorMessage(err) }, 'site: lease watch ended');
@@ -144,14 +154,39 @@ export class ControlLeases {
         plane.hub.listen({ windowsChanged: () => this.sync() });
       }
       const control = plane.hub.control;
-      if (control === undefined) await this.release(kv, plane.desktopId);
-      else await this.keep(kv, plane.desktopId, control.headless);
+      if (control !== undefined) {
+        if (!(await this.keep(kv, plane.desktopId, control.headless))) plane.hub.yieldControl();
+        continue;
+      }
+      await this.release(kv, plane.desktopId);
+      // Windows here, the control window nowhere: one here takes it (and the lease).
+      if (
+        plane.hub.size > 0 &&
+        (await this.free(kv, plane.desktopId)) &&
+        plane.hub.claimControl()
+      ) {
+        const claimed = plane.hub.control;
+        if (claimed !== undefined && !(await this.keep(kv, plane.desktopId, claimed.headless)))
+          plane.hub.yieldControl();
+      }
     }
     for (const desktopId of this.held.keys())
       if (!seen.has(desktopId)) await this.release(kv, desktopId);
   }
 
-  private async keep(kv: KV, desktopId: string, headless: boolean): Promise<void> {
+  /** Whether nobody holds the desktop's lease (an expired one is gone from the bucket). */
+  private async free(kv: KV, desktopId: string): Promise<boolean> {
+    const entry = await kv.get(leaseKey(desktopId));
+    const free = entry === null || entry.operation !== 'PUT';
+    if (free) this.known.delete(leaseKey(desktopId));
+    return free;
+  }
+
+  /**
+   * Takes or refreshes the lease; false only when another bridge holds it (its window came
+   * first). While NATS is away the window here stays control (fail over what it can alone).
+   */
+  private async keep(kv: KV, desktopId: string, headless: boolean): Promise<boolean> {
     const key = leaseKey(desktopId);
     const value = encodeSiteMessage({ bridge: this.options.bus.bridgeId, headless });
     const mine = this.held.get(desktopId);
@@ -163,10 +198,14 @@ export class ControlLeases {
       if (mine === undefined)
         this.options.logger.info({ desktopId }, 'site: holds the control window of a desktop');
       this.held.set(desktopId, { revision, headless });
+      return true;
     } catch {
-      // Another bridge holds it (its window came first), or ours expired and was taken: ours is
-      // tried again at the next refresh, once theirs is gone.
+      // Another bridge holds it (its window came first), or ours expired and was taken.
       this.held.delete(desktopId);
+      const entry = await kv.get(key).catch(() => null);
+      if (entry === null || entry.operation !== 'PUT') return true;
+      const other = parseSiteMessage(ControlLease, entry.value);
+      return !(other.ok && other.message.bridge !== this.options.bus.bridgeId);
     }
   }
 

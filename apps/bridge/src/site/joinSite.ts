@@ -8,7 +8,10 @@
 // sign-ins (the throttle counts them site-wide), socket tickets (asked of one bridge, used on
 // another), and the calls taken from the rate limits a
 // token's sessions and a person's tokens share (sharedLimits.ts). Tool calls
-// whose desktop's control window is on another bridge are forwarded there (remoteControl.ts).
+// whose desktop's control window is on another bridge are forwarded there (remoteControl.ts);
+// the approvals that window lists and its overlay changes reach the person's windows on every
+// bridge, and an approval answered in any of them reaches it (windowsAcrossSite.ts). The
+// sign-in device cookie is signed with the site's key (siteKeys.ts), so any bridge checks it.
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { TokenMatch } from '../auth/apiTokens.js';
@@ -21,6 +24,8 @@ import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
 import { SiteBus } from './siteBus.js';
 import type { SiteConfig } from './siteConfig.js';
+import { SiteKeys } from './siteKeys.js';
+import { WindowsAcrossSite } from './windowsAcrossSite.js';
 
 export interface SiteOptions {
   config: SiteConfig;
@@ -48,6 +53,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     throw new StartupError(
       'The database has no site id (settings site_id), which its migrations make: restore it from a backup, or let the bridge migrate a fresh database.',
     );
+  const keys = await SiteKeys.load(access.store.settings, siteId);
   if (access.store.kind === 'sqlite')
     logger.warn(
       'OC_NATS_URL is set but the store is the SQLite file in the data dir: no other bridge shares it, so this bridge is a site of its own. Give every bridge of the site the same DATABASE_URL (PostgreSQL).',
@@ -92,11 +98,17 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
   // The sign-in throttle counts failures site-wide (a shared throttle of another kind would
   // need no help).
   const throttle = access.throttle instanceof MemorySignInThrottle ? access.throttle : undefined;
+  // A browser remembered on one bridge is remembered on all (and across restarts).
+  throttle?.deviceCookies.useKey(keys.key('sign-in devices'));
   if (throttle !== undefined)
     unlisten.push(
       throttle.onFailure((failure) => void bus.publish({ type: 'sign_in_failed', ...failure })),
     );
   const rateLimits = new SharedLimitsOnBus(bus, control.rateLimits);
+  // Tool calls whose control window is on another bridge go there, and this bridge's windows
+  // take the calls of the others; the windows of every bridge show what that window lists.
+  const remote = new RemoteControl({ bus, planes, logger });
+  const windows = new WindowsAcrossSite({ bus, planes, remote, keys, logger });
   planes.site = {
     modeChanged: (desktopId, inChargeId, snapshot) =>
       void bus.publish({
@@ -116,6 +128,22 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     standingChanged: (desktopId) => void bus.publish({ type: 'standing_changed', desktopId }),
     permissionsChanged: (personId) => void bus.publish({ type: 'permissions_changed', personId }),
     desktopChanged: (desktopId) => void bus.publish({ type: 'desktop_changed', desktopId }),
+    approvalsListed: (desktopId, inChargeId, message) =>
+      void bus.publish({
+        type: 'approvals_listed',
+        desktopId,
+        inChargeId,
+        requests: message.requests,
+      }),
+    answerApproval: (desktopId, person, message) => windows.answer(desktopId, person, message),
+    controlElsewhere: (desktopId) => remote.controlElsewhere(desktopId),
+    overlaysChanged: (desktopId, change) =>
+      void bus.publish({
+        type: 'overlays_changed',
+        desktopId,
+        change:
+          change.type === 'sync_state' ? { ...change, overlays: [...change.overlays] } : change,
+      }),
   };
 
   // What the others did, applied here.
@@ -172,6 +200,10 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'sign_in_failed':
         throttle?.failedElsewhere(event);
         return;
+      case 'approvals_listed':
+      case 'overlays_changed':
+        await windows.apply(event);
+        return;
       default: {
         const unknown: never = event;
         void unknown;
@@ -195,9 +227,6 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     void bus.publish({ type: 'resync' });
     catchUp().catch(caughtUp);
   });
-  // Tool calls whose control window is on another bridge go there, and this bridge's windows
-  // take the calls of the others.
-  const remote = new RemoteControl({ bus, planes, logger });
   control.route(remote);
 
   let closing: Promise<void> | undefined;

@@ -1,13 +1,21 @@
 // Every message on a site's NATS, as zod schemas: the broadcasts every bridge acts on (`SiteEvent`),
 // a tool call or an AI's mode raise forwarded to the bridge that holds a desktop's control window
 // and its answer (`ForwardedCall`, `ForwardedModeApproval`, `ForwardedAnswer`, `ForwardedCancel`),
+// an approval answered in a window on another bridge (`ForwardedApprovalAnswer`, signed), a
+// liveness ping to the bridge running a forwarded call (`BridgePing`),
 // and the control-window lease kept in
 // the key-value store (`ControlLease`). Each is parsed where it arrives (`parseSiteMessage`); one
 // that fails its schema is dropped and logged, never acted on. Ids are bounded strings: nothing
 // here is trusted more than the NATS credentials that let it be published.
 import {
   AiClientRef,
+  ApprovalsWaitingMessage,
   AskEnding,
+  ClearOverlaysMessage,
+  DesktopAccessLevel,
+  OverlayCreatedMessage,
+  OverlayRemovedMessage,
+  SyncStateMessage,
   ErrorKind,
   MAX_ERROR_MESSAGE_LENGTH,
   Mode,
@@ -94,6 +102,29 @@ export const SiteEvent = z.discriminatedUnion('type', [
       .regex(/^[A-Za-z0-9_-]{1,64}$/)
       .optional(),
     expiresAt: z.int().min(0),
+  }),
+  /**
+   * The approvals the control window of a desktop lists (on the sending bridge), for the windows
+   * of the person in charge on every other bridge to show; empty when nothing waits any more.
+   */
+  z.strictObject({
+    type: z.literal('approvals_listed'),
+    from: From,
+    desktopId: Id,
+    inChargeId: Id,
+    requests: ApprovalsWaitingMessage.shape.requests,
+  }),
+  /** A change of a desktop's overlays, made by its control window on the sending bridge. */
+  z.strictObject({
+    type: z.literal('overlays_changed'),
+    from: From,
+    desktopId: Id,
+    change: z.discriminatedUnion('type', [
+      OverlayCreatedMessage,
+      OverlayRemovedMessage,
+      ClearOverlaysMessage,
+      SyncStateMessage,
+    ]),
   }),
   /** A socket ticket used on a bridge: it works nowhere else. */
   z.strictObject({ type: z.literal('ticket_used'), from: From, hash: SessionIdHash }),
@@ -188,6 +219,41 @@ export const ForwardedAnswer = z.union([
   }),
 ]);
 export type ForwardedAnswer = z.infer<typeof ForwardedAnswer>;
+
+/**
+ * An approval answered in a window on the sending bridge, sent to the bridge whose control
+ * window lists it. Signed with the site's key for approval answers (siteKeys.ts), which only a
+ * bridge that can read the site's database has: the NATS credentials alone cannot approve. The
+ * holder checks the signature, then again that the person is in charge there and the request
+ * still waits (the first answer takes it, so a replay is refused).
+ */
+export const ForwardedApprovalAnswer = z.strictObject({
+  type: z.literal('approval_answer'),
+  from: From,
+  desktopId: Id,
+  personId: Id,
+  access: DesktopAccessLevel,
+  requestId: Id,
+  approved: z.boolean(),
+  mac: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+});
+export type ForwardedApprovalAnswer = z.infer<typeof ForwardedApprovalAnswer>;
+
+/** What the signature of a ForwardedApprovalAnswer covers, in order. */
+export function approvalAnswerFields(answer: Omit<ForwardedApprovalAnswer, 'mac'>): unknown[] {
+  return [
+    answer.type,
+    answer.from,
+    answer.desktopId,
+    answer.personId,
+    answer.access,
+    answer.requestId,
+    answer.approved,
+  ];
+}
+
+/** "Are you there?" to a bridge holding a forwarded call (answered by every live bridge). */
+export const BridgePing = z.strictObject({ type: z.literal('ping'), from: From });
 
 /** Who holds a desktop's control window: the lease's value in the key-value store. */
 export const ControlLease = z.strictObject({

@@ -6,6 +6,9 @@
 // Fails closed: no lease, or a holder that does not answer, is the usual viewer_unavailable
 // error, and nothing reaches the desktop. The holder decides again with its own plane (mode,
 // toggles, standing permissions): a forwarded `allow` that it would have to ask about is asked.
+// While a forwarded call waits, the holder is pinged every HOLDER_PROBE_MS: a bridge that died
+// (NATS says nobody listens there any more) fails the call at once with words saying so, instead
+// of after its whole budget (up to 15 minutes with an approval).
 import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
@@ -29,6 +32,7 @@ import {
   ForwardedCall,
   ForwardedCancel,
   ForwardedModeApproval,
+  BridgePing,
   encodeSiteMessage,
   parseSiteMessage,
 } from './messages.js';
@@ -36,6 +40,11 @@ import type { SiteBus } from './siteBus.js';
 
 /** How long a forwarded call may take beyond its own budget (the trip there and back). */
 const FORWARD_MARGIN_MS = 2_000;
+/** How often the holder of a waiting forwarded call is asked whether it is still there. */
+const HOLDER_PROBE_MS = 250;
+
+/** The holder of a forwarded call is gone (NATS has nobody listening at its subjects). */
+class HolderGone extends Error {}
 
 export interface RemoteControlOptions {
   bus: SiteBus;
@@ -59,12 +68,21 @@ export class RemoteControl implements RemoteControlRoute {
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'cancel'), ForwardedCancel, (cancel) => {
       this.running.get(`${cancel.from}:${cancel.callId}`)?.abort();
     });
+    // "Still there?" from a bridge whose call runs here: any reply says yes.
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'ping'), BridgePing, (_ping, msg) => {
+      if (msg.reply !== undefined && msg.reply !== '') msg.respond();
+    });
     this.leases = new ControlLeases(options);
   }
 
   /** The bridge holding the desktop's control window, when it is another one. */
   holder(desktopId: string): Promise<RemoteHolder | undefined> {
     return this.leases.holder(desktopId);
+  }
+
+  /** Whether another bridge holds the desktop's control window (its lease, as last told). */
+  controlElsewhere(desktopId: string): boolean {
+    return this.leases.heldElsewhere(desktopId);
   }
 
   /** Runs the call at `holder`'s control window and returns its answer as a local call would. */
@@ -144,17 +162,20 @@ export class RemoteControl implements RemoteControlRoute {
       bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), encodeSiteMessage(message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
+    const answered = new AbortController();
     let reply: Msg;
     try {
-      reply = await bus.nc.request(
-        bus.bridgeSubject(holder.bridge, what),
-        encodeSiteMessage(request),
-        { timeout: options.timeoutMs + FORWARD_MARGIN_MS },
-      );
+      reply = await Promise.race([
+        bus.nc.request(bus.bridgeSubject(holder.bridge, what), encodeSiteMessage(request), {
+          timeout: options.timeoutMs + FORWARD_MARGIN_MS,
+        }),
+        this.holderGone(holder, answered.signal),
+      ]);
     } catch (err) {
       this.leases.forget(plane.desktopId);
       throw this.unreachable(err, plane, name, options.timeoutMs);
     } finally {
+      answered.abort();
       options.signal?.removeEventListener('abort', cancel);
     }
     const parsed = parseSiteMessage(ForwardedAnswer, reply.data);
@@ -178,6 +199,33 @@ export class RemoteControl implements RemoteControlRoute {
       throw error;
     }
     return answer;
+  }
+
+  /**
+   * Rejects with HolderGone once `holder` no longer listens on the site's NATS (its bridge died
+   * or left); never settles otherwise. Stops asking when `done` aborts.
+   */
+  private holderGone(holder: RemoteHolder, done: AbortSignal): Promise<never> {
+    const { bus } = this.options;
+    return new Promise<never>((_resolve, reject) => {
+      const timer = setInterval(() => {
+        bus.nc
+          .request(
+            bus.bridgeSubject(holder.bridge, 'ping'),
+            encodeSiteMessage({ type: 'ping', from: bus.bridgeId }),
+            { timeout: HOLDER_PROBE_MS * 4 },
+          )
+          .catch((err: unknown) => {
+            if (done.aborted) return;
+            if (err instanceof NatsError && err.code === (ErrorCode.NoResponders as string)) {
+              clearInterval(timer);
+              reject(new HolderGone());
+            }
+          });
+      }, HOLDER_PROBE_MS);
+      timer.unref();
+      done.addEventListener('abort', () => clearInterval(timer), { once: true });
+    });
   }
 
   async close(): Promise<void> {
@@ -306,6 +354,16 @@ export class RemoteControl implements RemoteControlRoute {
 
   /** Why a forwarded call got no answer, as the local relay would say it. */
   private unreachable(err: unknown, plane: DesktopPlane, name: string, timeoutMs: number): Error {
+    if (err instanceof HolderGone) {
+      this.options.logger.warn(
+        { desktopId: plane.desktopId },
+        'site: a forwarded call lost its holder',
+      );
+      return new ProtocolError(
+        'viewer_unavailable',
+        `The bridge that holds the desktop's control window went away while ${name} waited there, so it may or may not have happened. Take a screenshot to check before retrying: the person's window reconnects to another bridge by itself.`,
+      );
+    }
     if (err instanceof NatsError && err.code === (ErrorCode.Timeout as string))
       return new ProtocolError(
         'timeout',

@@ -92,8 +92,8 @@ export class SiteBus {
     return [this.prefix, ...parts].join('.');
   }
 
-  /** Where a bridge takes forwarded calls, mode approvals and their cancellations. */
-  bridgeSubject(bridgeId: string, what: 'call' | 'approve' | 'cancel'): string {
+  /** Where a bridge takes forwarded calls, mode approvals, cancellations, approval answers and pings. */
+  bridgeSubject(bridgeId: string, what: 'call' | 'approve' | 'cancel' | 'answer' | 'ping'): string {
     return this.subject('bridge', bridgeId, what);
   }
 

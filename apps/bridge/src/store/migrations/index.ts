@@ -8,6 +8,7 @@ import { clientApprovalsMigration } from './0003_client_approvals.js';
 import { recordingsMigration } from './0004_recordings.js';
 import { siteMigration } from './0005_site.js';
 import { recordingStorageMigration } from './0006_recording_storage.js';
+import { siteSecretMigration } from './0007_site_secret.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -21,6 +22,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0004_recordings': recordingsMigration(),
         '0005_site': siteMigration(),
         '0006_recording_storage': recordingStorageMigration(),
+        '0007_site_secret': siteSecretMigration(),
       });
     },
   };

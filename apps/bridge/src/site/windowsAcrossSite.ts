@@ -1,0 +1,144 @@
+// What a person's windows on one bridge of a site show of a desktop whose control window (the
+// window that runs the AI's calls and asks the person) is on another bridge: the approvals it
+// lists (`approvals_listed`, shown in every window of the person in charge on every bridge) and
+// its overlay changes (`overlays_changed`, drawn by every window and fed to /ws/overlays on every
+// bridge; the viewer keeps the overlay store, the bridges relay it). And an approval answered in a
+// window here for a request listed there: sent to the bridge that holds the control window
+// (ForwardedApprovalAnswer over request/reply), signed with the site's key for approval answers,
+// which only a bridge that reads the site's database has (siteKeys.ts). The holder checks the
+// signature, then decides exactly as for a window of its own (ViewerHub.answerFromSite): only the
+// person in charge, never a view grant, only a request still listed, once.
+import type { DesktopAccessLevel, ViewerToBridge } from '@overlay-companion/protocol';
+import type { Msg } from 'nats';
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import {
+  ForwardedAnswer,
+  ForwardedApprovalAnswer,
+  approvalAnswerFields,
+  encodeSiteMessage,
+  parseSiteMessage,
+  type SiteEvent,
+} from './messages.js';
+import type { RemoteControl } from './remoteControl.js';
+import type { SiteBus } from './siteBus.js';
+import type { SiteKeys } from './siteKeys.js';
+
+/** How long an answer waits for the holder's word before the person is told it did not arrive. */
+const ANSWER_WAIT_MS = 5_000;
+
+type ApprovalAnswer = Extract<ViewerToBridge, { type: 'approval_answer' }>;
+
+export interface WindowsAcrossSiteOptions {
+  bus: SiteBus;
+  planes: DesktopPlanes;
+  remote: RemoteControl;
+  keys: SiteKeys;
+  logger: Logger;
+}
+
+export class WindowsAcrossSite {
+  constructor(private readonly options: WindowsAcrossSiteOptions) {
+    const { bus } = options;
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'answer'), ForwardedApprovalAnswer, (answer, msg) =>
+      this.answered(answer, msg),
+    );
+  }
+
+  /** Sends an answer given here to the bridge whose control window lists the request. */
+  async answer(
+    desktopId: string,
+    person: { personId: string; access: DesktopAccessLevel },
+    message: ApprovalAnswer,
+  ): Promise<string | undefined> {
+    const { bus, keys, remote, logger } = this.options;
+    const holder = await remote.holder(desktopId);
+    if (holder === undefined)
+      return 'approval_answer: the window that asked is no longer open on any bridge; nothing changed.';
+    const unsigned = {
+      type: 'approval_answer' as const,
+      from: bus.bridgeId,
+      desktopId,
+      personId: person.personId,
+      access: person.access,
+      requestId: message.request_id,
+      approved: message.approved,
+    };
+    const answer: ForwardedApprovalAnswer = {
+      ...unsigned,
+      mac: keys.sign('approval answers', approvalAnswerFields(unsigned)),
+    };
+    let reply: Msg;
+    try {
+      reply = await bus.nc.request(
+        bus.bridgeSubject(holder.bridge, 'answer'),
+        encodeSiteMessage(answer),
+        { timeout: ANSWER_WAIT_MS },
+      );
+    } catch (err) {
+      logger.warn(
+        { desktopId, err: errorMessage(err) },
+        'site: an approval answer found no holder',
+      );
+      return 'approval_answer: the bridge whose window asked did not take the answer (it may have stopped); nothing changed there. If the request is still listed, answer it again.';
+    }
+    const parsed = parseSiteMessage(ForwardedAnswer, reply.data);
+    if (!parsed.ok) {
+      logger.warn(
+        { error: parsed.error },
+        'site: dropped an approval reply that failed its schema',
+      );
+      return 'approval_answer: the bridge whose window asked answered something unreadable.';
+    }
+    return parsed.message.ok ? undefined : parsed.message.error.message;
+  }
+
+  /** An answer from a window on another bridge, for the control window here. */
+  private async answered(answer: ForwardedApprovalAnswer, msg: Msg): Promise<void> {
+    const { keys, planes, logger } = this.options;
+    const { mac, ...signed } = answer;
+    let problem: string | undefined;
+    if (!keys.verify('approval answers', approvalAnswerFields(signed), mac)) {
+      logger.warn(
+        { from: answer.from, desktopId: answer.desktopId },
+        "site: refused an approval answer not signed with the site's key",
+      );
+      problem =
+        "approval_answer: not signed with the site's key (only a bridge of this site can answer); nothing changed.";
+    } else {
+      const plane = await planes.ifLoaded(answer.desktopId);
+      problem =
+        plane === undefined
+          ? 'approval_answer: the desktop is not open here any more; nothing changed.'
+          : plane.hub.answerFromSite(
+              { personId: answer.personId, access: answer.access },
+              { type: 'approval_answer', request_id: answer.requestId, approved: answer.approved },
+            );
+    }
+    if (msg.reply === undefined || msg.reply === '') return;
+    const reply: ForwardedAnswer =
+      problem === undefined
+        ? { ok: true, approved: answer.approved }
+        : {
+            ok: false,
+            error: { kind: 'permission_denied', message: problem.slice(0, 500), viewer: false },
+          };
+    msg.respond(encodeSiteMessage(reply));
+  }
+
+  /** Applies what another bridge's control window listed or drew to this bridge's windows. */
+  async apply(
+    event: Extract<SiteEvent, { type: 'approvals_listed' | 'overlays_changed' }>,
+  ): Promise<void> {
+    const plane = await this.options.planes.ifLoaded(event.desktopId);
+    if (plane === undefined) return;
+    if (event.type === 'overlays_changed') {
+      plane.hub.overlaysElsewhere(event.change);
+      return;
+    }
+    // Listed for the person in charge there; if the charge moved meanwhile, it is not theirs.
+    if (plane.inCharge().id !== event.inChargeId) return;
+    plane.hub.approvalsListedElsewhere({ type: 'approvals_waiting', requests: event.requests });
+  }
+}
