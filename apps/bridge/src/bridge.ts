@@ -75,6 +75,8 @@ import type { TunnelRegistry } from './tunnel/registry.js';
 import { TunnelEndpoint, type TunnelDesktops } from './tunnel/tunnelEndpoint.js';
 import type { TunnelTarget } from './tunnel/tunnelSession.js';
 import { joinSite, type Site } from './site/joinSite.js';
+import { GatewayLeases } from './site/gatewayLeases.js';
+import type { GatewayPlaces } from './tunnel/gatewayPlaces.js';
 import type { SiteConfig } from './site/siteConfig.js';
 
 export interface BridgeExtras {
@@ -104,6 +106,8 @@ export interface BridgeExtras {
   desktopProbe?: ((timeoutMs: number) => Promise<boolean>) | undefined;
   /** Told when each desktop's connection opens and ends (the recorder). */
   connectionObserver?: ConnectionObserver | undefined;
+  /** Where the gateway pool's connections live, for the whole site (site/gatewayLeases.ts). */
+  gatewayPlaces?: GatewayPlaces | undefined;
 }
 
 export interface RunningBridge {
@@ -132,6 +136,7 @@ export async function startBridge(
     desiredDesktopSize: extras.desiredDesktopSize,
     desktops: extras.tunnelDesktops,
     connectionObserver: extras.connectionObserver,
+    gatewayPlaces: extras.gatewayPlaces,
   });
   extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
@@ -465,6 +470,9 @@ export async function startWithDesktopControl(
   try {
     bridge = await startBridge(input, {
       ...extras,
+      ...(site === undefined || input.tunnel?.gatewayPool === undefined
+        ? {}
+        : { gatewayPlaces: new GatewayLeases(site.bus, logger) }),
       access,
       publicUrl: extras.publicUrl ?? options.publicUrl,
       logger,

@@ -13,11 +13,13 @@ export const hostPortSchema = z.object({
 export type HostPort = z.infer<typeof hostPortSchema>;
 
 /**
- * Where the guacd-compatible server is: TCP (a real guacd, `--guacd`) or a Unix socket (the
- * embedded gateway inside `serve`, reachable only through the 0700 data dir).
+ * Where the guacd-compatible server is: TCP (a real guacd, `--guacd`, or a member of the
+ * gateway pool, `--gateways`) or a Unix socket (the embedded gateway inside `serve`, reachable
+ * only through the 0700 data dir). A pool member that is our gateway carries the pool secret,
+ * sent before the handshake (tunnel/upstream.ts); never logged (the logger redacts `secret`).
  */
 export const guacdAddressSchema = z.union([
-  hostPortSchema,
+  hostPortSchema.extend({ secret: z.string().min(22).optional() }),
   z.strictObject({ path: z.string().min(1) }),
 ]);
 export type GuacdAddress = z.infer<typeof guacdAddressSchema>;
@@ -54,6 +56,14 @@ export const tunnelConfigSchema = z.object({
   handshakeTimeoutMs: z.number().int().min(100).default(15_000),
   /** Browser instructions buffered while the handshake runs, beyond which the tunnel closes. */
   maxEarlyMessages: z.number().int().min(0).default(256),
+  /** Gateways and guacds shared by the site's bridges (--gateways; tunnel/gatewayPool.ts). */
+  gatewayPool: z
+    .object({
+      members: z.array(hostPortSchema.extend({ kind: z.enum(['gateway', 'guacd']) })).min(1),
+      /** OC_GATEWAY_SECRET: what our gateways ask for first. */
+      secret: z.string().min(22).optional(),
+    })
+    .optional(),
 });
 export type TunnelConfig = z.infer<typeof tunnelConfigSchema>;
 

@@ -6,6 +6,7 @@ export type { RfbTarget } from './rfb/index.js';
 export { startGateway } from './server/gateway.js';
 export type { Gateway, GatewayOptions, TcpGateway, UnixGateway } from './server/gateway.js';
 export { JOIN_SECRET_ARG } from './server/joinAccess.js';
+export { POOL_AUTH_OPCODE, MIN_POOL_SECRET_LENGTH } from './server/poolAuth.js';
 export { connectionLabel } from './session/connectionLabel.js';
 export { VNC_ARG_NAMES } from './server/vncArgs.js';
 export type { VncSettings } from './server/vncArgs.js';

@@ -9,6 +9,7 @@ import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsOpenLoopback, parseMetricsToken } from '../perimeter/metricsAccess.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
+import { parseGatewayPool, parsePoolSecret, type GatewayPoolOption } from './gatewayPoolOptions.js';
 import { CONTROL_PLANE_FLAGS, parseSignInFlags, type SignInServeOptions } from './serveOptions.js';
 
 export type DesktopSource =
@@ -32,6 +33,8 @@ export interface ServeOptions extends SignInServeOptions {
   source: DesktopSource;
   /** A real guacd; when absent the embedded gateway is started in-process. */
   guacd: HostPort | undefined;
+  /** --gateways / OC_GATEWAYS (+ OC_GATEWAY_SECRET): the site's gateway pool. */
+  gatewayPool?: GatewayPoolOption;
   /** --desktop-size, else OC_DESKTOP_SIZE: the desktop's size, fixed by the operator. */
   desktopSize?: DesktopSize;
   /** --desktop-name: the name of the desktop record the source above makes ("Desktop"). */
@@ -55,6 +58,8 @@ export interface ServeOptions extends SignInServeOptions {
 
 export interface GatewayCommandOptions {
   listen: HostPort;
+  /** OC_GATEWAY_SECRET: serve only bridges that send it first (a pool gateway). */
+  poolSecret?: string;
   logLevel?: LogLevel;
 }
 
@@ -79,7 +84,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     case 'serve':
       return parseServe(rest, env);
     case 'gateway':
-      return parseGateway(rest);
+      return parseGateway(rest, env);
     case 'stdio': {
       const options = parseStdioArgs(rest);
       return options === 'help' ? { command: 'help' } : { command: 'stdio', options };
@@ -123,6 +128,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         vnc: { type: 'string' },
         rdp: { type: 'string' },
         guacd: { type: 'string' },
+        gateways: { type: 'string' },
         'desktop-size': { type: 'string' },
         'rdp-keyboard': { type: 'string' },
         'desktop-name': { type: 'string' },
@@ -154,14 +160,19 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
     );
   }
   const guacd = values.guacd === undefined ? undefined : hostPort(values.guacd, '--guacd');
+  const gatewayPool = parseGatewayPool(values.gateways, env);
+  if (guacd !== undefined && gatewayPool !== undefined)
+    throw new UsageError(
+      '--guacd and --gateways were both given: list the guacd in --gateways as guacd://HOST:PORT.',
+    );
 
   let source: DesktopSource;
   if (values.vnc !== undefined) {
     source = { kind: 'vnc', vnc: hostPort(values.vnc, '--vnc'), password: env.OC_VNC_PASSWORD };
   } else if (values.rdp !== undefined) {
-    if (!guacd) {
+    if (!guacd && !gatewayPool?.members.some((m) => m.kind === 'guacd')) {
       throw new UsageError(
-        '--rdp needs a real guacd: add --guacd HOST:PORT (the embedded gateway speaks VNC only).',
+        '--rdp needs a real guacd: add --guacd HOST:PORT, or a guacd://HOST:PORT in --gateways (the embedded gateway speaks VNC only).',
       );
     }
     source = {
@@ -203,6 +214,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       webRoot: values['web-root'],
       source,
       guacd,
+      ...(gatewayPool === undefined ? {} : { gatewayPool }),
       ...desktopSizeOption(values['desktop-size'], env),
       ...parseSignInFlags(values, env),
       // Only present when given, so option objects compared in tests gain no key by default.
@@ -221,7 +233,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
   };
 }
 
-function parseGateway(args: readonly string[]): Command {
+function parseGateway(args: readonly string[], env: NodeJS.ProcessEnv): Command {
   const { values } = flags(() =>
     parseArgs({
       args: [...args],
@@ -239,6 +251,10 @@ function parseGateway(args: readonly string[]): Command {
     command: 'gateway',
     options: {
       listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true),
+      ...usage(() => {
+        const poolSecret = parsePoolSecret(env);
+        return poolSecret === undefined ? {} : { poolSecret };
+      }),
       ...logLevelOption(values['log-level'], {}),
     },
   };

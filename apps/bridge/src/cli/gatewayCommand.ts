@@ -2,7 +2,9 @@
 // drop-in for guacd's VNC support (e.g. for another Guacamole web application). Like guacd, it
 // trusts whoever connects to its TCP port: they choose the VNC server and join running
 // connections by id. That is the operator's choice (firewall, loopback, a private network),
-// so it is said at every start; `serve` does not use this command's TCP listener.
+// so it is said at every start; `serve` does not use this command's TCP listener. With
+// OC_GATEWAY_SECRET it is a member of the bridges' gateway pool instead: it serves only clients
+// that send the secret first (the bridges; gateway's poolAuth.ts).
 import type { Logger } from 'pino';
 import { startGateway } from '@overlay-companion/gateway';
 import { StartupError, errorMessage } from '../errors.js';
@@ -16,12 +18,19 @@ export async function runGateway(
     const gateway = await startGateway({
       host: options.listen.host,
       port: options.listen.port,
+      ...(options.poolSecret === undefined ? {} : { poolSecret: options.poolSecret }),
       logger,
     });
-    logger.warn(
-      { host: gateway.host, port: gateway.port },
-      'whoever can connect to this port can reach every VNC desktop this machine can reach, and join running connections by id: keep it reachable only by the Guacamole web application',
-    );
+    if (options.poolSecret === undefined)
+      logger.warn(
+        { host: gateway.host, port: gateway.port },
+        'whoever can connect to this port can reach every VNC desktop this machine can reach, and join running connections by id: keep it reachable only by the Guacamole web application',
+      );
+    else
+      logger.info(
+        { host: gateway.host, port: gateway.port },
+        'serving the bridges of a gateway pool only (OC_GATEWAY_SECRET); the secret and the desktops pass in the clear: keep the port on a private network or behind TLS',
+      );
     return { host: gateway.host, port: gateway.port, stop: () => gateway.close() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

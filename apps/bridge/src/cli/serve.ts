@@ -151,6 +151,10 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         guacd,
         connection,
         ...(options.desktopSize === undefined ? {} : { desktopSize: options.desktopSize }),
+        // Desktops the pool can reach open on its gateways (tunnel/gatewayPool.ts).
+        ...(options.gatewayPool === undefined
+          ? {}
+          : { tunnel: { gatewayPool: options.gatewayPool } }),
       },
       {
         access,
@@ -166,7 +170,8 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         },
         perPersonLocal: options.localDesktops === 'per-person' ? { params: {} } : undefined,
         gateway: gatewayForRecords,
-        guacdForRecords: options.guacd,
+        // guacd desktop records go to the pool when there is one (it places them on a guacd).
+        guacdForRecords: options.guacd ?? options.gatewayPool?.members[0],
         localDesktops,
         recording: { recordByDefault: options.record === true },
         files: {

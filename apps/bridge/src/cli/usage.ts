@@ -21,6 +21,11 @@ overlay-companion serve [options]
   --rdp-keyboard L     the RDP keyboard layout, e.g. de-de-qwertz (default en-us-qwerty);
                        xrdp 0.9 drops characters the layout lacks (ä on en-us)
   --guacd HOST:PORT    use this guacd instead of the embedded gateway
+  --gateways LIST      a pool of gateways shared by the site's bridges (also OC_GATEWAYS):
+                       gateway://HOST:PORT (overlay-companion gateway, with the same
+                       OC_GATEWAY_SECRET) and guacd://HOST:PORT (Apache guacd), comma-separated;
+                       each desktop opens on the least-loaded healthy one (local desktops stay
+                       on the embedded gateway)
   --desktop-name NAME  the name of the desktop record the source makes (default Desktop);
                        more desktops and grants: the /desktops page
   --local-desktops M   shared (default) or per-person: each person also gets a sandboxed
@@ -59,6 +64,8 @@ overlay-companion gateway [options]
   local user, on loopback) can reach every VNC desktop this machine can reach and join
   running connections by id. Keep the port reachable only by your Guacamole web app.
   (serve does not use this: its gateway is reached only by the bridge, over a Unix socket.)
+  With OC_GATEWAY_SECRET (22+ characters) it is a member of the bridges' pool (--gateways):
+  it serves only clients that send the secret first, and refuses everyone else.
 
 Environment: OC_LOG_LEVEL (info, debug, silent, ...) sets the log level unless --log-level
 does; logs go to stderr as JSON lines.

@@ -14,6 +14,11 @@
 // desktop is resized once it shows a different one), and later through resizeDesktop(). Browser
 // `size` instructions never reach the server (tunnelSession.ts drops them). The size each
 // desktop last reported is kept for the layout editor.
+//
+// With a gateway pool (--gateways, gatewayPool.ts), a desktop the pool can reach (all but local
+// desktops on Unix sockets) is opened on the pool's least-loaded healthy member instead, and joined where the site's places say its
+// connection lives (another bridge may have opened it); a member that refuses is taken out of
+// the pool and the connection opened on another.
 import type { Logger } from 'pino';
 import { describeGuacd, type ConnectionConfig } from '../config.js';
 import type { TunnelTarget } from './tunnelSession.js';
@@ -26,6 +31,9 @@ import {
   type DesktopSizeProvider,
 } from '../desktops/desktopSize.js';
 import { GuacStatus } from '@overlay-companion/guac';
+import type { GatewayPool } from './gatewayPool.js';
+import { memberKey } from './gatewayPool.js';
+import type { GatewayPlace } from './gatewayPlaces.js';
 import {
   TunnelStartError,
   isGoneConnection,
@@ -80,6 +88,8 @@ export interface DesktopConnectionsOptions {
   logger: Logger;
   /** Told when each desktop's connection opens and ends (the recorder). */
   observer?: ConnectionObserver | undefined;
+  /** The site's gateway pool, for desktops on TCP servers (gatewayPool.ts). */
+  pool?: GatewayPool | undefined;
 }
 
 export interface OpenedForDesktop extends OpenedUpstream {
@@ -100,6 +110,8 @@ interface Entry {
   sizeToApply: DesktopSize | undefined;
   /** How to join the new connection, until the observer is told (after its first frame). */
   unannounced: ConnectionJoin | undefined;
+  /** The pool place this bridge holds while its windows are on the connection. */
+  held: GatewayPlace | undefined;
 }
 
 type SizeWaiter = (size: DesktopSize) => void;
@@ -127,6 +139,7 @@ export class DesktopConnections {
     try {
       for (let attempt = 0; ; attempt++) {
         while (entry.opening !== undefined) await entry.opening.catch(() => undefined);
+        if (entry.connectionId === undefined) await this.findPlaced(desktopId, entry);
         const id = entry.connectionId;
         if (id === undefined) {
           const opening = this.openNew(desktopId, entry);
@@ -145,11 +158,20 @@ export class DesktopConnections {
             size: this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE,
             timeoutMs: this.options.handshakeTimeoutMs,
           });
+          this.hold(desktopId, entry, target, id);
           return { ...opened, joined: true };
         } catch (err) {
-          // The connection ended between our last look and the join: open a fresh one.
-          if (attempt > 0 || !isGoneConnection(err)) throw err;
-          if (entry.connectionId === id) entry.connectionId = undefined;
+          // The connection ended between our last look and the join (or, in a pool, its
+          // gateway died: taken out of the pool): open a fresh one.
+          const unreachable = this.poolMemberUnreachable(target, err);
+          const gone = isGoneConnection(err);
+          if (gone && !('path' in target.guacd))
+            this.options.pool?.forget(desktopId, target.guacd, id);
+          if (attempt > 0 || !(gone || unreachable)) throw err;
+          if (entry.connectionId === id) {
+            entry.connectionId = undefined;
+            if (entry.members.size === 0) entry.target = undefined;
+          }
         }
       }
     } finally {
@@ -172,6 +194,8 @@ export class DesktopConnections {
     // the bridge's own (the recorder) leave with the last window.
     if (entry.connectionId !== undefined && entry.unannounced === undefined)
       this.options.observer?.connectionEnded(desktopId);
+    if (entry.held !== undefined) this.options.pool?.release(desktopId, entry.held);
+    entry.held = undefined;
     entry.unannounced = undefined;
     entry.connectionId = undefined;
     entry.target = undefined;
@@ -243,7 +267,7 @@ export class DesktopConnections {
 
   private async apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
     const { logger } = this.options;
-    const target = this.desktops.get(desktopId)?.target ?? (await this.options.target(desktopId));
+    const target = this.desktops.get(desktopId)?.target ?? (await this.placedTarget(desktopId));
     const { connection } = target;
     if (connection.protocol === 'vnc') {
       return resizeVncDesktop(
@@ -315,6 +339,7 @@ export class DesktopConnections {
         members: new Set(),
         sizeToApply: undefined,
         unannounced: undefined,
+        held: undefined,
       };
       this.desktops.set(key, entry);
     }
@@ -322,8 +347,34 @@ export class DesktopConnections {
   }
 
   private async openNew(desktopId: string, entry: Entry): Promise<OpenedForDesktop> {
-    const target = await this.options.target(desktopId);
-    this.refuseSessionTakeover(desktopId, target);
+    const asked = await this.options.target(desktopId);
+    this.refuseSessionTakeover(desktopId, asked);
+    const pool = this.options.pool;
+    if (pool === undefined || !pool.covers(asked)) return this.openNewOn(desktopId, entry, asked);
+    // The pool's least-loaded healthy member; one that refuses is out, and the next one tried.
+    const tried = new Set<string>();
+    for (;;) {
+      const member = await pool.pick(asked.connection.protocol, tried);
+      const target: TunnelTarget = { ...asked, guacd: pool.addressOf(member) };
+      const done = pool.opened(member);
+      try {
+        const opened = await this.openNewOn(desktopId, entry, target);
+        this.hold(desktopId, entry, target, opened.connectionId);
+        return opened;
+      } catch (err) {
+        if (!this.poolMemberUnreachable(target, err)) throw err;
+        tried.add(memberKey(member));
+      } finally {
+        done();
+      }
+    }
+  }
+
+  private async openNewOn(
+    desktopId: string,
+    entry: Entry,
+    target: TunnelTarget,
+  ): Promise<OpenedForDesktop> {
     const decided = await this.decidedSize(desktopId);
     const { protocol } = target.connection;
     // An RDP session is opened at the decided size, else at the size it last had.
@@ -359,6 +410,50 @@ export class DesktopConnections {
         timeoutMs: this.options.handshakeTimeoutMs,
       };
     return { ...opened, joined: false };
+  }
+
+  /**
+   * With a pool: the connection another bridge (or this one, earlier) opened on a member, from
+   * the site's places, becomes this entry's to join.
+   */
+  private async findPlaced(desktopId: string, entry: Entry): Promise<void> {
+    const pool = this.options.pool;
+    if (pool === undefined) return;
+    const asked = await this.options.target(desktopId);
+    if (!pool.covers(asked) || entry.connectionId !== undefined) return;
+    const place = await pool.placeOf(desktopId);
+    if (place === undefined || entry.connectionId !== undefined) return;
+    entry.connectionId = place.connectionId;
+    entry.target = { ...asked, guacd: pool.addressOf(place.member) };
+  }
+
+  /** A desktop without a connection, placed for a short connection of the bridge's own (resize). */
+  private async placedTarget(desktopId: string): Promise<TunnelTarget> {
+    const asked = await this.options.target(desktopId);
+    const pool = this.options.pool;
+    if (pool === undefined || !pool.covers(asked)) return asked;
+    const member = await pool.pick(asked.connection.protocol, new Set());
+    return { ...asked, guacd: pool.addressOf(member) };
+  }
+
+  /** Records that this bridge's windows are on the connection at its pool member. */
+  private hold(desktopId: string, entry: Entry, target: TunnelTarget, connectionId: string): void {
+    const pool = this.options.pool;
+    if (pool === undefined || 'path' in target.guacd) return;
+    if (entry.held?.connectionId === connectionId) return;
+    entry.held = { member: memberKey(target.guacd), connectionId };
+    void pool.hold(desktopId, entry.held);
+  }
+
+  /** True when a pool member could not be reached (and is now out of the pool). */
+  private poolMemberUnreachable(target: TunnelTarget, err: unknown): boolean {
+    const pool = this.options.pool;
+    if (pool === undefined || 'path' in target.guacd) return false;
+    const unreachable =
+      err instanceof TunnelStartError &&
+      (err.status === GuacStatus.UPSTREAM_NOT_FOUND || err.status === GuacStatus.UPSTREAM_TIMEOUT);
+    if (unreachable) pool.markDown(target.guacd, err.message);
+    return unreachable;
   }
 
   /** Where a desktop's running connection leads (the link watch probes it); undefined if none. */

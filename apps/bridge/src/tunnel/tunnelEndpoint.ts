@@ -19,6 +19,8 @@ import { rejectUpgrade } from '../http/upgradeRouter.js';
 import { admitTunnel } from '../perimeter/socketTickets.js';
 import type { DesktopSize, DesktopSizeProvider } from '../desktops/desktopSize.js';
 import { DesktopConnections, type ConnectionObserver } from './desktopConnections.js';
+import { GatewayPool } from './gatewayPool.js';
+import type { GatewayPlaces } from './gatewayPlaces.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { SharedProbes } from './linkProbe.js';
 import { TunnelRegistry } from './registry.js';
@@ -67,10 +69,14 @@ export interface TunnelEndpointOptions {
   desiredDesktopSize?: DesktopSizeProvider | undefined;
   /** Told when each desktop's connection opens and ends (the recorder). */
   connectionObserver?: ConnectionObserver | undefined;
+  /** Where the site's connections live in the gateway pool (the site's NATS); else memory. */
+  gatewayPlaces?: GatewayPlaces | undefined;
 }
 
 export class TunnelEndpoint {
   readonly registry: TunnelRegistry;
+  /** The gateway pool (--gateways), when the bridge has one. */
+  readonly gatewayPool: GatewayPool | undefined;
   private readonly connections: DesktopConnections;
   private readonly desktops: TunnelDesktops;
   private readonly wss: WebSocketServer;
@@ -83,7 +89,14 @@ export class TunnelEndpoint {
         Promise.resolve({ ok: true, desktopId: desktopId ?? SINGLE_DESKTOP_ID, readOnly: false }),
       target: () => Promise.resolve(options.target),
     };
+    const pool = options.limits.gatewayPool;
+    this.gatewayPool =
+      pool === undefined
+        ? undefined
+        : new GatewayPool(pool, options.logger.child({ part: 'gateway-pool' }));
+    if (options.gatewayPlaces !== undefined) this.gatewayPool?.usePlaces(options.gatewayPlaces);
     this.connections = new DesktopConnections({
+      pool: this.gatewayPool,
       target: (desktopId) => this.desktops.target(desktopId),
       handshakeTimeoutMs: options.limits.handshakeTimeoutMs,
       operatorSize: options.desktopSize,
@@ -193,6 +206,7 @@ export class TunnelEndpoint {
     message = 'The bridge is shutting down.',
   ): Promise<void> {
     this.registry.closeAll(status, message);
+    this.gatewayPool?.close();
     this.wss.close();
     const deadline = Date.now() + CLOSE_GRACE_MS;
     while (this.wss.clients.size > 0 && Date.now() < deadline) {

@@ -1,5 +1,5 @@
-// Opening a connection to the guacd-compatible server (TCP or Unix socket, then the guacd
-// handshake with server-side parameters and a size the bridge decided), and turning any failure
+// Opening a connection to the guacd-compatible server (TCP or Unix socket, the pool secret first
+// for a pool gateway that asks for it, then the guacd handshake with server-side parameters and a size the bridge decided), and turning any failure
 // before the relay starts into a Guacamole status plus a sentence the person can act on.
 import { connect, type Socket } from 'node:net';
 import {
@@ -8,6 +8,7 @@ import {
   GuacStatus,
   clientHandshake,
 } from '@overlay-companion/guac';
+import { POOL_AUTH_OPCODE } from '@overlay-companion/gateway';
 import { describeGuacd, type GuacdAddress } from '../config.js';
 import type { DesktopSize } from '../desktops/desktopSize.js';
 
@@ -59,6 +60,8 @@ export async function openUpstream(
 ): Promise<OpenedUpstream> {
   const socket = await connectGuacd(guacd, options.timeoutMs);
   const conn = new GuacConnection(socket);
+  // A pool gateway serves only bridges that open with the pool secret (gateway's poolAuth.ts).
+  if ('secret' in guacd && guacd.secret !== undefined) conn.send(POOL_AUTH_OPCODE, guacd.secret);
   const { connectionId } = await clientHandshake(conn, {
     select: options.select,
     params: options.params,

@@ -5,7 +5,8 @@
 //
 // Whoever can connect to a gateway can reach desktops through it, as with guacd. Inside
 // `serve` it is therefore reached only by the bridge: a Unix socket in the 0700 data dir
-// (listen.ts), a join secret (joinAccess.ts), VNC servers on Unix sockets only when the caller
+// (listen.ts), a join secret (joinAccess.ts), a pool secret before anything else when it serves
+// a pool of bridges (poolAuth.ts), VNC servers on Unix sockets only when the caller
 // listed them (vncTarget.ts), and logs that name connections by a label, never by their id.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -24,6 +25,7 @@ import { GuacSocket } from './guacSocket.js';
 import { serverHandshake, type Selection } from './handshake.js';
 import { JOIN_SECRET_ARG, JoinSecret, unknownConnection } from './joinAccess.js';
 import { listenOn, type ListenTarget } from './listen.js';
+import { PoolSecret } from './poolAuth.js';
 import { parseVncSettings, VncArgsError } from './vncArgs.js';
 import { VncTargets } from './vncTarget.js';
 
@@ -47,6 +49,11 @@ export interface GatewayOptions {
    * Without it, joining works as with guacd: the id alone.
    */
   joinSecret?: string;
+  /**
+   * When set, every connection must first send this secret (poolAuth.ts) — the gateway then
+   * serves only the bridges of its pool. At least 22 characters.
+   */
+  poolSecret?: string;
   /**
    * Absolute paths of Unix-socket VNC servers that clients may name as `hostname` (e.g. the
    * local desktop `serve` started: LocalDesktop.rfbPath). Passed in-process only; any other
@@ -118,6 +125,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const target = listenTarget(options);
   const joinSecret =
     options.joinSecret === undefined ? undefined : new JoinSecret(options.joinSecret);
+  const poolSecret =
+    options.poolSecret === undefined ? undefined : new PoolSecret(options.poolSecret);
   const vncTargets = new VncTargets(options.vncUnixSockets);
   const settings = {
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
@@ -145,6 +154,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     const guac = new GuacSocket(socket);
     const log = logger.child({ peer: peerName(socket) });
     try {
+      await poolSecret?.check(guac, settings.handshakeTimeoutMs);
       const { selection, args, info } = await serverHandshake(guac, {
         timeoutMs: settings.handshakeTimeoutMs,
         connectionExists: (id) => sessions.has(id),

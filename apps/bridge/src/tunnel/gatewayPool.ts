@@ -1,0 +1,185 @@
+// The gateways a site's bridges share (--gateways): `overlay-companion gateway` instances (VNC,
+// reached with the pool secret) and Apache guacd instances (VNC and RDP). Each desktop's new
+// connection goes to a healthy member that speaks its protocol, the one with the fewest
+// connections the site knows of (ties: the order given); a window joining a running connection
+// goes to the member where it lives, read from the places every bridge can read
+// (gatewayPlaces.ts: NATS key-value when the site has NATS, memory otherwise). A member that
+// refuses a connection, or a health probe (a TCP connect every PROBE_INTERVAL_MS), is taken out
+// until a probe reaches it again; its desktops' windows lose their tunnels and, reconnecting,
+// open on another member.
+import { connect } from 'node:net';
+import type { Logger } from 'pino';
+import { GuacStatus } from '@overlay-companion/guac';
+import type { GuacdAddress, TunnelConfig } from '../config.js';
+import type { TunnelTarget } from './tunnelSession.js';
+import { MemoryGatewayPlaces, type GatewayPlace, type GatewayPlaces } from './gatewayPlaces.js';
+import { TunnelStartError } from './upstream.js';
+
+type PoolConfig = NonNullable<TunnelConfig['gatewayPool']>;
+export type PoolMember = PoolConfig['members'][number];
+
+/** How often every member is probed (a TCP connect; our gateway closes such a probe silently). */
+export const PROBE_INTERVAL_MS = 2_000;
+/** A probe that has not connected by then counts as a failure. */
+const PROBE_TIMEOUT_MS = 1_500;
+
+/** "host:port": a member's name in places and logs. */
+export function memberKey(member: { host: string; port: number }): string {
+  return `${member.host}:${String(member.port)}`;
+}
+
+export class GatewayPool {
+  private readonly down = new Set<string>();
+  private readonly byKey = new Map<string, PoolMember>();
+  /** Connections being opened here on each member, not yet in the places. */
+  private readonly opening = new Map<string, number>();
+  private places: GatewayPlaces = new MemoryGatewayPlaces();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: PoolConfig,
+    private readonly logger: Logger,
+  ) {
+    for (const member of config.members) this.byKey.set(memberKey(member), member);
+    this.timer = setInterval(() => void this.probeAll(), PROBE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** The site's shared record of where connections live (the site's NATS), once joined. */
+  usePlaces(places: GatewayPlaces): void {
+    this.places = places;
+  }
+
+  /**
+   * Whether a desktop is the pool's to place: every one but a VNC server on a Unix socket of this
+   * machine (a local desktop, which only the bridge's embedded gateway can reach).
+   */
+  covers(target: TunnelTarget): boolean {
+    const { protocol, params } = target.connection;
+    return !(protocol === 'vnc' && (params.hostname ?? '').startsWith('/'));
+  }
+
+  /** The address to connect to a member at (our gateways: with the pool secret). */
+  addressOf(member: PoolMember): GuacdAddress {
+    const { host, port } = member;
+    return member.kind === 'gateway' && this.config.secret !== undefined
+      ? { host, port, secret: this.config.secret }
+      : { host, port };
+  }
+
+  /** Where a desktop's running connection lives, if on a member that is up. */
+  async placeOf(
+    desktopId: string,
+  ): Promise<{ member: PoolMember; connectionId: string } | undefined> {
+    const place = await this.places.get(desktopId);
+    const member = place === undefined ? undefined : this.byKey.get(place.member);
+    if (place === undefined || member === undefined || this.down.has(place.member))
+      return undefined;
+    return { member, connectionId: place.connectionId };
+  }
+
+  /** The healthy member with the least load that speaks `protocol`, or a start error. */
+  async pick(protocol: 'vnc' | 'rdp', tried: ReadonlySet<string>): Promise<PoolMember> {
+    const loads = await this.places.loads();
+    let best: PoolMember | undefined;
+    let bestLoad = Infinity;
+    for (const [key, member] of this.byKey) {
+      if (this.down.has(key) || tried.has(key)) continue;
+      // Our gateway speaks VNC only; RDP needs Apache guacd.
+      if (protocol === 'rdp' && member.kind !== 'guacd') continue;
+      const load = (loads.get(key) ?? 0) + (this.opening.get(key) ?? 0);
+      if (load < bestLoad) {
+        best = member;
+        bestLoad = load;
+      }
+    }
+    if (best === undefined)
+      throw new TunnelStartError(
+        `No gateway of the pool can take a ${protocol.toUpperCase()} connection now (${this.describeHealth()}). Start one, or check --gateways.`,
+        GuacStatus.UPSTREAM_UNAVAILABLE,
+      );
+    return best;
+  }
+
+  /** Counts a connection being opened on a member until it is placed or failed. */
+  opened(member: PoolMember): () => void {
+    const key = memberKey(member);
+    this.opening.set(key, (this.opening.get(key) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const left = (this.opening.get(key) ?? 1) - 1;
+      if (left > 0) this.opening.set(key, left);
+      else this.opening.delete(key);
+    };
+  }
+
+  /** A desktop's connection runs on a member (opened or joined here): kept while windows are on it. */
+  async hold(desktopId: string, place: GatewayPlace): Promise<void> {
+    await this.places.hold(desktopId, place).catch((err: unknown) => {
+      this.logger.warn({ desktopId, err }, 'gateway pool: the connection could not be recorded');
+    });
+  }
+
+  /** This bridge's last window on the desktop's connection left. */
+  release(desktopId: string, place: GatewayPlace): void {
+    void this.places.release(desktopId, place).catch(() => undefined);
+  }
+
+  /** The desktop's connection there has ended: the next window opens a new one. */
+  forget(desktopId: string, member: { host: string; port: number }, connectionId: string): void {
+    void this.places
+      .forget(desktopId, { member: memberKey(member), connectionId })
+      .catch(() => undefined);
+  }
+
+  /** A member refused a connection: out of the pool until a probe reaches it. */
+  markDown(member: { host: string; port: number }, why: string): void {
+    const key = memberKey(member);
+    if (!this.byKey.has(key) || this.down.has(key)) return;
+    this.down.add(key);
+    this.logger.warn({ gateway: key, why }, 'gateway pool: a gateway is out of the pool');
+  }
+
+  /** Whether a member is in the pool now (for tests and /readyz words). */
+  isUp(member: { host: string; port: number }): boolean {
+    return !this.down.has(memberKey(member));
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.places.close?.();
+  }
+
+  private describeHealth(): string {
+    const up = this.byKey.size - this.down.size;
+    return `${String(up)} of ${String(this.byKey.size)} up`;
+  }
+
+  private async probeAll(): Promise<void> {
+    await Promise.all(
+      [...this.byKey].map(async ([key, member]) => {
+        const ok = await reachable(member);
+        if (ok && this.down.delete(key))
+          this.logger.info({ gateway: key }, 'gateway pool: a gateway is back in the pool');
+        if (!ok) this.markDown(member, 'the health probe could not connect');
+      }),
+    );
+  }
+}
+
+/** Whether a TCP connection to the member opens (closed at once, without a word). */
+function reachable(member: PoolMember): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: member.host, port: member.port });
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => finish(false), PROBE_TIMEOUT_MS);
+    socket.once('connect', () => finish(true));
+    socket.once('error', () => finish(false));
+  });
+}
