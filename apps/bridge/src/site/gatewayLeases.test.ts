@@ -1,0 +1,191 @@
+// The gateway pool across a site, with real parts: a real nats-server, one Xvnc desktop, two of our
+// gateways with a pool secret, and two bridges whose pools share their places through NATS's
+// key-value store (gatewayLeases.ts). A window on bridge A opens the desktop's connection; a window
+// on bridge B joins that connection on the gateway where it lives (one connection in all) and
+// drives the desktop (checked from X). What another holder of the NATS credentials could write
+// into the bucket is checked where it arrives: a place failing its schema, or naming a gateway
+// outside the pool, is never joined (a new connection opens instead).
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import {
+  startGateway,
+  startLocalDesktop,
+  type TcpGateway,
+  type TcpLocalDesktop,
+} from '@overlay-companion/gateway';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startBridge, type RunningBridge } from '../bridge.js';
+import { silentLogger } from '../logger.js';
+import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
+import { registerSecret } from '../testing/testLogs.js';
+import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { pointer } from '../testing/xside.js';
+import { SINGLE_DESKTOP_ID } from '../tunnel/tunnelEndpoint.js';
+import { GatewayLeases } from './gatewayLeases.js';
+import { encodeSiteMessage } from './messages.js';
+import { SiteBus } from './siteBus.js';
+import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
+
+const SECRET = randomBytes(32).toString('base64url');
+registerSecret(SECRET);
+const SITE_ID = randomBytes(6).toString('hex');
+
+const nats = await startTestNats();
+const skip = 'skip' in nats ? nats.skip : undefined;
+if (skip !== undefined && natsRequired())
+  throw new Error(`gateway place tests cannot run: ${skip}`);
+
+describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places)', () => {
+  const server = nats as TestNats;
+  let desktop: TcpLocalDesktop;
+  const gateways: TcpGateway[] = [];
+  const buses: SiteBus[] = [];
+  const places: GatewayLeases[] = [];
+  const bridges: RunningBridge[] = [];
+  const clients: TunnelClient[] = [];
+  let fixture: TestAccess;
+
+  async function siteBridge(): Promise<RunningBridge> {
+    const bus = await SiteBus.join({
+      config: { servers: [server.address.replace(/^nats:\/\//, '')], token: server.token },
+      siteId: SITE_ID,
+      logger: silentLogger(),
+    });
+    buses.push(bus);
+    const leases = new GatewayLeases(bus, silentLogger());
+    places.push(leases);
+    const bridge = await startBridge(
+      {
+        port: 0,
+        webRoot: tmpdir(),
+        guacd: { host: '127.0.0.1', port: gateways[0]!.port },
+        connection: {
+          protocol: 'vnc',
+          params: {
+            hostname: desktop.host,
+            port: String(desktop.port),
+            password: desktop.password,
+          },
+        },
+        tunnel: {
+          gatewayPool: {
+            members: gateways.map((g) => ({
+              kind: 'gateway' as const,
+              host: g.host,
+              port: g.port,
+            })),
+            secret: SECRET,
+          },
+        },
+      },
+      { access: fixture.access, logger: fixture.logger, gatewayPlaces: leases },
+    );
+    bridges.push(bridge);
+    return bridge;
+  }
+
+  async function openShowing(on: RunningBridge): Promise<TunnelClient> {
+    const client = await TunnelClient.open(on.url, await fixture.ticket('tunnel'));
+    clients.push(client);
+    const shown = await client.waitFor(
+      (i) => (i.opcode === 'size' && i.args[0] === '0') || i.opcode === 'error',
+      { timeoutMs: 30_000, what: "the desktop's size" },
+    );
+    if (shown.opcode === 'error') throw new Error(`The tunnel failed: ${shown.args.join(' / ')}`);
+    return client;
+  }
+
+  async function pointerLands(client: TunnelClient, x: number, y: number): Promise<void> {
+    client.send('mouse', x, y, 0);
+    await eventually(
+      async () => {
+        const at = await pointer(desktop.env);
+        return at.x === x && at.y === y;
+      },
+      10_000,
+      `the X pointer at ${String(x)},${String(y)}`,
+    ).catch(() => undefined);
+    expect(await pointer(desktop.env)).toEqual({ x, y });
+  }
+
+  const connections = () => gateways.flatMap((g) => g.connectionIds());
+
+  beforeAll(async () => {
+    desktop = await startLocalDesktop({
+      password: randomBytes(6).toString('base64url'),
+      windowManager: false,
+      rfbTcp: true,
+    });
+    for (let i = 0; i < 2; i++)
+      gateways.push(await startGateway({ port: 0, poolSecret: SECRET, logger: silentLogger() }));
+    fixture = await startTestAccess();
+    await siteBridge();
+    await siteBridge();
+  }, 60_000);
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((c) => c.close()));
+    await eventually(() => connections().length === 0, 10_000, 'every connection to end');
+  });
+
+  afterAll(async () => {
+    for (const bridge of bridges) await bridge.close();
+    for (const bus of buses) await bus.close();
+    await fixture?.close();
+    for (const g of gateways) await g.close();
+    await desktop?.stop();
+    await server.stop();
+  }, 30_000);
+
+  it("joins a window on bridge B to the connection bridge A opened, on A's gateway", async () => {
+    const [a, b] = bridges as [RunningBridge, RunningBridge];
+    const first = await openShowing(a);
+    const [opened] = connections();
+    expect(connections()).toHaveLength(1);
+    // B hears of the place through NATS.
+    await eventually(
+      async () => (await places[1]!.get(SINGLE_DESKTOP_ID))?.connectionId === opened,
+      10_000,
+      'bridge B to know where the connection lives',
+    );
+    const second = await openShowing(b);
+    expect(connections()).toEqual([opened]);
+    expect(b.tunnels.connectionIds()).toEqual([opened]);
+    await pointerLands(second, 140, 90);
+    // A's window leaves; B's keeps the connection and the desktop.
+    await first.close();
+    await pointerLands(second, 60, 45);
+    expect(connections()).toEqual([opened]);
+  }, 60_000);
+
+  it('never joins a place that fails its schema or names a gateway outside the pool', async () => {
+    const kv = await buses[0]!.nc
+      .jetstream()
+      .views.kv(`oc_${SITE_ID}_gateways`, { ttl: 15_000, history: 1 });
+    const key = `place.${Buffer.from(SINGLE_DESKTOP_ID).toString('hex')}`;
+    // Each with what bridge B's places answer once its watch has it.
+    const forged: [Uint8Array, string | undefined][] = [
+      [
+        encodeSiteMessage({ member: `127.0.0.1:${String(gateways[0]!.port)}`, connectionId: 'x' }),
+        undefined,
+      ],
+      [encodeSiteMessage({ member: '127.0.0.1:9', connectionId: '$abc' }), '127.0.0.1:9'],
+      [new TextEncoder().encode('not json'), undefined],
+    ];
+    for (const [value, seen] of forged) {
+      await kv.put(key, value);
+      await eventually(
+        async () => (await places[1]!.get(SINGLE_DESKTOP_ID))?.member === seen,
+        10_000,
+        'bridge B to have the forged place',
+      );
+      const client = await openShowing(bridges[1]!);
+      // A connection of its own, on a gateway of the pool.
+      expect(connections()).toHaveLength(1);
+      await pointerLands(client, 33, 44);
+      await client.close();
+      clients.splice(clients.indexOf(client), 1);
+      await eventually(() => connections().length === 0, 10_000, 'the connection to end');
+    }
+  }, 60_000);
+});
