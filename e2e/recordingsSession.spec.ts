@@ -26,8 +26,11 @@ import {
   startXev,
   viewerRole,
 } from './support/controlPlane.js';
-import { expectNoSeriousViolations } from './support/a11y.js';
+import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
+import { clearLayout, saveLayout } from './support/layouts.js';
 import { adminSession, signInContext } from './support/signIn.js';
+import { screenSize } from './support/xdesktop.js';
+import sharp from 'sharp';
 
 const run = promisify(execFile);
 
@@ -398,6 +401,126 @@ test('an AI session of 50 actions: 50 cards with their decisions, Show me within
     }
   } finally {
     await putSettings(admin, { default_mode: found.default_mode });
+    await leaveAsFound(page, stack, modeFound);
+  }
+});
+
+test("the cockpit's live AI timeline: cards as the AI acts, thumbnails with the mask black, by keyboard, axe-clean at 390, 1280 and 3840 px", async ({
+  page,
+  stack,
+}) => {
+  test.setTimeout(180_000);
+  const admin = await adminSession(stack);
+  const found = await recordingOff(admin);
+  // A blue root, and a mask over part of it: the recording, and so every thumbnail, has it black.
+  await run('xsetroot', ['-solid', '#3366cc'], { env: stack.xEnv });
+  const desktop = await screenSize(stack.xEnv);
+  const mask = { x: 100, y: desktop.height - 220, width: 240, height: 120, label: 'Bank' };
+  await saveLayout(stack, {
+    monitors: [{ x: 0, y: 0, width: desktop.width, height: desktop.height }],
+    masks: [mask],
+  });
+  const modeFound = await openControl(page, stack);
+  try {
+    await expect(page.locator('[data-privacy-mask]')).toHaveCount(1);
+    await setViewerMode(page, 'autopilot');
+    const button = page.getByTestId('live-timeline-button');
+    // Only while the desktop is recorded.
+    await expect(button).toHaveCount(0);
+    const recordingId = await newRecording(admin, page);
+
+    // Opened from the keyboard, before the AI does anything.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const panel = page.getByTestId('live-timeline');
+    await expect(panel).toBeVisible();
+    await expect(panel).toContainText('No AI actions yet');
+
+    // The AI acts: the cards come in while the panel is open, no reload.
+    mcp = await connectMcp(stack);
+    await ok(mcp, 'draw_overlay', { x: 500, y: 100, width: 200, height: 100, label: 'Here' });
+    await ok(mcp, 'click_at', { x: 600, y: 150, intent: 'Press the button in the box' });
+    await ok(mcp, 'click_at', { x: 700, y: 200, intent: 'And the next one' });
+    const cards = panel.getByTestId('ai-card');
+    await expect(cards).toHaveCount(3, { timeout: 15_000 });
+    await expect(cards.nth(1)).toContainText('Press the button in the box');
+    await expect(cards.nth(1)).toContainText('allowed');
+    await expect(cards.nth(1)).toHaveAttribute('data-decision', 'allowed');
+    await expect(cards.nth(0).locator('.ai-card__area')).toHaveCount(1);
+    await expect(cards.nth(1).locator('.ai-card__point')).toHaveCount(1);
+
+    // The thumbnail is the recording's picture: inside the mask every pixel is black, and the
+    // blue root shows around it.
+    const src = (await cards.nth(1).locator('img').getAttribute('src')) ?? '';
+    expect(src).toMatch(new RegExp(`^/api/recordings/${recordingId}/frame\\?t=\\d+&width=240$`));
+    // The browser shows it (the person's own session may read it).
+    await expect
+      .poll(
+        () =>
+          cards
+            .nth(1)
+            .locator('img')
+            .evaluate((img: HTMLImageElement) => img.naturalWidth),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(240);
+    const thumb = await admin.request(src);
+    expect(thumb.status).toBe(200);
+    const { data, info } = await sharp(Buffer.from(await thumb.arrayBuffer()))
+      .removeAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const k = info.width / desktop.width;
+    let inside = 0;
+    let lit = 0;
+    let blueAround = 0;
+    for (let y = 0; y < info.height; y++) {
+      for (let x = 0; x < info.width; x++) {
+        const [r = 0, g = 0, b = 0] = data.subarray((y * info.width + x) * 3);
+        // Well inside (two thumbnail pixels from the edge: the scaling blends the border).
+        const inMask =
+          x >= mask.x * k + 2 &&
+          x < (mask.x + mask.width) * k - 2 &&
+          y >= mask.y * k + 2 &&
+          y < (mask.y + mask.height) * k - 2;
+        if (inMask) {
+          inside++;
+          if (r + g + b > 24) lit++;
+        } else if (Math.abs(r - 0x33) < 12 && Math.abs(g - 0x66) < 12 && Math.abs(b - 0xcc) < 12) {
+          blueAround++;
+        }
+      }
+    }
+    expect(inside).toBeGreaterThan(100);
+    expect(lit, 'pixels of the masked area that are not black in the thumbnail').toBe(0);
+    expect(blueAround).toBeGreaterThan(100);
+
+    // By keyboard: Tab reaches a card's link to the player; Escape closes, focus back on the button.
+    const open = cards.nth(1).getByRole('link', { name: /^Open click_at at .* in the player/ });
+    await expect(open).toHaveAttribute('href', new RegExp(`^/recordings/${recordingId}\\?t=\\d+$`));
+    await tabTo(page, open, { max: 20 });
+
+    for (const size of [
+      { width: 390, height: 844 },
+      { width: 1280, height: 800 },
+      { width: 3840, height: 2160 },
+    ]) {
+      await page.setViewportSize(size);
+      await expect(panel).toBeVisible();
+      await expect(open).toBeInViewport();
+      await expectNoSeriousViolations(page, `the live AI timeline at ${size.width} px`);
+    }
+    await page.keyboard.press('Escape');
+    await expect(panel).toHaveCount(0);
+    await expect(button).toBeFocused();
+    await endRecording(admin, recordingId);
+    await expect(button).toHaveCount(0, { timeout: 15_000 });
+  } finally {
+    await putSettings(admin, { default_mode: found.default_mode });
+    await clearLayout(stack);
+    await run('xsetroot', ['-solid', 'black'], { env: stack.xEnv });
     await leaveAsFound(page, stack, modeFound);
   }
 });

@@ -39,6 +39,7 @@ import { TeachPanel } from './teach/TeachPanel.js';
 import { DesktopCharge } from './charge/DesktopCharge.js';
 import { MonitorWindowsOffer } from './viewport/MonitorWindowsOffer.js';
 import { RecordingIndicator } from './recordings/RecordingIndicator.js';
+import { LiveAiTimeline } from './recordings/LiveAiTimeline.js';
 import { OtherDesktopsApprovals } from './fleet/OtherDesktopsApprovals.js';
 import { FilesButton, FilesPanel } from './files/FilesPanel.js';
 import { ViewerFileDrop } from './files/ViewerFileDrop.js';
@@ -77,6 +78,7 @@ export function App({ session }: AppProps) {
           <>
             <DesktopCharge onCharge={control.charge} />
             <RecordingIndicator />
+            <LiveAiTimeline />
           </>
         }
         controls={

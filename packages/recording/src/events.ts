@@ -60,6 +60,14 @@ export const RecordingEventSchema = z.discriminatedUnion('kind', [
     answer: z.string(),
   }),
   z.object({ ...base, kind: z.literal('mode'), mode: z.string(), by: z.string().optional() }),
+  /** The charge of the desktop's AI moved from one person to another (`by`: who moved it). */
+  z.object({
+    ...base,
+    kind: z.literal('charge'),
+    from: z.string(),
+    to: z.string(),
+    by: z.string().optional(),
+  }),
   /** The privacy masks in force from `t` on (empty: none). Written by the recorder itself. */
   z.object({ ...base, kind: z.literal('masks'), rects: z.array(rect) }),
   /** The recording has no picture from `from` to `to` (written by the recorder). */

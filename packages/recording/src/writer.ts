@@ -390,6 +390,8 @@ export class RecordingWriter {
     this.broken = reason;
     this.items = [];
     this.head = 0;
+    // The track says why it stopped for good, also when a gap was already open (for another reason).
+    if (this.gap !== undefined) this.events.append({ t, kind: 'recording.stopped', reason });
     this.startGap(t, reason);
     this.onStatus?.({ state: 'failed', at: t, reason });
   }

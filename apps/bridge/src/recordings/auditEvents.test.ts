@@ -48,4 +48,20 @@ describe('recordingEventsOf', () => {
     });
     expect(argsOf(call('click_at', '{"x":1,"y":2}'))).toEqual({ x: 1, y: 2 });
   });
+
+  it('puts a move of the charge on the track, from whom to whom and by whom; other desktop changes not', () => {
+    const moved = (detail: string): NewAuditEntry => ({
+      at: 2_000,
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: 'p',
+      personName: 'Ada',
+      outcome: 'ok',
+      detail,
+    });
+    expect(recordingEventsOf(moved('charge of Office: PC: Ada → Bo Li'), undefined)).toEqual([
+      { t: 2_000, kind: 'charge', from: 'Ada', to: 'Bo Li', by: 'Ada' },
+    ]);
+    expect(recordingEventsOf(moved('recording mode off'), undefined)).toEqual([]);
+  });
 });

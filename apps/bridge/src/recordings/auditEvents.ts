@@ -1,7 +1,7 @@
 // The recording's event track, read off the audit log: every audited action of a desktop (the
 // one place each is decided and written) becomes an event of that desktop's recording — each AI
 // tool call with its arguments as the audit summarized them, its intent, decision, who approved
-// and outcome; approvals; Stop; mode changes. Entries that name no desktop (sign-ins, account
+// and outcome; approvals; Stop; mode changes; moves of the charge. Entries that name no desktop (sign-ins, account
 // changes) are not events.
 //
 // Typed text and clipboard contents are always redacted here, even when the person in charge
@@ -74,10 +74,21 @@ export function recordingEventsOf(
       if (mode === undefined) return [];
       return [{ t, kind: 'mode', mode, ...(by === undefined ? {} : { by }) }];
     }
+    case 'desktop_changed': {
+      // A move of the charge (mcp/planeAudit.ts): "charge of <desktop>: <from> → <to>".
+      const moved = CHARGE_DETAIL.exec(entry.detail ?? '');
+      if (moved?.[1] === undefined || moved[2] === undefined) return [];
+      return [
+        { t, kind: 'charge', from: moved[1], to: moved[2], ...(by === undefined ? {} : { by }) },
+      ];
+    }
     default:
       return [];
   }
 }
+
+/** The detail line of a charge move, from whom to whom (a desktop name may hold ": "). */
+const CHARGE_DETAIL = /^charge of .*: (.+?) → (.+)$/;
 
 function decisionOf(
   entry: NewAuditEntry,

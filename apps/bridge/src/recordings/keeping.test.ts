@@ -146,7 +146,7 @@ describe.each(backends.map((b) => [b.name, b] as const))(
 
         expect(f.audits).toHaveLength(3);
         expect(f.audits.map((e) => [e.kind, e.actor, e.personId])).toEqual(
-          Array(3).fill(['desktop_changed', 'system', null]),
+          Array(3).fill(['recording_deleted', 'system', null]),
         );
         expect(f.audits.map((e) => e.summary)).toEqual([
           `recording ${ancient.id} of desktop "Office PC"`,
@@ -552,6 +552,12 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         expect(reader.gaps.map((g) => g.reason)).toContain(
           'the disk is nearly full (100 MiB free; recordings keep 1 GiB free)',
         );
+        // The event track says once that it stopped, and why (the writer writes it, at the
+        // moment the gap starts; the bridge once wrote it a second time).
+        const stops = (await reader.events()).filter((e) => e.kind === 'recording.stopped');
+        expect(stops.map((e) => e.kind === 'recording.stopped' && e.reason)).toEqual([
+          'the disk is nearly full (100 MiB free; recordings keep 1 GiB free)',
+        ]);
       }, 180_000);
     });
   },

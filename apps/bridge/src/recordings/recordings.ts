@@ -579,7 +579,7 @@ export class Recordings implements ConnectionObserver {
       );
       const desktop = await store.desktops.byId(row.desktopId).catch(() => undefined);
       this.options.audit?.({
-        kind: 'desktop_changed',
+        kind: 'recording_deleted',
         actor: 'system',
         personId: null,
         personName: null,
@@ -655,8 +655,8 @@ export class Recordings implements ConnectionObserver {
     if (status.state === 'resumed') active.stoppedReason = null;
     else {
       active.stoppedReason = status.reason;
+      // The writer has put `recording.stopped` on the event track itself, at the gap's start.
       log.warn({ recording: active.id, reason: status.reason }, 'recording stopped writing');
-      this.event(desktopId, { kind: 'recording.stopped', reason: status.reason });
     }
     this.changed(desktopId);
   }

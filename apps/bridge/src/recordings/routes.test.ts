@@ -166,13 +166,23 @@ describe('the recordings API', () => {
     await bridge.access.audit.flush();
     const entries = await bridge.access.store.audit.query({ limit: 50 });
     const about = entries.filter((e) => e.summary?.includes(recordingId));
-    expect(about.map((e) => e.detail)).toEqual(
+    expect(about.map((e) => [e.kind, e.detail])).toEqual(
       expect.arrayContaining([
-        'recording viewed',
-        'recording exported (event track, JSON lines)',
-        'recording exported (video, WebM)',
+        ['recording_viewed', 'recording viewed'],
+        ['recording_exported', 'recording exported (event track, JSON lines)'],
+        ['recording_exported', 'recording exported (video, WebM)'],
       ]),
     );
+    // Kinds of their own, so the audit page filters them: none goes as a desktop change.
+    expect(about.filter((e) => e.kind === 'desktop_changed')).toEqual([]);
+    const filtered = await bridge.access.store.audit.query({
+      limit: 50,
+      kind: 'recording_exported',
+    });
+    expect(filtered.filter((e) => e.summary?.includes(recordingId)).length).toBeGreaterThanOrEqual(
+      2,
+    );
+    expect(new Set(filtered.map((e) => e.kind))).toEqual(new Set(['recording_exported']));
   });
 
   it('closes, at start, a recording an earlier run left open, from its files', async () => {
@@ -230,6 +240,8 @@ describe('the recordings API', () => {
     expect(await list.json()).toEqual({ recordings: [] });
     await bridge.access.audit.flush();
     const entries = await bridge.access.store.audit.query({ limit: 50 });
-    expect(entries.some((e) => e.detail === 'recording deleted')).toBe(true);
+    expect(
+      entries.some((e) => e.kind === 'recording_deleted' && e.detail === 'recording deleted'),
+    ).toBe(true);
   });
 });

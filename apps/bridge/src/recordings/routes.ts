@@ -13,7 +13,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { API } from '@overlay-companion/protocol';
+import { API, type AuditKind } from '@overlay-companion/protocol';
 import {
   ExportError,
   RecordingReader,
@@ -42,6 +42,9 @@ export interface RecordingRoutesDeps {
 }
 
 const BASE = '/api/recordings';
+
+/** What a person did with a recording, as the audit names it. */
+type RecordingAuditKind = Extract<AuditKind, `recording_${string}`>;
 const NOT_FOUND = 'No such recording of yours; reload the list.';
 const NO_DESKTOP = 'No such desktop of yours; reload the list.';
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -114,11 +117,11 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     person: PersonRecord,
     recording: RecordingRecord,
     desktop: DesktopRecord | undefined,
+    kind: RecordingAuditKind,
     what: string,
   ): void => {
-    // The protocol has no recording kinds yet: these go as desktop entries naming the recording.
     access.audit.record({
-      kind: 'desktop_changed',
+      kind,
       actor: 'person',
       personId: person.id,
       personName: person.displayName,
@@ -188,7 +191,7 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       () => undefined,
     );
     if (size === undefined) return apiError(c, 404, 'The recording’s file is gone.');
-    audit(found.person, found.recording, found.desktop, 'viewed');
+    audit(found.person, found.recording, found.desktop, 'recording_viewed', 'viewed');
     // What is on disk now (a live recording goes on growing; the player reads this much).
     const body = Readable.toWeb(createReadStream(path, { start: 0, end: Math.max(0, size - 1) }));
     return c.body(body as ReadableStream, 200, {
@@ -213,7 +216,13 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     const reader = await openReader(recordings.dir, found.recording.id);
     if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
     const events = await reader.events();
-    audit(found.person, found.recording, found.desktop, 'exported (event track, JSON lines)');
+    audit(
+      found.person,
+      found.recording,
+      found.desktop,
+      'recording_exported',
+      'exported (event track, JSON lines)',
+    );
     const text = events.map((e) => JSON.stringify(e)).join('\n');
     return c.body(events.length === 0 ? '' : `${text}\n`, 200, {
       'Content-Type': 'application/jsonl; charset=utf-8',
@@ -253,7 +262,13 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       exporting = false;
     }
     const done = work;
-    audit(found.person, found.recording, found.desktop, 'exported (video, WebM)');
+    audit(
+      found.person,
+      found.recording,
+      found.desktop,
+      'recording_exported',
+      'exported (video, WebM)',
+    );
     const size = (await stat(out)).size;
     const file = createReadStream(out);
     file.once('close', () => void rm(done, { recursive: true, force: true }));
@@ -332,7 +347,7 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
         409,
         'This recording is still being made: turn the desktop’s recording off (or close it) first.',
       );
-    audit(found.person, found.recording, found.desktop, 'deleted');
+    audit(found.person, found.recording, found.desktop, 'recording_deleted', 'deleted');
     return c.body(null, 204);
   });
 

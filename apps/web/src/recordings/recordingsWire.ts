@@ -81,6 +81,7 @@ const KnownEvent = z.discriminatedUnion('kind', [
     answer: z.string(),
   }),
   z.object({ t: z.number(), kind: z.literal('mode'), mode: z.string(), by }),
+  z.object({ t: z.number(), kind: z.literal('charge'), from: z.string(), to: z.string(), by }),
   z.object({
     t: z.number(),
     kind: z.literal('gap'),

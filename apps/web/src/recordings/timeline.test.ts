@@ -3,6 +3,8 @@ import type { PlayerEvent } from './recordingsWire.js';
 import {
   IDLE_LEAD_MS,
   POINTER_MS,
+  aiActions,
+  cardMark,
   eventIndexAt,
   eventSentence,
   idleStretches,
@@ -126,5 +128,53 @@ describe('the event list', () => {
     expect(eventSentence({ t: 0, kind: 'gap', from: 1_000, to: 13_000, reason: 'disk full' })).toBe(
       'Not recorded for 12 s: disk full',
     );
+  });
+});
+
+describe('timeline cards', () => {
+  it('lists the AI actions in order', () => {
+    expect(aiActions(events).map((e) => e.id)).toEqual(['act1', 'act2']);
+  });
+
+  it('marks a click at its point, as a fraction of the screen', () => {
+    const [click] = aiActions(events);
+    expect(click && cardMark(click, 200, 100)).toEqual({
+      kind: 'point',
+      x: 40.5 / 200,
+      y: 45.5 / 100,
+    });
+  });
+
+  it("marks an overlay's rectangle from its arguments, kept on the screen", () => {
+    const overlay = {
+      t: 1,
+      kind: 'ai.action' as const,
+      id: 'o',
+      tool: 'draw_overlay',
+      args: { x: 150, y: 50, width: 100, height: 25 },
+      decision: 'allowed',
+    };
+    expect(cardMark(overlay, 200, 100)).toEqual({
+      kind: 'area',
+      x: 0.75,
+      y: 0.5,
+      width: 0.25,
+      height: 0.25,
+    });
+  });
+
+  it('marks nothing without a place on screen or a known screen size', () => {
+    const [click, typed] = aiActions(events);
+    expect(typed && cardMark(typed, 200, 100)).toBeNull();
+    expect(click && cardMark(click, 0, 0)).toBeNull();
+    const cut = {
+      t: 1,
+      kind: 'ai.action' as const,
+      id: 'o',
+      tool: 'draw_overlay',
+      args: { summary: 'x' },
+      decision: 'allowed',
+    };
+    expect(cardMark(cut, 200, 100)).toBeNull();
   });
 });

@@ -58,6 +58,45 @@ export function pointerAt(events: readonly PlayerEvent[], t: number): PointerMar
   return mark;
 }
 
+/** The AI's actions among the events, in order. */
+export function aiActions(events: readonly PlayerEvent[]): AiActionEvent[] {
+  return events.filter((event): event is AiActionEvent => event.kind === 'ai.action');
+}
+
+/** Tools whose x, y, width and height arguments are a rectangle on the desktop (an overlay). */
+const RECT_TOOLS = new Set(['draw_overlay', 'update_overlay']);
+
+/** What a timeline card marks on its thumbnail, in 0..1 of the screen: a point or an area. */
+export type CardMark =
+  | { kind: 'point'; x: number; y: number }
+  | { kind: 'area'; x: number; y: number; width: number; height: number };
+
+/**
+ * Where an action's card marks its thumbnail: the click or pointing point, else an overlay's
+ * rectangle (its arguments), as fractions of the `width` × `height` screen; null when the
+ * action has no place on screen or the screen's size is unknown.
+ */
+export function cardMark(action: AiActionEvent, width: number, height: number): CardMark | null {
+  if (width <= 0 || height <= 0) return null;
+  if (action.point !== undefined) {
+    return { kind: 'point', x: (action.point.x + 0.5) / width, y: (action.point.y + 0.5) / height };
+  }
+  const { x, y, width: w, height: h } = action.args ?? {};
+  if (!RECT_TOOLS.has(action.tool)) return null;
+  if (typeof x !== 'number' || typeof y !== 'number') return null;
+  if (typeof w !== 'number' || typeof h !== 'number') return null;
+  const clamp = (v: number) => Math.min(1, Math.max(0, v));
+  const left = clamp(x / width);
+  const top = clamp(y / height);
+  return {
+    kind: 'area',
+    x: left,
+    y: top,
+    width: clamp((x + w) / width) - left,
+    height: clamp((y + h) / height) - top,
+  };
+}
+
 export type MarkerKind = 'action' | 'denied' | 'approval' | 'stop';
 
 export interface Marker {
@@ -156,6 +195,8 @@ export function eventSentence(event: PlayerEvent): string {
       return `Teach answer: “${event.answer}”`;
     case 'mode':
       return `Mode: ${event.mode}${byWhom(event.by)}`;
+    case 'charge':
+      return `In charge: ${event.to} (was ${event.from})${byWhom(event.by)}`;
     case 'gap':
       return `Not recorded for ${Math.round((event.to - event.from) / 1000)} s: ${event.reason}`;
     case 'recording.stopped':

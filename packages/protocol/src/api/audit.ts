@@ -27,6 +27,10 @@ export const AUDIT_KINDS = [
   'standing_permission',
   /** A file sent to or fetched from a desktop (files/transferAudit.ts in the bridge). */
   'file_transfer',
+  /** A recording watched (its picture streamed to a player), exported, or deleted (by a person, or by retention). */
+  'recording_viewed',
+  'recording_exported',
+  'recording_deleted',
   /** Written when the audit can be stored again: from when to when it could not, and how much waited. */
   'audit_outage',
 ] as const;

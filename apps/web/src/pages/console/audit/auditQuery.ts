@@ -98,6 +98,9 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   desktop_grant_changed: 'Desktop access changed',
   standing_permission: 'Standing permission',
   file_transfer: 'File transfer',
+  recording_viewed: 'Recording viewed',
+  recording_exported: 'Recording exported',
+  recording_deleted: 'Recording deleted',
   audit_outage: 'Audit outage',
 };
 

@@ -1,0 +1,105 @@
+// The AI's actions as cards, the one definition the player's timeline (AiTimeline) and the
+// cockpit's live timeline (LiveAiTimeline) both show: per action, the screen at that moment — the
+// bridge's thumbnail from the recording, so what privacy masks hid is black in it as in the file —
+// with the click point or the overlay's area marked, then the time and tool, the AI's intent, the
+// decision and who made it, the outcome and how long it took. What a card's action button does
+// (seek the player, open the player) is the caller's.
+import type { ReactNode } from 'react';
+import { clockTime } from '../pages/common/time.js';
+import type { AiActionEvent } from './recordingsWire.js';
+import { recordingPath } from './recordingsWire.js';
+import { cardMark } from './timeline.js';
+import './aiCards.css';
+
+/** Thumbnails are asked of the bridge at this width (CSS scales them down where space is short). */
+export const THUMB_WIDTH = 240;
+
+export function decisionText(action: AiActionEvent): string {
+  return action.approvedBy !== undefined
+    ? `${action.decision} by ${action.approvedBy}`
+    : action.decision;
+}
+
+/** The bridge's picture of recording `recordingId` at `t`, THUMB_WIDTH wide. */
+export function thumbnailPath(recordingId: string, t: number): string {
+  return recordingPath(recordingId, `/frame?t=${Math.round(t)}&width=${THUMB_WIDTH}`);
+}
+
+function Mark({ action, width, height }: { action: AiActionEvent; width: number; height: number }) {
+  const mark = cardMark(action, width, height);
+  if (mark === null) return null;
+  const pct = (v: number) => `${v * 100}%`;
+  return mark.kind === 'point' ? (
+    <span
+      className="ai-card__point"
+      aria-hidden="true"
+      style={{ left: pct(mark.x), top: pct(mark.y) }}
+    />
+  ) : (
+    <span
+      className="ai-card__area"
+      aria-hidden="true"
+      style={{
+        left: pct(mark.x),
+        top: pct(mark.y),
+        width: pct(mark.width),
+        height: pct(mark.height),
+      }}
+    />
+  );
+}
+
+export function AiActionCards({
+  recordingId,
+  actions,
+  width,
+  height,
+  action: actionButton,
+}: {
+  recordingId: string;
+  actions: readonly AiActionEvent[];
+  /** The desktop's size in desktop pixels (0 while unknown: nothing is marked). */
+  width: number;
+  height: number;
+  /** The card's button or link that takes the person to that moment. */
+  action: (action: AiActionEvent) => ReactNode;
+}) {
+  return (
+    <ol className="ai-timeline__cards">
+      {actions.map((action, i) => (
+        <li
+          key={`${i}:${action.id}`}
+          className="ai-card"
+          data-testid="ai-card"
+          data-decision={action.decision}
+        >
+          <div className="ai-card__thumb">
+            <img
+              src={thumbnailPath(recordingId, action.t)}
+              width={THUMB_WIDTH}
+              loading="lazy"
+              alt={`The screen at ${clockTime(action.t)}`}
+            />
+            <Mark action={action} width={width} height={height} />
+          </div>
+          <p className="ai-card__what">
+            <time dateTime={new Date(action.t).toISOString()}>{clockTime(action.t)}</time>{' '}
+            <code>{action.tool}</code>
+            {action.point !== undefined ? ` at ${action.point.x}, ${action.point.y}` : ''}
+          </p>
+          {action.intent !== undefined ? (
+            <p className="ai-card__intent">
+              <q>{action.intent}</q>
+            </p>
+          ) : null}
+          <p className={`ai-card__decision ai-card__decision--${action.decision}`}>
+            {decisionText(action)}
+            {action.outcome !== undefined ? ` · ${action.outcome}` : ''}
+            {action.durationMs !== undefined ? ` · ${Math.round(action.durationMs)} ms` : ''}
+          </p>
+          {actionButton(action)}
+        </li>
+      ))}
+    </ol>
+  );
+}
