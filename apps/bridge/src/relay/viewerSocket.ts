@@ -28,6 +28,7 @@ import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
 import { TokenBucket } from '../limits/rateLimit.js';
 import type { DesktopHubs, ViewerHub } from './viewerHub.js';
+import { turnWriteBatch } from './writeBatch.js';
 
 /** Invalid frames tolerated: a burst of 20, refilling 1 per second. Beyond that, close. */
 export const BAD_MESSAGE_LIMIT = { ratePerSecond: 1, burst: 20 };
@@ -95,7 +96,7 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
       if (socket.destroyed) return;
       plane.noteName(found.person.id, found.person.displayName);
       wss.handleUpgrade(request, socket, head, (ws) =>
-        accept(ws, claims, plane.hub, found.desktop.access),
+        accept(ws, turnWriteBatch(socket), claims, plane.hub, found.desktop.access),
       );
     })().catch((err: unknown) => {
       logger.error({ err }, 'could not load the desktop for a viewer socket');
@@ -105,6 +106,8 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
 
   function accept(
     ws: WebSocket,
+    /** Before each send: what one turn sends to this window leaves in one write (writeBatch.ts). */
+    holdWrites: () => void,
     claims: TicketClaims,
     hub: ViewerHub,
     desktopAccess: DesktopAccessLevel,
@@ -134,6 +137,7 @@ export function createViewerEndpoint(options: ViewerSocketOptions): ViewerEndpoi
         ws.terminate();
         return;
       }
+      holdWrites();
       ws.send(text);
     };
     const sendError = (message: string): void => {
