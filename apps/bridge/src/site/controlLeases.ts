@@ -9,13 +9,16 @@
 // (given up, or expired with its bridge), a bridge with a window of the person in charge makes
 // it the control window (claimControl) and takes the lease; of two bridges whose windows came at
 // once, the one that created the lease keeps its control window and the other yields it.
-import type { KV, KvEntry, QueuedIterator } from 'nats';
+import { ErrorCode, NatsError, type KV, type KvEntry, type QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
 import type { RemoteHolder } from '../mcp/relayCall.js';
 import { ControlLease, encodeSiteMessage, parseSiteMessage } from './messages.js';
 import type { SiteBus } from './siteBus.js';
+
+/** How long a holder's answer to "still there?" may take (a slow one is not taken as gone). */
+const PING_TIMEOUT_MS = 1_000;
 
 interface HeldLease {
   revision: number;
@@ -174,12 +177,44 @@ export class ControlLeases {
       if (!seen.has(desktopId)) await this.release(kv, desktopId);
   }
 
-  /** Whether nobody holds the desktop's lease (an expired one is gone from the bucket). */
+  /**
+   * Whether nobody holds the desktop's lease (an expired one is gone from the bucket). A lease of
+   * a bridge that no longer listens on the site's NATS (it died: NATS says nobody is there) is
+   * deleted at once rather than left to expire, so a window here takes over within moments.
+   */
   private async free(kv: KV, desktopId: string): Promise<boolean> {
-    const entry = await kv.get(leaseKey(desktopId));
-    const free = entry === null || entry.operation !== 'PUT';
-    if (free) this.known.delete(leaseKey(desktopId));
+    const key = leaseKey(desktopId);
+    const entry = await kv.get(key);
+    let free = entry === null || entry.operation !== 'PUT';
+    if (!free && entry !== null) {
+      const lease = parseSiteMessage(ControlLease, entry.value);
+      if (lease.ok && (await this.gone(lease.message.bridge))) {
+        await kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
+        this.options.logger.info(
+          { desktopId, bridge: lease.message.bridge },
+          'site: removed the control lease of a bridge that is gone',
+        );
+        free = true;
+      }
+    }
+    if (free) this.known.delete(key);
     return free;
+  }
+
+  /** Whether NATS has nobody listening at `bridge`'s subjects (it died or left the site). */
+  private async gone(bridge: string): Promise<boolean> {
+    const { bus } = this.options;
+    if (bridge === bus.bridgeId) return false;
+    try {
+      await bus.nc.request(
+        bus.bridgeSubject(bridge, 'ping'),
+        encodeSiteMessage({ type: 'ping', from: bus.bridgeId }),
+        { timeout: PING_TIMEOUT_MS },
+      );
+      return false;
+    } catch (err) {
+      return err instanceof NatsError && err.code === (ErrorCode.NoResponders as string);
+    }
   }
 
   /**

@@ -26,22 +26,11 @@ import { encodeSiteMessage } from './messages.js';
 import { SiteBus } from './siteBus.js';
 import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
+import { waitUntil } from './testing/waitUntil.js';
 import { silentLogger } from '../logger.js';
 import { StartupError } from '../errors.js';
 import { signIn, sessionFromCookie } from '../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../testing/testAccess.js';
-
-/** Polls until `condition` holds (state that changes on another bridge). */
-async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 2000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const nats = await startTestNats();
 const postgres = await startTestPostgres();
