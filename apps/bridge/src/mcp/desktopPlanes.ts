@@ -37,7 +37,7 @@ import {
 import type { DesktopPolicyRecord, PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
 import { readLayout } from '../layouts/storedLayouts.js';
-import { aiClientsMessage } from './aiClients.js';
+import { aiClientsMessage, mergeAiClients } from './aiClients.js';
 import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirectory.js';
 import { accessOf } from '../desktops/desktopAccess.js';
 import {
@@ -158,11 +158,19 @@ export interface PlaneSite {
   ): Promise<string | undefined>;
   /** The control window here changed the overlays (the others' windows and feeds follow). */
   overlaysChanged(desktopId: string, change: OverlayChange): void;
+  /** The control window here announced what the AI did (the others' windows draw it). */
+  aiAction(desktopId: string, message: Extract<BridgeToViewer, { type: 'ai_action' }>): void;
+  /** The AI clients with a session on the desktop here changed (the others merge them in). */
+  aiClientsListed(
+    desktopId: string,
+    message: Extract<BridgeToViewer, { type: 'ai_clients' }>,
+  ): void;
   /** Whether another bridge holds the desktop's control window (as its lease says). */
   controlElsewhere(desktopId: string): boolean;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
+type AiClientsList = Extract<BridgeToViewer, { type: 'ai_clients' }>['clients'];
 
 class Plane implements DesktopPlane {
   readonly hub: ViewerHub;
@@ -176,6 +184,9 @@ class Plane implements DesktopPlane {
   private entry: DesktopEntry;
   private charge: InChargeRef;
   private current: Permissions;
+  /** The AI clients of this bridge's sessions, and of the other bridges' of the site. */
+  private localClients: AiClientsList = [];
+  private remoteClients: AiClientsList = [];
   /** AI clients that had a session here (see aiClientsChanged). */
   private readonly clientsSeen = new Set<string>();
   /** Set while a change another bridge made is applied: it is not told, written or audited again. */
@@ -283,6 +294,7 @@ class Plane implements DesktopPlane {
         options.observer?.approval?.(this.charge.id, outcome, this.desktopName, this.desktopId),
       approvalsListed: (message) =>
         this.site()?.approvalsListed(this.desktopId, this.charge.id, message),
+      aiAction: (message) => this.site()?.aiAction(this.desktopId, message),
       charge: (peer, message) => this.chargeRequested(peer, message),
       standing: (peer, message, call) =>
         applyStandingMessage(
@@ -443,12 +455,25 @@ class Plane implements DesktopPlane {
     this.hub.desktopChanged();
   }
 
+  /** This bridge's AI clients on the desktop, as last listed (a site tells them again). */
+  get aiClientsHere(): AiClientsList {
+    return this.localClients;
+  }
+
+  /** The AI clients of the other bridges of the site changed: the windows here show them too. */
+  aiClientsElsewhere(clients: AiClientsList): void {
+    this.remoteClients = clients;
+    this.hub.setAiClients(mergeAiClients([this.localClients, clients]));
+  }
+
   aiClientsChanged(): void {
     if (this.aiClientsTimer !== undefined) return;
     this.aiClientsTimer = setTimeout(() => {
       this.aiClientsTimer = undefined;
       const message = aiClientsMessage(this.sessions);
-      this.hub.setAiClients(message);
+      this.localClients = message.clients;
+      this.site()?.aiClientsListed(this.desktopId, message);
+      this.hub.setAiClients(mergeAiClients([message.clients, this.remoteClients]));
       // "Allow for this AI session" ends with the client's last session here. Clients that never
       // had a session on this bridge are another bridge's to end (a site).
       const live = new Set(
@@ -754,7 +779,12 @@ export class DesktopPlanes {
 /** What the site applies to a plane (site/joinSite.ts). */
 export type SitePlane = Pick<
   Plane,
-  'modeSetElsewhere' | 'stoppedElsewhere' | 'standingChangedElsewhere' | 'policyFromStore'
+  | 'modeSetElsewhere'
+  | 'stoppedElsewhere'
+  | 'standingChangedElsewhere'
+  | 'policyFromStore'
+  | 'aiClientsHere'
+  | 'aiClientsElsewhere'
 >;
 
 class NoSuchDesktop extends Error {

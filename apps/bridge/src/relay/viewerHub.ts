@@ -122,6 +122,8 @@ export type HubListener = {
     call: PendingCallInfo | undefined,
   ) => string | undefined;
   approval?: (outcome: ApprovalOutcome) => void;
+  /** The control window here announced what the AI did (ai_action). */
+  aiAction?: (message: Extract<BridgeToViewer, { type: 'ai_action' }>) => void;
   /** The control window here listed what waits for the person (empty: nothing any more). */
   approvalsListed?: (message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>) => void;
   /** The person at `byPersonId`'s window took the desktop from the AI (on) or handed it back. */
@@ -431,6 +433,11 @@ export class ViewerHub {
       { id: 'site', headless: false, ...person, send: () => undefined, close: () => undefined },
       message,
     );
+  }
+
+  /** What the AI did, announced by the control window on another bridge: every window draws it. */
+  aiActionElsewhere(message: Extract<BridgeToViewer, { type: 'ai_action' }>): void {
+    if (this.control === undefined) this.broadcast(message);
   }
 
   /** The approvals listed changed: every window here, and the site, are told. */
@@ -754,6 +761,8 @@ export class ViewerHub {
         else if (verdict.to === 'all') this.broadcast(verdict.message);
         if (message.type === 'approvals_waiting' && verdict.to !== 'nobody')
           for (const listener of this.listeners) listener.approvalsListed?.(message);
+        if (message.type === 'ai_action' && verdict.to !== 'nobody')
+          for (const listener of this.listeners) listener.aiAction?.(message);
         if (message.type === 'take_over') {
           const by = this.peer(viewerId)?.personId;
           for (const listener of this.listeners) listener.takeOver?.(message.on, by);

@@ -137,6 +137,10 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       }),
     answerApproval: (desktopId, person, message) => windows.answer(desktopId, person, message),
     controlElsewhere: (desktopId) => remote.controlElsewhere(desktopId),
+    aiAction: (desktopId, message) =>
+      void bus.publish({ type: 'ai_action', desktopId, action: message.action }),
+    aiClientsListed: (desktopId, message) =>
+      void bus.publish({ type: 'ai_clients_listed', desktopId, clients: message.clients }),
     overlaysChanged: (desktopId, change) =>
       void bus.publish({
         type: 'overlays_changed',
@@ -202,6 +206,8 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         return;
       case 'approvals_listed':
       case 'overlays_changed':
+      case 'ai_action':
+      case 'ai_clients_listed':
         await windows.apply(event);
         return;
       default: {
@@ -243,6 +249,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         planes.site = undefined;
         for (const off of unlisten) off();
         rateLimits.close();
+        windows.close();
         await remote.close();
         await bus.close();
       })()),

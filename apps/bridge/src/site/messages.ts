@@ -8,7 +8,9 @@
 // that fails its schema is dropped and logged, never acted on. Ids are bounded strings: nothing
 // here is trusted more than the NATS credentials that let it be published.
 import {
+  AiAction,
   AiClientRef,
+  AiClientsMessage,
   ApprovalsWaitingMessage,
   AskEnding,
   ClearOverlaysMessage,
@@ -125,6 +127,19 @@ export const SiteEvent = z.discriminatedUnion('type', [
       ClearOverlaysMessage,
       SyncStateMessage,
     ]),
+  }),
+  /** What the AI did, as the control window on the sending bridge announced it (ai_action). */
+  z.strictObject({ type: z.literal('ai_action'), from: From, desktopId: Id, action: AiAction }),
+  /**
+   * The AI clients with a live MCP session on the desktop through the sending bridge (all of
+   * them, each time: the receivers replace what that bridge told before; told again every
+   * AI_CLIENTS_REFRESH_MS while any, and forgotten when not told again for three times that).
+   */
+  z.strictObject({
+    type: z.literal('ai_clients_listed'),
+    from: From,
+    desktopId: Id,
+    clients: AiClientsMessage.shape.clients,
   }),
   /** A socket ticket used on a bridge: it works nowhere else. */
   z.strictObject({ type: z.literal('ticket_used'), from: From, hash: SessionIdHash }),

@@ -273,6 +273,34 @@ describe.runIf(!missing)("a person's windows on three bridges of a site", () => 
     await control.close();
   });
 
+  test("the AI clients on one bridge and the AI's actions on another reach the windows of the third", async () => {
+    await open(one);
+    await waitUntil(() => heldElsewhere(three), 5000);
+    const mirror = await open(three);
+    const ai = await connectClient(two, { token: TOKEN });
+    expect((await callTool(ai.client, 'list_desktops')).isError).toBeFalsy();
+    // The session on bridge 2 is listed in the window on bridge 3.
+    await mirror.waitFor(
+      (m) => m.type === 'ai_clients' && m.clients.some((c) => c.client.name === 'bridge-test'),
+      5000,
+    );
+    // What the AI did, as the control window on bridge 1 announces it, is drawn on bridge 3.
+    opened[0]!.send({
+      type: 'ai_action',
+      action: { kind: 'click', x: 5, y: 6, button: 'left', clicks: 1 },
+    });
+    await mirror.waitFor((m) => m.type === 'ai_action' && m.action.kind === 'click', 5000);
+    // The session ends: the list on bridge 3 empties.
+    await ai.client.close();
+    await mirror.waitFor(
+      (m) =>
+        m.type === 'ai_clients' &&
+        m.clients.length === 0 &&
+        mirror.received.some((e) => e.type === 'ai_clients' && e.clients.length > 0),
+      5000,
+    );
+  });
+
   test('a sign-in device cookie issued by one bridge is known to the others', () => {
     const devices = (bridge: SiteBridge) =>
       (

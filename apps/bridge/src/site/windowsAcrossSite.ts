@@ -2,7 +2,9 @@
 // window that runs the AI's calls and asks the person) is on another bridge: the approvals it
 // lists (`approvals_listed`, shown in every window of the person in charge on every bridge) and
 // its overlay changes (`overlays_changed`, drawn by every window and fed to /ws/overlays on every
-// bridge; the viewer keeps the overlay store, the bridges relay it). And an approval answered in a
+// bridge; the viewer keeps the overlay store, the bridges relay it), the AI actions it announces
+// (`ai_action`), and the AI clients with a session on the desktop through each bridge
+// (`ai_clients_listed`, merged into the list every window shows). And an approval answered in a
 // window here for a request listed there: sent to the bridge that holds the control window
 // (ForwardedApprovalAnswer over request/reply), signed with the site's key for approval answers,
 // which only a bridge that reads the site's database has (siteKeys.ts). The holder checks the
@@ -27,6 +29,13 @@ import type { SiteKeys } from './siteKeys.js';
 
 /** How long an answer waits for the holder's word before the person is told it did not arrive. */
 const ANSWER_WAIT_MS = 5_000;
+/**
+ * How often each bridge tells its AI clients of a desktop again while it has any; the others
+ * forget a bridge's list after three times this untold (its bridge died).
+ */
+export const AI_CLIENTS_REFRESH_MS = 10_000;
+
+type AiClientsList = Extract<SiteEvent, { type: 'ai_clients_listed' }>['clients'];
 
 type ApprovalAnswer = Extract<ViewerToBridge, { type: 'approval_answer' }>;
 
@@ -39,11 +48,46 @@ export interface WindowsAcrossSiteOptions {
 }
 
 export class WindowsAcrossSite {
+  /** The other bridges' AI clients, by desktop, then bridge: the list and when it was told. */
+  private readonly clients = new Map<string, Map<string, { list: AiClientsList; at: number }>>();
+  private readonly timer: NodeJS.Timeout;
+
   constructor(private readonly options: WindowsAcrossSiteOptions) {
     const { bus } = options;
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'answer'), ForwardedApprovalAnswer, (answer, msg) =>
       this.answered(answer, msg),
     );
+    this.timer = setInterval(() => void this.refreshClients(), AI_CLIENTS_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Tells this bridge's AI clients again, and forgets the lists of bridges that went quiet. */
+  private async refreshClients(): Promise<void> {
+    const { bus, planes } = this.options;
+    for (const { desktopId } of await planes.loaded()) {
+      const here = (await planes.ifLoaded(desktopId))?.aiClientsHere ?? [];
+      if (here.length > 0)
+        void bus.publish({ type: 'ai_clients_listed', desktopId, clients: here });
+    }
+    const stale = Date.now() - 3 * AI_CLIENTS_REFRESH_MS;
+    for (const [desktopId, byBridge] of this.clients) {
+      let dropped = false;
+      for (const [bridge, told] of byBridge)
+        if (told.at < stale) dropped = byBridge.delete(bridge) || dropped;
+      if (dropped) await this.showClients(desktopId);
+    }
+  }
+
+  /** The other bridges' AI clients of a desktop, merged into what its windows here show. */
+  private async showClients(desktopId: string): Promise<void> {
+    const byBridge = this.clients.get(desktopId);
+    if (byBridge?.size === 0) this.clients.delete(desktopId);
+    const plane = await this.options.planes.ifLoaded(desktopId);
+    plane?.aiClientsElsewhere([...(byBridge?.values() ?? [])].flatMap((told) => told.list));
   }
 
   /** Sends an answer given here to the bridge whose control window lists the request. */
@@ -129,12 +173,27 @@ export class WindowsAcrossSite {
 
   /** Applies what another bridge's control window listed or drew to this bridge's windows. */
   async apply(
-    event: Extract<SiteEvent, { type: 'approvals_listed' | 'overlays_changed' }>,
+    event: Extract<
+      SiteEvent,
+      { type: 'approvals_listed' | 'overlays_changed' | 'ai_action' | 'ai_clients_listed' }
+    >,
   ): Promise<void> {
+    if (event.type === 'ai_clients_listed') {
+      const byBridge = this.clients.get(event.desktopId) ?? new Map();
+      if (event.clients.length === 0) byBridge.delete(event.from);
+      else byBridge.set(event.from, { list: event.clients, at: Date.now() });
+      this.clients.set(event.desktopId, byBridge);
+      await this.showClients(event.desktopId);
+      return;
+    }
     const plane = await this.options.planes.ifLoaded(event.desktopId);
     if (plane === undefined) return;
     if (event.type === 'overlays_changed') {
       plane.hub.overlaysElsewhere(event.change);
+      return;
+    }
+    if (event.type === 'ai_action') {
+      plane.hub.aiActionElsewhere({ type: 'ai_action', action: event.action });
       return;
     }
     // Listed for the person in charge there; if the charge moved meanwhile, it is not theirs.
