@@ -179,7 +179,8 @@ export class WindowsAcrossSite {
     >,
   ): Promise<void> {
     if (event.type === 'ai_clients_listed') {
-      const byBridge = this.clients.get(event.desktopId) ?? new Map();
+      const byBridge =
+        this.clients.get(event.desktopId) ?? new Map<string, { list: AiClientsList; at: number }>();
       if (event.clients.length === 0) byBridge.delete(event.from);
       else byBridge.set(event.from, { list: event.clients, at: Date.now() });
       this.clients.set(event.desktopId, byBridge);
