@@ -80,6 +80,22 @@ const INPUT_GAP_MS = 110;
 const PACED_RATE = 40;
 const SESSIONS = 20;
 
+/** The i-th draw_overlay of a latency loop: a small box that moves, gone after `temporaryMs`. */
+export const drawOverlayArgs = (i: number, temporaryMs = 2000): Record<string, unknown> => ({
+  x: 20 + (i % 50) * 10,
+  y: 20 + (i % 30) * 10,
+  width: 40,
+  height: 30,
+  color: 'gold',
+  temporary_ms: temporaryMs,
+});
+
+/** The i-th mouse_move of a latency loop: a new point each time. */
+export const mouseMoveArgs = (i: number): Record<string, unknown> => ({
+  x: 100 + (i % 40) * 20,
+  y: 100 + (i % 25) * 20,
+});
+
 /** Times `calls` runs of `once` after `warmup`, with viewer-side times and CPU per call. */
 async function timeTool(
   stack: McpStack,
@@ -141,14 +157,7 @@ export async function benchOurMcp(
       // Ten per sample (600 calls, ~7 s): its p99 target needs enough calls that the p99 is
       // not just the second-worst of a short run.
       const timed = await timeTool(stack, 'draw_overlay', samples * 10, 10, (i) =>
-        callOk(client, 'draw_overlay', {
-          x: 20 + (i % 50) * 10,
-          y: 20 + (i % 30) * 10,
-          width: 40,
-          height: 30,
-          color: 'gold',
-          temporary_ms: 2000,
-        }),
+        callOk(client, 'draw_overlay', drawOverlayArgs(i)),
       );
       await callOk(client, 'clear_overlays', {});
       return timed;
@@ -161,7 +170,7 @@ export async function benchOurMcp(
         'mouse_move',
         samples,
         3,
-        (i) => callOk(client, 'mouse_move', { x: 100 + (i % 40) * 20, y: 100 + (i % 25) * 20 }),
+        (i) => callOk(client, 'mouse_move', mouseMoveArgs(i)),
         // Input actions are limited to 10 a second per session.
         INPUT_GAP_MS,
       ),

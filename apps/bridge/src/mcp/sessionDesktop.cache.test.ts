@@ -41,6 +41,13 @@ async function warm(call: () => ReturnType<typeof callTool>): Promise<void> {
   for (let i = 0; i < 3; i++) expect((await call()).isError).not.toBe(true);
 }
 
+/** The call is refused as one for a desktop this person may not use. */
+async function refused(call: () => ReturnType<typeof callTool>): Promise<void> {
+  const error = errorOf(await call());
+  expect(error.kind).toBe('permission_denied');
+  expect(error.message).toContain('may use no desktop');
+}
+
 describe("the session's kept person", () => {
   it('is dropped when an admin takes the role away: the next call is refused', async () => {
     const { person, client, call } = await personWithAi('carol', { role: 'admin' });
@@ -51,9 +58,7 @@ describe("the session's kept person", () => {
         body: { role: 'member' },
       });
       expect(answer.status).toBe(200);
-      const refused = errorOf(await call());
-      expect(refused.kind).toBe('permission_denied');
-      expect(refused.message).toContain('may use no desktop');
+      await refused(call);
     } finally {
       await client.close();
     }
@@ -67,9 +72,7 @@ describe("the session's kept person", () => {
       // site's tokens_invalidated message is applied here (site/joinSite.ts).
       await bridge.access.store.people.update(person.person.id, { role: 'member' });
       await bridge.access.tokens.invalidate({ personId: person.person.id }, 'site');
-      const refused = errorOf(await call());
-      expect(refused.kind).toBe('permission_denied');
-      expect(refused.message).toContain('may use no desktop');
+      await refused(call);
     } finally {
       await client.close();
     }
@@ -81,9 +84,7 @@ describe("the session's kept person", () => {
       await warm(call);
       const path = `${API.desktops}/${desktopId}/grants/${person.person.id}`;
       expect((await bridge.session.request(path, { method: 'DELETE' })).status).toBeLessThan(300);
-      const refused = errorOf(await call());
-      expect(refused.kind).toBe('permission_denied');
-      expect(refused.message).toContain('may use no desktop');
+      await refused(call);
     } finally {
       await client.close();
     }
