@@ -140,5 +140,41 @@ variable "limits" {
     guacd    = { memory = "1g", cpus = 2 }
     postgres = { memory = "1g", cpus = 1 }
     desktop  = { memory = "2g", cpus = 2 }
+    gateway  = { memory = "1g", cpus = 2 }
+    nats     = { memory = "512m", cpus = 1 }
+  }
+}
+
+# A site of several bridges on this host (infra/site/): the counts. The defaults are the single
+# bridge of infra/quadlet/ with guacd; more than one bridge needs NATS (a site's bridges share it),
+# and gateways form a pool with guacd (each desktop's connection on the least-loaded one).
+
+variable "bridges" {
+  description = "Bridges behind Caddy (oc-bridge@1…N); more than 1 needs nats_nodes."
+  type        = number
+  default     = 1
+  validation {
+    condition     = var.bridges >= 1 && var.bridges <= 9 && floor(var.bridges) == var.bridges
+    error_message = "bridges is a whole number from 1 to 9 (each publishes 127.0.0.1:808N)."
+  }
+}
+
+variable "gateways" {
+  description = "overlay-companion gateways in the bridges' pool, beside guacd (0: guacd alone)."
+  type        = number
+  default     = 0
+  validation {
+    condition     = var.gateways >= 0 && var.gateways <= 9 && floor(var.gateways) == var.gateways
+    error_message = "gateways is a whole number from 0 to 9."
+  }
+}
+
+variable "nats_nodes" {
+  description = "Nodes of the site's NATS cluster: 0 (a single bridge), 1, or 3 (survives one node)."
+  type        = number
+  default     = 0
+  validation {
+    condition     = contains([0, 1, 3, 5], var.nats_nodes)
+    error_message = "nats_nodes is 0, 1, 3 or 5 (a cluster needs an odd number of nodes)."
   }
 }
