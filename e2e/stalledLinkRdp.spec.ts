@@ -6,7 +6,8 @@
 // silence stable, no screenshot is answered ok once the stall deadline has passed, the page says
 // the desktop stopped answering, /readyz is 503, and after the proxy resumes the viewer logs in
 // again by itself and the tools work. Skipped where guacd or xrdp is missing (failed under
-// OC_REQUIRE_GUACD=1).
+// OC_REQUIRE_GUACD=1). Logs where the time after resuming goes: the page's status line, timed by
+// the page, and the bridge's tunnels opening, stalling and closing.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,6 +81,31 @@ test('guacd → xrdp stalled: input not reported ok, tools fail, 514 on the page
   expect(stdout).toMatch(/^x:321 y:234 /);
   expect(await readyz()).toBe(200);
 
+  // Every change of the page's status line, with its detail, timed: where the time after the
+  // link resumes goes (the viewer's back-off, its attempts, the RDP login) is read off this.
+  await page.evaluate(() => {
+    const seen: { at: number; text: string }[] = [];
+    (window as unknown as { __ocStatus: typeof seen }).__ocStatus = seen;
+    const read = () =>
+      ['connection-label', 'connection-detail']
+        .map((id) => {
+          const node = document.querySelector(`[data-testid="${id}"]`);
+          return `${node?.textContent ?? ''} ${node?.getAttribute('title') ?? ''}`.trim();
+        })
+        .join(' | ');
+    let last = read();
+    seen.push({ at: Date.now(), text: last });
+    new MutationObserver(() => {
+      const now = read();
+      if (now !== last) seen.push({ at: Date.now(), text: (last = now) });
+    }).observe(document.body, {
+      subtree: true,
+      childList: true,
+      characterData: true,
+      attributes: true,
+    });
+  });
+
   const stalledAt = Date.now();
   proxy.pause();
   const lostMove = callTool(client, 'mouse_move', { x: 10, y: 20 });
@@ -116,7 +142,26 @@ test('guacd → xrdp stalled: input not reported ok, tools fail, 514 on the page
   const resumedAt = Date.now();
   proxy.resume();
   await viewer.waitConnected(60_000);
-  console.log(`guacd rdp: connected again ${Date.now() - resumedAt} ms after the link resumed`);
+  const sawConnectedMs = Date.now() - resumedAt;
+  const timeline = await page.evaluate(
+    () => (window as unknown as { __ocStatus: { at: number; text: string }[] }).__ocStatus,
+  );
+  // The page's own moment, not Playwright's: its polls of the status are up to 1 s apart.
+  const connectedAt = timeline.find((e) => e.at >= resumedAt && e.text.startsWith('Connected'))?.at;
+  console.log(
+    `guacd rdp: connected again ${connectedAt === undefined ? '?' : connectedAt - resumedAt} ms after the link resumed (seen by the test after ${sawConnectedMs} ms)`,
+  );
+  for (const { at, text } of timeline)
+    console.log(`guacd rdp: page ${at - resumedAt} ms from resuming: ${text.slice(0, 160)}`);
+  // The bridge's side of the same stretch: its tunnels opening, stalling and closing.
+  for (const line of stack.output().split('\n')) {
+    const time = /"time":(\d+)/.exec(line)?.[1];
+    const msg = /"msg":"(tunnel [^"]*|desktop link stalled)"/.exec(line)?.[1];
+    if (time !== undefined && msg !== undefined && Number(time) >= stalledAt)
+      console.log(
+        `guacd rdp: bridge ${Number(time) - resumedAt} ms from resuming: ${msg} ${/"why":"([^"]{0,80})/.exec(line)?.[1] ?? ''}`,
+      );
+  }
   const after = await callTool(client, 'take_screenshot', {});
   expect(after.isError, after.text).toBe(false);
   const movedAgain = await callTool(client, 'mouse_move', { x: 400, y: 300 });

@@ -1,7 +1,7 @@
 // Backoff math: growth, cap, jitter bounds and the spread of the random source.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF, backoffDelay, nominalDelay } from './backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay, nominalDelay, remainingDelay } from './backoff.js';
 
 describe('nominalDelay', () => {
   it('doubles from 0.5 s and stops at the 10 s cap', () => {
@@ -47,5 +47,20 @@ describe('backoffDelay', () => {
     expect(max).toBeLessThanOrEqual(5200);
     // 400 uniform samples over ±30 % cover most of the band.
     expect(max - min).toBeGreaterThan(1600);
+  });
+});
+
+describe('remainingDelay', () => {
+  it('takes what the attempt already took off the delay, never below 0 nor above it', () => {
+    expect(remainingDelay(1000, 300)).toBe(700);
+    expect(remainingDelay(1000, 6500)).toBe(0);
+    // A clock that went backwards does not lengthen the wait.
+    expect(remainingDelay(1000, -50)).toBe(1000);
+    fc.assert(
+      fc.property(fc.nat(20_000), fc.integer({ min: -1000, max: 60_000 }), (delay, took) => {
+        const left = remainingDelay(delay, took);
+        return left >= 0 && left <= delay && (took <= 0 || left === Math.max(0, delay - took));
+      }),
+    );
   });
 });

@@ -1,6 +1,9 @@
 // Reconnect delays for the remote display: exponential growth from a base delay up to a cap,
 // with symmetric random jitter so many viewers that lose the bridge at once do not all
-// reconnect in the same instant. Pure functions; the caller supplies the random source.
+// reconnect in the same instant. The delay spaces the starts of attempts that never connected:
+// one that hung until a deadline before failing (into a stalled link, the bridge's link watch
+// ends it after ~6 s) has already waited, and the next one starts at once — it is what finds the
+// desktop back. Pure functions; the caller supplies the random source and the clock.
 
 export interface BackoffPolicy {
   /** Delay before the first retry, in ms. */
@@ -42,4 +45,15 @@ export function backoffDelay(
   const nominal = nominalDelay(attempt, policy);
   const factor = 1 + policy.jitter * (2 * random() - 1);
   return Math.round(nominal * factor);
+}
+
+/**
+ * What is left of `delayMs` after a failed attempt that never connected and took `attemptMs`
+ * from its start: the back-off is measured from start to start, so a slow failure does not wait
+ * twice. Fast failures (a refused connection, a bridge that is down) still wait nearly all of
+ * it. Not for a connection that was up and dropped: viewers that lose the bridge together must
+ * not all come back in the same instant, so that wait is whole.
+ */
+export function remainingDelay(delayMs: number, attemptMs: number): number {
+  return Math.max(0, Math.round(delayMs - Math.max(0, attemptMs)));
 }

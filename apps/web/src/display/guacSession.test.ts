@@ -178,6 +178,58 @@ describe('GuacSession', () => {
     expect(store.getState().attempt).toBe(3);
   });
 
+  it('counts the wait from the start of an attempt that never connected: one that hung starts the next at once', () => {
+    const { store, session, made, last } = setup();
+    session.start();
+    last().tunnel.open();
+    last().firstFrame();
+    vi.advanceTimersByTime(20_000);
+    // The link stalls: the bridge ends the connected tunnel with 514. A connection that was up
+    // waits the whole delay (viewers that lost the bridge together must not return together).
+    last().serverError('The desktop stopped answering', 514);
+    expect(store.getState().retryAt).toBe(Date.now() + 500);
+    vi.advanceTimersByTime(500);
+    expect(made).toHaveLength(2);
+    // The next attempt opens but hangs in the stalled link until the bridge gives up on it.
+    last().tunnel.open();
+    vi.advanceTimersByTime(6_500);
+    last().serverError('The desktop stopped answering', 514);
+    // It took longer than its 1 s of back-off: the next attempt starts at once.
+    expect(store.getState().retryAt).toBe(Date.now());
+    vi.advanceTimersByTime(0);
+    expect(made).toHaveLength(3);
+    expect(store.getState()).toMatchObject({ phase: 'connecting', attempt: 2 });
+    // One that fails after 300 ms of its 2 s waits the other 1.7 s.
+    vi.advanceTimersByTime(300);
+    last().tunnel.close({ code: 519 });
+    expect(store.getState().retryAt).toBe(Date.now() + 1_700);
+    vi.advanceTimersByTime(1_699);
+    expect(made).toHaveLength(3);
+    vi.advanceTimersByTime(1);
+    expect(made).toHaveLength(4);
+  });
+
+  it("honours the bridge's retry-after whole, however long the ticket request took", async () => {
+    let calls = 0;
+    const ticket = () =>
+      new Promise<string>((_resolve, reject) => {
+        calls += 1;
+        setTimeout(
+          () => reject(Object.assign(new Error('Too many viewers'), { retryAfterMs: 3_000 })),
+          5_000,
+        );
+      });
+    const { store, session } = setup(() => 0.5, ticket);
+    session.start();
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(store.getState().retryAt).toBe(Date.now() + 3_000);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(2);
+    session.stop();
+  });
+
   it('applies jitter from the random source', () => {
     const { store, session, last } = setup(() => 0);
     session.start();

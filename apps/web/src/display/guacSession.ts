@@ -1,5 +1,6 @@
 // One remote-display session: creates a Guacamole client + tunnel per attempt, reports what
-// happens to the connection store, and reconnects with jittered exponential backoff. It has no
+// happens to the connection store, and reconnects with jittered exponential backoff (counted from
+// the start of an attempt that never connected, backoff.ts). It has no
 // React and no DOM of its own: the factory that builds the real WebSocketTunnel/Client is passed
 // in (guacBrowser.ts), so unit tests drive it with fakes and fake timers.
 //
@@ -11,7 +12,7 @@
 // for a fresh one and sends it in the connect data; a ticket that cannot be had is a failed
 // attempt like any other (its message shown, retried with the same backoff).
 import Guacamole from 'guacamole-common-js';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay, remainingDelay, type BackoffPolicy } from './backoff.js';
 import { isRetryable, isUpstream, statusText } from './guacStatus.js';
 import type { ConnectionError, ConnectionEvents } from '../store/connection.js';
 
@@ -143,6 +144,9 @@ export class GuacSession<C extends SessionClient> {
   #gaveUp = false;
   /** The ticket request of the attempt in progress; a settled stale one is ignored. */
   #pendingTicket: object | null = null;
+  /** When the attempt in progress began (its ticket request), and whether it ever connected. */
+  #attemptStartedAt = 0;
+  #attemptConnected = false;
 
   constructor(options: GuacSessionOptions<C>) {
     this.#options = options;
@@ -191,6 +195,8 @@ export class GuacSession<C extends SessionClient> {
 
   #begin(): void {
     this.#gaveUp = false;
+    this.#attemptStartedAt = Date.now();
+    this.#attemptConnected = false;
     this.#options.events.connectAttempted(this.#failures);
     const fetchTicket = this.#options.ticket;
     if (fetchTicket === undefined) {
@@ -263,6 +269,7 @@ export class GuacSession<C extends SessionClient> {
     client.onstatechange = (state) => {
       if (attempt.ended) return;
       if (state === Guacamole.Client.State.CONNECTED) {
+        this.#attemptConnected = true;
         events.firstFrameReceived(Date.now());
         attempt.stableTimer = setTimeout(() => {
           this.#failures = 0;
@@ -318,9 +325,14 @@ export class GuacSession<C extends SessionClient> {
       events.connectionFailed(null);
       return;
     }
+    const backoff = backoffDelay(this.#failures, this.#policy, this.#options.random);
+    // An attempt that never connected has waited as long as it took (backoff.ts); the bridge's
+    // own retry-after is honoured whole.
     const delay = Math.max(
       minDelayMs,
-      backoffDelay(this.#failures, this.#policy, this.#options.random),
+      this.#attemptConnected
+        ? backoff
+        : remainingDelay(backoff, Date.now() - this.#attemptStartedAt),
     );
     this.#failures += 1;
     events.connectionFailed(Date.now() + delay);
