@@ -1,12 +1,18 @@
 // Fleet tiles against full viewers (issue 21, P13 item 5): what N browsers watching one busy
 // desktop cost our gateway — its process CPU (the built `overlay-companion gateway`, its own
-// process) and the bytes it sends — when all of them look closely (`full`, like N full viewers)
-// and when all of them glance (`glance`, like N unfocused fleet tiles: at most one frame a second
-// each). The browsers are plain Guacamole clients in this process that acknowledge every frame
-// at once, as a browser that keeps up does; their own decoding is not counted. All N join one
-// connection, so encodes are shared between them in both runs: the difference is frames sent.
+// process, encode workers included) and the bytes it sends — when all of them look closely
+// (`full`, like N full viewers), when all of them glance (`glance`, like N hidden viewer tabs: at
+// most one frame a second each) and as `thumbnail`s (N unfocused fleet tiles: a glance whose
+// frames are the screen scaled down to a tile's size at the gateway). The browsers are plain Guacamole clients in this process that acknowledge every frame
+// at once, as a browser that keeps up does; their own decoding is not counted.
+// - one desktop: all N join one connection, so encodes are shared between them in every run (the
+//   difference is frames sent), and one full viewer costs a twentieth of shared work.
+// - N desktops (what the issue asks: twenty tiles of twenty desktops against twenty full
+//   viewers): N small desktops (SMALL_DESKTOP, each an xterm printing), one browser on each, first
+//   all at full attention, then all as thumbnails. Nothing is shared between them, as between a
+//   person's agents' desktops. This is the comparison the target is read from.
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
-import { ATTENTION_OPCODE } from '@overlay-companion/guac';
+import { ATTENTION_OPCODE, type AttentionLevel } from '@overlay-companion/guac';
 import { openUpstream } from '../apps/bridge/src/tunnel/upstream.js';
 import { processCpuMs } from './cpu.js';
 import { startServer } from './streamServers.js';
@@ -23,86 +29,165 @@ export interface TilesRun {
 export interface TilesResults {
   browsers: number;
   seconds: number;
-  full: TilesRun;
-  glance: TilesRun;
-  /** What N glancing tiles cost in full viewers' worth of gateway CPU (the issue: < 3 for 20). */
+  /** N browsers on one desktop, sharing its encodes. */
+  one_desktop: { full: TilesRun; glance: TilesRun; thumbnail: TilesRun };
+  /** One browser on each of N desktops. */
+  many_desktops: { width: number; height: number; full: TilesRun; thumbnail: TilesRun };
+  /** What N thumbnail tiles of N desktops cost in full viewers' worth of gateway CPU (the issue: < 3 for 20). */
   tiles_in_full_viewers_cpu: number;
   tiles_in_full_viewers_bytes: number;
 }
 
 const PRINTING = 'while :; do date +%s%N; ls -l /usr/bin | head -3; sleep 0.03; done';
+/** Each of the N desktops: small, as an agent's desktop in a fleet would be. */
+const SMALL_DESKTOP = { width: 640, height: 400 };
+/** What each of the N desktops' xterms prints: a line ten times a second, an agent at work. */
+const WORKING = 'while :; do date +%s%N; sleep 0.1; done';
+
+interface Target {
+  host: string;
+  port: number;
+}
 
 export async function benchTiles(options: {
   browsers: number;
   seconds: number;
   log: (line: string) => void;
 }): Promise<TilesResults> {
+  const server = await startServer('ours');
+  try {
+    const one = await oneDesktop(options, server);
+    const many = await manyDesktops(options, server);
+    const perViewer = (run: TilesRun, key: keyof TilesRun) => run[key] / options.browsers;
+    return {
+      browsers: options.browsers,
+      seconds: options.seconds,
+      one_desktop: one,
+      many_desktops: many,
+      tiles_in_full_viewers_cpu: round(
+        many.thumbnail.gateway_cpu_ms_per_s / perViewer(many.full, 'gateway_cpu_ms_per_s'),
+      ),
+      tiles_in_full_viewers_bytes: round(
+        many.thumbnail.bytes_per_s / perViewer(many.full, 'bytes_per_s'),
+      ),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+type Options = Parameters<typeof benchTiles>[0];
+type Server = Awaited<ReturnType<typeof startServer>>;
+
+async function oneDesktop(options: Options, server: Server): Promise<TilesResults['one_desktop']> {
   const desktop: TcpLocalDesktop = await startLocalDesktop({
     windowManager: false,
     rfbTcp: true,
     xterm: { command: ['sh', '-c', PRINTING], geometry: '160x60+0+0' },
   });
-  const server = await startServer('ours');
   try {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const full = await measure('full');
-    const glance = await measure('glance');
-    const perViewer = (run: TilesRun, key: keyof TilesRun) => run[key] / options.browsers;
+    await settle(1500);
+    const targets = Array.from({ length: options.browsers }, () => desktop);
+    const measure = (level: AttentionLevel) =>
+      measureRun(options, server, targets, level, { width: 1280, height: 800 }, true);
     return {
-      browsers: options.browsers,
-      seconds: options.seconds,
-      full,
-      glance,
-      tiles_in_full_viewers_cpu: round(
-        glance.gateway_cpu_ms_per_s / perViewer(full, 'gateway_cpu_ms_per_s'),
-      ),
-      tiles_in_full_viewers_bytes: round(glance.bytes_per_s / perViewer(full, 'bytes_per_s')),
+      full: await measure('full'),
+      glance: await measure('glance'),
+      thumbnail: await measure('thumbnail'),
     };
   } finally {
-    await server.stop();
     await desktop.stop();
   }
+}
 
-  async function measure(level: 'full' | 'glance'): Promise<TilesRun> {
-    options.log(`bench: tiles: ${options.browsers} browsers at ${level} attention…`);
-    const address = { host: '127.0.0.1', port: server.port };
-    const open = (select: string) =>
-      openUpstream(address, {
-        select,
-        params: { hostname: desktop.host, port: String(desktop.port) },
-        size: { width: 1280, height: 800 },
-        timeoutMs: 15_000,
-      });
-    const first = await open('vnc');
-    const browsers = [first];
-    for (let i = 1; i < options.browsers; i++) browsers.push(await open(first.connectionId));
-    let bytes = 0;
-    let frames = 0;
-    for (const browser of browsers) {
-      browser.socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      browser.conn.on('instruction', (instruction) => {
-        if (instruction.opcode !== 'sync') return;
-        frames += 1;
-        browser.conn.send('sync', instruction.args[0] ?? '0');
-      });
-      if (level === 'glance') browser.conn.send(ATTENTION_OPCODE, 'glance');
+async function manyDesktops(
+  options: Options,
+  server: Server,
+): Promise<TilesResults['many_desktops']> {
+  options.log(`bench: tiles: starting ${options.browsers} small desktops…`);
+  const desktops: TcpLocalDesktop[] = [];
+  try {
+    for (let i = 0; i < options.browsers; i++) {
+      desktops.push(
+        await startLocalDesktop({
+          ...SMALL_DESKTOP,
+          windowManager: false,
+          rfbTcp: true,
+          xterm: { command: ['sh', '-c', WORKING], geometry: '80x24+0+0' },
+        }),
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const [bytes0, frames0, cpu0, at0] = [bytes, frames, processCpuMs(server.pid), Date.now()];
-    await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
-    const wallS = (Date.now() - at0) / 1000;
-    const run: TilesRun = {
-      gateway_cpu_ms_per_s: round((processCpuMs(server.pid) - cpu0) / wallS),
-      bytes_per_s: Math.round((bytes - bytes0) / wallS),
-      frames_per_s_each: round((frames - frames0) / wallS / options.browsers),
-    };
-    for (const browser of browsers) {
-      browser.conn.send('disconnect');
-      browser.conn.close();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return run;
+    await settle(1500);
+    const measure = (level: AttentionLevel) =>
+      measureRun(options, server, desktops, level, SMALL_DESKTOP, false);
+    return { ...SMALL_DESKTOP, full: await measure('full'), thumbnail: await measure('thumbnail') };
+  } finally {
+    await Promise.all(desktops.map((d) => d.stop()));
   }
+}
+
+/**
+ * One browser per target (the first on a target opens its connection, later ones join it when
+ * `join`), all at `level`, measured over `options.seconds`.
+ */
+async function measureRun(
+  options: Options,
+  server: Server,
+  targets: readonly Target[],
+  level: AttentionLevel,
+  size: { width: number; height: number },
+  join: boolean,
+): Promise<TilesRun> {
+  const distinct = new Set(targets).size;
+  options.log(
+    `bench: tiles: ${String(targets.length)} browsers on ${String(distinct)} desktop(s) at ${level} attention…`,
+  );
+  const address = { host: '127.0.0.1', port: server.port };
+  const open = (select: string, target: Target) =>
+    openUpstream(address, {
+      select,
+      params: { hostname: target.host, port: String(target.port) },
+      size,
+      timeoutMs: 15_000,
+    });
+  const browsers: Awaited<ReturnType<typeof open>>[] = [];
+  const connections = new Map<Target, string>();
+  for (const target of targets) {
+    const existing = join ? connections.get(target) : undefined;
+    const browser = await open(existing ?? 'vnc', target);
+    connections.set(target, existing ?? browser.connectionId);
+    browsers.push(browser);
+  }
+  let bytes = 0;
+  let frames = 0;
+  for (const browser of browsers) {
+    browser.socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    browser.conn.on('instruction', (instruction) => {
+      if (instruction.opcode !== 'sync') return;
+      frames += 1;
+      browser.conn.send('sync', instruction.args[0] ?? '0');
+    });
+    if (level !== 'full') browser.conn.send(ATTENTION_OPCODE, level);
+  }
+  await settle(1500);
+  const [bytes0, frames0, cpu0, at0] = [bytes, frames, processCpuMs(server.pid), Date.now()];
+  await settle(options.seconds * 1000);
+  const wallS = (Date.now() - at0) / 1000;
+  const run: TilesRun = {
+    gateway_cpu_ms_per_s: round((processCpuMs(server.pid) - cpu0) / wallS),
+    bytes_per_s: Math.round((bytes - bytes0) / wallS),
+    frames_per_s_each: round((frames - frames0) / wallS / browsers.length),
+  };
+  for (const browser of browsers) {
+    browser.conn.send('disconnect');
+    browser.conn.close();
+  }
+  await settle(500);
+  return run;
+}
+
+function settle(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function round(value: number): number {

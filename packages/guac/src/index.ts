@@ -30,6 +30,8 @@ export {
   ATTENTION_LEVELS,
   ATTENTION_OPCODE,
   GLANCE_FRAME_INTERVAL_MS,
+  THUMBNAIL_BOX,
   attentionLevel,
+  thumbnailSize,
 } from './attention.js';
 export type { AttentionLevel } from './attention.js';

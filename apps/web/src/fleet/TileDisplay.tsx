@@ -5,8 +5,10 @@
 // small canvas is painted from its default layer — every animation frame while the tile is
 // focused or pointed at, once per UNFOCUSED_FRAME_MS otherwise — so twenty tiles cost twenty
 // decoders but almost no compositing. The tile also tells the desktop's server how closely it is
-// looked at (packages/protocol's attention.ts): an unfocused tile glances, and our gateway sends
-// it about one frame a second instead of every change, which is most of what a tile costs.
+// looked at (packages/protocol's attention.ts): an unfocused tile is a `thumbnail`, and our
+// gateway sends it about one frame a second, the whole screen already scaled down to a tile's
+// size (one small image to decode instead of full-size changes), encoded once for every tile of
+// that desktop; a focused or pointed-at tile gets the full picture at full rate.
 import Guacamole from 'guacamole-common-js';
 import {
   ATTENTION_TUNNEL_OPCODE,
@@ -114,7 +116,7 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
   // Once connected (every attempt starts at full attention), and whenever it changes.
   useEffect(() => {
     if (phase !== 'connected') return;
-    const level: TunnelAttention = lively ? 'full' : 'glance';
+    const level: TunnelAttention = lively ? 'full' : 'thumbnail';
     tunnelRef.current?.sendMessage(ATTENTION_TUNNEL_OPCODE, level);
   }, [phase, lively]);
 

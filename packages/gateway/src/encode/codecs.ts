@@ -3,19 +3,23 @@
 // that is cheapest; otherwise with sharp: PNG (png.ts's settings), JPEG, or WebP (lossy or
 // lossless) at effort 0, the fastest. Runs inside the encode workers (encodeWorker.ts); the
 // choice between lossy and lossless for `lossy` requests that are not forced is made here too,
-// from the pixels themselves (lossyFit.ts).
+// from the pixels themselves (lossyFit.ts). A thumbnail is scaled down first (`scaleTo`) and
+// (scaleDown.ts) and then encoded as its mode says, lossy always being forced.
 import sharp from 'sharp';
 import type { EncodedImage, EncodeMode } from './imageTypes.js';
 import { worthLossy } from './lossyFit.js';
 import { encodePng } from './png.js';
 import { encodeIndexedPngSync } from './pngSync.js';
+import { scaleDown } from './scaleDown.js';
 
 export async function encodeImage(
   rgba: Buffer,
   width: number,
   height: number,
   mode: EncodeMode,
+  scaleTo?: { width: number; height: number },
 ): Promise<EncodedImage> {
+  if (scaleTo !== undefined) return encodeScaled(rgba, width, height, mode, scaleTo);
   if (mode.kind === 'lossy' && (mode.force || worthLossy(rgba, width, height))) {
     const image = sharp(rgba, { raw: { width, height, channels: 4 } }).removeAlpha();
     const data =
@@ -36,4 +40,28 @@ export async function encodeImage(
     };
   }
   return { mimetype: 'image/png', data: await encodePng(rgba, width, height), lossy: false };
+}
+
+/** The pixels scaled down to `to` (scaleDown.ts: cheaper than sharp's resize) and encoded. */
+async function encodeScaled(
+  rgba: Buffer,
+  width: number,
+  height: number,
+  mode: EncodeMode,
+  to: { width: number; height: number },
+): Promise<EncodedImage> {
+  const rgb = scaleDown(rgba, width, height, to.width, to.height);
+  const image = sharp(rgb, { raw: { width: to.width, height: to.height, channels: 3 } });
+  if (mode.kind === 'lossy') {
+    const data =
+      mode.mimetype === 'image/jpeg'
+        ? await image.jpeg({ quality: mode.quality }).toBuffer()
+        : await image.webp({ quality: mode.quality, effort: 0 }).toBuffer();
+    return { mimetype: mode.mimetype, data, lossy: true };
+  }
+  const data =
+    mode.mimetype === 'image/webp'
+      ? await image.webp({ lossless: true, effort: 0 }).toBuffer()
+      : await image.png({ compressionLevel: 1 }).toBuffer();
+  return { mimetype: mode.mimetype, data, lossy: false };
 }

@@ -9,6 +9,8 @@ export interface EncodeTask {
   /** Tight RGBA, width*height*4 bytes. */
   pixels: ArrayBuffer;
   mode: EncodeMode;
+  /** Scale the pixels to this size before encoding (a thumbnail: guacUser.ts). */
+  scaleTo?: { width: number; height: number } | undefined;
 }
 
 export type EncodeReply =

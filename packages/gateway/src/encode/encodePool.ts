@@ -30,11 +30,17 @@ export class EncodePool {
   constructor(readonly size: number = availableParallelism()) {}
 
   /** Encodes tight RGBA `pixels` (transferred: the caller must not use them afterwards). */
-  encode(pixels: ArrayBuffer, width: number, height: number, mode: EncodeMode) {
+  encode(
+    pixels: ArrayBuffer,
+    width: number,
+    height: number,
+    mode: EncodeMode,
+    scaleTo?: { width: number; height: number },
+  ) {
     if (this.closed) return Promise.reject(new Error('the encode pool is closed'));
     const target = this.leastBusy();
     const id = this.nextId++;
-    const task: EncodeTask = { id, width, height, pixels, mode };
+    const task: EncodeTask = { id, width, height, pixels, mode, scaleTo };
     return new Promise<EncodedImage>((resolve, reject) => {
       // A worker holds the process open only while it has work (see spawn).
       if (target.pending.size === 0) target.worker.ref();

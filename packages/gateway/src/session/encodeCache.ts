@@ -47,6 +47,30 @@ export class RegionEncodeCache {
     return encoded;
   }
 
+  /**
+   * The whole `width`×`height` framebuffer as it is now, scaled down to `to` and encoded as
+   * `mode` asks: a thumbnail (guacUser.ts), shared by every browser of the connection that
+   * glances at this size, like regions.
+   */
+  thumbnail(
+    framebuffer: Buffer,
+    width: number,
+    height: number,
+    to: { width: number; height: number },
+    mode: EncodeMode,
+  ): Promise<EncodedImage> {
+    const key = `thumbnail:${String(to.width)}x${String(to.height)},${modeKey(mode)}`;
+    const cached = this.entries.get(key);
+    if (cached !== undefined) {
+      this.hits++;
+      return cached;
+    }
+    const pixels = copyRegion(framebuffer, width, { x: 0, y: 0, width, height });
+    const encoded = this.pool.encode(pixels, width, height, mode, to);
+    this.entries.set(key, encoded);
+    return encoded;
+  }
+
   /** PNG of a cursor image (with alpha); a 0×0 cursor becomes one transparent pixel. */
   cursor(cursor: CursorImage): Promise<Buffer> {
     const cached = this.cursors.get(cursor);

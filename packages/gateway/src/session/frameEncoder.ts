@@ -3,6 +3,8 @@
 // one image encoded as this browser's policy says (encodePolicy.ts), and the cursor. It also keeps track of where this browser shows lossy
 // pixels, in the order the browser draws (moves first, then images), so they can be redrawn
 // exactly once they settle. Images are encoded concurrently; instructions come out in order.
+// A thumbnail frame (a browser glancing at a scaled-down screen) is the whole screen as one
+// small image instead.
 import {
   losslessMimetypeFor,
   lossyMimetypeFor,
@@ -27,6 +29,7 @@ import {
   imageBands,
   MAX_FILL_RECTS,
   qualityFor,
+  SLOW_ROUND_TRIP_MS,
   SMALL_IMAGE_PIXELS,
   type LossyPolicy,
 } from './encodePolicy.js';
@@ -43,6 +46,8 @@ export interface FrameSource {
   /** A region of the current framebuffer, encoded; pixels are copied out before it returns. */
   encodeRegion(rect: Rect, mode: EncodeMode): Promise<EncodedImage>;
   encodeCursor(cursor: CursorImage): Promise<Buffer>;
+  /** The whole framebuffer scaled down to `to`, encoded (shared like regions). */
+  encodeThumbnail(to: { width: number; height: number }, mode: EncodeMode): Promise<EncodedImage>;
   /** The area has been changing often lately (worth lossy encoding). */
   busy(rect: Rect, now: number): boolean;
 }
@@ -146,6 +151,31 @@ export class FrameEncoder {
         ),
       );
     }
+    return out;
+  }
+
+  /**
+   * The instructions of a thumbnail frame (guacUser.ts): the whole screen scaled down to `to`,
+   * as one image at the lowest lossy quality (a thumbnail is only looked at in passing), with
+   * `size` first when `resized`. The browser's display is then a thumbnail: nothing drawn
+   * before counts as exact any more.
+   */
+  async thumbnail(to: { width: number; height: number }, resized: boolean) {
+    this.lossy.reset();
+    const mode: EncodeMode =
+      this.lossyMimetype === undefined
+        ? { kind: 'lossless', mimetype: this.losslessMimetype }
+        : {
+            kind: 'lossy',
+            mimetype: this.lossyMimetype,
+            quality: qualityFor(SLOW_ROUND_TRIP_MS),
+            force: true,
+            lossless: this.losslessMimetype,
+          };
+    const { mimetype, data } = await this.source.encodeThumbnail(to, mode);
+    const out: OutInstruction[] = [];
+    if (resized) out.push(['size', DEFAULT_LAYER, to.width, to.height]);
+    out.push(...imageInstructions(this.takeStream(), DEFAULT_LAYER, 0, 0, mimetype, data));
     return out;
   }
 

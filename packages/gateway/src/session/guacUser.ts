@@ -9,7 +9,11 @@
 // only at a glance (a fleet tile: packages/guac's attention.ts) gets at most one frame per
 // GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced, on ticks shared by every
 // glancing browser of the gateway (so twenty tiles on one desktop take the same frame and share
-// its encodes), and its busy areas at the lowest lossy quality (a tile is a thumbnail).
+// its encodes), and its busy areas at the lowest lossy quality. A `thumbnail` browser (a fleet
+// tile nobody points at) is paced the same way and gets the whole screen scaled down to fit
+// THUMBNAIL_BOX as one low-quality image per frame, encoded once for all such browsers of the
+// connection; its display is then thumbnail-sized, so it must send no pointer input (tiles are
+// watch-only). Leaving `thumbnail` sends the desktop's size, every pixel and the cursor again.
 import type { Logger } from 'pino';
 import {
   ATTENTION_OPCODE,
@@ -18,10 +22,15 @@ import {
   GuacStatus,
   attentionLevel,
   deliveryRequestId,
+  thumbnailSize,
   type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
-import { clipboardInstructions, type CopyOp } from '../encode/instructions.js';
+import {
+  clipboardInstructions,
+  type CopyOp,
+  type OutInstruction,
+} from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
@@ -34,6 +43,8 @@ export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 /** What a user works with: the session's framebuffer, and its desktop for input. */
 export interface GuacUserSource extends FrameSource {
   readonly desktop: DesktopInput | undefined;
+  /** The desktop's cursor as last set, resent when a thumbnail becomes a full picture. */
+  readonly cursorImage: CursorImage | undefined;
 }
 
 /**
@@ -85,6 +96,8 @@ export class GuacUser {
   /** When the last frame went out (performance.now()), for a glancing browser's pace. */
   private lastFrameAt = Number.NEGATIVE_INFINITY;
   private attention: AttentionLevel = 'full';
+  /** The thumbnail size the browser's display was last given (undefined: not a thumbnail). */
+  private thumbnailShown: { width: number; height: number } | undefined;
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private lastTimestamp = 0;
@@ -220,6 +233,19 @@ export class GuacUser {
   private async sendFrame(): Promise<void> {
     const frame = this.state.take();
     const started = performance.now();
+    if (this.attention === 'thumbnail') {
+      // What changed does not matter: the whole screen is scaled down again.
+      this.lastFrameAt = started;
+      const to = thumbnailSize(this.source.width, this.source.height);
+      const shown = this.thumbnailShown;
+      this.thumbnailShown = to;
+      const resized = shown === undefined || shown.width !== to.width || shown.height !== to.height;
+      const out = await this.encoder.thumbnail(to, resized);
+      if (this.gone) return;
+      this.options.onFrameEncoded?.(performance.now() - started);
+      this.sendWithSync(out);
+      return;
+    }
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
     this.lastFrameAt = started;
@@ -227,6 +253,11 @@ export class GuacUser {
     const out = await this.encoder.encode(frame, lag);
     if (this.gone) return;
     this.options.onFrameEncoded?.(performance.now() - started);
+    this.sendWithSync(out);
+  }
+
+  /** Sends a frame's instructions with its `sync`, counted in flight until acknowledged. */
+  private sendWithSync(out: OutInstruction[]): void {
     const timestamp = Math.max(Date.now(), this.lastTimestamp + 1);
     this.lastTimestamp = timestamp;
     out.push(['sync', timestamp]);
@@ -360,7 +391,7 @@ export class GuacUser {
 
   /** The earliest time (performance.now()) the next frame may go out. */
   private get notBefore(): number {
-    if (this.attention !== 'glance') return this.heavyUntil;
+    if (this.attention === 'full') return this.heavyUntil;
     // The next tick after the last frame: ticks fall on multiples of the interval, the same for
     // every glancing browser, so their frames hold the same changes and share encodes.
     const interval = GLANCE_FRAME_INTERVAL_MS;
@@ -374,13 +405,29 @@ export class GuacUser {
     if (level === undefined) {
       throw new InputError(`"${ATTENTION_OPCODE}" takes one argument: full or glance.`);
     }
+    const was = this.attention;
     this.attention = level;
+    if (level === was) return;
+    if (level === 'thumbnail' || was === 'thumbnail') this.repaintWhole(level === 'thumbnail');
     if (level === 'full' && this.paceTimer !== undefined && !this.paced) {
       clearTimeout(this.paceTimer);
       this.paceTimer = undefined;
       this.hooks.ready(this);
       this.pump();
     }
+  }
+
+  /**
+   * Everything is sent again: as a thumbnail (entering), or at the desktop's own size with the
+   * cursor (leaving a thumbnail), once there is a desktop to send.
+   */
+  private repaintWhole(toThumbnail: boolean): void {
+    this.thumbnailShown = undefined;
+    if (this.source.framebuffer === undefined) return; // fullRefresh will, once connected
+    this.state.resize(this.source.width, this.source.height);
+    const cursor = this.source.cursorImage;
+    if (!toThumbnail && cursor !== undefined) this.state.setCursor(cursor);
+    this.pump();
   }
 
   /** As many frames as the flow-control window allows are waiting for their `sync`. */

@@ -106,6 +106,15 @@ export class VncSession implements GuacUserSource {
     if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
     return this.encodes.region(framebuffer, this.width, rect, mode);
   }
+  encodeThumbnail(to: { width: number; height: number }, mode: EncodeMode): Promise<EncodedImage> {
+    const framebuffer = this.rfb?.framebuffer;
+    if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
+    return this.encodes.thumbnail(framebuffer, this.width, this.height, to, mode);
+  }
+  /** The desktop's cursor as last set (undefined until it sets one). */
+  get cursorImage(): CursorImage | undefined {
+    return this.cursor;
+  }
   busy(rect: Rect, now: number): boolean {
     return this.changes.busy(rect, now);
   }

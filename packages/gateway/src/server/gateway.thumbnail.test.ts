@@ -1,0 +1,144 @@
+// Thumbnail attention (packages/guac's attention.ts) against a real Xvnc whose xterm prints
+// constantly: two browsers glancing at thumbnails get the whole screen scaled down to fit
+// THUMBNAIL_BOX as one image per frame, about one frame a second, close to `xwd -root` scaled
+// down the same way; a full viewer on the same connection is unaffected; and a thumbnail brought
+// back to full attention gets the desktop's own size and, once the xterm stops, exact pixels.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GLANCE_FRAME_INTERVAL_MS, thumbnailSize } from '@overlay-companion/guac';
+import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
+import { scaleDown } from '../encode/scaleDown.js';
+import { captureRoot, waitForScreenMatch } from '../testing/desktopCapture.js';
+import { GuacTestClient } from '../testing/guacTestClient.js';
+import { waitForVisibleWindow } from '../testing/xWindows.js';
+import { startGateway, type Gateway } from './gateway.js';
+
+const run = promisify(execFile);
+const WIDTH = 1280;
+const HEIGHT = 800;
+
+/** Mean absolute difference per channel between an RGB thumbnail and an RGBA picture. */
+function meanDifference(rgb: Buffer, rgba: Buffer): number {
+  let sum = 0;
+  for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) {
+    for (let c = 0; c < 3; c++) sum += Math.abs(rgb[i + c]! - rgba[j + c]!);
+  }
+  return sum / rgb.length;
+}
+
+describe('gateway thumbnails', () => {
+  let desktop: LocalDesktop;
+  let gateway: Gateway;
+  const clients: GuacTestClient[] = [];
+  let flagDir: string;
+  /** The xterm prints while this file exists. */
+  let printing: string;
+
+  beforeAll(async () => {
+    flagDir = await mkdtemp(join(tmpdir(), 'oc-thumbnail-'));
+    printing = join(flagDir, 'printing');
+    await writeFile(printing, '');
+    desktop = await startLocalDesktop({
+      width: WIDTH,
+      height: HEIGHT,
+      windowManager: false,
+      xterm: {
+        command: ['sh', '-c', `while [ -e '${printing}' ]; do date +%s%N; sleep 0.03; done`],
+        geometry: '40x10+10+10',
+      },
+    });
+    // A colour far from black, so a blank or wrong thumbnail cannot pass.
+    await run('xsetroot', ['-solid', '#c04020'], { env: desktop.env });
+    gateway = await startGateway({
+      port: 0,
+      vncUnixSockets: [desktop.rfbPath],
+      logger: pino({ level: 'silent' }),
+      keepAliveMs: 300,
+    });
+    await waitForVisibleWindow(desktop.env, 'xterm');
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await gateway?.close();
+    await desktop?.stop();
+    await rm(flagDir, { recursive: true, force: true });
+  });
+
+  it('sends glancing tiles the whole screen scaled down once a second, and the full picture back', async () => {
+    const params = { hostname: desktop.rfbPath };
+    const full = await GuacTestClient.connect(gateway, { select: 'vnc', params });
+    clients.push(full);
+    const tiles = [
+      await GuacTestClient.connect(gateway, { select: full.connectionId }),
+      await GuacTestClient.connect(gateway, { select: full.connectionId }),
+    ];
+    clients.push(...tiles);
+    for (const tile of tiles) {
+      await tile.waitForFrames(1);
+      tile.send('x-oc-attention', 'thumbnail');
+    }
+    const size = thumbnailSize(WIDTH, HEIGHT);
+    expect(size).toEqual({ width: 640, height: 400 });
+    for (const tile of tiles) {
+      await tile.waitFor(
+        () => tile.screen.width === size.width && tile.screen.height === size.height,
+        'the thumbnail size',
+      );
+    }
+
+    // Paced like a glance: at most about one frame a second while the xterm prints every 30 ms.
+    const before = tiles.map((t) => t.frames);
+    const fullBefore = full.frames;
+    const watchMs = 3 * GLANCE_FRAME_INTERVAL_MS + 200;
+    await new Promise((resolve) => setTimeout(resolve, watchMs));
+    const counts = tiles.map((t, i) => t.frames - before[i]!);
+    console.log(
+      `in ${watchMs} ms: full ${full.frames - fullBefore} frames, thumbnails ${counts.join(', ')}`,
+    );
+    expect(full.frames - fullBefore).toBeGreaterThan(10);
+    for (const count of counts) {
+      expect(count).toBeGreaterThanOrEqual(2);
+      expect(count).toBeLessThanOrEqual(4);
+    }
+    // Every thumbnail frame is one whole-screen image at the thumbnail's size.
+    for (const [i, tile] of tiles.entries()) {
+      const late = tile.images.filter((image) => image.frame >= before[i]!);
+      expect(late.length).toBeGreaterThan(0);
+      for (const image of late) {
+        expect(image).toMatchObject({
+          x: 0,
+          y: 0,
+          width: size.width,
+          height: size.height,
+          mimetype: 'image/jpeg',
+        });
+      }
+    }
+    // Both tiles show what X shows, scaled down (JPEG at low quality: close, not exact).
+    const root = await captureRoot(desktop.env);
+    const expected = scaleDown(root.rgba, root.width, root.height, size.width, size.height);
+    for (const tile of tiles) {
+      const difference = meanDifference(expected, tile.screen.rgba);
+      console.log(
+        `thumbnail against xwd scaled: mean difference ${difference.toFixed(2)} per channel`,
+      );
+      expect(difference).toBeLessThan(6);
+    }
+
+    // Back to full attention: the desktop's own size, exact pixels.
+    tiles[0]!.send('x-oc-attention', 'full');
+    await tiles[0]!.waitFor(
+      () => tiles[0]!.screen.width === WIDTH && tiles[0]!.screen.height === HEIGHT,
+      'the full size again',
+    );
+    await rm(printing);
+    const diff = await waitForScreenMatch(desktop.env, () => tiles[0]!.screen);
+    expect(diff).toEqual({ mismatches: 0 });
+  });
+});
