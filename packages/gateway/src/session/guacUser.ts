@@ -26,11 +26,7 @@ import {
   type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
-import {
-  clipboardInstructions,
-  type CopyOp,
-  type OutInstruction,
-} from '../encode/instructions.js';
+import { clipboardInstructions, type CopyOp, type OutInstruction } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
