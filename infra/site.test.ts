@@ -9,7 +9,7 @@
 // (`terraform`/`tofu console`, when one is on PATH) installs the template units, one service per
 // instance, the site's drop-ins and an install.sh that is valid sh.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -17,6 +17,7 @@ import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { freePort } from '@overlay-companion/gateway';
+import { renderStack, tofuTool } from './testing/tofu.js';
 import { environment, parseUnitFile, values, type UnitFile } from './testing/unitFile.js';
 
 const run = promisify(execFile);
@@ -282,61 +283,28 @@ describe('the site: a three-node NATS cluster from nats.conf', () => {
   }, 60_000);
 });
 
-/** terraform or tofu on PATH (the same language for these modules), else undefined. */
-function tool(): string | undefined {
-  for (const name of ['tofu', 'terraform']) {
-    try {
-      execFileSync(name, ['version'], {
-        stdio: 'ignore',
-        env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' },
-      });
-      return name;
-    } catch {
-      // not installed
-    }
-  }
-  return undefined;
-}
-const tf = tool();
+const tf = tofuTool();
 
 describe.skipIf(tf === undefined)('the site: the OpenTofu stack module with counts', () => {
   it('renders 3 bridges, 2 gateways and 3 NATS nodes: template units, instances, drop-ins', async () => {
-    const env = {
-      ...process.env,
-      TF_CLI_CONFIG_FILE: '/dev/null',
-      TF_IN_AUTOMATION: '1',
-      CHECKPOINT_DISABLE: '1',
-    };
-    const root = await mkdtemp(join(tmpdir(), 'oc-tofu-site-'));
-    try {
-      await cp(here, join(root, 'infra'), { recursive: true });
-      const cwd = join(root, 'infra/tofu/modules/stack');
-      await run(tf!, ['init', '-backend=false', '-input=false', '-no-color'], { cwd, env });
-      const vars = [
-        'host=203.0.113.7',
-        'domain=desk.example.test',
-        'acme_email=ops@example.test',
-        'rdp_password=rdp-Pass-7f3e9a1c',
-        'bridges=3',
-        'gateways=2',
-        'nats_nodes=3',
-      ].flatMap((v) => ['-var', v]);
-      const child = execFile(tf!, ['console', '-no-color', ...vars], { cwd, env });
-      child.stdin?.end(
-        'nonsensitive(jsonencode({ files = local.files, install = local.install_script, services = local.services }))\n',
-      );
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      await new Promise((resolve, reject) =>
-        child.once('exit', (code) =>
-          code === 0 ? resolve(code) : reject(new Error(`console exited ${String(code)}`)),
-        ),
-      );
-      const rendered = JSON.parse(JSON.parse(out.trim()) as string) as {
+    {
+      const rendered = await renderStack<{
         files: Record<string, string>;
         install: string;
         services: string[];
-      };
+      }>(
+        tf!,
+        [
+          'host=203.0.113.7',
+          'domain=desk.example.test',
+          'acme_email=ops@example.test',
+          'rdp_password=rdp-Pass-7f3e9a1c',
+          'bridges=3',
+          'gateways=2',
+          'nats_nodes=3',
+        ],
+        'nonsensitive(jsonencode({ files = local.files, install = local.install_script, services = local.services }))',
+      );
       const systemd = '.config/containers/systemd/';
       const names = Object.keys(rendered.files);
       for (const unit of ['oc-bridge@.container', 'oc-gateway@.container', 'oc-nats@.container'])
@@ -382,8 +350,6 @@ describe.skipIf(tf === undefined)('the site: the OpenTofu stack module with coun
       expect(rendered.install).toContain('nats://route:%s@nats-3:6222');
       expect(rendered.install).toContain('http://127.0.0.1:8081/healthz');
       await run('sh', ['-n', '-c', rendered.install]);
-    } finally {
-      await rm(root, { recursive: true, force: true });
     }
   }, 120_000);
 });

@@ -5,15 +5,15 @@
 // same files) is on PATH: `validate` offline (the modules need no provider downloads) and the
 // stack rendered with test values — install.sh is valid sh, the drop-ins parse, the bridge's Exec
 // is the Containerfile's CMD, and the secrets appear only in the secrets upload.
-import { execFile, execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { getReferencesInExpression, parse } from '@cdktf/hcl2json';
 import { describe, expect, it } from 'vitest';
 import { readFinalStage } from '../testing/containerfile.js';
 import { BRIDGE_CONTAINERFILE } from '../testing/containerBridge.js';
+import { infraCopy, renderStack, tofuTool, TOFU_ENV } from '../testing/tofu.js';
 import { parseUnitFile, values } from '../testing/unitFile.js';
 
 const run = promisify(execFile);
@@ -129,61 +129,31 @@ describe('OpenTofu files', () => {
   });
 });
 
-/** tofu, else terraform (same language for what these modules use), else undefined. */
-function tool(): string | undefined {
-  for (const name of ['tofu', 'terraform']) {
-    try {
-      execFileSync(name, ['version'], {
-        stdio: 'ignore',
-        env: { ...process.env, TF_CLI_CONFIG_FILE: '/dev/null' },
-      });
-      return name;
-    } catch {
-      // not installed
-    }
-  }
-  return undefined;
-}
-const tf = tool();
+const tf = tofuTool();
 if (tf === undefined)
   console.warn('skipping tofu validate and rendering: neither tofu nor terraform is on PATH');
 
 describe.skipIf(tf === undefined)(`${tf ?? 'tofu'} validate and render`, () => {
-  const env = {
-    ...process.env,
-    TF_CLI_CONFIG_FILE: '/dev/null',
-    TF_IN_AUTOMATION: '1',
-    CHECKPOINT_DISABLE: '1',
-  };
-
-  async function copyOf(): Promise<string> {
-    // A copy, so init's .terraform never lands in the repository; the stack reads infra/ beside it.
-    const root = await mkdtemp(join(tmpdir(), 'oc-tofu-'));
-    await cp(join(here, '..'), join(root, 'infra'), { recursive: true });
-    return root;
-  }
+  const env = TOFU_ENV;
 
   it('validates every module offline', async () => {
-    const root = await copyOf();
+    const copy = await infraCopy();
     try {
       for (const dir of MODULES) {
-        const cwd = join(root, 'infra/tofu', dir);
+        const cwd = join(copy.root, 'infra/tofu', dir);
         await run(tf!, ['init', '-backend=false', '-input=false', '-no-color'], { cwd, env });
         const { stdout } = await run(tf!, ['validate', '-no-color'], { cwd, env });
         expect(stdout, dir).toContain('The configuration is valid');
       }
     } finally {
-      await rm(root, { recursive: true, force: true });
+      await copy.remove();
     }
   });
 
   it('renders the stack: valid install.sh, parseable drop-ins, the image CMD, secrets only in the upload', async () => {
-    const root = await copyOf();
-    const cwd = join(root, 'infra/tofu/modules/stack');
     const rdpPassword = 'rdp-Pass-7f3e9a1c';
     const adminPassword = 'adm-Pass-2b8d4e6f';
-    try {
-      await run(tf!, ['init', '-backend=false', '-input=false', '-no-color'], { cwd, env });
+    {
       const vars = [
         'host=203.0.113.7',
         'domain=desk.example.test',
@@ -193,23 +163,16 @@ describe.skipIf(tf === undefined)(`${tf ?? 'tofu'} validate and render`, () => {
         `admin_password=${adminPassword}`,
         'oidc_issuer=https://id.example.test',
         'oidc_client_id=overlay',
-      ].flatMap((v) => ['-var', v]);
-      const child = execFile(tf!, ['console', '-no-color', ...vars], { cwd, env });
-      child.stdin?.end(
-        'nonsensitive(jsonencode({ files = local.files, install = local.install_script, secrets = local.secrets_file }))\n',
-      );
-      let out = '';
-      child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      await new Promise((resolve, reject) =>
-        child.once('exit', (code) =>
-          code === 0 ? resolve(code) : reject(new Error(`console exited ${code}`)),
-        ),
-      );
-      const rendered = JSON.parse(JSON.parse(out.trim()) as string) as {
+      ];
+      const rendered = await renderStack<{
         files: Record<string, string>;
         install: string;
         secrets: string;
-      };
+      }>(
+        tf!,
+        vars,
+        'nonsensitive(jsonencode({ files = local.files, install = local.install_script, secrets = local.secrets_file }))',
+      );
       const systemd = '.config/containers/systemd/';
       for (const [path, text] of Object.entries(rendered.files)) {
         expect(text, path).not.toContain(rdpPassword);
@@ -232,8 +195,6 @@ describe.skipIf(tf === undefined)(`${tf ?? 'tofu'} validate and render`, () => {
       );
       expect(values(limits, 'Container', 'PodmanArgs')).toEqual(['--memory=1g --cpus=2']);
       await run('sh', ['-n', '-c', rendered.install]);
-    } finally {
-      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -6,28 +6,23 @@
 // into the bucket is checked where it arrives: a place failing its schema, or naming a gateway
 // outside the pool, is never joined (a new connection opens instead).
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import {
-  startGateway,
-  startLocalDesktop,
-  type TcpGateway,
-  type TcpLocalDesktop,
-} from '@overlay-companion/gateway';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { silentLogger } from '../logger.js';
+import {
+  openShowing,
+  pointerLands,
+  startPoolParts,
+  type PoolParts,
+} from '../testing/gatewayPoolParts.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { registerSecret } from '../testing/testLogs.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
-import { pointer } from '../testing/xside.js';
 import { SINGLE_DESKTOP_ID } from '../tunnel/tunnelEndpoint.js';
 import { GatewayLeases } from './gatewayLeases.js';
 import { encodeSiteMessage } from './messages.js';
 import { SiteBus } from './siteBus.js';
 import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
 
-const SECRET = randomBytes(32).toString('base64url');
-registerSecret(SECRET);
 const SITE_ID = randomBytes(6).toString('hex');
 
 const nats = await startTestNats();
@@ -37,8 +32,7 @@ if (skip !== undefined && natsRequired())
 
 describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places)', () => {
   const server = nats as TestNats;
-  let desktop: TcpLocalDesktop;
-  const gateways: TcpGateway[] = [];
+  let parts: PoolParts;
   const buses: SiteBus[] = [];
   const places: GatewayLeases[] = [];
   const bridges: RunningBridge[] = [];
@@ -54,70 +48,27 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     buses.push(bus);
     const leases = new GatewayLeases(bus, silentLogger());
     places.push(leases);
-    const bridge = await startBridge(
-      {
-        port: 0,
-        webRoot: tmpdir(),
-        guacd: { host: '127.0.0.1', port: gateways[0]!.port },
-        connection: {
-          protocol: 'vnc',
-          params: {
-            hostname: desktop.host,
-            port: String(desktop.port),
-            password: desktop.password,
-          },
-        },
-        tunnel: {
-          gatewayPool: {
-            members: gateways.map((g) => ({
-              kind: 'gateway' as const,
-              host: g.host,
-              port: g.port,
-            })),
-            secret: SECRET,
-          },
-        },
-      },
-      { access: fixture.access, logger: fixture.logger, gatewayPlaces: leases },
-    );
+    const bridge = await startBridge(parts.config(), {
+      access: fixture.access,
+      logger: fixture.logger,
+      gatewayPlaces: leases,
+    });
     bridges.push(bridge);
     return bridge;
   }
 
-  async function openShowing(on: RunningBridge): Promise<TunnelClient> {
-    const client = await TunnelClient.open(on.url, await fixture.ticket('tunnel'));
+  async function window(on: RunningBridge): Promise<TunnelClient> {
+    const client = await openShowing(on.url, await fixture.ticket('tunnel'));
     clients.push(client);
-    const shown = await client.waitFor(
-      (i) => (i.opcode === 'size' && i.args[0] === '0') || i.opcode === 'error',
-      { timeoutMs: 30_000, what: "the desktop's size" },
-    );
-    if (shown.opcode === 'error') throw new Error(`The tunnel failed: ${shown.args.join(' / ')}`);
     return client;
   }
 
-  async function pointerLands(client: TunnelClient, x: number, y: number): Promise<void> {
-    client.send('mouse', x, y, 0);
-    await eventually(
-      async () => {
-        const at = await pointer(desktop.env);
-        return at.x === x && at.y === y;
-      },
-      10_000,
-      `the X pointer at ${String(x)},${String(y)}`,
-    ).catch(() => undefined);
-    expect(await pointer(desktop.env)).toEqual({ x, y });
-  }
-
-  const connections = () => gateways.flatMap((g) => g.connectionIds());
+  const lands = (client: TunnelClient, x: number, y: number) =>
+    pointerLands(client, parts.desktop.env, x, y);
+  const connections = () => parts.gateways.flatMap((g) => g.connectionIds());
 
   beforeAll(async () => {
-    desktop = await startLocalDesktop({
-      password: randomBytes(6).toString('base64url'),
-      windowManager: false,
-      rfbTcp: true,
-    });
-    for (let i = 0; i < 2; i++)
-      gateways.push(await startGateway({ port: 0, poolSecret: SECRET, logger: silentLogger() }));
+    parts = await startPoolParts();
     fixture = await startTestAccess();
     await siteBridge();
     await siteBridge();
@@ -132,14 +83,13 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     for (const bridge of bridges) await bridge.close();
     for (const bus of buses) await bus.close();
     await fixture?.close();
-    for (const g of gateways) await g.close();
-    await desktop?.stop();
+    await parts?.stop();
     await server.stop();
   }, 30_000);
 
   it("joins a window on bridge B to the connection bridge A opened, on A's gateway", async () => {
     const [a, b] = bridges as [RunningBridge, RunningBridge];
-    const first = await openShowing(a);
+    const first = await window(a);
     const [opened] = connections();
     expect(connections()).toHaveLength(1);
     // B hears of the place through NATS.
@@ -148,13 +98,13 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
       10_000,
       'bridge B to know where the connection lives',
     );
-    const second = await openShowing(b);
+    const second = await window(b);
     expect(connections()).toEqual([opened]);
     expect(b.tunnels.connectionIds()).toEqual([opened]);
-    await pointerLands(second, 140, 90);
+    await lands(second, 140, 90);
     // A's window leaves; B's keeps the connection and the desktop.
     await first.close();
-    await pointerLands(second, 60, 45);
+    await lands(second, 60, 45);
     expect(connections()).toEqual([opened]);
   }, 60_000);
 
@@ -166,7 +116,10 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     // Each with what bridge B's places answer once its watch has it.
     const forged: [Uint8Array, string | undefined][] = [
       [
-        encodeSiteMessage({ member: `127.0.0.1:${String(gateways[0]!.port)}`, connectionId: 'x' }),
+        encodeSiteMessage({
+          member: `127.0.0.1:${String(parts.gateways[0]!.port)}`,
+          connectionId: 'x',
+        }),
         undefined,
       ],
       [encodeSiteMessage({ member: '127.0.0.1:9', connectionId: '$abc' }), '127.0.0.1:9'],
@@ -179,10 +132,10 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
         10_000,
         'bridge B to have the forged place',
       );
-      const client = await openShowing(bridges[1]!);
+      const client = await window(bridges[1]!);
       // A connection of its own, on a gateway of the pool.
       expect(connections()).toHaveLength(1);
-      await pointerLands(client, 33, 44);
+      await lands(client, 33, 44);
       await client.close();
       clients.splice(clients.indexOf(client), 1);
       await eventually(() => connections().length === 0, 10_000, 'the connection to end');

@@ -7,63 +7,36 @@
 // itself with its memory places.
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import {
-  startGateway,
-  startLocalDesktop,
-  type TcpGateway,
-  type TcpLocalDesktop,
-} from '@overlay-companion/gateway';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { silentLogger } from '../logger.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { registerSecret } from '../testing/testLogs.js';
+import {
+  openShowing,
+  pointerLands,
+  startPoolParts,
+  type PoolParts,
+} from '../testing/gatewayPoolParts.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
-import { pointer } from '../testing/xside.js';
 import { GatewayPool, memberKey, type PoolMember } from './gatewayPool.js';
 
+/** The placement tests' pool secret (no gateway checks it there). */
 const SECRET = randomBytes(32).toString('base64url');
-registerSecret(SECRET);
 
 describe('a bridge with a pool of two gateways', () => {
-  let desktop: TcpLocalDesktop;
-  const gateways: TcpGateway[] = [];
+  let parts: PoolParts;
   let fixture: TestAccess;
   let bridge: RunningBridge;
   const bridges: RunningBridge[] = [];
   const clients: TunnelClient[] = [];
 
-  function poolBridge(secret: string): Promise<RunningBridge> {
-    return startBridge(
-      {
-        port: 0,
-        webRoot: tmpdir(),
-        guacd: { host: '127.0.0.1', port: gateways[0]!.port },
-        connection: {
-          protocol: 'vnc',
-          params: {
-            hostname: desktop.host,
-            port: String(desktop.port),
-            password: desktop.password,
-          },
-        },
-        tunnel: {
-          gatewayPool: {
-            members: gateways.map((g) => ({
-              kind: 'gateway' as const,
-              host: g.host,
-              port: g.port,
-            })),
-            secret,
-          },
-        },
-      },
-      { access: fixture.access, logger: fixture.logger },
-    ).then((b) => {
-      bridges.push(b);
-      return b;
+  async function poolBridge(secret?: string): Promise<RunningBridge> {
+    const started = await startBridge(parts.config(secret), {
+      access: fixture.access,
+      logger: fixture.logger,
     });
+    bridges.push(started);
+    return started;
   }
 
   async function open(on = bridge): Promise<TunnelClient> {
@@ -72,68 +45,43 @@ describe('a bridge with a pool of two gateways', () => {
     return client;
   }
 
-  /** Opens a window and waits for the desktop's size (or the tunnel's error). */
-  async function openShowing(on = bridge): Promise<TunnelClient> {
-    const client = await open(on);
-    const shown = await client.waitFor(
-      (i) => (i.opcode === 'size' && i.args[0] === '0') || i.opcode === 'error',
-      { timeoutMs: 30_000, what: "the desktop's size" },
-    );
-    if (shown.opcode === 'error') throw new Error(`The tunnel failed: ${shown.args.join(' / ')}`);
+  async function window(on = bridge): Promise<TunnelClient> {
+    const client = await openShowing(on.url, await fixture.ticket('tunnel'));
+    clients.push(client);
     return client;
   }
 
-  /** Moves the pointer through the window and waits until X has it there. */
-  async function pointerLands(client: TunnelClient, x: number, y: number): Promise<void> {
-    client.send('mouse', x, y, 0);
-    await eventually(
-      async () => {
-        const at = await pointer(desktop.env);
-        return at.x === x && at.y === y;
-      },
-      10_000,
-      `the X pointer at ${String(x)},${String(y)}`,
-    ).catch(() => undefined);
-    expect(await pointer(desktop.env)).toEqual({ x, y });
-  }
-
-  const counts = () => gateways.map((g) => g.connectionIds().length);
+  const lands = (client: TunnelClient, x: number, y: number) =>
+    pointerLands(client, parts.desktop.env, x, y);
 
   beforeAll(async () => {
-    desktop = await startLocalDesktop({
-      password: randomBytes(6).toString('base64url'),
-      windowManager: false,
-      rfbTcp: true,
-    });
-    for (let i = 0; i < 2; i++)
-      gateways.push(await startGateway({ port: 0, poolSecret: SECRET, logger: silentLogger() }));
+    parts = await startPoolParts();
     fixture = await startTestAccess();
-    bridge = await poolBridge(SECRET);
+    bridge = await poolBridge();
   }, 60_000);
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
     await eventually(() => bridge.tunnels.size === 0, 10_000, 'every tunnel to end');
     // A gateway ends a connection once its last user has left: let it, before the next test.
-    await eventually(() => counts().every((n) => n === 0), 10_000, 'every connection to end');
+    await eventually(() => parts.counts().every((n) => n === 0), 10_000, 'every connection to end');
   });
 
   afterAll(async () => {
     for (const b of bridges) await b.close();
     await fixture?.close();
-    for (const g of gateways) await g.close();
-    await desktop?.stop();
+    await parts?.stop();
   }, 30_000);
 
   it('opens the connection on one gateway and joins a second window to it there', async () => {
-    const first = await openShowing();
-    expect(counts().sort()).toEqual([0, 1]);
-    const second = await openShowing();
+    const first = await window();
+    expect(parts.counts().sort()).toEqual([0, 1]);
+    const second = await window();
     // One connection, on one gateway: the second window joined where it lives.
-    expect(counts().sort()).toEqual([0, 1]);
+    expect(parts.counts().sort()).toEqual([0, 1]);
     expect(new Set(bridge.tunnels.connectionIds()).size).toBe(1);
-    await pointerLands(first, 101, 57);
-    await pointerLands(second, 203, 99);
+    await lands(first, 101, 57);
+    await lands(second, 203, 99);
   }, 60_000);
 
   it('refuses a bridge without the pool secret, and nothing opens', async () => {
@@ -141,12 +89,13 @@ describe('a bridge with a pool of two gateways', () => {
     const client = await open(stranger);
     const error = await client.waitForOpcode('error', { timeoutMs: 20_000 });
     expect(error.args[0]).toMatch(/serves only the bridges of its pool/);
-    expect(counts()).toEqual([0, 0]);
+    expect(parts.counts()).toEqual([0, 0]);
   }, 30_000);
 
   it('moves the desktop to the other gateway when its gateway dies', async () => {
-    const first = await openShowing();
-    await pointerLands(first, 150, 80);
+    const first = await window();
+    await lands(first, 150, 80);
+    const { gateways } = parts;
     const holder = gateways.findIndex((g) => g.connectionIds().length === 1);
     expect(holder).toBeGreaterThan(-1);
     const dead = gateways[holder]!;
@@ -154,13 +103,13 @@ describe('a bridge with a pool of two gateways', () => {
     await dead.close();
     // The window loses its tunnel (the viewer reconnects: here, a new window).
     await first.closed;
-    const again = await openShowing();
+    const again = await window();
     expect(other.connectionIds()).toHaveLength(1);
-    await pointerLands(again, 222, 111);
+    await lands(again, 222, 111);
     // The pool keeps it out: a further window joins on the living gateway.
-    const more = await openShowing();
+    const more = await window();
     expect(other.connectionIds()).toHaveLength(1);
-    await pointerLands(more, 77, 66);
+    await lands(more, 77, 66);
   }, 60_000);
 });
 
