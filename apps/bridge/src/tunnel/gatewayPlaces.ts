@@ -11,6 +11,11 @@ export const GatewayPlace = z.strictObject({
   member: z.string().min(3).max(300),
   /** The connection's id from `ready` (`$<uuid>` for our gateway and guacd alike). */
   connectionId: z.string().regex(/^\$[A-Za-z0-9-]{1,100}$/),
+  /**
+   * HMAC-SHA256 of desktop, member and id with the pool secret (gatewayPool.ts): a place written
+   * by someone with the site's NATS credentials but not the pool secret is never joined.
+   */
+  mac: z.string().max(100).optional(),
 });
 export type GatewayPlace = z.infer<typeof GatewayPlace>;
 

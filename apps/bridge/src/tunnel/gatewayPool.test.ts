@@ -7,7 +7,7 @@
 // itself with its memory places.
 import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { silentLogger } from '../logger.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
@@ -19,6 +19,7 @@ import {
 } from '../testing/gatewayPoolParts.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
 import { GatewayPool, memberKey, type PoolMember } from './gatewayPool.js';
+import { MemoryGatewayPlaces } from './gatewayPlaces.js';
 
 /** The placement tests' pool secret (no gateway checks it there). */
 const SECRET = randomBytes(32).toString('base64url');
@@ -161,5 +162,22 @@ describe('placing new connections', () => {
     expect(await pool.placeOf('d1')).toBeUndefined();
     pool.markDown(members[1]!, 'test');
     await expect(pool.pick('vnc', new Set())).rejects.toThrow(/No gateway of the pool/);
+  });
+
+  it('joins only places a bridge of the pool signed', async () => {
+    const places = new MemoryGatewayPlaces();
+    const pool = new GatewayPool({ members, secret: SECRET }, silentLogger());
+    pool.usePlaces(places);
+    onTestFinished(() => pool.close());
+    await pool.hold('signed', { member: key(0), connectionId: '$a' });
+    expect(await pool.placeOf('signed')).toEqual({ member: members[0], connectionId: '$a' });
+    // Written by someone with the site's NATS but not the pool secret: unsigned, or a bridge's
+    // signature copied onto another desktop or connection.
+    const good = (await places.get('signed'))!;
+    await places.hold('unsigned', { member: key(0), connectionId: '$a' });
+    await places.hold('moved', good);
+    await places.hold('other', { ...good, connectionId: '$b' });
+    for (const desktop of ['unsigned', 'moved', 'other'])
+      expect(await pool.placeOf(desktop), desktop).toBeUndefined();
   });
 });

@@ -3,10 +3,13 @@
 // connection goes to a healthy member that speaks its protocol, the one with the fewest
 // connections the site knows of (ties: the order given); a window joining a running connection
 // goes to the member where it lives, read from the places every bridge can read
-// (gatewayPlaces.ts: NATS key-value when the site has NATS, memory otherwise). A member that
+// (gatewayPlaces.ts: NATS key-value when the site has NATS, memory otherwise), each signed with
+// the pool secret so that NATS credentials alone cannot send a window to another desktop's
+// connection. A member that
 // refuses a connection, or a health probe (a TCP connect every PROBE_INTERVAL_MS), is taken out
 // until a probe reaches it again; its desktops' windows lose their tunnels and, reconnecting,
 // open on another member.
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { connect } from 'node:net';
 import type { Logger } from 'pino';
 import { GuacStatus } from '@overlay-companion/guac';
@@ -75,6 +78,10 @@ export class GatewayPool {
     const member = place === undefined ? undefined : this.byKey.get(place.member);
     if (place === undefined || member === undefined || this.down.has(place.member))
       return undefined;
+    if (!this.signedByABridge(desktopId, place)) {
+      this.logger.warn({ desktopId }, 'gateway pool: a place without a valid signature, ignored');
+      return undefined;
+    }
     return { member, connectionId: place.connectionId };
   }
 
@@ -117,7 +124,9 @@ export class GatewayPool {
 
   /** A desktop's connection runs on a member (opened or joined here): kept while windows are on it. */
   async hold(desktopId: string, place: GatewayPlace): Promise<void> {
-    await this.places.hold(desktopId, place).catch((err: unknown) => {
+    const mac = this.mac(desktopId, place);
+    const signed = mac === undefined ? place : { ...place, mac };
+    await this.places.hold(desktopId, signed).catch((err: unknown) => {
       this.logger.warn({ desktopId, err }, 'gateway pool: the connection could not be recorded');
     });
   }
@@ -150,6 +159,23 @@ export class GatewayPool {
   close(): void {
     clearInterval(this.timer);
     this.places.close?.();
+  }
+
+  /** The place's signature with the pool secret; undefined when the pool has none (guacd only). */
+  private mac(desktopId: string, place: GatewayPlace): string | undefined {
+    const { secret } = this.config;
+    if (secret === undefined) return undefined;
+    return createHmac('sha256', secret)
+      .update(`${desktopId}\n${place.member}\n${place.connectionId}`)
+      .digest('base64url');
+  }
+
+  private signedByABridge(desktopId: string, place: GatewayPlace): boolean {
+    const expected = this.mac(desktopId, place);
+    if (expected === undefined) return true;
+    const given = Buffer.from(place.mac ?? '');
+    const wanted = Buffer.from(expected);
+    return given.length === wanted.length && timingSafeEqual(given, wanted);
   }
 
   private describeHealth(): string {
