@@ -3,7 +3,8 @@
 // like the viewer: GuacSession), watch-only (no mouse or keyboard is attached, so nothing of the
 // person's reaches the desktop from here). The client's display is never put in the page: a
 // small canvas is painted from its default layer — every animation frame while the tile is
-// focused or pointed at, once per UNFOCUSED_FRAME_MS otherwise — so twenty tiles cost twenty
+// focused or pointed at, once per UNFOCUSED_FRAME_MS otherwise, and only when the client drew a
+// frame since (a still desktop costs no repaints) — so twenty tiles cost twenty
 // decoders but almost no compositing. The tile also tells the desktop's server how closely it is
 // looked at (packages/protocol's attention.ts): an unfocused tile is a `thumbnail`, and our
 // gateway sends it about one frame a second, the whole screen already scaled down to a tile's
@@ -44,6 +45,8 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
 
   useEffect(() => {
     let client: Guacamole.Client | null = null;
+    /** Something was drawn since the last repaint (a still desktop is not repainted). */
+    let changed = true;
     const session = new GuacSession<Guacamole.Client>({
       open: () => {
         const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
@@ -55,6 +58,9 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
       ticket: () => fetchTicket('tunnel', undefined, { desktop: desktopId }),
       onClientChanged: (next) => {
         client = next;
+        changed = true;
+        // A frame drawn (guacamole-common-js's `sync`) is what makes a repaint worth doing.
+        if (next !== null) next.onsync = () => (changed = true);
       },
     });
     session.start();
@@ -63,6 +69,7 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
     let frame = 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const paint = (): void => {
+      if (!changed) return;
       const target = canvas.current;
       const display = client?.getDisplay();
       if (target === null || display === undefined) return;
@@ -82,6 +89,7 @@ export function TileDisplay({ desktopId, desktopName, lively }: TileDisplayProps
       if (context === null) return;
       context.imageSmoothingQuality = 'medium';
       context.drawImage(display.getDefaultLayer().getCanvas(), 0, 0, width, height, 0, 0, w, h);
+      changed = false;
     };
     const loop = (): void => {
       if (stopped) return;
