@@ -2,9 +2,10 @@
 // (see delivery.ts for the first; guacd knows neither and never sees them). A browser that shows
 // the desktop only at a glance says so, and the gateway sends it fewer frames: changes coalesce
 // in between, so a glance costs a fraction of a full viewer's encoding and bytes. A `thumbnail`
-// (a fleet tile nobody points at) glances too, and its frames are the whole screen scaled down at
-// the gateway to fit THUMBNAIL_BOX: one small image a second, encoded once for every tile of that
-// desktop, instead of full-size changes that each tile's page would decode and scale itself.
+// (a fleet tile nobody points at) glances too, and its picture is the screen scaled down at the
+// gateway to fit THUMBNAIL_BOX, each frame what changed in it: one small image a second, encoded
+// once for every tile of that desktop, instead of full-size changes that each tile's page would
+// decode and scale itself.
 // Leaving `thumbnail` brings the desktop's own size and every exact pixel back.
 //
 //   server → bridge, right after `ready`:  x-oc-attention              "I honour attention"
@@ -22,10 +23,12 @@ export type AttentionLevel = (typeof ATTENTION_LEVELS)[number];
 export const GLANCE_FRAME_INTERVAL_MS = 1_000;
 
 /**
- * The box a thumbnail's picture fits in (aspect kept, never enlarged): about the size a fleet
- * tile is drawn at on a large screen, so the page only ever scales it down a little.
+ * The box a thumbnail's picture fits in (aspect kept, never enlarged): a little more than a fleet
+ * tile's usual size (19rem and up; apps/web's TileDisplay.tsx announces the same 480×300), so a
+ * tile is sharp at 1280 px and only slightly soft on a high-density screen, for a third of a
+ * 640×400 picture's pixels to scale, encode and decode.
  */
-export const THUMBNAIL_BOX = { width: 640, height: 400 } as const;
+export const THUMBNAIL_BOX = { width: 480, height: 300 } as const;
 
 /** The size of a `width`×`height` desktop's thumbnail: scaled to fit THUMBNAIL_BOX. */
 export function thumbnailSize(width: number, height: number): { width: number; height: number } {

@@ -7,9 +7,10 @@
 // frame since (a still desktop costs no repaints) — so twenty tiles cost twenty
 // decoders but almost no compositing. The tile also tells the desktop's server how closely it is
 // looked at (packages/protocol's attention.ts): an unfocused tile is a `thumbnail`, and our
-// gateway sends it about one frame a second, the whole screen already scaled down to a tile's
-// size (one small image to decode instead of full-size changes), encoded once for every tile of
-// that desktop; a focused or pointed-at tile gets the full picture at full rate.
+// gateway sends it about one frame a second of what changed, already scaled down to a tile's
+// size (packages/guac's THUMBNAIL_BOX: one small image to decode instead of full-size changes),
+// encoded once for every tile of that desktop; a focused or pointed-at tile gets the full
+// picture at full rate.
 import Guacamole from 'guacamole-common-js';
 import {
   ATTENTION_TUNNEL_OPCODE,
@@ -25,7 +26,7 @@ import { connectionEvents, createConnectionStore } from '../store/connection.js'
 
 /** How often an unfocused tile's picture is repainted. */
 export const UNFOCUSED_FRAME_MS = 1000;
-/** The size the tile announces in the handshake (the desktop is never resized for it). */
+/** The size the tile announces in the handshake (the desktop is never resized for it): THUMBNAIL_BOX. */
 const TILE_CONNECT_SIZE = { width: 480, height: 300, dpi: 96 };
 
 export interface TileDisplayProps {

@@ -3,9 +3,10 @@
 // that is cheapest; otherwise with sharp: PNG (png.ts's settings), JPEG, or WebP (lossy or
 // lossless) at effort 0, the fastest. Runs inside the encode workers (encodeWorker.ts); the
 // choice between lossy and lossless for `lossy` requests that are not forced is made here too,
-// from the pixels themselves (lossyFit.ts). A thumbnail is scaled down first (`scaleTo`) and
+// from the pixels themselves (lossyFit.ts). Part of a thumbnail is scaled down first
 // (scaleDown.ts) and then encoded as its mode says, lossy always being forced.
 import sharp from 'sharp';
+import type { ThumbnailScale } from './encodeMessages.js';
 import type { EncodedImage, EncodeMode } from './imageTypes.js';
 import { worthLossy } from './lossyFit.js';
 import { encodePng } from './png.js';
@@ -17,9 +18,9 @@ export async function encodeImage(
   width: number,
   height: number,
   mode: EncodeMode,
-  scaleTo?: { width: number; height: number },
+  thumbnail?: ThumbnailScale,
 ): Promise<EncodedImage> {
-  if (scaleTo !== undefined) return encodeScaled(rgba, width, height, mode, scaleTo);
+  if (thumbnail !== undefined) return encodeScaled(rgba, mode, thumbnail);
   if (mode.kind === 'lossy' && (mode.force || worthLossy(rgba, width, height))) {
     const image = sharp(rgba, { raw: { width, height, channels: 4 } }).removeAlpha();
     const data =
@@ -42,16 +43,14 @@ export async function encodeImage(
   return { mimetype: 'image/png', data: await encodePng(rgba, width, height), lossy: false };
 }
 
-/** The pixels scaled down to `to` (scaleDown.ts: cheaper than sharp's resize) and encoded. */
+/** Part of a thumbnail scaled down (scaleDown.ts: cheaper than sharp's resize) and encoded. */
 async function encodeScaled(
   rgba: Buffer,
-  width: number,
-  height: number,
   mode: EncodeMode,
-  to: { width: number; height: number },
+  { from, to, target }: ThumbnailScale,
 ): Promise<EncodedImage> {
-  const rgb = scaleDown(rgba, width, height, to.width, to.height);
-  const image = sharp(rgb, { raw: { width: to.width, height: to.height, channels: 3 } });
+  const rgb = scaleDown(rgba, from, to, target);
+  const image = sharp(rgb, { raw: { width: target.width, height: target.height, channels: 3 } });
   if (mode.kind === 'lossy') {
     const data =
       mode.mimetype === 'image/jpeg'

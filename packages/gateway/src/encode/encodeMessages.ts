@@ -1,6 +1,14 @@
 // The messages between the encode pool and its worker threads (structured clone; pixel and image
 // data travel as transferred ArrayBuffers, never copied).
 import type { EncodeMode, ImageMimetype } from './imageTypes.js';
+import type { Rect } from './rect.js';
+
+/** A `from`-sized screen's thumbnail of size `to`: the part `target` of it. */
+export interface ThumbnailScale {
+  from: { width: number; height: number };
+  to: { width: number; height: number };
+  target: Rect;
+}
 
 export interface EncodeTask {
   id: number;
@@ -9,8 +17,8 @@ export interface EncodeTask {
   /** Tight RGBA, width*height*4 bytes. */
   pixels: ArrayBuffer;
   mode: EncodeMode;
-  /** Scale the pixels to this size before encoding (a thumbnail: guacUser.ts). */
-  scaleTo?: { width: number; height: number } | undefined;
+  /** The pixels are part of a screen to scale down before encoding (a thumbnail: scaleDown.ts). */
+  thumbnail?: ThumbnailScale | undefined;
 }
 
 export type EncodeReply =

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { EncodeReply, EncodeTask } from './encodeMessages.js';
+import type { EncodeReply, EncodeTask, ThumbnailScale } from './encodeMessages.js';
 import type { EncodedImage, EncodeMode } from './imageTypes.js';
 
 interface Pending {
@@ -35,12 +35,12 @@ export class EncodePool {
     width: number,
     height: number,
     mode: EncodeMode,
-    scaleTo?: { width: number; height: number },
+    thumbnail?: ThumbnailScale,
   ) {
     if (this.closed) return Promise.reject(new Error('the encode pool is closed'));
     const target = this.leastBusy();
     const id = this.nextId++;
-    const task: EncodeTask = { id, width, height, pixels, mode, scaleTo };
+    const task: EncodeTask = { id, width, height, pixels, mode, thumbnail };
     return new Promise<EncodedImage>((resolve, reject) => {
       // A worker holds the process open only while it has work (see spawn).
       if (target.pending.size === 0) target.worker.ref();

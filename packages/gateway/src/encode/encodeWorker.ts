@@ -9,7 +9,7 @@ const port = parentPort;
 if (port === null) throw new Error('encodeWorker.ts runs only as a worker thread');
 
 port.on('message', (task: EncodeTask) => {
-  encodeImage(Buffer.from(task.pixels), task.width, task.height, task.mode, task.scaleTo).then(
+  encodeImage(Buffer.from(task.pixels), task.width, task.height, task.mode, task.thumbnail).then(
     (image) => {
       // sharp's output buffer belongs to native code and may not be transferable: copy it into
       // an ArrayBuffer of our own (tens of kilobytes, far cheaper than the encode).

@@ -1,6 +1,6 @@
 // Thumbnail attention (packages/guac's attention.ts) against a real Xvnc whose xterm prints
-// constantly: two browsers glancing at thumbnails get the whole screen scaled down to fit
-// THUMBNAIL_BOX as one image per frame, about one frame a second, close to `xwd -root` scaled
+// constantly: two browsers glancing at thumbnails get the screen scaled down to fit THUMBNAIL_BOX
+// (first all of it, then what changed), about one frame a second, close to `xwd -root` scaled
 // down the same way; a full viewer on the same connection is unaffected; and a thumbnail brought
 // back to full attention gets the desktop's own size and, once the xterm stops, exact pixels.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -70,7 +70,7 @@ describe('gateway thumbnails', () => {
     await rm(flagDir, { recursive: true, force: true });
   });
 
-  it('sends glancing tiles the whole screen scaled down once a second, and the full picture back', async () => {
+  it('sends glancing tiles the screen scaled down, then what changed, once a second, and the full picture back', async () => {
     const params = { hostname: desktop.rfbPath };
     const full = await GuacTestClient.connect(gateway, { select: 'vnc', params });
     clients.push(full);
@@ -79,12 +79,14 @@ describe('gateway thumbnails', () => {
       await GuacTestClient.connect(gateway, { select: full.connectionId }),
     ];
     clients.push(...tiles);
+    const marks: number[] = [];
     for (const tile of tiles) {
       await tile.waitForFrames(1);
+      marks.push(tile.images.length);
       tile.send('x-oc-attention', 'thumbnail');
     }
     const size = thumbnailSize(WIDTH, HEIGHT);
-    expect(size).toEqual({ width: 640, height: 400 });
+    expect(size).toEqual({ width: 480, height: 300 });
     for (const tile of tiles) {
       await tile.waitFor(
         () => tile.screen.width === size.width && tile.screen.height === size.height,
@@ -106,23 +108,24 @@ describe('gateway thumbnails', () => {
       expect(count).toBeGreaterThanOrEqual(2);
       expect(count).toBeLessThanOrEqual(4);
     }
-    // Every thumbnail frame is one whole-screen image at the thumbnail's size.
+    // The first thumbnail frame is the whole screen; later ones only what changed (the xterm in
+    // the top-left corner), scaled into place — one JPEG each, inside the thumbnail.
     for (const [i, tile] of tiles.entries()) {
-      const late = tile.images.filter((image) => image.frame >= before[i]!);
+      const whole = tile.images
+        .slice(marks[i])
+        .find((image) => image.width === size.width && image.height === size.height);
+      expect(whole).toMatchObject({ x: 0, y: 0, mimetype: 'image/jpeg' });
+      const late = tile.images.slice(tile.images.indexOf(whole!) + 1);
       expect(late.length).toBeGreaterThan(0);
       for (const image of late) {
-        expect(image).toMatchObject({
-          x: 0,
-          y: 0,
-          width: size.width,
-          height: size.height,
-          mimetype: 'image/jpeg',
-        });
+        expect(image.mimetype).toBe('image/jpeg');
+        expect(image.x + image.width).toBeLessThanOrEqual(size.width / 2);
+        expect(image.y + image.height).toBeLessThanOrEqual(size.height / 2);
       }
     }
     // Both tiles show what X shows, scaled down (JPEG at low quality: close, not exact).
     const root = await captureRoot(desktop.env);
-    const expected = scaleDown(root.rgba, root.width, root.height, size.width, size.height);
+    const expected = scaleDown(root.rgba, root, size);
     for (const tile of tiles) {
       const difference = meanDifference(expected, tile.screen.rgba);
       console.log(

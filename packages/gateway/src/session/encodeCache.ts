@@ -10,6 +10,7 @@ import type { EncodedImage, EncodeMode } from '../encode/imageTypes.js';
 import { encodePng } from '../encode/png.js';
 import { encodePngSync } from '../encode/pngSync.js';
 import type { Rect } from '../encode/rect.js';
+import type { ThumbnailRegion } from '../encode/scaleDown.js';
 import { SMALL_IMAGE_PIXELS } from './encodePolicy.js';
 import type { CursorImage } from './frameState.js';
 
@@ -48,25 +49,30 @@ export class RegionEncodeCache {
   }
 
   /**
-   * The whole `width`×`height` framebuffer as it is now, scaled down to `to` and encoded as
-   * `mode` asks: a thumbnail (guacUser.ts), shared by every browser of the connection that
-   * glances at this size, like regions.
+   * Part of a thumbnail of the framebuffer as it is now (`region`: where in the `to`-sized
+   * thumbnail, and the screen pixels under it), scaled down and encoded as `mode` asks; shared
+   * by every browser of the connection that glances at this size, like regions.
    */
   thumbnail(
     framebuffer: Buffer,
-    width: number,
-    height: number,
+    from: { width: number; height: number },
     to: { width: number; height: number },
+    region: ThumbnailRegion,
     mode: EncodeMode,
   ): Promise<EncodedImage> {
-    const key = `thumbnail:${String(to.width)}x${String(to.height)},${modeKey(mode)}`;
+    const { target, source } = region;
+    const key = `thumbnail:${String(to.width)}x${String(to.height)}:${String(target.x)},${String(target.y)},${String(target.width)},${String(target.height)},${modeKey(mode)}`;
     const cached = this.entries.get(key);
     if (cached !== undefined) {
       this.hits++;
       return cached;
     }
-    const pixels = copyRegion(framebuffer, width, { x: 0, y: 0, width, height });
-    const encoded = this.pool.encode(pixels, width, height, mode, to);
+    const pixels = copyRegion(framebuffer, from.width, source);
+    const encoded = this.pool.encode(pixels, source.width, source.height, mode, {
+      from,
+      to,
+      target,
+    });
     this.entries.set(key, encoded);
     return encoded;
   }

@@ -3,8 +3,8 @@
 // one image encoded as this browser's policy says (encodePolicy.ts), and the cursor. It also keeps track of where this browser shows lossy
 // pixels, in the order the browser draws (moves first, then images), so they can be redrawn
 // exactly once they settle. Images are encoded concurrently; instructions come out in order.
-// A thumbnail frame (a browser glancing at a scaled-down screen) is the whole screen as one
-// small image instead.
+// A thumbnail frame (a browser glancing at a scaled-down screen) is instead what changed, scaled
+// down into the thumbnail as one small image.
 import {
   losslessMimetypeFor,
   lossyMimetypeFor,
@@ -23,6 +23,7 @@ import {
   type OutInstruction,
 } from '../encode/instructions.js';
 import { area, intersects, type Rect } from '../encode/rect.js';
+import { thumbnailRegion, type ThumbnailRegion } from '../encode/scaleDown.js';
 import { solidRects } from '../encode/solidFill.js';
 import {
   encodeModeFor,
@@ -46,8 +47,12 @@ export interface FrameSource {
   /** A region of the current framebuffer, encoded; pixels are copied out before it returns. */
   encodeRegion(rect: Rect, mode: EncodeMode): Promise<EncodedImage>;
   encodeCursor(cursor: CursorImage): Promise<Buffer>;
-  /** The whole framebuffer scaled down to `to`, encoded (shared like regions). */
-  encodeThumbnail(to: { width: number; height: number }, mode: EncodeMode): Promise<EncodedImage>;
+  /** Part of the framebuffer's thumbnail of size `to`, encoded (shared like regions). */
+  encodeThumbnail(
+    to: { width: number; height: number },
+    region: ThumbnailRegion,
+    mode: EncodeMode,
+  ): Promise<EncodedImage>;
   /** The area has been changing often lately (worth lossy encoding). */
   busy(rect: Rect, now: number): boolean;
 }
@@ -155,13 +160,24 @@ export class FrameEncoder {
   }
 
   /**
-   * The instructions of a thumbnail frame (guacUser.ts): the whole screen scaled down to `to`,
-   * as one image at the lowest lossy quality (a thumbnail is only looked at in passing), with
-   * `size` first when `resized`. The browser's display is then a thumbnail: nothing drawn
-   * before counts as exact any more.
+   * The instructions of a thumbnail frame (guacUser.ts): what changed on the screen (`changed`,
+   * screen pixels; the whole screen when `resized`) scaled down into a `to`-sized thumbnail, as
+   * one image at the lowest lossy quality (a thumbnail is only looked at in passing), with `size`
+   * first when `resized`. The browser's display is then a thumbnail: nothing drawn before counts
+   * as exact any more.
    */
-  async thumbnail(to: { width: number; height: number }, resized: boolean) {
+  async thumbnail(
+    to: { width: number; height: number },
+    resized: boolean,
+    changed: Rect | undefined,
+  ): Promise<OutInstruction[]> {
     this.lossy.reset();
+    const from = { width: this.source.width, height: this.source.height };
+    const out: OutInstruction[] = [];
+    if (resized) out.push(['size', DEFAULT_LAYER, to.width, to.height]);
+    const redrawn = resized ? { x: 0, y: 0, ...from } : changed;
+    if (redrawn === undefined) return out;
+    const region = thumbnailRegion(redrawn, from, to);
     const mode: EncodeMode =
       this.lossyMimetype === undefined
         ? { kind: 'lossless', mimetype: this.losslessMimetype }
@@ -172,10 +188,9 @@ export class FrameEncoder {
             force: true,
             lossless: this.losslessMimetype,
           };
-    const { mimetype, data } = await this.source.encodeThumbnail(to, mode);
-    const out: OutInstruction[] = [];
-    if (resized) out.push(['size', DEFAULT_LAYER, to.width, to.height]);
-    out.push(...imageInstructions(this.takeStream(), DEFAULT_LAYER, 0, 0, mimetype, data));
+    const { mimetype, data } = await this.source.encodeThumbnail(to, region, mode);
+    const { x, y } = region.target;
+    out.push(...imageInstructions(this.takeStream(), DEFAULT_LAYER, x, y, mimetype, data));
     return out;
   }
 

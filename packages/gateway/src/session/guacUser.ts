@@ -10,10 +10,11 @@
 // GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced, on ticks shared by every
 // glancing browser of the gateway (so twenty tiles on one desktop take the same frame and share
 // its encodes), and its busy areas at the lowest lossy quality. A `thumbnail` browser (a fleet
-// tile nobody points at) is paced the same way and gets the whole screen scaled down to fit
-// THUMBNAIL_BOX as one low-quality image per frame, encoded once for all such browsers of the
-// connection; its display is then thumbnail-sized, so it must send no pointer input (tiles are
-// watch-only). Leaving `thumbnail` sends the desktop's size, every pixel and the cursor again.
+// tile nobody points at) is paced the same way and gets what changed scaled down into a
+// thumbnail of the screen that fits THUMBNAIL_BOX, as one low-quality image per frame, encoded
+// once for all such browsers of the connection; its display is then thumbnail-sized, so it must
+// send no pointer input (tiles are watch-only). Leaving `thumbnail` sends the desktop's size,
+// every pixel and the cursor again.
 import type { Logger } from 'pino';
 import {
   ATTENTION_OPCODE,
@@ -27,7 +28,7 @@ import {
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp, type OutInstruction } from '../encode/instructions.js';
-import type { Rect } from '../encode/rect.js';
+import { union, type Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
 import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
@@ -230,13 +231,17 @@ export class GuacUser {
     const frame = this.state.take();
     const started = performance.now();
     if (this.attention === 'thumbnail') {
-      // What changed does not matter: the whole screen is scaled down again.
+      // Everything that changed, moves included, is scaled down again from the framebuffer.
       this.lastFrameAt = started;
       const to = thumbnailSize(this.source.width, this.source.height);
       const shown = this.thumbnailShown;
       this.thumbnailShown = to;
       const resized = shown === undefined || shown.width !== to.width || shown.height !== to.height;
-      const out = await this.encoder.thumbnail(to, resized);
+      const changed = [...frame.rects, ...frame.copies].reduce<Rect | undefined>((all, r) => {
+        const rect = { x: r.x, y: r.y, width: r.width, height: r.height };
+        return all === undefined ? rect : union(all, rect);
+      }, undefined);
+      const out = await this.encoder.thumbnail(to, resized, changed);
       if (this.gone) return;
       this.options.onFrameEncoded?.(performance.now() - started);
       this.sendWithSync(out);

@@ -22,6 +22,7 @@ import type { VncSettings } from '../server/vncArgs.js';
 import type { EncodePool } from '../encode/encodePool.js';
 import type { EncodedImage, EncodeMode } from '../encode/imageTypes.js';
 import type { Rect } from '../encode/rect.js';
+import type { ThumbnailRegion } from '../encode/scaleDown.js';
 import { ChangeRate } from './changeRate.js';
 import { connectionLabel } from './connectionLabel.js';
 import { RegionEncodeCache } from './encodeCache.js';
@@ -106,10 +107,15 @@ export class VncSession implements GuacUserSource {
     if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
     return this.encodes.region(framebuffer, this.width, rect, mode);
   }
-  encodeThumbnail(to: { width: number; height: number }, mode: EncodeMode): Promise<EncodedImage> {
+  encodeThumbnail(
+    to: { width: number; height: number },
+    region: ThumbnailRegion,
+    mode: EncodeMode,
+  ): Promise<EncodedImage> {
     const framebuffer = this.rfb?.framebuffer;
     if (framebuffer === undefined) return Promise.reject(new Error('no framebuffer yet'));
-    return this.encodes.thumbnail(framebuffer, this.width, this.height, to, mode);
+    const from = { width: this.width, height: this.height };
+    return this.encodes.thumbnail(framebuffer, from, to, region, mode);
   }
   /** The desktop's cursor as last set (undefined until it sets one). */
   get cursorImage(): CursorImage | undefined {
