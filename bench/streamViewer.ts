@@ -29,7 +29,7 @@ export interface StreamViewer {
 }
 
 /** Page script (a string: tsx's helpers do not exist in the page). */
-const COUNT_TUNNEL = `(() => {
+export const COUNT_TUNNEL = `(() => {
   const counters = { framesPainted: 0, charsReceived: 0, images: { png: 0, jpeg: 0, webp: 0 } };
   const count = (text, needle) => {
     let n = 0;

@@ -10,11 +10,15 @@
 // - N desktops (what the issue asks: twenty tiles of twenty desktops against twenty full
 //   viewers): N small desktops (SMALL_DESKTOP, each an xterm printing), one browser on each, first
 //   all at full attention, then all as thumbnails. Nothing is shared between them, as between a
-//   person's agents' desktops. This is the comparison the target is read from.
+//   person's agents' desktops. This is the comparison the target is read from. Then the same
+//   desktops behind a bridge, in Chromium: the fleet page's tiles against N full viewers, with
+//   Chromium's, the bridge's and the gateway's CPU (tilesChromium.ts).
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
 import { ATTENTION_OPCODE, type AttentionLevel } from '@overlay-companion/guac';
 import { openUpstream } from '../apps/bridge/src/tunnel/upstream.js';
 import { processCpuMs } from './cpu.js';
+import { attempt, type Failed } from './failSoft.js';
+import { benchTilesChromium, type ChromiumTiles } from './tilesChromium.js';
 import { startServer } from './streamServers.js';
 
 export interface TilesRun {
@@ -31,8 +35,17 @@ export interface TilesResults {
   seconds: number;
   /** N browsers on one desktop, sharing its encodes. */
   one_desktop: { full: TilesRun; glance: TilesRun; thumbnail: TilesRun };
-  /** One browser on each of N desktops. */
-  many_desktops: { width: number; height: number; full: TilesRun; thumbnail: TilesRun };
+  /**
+   * One browser on each of N desktops; `chromium`: the same desktops behind a bridge, watched
+   * from Chromium as the fleet page's tiles and as N full viewers (tilesChromium.ts).
+   */
+  many_desktops: {
+    width: number;
+    height: number;
+    full: TilesRun;
+    thumbnail: TilesRun;
+    chromium: ChromiumTiles | Failed;
+  };
   /** What N thumbnail tiles of N desktops cost in full viewers' worth of gateway CPU (the issue: < 3 for 20). */
   tiles_in_full_viewers_cpu: number;
   tiles_in_full_viewers_bytes: number;
@@ -120,7 +133,18 @@ async function manyDesktops(
     await settle(1500);
     const measure = (level: AttentionLevel) =>
       measureRun(options, server, desktops, level, SMALL_DESKTOP, false);
-    return { ...SMALL_DESKTOP, full: await measure('full'), thumbnail: await measure('thumbnail') };
+    const full = await measure('full');
+    const thumbnail = await measure('thumbnail');
+    const chromium = await attempt('bench: tiles: Chromium', options.log, () =>
+      benchTilesChromium({
+        desktops,
+        size: SMALL_DESKTOP,
+        gateway: { port: server.port, pid: server.pid },
+        seconds: options.seconds,
+        log: options.log,
+      }),
+    );
+    return { ...SMALL_DESKTOP, full, thumbnail, chromium };
   } finally {
     await Promise.all(desktops.map((d) => d.stop()));
   }
