@@ -272,7 +272,7 @@ class Plane implements DesktopPlane {
       this.hub.overlayFeed.subscribe((change) => overlaysChanged(this.desktopId, change));
     // What a window here changed is told to the site; what the site told is not told back.
     this.hub.overlayFeed.subscribe((change) => {
-      if (!this.hub.overlaysFromSite) this.site()?.overlaysChanged(this.desktopId, change);
+      if (!this.hub.site.overlaysFromSite) this.site()?.overlaysChanged(this.desktopId, change);
     });
     this.hub.listen({
       event: (event) => {

@@ -11,6 +11,10 @@
 // take over) is windowsShared.ts. Any window of the person in charge may answer a listed
 // approval (approval_answer, relayed to the control window) or make itself the control window
 // (take_control).
+// In a site of several bridges, what the other bridges' windows list, answer, draw and announce
+// is applied through hubSite.ts, and the site's lease decides which bridge's window controls
+// (controlElsewhere, claimControl, yieldControl). A screenshot answered as a binary frame is
+// settled by imageAnswer.ts.
 // Sockets are abstracted as ViewerPeer so this file has no WebSocket code (viewerSocket.ts).
 import { randomBytes } from 'node:crypto';
 import {
@@ -36,7 +40,9 @@ import type { ModeState } from '../policy/modeState.js';
 import { CallRelay, type CallOptions, type PendingCallInfo } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { handleModeSet, modeChangedMessage } from './modeSetRequest.js';
-import { OverlayRelay, type OverlayChange } from './overlayRelay.js';
+import { HubSite } from './hubSite.js';
+import { settleImageAnswer } from './imageAnswer.js';
+import { OverlayRelay } from './overlayRelay.js';
 import { SharedWindowState } from './windowsShared.js';
 import { maskScreenshot } from '../layouts/privacyMasks.js';
 
@@ -164,6 +170,16 @@ export class ViewerHub {
   private readonly interest = new EventInterest();
   /** What every window is told about the others (and each new one after hello). */
   private readonly shared = new SharedWindowState();
+  /** What the other bridges of a site tell this hub, and answers sent to them (hubSite.ts). */
+  readonly site = new HubSite({
+    control: () => this.control,
+    broadcast: (message) => this.broadcast(message),
+    shared: this.shared,
+    overlays: this.overlays,
+    noViewerGuidance: () => this.noViewerGuidance(),
+    answerHere: (peer, message) => this.answerElsewhere(peer, message),
+    answerElsewhere: () => this.options.answerElsewhere,
+  });
   /** When a headless control window last left (the bridge brings it back by itself). */
   private headlessLeftAt: number | undefined;
 
@@ -372,7 +388,7 @@ export class ViewerHub {
     const refused = this.notInCharge(peer, 'approval_answer');
     if (refused !== undefined) return refused;
     const control = this.control;
-    if (control === undefined) return this.answerOnOtherBridge(peer, message);
+    if (control === undefined) return this.site.answerThere(peer, message);
     const verdict = this.shared.answered(message.request_id);
     if ('error' in verdict) return verdict.error;
     this.options.logger.info(
@@ -383,61 +399,6 @@ export class ViewerHub {
     // The first answer wins: the other windows close the request now, not after a round trip.
     this.toOthers(control.id, verdict.waiting);
     return undefined;
-  }
-
-  /**
-   * The control window is on another bridge of the site, which listed the request here: the
-   * answer goes there (it decides again), every window here stops showing the request at once,
-   * and `peer` is told if the other bridge refused it.
-   */
-  private answerOnOtherBridge(
-    peer: ViewerPeer,
-    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
-  ): string | undefined {
-    const relay = this.options.answerElsewhere;
-    if (relay === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
-    const verdict = this.shared.answered(message.request_id);
-    if ('error' in verdict) return verdict.error;
-    const sent = relay({ personId: peer.personId, access: peer.access }, message);
-    if (sent === undefined) return `approval_answer: ${this.noViewerGuidance()}`;
-    this.broadcast(verdict.waiting);
-    void sent.then((problem) => {
-      if (problem !== undefined)
-        peer.send(encodeBridgeMessage({ type: 'error', message: problem.slice(0, 500) }));
-    });
-    return undefined;
-  }
-
-  /**
-   * What the control window on another bridge of the site lists (site/remoteApprovals.ts): the
-   * windows here show it, and may answer it (answerElsewhere). Ignored while a window here
-   * controls (its own queue is what this bridge shows).
-   */
-  approvalsListedElsewhere(message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>): void {
-    if (this.control !== undefined) return;
-    this.broadcast(this.shared.listedElsewhere(message));
-  }
-
-  /**
-   * An answer given in a window on another bridge (its signature checked by the site): checked
-   * here again exactly as a window's own (only the person in charge, never a view grant, only a
-   * request the control window lists, once). Returns why not, if it was refused.
-   */
-  answerFromSite(
-    person: { personId: string; access: DesktopAccessLevel },
-    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
-  ): string | undefined {
-    if (this.control === undefined)
-      return 'approval_answer: the control window that asked has closed; nothing changed.';
-    return this.answerElsewhere(
-      { id: 'site', headless: false, ...person, send: () => undefined, close: () => undefined },
-      message,
-    );
-  }
-
-  /** What the AI did, announced by the control window on another bridge: every window draws it. */
-  aiActionElsewhere(message: Extract<BridgeToViewer, { type: 'ai_action' }>): void {
-    if (this.control === undefined) this.broadcast(message);
   }
 
   /** The approvals listed changed: every window here, and the site, are told. */
@@ -670,18 +631,7 @@ export class ViewerHub {
    */
   settleImage(viewerId: string, header: ImageAnswerHeader, image: Uint8Array): string | undefined {
     if (this.roleOf(viewerId) === undefined) return undefined;
-    const call = this.calls.pendingCall(viewerId, header.id);
-    if (call?.name !== 'take_screenshot') {
-      return call === undefined
-        ? `tool_result_image for unknown or finished call ${header.id}`
-        : `tool_result_image answers only take_screenshot, not ${call.name} (${header.id})`;
-    }
-    const data = Buffer.from(image.buffer, image.byteOffset, image.length).toString('base64');
-    return this.calls.settleCall(viewerId, {
-      type: 'tool_result',
-      id: header.id,
-      result: { ...header.result, data },
-    });
+    return settleImageAnswer(this.calls, viewerId, header, image);
   }
 
   /** Routes one parsed message from `viewerId`. Returns an error text to send back, if any. */
@@ -795,21 +745,6 @@ export class ViewerHub {
       this.detach(viewer.id);
       viewer.close(1001, 'The bridge is shutting down.');
     }
-  }
-
-  /**
-   * A change of the overlays made by the control window on another bridge of the site: the copy
-   * here keeps it and every window here draws it. Ignored while a window here controls (it owns
-   * the store here).
-   */
-  overlaysElsewhere(change: OverlayChange): void {
-    if (this.control !== undefined) return;
-    this.overlays.applyElsewhere(change);
-  }
-
-  /** Whether the overlay change being told came from another bridge (not to be told back). */
-  get overlaysFromSite(): boolean {
-    return this.overlays.fromSite;
   }
 
   /** The person's overlays as the bridge keeps them (for /ws/overlays). */

@@ -280,25 +280,38 @@ describe.runIf(!missing)("a person's windows on three bridges of a site", () => 
     const ai = await connectClient(two, { token: TOKEN });
     expect((await callTool(ai.client, 'list_desktops')).isError).toBeFalsy();
     // The session on bridge 2 is listed in the window on bridge 3.
-    await mirror.waitFor(
-      (m) => m.type === 'ai_clients' && m.clients.some((c) => c.client.name === 'bridge-test'),
-      5000,
-    );
+    await mirror
+      .waitFor(
+        (m) => m.type === 'ai_clients' && m.clients.some((c) => c.client.name === 'bridge-test'),
+        5000,
+      )
+      .catch((err: unknown) => {
+        throw new Error('the session on bridge 2 was not listed on bridge 3', { cause: err });
+      });
     // What the AI did, as the control window on bridge 1 announces it, is drawn on bridge 3.
     opened[0]!.send({
       type: 'ai_action',
       action: { kind: 'click', x: 5, y: 6, button: 'left', clicks: 1 },
     });
-    await mirror.waitFor((m) => m.type === 'ai_action' && m.action.kind === 'click', 5000);
-    // The session ends: the list on bridge 3 empties.
+    await mirror
+      .waitFor((m) => m.type === 'ai_action' && m.action.kind === 'click', 5000)
+      .catch((err: unknown) => {
+        throw new Error('the ai_action on bridge 1 was not drawn on bridge 3', { cause: err });
+      });
+    // The session ends (the client deletes it): bridge 3 counts one session fewer.
+    const lastClients = () =>
+      mirror.received
+        .filter((m): m is Extract<Received, { type: 'ai_clients' }> => m.type === 'ai_clients')
+        .at(-1);
+    const sessionsListed = (): number =>
+      lastClients()?.clients.find((c) => c.client.name === 'bridge-test')?.sessions ?? 0;
+    const before = sessionsListed();
+    expect(before).toBeGreaterThan(0);
+    await ai.transport.terminateSession();
     await ai.client.close();
-    await mirror.waitFor(
-      (m) =>
-        m.type === 'ai_clients' &&
-        m.clients.length === 0 &&
-        mirror.received.some((e) => e.type === 'ai_clients' && e.clients.length > 0),
-      5000,
-    );
+    await waitUntil(() => sessionsListed() === before - 1, 5000).catch((err: unknown) => {
+      throw new Error(`bridge 3 still lists: ${JSON.stringify(lastClients())}`, { cause: err });
+    });
   });
 
   test('a sign-in device cookie issued by one bridge is known to the others', () => {

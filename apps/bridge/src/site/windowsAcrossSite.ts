@@ -8,7 +8,7 @@
 // window here for a request listed there: sent to the bridge that holds the control window
 // (ForwardedApprovalAnswer over request/reply), signed with the site's key for approval answers,
 // which only a bridge that reads the site's database has (siteKeys.ts). The holder checks the
-// signature, then decides exactly as for a window of its own (ViewerHub.answerFromSite): only the
+// signature, then decides exactly as for a window of its own (HubSite.answerFromSite): only the
 // person in charge, never a view grant, only a request still listed, once.
 import type { DesktopAccessLevel, ViewerToBridge } from '@overlay-companion/protocol';
 import type { Msg } from 'nats';
@@ -155,7 +155,7 @@ export class WindowsAcrossSite {
       problem =
         plane === undefined
           ? 'approval_answer: the desktop is not open here any more; nothing changed.'
-          : plane.hub.answerFromSite(
+          : plane.hub.site.answerFromSite(
               { personId: answer.personId, access: answer.access },
               { type: 'approval_answer', request_id: answer.requestId, approved: answer.approved },
             );
@@ -190,15 +190,18 @@ export class WindowsAcrossSite {
     const plane = await this.options.planes.ifLoaded(event.desktopId);
     if (plane === undefined) return;
     if (event.type === 'overlays_changed') {
-      plane.hub.overlaysElsewhere(event.change);
+      plane.hub.site.overlaysElsewhere(event.change);
       return;
     }
     if (event.type === 'ai_action') {
-      plane.hub.aiActionElsewhere({ type: 'ai_action', action: event.action });
+      plane.hub.site.aiActionElsewhere({ type: 'ai_action', action: event.action });
       return;
     }
     // Listed for the person in charge there; if the charge moved meanwhile, it is not theirs.
     if (plane.inCharge().id !== event.inChargeId) return;
-    plane.hub.approvalsListedElsewhere({ type: 'approvals_waiting', requests: event.requests });
+    plane.hub.site.approvalsListedElsewhere({
+      type: 'approvals_waiting',
+      requests: event.requests,
+    });
   }
 }
