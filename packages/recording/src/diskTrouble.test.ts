@@ -120,22 +120,30 @@ describe('recording when the disk cannot keep up or is full', () => {
     const summary = await writer.close();
     // A typical call queues and returns (single calls may meet a GC pause on a busy machine).
     expect(medianFeedMs()).toBeLessThan(0.5);
-    expect(statuses.map((s) => s.state)).toEqual(['stopped', 'resumed']);
-    expect(summary.gaps).toHaveLength(1);
-    const [gap] = summary.gaps;
-    expect(gap!.reason).toMatch(/too slow/);
+    // Stopped and resumed, once or more: the disk may catch up in the middle of the burst (the
+    // writer does not decode while no mask is in force, so it can outrun the disk again).
+    const states = statuses.map((s) => s.state);
+    const pairs = states.length / 2;
+    expect(pairs).toBeGreaterThanOrEqual(1);
+    expect(states).toEqual(
+      Array.from({ length: states.length }, (_, i) => (i % 2 === 0 ? 'stopped' : 'resumed')),
+    );
+    expect(summary.gaps).toHaveLength(pairs);
+    for (const g of summary.gaps) expect(g.reason).toMatch(/too slow/);
 
     const reader = await RecordingReader.open(base, summary.id);
-    expect(reader.gaps).toEqual([{ from: gap!.from, to: gap!.to, reason: gap!.reason }]);
+    expect(reader.gaps).toEqual(
+      summary.gaps.map((g) => ({ from: g.from, to: g.to, reason: g.reason })),
+    );
     const events = await reader.events();
-    expect(events.filter((e) => e.kind === 'gap')).toEqual([
-      { t: gap!.to, kind: 'gap', from: gap!.from, to: gap!.to, reason: gap!.reason },
-    ]);
+    expect(events.filter((e) => e.kind === 'gap')).toEqual(
+      summary.gaps.map((g) => ({ t: g.to, kind: 'gap', from: g.from, to: g.to, reason: g.reason })),
+    );
     expect(events.some((e) => e.kind === 'recording.stopped')).toBe(true);
     // After the resume keyframe the picture is whole again: equal to the live one.
     expect((await reader.pictureAt(reader.end)).rgba.equals(await picture(live))).toBe(true);
-    // A keyframe was indexed at the resume, though the interval (60 s) had not passed.
-    expect(reader.keyframes.some((k) => k.t === gap!.to)).toBe(true);
+    // A keyframe was indexed at each resume, though the interval (60 s) had not passed.
+    for (const g of summary.gaps) expect(reader.keyframes.some((k) => k.t === g.to)).toBe(true);
   });
 
   it('on a full disk (ENOSPC on a 1 MiB tmpfs): reports the stop, names the gap in the index and event track, resumes once there is room', async (ctx) => {

@@ -156,6 +156,59 @@ describe('RecordingWriter and RecordingReader', () => {
     expect(i).toBe(live.length);
   });
 
+  it('decodes nothing on the live path while no mask is in force: the keyframes come once the desktop is still, at the frames the rule picks', async () => {
+    const index = async (id: string) =>
+      (await readFile(join(dir, `${id}.index.jsonl`), 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('"keyframe"'))
+        .map((line) => (JSON.parse(line) as { t: number }).t);
+    const frames = async (t0: number) => {
+      const blue = await solidPng(120, 80, [0, 0, 200]);
+      const list = [
+        { t: t0, instructions: [ins('size', 0, 120, 80), ...imageStream(1, 0, 0, 0, blue)] },
+      ];
+      for (let i = 1; i <= 10; i++) {
+        const dot = await solidPng(10, 10, [i * 20, 200, 0]);
+        list.push({ t: t0 + i * 100, instructions: imageStream(i + 1, 0, i * 10, 30, dot) });
+      }
+      return list;
+    };
+    const t0 = 1_700_000_050_000;
+    // The same frames, once with a mask in force all along (the model follows the stream) ...
+    const masked = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 250,
+      maxKeyframeIntervalMs: 250,
+    });
+    masked.setMasks([{ x: 0, y: 0, width: 5, height: 5 }], t0);
+    await record(masked, await frames(t0));
+    await masked.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const liveKeyframes = await index(masked.id);
+    await masked.close();
+    // ... and once without (the model follows the file, later).
+    const writer = await RecordingWriter.create({
+      dir,
+      keyframeIntervalMs: 250,
+      maxKeyframeIntervalMs: 250,
+      quietMs: 2_000,
+    });
+    const live = await record(writer, await frames(t0));
+    await writer.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(liveKeyframes.length).toBeGreaterThanOrEqual(3);
+    expect(await index(writer.id), 'no keyframe while the desktop is busy').toEqual([]);
+    // Still for quietMs: the model catches up, and the keyframes are those it would have written live.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    await writer.idle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await index(writer.id)).toEqual(liveKeyframes);
+    const summary = await writer.close();
+    const reader = await RecordingReader.open(dir, summary.id);
+    for (const { t, picture } of live)
+      expect(sameRgb(picture, await reader.pictureAt(t)), `at ${t - t0} ms`).toBe(0);
+  });
+
   it('keeps every pixel of masked content out of the file, also when a buffer carries it', async () => {
     const writer = await RecordingWriter.create({
       dir,
