@@ -1,8 +1,9 @@
 // Thumbnail attention (packages/guac's attention.ts) against a real Xvnc whose xterm prints
 // constantly: two browsers glancing at thumbnails get the screen scaled down to fit THUMBNAIL_BOX
 // (first all of it, then what changed), about one frame a second, close to `xwd -root` scaled
-// down the same way; a full viewer on the same connection is unaffected; and a thumbnail brought
-// back to full attention gets the desktop's own size and, once the xterm stops, exact pixels.
+// down the same way; a full viewer on the same connection is unaffected; a thumbnail's pointer
+// input reaches nothing; and a thumbnail brought back to full attention gets the desktop's own
+// size and, once the xterm stops, exact pixels.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,6 +134,31 @@ describe('gateway thumbnails', () => {
       );
       expect(difference).toBeLessThan(6);
     }
+
+    // A thumbnail's pointer input is in thumbnail pixels: it never reaches the desktop. (The
+    // delivery answer comes once everything the browser sent before it reached X.)
+    const delivered = async (client: GuacTestClient, id: string) => {
+      client.send('x-oc-delivery', id);
+      await client.waitFor(
+        () => client.received.some((i) => i.opcode === 'x-oc-delivery' && i.args[0] === id),
+        `delivery ${id}`,
+      );
+    };
+    const pointer = async () => {
+      const { stdout } = await run('xdotool', ['getmouselocation', '--shell'], {
+        env: desktop.env,
+      });
+      return {
+        x: Number(/^X=(\d+)$/m.exec(stdout)?.[1]),
+        y: Number(/^Y=(\d+)$/m.exec(stdout)?.[1]),
+      };
+    };
+    full.send('mouse', 700, 500, 0);
+    await delivered(full, '1');
+    expect(await pointer()).toEqual({ x: 700, y: 500 });
+    tiles[1]!.send('mouse', 50, 40, 0);
+    await delivered(tiles[1]!, '2');
+    expect(await pointer()).toEqual({ x: 700, y: 500 });
 
     // Back to full attention: the desktop's own size, exact pixels.
     tiles[0]!.send('x-oc-attention', 'full');

@@ -12,8 +12,8 @@
 // its encodes), and its busy areas at the lowest lossy quality. A `thumbnail` browser (a fleet
 // tile nobody points at) is paced the same way and gets what changed scaled down into a
 // thumbnail of the screen that fits THUMBNAIL_BOX, as one low-quality image per frame, encoded
-// once for all such browsers of the connection; its display is then thumbnail-sized, so it must
-// send no pointer input (tiles are watch-only). Leaving `thumbnail` sends the desktop's size,
+// once for all such browsers of the connection; its display is then thumbnail-sized, so its
+// pointer input is dropped (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size,
 // every pixel and the cursor again.
 import type { Logger } from 'pino';
 import {
@@ -50,6 +50,9 @@ export interface GuacUserSource extends FrameSource {
  * beyond that frames would only queue in the browser.
  */
 export const MAX_FRAMES_IN_FLIGHT = 2;
+
+/** Input that carries desktop coordinates (dropped from a thumbnail, whose display is smaller). */
+const POINTER_OPCODES = new Set(['mouse', 'touch']);
 
 /**
  * A frame with at least this many changed pixels is heavy (a scroll, a video, a window
@@ -326,6 +329,8 @@ export class GuacUser {
           this.setAttention(instruction);
           return;
         default: {
+          // A thumbnail's pointer is in thumbnail pixels, not the desktop's: it goes nowhere.
+          if (this.attention === 'thumbnail' && POINTER_OPCODES.has(instruction.opcode)) return;
           const reply = this.input.handle(instruction);
           if (reply.ack !== undefined) {
             this.socket.send([['ack', reply.ack.stream, reply.ack.message, reply.ack.status]]);
