@@ -104,7 +104,7 @@ export function LiveAiTimeline() {
       <button
         ref={button}
         type="button"
-        className="live-timeline__button"
+        className="status-bar__button live-timeline__button"
         aria-expanded={open}
         data-testid="live-timeline-button"
         onClick={() => setOpen((was) => !was)}
