@@ -2,6 +2,7 @@
 // and sign-in session (or API token, for a program's overlay feed) it was opened under, so that signing out, a session expiring, or a person being
 // disabled or removed closes exactly their sockets at once — a cookie that no longer works
 // must not leave a live desktop behind. Also counts each person's tunnels for the cap.
+import { openKey, type OpenElsewhere } from '../limits/openElsewhere.js';
 export interface RegisteredSocket {
   personId: string;
   sessionIdHash: string;
@@ -21,6 +22,20 @@ export class SocketRegistry {
   add(socket: RegisteredSocket): () => void {
     this.sockets.add(socket);
     return () => this.sockets.delete(socket);
+  }
+
+  /** In a site: the tunnels the other bridges hold open (site/sharedCaps.ts). */
+  elsewhere: OpenElsewhere | undefined;
+
+  /** Each person's open tunnels here, by openKey (what a site's other bridges are told). */
+  tunnelCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const s of this.sockets)
+      if (s.kind === 'tunnel') {
+        const key = openKey.personTunnels(s.personId);
+        counts[key] = (counts[key] ?? 0) + 1;
+      }
+    return counts;
   }
 
   count(personId: string, kind: RegisteredSocket['kind']): number {

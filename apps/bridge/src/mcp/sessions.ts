@@ -20,6 +20,7 @@ import {
   type TransportBacklog,
 } from './boundedTransport.js';
 import { ClientLog } from './clientLog.js';
+import { openKey, type OpenElsewhere } from '../limits/openElsewhere.js';
 
 /** A session with no request for this long is ended (clients that never send DELETE). */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -88,6 +89,18 @@ export class McpSessions {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** In a site: what the other bridges hold open, counted towards the caps (site/sharedCaps.ts). */
+  elsewhere: OpenElsewhere | undefined;
+
+  /** The sessions open here, by openKey (what a site's other bridges are told). */
+  openCounts(): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const { tokenId, personId } of this.sessions.values())
+      for (const key of [openKey.tokenSessions(tokenId), openKey.personSessions(personId)])
+        counts[key] = (counts[key] ?? 0) + 1;
+    return counts;
   }
 
   /** Adds `ALL /mcp` to `app`. Host/Origin are guarded by middleware mounted before this. */
@@ -229,8 +242,8 @@ export class McpSessions {
 
   /** Why a new session for `principal` is refused (a cap is reached), or undefined. */
   private capReached(principal: McpPrincipal): string | undefined {
-    let ofToken = 0;
-    let ofPerson = 0;
+    let ofToken = this.elsewhere?.count(openKey.tokenSessions(principal.tokenId)) ?? 0;
+    let ofPerson = this.elsewhere?.count(openKey.personSessions(principal.personId)) ?? 0;
     for (const session of this.sessions.values()) {
       if (session.tokenId === principal.tokenId) ofToken += 1;
       if (session.personId === principal.personId) ofPerson += 1;

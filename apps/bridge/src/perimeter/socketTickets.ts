@@ -9,6 +9,7 @@ import type { Access } from '../auth/access.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import type { TicketClaims } from '../auth/tickets.js';
 import { ticketFrom } from '../http/upgradeRouter.js';
+import { openKey } from '../limits/openElsewhere.js';
 
 /**
  * Desktop connections one person may hold open: the fleet view's tiles (one per desktop, twenty
@@ -42,7 +43,9 @@ export function admitTunnel(
 ): SocketAdmission {
   const admitted = claimSocketTicket(access, request, 'tunnel');
   if (!admitted.ok) return admitted;
-  const open = access.sockets.count(admitted.claims.personId, 'tunnel');
+  const { personId } = admitted.claims;
+  const elsewhere = access.sockets.elsewhere?.count(openKey.personTunnels(personId)) ?? 0;
+  const open = access.sockets.count(personId, 'tunnel') + elsewhere;
   if (open < MAX_TUNNELS_PER_PERSON) return admitted;
   return {
     ok: false,

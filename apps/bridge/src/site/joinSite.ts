@@ -6,7 +6,8 @@
 // close), a person's toggles, each desktop's record, grants and charge (its plane reloads: windows
 // of people who lost access close), mode, Stop, standing permissions and failed
 // sign-ins (the throttle counts them site-wide), socket tickets (asked of one bridge, used on
-// another), and the calls taken from the rate limits a
+// another), what each bridge holds open for the MCP session and tunnel caps (sharedCaps.ts),
+// and the calls taken from the rate limits a
 // token's sessions and a person's tokens share (sharedLimits.ts). Tool calls
 // whose desktop's control window is on another bridge are forwarded there (remoteControl.ts);
 // the approvals that window lists and its overlay changes reach the person's windows on every
@@ -19,6 +20,7 @@ import { MemorySignInThrottle } from '../auth/signInThrottle.js';
 import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { RemoteControl } from './remoteControl.js';
 import { SharedLimitsOnBus } from './sharedLimits.js';
+import { SharedCapsOnBus } from './sharedCaps.js';
 import { StartupError, errorMessage } from '../errors.js';
 import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
@@ -105,6 +107,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       throttle.onFailure((failure) => void bus.publish({ type: 'sign_in_failed', ...failure })),
     );
   const rateLimits = new SharedLimitsOnBus(bus, control.rateLimits);
+  const caps = new SharedCapsOnBus(bus, sessions, access.sockets);
   // Tool calls whose control window is on another bridge go there, and this bridge's windows
   // take the calls of the others; the windows of every bridge show what that window lists.
   const remote = new RemoteControl({ bus, planes, logger });
@@ -201,6 +204,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'rate_taken':
         rateLimits.takenElsewhere(event.entries);
         return;
+      case 'open_counts':
+        caps.told(event);
+        return;
       case 'sign_in_failed':
         throttle?.failedElsewhere(event);
         return;
@@ -249,6 +255,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         planes.site = undefined;
         for (const off of unlisten) off();
         rateLimits.close();
+        caps.close();
         windows.close();
         await remote.close();
         await bus.close();

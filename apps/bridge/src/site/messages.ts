@@ -141,6 +141,17 @@ export const SiteEvent = z.discriminatedUnion('type', [
     desktopId: Id,
     clients: AiClientsMessage.shape.clients,
   }),
+  /**
+   * What the sending bridge holds open now, by limits/openElsewhere.ts openKey (MCP sessions of
+   * each token and person, tunnels of each person): the site's caps count them (sharedCaps.ts).
+   */
+  z.strictObject({
+    type: z.literal('open_counts'),
+    from: From,
+    counts: z
+      .record(z.string().min(1).max(220), z.int().min(0).max(100_000))
+      .refine((counts) => Object.keys(counts).length <= 20_000, 'too many counts'),
+  }),
   /** A socket ticket used on a bridge: it works nowhere else. */
   z.strictObject({ type: z.literal('ticket_used'), from: From, hash: SessionIdHash }),
   /** Calls a bridge took from tokens' and persons' budgets (site/sharedLimits.ts). */

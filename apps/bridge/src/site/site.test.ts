@@ -27,6 +27,10 @@ import { SiteBus } from './siteBus.js';
 import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { openKey } from '../limits/openElsewhere.js';
+import { MAX_SESSIONS_PER_TOKEN } from '../mcp/sessions.js';
+import { MAX_TUNNELS_PER_PERSON } from '../perimeter/socketTickets.js';
+import { tryUpgrade, tunnelPath } from '../perimeter/testing/http.js';
 import { silentLogger } from '../logger.js';
 import { StartupError } from '../errors.js';
 import { signIn, sessionFromCookie } from '../testing/browserSession.js';
@@ -609,6 +613,56 @@ describe.runIf(missing === undefined)('limits shared by the bridges of a site', 
   afterAll(async () => {
     for (const bridge of bridges) await bridge.close();
     bridges = [];
+  });
+
+  test("a token's MCP session cap and a person's tunnel cap count every bridge's", async () => {
+    const [gateOne, gateTwo, gateThree] = bridges as [SiteBridge, SiteBridge, SiteBridge];
+    const tokenKey = openKey.tokenSessions('tok_site_test');
+    const here = (bridge: SiteBridge): number =>
+      bridge.desktopControl.sessions.openCounts()[tokenKey] ?? 0;
+    // Sessions left open by the test above count too: fill the cap, alternating bridges 1 and 2.
+    let open = bridges.reduce((n, bridge) => n + here(bridge), 0);
+    for (; open < MAX_SESSIONS_PER_TOKEN; open += 1)
+      expect((await initialize(open % 2 === 0 ? gateOne : gateTwo, TOKEN)).status).toBe(200);
+    await waitUntil(
+      () => gateThree.desktopControl.sessions.elsewhere?.count(tokenKey) === MAX_SESSIONS_PER_TOKEN,
+      3000,
+    );
+    // Bridge 3 holds none of them, yet refuses the next.
+    const refused = await initialize(gateThree, TOKEN);
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toContain(`limit ${MAX_SESSIONS_PER_TOKEN}`);
+    // Desktop connections: these stand for a person's tunnels open on bridge 1 (FAKE sockets in
+    // its registry: the site bridges have no desktop behind them); bridge 2 counts them.
+    const admin = gateOne.admin.id;
+    const fakeTunnels = Array.from({ length: MAX_TUNNELS_PER_PERSON }, () =>
+      gateOne.access.sockets.add({
+        personId: admin,
+        sessionIdHash: 'f'.repeat(64),
+        kind: 'tunnel',
+        close: () => undefined,
+      }),
+    );
+    await waitUntil(
+      () =>
+        gateTwo.access.sockets.elsewhere?.count(openKey.personTunnels(admin)) ===
+        MAX_TUNNELS_PER_PERSON,
+      3000,
+    );
+    const tunnel = await tryUpgrade(
+      gateTwo.url,
+      tunnelPath(await gateTwo.session.ticket('tunnel')),
+      {
+        protocol: 'guacamole',
+      },
+    );
+    expect(tunnel.status).toBe(429);
+    expect(tunnel.body).toContain(`${MAX_TUNNELS_PER_PERSON} desktop connections open`);
+    for (const remove of fakeTunnels) remove();
+    await waitUntil(
+      () => (gateTwo.access.sockets.elsewhere?.count(openKey.personTunnels(admin)) ?? 0) === 0,
+      3000,
+    );
   });
 
   test('failed sign-ins spread over three bridges ban the address on all of them', async () => {
