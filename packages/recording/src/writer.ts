@@ -23,13 +23,15 @@
 // the server's drawing, so the model need not follow the stream: it follows the file, later.
 // It catches up — replaying the file from where it was, writing the keyframes due on the way, at
 // the same frames and by the same rule as if it had been current — once the desktop has been
-// still for `quietMs`, when the file has run `maxLagBytes` ahead of it, when the recording
-// closes, and before anything that needs the picture now: a mask appearing (its first composed
-// frame), a gap (the resume keyframe), a hold. Catching up reads the disk and, for what the disk
-// has not confirmed, the writer's own copies of those chunks, so bytes a failing disk lost still
-// reach the model. While a mask is in force or a gap is open, every instruction is applied as it
-// comes, as before. feed() only queues (it never decodes, encodes or awaits), image decoding runs
-// on sharp's thread pool, and writes are batched into one file write per frame: the live stream
+// still for `quietMs`, when the file has run `maxLagBytes` or `maxLagMs` ahead of it (so the
+// keyframes of a recording being made, which its thumbnails seek with, trail by a minute at
+// most), when the recording closes, and before anything that needs the picture now: a mask
+// appearing (its first composed frame), a gap (the resume keyframe), a hold. Catching up reads
+// the disk and, for what the disk has not confirmed, the writer's own copies of those chunks, so
+// bytes a failing disk lost still reach the model. While a mask is in force or a gap is open,
+// every instruction is applied as it comes, as before. feed() only queues (it never decodes,
+// encodes or awaits), image decoding runs on sharp's thread pool, and writes are batched into
+// one file write per frame: the live stream
 // never waits. If the queue falls hopelessly behind (more than `maxBacklog` instructions) the
 // recording stops rather than grow without bound.
 //
@@ -86,11 +88,13 @@ export interface RecordingWriterOptions {
   maxBacklog?: number;
   /**
    * The model catches up with the file (writing the keyframes due) once no frame came for this
-   * long (default 1000 ms; wall clock), or once the file has run `maxLagBytes` (default 32 MiB)
-   * ahead of it.
+   * long (default 1000 ms; wall clock), once the file has run `maxLagBytes` (default 32 MiB)
+   * ahead of it…
    */
   quietMs?: number;
   maxLagBytes?: number;
+  /** …or once its oldest frame not yet caught up is this old (default 60 000; the recording's clock). */
+  maxLagMs?: number;
   /** After a disk failure, how often to try again (default 2000 ms). */
   retryAfterMs?: number;
   /** The clock for instructions fed without a time (default Date.now). */
@@ -189,6 +193,7 @@ export class RecordingWriter {
 
   private readonly quietMs: number;
   private readonly maxLagBytes: number;
+  private readonly maxLagMs: number;
   /**
    * True while the model does not follow the stream (no mask, no gap): it has applied the file up
    * to `modelAt`, and `syncPoints` are the frames written since (time and the offset after each
@@ -253,6 +258,7 @@ export class RecordingWriter {
     this.retryAfterMs = options.retryAfterMs ?? 2000;
     this.quietMs = options.quietMs ?? 1000;
     this.maxLagBytes = options.maxLagBytes ?? 32 * 1024 * 1024;
+    this.maxLagMs = options.maxLagMs ?? 60_000;
     this.now = options.now ?? Date.now;
     this.onStatus = options.onStatus;
     this.onWritten = options.onWritten;
@@ -536,7 +542,9 @@ export class RecordingWriter {
     if (offset === undefined) return;
     if (this.lazy) {
       this.syncPoints.push({ t: ts, offset });
-      if (offset - this.modelAt >= this.maxLagBytes) await this.catchUp();
+      const oldest = this.syncPoints[0]?.t ?? ts;
+      if (offset - this.modelAt >= this.maxLagBytes || ts - oldest >= this.maxLagMs)
+        await this.catchUp();
       else this.armQuietTimer();
       return;
     }
