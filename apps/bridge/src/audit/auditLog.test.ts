@@ -1,5 +1,5 @@
-// The audit log's write-behind on a real SQLite store: entries recorded in one burst go in one
-// statement (on PostgreSQL that is one commit instead of one per tool call), flush() waits for
+// The audit log's write-behind on a real SQLite store: entries recorded in one burst, or over the
+// few milliseconds a write waits for more (flush() does not wait), go in one statement (on PostgreSQL that is one commit instead of one per tool call), flush() waits for
 // all of them, order is kept, a failing write is logged without its content and written later,
 // and an entry whose text the store refuses is kept without it. Outages of a real PostgreSQL
 // and a real full disk are in faults/.
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { AuditLog } from './auditLog.js';
+import { DEFAULT_AUDIT_QUEUE } from './auditQueue.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 
 let fixture: TestAccess | undefined;
@@ -15,8 +16,18 @@ afterEach(async () => {
   fixture = undefined;
 });
 
+/** Entries are timed from now: the fixture's retention purge deletes old ones while it starts. */
+const BASE = Date.now();
 const entry = (at: number, detail = 'd') =>
-  ({ at, kind: 'stop', actor: 'person', personId: null, personName: null, detail }) as const;
+  ({
+    at: BASE + at,
+    kind: 'stop',
+    actor: 'person',
+    personId: null,
+    personName: null,
+    detail,
+  }) as const;
+const ats = (rows: Array<{ at: number }>) => rows.map((r) => r.at - BASE);
 
 describe('AuditLog', () => {
   it('writes a burst of entries in one statement, in order', async () => {
@@ -33,7 +44,34 @@ describe('AuditLog', () => {
     await log.flush();
     expect(batches).toEqual([25]);
     const rows = await store.audit.query({ kind: 'stop', limit: 100 });
-    expect(rows.map((r) => r.at)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+    expect(ats(rows)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+  });
+
+  it('gathers entries recorded over several turns into one write; flush() writes them at once', async () => {
+    fixture = await startTestAccess();
+    const { store } = fixture;
+    const batches: number[] = [];
+    const appendMany = store.audit.appendMany.bind(store.audit);
+    store.audit.appendMany = (entries) => {
+      batches.push(entries.length);
+      return appendMany(entries);
+    };
+    // A wait far longer than the test: only flush() can end it.
+    const log = new AuditLog(store, pino({ level: 'silent' }), Date.now, {
+      ...DEFAULT_AUDIT_QUEUE,
+      gatherMs: 600_000,
+    });
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 1; i <= 3; i++) {
+      log.record(entry(i));
+      await nextTurn();
+      await nextTurn();
+    }
+    expect(batches).toEqual([]);
+    await log.flush();
+    expect(batches).toEqual([3]);
+    expect(ats(await store.audit.query({ kind: 'stop', limit: 10 }))).toEqual([3, 2, 1]);
+    await log.stop();
   });
 
   it('keeps a batch the store refused and writes it, in order, once the store takes it', async () => {
@@ -65,7 +103,7 @@ describe('AuditLog', () => {
     await log.flush();
     expect(lines).not.toContain('secret-looking detail');
     const rows = await store.audit.query({ limit: 10 });
-    expect(rows.map((r) => [r.kind, r.at])).toEqual([
+    expect(rows.map((r) => [r.kind, r.at - BASE])).toEqual([
       ['audit_outage', expect.any(Number)],
       ['stop', 2],
       ['stop', 1],
@@ -90,7 +128,7 @@ describe('AuditLog', () => {
     log.record(entry(3));
     await log.flush();
     const rows = await store.audit.query({ limit: 10 });
-    expect(rows.map((r) => [r.at, r.detail])).toEqual([
+    expect(rows.map((r) => [r.at - BASE, r.detail])).toEqual([
       [3, 'd'],
       [2, 'the store refused the text of this entry; kept without it'],
       [1, 'd'],
