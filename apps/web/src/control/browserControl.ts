@@ -5,6 +5,7 @@
 // getBrowserControl(); nothing here renders.
 import { onAiActionRun } from '../activity/aiActivity.js';
 import { toAiAction } from '../activity/aiActionWire.js';
+import { afterAnswer } from '../net/afterAnswer.js';
 import {
   MAX_LISTED_APPROVALS,
   type ChargeMessage,
@@ -202,7 +203,7 @@ function startBrowserControl(): BrowserControl {
   });
   const overlays = new OverlayService({
     store: overlayStore,
-    broadcast: (m) => void send(m),
+    broadcast: afterAnswer((m) => void send(m)),
     desktop: knownDesktop,
     monitors: () => (knownDesktop() === undefined ? [] : monitors()),
   });
