@@ -29,16 +29,22 @@ const entry = (at: number, detail = 'd') =>
   }) as const;
 const ats = (rows: Array<{ at: number }>) => rows.map((r) => r.at - BASE);
 
+/** A fresh store whose audit writes are counted: `batches` holds each write's entry count. */
+async function storeCountingWrites() {
+  fixture = await startTestAccess();
+  const { store } = fixture;
+  const batches: number[] = [];
+  const appendMany = store.audit.appendMany.bind(store.audit);
+  store.audit.appendMany = (entries) => {
+    batches.push(entries.length);
+    return appendMany(entries);
+  };
+  return { store, batches };
+}
+
 describe('AuditLog', () => {
   it('writes a burst of entries in one statement, in order', async () => {
-    fixture = await startTestAccess();
-    const { store } = fixture;
-    const batches: number[] = [];
-    const appendMany = store.audit.appendMany.bind(store.audit);
-    store.audit.appendMany = (entries) => {
-      batches.push(entries.length);
-      return appendMany(entries);
-    };
+    const { store, batches } = await storeCountingWrites();
     const log = new AuditLog(store, pino({ level: 'silent' }));
     for (let i = 1; i <= 25; i++) log.record(entry(i));
     await log.flush();
@@ -48,14 +54,7 @@ describe('AuditLog', () => {
   });
 
   it('gathers entries recorded over several turns into one write; flush() writes them at once', async () => {
-    fixture = await startTestAccess();
-    const { store } = fixture;
-    const batches: number[] = [];
-    const appendMany = store.audit.appendMany.bind(store.audit);
-    store.audit.appendMany = (entries) => {
-      batches.push(entries.length);
-      return appendMany(entries);
-    };
+    const { store, batches } = await storeCountingWrites();
     // A wait far longer than the test: only flush() can end it.
     const log = new AuditLog(store, pino({ level: 'silent' }), Date.now, {
       ...DEFAULT_AUDIT_QUEUE,

@@ -48,62 +48,66 @@ async function refused(call: () => ReturnType<typeof callTool>): Promise<void> {
   expect(error.message).toContain('may use no desktop');
 }
 
+/**
+ * A person and their AI: the session is warmed with calls that succeed, then `change` is made
+ * (given the person's id) and the next call is checked with `check`.
+ */
+async function nextCallAfter(
+  username: string,
+  options: Parameters<typeof addPerson>[2],
+  change: (personId: string) => Promise<void>,
+  check: (call: () => ReturnType<typeof callTool>) => Promise<void> = refused,
+): Promise<void> {
+  const { person, client, call } = await personWithAi(username, options);
+  try {
+    await warm(call);
+    await change(person.person.id);
+    await check(call);
+  } finally {
+    await client.close();
+  }
+}
+
+/** An admin changes the person over the API. */
+async function patchPerson(personId: string, body: Record<string, unknown>): Promise<void> {
+  const answer = await bridge.session.request(`${API.people}/${personId}`, {
+    method: 'PATCH',
+    body,
+  });
+  expect(answer.status).toBe(200);
+}
+
 describe("the session's kept person", () => {
   it('is dropped when an admin takes the role away: the next call is refused', async () => {
-    const { person, client, call } = await personWithAi('carol', { role: 'admin' });
-    try {
-      await warm(call);
-      const answer = await bridge.session.request(`${API.people}/${person.person.id}`, {
-        method: 'PATCH',
-        body: { role: 'member' },
-      });
-      expect(answer.status).toBe(200);
-      await refused(call);
-    } finally {
-      await client.close();
-    }
+    await nextCallAfter('carol', { role: 'admin' }, (id) => patchPerson(id, { role: 'member' }));
   });
 
   it('is dropped when another bridge of the site says the person changed', async () => {
-    const { person, client, call } = await personWithAi('dave', { role: 'admin' });
-    try {
-      await warm(call);
+    await nextCallAfter('dave', { role: 'admin' }, async (id) => {
       // Another bridge on the same database demoted Dave and told the site; this is how the
       // site's tokens_invalidated message is applied here (site/joinSite.ts).
-      await bridge.access.store.people.update(person.person.id, { role: 'member' });
-      await bridge.access.tokens.invalidate({ personId: person.person.id }, 'site');
-      await refused(call);
-    } finally {
-      await client.close();
-    }
+      await bridge.access.store.people.update(id, { role: 'member' });
+      await bridge.access.tokens.invalidate({ personId: id }, 'site');
+    });
   });
 
   it('does not outlive a withdrawn grant: the next call is refused', async () => {
-    const { person, client, call } = await personWithAi('erin', { grant: 'view' });
-    try {
-      await warm(call);
-      const path = `${API.desktops}/${desktopId}/grants/${person.person.id}`;
+    await nextCallAfter('erin', { grant: 'view' }, async (id) => {
+      const path = `${API.desktops}/${desktopId}/grants/${id}`;
       expect((await bridge.session.request(path, { method: 'DELETE' })).status).toBeLessThan(300);
-      await refused(call);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('does not outlive a disabled account', async () => {
-    const { person, client, call } = await personWithAi('frank', { role: 'admin' });
-    try {
-      await warm(call);
-      const answer = await bridge.session.request(`${API.people}/${person.person.id}`, {
-        method: 'PATCH',
-        body: { disabled: true },
-      });
-      expect(answer.status).toBe(200);
-      const after = await call().catch((err: unknown) => err);
-      // The session is ended (the transport refuses), or the call is refused: never answered.
-      if (!(after instanceof Error)) expect(after.isError).toBe(true);
-    } finally {
-      await client.close();
-    }
+    await nextCallAfter(
+      'frank',
+      { role: 'admin' },
+      (id) => patchPerson(id, { disabled: true }),
+      async (call) => {
+        const after = await call().catch((err: unknown) => err);
+        // The session is ended (the transport refuses), or the call is refused: never answered.
+        if (!(after instanceof Error)) expect(after.isError).toBe(true);
+      },
+    );
   });
 });
