@@ -31,9 +31,8 @@
 // bytes a failing disk lost still reach the model. While a mask is in force or a gap is open,
 // every instruction is applied as it comes, as before. feed() only queues (it never decodes,
 // encodes or awaits), image decoding runs on sharp's thread pool, and writes are batched into
-// one file write per frame: the live stream
-// never waits. If the queue falls hopelessly behind (more than `maxBacklog` instructions) the
-// recording stops rather than grow without bound.
+// one file write per frame: the live stream never waits. If the queue falls hopelessly behind
+// (more than `maxBacklog` instructions) the recording stops rather than grow without bound.
 //
 // The disk never slows the live stream either: the file takes at most `maxPendingBytes` not yet
 // written. When that is spent, or the disk fails (ENOSPC, EACCES, EIO), the writer drops frames,
