@@ -94,11 +94,13 @@ type Side = 'browser' | 'upstream' | 'bridge';
 
 /**
  * Whether an instruction shows the desktop behind the server answering: anything but the
- * server's own keep-alives (`nop`) and its words about the connection (`error`, `disconnect`),
- * which guacd sends with the desktop silent.
+ * server's own keep-alives (`nop`), its words about the connection (`error`, `disconnect`), and
+ * what guacd 1.6 greets each new user with at once — a `sync`, and a `cursor` and `mouse` — all
+ * sent with the desktop silent (tunnel.guacdStallReopen.test.ts). A frame the desktop drew
+ * always has drawing instructions before its `sync`.
  */
-const FROM_THE_DESKTOP = (opcode: string): boolean =>
-  opcode !== 'nop' && opcode !== 'error' && opcode !== 'disconnect';
+const NOT_FROM_THE_DESKTOP = new Set(['nop', 'error', 'disconnect', 'sync', 'cursor', 'mouse']);
+const FROM_THE_DESKTOP = (opcode: string): boolean => !NOT_FROM_THE_DESKTOP.has(opcode);
 
 export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   readonly uuid = randomUUID();

@@ -1,0 +1,140 @@
+// A tunnel opened into a stalled link to xrdp behind Apache guacd — what the viewer does as it
+// reconnects while the link is still stalled — is not taken for the desktop answering. guacd 1.6
+// greets every new user at once with a `sync` (which the first-paint gate keeps from the
+// browser), a `cursor` and a `mouse` — measured here: 3 of 4 tunnels into a paused proxy got them
+// within 1 s, and nothing else but `nop` — and the bridge counted them as life: /readyz went back
+// to 200 a second after each reconnect with the desktop still silent (the e2e stalledLinkRdp's
+// /readyz check passed or not by timing), and the link watch began probing a login that had never
+// drawn. Real guacd and xrdp with the test's proxy paused (testing/stallProxy.ts); skipped where
+// either is missing, failed there under OC_REQUIRE_GUACD=1. Fails with the greeting counted as
+// the desktop's.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import type { ConnectionConfig } from '../config.js';
+import { startBridge, type RunningBridge } from '../bridge.js';
+import { skipOrFail, startTestGuacd } from '../testing/guacd.js';
+import { StallProxy } from '../testing/stallProxy.js';
+import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
+import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { startTestXrdp } from '../testing/xrdp.js';
+import { LINK_STALL_DEADLINE_MS } from './linkWatch.js';
+import { RDP_DEFAULTS } from './upstream.js';
+
+const cleanups: Array<() => Promise<unknown>> = [];
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}, 60_000);
+
+interface Stack {
+  bridge: RunningBridge;
+  fixture: TestAccess;
+  proxy: StallProxy;
+}
+
+/** guacd → proxy → xrdp; a string (the skip reason) where a part is missing. */
+async function startStack(): Promise<Stack | string> {
+  const guacd = await startTestGuacd();
+  if ('skip' in guacd) return skipOrFail('guacd', guacd.skip);
+  cleanups.push(() => guacd.stop());
+  const xrdp = await startTestXrdp();
+  if ('skip' in xrdp) return skipOrFail('xrdp', xrdp.skip);
+  cleanups.push(() => xrdp.stop());
+  const proxy = await StallProxy.start(
+    { host: '127.0.0.1', port: 0 },
+    { host: xrdp.host, port: xrdp.port },
+  );
+  cleanups.push(() => proxy.close());
+  const end = proxy.listening as { host: string; port: number };
+  const connection: ConnectionConfig = {
+    protocol: 'rdp',
+    params: {
+      ...RDP_DEFAULTS,
+      username: xrdp.username,
+      password: xrdp.password,
+      hostname: end.host,
+      port: String(end.port),
+    },
+  };
+  const workDir = await mkdtemp(join(tmpdir(), 'oc-guacd-stall-reopen-'));
+  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
+  const fixture = await startTestAccess();
+  cleanups.push(() => fixture.close());
+  const bridge = await startBridge(
+    { port: 0, webRoot: workDir, guacd: { host: guacd.host, port: guacd.port }, connection },
+    { access: fixture.access, logger: fixture.logger },
+  );
+  cleanups.push(() => bridge.close());
+  return { bridge, fixture, proxy };
+}
+
+async function readyz(bridge: RunningBridge): Promise<{ status: number; body: string }> {
+  const response = await fetch(new URL('readyz', bridge.url));
+  return { status: response.status, body: await response.text() };
+}
+
+/** Tries to open tunnels into the stalled link until one has been greeted by guacd. */
+const GREETING_TRIES = 4;
+/** How long each waits for guacd's greeting (it came within ~1 s when it came). */
+const GREETING_WAIT_MS = 5_000;
+/** How long /readyz is watched after the greeting (it turned 200 within ~0.5 s of it). */
+const WATCH_MS = 2_000;
+
+it(
+  "guacd's own greeting (sync, cursor, mouse) on a tunnel into a stalled link does not make /readyz 200",
+  { timeout: 150_000 },
+  async (ctx) => {
+    const stack = await startStack();
+    if (typeof stack === 'string') {
+      ctx.skip(stack);
+      return;
+    }
+    const first = await TunnelClient.open(stack.bridge.url, await stack.fixture.ticket('tunnel'));
+    cleanups.push(() => first.close());
+    await first.waitFor((i) => i.opcode === 'img', { timeoutMs: 60_000, what: 'the desktop' });
+    stack.proxy.pause();
+    await first.closed;
+    await eventually(
+      async () => (await readyz(stack.bridge)).status === 503,
+      LINK_STALL_DEADLINE_MS,
+      '/readyz to turn 503',
+    );
+
+    let greeted = 0;
+    for (let i = 0; i < GREETING_TRIES && greeted === 0; i++) {
+      const client = await TunnelClient.open(
+        stack.bridge.url,
+        await stack.fixture.ticket('tunnel'),
+      );
+      cleanups.push(() => client.close());
+      const greeting = await client
+        .waitFor((m) => m.opcode === 'cursor' || m.opcode === 'mouse', {
+          timeoutMs: GREETING_WAIT_MS,
+          what: "guacd's greeting",
+        })
+        .then(
+          () => true,
+          () => false,
+        );
+      if (greeting) {
+        greeted += 1;
+        const watchUntil = Date.now() + WATCH_MS;
+        while (Date.now() < watchUntil) {
+          const { status, body } = await readyz(stack.bridge);
+          expect(status, body).toBe(503);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+      const opcodes = client.instructions.map((m) => m.opcode);
+      console.log(`tunnel ${i + 1} into the stalled link received: ${opcodes.join(' ')}`);
+      // Nothing came from xrdp: nothing of a picture reached the browser.
+      expect(opcodes.filter((o) => !['', 'ready', 'cursor', 'mouse', 'nop'].includes(o))).toEqual(
+        [],
+      );
+      await client.close();
+    }
+    expect(greeted, 'guacd greeted none of the tunnels: nothing was tested').toBe(1);
+  },
+);
