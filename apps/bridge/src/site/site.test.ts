@@ -17,14 +17,11 @@ import {
 } from '../mcp/testing/fixtures.js';
 import { callTool, errorOf, textOf } from '../mcp/testing/calls.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
-import {
-  postgresRequired,
-  startTestPostgres,
-  type TestPostgres,
-} from '../store/testing/postgres.js';
+import { postgresRequired } from '../store/testing/postgres.js';
 import { encodeSiteMessage } from './messages.js';
 import { SiteBus } from './siteBus.js';
-import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
+import { natsRequired } from './testing/natsServer.js';
+import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
 import { openKey } from '../limits/openElsewhere.js';
@@ -36,14 +33,7 @@ import { StartupError } from '../errors.js';
 import { signIn, sessionFromCookie } from '../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../testing/testAccess.js';
 
-const nats = await startTestNats();
-const postgres = await startTestPostgres();
-const missing = 'skip' in nats ? nats.skip : 'skip' in postgres ? postgres.skip : undefined;
-
-afterAll(async () => {
-  if ('url' in postgres) await postgres.stop();
-  if ('url' in nats) await nats.stop();
-});
+const { nats, postgres, missing } = await startSiteServers();
 
 test('nats-server and PostgreSQL run the site suite (required in CI)', (ctx) => {
   if (missing === undefined) return;
@@ -52,8 +42,8 @@ test('nats-server and PostgreSQL run the site suite (required in CI)', (ctx) => 
 });
 
 describe.runIf(missing === undefined)('a site of three bridges', () => {
-  const n = nats as TestNats;
-  const pg = postgres as TestPostgres;
+  const n = nats;
+  const pg = postgres;
   let databaseUrl: string;
   let bridges: SiteBridge[] = [];
   const start = async (name: string): Promise<SiteBridge> =>
@@ -339,8 +329,8 @@ async function stops(bridge: SiteBridge): Promise<number> {
 }
 
 describe.runIf(missing === undefined)('tool calls across the bridges of a site', () => {
-  const n = nats as TestNats;
-  const pg = postgres as TestPostgres;
+  const n = nats;
+  const pg = postgres;
   let databaseUrl: string;
   let one: SiteBridge;
   let two: SiteBridge;
@@ -564,8 +554,8 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
 });
 
 describe.runIf(missing === undefined)('limits shared by the bridges of a site', () => {
-  const n = nats as TestNats;
-  const pg = postgres as TestPostgres;
+  const n = nats;
+  const pg = postgres;
   let bridges: SiteBridge[] = [];
 
   /** A token's sessions get 4 calls in all, then one call per 1000 s. */

@@ -17,19 +17,11 @@ import { cliEntry } from '../headless/testing/cliProcess.js';
 import { callTool } from '../mcp/testing/calls.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
-import { startTestPostgres, type TestPostgres } from '../store/testing/postgres.js';
-import { startTestNats, type TestNats } from './testing/natsServer.js';
+import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
 
-const nats = await startTestNats();
-const postgres = await startTestPostgres();
-const missing = 'skip' in nats || 'skip' in postgres;
-
-afterAll(async () => {
-  if ('url' in postgres) await postgres.stop();
-  if ('url' in nats) await nats.stop();
-});
+const { nats, postgres, missing } = await startSiteServers();
 
 /**
  * One address in front of the bridges: each request goes to the first of `targets` that takes
@@ -86,9 +78,9 @@ async function startFront(targets: string[]): Promise<{
   };
 }
 
-describe.runIf(!missing)('MCP sessions when their bridge dies', () => {
-  const n = nats as TestNats;
-  const pg = postgres as TestPostgres;
+describe.runIf(missing === undefined)('MCP sessions when their bridge dies', () => {
+  const n = nats;
+  const pg = postgres;
   let one: SiteBridge;
   let two: SiteBridge;
 

@@ -20,25 +20,17 @@ import WebSocket from 'ws';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer, type Received } from '../mcp/testing/scriptedViewer.js';
-import { startTestPostgres, type TestPostgres } from '../store/testing/postgres.js';
 import {
   approvalAnswerFields,
   encodeSiteMessage,
   type ForwardedApprovalAnswer,
 } from './messages.js';
 import { SiteKeys } from './siteKeys.js';
-import { startTestNats, type TestNats } from './testing/natsServer.js';
+import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
 
-const nats = await startTestNats();
-const postgres = await startTestPostgres();
-const missing = 'skip' in nats || 'skip' in postgres;
-
-afterAll(async () => {
-  if ('url' in postgres) await postgres.stop();
-  if ('url' in nats) await nats.stop();
-});
+const { nats, postgres, missing } = await startSiteServers();
 
 const overlay = (id: string, x: number): Overlay => ({
   overlay_id: id,
@@ -80,9 +72,9 @@ function askInOtherWindows(window: ScriptedViewer) {
 
 const isControlHello = (m: Received): boolean => m.type === 'hello' && m.role === 'control';
 
-describe.runIf(!missing)("a person's windows on three bridges of a site", () => {
-  const n = nats as TestNats;
-  const pg = postgres as TestPostgres;
+describe.runIf(missing === undefined)("a person's windows on three bridges of a site", () => {
+  const n = nats;
+  const pg = postgres;
   let databaseUrl: string;
   let one: SiteBridge;
   let two: SiteBridge;
