@@ -9,6 +9,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_FILE } from './dataDir.js';
 import { sampleAuditEntry } from './measure.js';
@@ -31,6 +32,8 @@ const BATCH = 50;
  * had already committed as its old space fills, which would hide or fake a few MB here.
  */
 function mainHeapBytes(): number {
+  // On a worker thread SQLite would allocate from that thread's own arena, not this mapping.
+  if (!isMainThread) throw new Error("measures malloc's main heap: run in vitest's forks pool");
   const smaps = readFileSync('/proc/self/smaps', 'utf8');
   const at = smaps.search(/^[0-9a-f]+-[0-9a-f]+ .* \[heap\]$/m);
   if (at < 0) throw new Error('no [heap] mapping in /proc/self/smaps');
