@@ -165,6 +165,8 @@ export interface PlaneSite {
     desktopId: string,
     message: Extract<BridgeToViewer, { type: 'ai_clients' }>,
   ): void;
+  /** Asks the bridge with the control window for its overlays (applied here when they come). */
+  overlaysWanted(desktopId: string): void;
   /** Whether another bridge holds the desktop's control window (as its lease says). */
   controlElsewhere(desktopId: string): boolean;
 }
@@ -263,6 +265,7 @@ class Plane implements DesktopPlane {
       answerElsewhere: (person, message) =>
         this.site()?.answerApproval(this.desktopId, person, message),
       controlElsewhere: () => this.site()?.controlElsewhere(this.desktopId) === true,
+      overlaysWanted: () => this.site()?.overlaysWanted(this.desktopId),
       ...(options.headlessLauncher === undefined
         ? {}
         : { headlessLauncher: options.headlessLauncher }),

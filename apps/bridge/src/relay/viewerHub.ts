@@ -86,6 +86,8 @@ export interface ViewerHubOptions {
    * (claimControl), one per site.
    */
   controlElsewhere?: () => boolean;
+  /** In a site: asks the bridge with the control window for its overlays (hubSite.ts applies). */
+  overlaysWanted?: () => void;
 }
 
 /** What the hub asks the headless viewer's launcher (headless/headlessViewer.ts). */
@@ -314,6 +316,9 @@ export class ViewerHub {
     }
     const role = this.roleOf(peer.id) ?? 'mirror';
     this.sendHello(peer, role);
+    // The control window is on another bridge: its overlays, as that bridge keeps them, come here
+    // (a plane loaded just now has none of them yet).
+    if (role === 'mirror' && this.control === undefined) this.options.overlaysWanted?.();
     this.options.logger.info({ viewerId: peer.id, role, headless: peer.headless }, 'viewer joined');
     this.windowsChanged();
     return role;

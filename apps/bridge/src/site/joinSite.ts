@@ -140,6 +140,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       }),
     answerApproval: (desktopId, person, message) => windows.answer(desktopId, person, message),
     controlElsewhere: (desktopId) => remote.controlElsewhere(desktopId),
+    overlaysWanted: (desktopId) => void windows.fetchOverlays(desktopId),
     aiAction: (desktopId, message) =>
       void bus.publish({ type: 'ai_action', desktopId, action: message.action }),
     aiClientsListed: (desktopId, message) =>

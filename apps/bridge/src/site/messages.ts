@@ -278,6 +278,13 @@ export function approvalAnswerFields(answer: Omit<ForwardedApprovalAnswer, 'mac'
   ];
 }
 
+/** "Your overlays of this desktop, please": to the bridge with its control window. */
+export const OverlaysWanted = z.strictObject({
+  type: z.literal('overlays_wanted'),
+  from: From,
+  desktopId: Id,
+});
+
 /** "Are you there?" to a bridge holding a forwarded call (answered by every live bridge). */
 export const BridgePing = z.strictObject({ type: z.literal('ping'), from: From });
 

@@ -37,6 +37,9 @@ const FLUSH_WAIT_MS = 1_000;
 /** Default lease TTL: a dead bridge's control windows are given up within this. */
 export const DEFAULT_LEASE_TTL_MS = 3_000;
 
+/** What a bridge takes at its own subjects (each parsed with its schema in messages.ts). */
+export type BridgeSubject = 'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays';
+
 export type SiteEventHandler = (event: SiteEvent) => void | Promise<void>;
 
 export class SiteBus {
@@ -93,7 +96,7 @@ export class SiteBus {
   }
 
   /** Where a bridge takes forwarded calls, mode approvals, cancellations, approval answers and pings. */
-  bridgeSubject(bridgeId: string, what: 'call' | 'approve' | 'cancel' | 'answer' | 'ping'): string {
+  bridgeSubject(bridgeId: string, what: BridgeSubject): string {
     return this.subject('bridge', bridgeId, what);
   }
 

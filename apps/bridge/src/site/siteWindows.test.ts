@@ -259,6 +259,26 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
       'ov_b',
     ]);
     feed.ws.close();
+    // A bridge that joins now heard none of it: a window opened there gets the overlays of the
+    // bridge with the control window, asked for when it opens.
+    const four = await startSiteBridge({
+      name: 'w four',
+      databaseUrl,
+      site: { servers: [n.address], token: n.token },
+      initialMode: 'assist',
+    });
+    try {
+      await waitUntil(() => heldElsewhere(four), 5000);
+      const late = await ScriptedViewer.connect(four);
+      expect(late.hello.role).toBe('mirror');
+      const synced = await late.waitFor((m) => m.type === 'sync_state', 5000);
+      expect((synced as { overlays: Overlay[] }).overlays.map((o) => o.overlay_id)).toEqual([
+        'ov_b',
+      ]);
+      await late.close();
+    } finally {
+      await four.close();
+    }
     control.send({ type: 'clear_overlays', seq: 4 });
     await mirror.waitFor((m) => m.type === 'clear_overlays', 5000);
     await mirror.close();

@@ -10,7 +10,11 @@
 // which only a bridge that reads the site's database has (siteKeys.ts). The holder checks the
 // signature, then decides exactly as for a window of its own (HubSite.answerFromSite): only the
 // person in charge, never a view grant, only a request still listed, once.
-import type { DesktopAccessLevel, ViewerToBridge } from '@overlay-companion/protocol';
+import {
+  SyncStateMessage,
+  type DesktopAccessLevel,
+  type ViewerToBridge,
+} from '@overlay-companion/protocol';
 import type { Msg } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -18,6 +22,7 @@ import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import {
   ForwardedAnswer,
   ForwardedApprovalAnswer,
+  OverlaysWanted,
   approvalAnswerFields,
   encodeSiteMessage,
   parseSiteMessage,
@@ -56,6 +61,9 @@ export class WindowsAcrossSite {
     const { bus } = options;
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'answer'), ForwardedApprovalAnswer, (answer, msg) =>
       this.answered(answer, msg),
+    );
+    bus.listen(bus.bridgeSubject(bus.bridgeId, 'overlays'), OverlaysWanted, (wanted, msg) =>
+      this.overlaysAsked(wanted, msg),
     );
     this.timer = setInterval(() => void this.refreshClients(), AI_CLIENTS_REFRESH_MS);
     this.timer.unref();
@@ -136,6 +144,39 @@ export class WindowsAcrossSite {
       return 'approval_answer: the bridge whose window asked answered something unreadable.';
     }
     return parsed.message.ok ? undefined : parsed.message.error.message;
+  }
+
+  /**
+   * A window opened here while the control window is on another bridge: that bridge's copy of
+   * the overlays is asked for and kept here (a newer one than it is not replaced).
+   */
+  async fetchOverlays(desktopId: string): Promise<void> {
+    const { bus, remote, planes, logger } = this.options;
+    const holder = await remote.holder(desktopId);
+    if (holder === undefined) return;
+    const wanted = { type: 'overlays_wanted' as const, from: bus.bridgeId, desktopId };
+    try {
+      const reply = await bus.nc.request(
+        bus.bridgeSubject(holder.bridge, 'overlays'),
+        encodeSiteMessage(wanted),
+        { timeout: ANSWER_WAIT_MS },
+      );
+      const parsed = parseSiteMessage(SyncStateMessage, reply.data);
+      if (!parsed.ok) {
+        logger.warn({ error: parsed.error }, 'site: dropped overlays that failed their schema');
+        return;
+      }
+      (await planes.ifLoaded(desktopId))?.hub.site.overlaysElsewhere(parsed.message);
+    } catch (err) {
+      logger.warn({ desktopId, err: errorMessage(err) }, 'site: the overlays were not fetched');
+    }
+  }
+
+  /** Another bridge's window asks for this bridge's overlays of a desktop it controls here. */
+  private async overlaysAsked(wanted: { desktopId: string }, msg: Msg): Promise<void> {
+    const plane = await this.options.planes.ifLoaded(wanted.desktopId);
+    if (msg.reply === undefined || msg.reply === '' || plane?.hub.control === undefined) return;
+    msg.respond(encodeSiteMessage(plane.hub.overlayFeed.syncMessage()));
   }
 
   /** An answer from a window on another bridge, for the control window here. */
