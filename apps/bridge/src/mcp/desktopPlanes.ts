@@ -165,6 +165,8 @@ export interface PlaneSite {
     desktopId: string,
     message: Extract<BridgeToViewer, { type: 'ai_clients' }>,
   ): void;
+  /** A window here took the desktop over or handed it back (every bridge's windows hear it). */
+  takeOver(desktopId: string, on: boolean): void;
   /** Asks the bridge with the control window for its overlays (applied here when they come). */
   overlaysWanted(desktopId: string): void;
   /** Whether another bridge holds the desktop's control window (as its lease says). */
@@ -307,12 +309,14 @@ class Plane implements DesktopPlane {
           call,
         ),
       windowsChanged: () => this.hub.desktopChanged(),
-      takeOver: (on, by) =>
+      takeOver: (on, by) => {
         options.takeOverChanged?.(
           this.desktopId,
           on,
           by === undefined ? undefined : this.names.get(by),
-        ),
+        );
+        this.site()?.takeOver(this.desktopId, on);
+      },
     });
     // What the person in charge allowed for a while, as the store kept it (after the hub: the
     // windows are told the list).

@@ -3,8 +3,9 @@
 // answer them: the answer goes to that bridge, which decides again), an answer given in a window
 // on another bridge for the control window here (checked exactly as a window's own), the AI
 // actions and the overlay changes that control window announces (drawn by every window here and
-// kept in the overlay copy that feeds /ws/overlays). All of it only while no window here controls:
-// then this bridge's own control window is what its windows follow. The bus itself, the
+// kept in the overlay copy that feeds /ws/overlays) — only while no window here controls: then
+// this bridge's own control window is what its windows follow — and a take-over pressed in a
+// window on another bridge (heard by every window here, the control window included). The bus itself, the
 // signatures and the leases are the site's (site/windowsAcrossSite.ts, site/controlLeases.ts).
 import {
   encodeBridgeMessage,
@@ -80,6 +81,15 @@ export class HubSite {
   /** What the AI did, announced by the control window on another bridge: every window draws it. */
   aiActionElsewhere(message: Extract<BridgeToViewer, { type: 'ai_action' }>): void {
     if (this.hub.control() === undefined) this.hub.broadcast(message);
+  }
+
+  /**
+   * A window on another bridge took the desktop over or handed it back: every window here hears
+   * it — the control window too, which holds the AI's input while the person has the desktop.
+   */
+  takeOverElsewhere(on: boolean): void {
+    const message = this.hub.shared.takeOverElsewhere(on);
+    if (message !== undefined) this.hub.broadcast(message);
   }
 
   /** An overlay change by the control window on another bridge: kept here and drawn by all. */

@@ -105,6 +105,16 @@ export class SharedWindowState {
     return message;
   }
 
+  /**
+   * A window on another bridge of the site took the desktop over (or handed it back): the
+   * message every window here must hear, or undefined when nothing changes.
+   */
+  takeOverElsewhere(on: boolean): Msg<'take_over'> | undefined {
+    if (on === this.#takenOver) return undefined;
+    this.#takenOver = on;
+    return { type: 'take_over', on };
+  }
+
   /** What a window that just got hello must also hear. */
   afterHello(role: 'control' | 'mirror'): BridgeToViewer[] {
     const messages: BridgeToViewer[] = [this.#aiClients];

@@ -141,6 +141,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     answerApproval: (desktopId, person, message) => windows.answer(desktopId, person, message),
     controlElsewhere: (desktopId) => remote.controlElsewhere(desktopId),
     overlaysWanted: (desktopId) => void windows.fetchOverlays(desktopId),
+    takeOver: (desktopId, on) => void bus.publish({ type: 'take_over', desktopId, on }),
     aiAction: (desktopId, message) =>
       void bus.publish({ type: 'ai_action', desktopId, action: message.action }),
     aiClientsListed: (desktopId, message) =>
@@ -215,6 +216,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'overlays_changed':
       case 'ai_action':
       case 'ai_clients_listed':
+      case 'take_over':
         await windows.apply(event);
         return;
       default: {

@@ -128,6 +128,8 @@ export const SiteEvent = z.discriminatedUnion('type', [
       SyncStateMessage,
     ]),
   }),
+  /** A window on the sending bridge took the desktop over from the AI (on) or handed it back. */
+  z.strictObject({ type: z.literal('take_over'), from: From, desktopId: Id, on: z.boolean() }),
   /** What the AI did, as the control window on the sending bridge announced it (ai_action). */
   z.strictObject({ type: z.literal('ai_action'), from: From, desktopId: Id, action: AiAction }),
   /**

@@ -326,6 +326,17 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     });
   });
 
+  test('a take-over pressed in a window on bridge 3 reaches the control window on bridge 1', async () => {
+    const control = await open(one);
+    await waitUntil(() => heldElsewhere(three), 5000);
+    const mirror = await open(three);
+    mirror.send({ type: 'take_over', on: true });
+    // The control window holds the AI's input while the person has the desktop.
+    await control.waitFor((m) => m.type === 'take_over' && m.on, 5000);
+    mirror.send({ type: 'take_over', on: false });
+    await control.waitFor((m) => m.type === 'take_over' && !m.on, 5000);
+  });
+
   test('a sign-in device cookie issued by one bridge is known to the others', () => {
     const devices = (bridge: SiteBridge) =>
       (

@@ -216,7 +216,10 @@ export class WindowsAcrossSite {
   async apply(
     event: Extract<
       SiteEvent,
-      { type: 'approvals_listed' | 'overlays_changed' | 'ai_action' | 'ai_clients_listed' }
+      {
+        type:
+          'approvals_listed' | 'overlays_changed' | 'ai_action' | 'ai_clients_listed' | 'take_over';
+      }
     >,
   ): Promise<void> {
     if (event.type === 'ai_clients_listed') {
@@ -232,6 +235,10 @@ export class WindowsAcrossSite {
     if (plane === undefined) return;
     if (event.type === 'overlays_changed') {
       plane.hub.site.overlaysElsewhere(event.change);
+      return;
+    }
+    if (event.type === 'take_over') {
+      plane.hub.site.takeOverElsewhere(event.on);
       return;
     }
     if (event.type === 'ai_action') {
