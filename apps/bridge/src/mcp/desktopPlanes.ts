@@ -193,6 +193,8 @@ class Plane implements DesktopPlane {
   private remoteClients: AiClientsList = [];
   /** AI clients that had a session here (see aiClientsChanged). */
   private readonly clientsSeen = new Set<string>();
+  /** Mode changes so far (a store read that a change overtook does not undo it). */
+  private modeChanges = 0;
   /** Set while a change another bridge made is applied: it is not told, written or audited again. */
   private fromSite = false;
   /** The store writes of this plane, one after another (a later one must not land first). */
@@ -237,6 +239,7 @@ class Plane implements DesktopPlane {
     this.mode.onChange((snapshot, source) => {
       const from = previous;
       previous = snapshot.mode;
+      this.modeChanges += 1;
       if (this.fromSite) return;
       options.observer?.modeChanged?.(
         this.charge.id,
@@ -389,11 +392,15 @@ class Plane implements DesktopPlane {
    */
   async policyFromStore(): Promise<void> {
     await this.writes;
+    const changesBefore = this.modeChanges;
     const stored = await this.options.store.desktopPolicy.get(this.desktopId);
     const mine = stored?.personId === this.charge.id ? stored : undefined;
     const mode = ModeSchema.safeParse(mine?.mode);
+    // A mode set (here, or told by another bridge) while the row was read is newer than the row:
+    // the bridge that set it writes it behind the change, so the store may not have it yet.
+    const newer = this.modeChanges !== changesBefore;
     this.elsewhere(() => {
-      if (mode.success && (mode.data !== this.mode.mode || mode.data === 'custom'))
+      if (!newer && mode.success && (mode.data !== this.mode.mode || mode.data === 'custom'))
         this.mode.set(mode.data, mine?.modeMetadata ?? undefined, 'person');
       this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0);
     });
