@@ -15,6 +15,7 @@ import { focusDesktop } from '../menu/ClientMenu.js';
 import { AnyAnswer, api } from '../net/api.js';
 import { errorText } from '../pages/common/errors.js';
 import { desktopStateStore } from '../store/desktopState.js';
+import { viewerPrefsStore } from '../store/viewerPrefs.js';
 import { filesPanelStore } from './filesPanelStore.js';
 import { TransferList } from './TransferList.js';
 import { fetchFile, maxBytesLearned, sendFiles } from './transfers.js';
@@ -164,15 +165,23 @@ export function FilesPanel() {
 }
 
 /** Opens and closes the files panel (in the status bar). */
-export function FilesButton() {
+/**
+ * Opens and closes the files panel: in the status bar, and in the menu, where phones find it
+ * (the bar has no room for it there). From the menu it also closes the menu, which would cover
+ * the panel on a phone.
+ */
+export function FilesButton({ inMenu = false }: { inMenu?: boolean }) {
   const open = useStore(filesPanelStore, (s) => s.open);
   return (
     <button
       type="button"
       className="status-bar__button"
-      data-testid="files-button"
+      data-testid={inMenu ? 'menu-files-button' : 'files-button'}
       aria-pressed={open}
-      onClick={() => filesPanelStore.getState().filesPanelToggled()}
+      onClick={() => {
+        filesPanelStore.getState().filesPanelToggled();
+        if (inMenu) viewerPrefsStore.getState().menuToggled(false);
+      }}
     >
       Files
     </button>

@@ -20,6 +20,7 @@ import { FUNCTION_KEYS, SPECIAL_KEYS, pressCombo, type SpecialKey } from './spec
 import { TouchKeyboard } from './TouchKeyboard.js';
 import { TakeOverButton } from '../takeover/TakeOverButton.js';
 import { ActionLogButton } from '../activity/ActionLog.js';
+import { FilesButton } from '../files/FilesPanel.js';
 import { statsStore } from '../display/connectionStats.js';
 import { OverlayList } from './OverlayList.js';
 import './menu.css';
@@ -173,6 +174,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
         <div className="client-menu__row client-menu__row--wrap">
           <TakeOverButton />
           <ActionLogButton />
+          <FilesButton inMenu />
         </div>
       </section>
       <ClipboardSection clipboard={clipboard} />
