@@ -65,7 +65,8 @@ export async function benchTilesChromium(options: {
       const added = await session.request(API.desktops, {
         body: {
           name: `Agent ${String(i + 2)}`,
-          kind: 'vnc',
+          // This bridge reaches desktops through a Guacamole server (ours, at --guacd).
+          kind: 'guacd-vnc',
           params: { host: d.host, port: d.port },
         },
       });
