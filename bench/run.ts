@@ -1,5 +1,5 @@
 // `npm run bench [-- --json] [--quick] [--only gateway,viewer,mcp,audit,stream,tiles,overlays,
-// desktops,soak,recording] [--soak-minutes N]`: measures the embedded stack on this machine (and, in `stream`, our
+// desktops,soak,recording,site] [--soak-minutes N] [--site-full]`: measures the embedded stack on this machine (and, in `stream`, our
 // gateway against Apache guacd) and prints medians and p99s (JSON with --json; progress on
 // stderr).
 // Targets come from the issues; the numbers are reported, never asserted — speed is not a test.
@@ -12,6 +12,7 @@ import { benchMcpSection, type McpSection } from './mcpSection.js';
 import { benchOverlays, type OverlayResults } from './overlays.js';
 import { benchPaint, type PaintResults } from './paint.js';
 import { benchRecording, type RecordingResults } from './recording.js';
+import { benchSite, DEFAULT_SITE, FULL_SITE, QUICK_SITE, type SiteResults } from './site.js';
 import { benchSoak, type SoakResults } from './soak.js';
 import { benchStream, type StreamResults } from './stream.js';
 import { benchTiles, type TilesResults } from './tiles.js';
@@ -24,8 +25,10 @@ const { values } = parseArgs({
     // recording (default: all).
     only: {
       type: 'string',
-      default: 'gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak,recording',
+      default: 'gateway,viewer,mcp,audit,stream,tiles,overlays,desktops,soak,recording,site',
     },
+    // The site load run at the issue's size: 20 desktops and AI clients, 10 calls/s, 5 minutes.
+    'site-full': { type: 'boolean', default: false },
     // How long the memory soak runs; the issue's run is 10 (default 2, 1 with --quick).
     'soak-minutes': { type: 'string' },
   },
@@ -121,6 +124,13 @@ const recording: RecordingResults | undefined = await section(
   () => benchRecording({ heavySeconds: values.quick ? 4 : 8, runs: values.quick ? 1 : 2, log }),
 );
 
+const siteSize = values['site-full'] ? FULL_SITE : values.quick ? QUICK_SITE : DEFAULT_SITE;
+const site: SiteResults | undefined = await section(
+  'site',
+  `a site: 3 bridges, 2 gateways, ${String(siteSize.desktops)} desktops and AI clients at ${String(siteSize.callsPerSecond)} calls/s for ${String(siteSize.seconds)} s`,
+  () => benchSite(siteSize, log),
+);
+
 const os = await import('node:os');
 const results = {
   machine: { cores: os.cpus().length, node: process.version, load_average: os.loadavg() },
@@ -141,6 +151,7 @@ const results = {
   desktops,
   soak,
   recording,
+  site,
   ratios: mcp?.ratios,
   targets: {
     full_frame_encode_p50_ms:
@@ -171,6 +182,16 @@ const results = {
             met: tiles.tiles_in_full_viewers_cpu < 3,
           },
     ...recording?.targets,
+    site_errors:
+      site === undefined ? undefined : { target: 0, measured: site.errors, met: site.errors === 0 },
+    site_cross_bridge_added_p50_ms:
+      site === undefined
+        ? undefined
+        : {
+            target: 1,
+            measured: site.cross_added_p50_ms,
+            met: site.cross_added_p50_ms <= 1,
+          },
     soak_heap_after_gc_mb_per_min:
       soak === undefined
         ? undefined
