@@ -4,22 +4,12 @@
 // it: the tunnel is closed with 514 UPSTREAM_TIMEOUT within the stated deadline, /readyz says so,
 // and once the proxy forwards again a tunnel opened as the browser reopens one shows the desktop.
 // Skipped with the reason where guacd or xrdp is missing; failed there under OC_REQUIRE_GUACD=1.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startLocalDesktop } from '@overlay-companion/gateway';
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ConnectionConfig } from '../config.js';
-import { startBridge, type RunningBridge } from '../bridge.js';
-import { skipOrFail, startTestGuacd } from '../testing/guacd.js';
-import { StallProxy } from '../testing/stallProxy.js';
-import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
+import { readyz, startGuacdStallStack, type GuacdStallStack } from '../testing/guacdStallStack.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
-import { startTestXrdp } from '../testing/xrdp.js';
 import { statusFromClose } from './closeStatus.js';
 import { LINK_STALL_DEADLINE_MS } from './linkWatch.js';
-import { RDP_DEFAULTS } from './upstream.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 
@@ -27,57 +17,8 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }, 60_000);
 
-interface Stack {
-  bridge: RunningBridge;
-  fixture: TestAccess;
-  proxy: StallProxy;
-}
-
-/** guacd → proxy → the desktop server; undefined (skipped) where a part is missing. */
-async function startStack(kind: 'vnc' | 'rdp'): Promise<Stack | string> {
-  const guacd = await startTestGuacd();
-  if ('skip' in guacd) return skipOrFail('guacd', guacd.skip);
-  cleanups.push(() => guacd.stop());
-  let server: { host: string; port: number };
-  let params: Record<string, string>;
-  if (kind === 'vnc') {
-    const desktop = await startLocalDesktop({ windowManager: false, rfbTcp: true });
-    cleanups.push(() => desktop.stop());
-    server = { host: desktop.host ?? '127.0.0.1', port: desktop.port ?? 0 };
-    params = {};
-  } else {
-    const xrdp = await startTestXrdp();
-    if ('skip' in xrdp) return skipOrFail('xrdp', xrdp.skip);
-    cleanups.push(() => xrdp.stop());
-    server = { host: xrdp.host, port: xrdp.port };
-    params = { ...RDP_DEFAULTS, username: xrdp.username, password: xrdp.password };
-  }
-  const proxy = await StallProxy.start({ host: '127.0.0.1', port: 0 }, server);
-  cleanups.push(() => proxy.close());
-  const end = proxy.listening as { host: string; port: number };
-  const connection: ConnectionConfig = {
-    protocol: kind,
-    params: { ...params, hostname: end.host, port: String(end.port) },
-  };
-  const workDir = await mkdtemp(join(tmpdir(), 'oc-guacd-stall-'));
-  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const fixture = await startTestAccess();
-  cleanups.push(() => fixture.close());
-  const bridge = await startBridge(
-    { port: 0, webRoot: workDir, guacd: { host: guacd.host, port: guacd.port }, connection },
-    { access: fixture.access, logger: fixture.logger },
-  );
-  cleanups.push(() => bridge.close());
-  return { bridge, fixture, proxy };
-}
-
-async function readyz(bridge: RunningBridge): Promise<{ status: number; body: string }> {
-  const response = await fetch(new URL('readyz', bridge.url));
-  return { status: response.status, body: await response.text() };
-}
-
 /** Opens a tunnel and waits for the desktop's first picture (RDP logs in first: seconds). */
-async function showing(stack: Stack): Promise<TunnelClient> {
+async function showing(stack: GuacdStallStack): Promise<TunnelClient> {
   const client = await TunnelClient.open(stack.bridge.url, await stack.fixture.ticket('tunnel'));
   cleanups.push(() => client.close());
   const shown = await client.waitFor((i) => i.opcode === 'img' || i.opcode === 'error', {
@@ -95,7 +36,7 @@ describe.each(['vnc', 'rdp'] as const)(
       'is closed with 514 within the deadline, makes /readyz 503, and works again once it resumes',
       { timeout: 150_000 },
       async (ctx) => {
-        const stack = await startStack(kind);
+        const stack = await startGuacdStallStack(kind, cleanups);
         if (typeof stack === 'string') {
           ctx.skip(stack);
           return;

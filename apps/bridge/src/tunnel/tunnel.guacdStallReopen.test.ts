@@ -8,72 +8,16 @@
 // drawn. Real guacd and xrdp with the test's proxy paused (testing/stallProxy.ts); skipped where
 // either is missing, failed there under OC_REQUIRE_GUACD=1. Fails with the greeting counted as
 // the desktop's.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import type { ConnectionConfig } from '../config.js';
-import { startBridge, type RunningBridge } from '../bridge.js';
-import { skipOrFail, startTestGuacd } from '../testing/guacd.js';
-import { StallProxy } from '../testing/stallProxy.js';
-import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
+import { readyz, startGuacdStallStack } from '../testing/guacdStallStack.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
-import { startTestXrdp } from '../testing/xrdp.js';
 import { LINK_STALL_DEADLINE_MS } from './linkWatch.js';
-import { RDP_DEFAULTS } from './upstream.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }, 60_000);
-
-interface Stack {
-  bridge: RunningBridge;
-  fixture: TestAccess;
-  proxy: StallProxy;
-}
-
-/** guacd → proxy → xrdp; a string (the skip reason) where a part is missing. */
-async function startStack(): Promise<Stack | string> {
-  const guacd = await startTestGuacd();
-  if ('skip' in guacd) return skipOrFail('guacd', guacd.skip);
-  cleanups.push(() => guacd.stop());
-  const xrdp = await startTestXrdp();
-  if ('skip' in xrdp) return skipOrFail('xrdp', xrdp.skip);
-  cleanups.push(() => xrdp.stop());
-  const proxy = await StallProxy.start(
-    { host: '127.0.0.1', port: 0 },
-    { host: xrdp.host, port: xrdp.port },
-  );
-  cleanups.push(() => proxy.close());
-  const end = proxy.listening as { host: string; port: number };
-  const connection: ConnectionConfig = {
-    protocol: 'rdp',
-    params: {
-      ...RDP_DEFAULTS,
-      username: xrdp.username,
-      password: xrdp.password,
-      hostname: end.host,
-      port: String(end.port),
-    },
-  };
-  const workDir = await mkdtemp(join(tmpdir(), 'oc-guacd-stall-reopen-'));
-  cleanups.push(() => rm(workDir, { recursive: true, force: true }));
-  const fixture = await startTestAccess();
-  cleanups.push(() => fixture.close());
-  const bridge = await startBridge(
-    { port: 0, webRoot: workDir, guacd: { host: guacd.host, port: guacd.port }, connection },
-    { access: fixture.access, logger: fixture.logger },
-  );
-  cleanups.push(() => bridge.close());
-  return { bridge, fixture, proxy };
-}
-
-async function readyz(bridge: RunningBridge): Promise<{ status: number; body: string }> {
-  const response = await fetch(new URL('readyz', bridge.url));
-  return { status: response.status, body: await response.text() };
-}
 
 /** Tries to open tunnels into the stalled link until one has been greeted by guacd. */
 const GREETING_TRIES = 4;
@@ -86,7 +30,7 @@ it(
   "guacd's own greeting (sync, cursor, mouse) on a tunnel into a stalled link does not make /readyz 200",
   { timeout: 150_000 },
   async (ctx) => {
-    const stack = await startStack();
+    const stack = await startGuacdStallStack('rdp', cleanups);
     if (typeof stack === 'string') {
       ctx.skip(stack);
       return;
