@@ -141,18 +141,8 @@ export function mountOverlayPainter({ layer, canvas: given, labels }: PainterTar
     layer.dataset.paintMs = (performance.now() - started).toFixed(2);
   };
 
-  // The frame is asked for in a microtask, after the task that changed the store: asking while
-  // frames were idle cost the renderer ~0.1 ms (measured), and a draw_overlay's answer leaves at
-  // the end of that same task. The frame painted is the same one either way.
-  let asking = false;
-  let stopped = false;
   const schedule = () => {
-    if (frame !== 0 || asking) return;
-    asking = true;
-    queueMicrotask(() => {
-      asking = false;
-      if (frame === 0 && !stopped) frame = requestAnimationFrame(paint);
-    });
+    if (frame === 0) frame = requestAnimationFrame(paint);
   };
   const unsubscribe = [
     overlayStore.subscribe(schedule),
@@ -163,7 +153,6 @@ export function mountOverlayPainter({ layer, canvas: given, labels }: PainterTar
   window.addEventListener('resize', schedule);
   schedule();
   return () => {
-    stopped = true;
     if (frame !== 0) cancelAnimationFrame(frame);
     for (const undo of unsubscribe) undo();
     window.removeEventListener('resize', schedule);
