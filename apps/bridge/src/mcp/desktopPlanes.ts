@@ -193,8 +193,9 @@ class Plane implements DesktopPlane {
   private remoteClients: AiClientsList = [];
   /** AI clients that had a session here (see aiClientsChanged). */
   private readonly clientsSeen = new Set<string>();
-  /** Mode changes so far (a store read that a change overtook does not undo it). */
+  /** Mode changes so far, and when the last one was (a store read does not undo a newer one). */
   private modeChanges = 0;
+  private modeChangedAt = 0;
   /** Set while a change another bridge made is applied: it is not told, written or audited again. */
   private fromSite = false;
   /** The store writes of this plane, one after another (a later one must not land first). */
@@ -240,6 +241,7 @@ class Plane implements DesktopPlane {
       const from = previous;
       previous = snapshot.mode;
       this.modeChanges += 1;
+      this.modeChangedAt = Date.now();
       if (this.fromSite) return;
       options.observer?.modeChanged?.(
         this.charge.id,
@@ -396,9 +398,12 @@ class Plane implements DesktopPlane {
     const stored = await this.options.store.desktopPolicy.get(this.desktopId);
     const mine = stored?.personId === this.charge.id ? stored : undefined;
     const mode = ModeSchema.safeParse(mine?.mode);
-    // A mode set (here, or told by another bridge) while the row was read is newer than the row:
-    // the bridge that set it writes it behind the change, so the store may not have it yet.
-    const newer = this.modeChanges !== changesBefore;
+    // A mode set (here, or told by another bridge) while the row was read, or after the row was
+    // written, is newer than the row: the bridge that set it writes it behind the change, so the
+    // store may not have it yet (a Stop told a moment ago must not be undone by an older row).
+    const newer =
+      this.modeChanges !== changesBefore ||
+      (stored !== undefined && stored.updatedAt < this.modeChangedAt);
     this.elsewhere(() => {
       if (!newer && mode.success && (mode.data !== this.mode.mode || mode.data === 'custom'))
         this.mode.set(mode.data, mine?.modeMetadata ?? undefined, 'person');

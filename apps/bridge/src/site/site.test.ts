@@ -24,6 +24,7 @@ import { natsRequired } from './testing/natsServer.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { argX } from './testing/relayedArgs.js';
 import { openKey } from '../limits/openElsewhere.js';
 import { MAX_SESSIONS_PER_TOKEN } from '../mcp/sessions.js';
 import { MAX_TUNNELS_PER_PERSON } from '../perimeter/socketTickets.js';
@@ -303,11 +304,6 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     ).rejects.toThrow(/credentials/);
   });
 });
-
-/** The x of a relayed call's args (the union of every tool's args has no common x). */
-function argX(message: { args?: unknown }): unknown {
-  return (message.args as { x?: unknown } | undefined)?.x;
-}
 
 async function initialize(bridge: SiteBridge, token: string): Promise<Response> {
   return fetch(bridge.mcpUrl, {

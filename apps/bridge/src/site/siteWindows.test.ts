@@ -29,6 +29,7 @@ import { SiteKeys } from './siteKeys.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { argX } from './testing/relayedArgs.js';
 
 const { nats, postgres, missing } = await startSiteServers();
 
@@ -68,11 +69,6 @@ function askInOtherWindows(window: ScriptedViewer) {
       ? { result: { success: true, was_confirmed: true } }
       : { error: { kind: 'permission_denied', message: 'The person denied it.' } };
   };
-}
-
-/** The x of a relayed call's args (the union of every tool's args has no common x). */
-function argX(message: Received): unknown {
-  return (message as { args?: { x?: unknown } }).args?.x;
 }
 
 const isControlHello = (m: Received): boolean => m.type === 'hello' && m.role === 'control';
