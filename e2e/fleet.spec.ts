@@ -12,8 +12,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
-import { API, type DesktopList, type DesktopView } from '@overlay-companion/protocol';
-import type { BrowserContext, Locator, Page } from '@playwright/test';
+import { API, type DesktopView } from '@overlay-companion/protocol';
+import type { BrowserContext, Page } from '@playwright/test';
 import { registerSecret } from '../apps/bridge/src/testing/testLogs.js';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
@@ -27,6 +27,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { adminSession, signInContextAs } from './support/signIn.js';
+import { fleetTile, listDesktops, removeDesktopsBut } from './support/fleetPage.js';
 import { pointerLocation } from './support/xdesktop.js';
 
 const run = promisify(execFile);
@@ -67,7 +68,7 @@ test.beforeAll(async ({ browser, stack: running }) => {
   // The command line's desktop is made when the directory first loads (an AI call does it).
   ai1 = await connectMcp(stack);
   expect((await callTool(ai1, 'list_desktops', {})).isError).toBe(false);
-  const listed = ((await (await admin.request(API.desktops)).json()) as DesktopList).desktops;
+  const listed = await listDesktops(admin);
   const first = listed.find((d) => d.id !== secondId);
   if (first === undefined) throw new Error(`no first desktop: ${JSON.stringify(listed)}`);
   firstId = first.id;
@@ -93,20 +94,11 @@ test.afterAll(async () => {
   await ai1?.close();
   await ai2?.close();
   await context?.close();
-  // The e2e stack is shared: leave it with its one desktop, as the specs after this one expect
-  // (an AI with a token for every desktop would otherwise act on one made here).
-  const admin = await adminSession(stack);
-  const listed = ((await (await admin.request(API.desktops)).json()) as DesktopList).desktops;
-  for (const desktop of listed) {
-    if (desktop.id === firstId) continue;
-    const removed = await admin.request(`${API.desktops}/${desktop.id}`, { method: 'DELETE' });
-    expect(removed.ok, `DELETE ${desktop.name}: ${removed.status}`).toBe(true);
-  }
+  await removeDesktopsBut(await adminSession(stack), firstId);
   await second?.stop();
 });
 
-const tile = (page: Page, id: string): Locator =>
-  page.locator(`[data-testid="fleet-tile"][data-desktop-id="${id}"]`);
+const tile = fleetTile;
 
 /** How many of a tile canvas's sampled pixels are not black, and their mean colour. */
 async function canvasLook(page: Page, id: string): Promise<{ lit: number; mean: number[] }> {

@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
 import { captureRoot } from '@overlay-companion/gateway/testing';
-import { API, type DesktopList, type DesktopView } from '@overlay-companion/protocol';
-import type { BrowserContext, Locator, Page } from '@playwright/test';
+import { API, type DesktopView } from '@overlay-companion/protocol';
+import type { BrowserContext, Page } from '@playwright/test';
 import { registerSecret } from '../apps/bridge/src/testing/testLogs.js';
 import { expect, test } from './fixtures.js';
 import {
@@ -25,6 +25,7 @@ import {
 } from './support/controlPlane.js';
 import { adminSession, signInContextAs } from './support/signIn.js';
 import type { RunningStack } from './support/bridgeProcess.js';
+import { fleetTile, listDesktops, removeDesktopsBut } from './support/fleetPage.js';
 import { pointerLocation } from './support/xdesktop.js';
 
 const run = promisify(execFile);
@@ -118,8 +119,7 @@ function worstCell(a: readonly number[], b: readonly number[]): number {
   return Math.max(...a.map((v, i) => Math.abs(v - (b[i] ?? 0))));
 }
 
-const tile = (page: Page, id: string): Locator =>
-  page.locator(`[data-testid="fleet-tile"][data-desktop-id="${id}"]`);
+const tile = fleetTile;
 
 async function tileMeans(id: string): Promise<number[] | undefined> {
   const picture = await tile(fleet, id)
@@ -164,7 +164,7 @@ test.beforeAll(async ({ browser, stack: running }) => {
   registerSecret(PASSWORD);
   const ai1 = await connectMcp(stack);
   expect((await callTool(ai1, 'list_desktops', {})).isError).toBe(false);
-  const listed = ((await (await admin.request(API.desktops)).json()) as DesktopList).desktops;
+  const listed = await listDesktops(admin);
   const first = listed.find((d) => !ids.includes(d.id));
   if (first === undefined) throw new Error(`no first desktop: ${JSON.stringify(listed)}`);
   firstId = first.id;
@@ -193,14 +193,7 @@ test.afterAll(async () => {
   await Promise.all(desktops.map((d) => d.loop?.done ?? Promise.resolve('')));
   for (const d of desktops) await d.ai.close();
   await context?.close();
-  // The e2e stack is shared: leave it with its one desktop, as the specs after this one expect.
-  const admin = await adminSession(stack);
-  const listed = ((await (await admin.request(API.desktops)).json()) as DesktopList).desktops;
-  for (const d of listed) {
-    if (firstId === undefined || d.id === firstId) continue;
-    const removed = await admin.request(`${API.desktops}/${d.id}`, { method: 'DELETE' });
-    expect(removed.ok, `DELETE ${d.id}: ${removed.status}`).toBe(true);
-  }
+  if (firstId !== undefined) await removeDesktopsBut(await adminSession(stack), firstId);
   await Promise.all(extra.map((d) => d.stop()));
   extra = [];
   desktops = [];
