@@ -87,7 +87,7 @@ const stream: StreamResults | undefined = await section(
 
 const tiles: TilesResults | undefined = await section(
   'tiles',
-  'fleet tiles: 20 browsers on one busy desktop at full attention, then glancing',
+  'fleet tiles: 20 browsers on one busy desktop, and one on each of 20 small desktops, at full attention and as thumbnails',
   () => benchTiles({ browsers: 20, seconds: values.quick ? 4 : 8, log }),
 );
 

@@ -335,7 +335,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
         if (instruction.args.length !== 1 || !level.success) {
           this.close(
             GuacStatus.CLIENT_BAD_REQUEST,
-            `Malformed "${ATTENTION_TUNNEL_OPCODE}" instruction: it takes one level, full or glance.`,
+            `Malformed "${ATTENTION_TUNNEL_OPCODE}" instruction: it takes one level, one of ${TunnelAttention.options.join(', ')}.`,
           );
           return;
         }

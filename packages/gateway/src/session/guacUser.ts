@@ -17,6 +17,7 @@
 // every pixel and the cursor again.
 import type { Logger } from 'pino';
 import {
+  ATTENTION_LEVELS,
   ATTENTION_OPCODE,
   DELIVERY_OPCODE,
   GLANCE_FRAME_INTERVAL_MS,
@@ -409,7 +410,9 @@ export class GuacUser {
   private setAttention(instruction: GuacInstruction): void {
     const level = attentionLevel(instruction.args);
     if (level === undefined) {
-      throw new InputError(`"${ATTENTION_OPCODE}" takes one argument: full or glance.`);
+      throw new InputError(
+        `"${ATTENTION_OPCODE}" takes one argument, one of ${ATTENTION_LEVELS.join(', ')}.`,
+      );
     }
     const was = this.attention;
     this.attention = level;
