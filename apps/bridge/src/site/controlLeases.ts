@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
 import type { RemoteHolder } from '../mcp/relayCall.js';
-import { ControlLease, encodeSiteMessage, parseSiteMessage } from './messages.js';
+import { ControlLease } from './messages.js';
 import type { SiteBus } from './siteBus.js';
 
 /** How long a holder's answer to "still there?" may take (a slow one is not taken as gone). */
@@ -65,11 +65,15 @@ export class ControlLeases {
       kv = await this.options.bus.leases();
       const entry = await kv.get(leaseKey(desktopId));
       if (entry === null || entry.operation !== 'PUT') return undefined;
-      const parsed = parseSiteMessage(ControlLease, entry.value);
+      const parsed = this.options.bus.openValue(
+        ControlLease,
+        entry.value,
+        this.options.bus.leaseTtlMs,
+      );
       if (!parsed.ok) {
         this.options.logger.warn(
           { desktopId, error: parsed.error },
-          'site: a lease failed its schema',
+          'site: a lease failed its seal or schema',
         );
         return undefined;
       }
@@ -118,7 +122,9 @@ export class ControlLeases {
         this.watcher = await kv.watch({ key: 'control.>' });
         for await (const entry of this.watcher) {
           const parsed =
-            entry.operation === 'PUT' ? parseSiteMessage(ControlLease, entry.value) : undefined;
+            entry.operation === 'PUT'
+              ? bus.openValue(ControlLease, entry.value, bus.leaseTtlMs)
+              : undefined;
           if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId)
             this.known.set(entry.key, {
               bridge: parsed.message.bridge,
@@ -187,7 +193,8 @@ export class ControlLeases {
     const entry = await kv.get(key);
     let free = entry === null || entry.operation !== 'PUT';
     if (!free && entry !== null) {
-      const lease = parseSiteMessage(ControlLease, entry.value);
+      const { bus } = this.options;
+      const lease = bus.openValue(ControlLease, entry.value, bus.leaseTtlMs);
       if (lease.ok && (await this.gone(lease.message.bridge))) {
         await kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
         this.options.logger.info(
@@ -208,7 +215,7 @@ export class ControlLeases {
     try {
       await bus.nc.request(
         bus.bridgeSubject(bridge, 'ping'),
-        encodeSiteMessage({ type: 'ping', from: bus.bridgeId }),
+        bus.seal({ type: 'ping', from: bus.bridgeId }),
         { timeout: PING_TIMEOUT_MS },
       );
       return false;
@@ -223,7 +230,7 @@ export class ControlLeases {
    */
   private async keep(kv: KV, desktopId: string, headless: boolean): Promise<boolean> {
     const key = leaseKey(desktopId);
-    const value = encodeSiteMessage({ bridge: this.options.bus.bridgeId, headless });
+    const value = this.options.bus.seal({ bridge: this.options.bus.bridgeId, headless });
     const mine = this.held.get(desktopId);
     try {
       const revision =
@@ -239,7 +246,11 @@ export class ControlLeases {
       this.held.delete(desktopId);
       const entry = await kv.get(key).catch(() => null);
       if (entry === null || entry.operation !== 'PUT') return true;
-      const other = parseSiteMessage(ControlLease, entry.value);
+      const other = this.options.bus.openValue(
+        ControlLease,
+        entry.value,
+        this.options.bus.leaseTtlMs,
+      );
       return !(other.ok && other.message.bridge !== this.options.bus.bridgeId);
     }
   }

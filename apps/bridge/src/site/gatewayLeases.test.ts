@@ -19,8 +19,8 @@ import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient, eventually } from '../testing/tunnelClient.js';
 import { SINGLE_DESKTOP_ID } from '../tunnel/tunnelEndpoint.js';
 import { GatewayLeases } from './gatewayLeases.js';
-import { encodeSiteMessage } from './messages.js';
 import { SiteBus } from './siteBus.js';
+import { SiteKeys } from './siteKeys.js';
 import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
 
 const SITE_ID = randomBytes(6).toString('hex');
@@ -44,6 +44,7 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
       config: { servers: [server.address.replace(/^nats:\/\//, '')], token: server.token },
       siteId: SITE_ID,
       logger: silentLogger(),
+      keys: await SiteKeys.load(fixture.access.store.settings, SITE_ID),
     });
     buses.push(bus);
     const leases = new GatewayLeases(bus, silentLogger());
@@ -114,15 +115,27 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
       .views.kv(`oc_${SITE_ID}_gateways`, { ttl: 15_000, history: 1 });
     const key = `place.${Buffer.from(SINGLE_DESKTOP_ID).toString('hex')}`;
     // Each with what bridge B's places answer once its watch has it.
+    // Sealed as a bridge of the site would (its pool checks the place all the same), and one
+    // well-formed but not sealed with the site's key (NATS credentials alone): never read.
+    const seal = (place: unknown): Uint8Array => buses[0]!.seal(place);
     const forged: [Uint8Array, string | undefined][] = [
       [
-        encodeSiteMessage({
+        new TextEncoder().encode(
+          JSON.stringify({
+            member: `127.0.0.1:${String(parts.gateways[0]!.port)}`,
+            connectionId: '$unsealed',
+          }),
+        ),
+        undefined,
+      ],
+      [
+        seal({
           member: `127.0.0.1:${String(parts.gateways[0]!.port)}`,
           connectionId: 'x',
         }),
         undefined,
       ],
-      [encodeSiteMessage({ member: '127.0.0.1:9', connectionId: '$abc' }), '127.0.0.1:9'],
+      [seal({ member: '127.0.0.1:9', connectionId: '$abc' }), '127.0.0.1:9'],
       [new TextEncoder().encode('not json'), undefined],
     ];
     for (const [value, seen] of forged) {

@@ -3,14 +3,14 @@
 // Every bridge with windows on a connection refreshes its place three times per TTL; when the last
 // of them is gone (the connection ended with its last window, or their bridges died) it expires.
 // Each bridge follows the bucket with a watch, so a window's join and the pool's least-load
-// count (places per member) cost no trip to NATS. A value is parsed with its schema where it
-// arrives; one that fails is dropped and logged. While NATS is away the bridge knows what its
+// count (places per member) cost no trip to NATS. A value is sealed with the site's key (besides
+// its own pool signature) and opened and parsed with its schema where it arrives; one that
+// fails is dropped and logged. While NATS is away the bridge knows what its
 // watch last said; a place it cannot read is treated as none (a new connection is opened).
 import type { KV, KvEntry, QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import { GatewayPlace, countByMember, type GatewayPlaces } from '../tunnel/gatewayPlaces.js';
-import { encodeSiteMessage, parseSiteMessage } from './messages.js';
 import type { SiteBus } from './siteBus.js';
 
 /** A place outlives the last refresh of the last bridge holding it by this much. */
@@ -56,7 +56,7 @@ export class GatewayLeases implements GatewayPlaces {
   async hold(desktopId: string, place: GatewayPlace): Promise<void> {
     this.held.set(desktopId, place);
     this.known.set(placeKey(desktopId), { place, at: Date.now() });
-    await (await this.kv()).put(placeKey(desktopId), encodeSiteMessage(place));
+    await (await this.kv()).put(placeKey(desktopId), this.bus.seal(place));
   }
 
   release(desktopId: string, place: GatewayPlace): Promise<void> {
@@ -112,11 +112,11 @@ export class GatewayLeases implements GatewayPlaces {
   }
 
   private parse(entry: KvEntry): GatewayPlace | undefined {
-    const parsed = parseSiteMessage(GatewayPlace, entry.value);
+    const parsed = this.bus.openValue(GatewayPlace, entry.value, this.ttlMs);
     if (parsed.ok) return parsed.message;
     this.logger.warn(
       { key: entry.key, error: parsed.error },
-      'site: a gateway place failed its schema',
+      'site: a gateway place failed its seal or schema',
     );
     return undefined;
   }
@@ -126,7 +126,7 @@ export class GatewayLeases implements GatewayPlaces {
     try {
       const kv = await this.kv();
       for (const [desktopId, place] of this.held)
-        await kv.put(placeKey(desktopId), encodeSiteMessage(place));
+        await kv.put(placeKey(desktopId), this.bus.seal(place));
     } catch (err) {
       this.logger.warn({ err: errorMessage(err) }, 'site: gateway places not refreshed');
     }

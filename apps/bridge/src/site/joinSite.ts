@@ -64,6 +64,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     config: options.config,
     siteId,
     logger,
+    keys,
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
   });
   const { planes, sessions } = control;

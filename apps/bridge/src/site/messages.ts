@@ -4,9 +4,9 @@
 // an approval answered in a window on another bridge (`ForwardedApprovalAnswer`, signed), a
 // liveness ping to the bridge running a forwarded call (`BridgePing`),
 // and the control-window lease kept in
-// the key-value store (`ControlLease`). Each is parsed where it arrives (`parseSiteMessage`); one
-// that fails its schema is dropped and logged, never acted on. Ids are bounded strings: nothing
-// here is trusted more than the NATS credentials that let it be published.
+// the key-value store (`ControlLease`). Each is sealed with the site's key and opened and parsed
+// where it arrives (siteSeal.ts, through siteBus.ts); one that fails either is dropped and logged,
+// never acted on. Ids are bounded strings all the same.
 import {
   AiAction,
   AiClientRef,
@@ -297,30 +297,3 @@ export const ControlLease = z.strictObject({
   headless: z.boolean(),
 });
 export type ControlLease = z.infer<typeof ControlLease>;
-
-/** Larger than any NATS server's max_payload is set to (it refuses more before this is asked). */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-const decoder = new TextDecoder('utf-8', { fatal: true });
-
-/** Parses one NATS payload with `schema`; the error says why (for the log), never throws. */
-export function parseSiteMessage<S extends z.ZodType>(
-  schema: S,
-  data: Uint8Array,
-): { ok: true; message: z.output<S> } | { ok: false; error: string } {
-  if (data.byteLength > MAX_MESSAGE_BYTES) return { ok: false, error: 'too large' };
-  let json: unknown;
-  try {
-    json = JSON.parse(decoder.decode(data));
-  } catch {
-    return { ok: false, error: 'not JSON' };
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) return { ok: false, error: z.prettifyError(parsed.error).slice(0, 500) };
-  return { ok: true, message: parsed.data };
-}
-
-const encoder = new TextEncoder();
-
-export function encodeSiteMessage(message: unknown): Uint8Array {
-  return encoder.encode(JSON.stringify(message));
-}

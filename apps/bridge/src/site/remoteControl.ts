@@ -33,8 +33,6 @@ import {
   ForwardedCancel,
   ForwardedModeApproval,
   BridgePing,
-  encodeSiteMessage,
-  parseSiteMessage,
 } from './messages.js';
 import type { SiteBus } from './siteBus.js';
 
@@ -159,14 +157,14 @@ export class RemoteControl implements RemoteControlRoute {
         from: bus.bridgeId,
         callId: request.callId,
       };
-      bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), encodeSiteMessage(message));
+      bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), bus.seal(message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
     const answered = new AbortController();
     let reply: Msg;
     try {
       reply = await Promise.race([
-        bus.nc.request(bus.bridgeSubject(holder.bridge, what), encodeSiteMessage(request), {
+        bus.nc.request(bus.bridgeSubject(holder.bridge, what), bus.seal(request), {
           timeout: options.timeoutMs + FORWARD_MARGIN_MS,
         }),
         this.holderGone(holder, answered.signal),
@@ -178,11 +176,11 @@ export class RemoteControl implements RemoteControlRoute {
       answered.abort();
       options.signal?.removeEventListener('abort', cancel);
     }
-    const parsed = parseSiteMessage(ForwardedAnswer, reply.data);
+    const parsed = bus.openReply(ForwardedAnswer, reply.data);
     if (!parsed.ok) {
       this.options.logger.warn(
         { bridge: holder.bridge, error: parsed.error },
-        'site: dropped a forwarded answer that failed its schema',
+        'site: dropped a forwarded answer that failed its seal or schema',
       );
       throw new ProtocolError(
         'system_error',
@@ -212,7 +210,7 @@ export class RemoteControl implements RemoteControlRoute {
         bus.nc
           .request(
             bus.bridgeSubject(holder.bridge, 'ping'),
-            encodeSiteMessage({ type: 'ping', from: bus.bridgeId }),
+            bus.seal({ type: 'ping', from: bus.bridgeId }),
             { timeout: HOLDER_PROBE_MS * 4 },
           )
           .catch((err: unknown) => {
@@ -311,8 +309,9 @@ export class RemoteControl implements RemoteControlRoute {
    */
   private respond(msg: Msg, answer: ForwardedAnswer, name: string): void {
     if (msg.reply === undefined || msg.reply === '') return;
-    const data = encodeSiteMessage(answer);
-    const max = this.options.bus.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
+    const { bus } = this.options;
+    const data = bus.seal(answer);
+    const max = bus.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (data.byteLength <= max) {
       msg.respond(data);
       return;
@@ -322,7 +321,7 @@ export class RemoteControl implements RemoteControlRoute {
       'site: a forwarded answer is too large',
     );
     msg.respond(
-      encodeSiteMessage(
+      bus.seal(
         failure(
           new ProtocolError(
             'system_error',

@@ -18,8 +18,9 @@ import {
 import { callTool, errorOf, textOf } from '../mcp/testing/calls.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { postgresRequired } from '../store/testing/postgres.js';
-import { encodeSiteMessage } from './messages.js';
 import { SiteBus } from './siteBus.js';
+import { SiteKeys } from './siteKeys.js';
+import { sealedBody } from './testing/sealed.js';
 import { natsRequired } from './testing/natsServer.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
@@ -269,19 +270,20 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
       },
       { type: 'self_destruct', from },
     ])
-      intruder.publish(subject, encodeSiteMessage(bad));
+      intruder.publish(subject, two.site!.bus.seal(bad));
     intruder.publish(subject, new TextEncoder().encode('{not json'));
     await intruder.flush();
     await waitUntil(
-      () => one.log.text().split('dropped a message that failed its schema').length - 1 >= 5,
+      () =>
+        one.log.text().split('dropped a message that failed its seal or schema').length - 1 >= 5,
       2000,
     );
     expect(plane1?.mode.mode).toBe(before);
-    // A well-formed one from anyone holding the NATS credentials is obeyed: that is why the
-    // site's NATS must require them (README: Several bridges).
+    // A well-formed one sealed by a bridge of the site is obeyed (siteSeal.test.ts: one that is
+    // not sealed with the site's key is not).
     intruder.publish(
       subject,
-      encodeSiteMessage({ type: 'stopped', from, desktopId: one.desktopId, reason: 'Stop.' }),
+      two.site!.bus.seal({ type: 'stopped', from, desktopId: one.desktopId, reason: 'Stop.' }),
     );
     await waitUntil(() => plane1?.mode.mode === 'passive', 2000);
     await intruder.close();
@@ -292,7 +294,13 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
       { servers: [n.address], token: 'wrong-token-0123456789' },
       { servers: [n.address] },
     ]) {
-      const failure = await SiteBus.join({ config, siteId: 'abc123', logger: silentLogger() }).then(
+      const keys = await SiteKeys.load(bridges[0]!.access.store.settings, 'abc123');
+      const failure = await SiteBus.join({
+        config,
+        siteId: 'abc123',
+        logger: silentLogger(),
+        keys,
+      }).then(
         (bus) => bus.close().then(() => 'joined'),
         (err: unknown) => err,
       );
@@ -447,7 +455,9 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     const forged = (args: unknown, tool = 'click_at') =>
       intruder.request(
         subject,
-        encodeSiteMessage({
+        // Sealed as a bridge of the site would: the holder still decides (siteSeal.test.ts: one
+        // not sealed with the site's key is not even read).
+        one.site!.bus.seal({
           type: 'call',
           from: 'bIntruder',
           callId: `c${Math.random().toString(36).slice(2)}`,
@@ -460,14 +470,14 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
         { timeout: 8000 },
       );
     // Claims "allow": the holder's own plane says ask, so the window is asked (policy confirm).
-    const answer = JSON.parse(new TextDecoder().decode((await forged({ x: 3, y: 4 })).data)) as {
+    const answer = sealedBody((await forged({ x: 3, y: 4 })).data) as {
       ok: boolean;
     };
     expect(answer.ok).toBe(true);
     expect(window.toolCalls('click_at').at(-1)).toMatchObject({ policy: 'confirm' });
     // Arguments the tool's schema refuses never reach the window.
     const before = window.toolCalls().length;
-    const bad = JSON.parse(new TextDecoder().decode((await forged({ x: 'everywhere' })).data)) as {
+    const bad = sealedBody((await forged({ x: 'everywhere' })).data) as {
       ok: boolean;
       error?: { kind: string };
     };
@@ -475,7 +485,7 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     // In passive, a forged call is refused outright.
     window.send({ type: 'mode_set', mode: 'passive' });
     await waitUntil(() => plane?.mode.mode === 'passive', 2000);
-    const denied = JSON.parse(new TextDecoder().decode((await forged({ x: 1, y: 1 })).data)) as {
+    const denied = sealedBody((await forged({ x: 1, y: 1 })).data) as {
       ok: boolean;
       error?: { kind: string };
     };

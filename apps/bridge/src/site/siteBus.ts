@@ -2,8 +2,9 @@
 // bridge runs), the subjects (every one under `oc.<site id>.`, the site id being the database's,
 // so two sites never hear each other on one NATS), the broadcasts every bridge acts on, the
 // subjects where this bridge takes forwarded calls, and the key-value bucket of the control
-// leases. Every payload is parsed with its schema (messages.ts) where it arrives; a message that
-// fails it is dropped and logged, never acted on. A bridge does not hear its own broadcasts
+// leases. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
+// schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too old,
+// malformed) is dropped and logged, never acted on. A bridge does not hear its own broadcasts
 // (noEcho, and `from` is checked too).
 import { randomBytes } from 'node:crypto';
 import {
@@ -19,14 +20,18 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { StartupError, errorMessage } from '../errors.js';
-import { SiteEvent, encodeSiteMessage, parseSiteMessage, type SiteEventInput } from './messages.js';
+import { SiteEvent, type SiteEventInput } from './messages.js';
 import type { SiteConfig } from './siteConfig.js';
+import type { SiteKeys } from './siteKeys.js';
+import { SeenSeals, SITE_CLOCK_SKEW_MS, SiteSeal, type Opened } from './siteSeal.js';
 
 export interface SiteBusOptions {
   config: SiteConfig;
   /** The database's site id (store: settings `site_id`). */
   siteId: string;
   logger: Logger;
+  /** The site's keys (its database's): every message is sealed with them. */
+  keys: SiteKeys;
   /** How long a control lease outlives its last refresh (the key-value bucket's TTL). */
   leaseTtlMs?: number;
 }
@@ -53,6 +58,9 @@ export class SiteBus {
   private kvBucket: Promise<KV> | undefined;
   private closed = false;
   private readonly reconnected = new Set<() => void>();
+  private readonly sealer: SiteSeal;
+  /** Replies to this bridge's requests seen so far (each subscription keeps its own). */
+  private readonly seenReplies = new SeenSeals();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -60,6 +68,7 @@ export class SiteBus {
   ) {
     this.prefix = `oc.${options.siteId}`;
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+    this.sealer = new SiteSeal(options.keys);
     void this.watchStatus();
   }
 
@@ -108,7 +117,7 @@ export class SiteBus {
   async publish(event: SiteEventInput): Promise<void> {
     if (this.closed) return;
     try {
-      this.nc.publish(this.subject('events'), encodeSiteMessage({ ...event, from: this.bridgeId }));
+      this.nc.publish(this.subject('events'), this.seal({ ...event, from: this.bridgeId }));
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => {
         timer = setTimeout(() => resolve('late'), FLUSH_WAIT_MS);
@@ -125,6 +134,24 @@ export class SiteBus {
     }
   }
 
+  /** The payload of `message` sealed with the site's key: the only way anything is sent. */
+  seal(message: unknown): Uint8Array {
+    return this.sealer.seal(message);
+  }
+
+  /** A reply to this bridge's request, opened (once only) and parsed with `schema`. */
+  openReply<S extends z.ZodType>(schema: S, data: Uint8Array): Opened<S> {
+    return this.sealer.open(schema, data, { seen: this.seenReplies });
+  }
+
+  /**
+   * A key-value value, opened and parsed with `schema`. Values are re-read, so there is no
+   * once-only check, but one older than the bucket's `ttlMs` (a value put back) is refused.
+   */
+  openValue<S extends z.ZodType>(schema: S, data: Uint8Array, ttlMs: number): Opened<S> {
+    return this.sealer.open(schema, data, { maxAgeMs: ttlMs + SITE_CLOCK_SKEW_MS });
+  }
+
   /** Acts on every valid broadcast of the other bridges. */
   onEvent(handler: SiteEventHandler): void {
     this.listen(this.subject('events'), SiteEvent, (event) => {
@@ -134,14 +161,16 @@ export class SiteBus {
   }
 
   /**
-   * Parses every message on `subject` with `schema`; `handle` sees only what passed. A message
-   * that fails is dropped and logged (with why, never its content).
+   * Opens every message on `subject` and parses it with `schema`; `handle` sees only what passed.
+   * A message that fails (not sealed with the site's key, too old, seen before, or not its
+   * schema) is dropped and logged (with why, never its content).
    */
   listen<S extends z.ZodType>(
     subject: string,
     schema: S,
     handle: (message: z.output<S>, msg: Msg) => void | Promise<void>,
   ): void {
+    const seen = new SeenSeals();
     const subscription = this.nc.subscribe(subject, {
       callback: (err, msg) => {
         if (err !== null) {
@@ -151,11 +180,11 @@ export class SiteBus {
           );
           return;
         }
-        const parsed = parseSiteMessage(schema, msg.data);
+        const parsed = this.sealer.open(schema, msg.data, { seen });
         if (!parsed.ok) {
           this.options.logger.warn(
             { subject, error: parsed.error, bytes: msg.data.byteLength },
-            'site: dropped a message that failed its schema',
+            'site: dropped a message that failed its seal or schema',
           );
           return;
         }

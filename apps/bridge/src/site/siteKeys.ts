@@ -7,9 +7,12 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { SettingsRepo } from '../store/types.js';
 import { StartupError } from '../errors.js';
 
-export type SiteKeyPurpose = 'approval answers' | 'sign-in devices';
+export type SiteKeyPurpose = 'approval answers' | 'sign-in devices' | 'bus messages';
 
 export class SiteKeys {
+  /** Derived once per purpose (every bus message is sealed and opened with one). */
+  private readonly keys = new Map<SiteKeyPurpose, Buffer>();
+
   private constructor(
     private readonly secret: Buffer,
     private readonly siteId: string,
@@ -26,7 +29,12 @@ export class SiteKeys {
   }
 
   key(purpose: SiteKeyPurpose): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.secret, this.siteId, purpose, 32));
+    let key = this.keys.get(purpose);
+    if (key === undefined) {
+      key = Buffer.from(hkdfSync('sha256', this.secret, this.siteId, purpose, 32));
+      this.keys.set(purpose, key);
+    }
+    return key;
   }
 
   /** An HMAC-SHA-256 (base64url) over `fields`, in order, with the purpose's key. */

@@ -20,11 +20,7 @@ import WebSocket from 'ws';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer, type Received } from '../mcp/testing/scriptedViewer.js';
-import {
-  approvalAnswerFields,
-  encodeSiteMessage,
-  type ForwardedApprovalAnswer,
-} from './messages.js';
+import { approvalAnswerFields, type ForwardedApprovalAnswer } from './messages.js';
 import { SiteKeys } from './siteKeys.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
@@ -165,11 +161,11 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     const requestId = control.toolCalls('click_at').at(-1)!.id;
     const intruder = await connect({ servers: n.address, token: n.token });
     const subject = one.site!.bus.bridgeSubject(one.site!.bus.bridgeId, 'answer');
+    // Sealed as a bridge of the site would (siteSeal.test.ts: one not sealed is not even read):
+    // the approval answer's own signature is checked all the same.
     const send = async (answer: ForwardedApprovalAnswer): Promise<unknown> =>
-      JSON.parse(
-        new TextDecoder().decode(
-          (await intruder.request(subject, encodeSiteMessage(answer), { timeout: 5000 })).data,
-        ),
+      sealedBody(
+        (await intruder.request(subject, two.site!.bus.seal(answer), { timeout: 5000 })).data,
       );
     const unsigned: Omit<ForwardedApprovalAnswer, 'mac'> = {
       type: 'approval_answer',
@@ -242,7 +238,7 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     const intruder = await connect({ servers: n.address, token: n.token });
     intruder.publish(
       two.site!.bus.subject('events'),
-      encodeSiteMessage({
+      one.site!.bus.seal({
         type: 'overlays_changed',
         from: 'bIntruder',
         desktopId: two.desktopId,
@@ -251,7 +247,7 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     );
     await intruder.flush();
     await waitUntil(
-      () => two.log.text().includes('dropped a message that failed its schema'),
+      () => two.log.text().includes('dropped a message that failed its seal or schema'),
       2000,
     );
     await intruder.close();

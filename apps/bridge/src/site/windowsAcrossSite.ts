@@ -24,8 +24,6 @@ import {
   ForwardedApprovalAnswer,
   OverlaysWanted,
   approvalAnswerFields,
-  encodeSiteMessage,
-  parseSiteMessage,
   type SiteEvent,
 } from './messages.js';
 import type { RemoteControl } from './remoteControl.js';
@@ -123,11 +121,9 @@ export class WindowsAcrossSite {
     };
     let reply: Msg;
     try {
-      reply = await bus.nc.request(
-        bus.bridgeSubject(holder.bridge, 'answer'),
-        encodeSiteMessage(answer),
-        { timeout: ANSWER_WAIT_MS },
-      );
+      reply = await bus.nc.request(bus.bridgeSubject(holder.bridge, 'answer'), bus.seal(answer), {
+        timeout: ANSWER_WAIT_MS,
+      });
     } catch (err) {
       logger.warn(
         { desktopId, err: errorMessage(err) },
@@ -135,11 +131,11 @@ export class WindowsAcrossSite {
       );
       return 'approval_answer: the bridge whose window asked did not take the answer (it may have stopped); nothing changed there. If the request is still listed, answer it again.';
     }
-    const parsed = parseSiteMessage(ForwardedAnswer, reply.data);
+    const parsed = bus.openReply(ForwardedAnswer, reply.data);
     if (!parsed.ok) {
       logger.warn(
         { error: parsed.error },
-        'site: dropped an approval reply that failed its schema',
+        'site: dropped an approval reply that failed its seal or schema',
       );
       return 'approval_answer: the bridge whose window asked answered something unreadable.';
     }
@@ -158,12 +154,15 @@ export class WindowsAcrossSite {
     try {
       const reply = await bus.nc.request(
         bus.bridgeSubject(holder.bridge, 'overlays'),
-        encodeSiteMessage(wanted),
+        bus.seal(wanted),
         { timeout: ANSWER_WAIT_MS },
       );
-      const parsed = parseSiteMessage(SyncStateMessage, reply.data);
+      const parsed = bus.openReply(SyncStateMessage, reply.data);
       if (!parsed.ok) {
-        logger.warn({ error: parsed.error }, 'site: dropped overlays that failed their schema');
+        logger.warn(
+          { error: parsed.error },
+          'site: dropped overlays that failed their seal or schema',
+        );
         return;
       }
       (await planes.ifLoaded(desktopId))?.hub.site.overlaysElsewhere(parsed.message);
@@ -176,7 +175,7 @@ export class WindowsAcrossSite {
   private async overlaysAsked(wanted: { desktopId: string }, msg: Msg): Promise<void> {
     const plane = await this.options.planes.ifLoaded(wanted.desktopId);
     if (msg.reply === undefined || msg.reply === '' || plane?.hub.control === undefined) return;
-    msg.respond(encodeSiteMessage(plane.hub.overlayFeed.syncMessage()));
+    msg.respond(this.options.bus.seal(plane.hub.overlayFeed.syncMessage()));
   }
 
   /** An answer from a window on another bridge, for the control window here. */
@@ -209,7 +208,7 @@ export class WindowsAcrossSite {
             ok: false,
             error: { kind: 'permission_denied', message: problem.slice(0, 500), viewer: false },
           };
-    msg.respond(encodeSiteMessage(reply));
+    msg.respond(this.options.bus.seal(reply));
   }
 
   /** Applies what another bridge's control window listed or drew to this bridge's windows. */
