@@ -146,7 +146,7 @@ describe.runIf(missing === undefined)("the site's bus, sealed against its NATS c
     // The captured "passive" sent again by the intruder: bridge 2 drops it as a replay.
     const replays = (): number => two.log.text().split('"error":"a replay"').length - 1;
     const before = replays();
-    intruder.publish(two.site!.bus.subject('events'), captured[0]!);
+    intruder.publish(two.site!.bus.subject('events'), captured[0]);
     await intruder.flush();
     await waitUntil(() => replays() > before, 5000);
     expect(plane2?.mode.mode).toBe('assist');

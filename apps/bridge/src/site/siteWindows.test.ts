@@ -22,6 +22,7 @@ import { connectClient } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer, type Received } from '../mcp/testing/scriptedViewer.js';
 import { approvalAnswerFields, type ForwardedApprovalAnswer } from './messages.js';
 import { SiteKeys } from './siteKeys.js';
+import { sealedBody } from './testing/sealed.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
