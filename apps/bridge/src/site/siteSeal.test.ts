@@ -91,7 +91,7 @@ describe.runIf(missing === undefined)("the site's bus, sealed against its NATS c
     const before = refused(one);
     intruder.publish(
       one.site!.bus.bridgeSubject(one.site!.bus.bridgeId, 'call'),
-      unsealed({
+      badlySealed({
         type: 'call',
         from: two.site!.bus.bridgeId,
         callId: 'cforged',
@@ -114,7 +114,7 @@ describe.runIf(missing === undefined)("the site's bus, sealed against its NATS c
       .jetstream()
       .views.kv(`oc_${one.site!.bus.subject('x').split('.')[1]!}_control`, { bindOnly: true });
     const key = `control.${Buffer.from(one.desktopId).toString('hex')}`;
-    await kv.put(key, unsealed({ bridge: 'bIntruder', headless: true }));
+    await kv.put(key, badlySealed({ bridge: 'bIntruder', headless: true }));
     // Read straight from the bucket: not sealed, so no holder (a call here fails closed).
     expect(await two.site!.remote.holder(one.desktopId)).toBeUndefined();
     await kv.delete(key);
