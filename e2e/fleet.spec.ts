@@ -29,6 +29,7 @@ import {
 import { adminSession, signInContextAs } from './support/signIn.js';
 import { fleetTile, listDesktops, removeDesktopsBut } from './support/fleetPage.js';
 import { pointerLocation } from './support/xdesktop.js';
+import { captureRoot } from '@overlay-companion/gateway/testing';
 
 const run = promisify(execFile);
 
@@ -166,9 +167,45 @@ test("an approval from Second is answered on the fleet page by keyboard; its cli
   const firstBefore = await pointerLocation(stack.xEnv);
   const target = { x: 321, y: 234 };
   const shownFrom = Date.now();
-  const pending = callTool(ai2, 'click_at', target);
+  const pending = callTool(ai2, 'click_at', { ...target, intent: 'Open the quarterly report' });
   const approval = fleet.getByTestId('fleet-approval');
   await expect(approval).toHaveCount(1, { timeout: 10_000 });
+  // What the person judges it by, as in Second's own panel: the AI's reason and Second's own
+  // pixels around the point (Second's control window read them from its display).
+  await expect(approval.getByTestId('fleet-approval-intent')).toContainText(
+    'Open the quarterly report',
+  );
+  const preview = approval.getByTestId('approval-preview');
+  await expect(preview).toHaveAttribute('data-x', String(target.x));
+  await expect(preview).toHaveAttribute('data-y', String(target.y));
+  const span = Number(await preview.getAttribute('data-span'));
+  const shown = await preview.evaluate(async (img, span) => {
+    const image = img as HTMLImageElement;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = span;
+    canvas.height = span;
+    const ctx = canvas.getContext('2d');
+    if (!ctx) return [];
+    // The PNG itself (span × span), not its magnified rendering.
+    const still = new Image();
+    still.src = image.src;
+    await still.decode();
+    ctx.drawImage(still, 0, 0);
+    return Array.from(ctx.getImageData(0, 0, span, span).data);
+  }, span);
+  const root = await captureRoot(second.env);
+  const half = Math.floor(span / 2);
+  let differ = 0;
+  for (let j = 0; j < span; j++)
+    for (let i = 0; i < span; i++) {
+      const o = ((target.y - half + j) * root.width + (target.x - half + i)) * 4;
+      const k = (j * span + i) * 4;
+      for (let c = 0; c < 3; c++) if (shown[k + c] !== root.rgba[o + c]) differ++;
+    }
+  expect(shown).toHaveLength(span * span * 4);
+  expect(differ, "the preview's pixels against Second's xwd -root").toBe(0);
+  await approval.screenshot({ path: test.info().outputPath('fleet-approval-row.png') });
   const shownAfterMs = Date.now() - shownFrom;
   test.info().annotations.push({
     type: 'approval → shown on the fleet page',

@@ -9,6 +9,8 @@ import { AiClientRef } from './aiClient.js';
 import { Id, Mode } from './common.js';
 import { formatZodIssues } from './errors.js';
 import { DesktopAccessLevel, PersonRef } from './desktopState.js';
+import { ApprovalPreview } from './approvalPreview.js';
+import { Intent } from './tools/intent.js';
 
 export const FLEET_SOCKET_PATH = '/ws/fleet';
 
@@ -29,6 +31,10 @@ export const FleetApproval = z.strictObject({
   asked_at: z.int().min(0),
   /** When it is denied unanswered (epoch ms, the bridge's clock). */
   deadline_at: z.int().min(0),
+  /** The AI's own reason, if it gave one. */
+  intent: Intent,
+  /** The desktop's pixels around the point the action targets (the control window's). */
+  preview: ApprovalPreview.optional(),
 });
 export type FleetApproval = z.infer<typeof FleetApproval>;
 

@@ -22,6 +22,8 @@ import {
 import { toolDefinitions } from './tools/registry.js';
 import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/names.js';
 import { MonitorLayout } from './api/layout.js';
+import { Intent } from './tools/intent.js';
+import { ApprovalPreview } from './approvalPreview.js';
 
 /** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
@@ -208,6 +210,12 @@ export const ApprovalsWaitingMessage = z.strictObject({
         deadline_in_ms: z.int().min(0).max(3_600_000).describe('Time left before it is denied.'),
         request_id: Id.optional().describe(
           "The control window's id for this question, echoed by approval_answer from another window.",
+        ),
+        intent: Intent.describe(
+          "The AI's own reason (the tool's intent argument), if it gave one.",
+        ),
+        preview: ApprovalPreview.optional().describe(
+          "The desktop's pixels around the point the action targets, for windows that do not show it.",
         ),
       }),
     )

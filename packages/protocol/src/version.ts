@@ -9,4 +9,6 @@
 // ("Make this the control window"). An older control window would ignore relayed answers.
 // 7: standing permissions kept by the bridge — standing_permissions, standing_grant,
 // standing_revoke, tool_call.standing_id — and tool_error.asked (how the question ended).
-export const PROTOCOL_VERSION = 7 as const;
+// 8: approvals_waiting entries carry the AI's intent and a preview square of desktop pixels (an
+// older bridge's strict schema would refuse the whole list).
+export const PROTOCOL_VERSION = 8 as const;

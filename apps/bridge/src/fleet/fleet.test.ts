@@ -15,6 +15,10 @@ import { nextOf, ofType, settle } from '../perimeter/testing/viewers.js';
 import { MAX_FLEET_FEEDS_PER_PERSON } from './fleetSocket.js';
 import { FleetClient } from './testing/fleetClient.js';
 
+/** A 1×1 PNG, base64 (what a control window's preview square looks like on the wire). */
+const PREVIEW_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
 let bridge: TestBridge;
 /** Bob may view the admin's desktop and owns one of his own; Carol may see nothing. */
 let bob: OtherPerson;
@@ -124,16 +128,25 @@ describe('fleet feed', () => {
     control.send({
       type: 'approvals_waiting',
       requests: [
-        { title: 'Click with the left button', deadline_in_ms: 29_000, request_id: 'confirm_f_1' },
+        {
+          title: 'Click with the left button',
+          deadline_in_ms: 29_000,
+          request_id: 'confirm_f_1',
+          intent: 'Open the report',
+          preview: { x: 40, y: 50, png: PREVIEW_PNG },
+        },
       ],
     });
     const admin = await adminFleet.waitForState(
       (d) => (d.find((x) => x.id === adminDesktop)?.approvals.length ?? 0) === 1,
     );
     const listed = admin.find((x) => x.id === adminDesktop)?.approvals[0];
+    // What the fleet's row shows the person: the AI's reason and the desktop's pixels at the point.
     expect(listed).toMatchObject({
       request_id: 'confirm_f_1',
       title: 'Click with the left button',
+      intent: 'Open the report',
+      preview: { x: 40, y: 50, png: PREVIEW_PNG },
     });
     expect(listed?.deadline_at).toBeGreaterThanOrEqual(shownAfter + 28_000);
     // Bob watches that desktop but is not in charge: the question is not his to see…

@@ -7,7 +7,12 @@
 // answer given in another window (approval_answer) counts only for a request the control window
 // still lists: the first answer takes it off the list, so a second one is refused. In a site, the
 // queue of a control window on another bridge is kept here the same way (listedElsewhere).
-import type { BridgeToViewer, MonitorLayout, ViewerToBridge } from '@overlay-companion/protocol';
+import type {
+  ApprovalPreview,
+  BridgeToViewer,
+  MonitorLayout,
+  ViewerToBridge,
+} from '@overlay-companion/protocol';
 
 type Msg<T extends BridgeToViewer['type']> = Extract<BridgeToViewer, { type: T }>;
 export type WindowMessage = Extract<
@@ -45,6 +50,8 @@ export class SharedWindowState {
     title: string;
     asked_at: number;
     deadline_at: number;
+    intent?: string;
+    preview?: ApprovalPreview;
   }> {
     const at = this.#approvalsWaitingAt;
     return (this.#approvalsWaiting?.requests ?? []).map((r) => ({
@@ -52,6 +59,8 @@ export class SharedWindowState {
       title: r.title,
       asked_at: (r.request_id === undefined ? undefined : this.#askedAt.get(r.request_id)) ?? at,
       deadline_at: at + r.deadline_in_ms,
+      ...(r.intent === undefined ? {} : { intent: r.intent }),
+      ...(r.preview === undefined ? {} : { preview: r.preview }),
     }));
   }
 

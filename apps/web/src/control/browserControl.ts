@@ -22,7 +22,8 @@ import { HeldActions } from '../takeover/heldActions.js';
 import { heldActionStore } from '../store/heldActions.js';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
 import { toastStore } from '../store/toasts.js';
-import { describeConfirmation } from '../confirm/describe.js';
+import { describeConfirmation, pointOf } from '../confirm/describe.js';
+import { readPreviewSquare } from '../confirm/previewSquare.js';
 import type { SettledReason } from '../confirm/confirmations.js';
 import { controlStore } from '../store/control.js';
 import { desktopStateStore } from '../store/desktopState.js';
@@ -42,6 +43,9 @@ import { installTestApi } from './testApi.js';
 import { AnnotationRequests } from '../teach/annotationRequests.js';
 import { UiEventStream } from './uiEvents.js';
 import { inputDelivered } from '../display/inputReceipts.js';
+
+/** How often a waiting question's preview square is read again for the other windows. */
+const PREVIEW_REFRESH_MS = 1_000;
 
 /** What the page's components may ask of this window's control of the desktop. */
 export interface BrowserControl {
@@ -257,19 +261,38 @@ function startBrowserControl(): BrowserControl {
   const announceApprovals = () => {
     if (controlStore.getState().role !== 'control') return;
     const now = Date.now();
-    const waiting = (title: string, deadlineAt: number, requestId?: string) => ({
-      title: title.slice(0, 200),
-      deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(deadlineAt - now))),
-      // The other windows answer a question by its id (approval_answer); held actions' Run /
-      // Discard is answered here only, so it has none.
-      ...(requestId === undefined ? {} : { request_id: requestId }),
-    });
+    const waiting = (
+      title: string,
+      deadlineAt: number,
+      requestId?: string,
+      shown?: { intent: string | undefined; details: ConfirmDetails },
+    ) => {
+      const point = shown === undefined ? undefined : pointOf(shown.details);
+      const preview = point === undefined ? undefined : readPreviewSquare(point);
+      // As the AI sent it (the bridge checked it with the tool's Intent schema); each window
+      // shows it through intentText.
+      const intent = shown?.intent;
+      return {
+        title: title.slice(0, 200),
+        deadline_in_ms: Math.min(3_600_000, Math.max(0, Math.round(deadlineAt - now))),
+        // The other windows answer a question by its id (approval_answer); held actions' Run /
+        // Discard is answered here only, so it has none.
+        ...(requestId === undefined ? {} : { request_id: requestId }),
+        // What the person needs to judge it where this desktop is not shown (the fleet page,
+        // their other desktops' viewers): the AI's reason and the desktop's own pixels.
+        ...(intent === undefined ? {} : { intent }),
+        ...(preview === undefined ? {} : { preview }),
+      };
+    };
     send({
       type: 'approvals_waiting',
       requests: [
-        ...confirmationStore
-          .getState()
-          .pending.map((p) => waiting(describeConfirmation(p.details).title, p.deadlineAt, p.id)),
+        ...confirmationStore.getState().pending.map((p) =>
+          waiting(describeConfirmation(p.details).title, p.deadlineAt, p.id, {
+            intent: p.intent,
+            details: p.details,
+          }),
+        ),
         // Held through a take-over: Run / Discard is asked in this window too.
         ...heldActionStore
           .getState()
@@ -279,8 +302,17 @@ function startBrowserControl(): BrowserControl {
       ].slice(0, MAX_LISTED_APPROVALS),
     });
   };
+  // While a question waits its preview square is read again now and then, so the other windows
+  // see the desktop as it is (a frame still arriving when it was asked, a lossy one refined).
+  let previewTimer: ReturnType<typeof setInterval> | undefined;
   confirmationStore.subscribe((now, before) => {
-    if (now.pending !== before.pending) announceApprovals();
+    if (now.pending === before.pending) return;
+    announceApprovals();
+    if (now.pending.length > 0) previewTimer ??= setInterval(announceApprovals, PREVIEW_REFRESH_MS);
+    else if (previewTimer !== undefined) {
+      clearInterval(previewTimer);
+      previewTimer = undefined;
+    }
   });
   heldActionStore.subscribe((now, before) => {
     if (now.held !== before.held) announceApprovals();

@@ -3,10 +3,16 @@
 // APPROVE_ARM_MS. Only real (trusted) clicks and key presses answer (pressAnswers, the rule of
 // every other approval panel). The answer goes to the bridge as fleet_answer, which checks the
 // person is in charge and relays it to that desktop's control window like any other window's
-// answer. Used on the fleet page and, for the other desktops, in the viewer.
+// answer. Used on the fleet page and, for the other desktops, in the viewer. Each row shows the
+// AI's intent and the desktop's pixels at the point (the square its control window read), as the
+// desktop's own approval panel does.
 import { useState } from 'react';
 import { pressAnswers } from '../confirm/answerElsewhere.js';
 import { APPROVE_ARM_MS } from '../confirm/ConfirmDialog.js';
+import { intentText } from '../confirm/describe.js';
+import { PreviewMagnifier } from '../confirm/Magnifier.js';
+// The approval colours (--confirm-mark, --approve) the magnifier's outline uses.
+import '../confirm/confirmPanel.css';
 import { useNow } from '../ui/useNow.js';
 import type { QueuedApproval } from './fleetOrder.js';
 import './fleet.css';
@@ -65,6 +71,7 @@ function ApprovalRow({
   // ship (a skewed clock only misstates the countdown: the control window denies on its own).
   const left = Math.max(0, Math.ceil((a.deadline_at - now) / 1000));
   const requestId = a.request_id;
+  const intent = intentText(a.intent);
   const press =
     (approved: boolean) =>
     (event: React.MouseEvent<HTMLButtonElement>): void => {
@@ -82,6 +89,12 @@ function ApprovalRow({
         <strong className="fleet-approvals__desktop">{a.desktop.name}</strong>: {a.title}{' '}
         <span className="fleet-approvals__left">— denied in {left} s</span>
       </p>
+      {intent !== undefined && (
+        <p className="fleet-approvals__intent" data-testid="fleet-approval-intent">
+          The AI says why: <q>{intent}</q>
+        </p>
+      )}
+      {a.preview !== undefined && <PreviewMagnifier preview={a.preview} label={a.title} />}
       {requestId === undefined ? (
         <p className="fleet-approvals__muted">Answer this one in the desktop’s own viewer.</p>
       ) : (
