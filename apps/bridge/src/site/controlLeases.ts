@@ -65,11 +65,7 @@ export class ControlLeases {
       kv = await this.options.bus.leases();
       const entry = await kv.get(leaseKey(desktopId));
       if (entry === null || entry.operation !== 'PUT') return undefined;
-      const parsed = this.options.bus.openValue(
-        ControlLease,
-        entry.value,
-        this.options.bus.leaseTtlMs,
-      );
+      const parsed = this.options.bus.openValue(ControlLease, entry, this.options.bus.leaseTtlMs);
       if (!parsed.ok) {
         this.options.logger.warn(
           { desktopId, error: parsed.error },
@@ -123,7 +119,7 @@ export class ControlLeases {
         for await (const entry of this.watcher) {
           const parsed =
             entry.operation === 'PUT'
-              ? bus.openValue(ControlLease, entry.value, bus.leaseTtlMs)
+              ? bus.openValue(ControlLease, entry, bus.leaseTtlMs)
               : undefined;
           if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId)
             this.known.set(entry.key, {
@@ -194,7 +190,7 @@ export class ControlLeases {
     let free = entry === null || entry.operation !== 'PUT';
     if (!free && entry !== null) {
       const { bus } = this.options;
-      const lease = bus.openValue(ControlLease, entry.value, bus.leaseTtlMs);
+      const lease = bus.openValue(ControlLease, entry, bus.leaseTtlMs);
       if (lease.ok && (await this.gone(lease.message.bridge))) {
         await kv.delete(key, { previousSeq: entry.revision }).catch(() => undefined);
         this.options.logger.info(
@@ -215,7 +211,7 @@ export class ControlLeases {
     try {
       await bus.nc.request(
         bus.bridgeSubject(bridge, 'ping'),
-        bus.seal({ type: 'ping', from: bus.bridgeId }),
+        bus.seal(bus.bridgeSubject(bridge, 'ping'), { type: 'ping', from: bus.bridgeId }),
         { timeout: PING_TIMEOUT_MS },
       );
       return false;
@@ -230,7 +226,7 @@ export class ControlLeases {
    */
   private async keep(kv: KV, desktopId: string, headless: boolean): Promise<boolean> {
     const key = leaseKey(desktopId);
-    const value = this.options.bus.seal({ bridge: this.options.bus.bridgeId, headless });
+    const value = this.options.bus.seal(key, { bridge: this.options.bus.bridgeId, headless });
     const mine = this.held.get(desktopId);
     try {
       const revision =
@@ -246,11 +242,7 @@ export class ControlLeases {
       this.held.delete(desktopId);
       const entry = await kv.get(key).catch(() => null);
       if (entry === null || entry.operation !== 'PUT') return true;
-      const other = this.options.bus.openValue(
-        ControlLease,
-        entry.value,
-        this.options.bus.leaseTtlMs,
-      );
+      const other = this.options.bus.openValue(ControlLease, entry, this.options.bus.leaseTtlMs);
       return !(other.ok && other.message.bridge !== this.options.bus.bridgeId);
     }
   }

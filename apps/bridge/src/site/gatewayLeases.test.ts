@@ -117,7 +117,7 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     // Each with what bridge B's places answer once its watch has it.
     // Sealed as a bridge of the site would (its pool checks the place all the same), and one
     // well-formed but not sealed with the site's key (NATS credentials alone): never read.
-    const seal = (place: unknown): Uint8Array => buses[0]!.seal(place);
+    const seal = (place: unknown): Uint8Array => buses[0]!.seal(key, place);
     const forged: [Uint8Array, string | undefined][] = [
       [
         new TextEncoder().encode(

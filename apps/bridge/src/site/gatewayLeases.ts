@@ -56,7 +56,8 @@ export class GatewayLeases implements GatewayPlaces {
   async hold(desktopId: string, place: GatewayPlace): Promise<void> {
     this.held.set(desktopId, place);
     this.known.set(placeKey(desktopId), { place, at: Date.now() });
-    await (await this.kv()).put(placeKey(desktopId), this.bus.seal(place));
+    const key = placeKey(desktopId);
+    await (await this.kv()).put(key, this.bus.seal(key, place));
   }
 
   release(desktopId: string, place: GatewayPlace): Promise<void> {
@@ -112,7 +113,7 @@ export class GatewayLeases implements GatewayPlaces {
   }
 
   private parse(entry: KvEntry): GatewayPlace | undefined {
-    const parsed = this.bus.openValue(GatewayPlace, entry.value, this.ttlMs);
+    const parsed = this.bus.openValue(GatewayPlace, entry, this.ttlMs);
     if (parsed.ok) return parsed.message;
     this.logger.warn(
       { key: entry.key, error: parsed.error },
@@ -126,7 +127,7 @@ export class GatewayLeases implements GatewayPlaces {
     try {
       const kv = await this.kv();
       for (const [desktopId, place] of this.held)
-        await kv.put(placeKey(desktopId), this.bus.seal(place));
+        await kv.put(placeKey(desktopId), this.bus.seal(placeKey(desktopId), place));
     } catch (err) {
       this.logger.warn({ err: errorMessage(err) }, 'site: gateway places not refreshed');
     }

@@ -151,20 +151,22 @@ export class RemoteControl implements RemoteControlRoute {
     options: CallOptions,
   ): Promise<Extract<ForwardedAnswer, { ok: true }>> {
     const { bus } = this.options;
+    const subject = bus.bridgeSubject(holder.bridge, what);
     const cancel = (): void => {
       const message: ForwardedCancel = {
         type: 'cancel',
         from: bus.bridgeId,
         callId: request.callId,
       };
-      bus.nc.publish(bus.bridgeSubject(holder.bridge, 'cancel'), bus.seal(message));
+      const cancelSubject = bus.bridgeSubject(holder.bridge, 'cancel');
+      bus.nc.publish(cancelSubject, bus.seal(cancelSubject, message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
     const answered = new AbortController();
     let reply: Msg;
     try {
       reply = await Promise.race([
-        bus.nc.request(bus.bridgeSubject(holder.bridge, what), bus.seal(request), {
+        bus.nc.request(subject, bus.seal(subject, request), {
           timeout: options.timeoutMs + FORWARD_MARGIN_MS,
         }),
         this.holderGone(holder, answered.signal),
@@ -176,7 +178,7 @@ export class RemoteControl implements RemoteControlRoute {
       answered.abort();
       options.signal?.removeEventListener('abort', cancel);
     }
-    const parsed = bus.openReply(ForwardedAnswer, reply.data);
+    const parsed = bus.openReply(ForwardedAnswer, reply);
     if (!parsed.ok) {
       this.options.logger.warn(
         { bridge: holder.bridge, error: parsed.error },
@@ -210,7 +212,10 @@ export class RemoteControl implements RemoteControlRoute {
         bus.nc
           .request(
             bus.bridgeSubject(holder.bridge, 'ping'),
-            bus.seal({ type: 'ping', from: bus.bridgeId }),
+            bus.seal(bus.bridgeSubject(holder.bridge, 'ping'), {
+              type: 'ping',
+              from: bus.bridgeId,
+            }),
             { timeout: HOLDER_PROBE_MS * 4 },
           )
           .catch((err: unknown) => {
@@ -310,7 +315,7 @@ export class RemoteControl implements RemoteControlRoute {
   private respond(msg: Msg, answer: ForwardedAnswer, name: string): void {
     if (msg.reply === undefined || msg.reply === '') return;
     const { bus } = this.options;
-    const data = bus.seal(answer);
+    const data = bus.sealReply(msg, answer);
     const max = bus.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (data.byteLength <= max) {
       msg.respond(data);
@@ -321,7 +326,8 @@ export class RemoteControl implements RemoteControlRoute {
       'site: a forwarded answer is too large',
     );
     msg.respond(
-      bus.seal(
+      bus.sealReply(
+        msg,
         failure(
           new ProtocolError(
             'system_error',

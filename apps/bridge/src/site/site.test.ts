@@ -270,7 +270,7 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
       },
       { type: 'self_destruct', from },
     ])
-      intruder.publish(subject, two.site!.bus.seal(bad));
+      intruder.publish(subject, two.site!.bus.seal(subject, bad));
     intruder.publish(subject, new TextEncoder().encode('{not json'));
     await intruder.flush();
     await waitUntil(
@@ -283,7 +283,12 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     // not sealed with the site's key is not).
     intruder.publish(
       subject,
-      two.site!.bus.seal({ type: 'stopped', from, desktopId: one.desktopId, reason: 'Stop.' }),
+      two.site!.bus.seal(subject, {
+        type: 'stopped',
+        from,
+        desktopId: one.desktopId,
+        reason: 'Stop.',
+      }),
     );
     await waitUntil(() => plane1?.mode.mode === 'passive', 2000);
     await intruder.close();
@@ -457,7 +462,7 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
         subject,
         // Sealed as a bridge of the site would: the holder still decides (siteSeal.test.ts: one
         // not sealed with the site's key is not even read).
-        one.site!.bus.seal({
+        one.site!.bus.seal(subject, {
           type: 'call',
           from: 'bIntruder',
           callId: `c${Math.random().toString(36).slice(2)}`,

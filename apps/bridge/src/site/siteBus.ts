@@ -117,7 +117,8 @@ export class SiteBus {
   async publish(event: SiteEventInput): Promise<void> {
     if (this.closed) return;
     try {
-      this.nc.publish(this.subject('events'), this.seal({ ...event, from: this.bridgeId }));
+      const subject = this.subject('events');
+      this.nc.publish(subject, this.seal(subject, { ...event, from: this.bridgeId }));
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => {
         timer = setTimeout(() => resolve('late'), FLUSH_WAIT_MS);
@@ -134,22 +135,36 @@ export class SiteBus {
     }
   }
 
-  /** The payload of `message` sealed with the site's key: the only way anything is sent. */
-  seal(message: unknown): Uint8Array {
-    return this.sealer.seal(message);
+  /**
+   * The payload of `message` sealed with the site's key for `where` (the subject or key-value
+   * key it goes to): the only way anything is sent.
+   */
+  seal(where: string, message: unknown): Uint8Array {
+    return this.sealer.seal(where, message);
+  }
+
+  /** The payload of the reply `message` to the request `msg`, sealed for its reply inbox. */
+  sealReply(msg: Msg, message: unknown): Uint8Array {
+    return this.sealer.seal(msg.reply ?? '', message);
   }
 
   /** A reply to this bridge's request, opened (once only) and parsed with `schema`. */
-  openReply<S extends z.ZodType>(schema: S, data: Uint8Array): Opened<S> {
-    return this.sealer.open(schema, data, { seen: this.seenReplies });
+  openReply<S extends z.ZodType>(schema: S, reply: Msg): Opened<S> {
+    return this.sealer.open(reply.subject, schema, reply.data, { seen: this.seenReplies });
   }
 
   /**
    * A key-value value, opened and parsed with `schema`. Values are re-read, so there is no
    * once-only check, but one older than the bucket's `ttlMs` (a value put back) is refused.
    */
-  openValue<S extends z.ZodType>(schema: S, data: Uint8Array, ttlMs: number): Opened<S> {
-    return this.sealer.open(schema, data, { maxAgeMs: ttlMs + SITE_CLOCK_SKEW_MS });
+  openValue<S extends z.ZodType>(
+    schema: S,
+    entry: { key: string; value: Uint8Array },
+    ttlMs: number,
+  ): Opened<S> {
+    return this.sealer.open(entry.key, schema, entry.value, {
+      maxAgeMs: ttlMs + SITE_CLOCK_SKEW_MS,
+    });
   }
 
   /** Acts on every valid broadcast of the other bridges. */
@@ -180,7 +195,7 @@ export class SiteBus {
           );
           return;
         }
-        const parsed = this.sealer.open(schema, msg.data, { seen });
+        const parsed = this.sealer.open(msg.subject, schema, msg.data, { seen });
         if (!parsed.ok) {
           this.options.logger.warn(
             { subject, error: parsed.error, bytes: msg.data.byteLength },

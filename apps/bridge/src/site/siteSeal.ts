@@ -1,8 +1,11 @@
 // The seal on everything a site's bridges say to each other over NATS: broadcasts, requests,
 // replies and key-value values. A sealed payload is an envelope { b: the message's JSON, t: the
-// sender's clock (ms), n: a random nonce, m: HMAC-SHA-256 over [b, t, n] } with the site's key for
-// bus messages (siteKeys.ts), which only a bridge that reads the site's database has. So NATS
-// credentials alone make nothing a bridge obeys. Opening checks the MAC in constant time before
+// sender's clock (ms), n: a random nonce, m: HMAC-SHA-256 over [where, b, t, n] } with the site's
+// key for bus messages (siteKeys.ts), which only a bridge that reads the site's database has. So
+// NATS credentials alone make nothing a bridge obeys. `where` (the subject, reply inbox or
+// key-value key it was sent to) is not in the envelope but bound by the MAC: a sealed message
+// moved to another subject or key (say, a call meant for one bridge sent to another) never opens.
+// The seal is integrity only: whoever can subscribe on the site's NATS reads what is said. Opening checks the MAC in constant time before
 // anything of the message is parsed, then its age (bridges' clocks are assumed within
 // SITE_CLOCK_SKEW_MS of each other), then, for messages (not key-value values, which are re-read
 // many times), that the same seal was not seen before (a replay); only then its schema.
@@ -58,21 +61,22 @@ export class SiteSeal {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The sealed payload of `message` (its JSON, with this bridge's time). */
-  seal(message: unknown): Uint8Array {
+  /** The sealed payload of `message` (its JSON, with this bridge's time), for `where` only. */
+  seal(where: string, message: unknown): Uint8Array {
     const b = JSON.stringify(message);
     const t = this.now();
     const n = randomBytes(12).toString('base64url');
-    const m = this.keys.sign('bus messages', [b, t, n]);
+    const m = this.keys.sign('bus messages', [where, b, t, n]);
     return encoder.encode(JSON.stringify({ b, t, n, m }));
   }
 
   /**
-   * The message in a sealed payload, parsed with `schema`; the error says why (for the log, never
+   * The message in a sealed payload that arrived at `where`, parsed with `schema`; the error says why (for the log, never
    * the content). `seen` given: a message (age MESSAGE_MAX_AGE_MS, once only); otherwise a
    * key-value value, at most `maxAgeMs` old.
    */
   open<S extends z.ZodType>(
+    where: string,
     schema: S,
     data: Uint8Array,
     check: { seen: SeenSeals } | { maxAgeMs: number },
@@ -81,7 +85,7 @@ export class SiteSeal {
     const envelope = Envelope.safeParse(parseJson(data));
     if (!envelope.success) return { ok: false, error: 'not sealed' };
     const { b, t, n, m } = envelope.data;
-    if (!this.keys.verify('bus messages', [b, t, n], m))
+    if (!this.keys.verify('bus messages', [where, b, t, n], m))
       return { ok: false, error: "not sealed with the site's key" };
     const now = this.now();
     const maxAgeMs = 'seen' in check ? MESSAGE_MAX_AGE_MS : check.maxAgeMs;

@@ -166,7 +166,8 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     // the approval answer's own signature is checked all the same.
     const send = async (answer: ForwardedApprovalAnswer): Promise<unknown> =>
       sealedBody(
-        (await intruder.request(subject, two.site!.bus.seal(answer), { timeout: 5000 })).data,
+        (await intruder.request(subject, two.site!.bus.seal(subject, answer), { timeout: 5000 }))
+          .data,
       );
     const unsigned: Omit<ForwardedApprovalAnswer, 'mac'> = {
       type: 'approval_answer',
@@ -239,7 +240,7 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     const intruder = await connect({ servers: n.address, token: n.token });
     intruder.publish(
       two.site!.bus.subject('events'),
-      one.site!.bus.seal({
+      one.site!.bus.seal(two.site!.bus.subject('events'), {
         type: 'overlays_changed',
         from: 'bIntruder',
         desktopId: two.desktopId,

@@ -121,7 +121,8 @@ export class WindowsAcrossSite {
     };
     let reply: Msg;
     try {
-      reply = await bus.nc.request(bus.bridgeSubject(holder.bridge, 'answer'), bus.seal(answer), {
+      const subject = bus.bridgeSubject(holder.bridge, 'answer');
+      reply = await bus.nc.request(subject, bus.seal(subject, answer), {
         timeout: ANSWER_WAIT_MS,
       });
     } catch (err) {
@@ -131,7 +132,7 @@ export class WindowsAcrossSite {
       );
       return 'approval_answer: the bridge whose window asked did not take the answer (it may have stopped); nothing changed there. If the request is still listed, answer it again.';
     }
-    const parsed = bus.openReply(ForwardedAnswer, reply.data);
+    const parsed = bus.openReply(ForwardedAnswer, reply);
     if (!parsed.ok) {
       logger.warn(
         { error: parsed.error },
@@ -154,10 +155,10 @@ export class WindowsAcrossSite {
     try {
       const reply = await bus.nc.request(
         bus.bridgeSubject(holder.bridge, 'overlays'),
-        bus.seal(wanted),
+        bus.seal(bus.bridgeSubject(holder.bridge, 'overlays'), wanted),
         { timeout: ANSWER_WAIT_MS },
       );
-      const parsed = bus.openReply(SyncStateMessage, reply.data);
+      const parsed = bus.openReply(SyncStateMessage, reply);
       if (!parsed.ok) {
         logger.warn(
           { error: parsed.error },
@@ -175,7 +176,7 @@ export class WindowsAcrossSite {
   private async overlaysAsked(wanted: { desktopId: string }, msg: Msg): Promise<void> {
     const plane = await this.options.planes.ifLoaded(wanted.desktopId);
     if (msg.reply === undefined || msg.reply === '' || plane?.hub.control === undefined) return;
-    msg.respond(this.options.bus.seal(plane.hub.overlayFeed.syncMessage()));
+    msg.respond(this.options.bus.sealReply(msg, plane.hub.overlayFeed.syncMessage()));
   }
 
   /** An answer from a window on another bridge, for the control window here. */
@@ -208,7 +209,7 @@ export class WindowsAcrossSite {
             ok: false,
             error: { kind: 'permission_denied', message: problem.slice(0, 500), viewer: false },
           };
-    msg.respond(this.options.bus.seal(reply));
+    msg.respond(this.options.bus.sealReply(msg, reply));
   }
 
   /** Applies what another bridge's control window listed or drew to this bridge's windows. */
