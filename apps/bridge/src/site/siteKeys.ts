@@ -1,8 +1,8 @@
 // The keys a site's bridges share and nobody else has: derived (HKDF-SHA-256) from the site's
 // secret in the database (migration 0007), one per purpose so no key is used for two things.
 // The site's NATS credentials are not enough to make what these sign: a process that can publish
-// on the site's NATS but cannot read the database cannot approve an AI's request, nor mint a
-// sign-in device cookie.
+// on the site's NATS but cannot read the database cannot say anything a bridge obeys (every bus
+// message is sealed: siteSeal.ts), approve an AI's request, nor mint a sign-in device cookie.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { SettingsRepo } from '../store/types.js';
 import { StartupError } from '../errors.js';
