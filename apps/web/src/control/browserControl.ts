@@ -258,7 +258,9 @@ function startBrowserControl(): BrowserControl {
     events.watchDisplay(client === null ? null : client.getDisplay().getElement());
   });
   // Every other window of the person shows what this (control) window is asking them.
-  const announceApprovals = () => {
+  // The preview squares last sent: the timer below re-sends only when one of them changed.
+  let previewsSent = '';
+  const announceApprovals = (onlyIfPreviewsChanged = false) => {
     if (controlStore.getState().role !== 'control') return;
     const now = Date.now();
     const waiting = (
@@ -284,31 +286,34 @@ function startBrowserControl(): BrowserControl {
         ...(preview === undefined ? {} : { preview }),
       };
     };
-    send({
-      type: 'approvals_waiting',
-      requests: [
-        ...confirmationStore.getState().pending.map((p) =>
-          waiting(describeConfirmation(p.details).title, p.deadlineAt, p.id, {
-            intent: p.intent,
-            details: p.details,
-          }),
+    const requests = [
+      ...confirmationStore.getState().pending.map((p) =>
+        waiting(describeConfirmation(p.details).title, p.deadlineAt, p.id, {
+          intent: p.intent,
+          details: p.details,
+        }),
+      ),
+      // Held through a take-over: Run / Discard is asked in this window too.
+      ...heldActionStore
+        .getState()
+        .held.map((h) =>
+          waiting(`Run after hand back? ${describeConfirmation(h.details).title}`, h.deadlineAt),
         ),
-        // Held through a take-over: Run / Discard is asked in this window too.
-        ...heldActionStore
-          .getState()
-          .held.map((h) =>
-            waiting(`Run after hand back? ${describeConfirmation(h.details).title}`, h.deadlineAt),
-          ),
-      ].slice(0, MAX_LISTED_APPROVALS),
-    });
+    ].slice(0, MAX_LISTED_APPROVALS);
+    const previews = requests.map((r) => r.preview?.png ?? '').join(' ');
+    if (onlyIfPreviewsChanged && previews === previewsSent) return;
+    previewsSent = previews;
+    send({ type: 'approvals_waiting', requests });
   };
   // While a question waits its preview square is read again now and then, so the other windows
-  // see the desktop as it is (a frame still arriving when it was asked, a lossy one refined).
+  // see the desktop as it is (a frame still arriving when it was asked, a lossy one refined);
+  // the list goes out again only when a square changed.
   let previewTimer: ReturnType<typeof setInterval> | undefined;
   confirmationStore.subscribe((now, before) => {
     if (now.pending === before.pending) return;
     announceApprovals();
-    if (now.pending.length > 0) previewTimer ??= setInterval(announceApprovals, PREVIEW_REFRESH_MS);
+    if (now.pending.length > 0)
+      previewTimer ??= setInterval(() => announceApprovals(true), PREVIEW_REFRESH_MS);
     else if (previewTimer !== undefined) {
       clearInterval(previewTimer);
       previewTimer = undefined;
