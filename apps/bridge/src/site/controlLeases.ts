@@ -9,11 +9,12 @@
 // (given up, or expired with its bridge), a bridge with a window of the person in charge makes
 // it the control window (claimControl) and takes the lease; of two bridges whose windows came at
 // once, the one that created the lease keeps its control window and the other yields it.
-import { ErrorCode, NatsError, type KV, type KvEntry, type QueuedIterator } from 'nats';
+import type { KV, KvEntry, QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
 import type { RemoteHolder } from '../mcp/relayCall.js';
+import { pingBridge } from './bridgePing.js';
 import { ControlLease } from './messages.js';
 import type { SiteBus } from './siteBus.js';
 
@@ -206,18 +207,11 @@ export class ControlLeases {
 
   /** Whether NATS has nobody listening at `bridge`'s subjects (it died or left the site). */
   private async gone(bridge: string): Promise<boolean> {
-    const { bus } = this.options;
+    const { bus, logger } = this.options;
     if (bridge === bus.bridgeId) return false;
-    try {
-      await bus.nc.request(
-        bus.bridgeSubject(bridge, 'ping'),
-        bus.seal(bus.bridgeSubject(bridge, 'ping'), { type: 'ping', from: bus.bridgeId }),
-        { timeout: PING_TIMEOUT_MS },
-      );
-      return false;
-    } catch (err) {
-      return err instanceof NatsError && err.code === (ErrorCode.NoResponders as string);
-    }
+    // Silent (slow, or someone without the site's key listening there) is not gone: the lease
+    // then expires by itself within its TTL if its bridge is dead.
+    return (await pingBridge(bus, bridge, PING_TIMEOUT_MS, logger)) === 'gone';
   }
 
   /**

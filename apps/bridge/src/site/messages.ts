@@ -2,7 +2,7 @@
 // a tool call or an AI's mode raise forwarded to the bridge that holds a desktop's control window
 // and its answer (`ForwardedCall`, `ForwardedModeApproval`, `ForwardedAnswer`, `ForwardedCancel`),
 // an approval answered in a window on another bridge (`ForwardedApprovalAnswer`, signed), a
-// liveness ping to the bridge running a forwarded call (`BridgePing`),
+// liveness ping to the bridge running a forwarded call and its answer (`BridgePing`, `BridgePong`),
 // and the control-window lease kept in
 // the key-value store (`ControlLease`). Each is sealed with the site's key and opened and parsed
 // where it arrives (siteSeal.ts, through siteBus.ts); one that fails either is dropped and logged,
@@ -289,6 +289,9 @@ export const OverlaysWanted = z.strictObject({
 
 /** "Are you there?" to a bridge holding a forwarded call (answered by every live bridge). */
 export const BridgePing = z.strictObject({ type: z.literal('ping'), from: From });
+
+/** "Yes": a bridge's answer to a ping, sealed for the asker's reply inbox (site/bridgePing.ts). */
+export const BridgePong = z.strictObject({ type: z.literal('pong'), from: From });
 
 /** Who holds a desktop's control window: the lease's value in the key-value store. */
 export const ControlLease = z.strictObject({

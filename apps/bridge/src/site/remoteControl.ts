@@ -6,9 +6,10 @@
 // Fails closed: no lease, or a holder that does not answer, is the usual viewer_unavailable
 // error, and nothing reaches the desktop. The holder decides again with its own plane (mode,
 // toggles, standing permissions): a forwarded `allow` that it would have to ask about is asked.
-// While a forwarded call waits, the holder is pinged every HOLDER_PROBE_MS: a bridge that died
-// (NATS says nobody listens there any more) fails the call at once with words saying so, instead
-// of after its whole budget (up to 15 minutes with an approval).
+// While a forwarded call waits, the holder is pinged every HOLDER_PROBE_MS (sealed, both ways:
+// bridgePing.ts): a bridge that died (NATS says nobody listens there any more, or no sealed
+// answer came for HOLDER_SILENT_MS) fails the call at once with words saying so, instead of after
+// its whole budget (up to 15 minutes with an approval).
 import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
@@ -19,6 +20,7 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
+import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ErrorCode, NatsError, type Msg } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -32,14 +34,19 @@ import {
   ForwardedCall,
   ForwardedCancel,
   ForwardedModeApproval,
-  BridgePing,
 } from './messages.js';
+import { answerPings, pingBridge } from './bridgePing.js';
 import type { SiteBus } from './siteBus.js';
 
 /** How long a forwarded call may take beyond its own budget (the trip there and back). */
 const FORWARD_MARGIN_MS = 2_000;
 /** How often the holder of a waiting forwarded call is asked whether it is still there. */
 const HOLDER_PROBE_MS = 250;
+/**
+ * A holder none of whose pings got a sealed answer for this long is taken as gone (NATS says
+ * "nobody there" at once when nobody listens; this bounds the case where someone else does).
+ */
+const HOLDER_SILENT_MS = 3_000;
 
 /** The holder of a forwarded call is gone (NATS has nobody listening at its subjects). */
 class HolderGone extends Error {}
@@ -66,10 +73,8 @@ export class RemoteControl implements RemoteControlRoute {
     bus.listen(bus.bridgeSubject(bus.bridgeId, 'cancel'), ForwardedCancel, (cancel) => {
       this.running.get(`${cancel.from}:${cancel.callId}`)?.abort();
     });
-    // "Still there?" from a bridge whose call runs here: any reply says yes.
-    bus.listen(bus.bridgeSubject(bus.bridgeId, 'ping'), BridgePing, (_ping, msg) => {
-      if (msg.reply !== undefined && msg.reply !== '') msg.respond();
-    });
+    // "Still there?" from a bridge whose call runs here: a sealed yes.
+    answerPings(bus);
     this.leases = new ControlLeases(options);
   }
 
@@ -202,33 +207,25 @@ export class RemoteControl implements RemoteControlRoute {
   }
 
   /**
-   * Rejects with HolderGone once `holder` no longer listens on the site's NATS (its bridge died
-   * or left); never settles otherwise. Stops asking when `done` aborts.
+   * Rejects with HolderGone once `holder` is gone: NATS has nobody listening at its subjects (its
+   * bridge died or left), or no ping got a sealed answer for HOLDER_SILENT_MS (someone without
+   * the site's key listens there in its place, or the bridge hangs). Never settles otherwise;
+   * stops asking when `done` aborts.
    */
-  private holderGone(holder: RemoteHolder, done: AbortSignal): Promise<never> {
-    const { bus } = this.options;
-    return new Promise<never>((_resolve, reject) => {
-      const timer = setInterval(() => {
-        bus.nc
-          .request(
-            bus.bridgeSubject(holder.bridge, 'ping'),
-            bus.seal(bus.bridgeSubject(holder.bridge, 'ping'), {
-              type: 'ping',
-              from: bus.bridgeId,
-            }),
-            { timeout: HOLDER_PROBE_MS * 4 },
-          )
-          .catch((err: unknown) => {
-            if (done.aborted) return;
-            if (err instanceof NatsError && err.code === (ErrorCode.NoResponders as string)) {
-              clearInterval(timer);
-              reject(new HolderGone());
-            }
-          });
-      }, HOLDER_PROBE_MS);
-      timer.unref();
-      done.addEventListener('abort', () => clearInterval(timer), { once: true });
-    });
+  private async holderGone(holder: RemoteHolder, done: AbortSignal): Promise<never> {
+    const { bus, logger } = this.options;
+    let heardAt = Date.now();
+    while (!done.aborted) {
+      await sleep(HOLDER_PROBE_MS, done);
+      if (done.aborted) break;
+      const liveness = await pingBridge(bus, holder.bridge, HOLDER_PROBE_MS * 4, logger);
+      if (done.aborted) break;
+      if (liveness === 'alive') heardAt = Date.now();
+      else if (liveness === 'gone' || Date.now() - heardAt >= HOLDER_SILENT_MS)
+        throw new HolderGone();
+    }
+    // Answered or cancelled: the race is over, this promise is never looked at.
+    return new Promise<never>(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -405,4 +402,9 @@ function failure(err: unknown): ForwardedAnswer {
         : {}),
     },
   };
+}
+
+/** Waits `ms`, or less when `done` aborts (never rejects). */
+function sleep(ms: number, done: AbortSignal): Promise<void> {
+  return sleepFor(ms, undefined, { signal: done, ref: false }).catch(() => undefined);
 }
