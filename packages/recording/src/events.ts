@@ -17,6 +17,12 @@ const rect = z.object({
 
 const base = { t: z.number() };
 
+/** One thing the person pointed out in teach mode: a rectangle or a point, with their note. */
+const teachMark = z.discriminatedUnion('kind', [
+  rect.extend({ kind: z.literal('rect'), note: z.string().optional() }),
+  z.object({ kind: z.literal('point'), x: z.number(), y: z.number(), note: z.string().optional() }),
+]);
+
 export const RecordingEventSchema = z.discriminatedUnion('kind', [
   /** An overlay appeared on the desktop (drawn by the AI), in desktop pixels. */
   z.object({
@@ -53,11 +59,19 @@ export const RecordingEventSchema = z.discriminatedUnion('kind', [
   z.object({ ...base, kind: z.literal('stop'), by: z.string().optional() }),
   z.object({ ...base, kind: z.literal('takeover'), by: z.string().optional() }),
   z.object({ ...base, kind: z.literal('handback'), by: z.string().optional() }),
+  /**
+   * The person's answer to the AI's request_annotation (teach mode): the AI's question, the
+   * answer in one sentence, how it ended (answered, declined, no_answer), who answered, and what
+   * they pointed out in desktop pixels (notes redacted by the caller).
+   */
   z.object({
     ...base,
     kind: z.literal('teach.answer'),
     question: z.string().optional(),
     answer: z.string(),
+    outcome: z.string().optional(),
+    by: z.string().optional(),
+    annotations: z.array(teachMark).optional(),
   }),
   z.object({ ...base, kind: z.literal('mode'), mode: z.string(), by: z.string().optional() }),
   /** The charge of the desktop's AI moved from one person to another (`by`: who moved it). */

@@ -43,7 +43,7 @@ export interface CallServices {
   logger: Logger;
 }
 
-export type CallContext = Omit<ToolContext, 'decision' | 'note' | 'plane'> & {
+export type CallContext = Omit<ToolContext, 'decision' | 'note' | 'plane' | 'audit'> & {
   /** The token person's own toggles, for the audit of a call that found no desktop. */
   fallbackPermissions: Permissions;
 };
@@ -183,6 +183,7 @@ export async function runToolCall(
       decision: standing === undefined ? verdict.decision : 'allow',
       ...(standing === undefined ? {} : { standingId: standing.id }),
       note,
+      audit: services.audit,
     });
     // The seed's loose objects: keys we do not know were accepted; say they had no effect.
     const ignored = ignoredArgs(tool.definition.looseObjects, toolArgs);

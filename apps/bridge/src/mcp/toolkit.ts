@@ -15,6 +15,7 @@ import {
   type ToolName,
   type ToolResult,
 } from '@overlay-companion/protocol';
+import type { AuditLog } from '../audit/auditLog.js';
 import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { SessionRateLimiter } from '../limits/rateLimit.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
@@ -71,6 +72,8 @@ export interface ToolContext {
   requestId: RequestId;
   /** In a site of several bridges: control windows on the other bridges. */
   remote?: RemoteControlRoute | undefined;
+  /** The audit log, for what a tool hears from the person (request_annotation's answer). */
+  audit: Pick<AuditLog, 'record'>;
 }
 
 export interface ToolReply<N extends ToolName = ToolName> {

@@ -1,10 +1,10 @@
 // The recording's event track, read off the audit log: every audited action of a desktop (the
 // one place each is decided and written) becomes an event of that desktop's recording — each AI
 // tool call with its arguments as the audit summarized them, its intent, decision, who approved
-// and outcome; approvals; Stop; mode changes; moves of the charge. Entries that name no desktop (sign-ins, account
-// changes) are not events.
+// and outcome; approvals; the person's teach answers (what they pointed out); Stop; mode changes;
+// moves of the charge. Entries that name no desktop (sign-ins, account changes) are not events.
 //
-// Typed text and clipboard contents are always redacted here, even when the person in charge
+// Typed text, clipboard contents and teach notes are always redacted here, even when the person in charge
 // keeps them in their own audit log: the audit shows each person their own entries, while a
 // recording is watched by everyone who may see the desktop (a view grant included).
 import { isToolName, toolDefinitions } from '@overlay-companion/protocol';
@@ -66,6 +66,8 @@ export function recordingEventsOf(
           ...(by === undefined ? {} : { by }),
         },
       ];
+    case 'teach_answer':
+      return [teachAnswerEvent(entry)];
     case 'stop':
       return [{ t, kind: 'stop', ...(by === undefined ? {} : { by }) }];
     case 'mode_change': {
@@ -85,6 +87,57 @@ export function recordingEventsOf(
     default:
       return [];
   }
+}
+
+type TeachAnswerEvent = Extract<RecordingEventInput, { kind: 'teach.answer' }>;
+type TeachMark = NonNullable<TeachAnswerEvent['annotations']>[number];
+
+/**
+ * A teach answer (mcp/tools/teach.ts wrote its summary as JSON: the AI's prompt, completed, the
+ * annotations): what the person pointed out, every note redacted — like typed text, whatever the
+ * audit kept for its owner. A summary that does not read back keeps only the outcome.
+ */
+function teachAnswerEvent(entry: NewAuditEntry): TeachAnswerEvent {
+  const summary = argumentsOf(entry.summary);
+  const question = typeof summary.prompt === 'string' ? summary.prompt : undefined;
+  const marks = Array.isArray(summary.annotations)
+    ? summary.annotations.flatMap((item: unknown) => teachMarkOf(item) ?? [])
+    : [];
+  const by = entry.personName ?? undefined;
+  return {
+    t: entry.at,
+    kind: 'teach.answer',
+    ...(question === undefined ? {} : { question }),
+    answer: teachSentence(entry.outcome ?? '', marks),
+    ...(entry.outcome == null ? {} : { outcome: entry.outcome }),
+    ...(by === undefined ? {} : { by }),
+    annotations: marks,
+  };
+}
+
+function teachMarkOf(item: unknown): TeachMark | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { kind, x, y, width, height, note } = item as Record<string, unknown>;
+  if (typeof x !== 'number' || typeof y !== 'number') return undefined;
+  const redacted = typeof note === 'string' ? { note: redactedText(note) } : {};
+  if (kind === 'point') return { kind, x, y, ...redacted };
+  if (kind !== 'rect' || typeof width !== 'number' || typeof height !== 'number') return undefined;
+  return { kind, x, y, width: Math.max(0, width), height: Math.max(0, height), ...redacted };
+}
+
+/** "pointed out 2 items: rect 30×40 at 10,20; point 5,6" — the answer in one line. */
+function teachSentence(outcome: string, marks: readonly TeachMark[]): string {
+  const items = marks
+    .map((m) =>
+      m.kind === 'rect' ? `rect ${m.width}×${m.height} at ${m.x},${m.y}` : `point ${m.x},${m.y}`,
+    )
+    .join('; ');
+  const count = `${marks.length} item${marks.length === 1 ? '' : 's'}`;
+  if (outcome === 'answered') return `pointed out ${count}${items === '' ? '' : `: ${items}`}`;
+  if (outcome === 'declined') return 'cancelled the request';
+  if (outcome === 'no_answer')
+    return `did not finish in time${marks.length === 0 ? '' : `; had drawn ${count}: ${items}`}`;
+  return `answered (${outcome || 'unknown'})`;
 }
 
 /** The detail line of a charge move, from whom to whom (a desktop name may hold ": "). */
@@ -121,6 +174,11 @@ function argumentsOf(summary: string | null | undefined): Record<string, unknown
 /** What the audit writes in place of a value (audit/summarize.ts); text the AI typed may not pose as it. */
 const AUDIT_REDACTION = /^\[redacted(: \d+ characters)?\]$/;
 
+/** The person's text as the event track keeps it: its length only (the audit's redaction). */
+function redactedText(text: string): string {
+  return AUDIT_REDACTION.test(text) ? text : `[redacted: ${[...text].length} characters]`;
+}
+
 function withoutText(tool: string, args: Record<string, unknown>): Record<string, unknown> {
   const sensitive = isToolName(tool) ? (toolDefinitions[tool].sensitiveArgs ?? []) : [];
   if (sensitive.length === 0) return args;
@@ -137,8 +195,7 @@ function withoutText(tool: string, args: Record<string, unknown>): Record<string
     if (value === undefined || (typeof value === 'string' && AUDIT_REDACTION.test(value))) {
       continue;
     }
-    copy[field] =
-      typeof value === 'string' ? `[redacted: ${[...value].length} characters]` : '[redacted]';
+    copy[field] = typeof value === 'string' ? redactedText(value) : '[redacted]';
   }
   return copy;
 }

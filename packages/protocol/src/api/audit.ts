@@ -7,6 +7,12 @@ export const AUDIT_KINDS = [
   'tool_call',
   'mode_change',
   'approval',
+  /**
+   * The person's answer to the AI's request_annotation (teach mode): what they pointed out —
+   * rectangles and points, notes redacted unless they keep typed text — or that they cancelled or
+   * did not answer in time (outcome answered / declined / no_answer, as an approval's).
+   */
+  'teach_answer',
   'stop',
   'sign_in',
   'sign_in_failed',

@@ -15,6 +15,7 @@ import { listDesktops, selectDesktop } from './desktops.js';
 import { setMode } from './mode.js';
 import { relayTool } from './relayTool.js';
 import { setScreenshotFrequency, takeScreenshot } from './screen.js';
+import { requestAnnotation } from './teach.js';
 
 const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
   set_screenshot_frequency: setScreenshotFrequency,
@@ -28,6 +29,7 @@ const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
 
 const viewerFinish: { readonly [N in ViewerToolName]?: BridgeTool<N> } = {
   take_screenshot: takeScreenshot,
+  request_annotation: requestAnnotation,
 };
 
 function bridgeToolFor(name: ToolName): BridgeTool<ToolName> {

@@ -79,6 +79,7 @@ export const KIND_LABELS: Readonly<Record<AuditKind, string>> = {
   tool_call: 'Tool call',
   mode_change: 'Mode change',
   approval: 'Approval',
+  teach_answer: 'Teach answer',
   stop: 'Stop',
   sign_in: 'Sign-in',
   sign_in_failed: 'Failed sign-in',
