@@ -90,18 +90,8 @@ export class GatewayLeases implements GatewayPlaces {
   }
 
   private kv(): Promise<KV> {
-    // The bucket's name, like the control leases', carries the site id (the subjects' prefix).
-    const siteId = this.bus.subject().split('.')[1] ?? 'site';
-    // In a NATS cluster the places live on up to three nodes, so one node's death keeps them.
-    const servers =
-      this.bus.nc.info?.cluster === undefined ? 1 : (this.bus.nc.info.connect_urls?.length ?? 1);
-    this.bucket ??= this.bus.nc.jetstream().views.kv(`oc_${siteId}_gateways`, {
-      ttl: this.ttlMs,
-      history: 1,
-      replicas: Math.min(3, Math.max(1, servers)),
-    });
-    this.bucket.catch(() => (this.bucket = undefined));
-    return this.bucket;
+    // The site's bucket (named after the site id, on as many NATS nodes as siteBus.ts keeps).
+    return this.bus.bucket('gateways', this.ttlMs);
   }
 
   private fresh(key: string): GatewayPlace | undefined {

@@ -1,8 +1,9 @@
 // One bridge's link to its site's NATS: the connection (reconnecting by itself, forever, while the
 // bridge runs), the subjects (every one under `oc.<site id>.`, the site id being the database's,
 // so two sites never hear each other on one NATS), the broadcasts every bridge acts on, the
-// subjects where this bridge takes forwarded calls, and the key-value bucket of the control
-// leases. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
+// subjects where this bridge takes forwarded calls, and the site's key-value buckets (control
+// leases, gateway places), each kept on as many nodes of the NATS cluster as it has, up to three,
+// so losing one node loses no bucket. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
 // schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too old,
 // malformed) is dropped and logged, never acted on. A bridge does not hear its own broadcasts
 // (noEcho, and `from` is checked too).
@@ -13,6 +14,7 @@ import {
   Events,
   NatsError,
   type KV,
+  type KvOptions,
   type Msg,
   type NatsConnection,
   type Subscription,
@@ -42,6 +44,12 @@ const FLUSH_WAIT_MS = 1_000;
 /** Default lease TTL: a dead bridge's control windows are given up within this. */
 export const DEFAULT_LEASE_TTL_MS = 3_000;
 
+/**
+ * Copies of each key-value bucket a NATS cluster keeps at most: three survive one node's death
+ * (two would lose their quorum with it; JetStream takes 1, 3 or 5, and 5 costs more than it buys).
+ */
+export const MAX_BUCKET_REPLICAS = 3;
+
 /** What a bridge takes at its own subjects (each parsed with its schema in messages.ts). */
 export type BridgeSubject = 'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays';
 
@@ -55,8 +63,10 @@ export class SiteBus {
   readonly leaseTtlMs: number;
   private readonly prefix: string;
   private readonly subscriptions: Subscription[] = [];
-  private kvBucket: Promise<KV> | undefined;
+  private readonly buckets = new Map<string, Promise<KV>>();
   private closed = false;
+  /** Since when NATS has been away (undefined while connected), for /readyz. */
+  private lostAt: number | undefined;
   private readonly reconnected = new Set<() => void>();
   private readonly sealer: SiteSeal;
   /** Replies to this bridge's requests seen so far (each subscription keeps its own). */
@@ -223,11 +233,67 @@ export class SiteBus {
 
   /** The bucket of control leases (created on first use; entries live `leaseTtlMs`). */
   leases(): Promise<KV> {
-    this.kvBucket ??= this.nc
-      .jetstream()
-      .views.kv(`oc_${this.options.siteId}_control`, { ttl: this.leaseTtlMs, history: 1 });
-    this.kvBucket.catch(() => (this.kvBucket = undefined));
-    return this.kvBucket;
+    return this.bucket('control', this.leaseTtlMs);
+  }
+
+  /**
+   * The site's key-value bucket `name` (`oc_<site id>_<name>`, entries living `ttlMs`), created on
+   * first use with siteBucketReplicas copies. A bucket made with fewer (by an older bridge, or
+   * while a node was down) is given more once the cluster can hold them.
+   */
+  bucket(name: string, ttlMs: number): Promise<KV> {
+    let opened = this.buckets.get(name);
+    if (opened === undefined) {
+      opened = this.openBucket(`oc_${this.options.siteId}_${name}`, ttlMs);
+      this.buckets.set(name, opened);
+      opened.catch(() => this.buckets.delete(name));
+    }
+    return opened;
+  }
+
+  /** Since when NATS has been away from this bridge; undefined while it is connected. */
+  awaySince(): number | undefined {
+    return this.closed ? Date.now() : this.lostAt;
+  }
+
+  private async openBucket(bucket: string, ttlMs: number): Promise<KV> {
+    const options: Partial<KvOptions> = { ttl: ttlMs, history: 1 };
+    // A cluster of fewer nodes than asked for refuses the bucket ("insufficient resources"): one
+    // copy fewer, down to one. A server alone refuses more than one copy.
+    for (let replicas = this.clustered() ? MAX_BUCKET_REPLICAS : 1; ; replicas -= 1) {
+      try {
+        const kv = await this.nc.jetstream().views.kv(bucket, { ...options, replicas });
+        await this.addReplicas(bucket, replicas);
+        return kv;
+      } catch (err) {
+        if (replicas <= 1 || !tooFewNodes(err)) throw err;
+      }
+    }
+  }
+
+  /** Gives an existing bucket with fewer than `replicas` copies that many (best effort). */
+  private async addReplicas(bucket: string, replicas: number): Promise<void> {
+    if (replicas <= 1) return;
+    try {
+      const jsm = await this.nc.jetstreamManager();
+      const info = await jsm.streams.info(`KV_${bucket}`);
+      if (info.config.num_replicas >= replicas) return;
+      await jsm.streams.update(`KV_${bucket}`, { ...info.config, num_replicas: replicas });
+      this.options.logger.info(
+        { bucket, from: info.config.num_replicas, to: replicas },
+        'site: a key-value bucket now keeps more copies',
+      );
+    } catch (err) {
+      this.options.logger.warn(
+        { bucket, err: errorMessage(err) },
+        'site: a key-value bucket keeps fewer copies than the cluster could hold',
+      );
+    }
+  }
+
+  /** Whether the NATS server this bridge is connected to is one node of a cluster. */
+  private clustered(): boolean {
+    return this.nc.info?.cluster !== undefined && this.nc.info.cluster !== '';
   }
 
   async close(): Promise<void> {
@@ -242,9 +308,11 @@ export class SiteBus {
     for await (const status of this.nc.status()) {
       switch (status.type) {
         case Events.Disconnect:
+          this.lostAt ??= Date.now();
           logger.warn({ server: status.data }, 'site: lost NATS, reconnecting');
           break;
         case Events.Reconnect:
+          this.lostAt = undefined;
           logger.info({ server: status.data }, 'site: NATS back');
           for (const listener of this.reconnected) listener();
           break;
@@ -256,6 +324,12 @@ export class SiteBus {
       }
     }
   }
+}
+
+/** JetStream refused the copies asked for: the cluster has fewer nodes (or fewer up) than that. */
+function tooFewNodes(err: unknown): boolean {
+  const message = errorMessage(err);
+  return /insufficient resources|replicas > 1 not supported|no suitable peers/i.test(message);
 }
 
 function joinFailure(err: unknown, where: string): string {
