@@ -30,8 +30,11 @@ export interface RemoteHolder {
 
 /** Control windows on other bridges of the site (site/remoteControl.ts implements it). */
 export interface RemoteControlRoute {
-  /** Where the desktop's control window is, when on another bridge (undefined: nowhere reachable). */
-  holder(desktopId: string): Promise<RemoteHolder | undefined>;
+  /**
+   * Where the desktop's control window is, when on another bridge (undefined: nowhere reachable);
+   * may wait briefly for a window that just opened (`signal`: the call's cancellation).
+   */
+  holder(desktopId: string, signal?: AbortSignal): Promise<RemoteHolder | undefined>;
   call<N extends ViewerToolName>(
     holder: RemoteHolder,
     plane: DesktopPlane,
@@ -59,7 +62,7 @@ export async function relayWithPolicy<N extends ViewerToolName>(
   // No control window here: another bridge of the site may hold it.
   const remote =
     hub.control === undefined && ctx.remote !== undefined
-      ? await ctx.remote.holder(ctx.plane.desktopId)
+      ? await ctx.remote.holder(ctx.plane.desktopId, ctx.signal)
       : undefined;
   if (policy === 'confirm') {
     const control = hub.control ?? remote;

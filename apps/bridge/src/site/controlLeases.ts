@@ -20,6 +20,8 @@ import type { SiteBus } from './siteBus.js';
 
 /** How long a holder's answer to "still there?" may take (a slow one is not taken as gone). */
 const PING_TIMEOUT_MS = 1_000;
+/** How often a wait for a lease (told) checks whether it may stop early. */
+const STOP_CHECK_MS = 20;
 
 interface HeldLease {
   revision: number;
@@ -45,6 +47,8 @@ export class ControlLeases {
    */
   private readonly known = new Map<string, RemoteHolder>();
   private watcher: QueuedIterator<KvEntry> | undefined;
+  /** Who waits for the watch to tell a lease of another bridge, by key (see told). */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   constructor(private readonly options: ControlLeasesOptions) {
     // Refreshed three times per TTL, so one late refresh never lets a live lease expire.
@@ -89,6 +93,42 @@ export class ControlLeases {
     return this.known.has(leaseKey(desktopId));
   }
 
+  /**
+   * The holder the watch tells within `waitMs` (at once if it knows one already); undefined when
+   * none is told by then, or once `stop` says so (checked every STOP_CHECK_MS) or `signal` aborts.
+   */
+  async told(
+    desktopId: string,
+    waitMs: number,
+    stop: () => boolean,
+    signal?: AbortSignal,
+  ): Promise<RemoteHolder | undefined> {
+    const key = leaseKey(desktopId);
+    const known = this.known.get(key);
+    if (known !== undefined || signal?.aborted === true || this.closed) return known;
+    await new Promise<void>((resolve) => {
+      const listeners = this.waiting.get(key) ?? new Set<() => void>();
+      this.waiting.set(key, listeners);
+      const done = (): void => {
+        clearTimeout(timer);
+        clearInterval(check);
+        signal?.removeEventListener('abort', done);
+        listeners.delete(done);
+        if (listeners.size === 0 && this.waiting.get(key) === listeners) this.waiting.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, waitMs);
+      const check = setInterval(() => {
+        if (stop()) done();
+      }, STOP_CHECK_MS);
+      timer.unref();
+      check.unref();
+      signal?.addEventListener('abort', done, { once: true });
+      listeners.add(done);
+    });
+    return this.known.get(key);
+  }
+
   /** The holder of this desktop's lease did not answer: ask the bucket next time. */
   forget(desktopId: string): void {
     this.known.delete(leaseKey(desktopId));
@@ -98,6 +138,7 @@ export class ControlLeases {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    for (const listeners of [...this.waiting.values()]) for (const wake of [...listeners]) wake();
     this.watcher?.stop();
     await this.syncing;
     const kv = await this.options.bus.leases().catch(() => undefined);
@@ -122,12 +163,13 @@ export class ControlLeases {
             entry.operation === 'PUT'
               ? bus.openValue(ControlLease, entry, bus.leaseTtlMs)
               : undefined;
-          if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId)
+          if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId) {
             this.known.set(entry.key, {
               bridge: parsed.message.bridge,
               headless: parsed.message.headless,
             });
-          else if (this.known.delete(entry.key)) this.sync(); // given up: a window here may take it
+            for (const wake of [...(this.waiting.get(entry.key) ?? [])]) wake();
+          } else if (this.known.delete(entry.key)) this.sync(); // given up: a window here may take it
         }
       } catch (err) {
         if (!this.closed) logger.warn({ err: errorMessage(err) }, 'site: lease watch ended');

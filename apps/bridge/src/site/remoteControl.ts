@@ -38,6 +38,12 @@ import {
 import { answerPings, pingBridge } from './bridgePing.js';
 import type { SiteBus } from './siteBus.js';
 
+/**
+ * How long a call finding no control window anywhere waits for one's lease before it fails
+ * (within every tool's budget): the time a window's bridge takes to write it and the others to
+ * see it, with room for a loaded machine.
+ */
+const LEASE_WAIT_MS = 1_000;
 /** How long a forwarded call may take beyond its own budget (the trip there and back). */
 const FORWARD_MARGIN_MS = 2_000;
 /** How often the holder of a waiting forwarded call is asked whether it is still there. */
@@ -78,9 +84,20 @@ export class RemoteControl implements RemoteControlRoute {
     this.leases = new ControlLeases(options);
   }
 
-  /** The bridge holding the desktop's control window, when it is another one. */
-  holder(desktopId: string): Promise<RemoteHolder | undefined> {
-    return this.leases.holder(desktopId);
+  /**
+   * The bridge holding the desktop's control window, when it is another one. With no control
+   * window known anywhere, waits up to LEASE_WAIT_MS (less when `signal` aborts, and no longer
+   * once one is here) for a lease to be told: a window that opened on another bridge a moment
+   * ago is control there before its lease is written and seen here.
+   */
+  async holder(desktopId: string, signal?: AbortSignal): Promise<RemoteHolder | undefined> {
+    const now = await this.leases.holder(desktopId);
+    if (now !== undefined || signal?.aborted === true) return now;
+    const plane = await this.options.planes.ifLoaded(desktopId);
+    const here = (): boolean => plane?.hub.control !== undefined;
+    if (here()) return undefined;
+    this.options.logger.debug({ desktopId }, 'site: no control window known: waiting for a lease');
+    return this.leases.told(desktopId, LEASE_WAIT_MS, here, signal);
   }
 
   /** Whether another bridge holds the desktop's control window (its lease, as last told). */

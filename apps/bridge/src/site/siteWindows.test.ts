@@ -121,6 +121,40 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     await waitUntil(() => !heldElsewhere(one), 5000);
   });
 
+  test('a call on bridge 2 that arrives before the window opening on bridge 1 is known there waits for its lease and runs', async () => {
+    const ai = await connectClient(two, { token: TOKEN });
+    const args = { x: 12, y: 13, width: 40, height: 20, color: 'gold' };
+    // No window anywhere: after the short wait for a lease, the call fails closed as before.
+    expect(errorOf(await callTool(ai.client, 'draw_overlay', args)).kind).toBe(
+      'viewer_unavailable',
+    );
+    const ticket = await one.ticket();
+    const waits = (): number => two.log.text().split('waiting for a lease').length - 1;
+    const before = waits();
+    const drawing = callTool(ai.client, 'draw_overlay', args);
+    // The call is on bridge 2, waiting; only now does the person's window open on bridge 1.
+    await waitUntil(() => waits() > before, 5000);
+    const window = await ScriptedViewer.connectWithTicket(one.url, ticket);
+    opened.push(window);
+    expect(window.hello.role).toBe('control');
+    const call = (await window.waitFor(
+      (m) => m.type === 'tool_call' && m.name === 'draw_overlay',
+      5000,
+    )) as ToolCallMessage;
+    window.send({
+      type: 'tool_result',
+      id: call.id,
+      result: {
+        overlay_id: 'ov_late',
+        bounds: { x: 12, y: 13, width: 40, height: 20 },
+        monitor_index: 0,
+      },
+    });
+    const result = await drawing;
+    expect(result.isError).not.toBe(true);
+    await ai.client.close();
+  });
+
   test('an approval answered in a window on bridge 3 reaches a call waiting on bridge 2', async () => {
     const control = await open(one);
     control.on('click_at', askInOtherWindows(control));

@@ -14,7 +14,7 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
   if (decideModeChange(from, to, 'ai') === 'approve') {
     const remote =
       hub.control === undefined && ctx.remote !== undefined
-        ? await ctx.remote.holder(ctx.plane.desktopId)
+        ? await ctx.remote.holder(ctx.plane.desktopId, ctx.signal)
         : undefined;
     const control = hub.control ?? remote;
     if (control === undefined) {
