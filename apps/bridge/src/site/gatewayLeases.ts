@@ -17,7 +17,6 @@ import type { SiteBus } from './siteBus.js';
 export const PLACE_TTL_MS = 15_000;
 
 export class GatewayLeases implements GatewayPlaces {
-  private bucket: Promise<KV> | undefined;
   /**
    * The site's places as the watch last told them, by key, with when. The bucket drops an
    * expired place without telling the watch, so one not refreshed within the TTL is ignored.
