@@ -69,6 +69,8 @@ import { transferTargets } from './files/transferTargets.js';
 import { recordingEventsOf } from './recordings/auditEvents.js';
 import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
+import type { S3Target } from './recordings/storage/s3Config.js';
+import { S3Files } from './recordings/storage/s3Files.js';
 import type { ConnectionObserver } from './tunnel/desktopConnections.js';
 import { desktopTargets, type DesktopTargetsOptions } from './tunnel/desktopTargets.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
@@ -256,11 +258,15 @@ export interface ControlledBridgeOptions
    * moves when restarted; throws DesktopReachError while it is down); default: the config's.
    */
   cliConnection?: (() => ConnectionConfig) | undefined;
-  /** Session recordings: serve --record makes `on` the default; tests tune the writer. */
+  /**
+   * Session recordings: serve --record makes `on` the default; --recordings-s3 keeps them in an
+   * S3 bucket (checked at start: a bucket that cannot be written fails the start); tests tune
+   * the writer.
+   */
   recording?:
-    | Partial<
+    | (Partial<
         Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir' | 'retention' | 'diskSpace'>
-      >
+      > & { s3?: S3Target | undefined })
     | undefined;
   /**
    * OC_NATS_URL: the site this bridge is one of (site/joinSite.ts). Without it the bridge is a
@@ -324,9 +330,15 @@ export async function startWithDesktopControl(
   // guacd makes each RDP desktop's drive folder, inside this root (files/rdpDrive.ts).
   if (files?.rdpDriveRoot !== undefined)
     await mkdir(files.rdpDriveRoot, { recursive: true, mode: 0o700 });
+  const recordingsDir = recording?.dir ?? join(resolve(config.dataDir), 'recordings');
+  const recordingsS3 =
+    recording?.s3 === undefined
+      ? undefined
+      : await S3Files.connect(recording.s3, recordingsDir, logger.child({ part: 'recordings' }));
   const recordings = new Recordings({
     store: access.store,
-    dir: recording?.dir ?? join(resolve(config.dataDir), 'recordings'),
+    dir: recordingsDir,
+    s3: recordingsS3,
     logger: logger.child({ part: 'recordings' }),
     recordByDefault: recording?.recordByDefault,
     writer: recording?.writer,

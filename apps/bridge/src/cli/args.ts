@@ -8,6 +8,7 @@ import { parseDesktopSize, type DesktopSize } from '../desktops/desktopSize.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseLogLevel, type LogLevel } from '../logger.js';
 import { parseMetricsOpenLoopback, parseMetricsToken } from '../perimeter/metricsAccess.js';
+import { parseS3Target, type S3Target } from '../recordings/storage/s3Config.js';
 import { parseStdioArgs, type StdioCommandOptions } from '../stdio/command.js';
 import { parseGatewayPool, parsePoolSecret, type GatewayPoolOption } from './gatewayPoolOptions.js';
 import { CONTROL_PLANE_FLAGS, parseSignInFlags, type SignInServeOptions } from './serveOptions.js';
@@ -48,6 +49,8 @@ export interface ServeOptions extends SignInServeOptions {
   headlessViewer?: true;
   /** --record, else OC_RECORD=1: every desktop without a setting of its own is recorded. */
   record?: true;
+  /** --recordings-s3 s3://BUCKET/PREFIX, else OC_RECORDINGS_S3_URL (+ OC_S3_*): where ended recordings are kept. */
+  recordingsS3?: S3Target;
   /** --log-level, else OC_LOG_LEVEL; undefined means info. */
   logLevel?: LogLevel;
   /** OC_METRICS_TOKEN: /metrics needs it as a bearer token. */
@@ -136,6 +139,7 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
         ...CONTROL_PLANE_FLAGS,
         'headless-viewer': { type: 'boolean' },
         record: { type: 'boolean' },
+        'recordings-s3': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -220,6 +224,10 @@ function parseServe(args: readonly string[], env: NodeJS.ProcessEnv): Command {
       // Only present when given, so option objects compared in tests gain no key by default.
       ...(values['headless-viewer'] === true ? { headlessViewer: true as const } : {}),
       ...(values.record === true || recordFromEnv(env.OC_RECORD) ? { record: true as const } : {}),
+      ...usage(() => {
+        const recordingsS3 = parseS3Target(values['recordings-s3'], env);
+        return recordingsS3 === undefined ? {} : { recordingsS3 };
+      }),
       ...logLevelOption(values['log-level'], env),
       ...usage(() => {
         const token = parseMetricsToken(env.OC_METRICS_TOKEN);

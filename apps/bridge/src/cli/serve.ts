@@ -173,7 +173,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
         // guacd desktop records go to the pool when there is one (it places them on a guacd).
         guacdForRecords: options.guacd ?? options.gatewayPool?.members[0],
         localDesktops,
-        recording: { recordByDefault: options.record === true },
+        recording: { recordByDefault: options.record === true, s3: options.recordingsS3 },
         files: {
           // File transfer: the command line's local desktop's folder, and RDP desktops' drives
           // when guacd shares this machine (files/rdpDrive.ts).

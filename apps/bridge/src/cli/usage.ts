@@ -40,6 +40,10 @@ overlay-companion serve [options]
                        OC_CHROMIUM picks the binary (default /usr/bin/chromium)
   --record             record every desktop whose owner set nothing else (also OC_RECORD=1):
                        files in <data-dir>/recordings, shown at /recordings
+  --recordings-s3 URL  keep ended recordings in an S3-compatible bucket, s3://BUCKET/PREFIX
+                       (also OC_RECORDINGS_S3_URL; OC_S3_ENDPOINT for a store that is not
+                       AWS, OC_S3_REGION; credentials: the AWS variables or profile); the data
+                       dir holds them only while they are written
   --log-level LEVEL    fatal, error, warn, info (default), debug, trace or silent
                        (also OC_LOG_LEVEL); JSON lines on stderr, secrets redacted
   Health and metrics: /healthz (alive), /readyz (desktop server and database reachable),

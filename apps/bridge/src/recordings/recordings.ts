@@ -5,7 +5,9 @@
 // in the store, and what each window's desktop_state says about it. A recording starts when a
 // desktop's connection opens (or its recording is turned on while open) and ends with the
 // connection (or when it is turned off); the files are in `<dataDir>/recordings` (0700), named by
-// a random id only.
+// a random id only. With an S3 store configured (storage/), that folder is the spool: a
+// recording is moved to the bucket once it has ended (and at start, what a previous run left),
+// and read from there through the same RecordingFiles as a local one.
 //
 // Keeping them (retention.ts has the rules): at start, every minute and whenever the recordings
 // being written have grown by another step, the recordings past the admin's limits (age, total
@@ -13,7 +15,7 @@
 // never deleted but rotated — ended, and a new one of the same connection started. Below the
 // free space to keep, recordings stop writing (a gap, and the windows say why) until there is
 // room again.
-import { mkdir, readdir, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { DesktopStateMessage, Overlay } from '@overlay-companion/protocol';
 import {
@@ -31,6 +33,10 @@ import type { RecordingRecord, Store } from '../store/types.js';
 import type { ConnectionJoin, ConnectionObserver } from '../tunnel/desktopConnections.js';
 import { ConnectionRecorder } from './recorder.js';
 import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
+import { LocalFiles } from './storage/localFiles.js';
+import type { RecordingFiles } from './storage/recordingFiles.js';
+import type { S3Files } from './storage/s3Files.js';
+import { SpoolMover } from './storage/spoolMover.js';
 import {
   MIN_PIECE_MS,
   formatBytes,
@@ -59,6 +65,8 @@ export interface RecordingsOptions {
   retention?: RetentionTiming | undefined;
   /** Free and total bytes of the disk holding `dir` (default: statfs). */
   diskSpace?: ((dir: string) => Promise<DiskSpace>) | undefined;
+  /** The S3 store finished recordings are moved to (connected); absent: they stay in `dir`. */
+  s3?: S3Files | undefined;
 }
 
 export interface RetentionTiming {
@@ -127,9 +135,17 @@ export class Recordings implements ConnectionObserver {
   private grown = 0;
   /** Why recordings are held for lack of free space (null: they are not). */
   private heldFor: string | null = null;
+  private readonly local: LocalFiles;
+  /** Moves ended recordings to the S3 store, when there is one. */
+  private readonly mover: SpoolMover | undefined;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
+    this.local = new LocalFiles(options.dir);
+    this.mover =
+      options.s3 === undefined
+        ? undefined
+        : new SpoolMover(options.s3, this.local, options.store, options.logger);
   }
 
   get dir(): string {
@@ -138,7 +154,19 @@ export class Recordings implements ConnectionObserver {
 
   /** Where finished recordings are kept: the data dir ('local'), or an S3 bucket ('s3'). */
   get location(): 'local' | 's3' {
-    return 'local';
+    return this.options.s3 === undefined ? 'local' : 's3';
+  }
+
+  /** Where the recording's files are read from (its row says where they are). */
+  files(recording: Pick<RecordingRecord, 'location'>): RecordingFiles {
+    return recording.location === 's3' && this.options.s3 !== undefined
+      ? this.options.s3
+      : this.local;
+  }
+
+  /** Every move to the S3 store queued so far, done (tests). */
+  async moved(): Promise<void> {
+    await this.mover?.settled();
   }
 
   /** Why recordings are not writing for lack of free space now (null: they may write). */
@@ -172,10 +200,15 @@ export class Recordings implements ConnectionObserver {
           to: g.to ?? end,
           reason: g.reason,
         })),
-        storedBytes: await localBytes(dir, row.id),
+        storedBytes: await this.local.bytes(row.id),
       });
     }
     await this.removeUnlisted(new Set(rows.map((r) => r.id)));
+    // With an S3 store, what a previous run left in the spool goes there now (retention moves
+    // what is still left at each pass); an `s3` row's local leftovers (a move cut short after
+    // its row was marked) are removed by the same move.
+    for (const row of rows)
+      if (row.location === 's3' && (await this.local.bytes(row.id)) > 0) this.mover?.move(row.id);
     await this.enforceRetention();
     this.timer ??= setInterval(
       () => void this.enforceRetention().catch(() => undefined),
@@ -236,8 +269,11 @@ export class Recordings implements ConnectionObserver {
    */
   async remove(recording: RecordingRecord): Promise<boolean> {
     if (this.liveIds().has(recording.id)) return false;
-    const paths = recordingPaths(this.options.dir, recording.id);
-    await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
+    // Not while it is being moved: its objects would be put back after they were deleted.
+    await this.mover?.cancel(recording.id);
+    const current = await this.options.store.recordings.byId(recording.id);
+    if ((current ?? recording).location === 's3') await this.options.s3?.remove(recording.id);
+    await this.local.remove(recording.id);
     await this.options.store.recordings.remove(recording.id);
     return true;
   }
@@ -363,6 +399,8 @@ export class Recordings implements ConnectionObserver {
     for (const desktopId of [...this.active.keys()]) void this.reconsider(desktopId);
     await this.settled();
     await this.pass?.catch(() => undefined);
+    await this.mover?.close();
+    this.options.s3?.close();
   }
 
   private async apply(desktopId: string): Promise<void> {
@@ -474,8 +512,9 @@ export class Recordings implements ConnectionObserver {
       endedAt: Math.max(summary.end, active.since),
       bytes: summary.bytes,
       gaps: summary.gaps,
-      storedBytes: await localBytes(this.options.dir, active.id),
+      storedBytes: await this.local.bytes(active.id),
     });
+    this.mover?.move(active.id);
   }
 
   // ---- keeping them ---------------------------------------------------------------------
@@ -547,10 +586,14 @@ export class Recordings implements ConnectionObserver {
     for (const row of rows) {
       if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;
       if (row.endedAt === null) continue;
-      row.storedBytes = await localBytes(this.options.dir, row.id);
+      row.storedBytes = await this.local.bytes(row.id);
       if (row.storedBytes > 0)
         await store.recordings.update(row.id, { storedBytes: row.storedBytes });
     }
+    // Ended recordings still in the spool (left by a previous run, or a move that failed).
+    for (const row of rows)
+      if (row.location === 'local' && row.endedAt !== null && !this.liveIds().has(row.id))
+        this.mover?.move(row.id);
     const plan = planRetention(
       rows.map((row) => {
         const writing = live.get(row.id);
@@ -640,8 +683,7 @@ export class Recordings implements ConnectionObserver {
       if (id !== undefined && !listed.has(id) && !this.liveIds().has(id)) orphans.add(id);
     }
     for (const id of orphans) {
-      const paths = recordingPaths(this.options.dir, id);
-      await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
+      await this.local.remove(id);
       this.options.logger.info({ recording: id }, 'removed the files of a recording never listed');
     }
   }
@@ -685,19 +727,6 @@ function sameOverlay(a: Overlay | undefined, b: Overlay): boolean {
 function mayPersonChange(decision: RecordingDecision | undefined): boolean {
   if (decision === undefined || decision.mode !== 'person') return false;
   return decision.personMayTurnOff || !decision.on;
-}
-
-/** Bytes of every file of a recording in `dir` (0 for those missing). */
-async function localBytes(dir: string, id: string): Promise<number> {
-  const sizes = await Promise.all(
-    Object.values(recordingPaths(dir, id)).map((p) =>
-      stat(p).then(
-        (s) => s.size,
-        () => 0,
-      ),
-    ),
-  );
-  return sizes.reduce((a, b) => a + b, 0);
 }
 
 async function statfsSpace(dir: string): Promise<DiskSpace> {

@@ -7,19 +7,15 @@
 // the person in charge's choice. A recording the person may not see answers 404, like one that
 // does not exist. Viewing, exporting and deleting are audited. For admins: the bridge's recording
 // settings (default, whether a person may turn it off, retention) and the storage view (what the
-// recordings take, per desktop and per person, the oldest, the disk's free space).
+// recordings take, per desktop and per person, the oldest, the disk's free space). The files are
+// read where the recording's row says they are (the data dir, or the S3 store: storage/).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { API, type AuditKind } from '@overlay-companion/protocol';
-import {
-  ExportError,
-  RecordingReader,
-  exportVideo,
-  recordingPaths,
-} from '@overlay-companion/recording';
+import { ExportError, exportVideo, recordingPaths } from '@overlay-companion/recording';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import sharp from 'sharp';
@@ -185,16 +181,12 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
   app.get(`${BASE}/:id/stream`, async (c) => {
     const found = await load(c);
     if (!found.ok) return found.response;
-    const { recording: path } = recordingPaths(recordings.dir, found.recording.id);
-    const size = await stat(path).then(
-      (s) => s.size,
-      () => undefined,
-    );
-    if (size === undefined) return apiError(c, 404, 'The recording’s file is gone.');
+    // What is written now (a live recording goes on growing; the player reads this much).
+    const file = await recordings.files(found.recording).stream(found.recording.id);
+    if (file === undefined) return apiError(c, 404, 'The recording’s file is gone.');
+    const { body, size } = file;
     audit(found.person, found.recording, found.desktop, 'recording_viewed', 'viewed');
-    // What is on disk now (a live recording goes on growing; the player reads this much).
-    const body = Readable.toWeb(createReadStream(path, { start: 0, end: Math.max(0, size - 1) }));
-    return c.body(body as ReadableStream, 200, {
+    return c.body(body, 200, {
       'Content-Type': 'application/octet-stream',
       'Content-Length': String(size),
       'Cache-Control': 'no-store',
@@ -204,18 +196,17 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
   app.get(`${BASE}/:id/events`, async (c) => {
     const found = await load(c);
     if (!found.ok) return found.response;
-    const reader = await openReader(recordings.dir, found.recording.id);
-    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    const events = await eventsOf(found.recording);
+    if (events === undefined) return apiError(c, 404, 'The recording’s files are gone.');
     c.header('Cache-Control', 'no-store');
-    return c.json({ events: await reader.events() });
+    return c.json({ events });
   });
 
   app.get(`${BASE}/:id/export.jsonl`, async (c) => {
     const found = await load(c);
     if (!found.ok) return found.response;
-    const reader = await openReader(recordings.dir, found.recording.id);
-    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
-    const events = await reader.events();
+    const events = await eventsOf(found.recording);
+    if (events === undefined) return apiError(c, 404, 'The recording’s files are gone.');
     audit(
       found.person,
       found.recording,
@@ -230,6 +221,9 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       'Cache-Control': 'no-store',
     });
   });
+
+  const eventsOf = (recording: RecordingRecord) =>
+    recordings.files(recording).read(recording.id, { kind: 'events' }, (reader) => reader.events());
 
   const frameTurns = new Turns(FRAME_RENDERS);
 
@@ -249,11 +243,18 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
     let work: string | undefined;
     let out: string;
     try {
-      const reader = await openReader(recordings.dir, found.recording.id);
-      if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
       work = await mkdtemp(join(tmpdir(), 'oc-export-'));
-      out = join(work, 'recording.webm');
-      await exportVideo(reader, out, { format: 'webm' });
+      const target = join(work, 'recording.webm');
+      const rendered = await recordings
+        .files(found.recording)
+        .read(found.recording.id, { kind: 'all' }, (reader) =>
+          exportVideo(reader, target, { format: 'webm' }),
+        );
+      if (rendered === undefined) {
+        await rm(work, { recursive: true, force: true });
+        return apiError(c, 404, 'The recording’s files are gone.');
+      }
+      out = target;
     } catch (err) {
       if (work !== undefined) await rm(work, { recursive: true, force: true });
       if (err instanceof ExportError) return apiError(c, 503, err.message);
@@ -300,7 +301,7 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       });
     const release = await frameTurns.take();
     try {
-      return await renderFrame(c, found.recording.id, t, width);
+      return await renderFrame(c, found.recording, t, width);
     } finally {
       release();
     }
@@ -308,13 +309,16 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
 
   const renderFrame = async (
     c: Context<BridgeEnv>,
-    id: string,
+    recording: RecordingRecord,
     t: number,
     width: number | undefined,
   ): Promise<Response> => {
-    const reader = await openReader(recordings.dir, id);
-    if (reader === undefined) return apiError(c, 404, 'The recording’s files are gone.');
-    const picture = await reader.pictureAt(t);
+    // Only the keyframe at or before `t` and the stretch after it are read (a ranged read of
+    // a recording in the S3 store).
+    const picture = await recordings
+      .files(recording)
+      .read(recording.id, { kind: 'picture', t }, (reader) => reader.pictureAt(t));
+    if (picture === undefined) return apiError(c, 404, 'The recording’s files are gone.');
     if (picture.width === 0 || picture.height === 0)
       return apiError(c, 404, 'The recording has no picture at that moment.');
     let image = sharp(picture.rgba, {
@@ -536,14 +540,6 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
 
 function inChargeOf(desktop: DesktopRecord): string {
   return desktop.inChargeId ?? desktop.ownerId;
-}
-
-async function openReader(dir: string, id: string): Promise<RecordingReader | undefined> {
-  try {
-    return await RecordingReader.open(dir, id);
-  } catch {
-    return undefined;
-  }
 }
 
 async function fileSize(dir: string, id: string): Promise<number> {

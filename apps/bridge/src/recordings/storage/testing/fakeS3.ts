@@ -1,0 +1,107 @@
+// Test support — A FAKE S3 SERVER: s3rver (npm), an S3-compatible server that keeps objects on
+// disk, stands in for AWS S3 / MinIO, which this machine cannot run or reach. The S3 edge is
+// tested against it only; not verified against AWS or MinIO. In front of it, a recording proxy
+// (node:http) that logs every request the bridge makes (method, key, Range header, bytes
+// answered), so tests can see that a seek is a ranged read. The fake gets an access key of the
+// test's own, so a log scan can look for its secret.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface S3rverInstance {
+  run(): Promise<{ port: number }>;
+  close(): Promise<void>;
+}
+type S3rverClass = new (options: {
+  port: number;
+  address: string;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string }[];
+}) => S3rverInstance;
+
+const require = createRequire(import.meta.url);
+const S3rver = require('s3rver') as S3rverClass;
+const accounts = require('s3rver/lib/models/account.js') as {
+  DUMMY_ACCOUNT: { createKeyPair(id: string, secret: string): void };
+};
+
+export interface LoggedRequest {
+  method: string;
+  /** The path after the bucket: the object key (no query). */
+  key: string;
+  range: string | undefined;
+  /** Bytes of the answer's body. */
+  bytes: number;
+  status: number;
+}
+
+export interface FakeS3 {
+  /** The proxy's origin: the endpoint to give the bridge (OC_S3_ENDPOINT). */
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** Every request through the proxy, in order. */
+  log: LoggedRequest[];
+  stop(): Promise<void>;
+}
+
+export async function startFakeS3(bucket: string): Promise<FakeS3> {
+  const directory = await mkdtemp(join(tmpdir(), 'oc-fake-s3-'));
+  const accessKeyId = `OCTEST${randomBytes(6).toString('hex').toUpperCase()}`;
+  const secretAccessKey = `oc-secret-${randomBytes(12).toString('hex')}`;
+  accounts.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
+  const s3 = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory,
+    configureBuckets: [{ name: bucket }],
+  });
+  const { port } = await s3.run();
+  const log: LoggedRequest[] = [];
+  // Forwards as is (the Host header too: the request's signature covers it).
+  const proxy: Server = createServer((req, res) => {
+    const entry: LoggedRequest = {
+      method: req.method ?? '',
+      key: decodeURIComponent((req.url ?? '').split('?')[0] ?? '').replace(`/${bucket}/`, ''),
+      range: req.headers.range,
+      bytes: 0,
+      status: 0,
+    };
+    log.push(entry);
+    const upstream = request(
+      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        entry.status = answer.statusCode ?? 0;
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.on('data', (chunk: Buffer) => {
+          entry.bytes += chunk.length;
+        });
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const proxyPort = (proxy.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${proxyPort}`,
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    log,
+    stop: async () => {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await s3.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
