@@ -1,11 +1,12 @@
 // The AI's action cards, as the player's timeline and the cockpit's live timeline show them: the
 // thumbnail is the bridge's picture of the recording at the action's moment (so masks hold in
 // it), the click point or the overlay's area marked, the intent, the decision and who made it,
-// the outcome and the duration, and the caller's button.
+// the outcome and the duration, and the caller's button; a request's card, the person's teach
+// answer with what they pointed out marked.
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AiActionCards } from './AiActionCards.js';
-import type { AiActionEvent } from './recordingsWire.js';
+import type { AiActionEvent, TeachAnswerEvent } from './recordingsWire.js';
 
 const click: AiActionEvent = {
   t: 1_700_000_000_000,
@@ -64,5 +65,71 @@ describe('AiActionCards', () => {
     const unknown = render(0, 0);
     expect(unknown).not.toContain('ai-card__point');
     expect(unknown).not.toContain('ai-card__area');
+  });
+});
+
+describe("a request's card with the person's teach answer", () => {
+  const ask: AiActionEvent = {
+    t: 1_700_000_002_000,
+    kind: 'ai.action',
+    id: 'a3',
+    tool: 'request_annotation',
+    intent: 'find the invoice',
+    decision: 'allowed',
+    durationMs: 4_000,
+    outcome: 'ok',
+  };
+  const answer: TeachAnswerEvent = {
+    t: 1_700_000_005_900,
+    kind: 'teach.answer',
+    question: 'Show me the invoice',
+    answer: 'pointed out 2 items: rect 100×50 at 0,50; point 100,50',
+    outcome: 'answered',
+    by: 'Ada',
+    annotations: [
+      { kind: 'rect', x: 0, y: 50, width: 100, height: 50, note: '[redacted: 9 characters]' },
+      { kind: 'point', x: 100, y: 50 },
+    ],
+  };
+  const html = (answers?: ReadonlyMap<string, TeachAnswerEvent>) =>
+    renderToStaticMarkup(
+      <AiActionCards
+        recordingId="r"
+        actions={[click, ask]}
+        answers={answers}
+        width={201}
+        height={101}
+        action={() => null}
+      />,
+    );
+
+  it('says what the AI asked and what the person pointed out, on that card only', () => {
+    const shown = html(new Map([['a3', answer]]));
+    expect(shown.match(/data-testid="ai-card-answer"/g)).toHaveLength(1);
+    expect(shown).toContain(
+      '<p class="ai-card__answer" data-testid="ai-card-answer" data-outcome="answered"><q>Show me the invoice</q> — Ada pointed out 2 items: rect 100×50 at 0,50; point 100,50</p>',
+    );
+    // The answer is on the request's card (the second), after its decision.
+    const cards = shown.split('<li ');
+    expect(cards[1]).not.toContain('ai-card-answer');
+    expect(cards[2]).toContain('ai-card-answer');
+  });
+
+  it("marks the person's rectangle and point in teach mode's colour beside the AI's mark", () => {
+    const shown = html(new Map([['a3', answer]]));
+    // The rectangle 0,50 100×50 on a 201×101 screen: about the lower left quarter.
+    expect(shown).toMatch(
+      /class="ai-card__area ai-card__mark--taught" aria-hidden="true" style="left:0%;top:49\.50\d*%;width:49\.75\d*%;height:49\.50\d*%"/,
+    );
+    expect(shown).toContain(
+      'class="ai-card__point ai-card__mark--taught" aria-hidden="true" style="left:50%;top:50%"',
+    );
+    // The click's own mark stays the AI's.
+    expect(shown).toContain('class="ai-card__point" aria-hidden="true" style="left:50%;top:50%"');
+  });
+
+  it('shows no answer where there is none', () => {
+    expect(html()).not.toContain('ai-card-answer');
+    expect(html()).not.toContain('ai-card__mark--taught');
   });
 });

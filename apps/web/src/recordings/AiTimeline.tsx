@@ -1,11 +1,11 @@
 // The AI's timeline under the player: the recording's AI actions as cards (AiActionCards, the
-// same cards the cockpit's live timeline shows), read top to bottom like a story. A card's "Show"
-// moves the player to that moment.
+// same cards the cockpit's live timeline shows, a request's card with the person's teach answer),
+// read top to bottom like a story. A card's "Show" moves the player to that moment.
 import { clockTime } from '../pages/common/time.js';
 import { AiActionCards } from './AiActionCards.js';
 import type { Playback } from './playback.js';
 import type { PlayerEvent, RecordingSummary } from './recordingsWire.js';
-import { aiActions } from './timeline.js';
+import { aiActions, teachAnswersByAction } from './timeline.js';
 import { usePlaybackValue } from './usePlayback.js';
 
 export function AiTimeline({
@@ -27,6 +27,7 @@ export function AiTimeline({
       <AiActionCards
         recordingId={recording.id}
         actions={actions}
+        answers={teachAnswersByAction(events)}
         width={width}
         height={height}
         action={(action) => (

@@ -1,10 +1,10 @@
 // The AI's timeline in the cockpit (the full viewer), live: a "Timeline" button beside the
 // recording indicator while this desktop is recorded, opening a panel with every AI action of the
-// recording being made as a card (AiActionCards — the same cards as the player's timeline), read
-// again every LIVE_REFRESH_MS and whenever the bridge reports an AI call. Thumbnails are the
-// recording's pictures, so privacy masks hold in them as in the file. A card's "Open" link opens
-// the player at that moment in another tab, the desktop staying here. Escape closes the panel and
-// gives the focus back to its button.
+// recording being made as a card (AiActionCards — the same cards as the player's timeline, with
+// the person's teach answers), read again every LIVE_REFRESH_MS and whenever the bridge reports
+// an AI call. Thumbnails are the recording's pictures, so privacy masks hold in them as in the
+// file. A card's "Open" link opens the player at that moment in another tab, the desktop staying
+// here. Escape closes the panel and gives the focus back to its button.
 import { useEffect, useId, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { api } from '../net/api.js';
@@ -21,16 +21,21 @@ import {
   RecordingList,
   recordingPath,
   type AiActionEvent,
+  type TeachAnswerEvent,
 } from './recordingsWire.js';
 import { showMeHref } from './showMe.js';
-import { aiActions } from './timeline.js';
+import { aiActions, teachAnswersByAction } from './timeline.js';
 import './liveTimeline.css';
 
 interface Live {
   recordingId: string | null;
   actions: readonly AiActionEvent[];
+  /** The person's teach answers, by the request they answered. */
+  answers: ReadonlyMap<string, TeachAnswerEvent>;
   error: string | null;
 }
+
+const NO_ANSWERS: ReadonlyMap<string, TeachAnswerEvent> = new Map();
 
 /** Reads the desktop's live recording and its AI actions while `open`. */
 function useLiveActions(open: boolean, desktopId: string | undefined): Live | null {
@@ -47,17 +52,24 @@ function useLiveActions(open: boolean, desktopId: string | undefined): Live | nu
         const recording = liveRecordingOf(list.recordings, desktopId);
         recordingId.current = recording?.id ?? null;
         if (recording === null) {
-          if (current) setLive({ recordingId: null, actions: [], error: null });
+          if (current)
+            setLive({ recordingId: null, actions: [], answers: NO_ANSWERS, error: null });
           return;
         }
         const events = await api.get(recordingPath(recording.id, '/events'), RecordingEvents);
         if (current)
-          setLive({ recordingId: recording.id, actions: aiActions(events), error: null });
+          setLive({
+            recordingId: recording.id,
+            actions: aiActions(events),
+            answers: teachAnswersByAction(events),
+            error: null,
+          });
       } catch (thrown) {
         if (current)
           setLive((before) => ({
             recordingId: before?.recordingId ?? null,
             actions: before?.actions ?? [],
+            answers: before?.answers ?? NO_ANSWERS,
             error: errorText(thrown),
           }));
       }
@@ -142,6 +154,7 @@ export function LiveAiTimeline() {
               <AiActionCards
                 recordingId={live.recordingId}
                 actions={live.actions}
+                answers={live.answers}
                 width={width}
                 height={height}
                 action={(action) => (

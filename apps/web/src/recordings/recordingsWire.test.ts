@@ -20,6 +20,27 @@ describe('the event track as the player reads it', () => {
     ]);
   });
 
+  it('reads a teach answer with what the person pointed out, and one written before it had that', () => {
+    const marks = [
+      { kind: 'rect', x: 1, y: 2, width: 3, height: 4, note: '[redacted: 4 characters]' },
+      { kind: 'point', x: 5, y: 6 },
+    ];
+    const full = {
+      t: 1,
+      kind: 'teach.answer',
+      answer: 'pointed out 2 items',
+      by: 'Ada',
+      annotations: marks,
+    };
+    const old = { t: 2, kind: 'teach.answer', question: 'Where?', answer: 'here' };
+    expect(RecordingEvents.parse({ events: [full, old] })).toEqual([full, old]);
+    // A mark that is not one the player can draw makes the event one it does not show.
+    const odd = { ...full, annotations: [{ kind: 'circle', x: 1, y: 2 }] };
+    expect(RecordingEvents.parse({ events: [odd] })).toEqual([
+      { t: 1, kind: 'other', name: 'teach.answer' },
+    ]);
+  });
+
   it('refuses an event without a time', () => {
     expect(RecordingEvents.safeParse({ events: [{ kind: 'stop' }] }).success).toBe(false);
   });

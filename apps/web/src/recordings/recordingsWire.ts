@@ -40,6 +40,11 @@ export type RecordingList = z.infer<typeof RecordingList>;
 
 const Point = z.object({ x: z.number(), y: z.number() });
 const by = z.string().optional();
+const TeachMark = z.discriminatedUnion('kind', [
+  Rect.extend({ kind: z.literal('rect'), note: z.string().optional() }),
+  Point.extend({ kind: z.literal('point'), note: z.string().optional() }),
+]);
+export type TeachMark = z.infer<typeof TeachMark>;
 
 const KnownEvent = z.discriminatedUnion('kind', [
   z.object({
@@ -79,6 +84,11 @@ const KnownEvent = z.discriminatedUnion('kind', [
     kind: z.literal('teach.answer'),
     question: z.string().optional(),
     answer: z.string(),
+    /** answered, declined (Cancel), no_answer (the time ran out). */
+    outcome: z.string().optional(),
+    by,
+    /** What the person pointed out, in desktop pixels (notes redacted by the bridge). */
+    annotations: z.array(TeachMark).optional(),
   }),
   z.object({ t: z.number(), kind: z.literal('mode'), mode: z.string(), by }),
   z.object({ t: z.number(), kind: z.literal('charge'), from: z.string(), to: z.string(), by }),
@@ -102,6 +112,7 @@ export interface OtherEvent {
 
 export type PlayerEvent = KnownEvent | OtherEvent;
 export type AiActionEvent = Extract<PlayerEvent, { kind: 'ai.action' }>;
+export type TeachAnswerEvent = Extract<PlayerEvent, { kind: 'teach.answer' }>;
 
 const AnyEvent = z.object({ t: z.number(), kind: z.string() });
 

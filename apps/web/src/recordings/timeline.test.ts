@@ -12,6 +12,8 @@ import {
   pointerAt,
   seekMarkers,
   skipIdle,
+  teachAnswersByAction,
+  teachMarks,
 } from './timeline.js';
 
 const rect = { x: 10, y: 20, width: 100, height: 50 };
@@ -176,5 +178,68 @@ describe('timeline cards', () => {
       decision: 'allowed',
     };
     expect(cardMark(cut, 200, 100)).toBeNull();
+  });
+});
+
+describe("the person's teach answers", () => {
+  const ask = (id: string, t: number, durationMs: number, outcome = 'ok'): PlayerEvent => ({
+    t,
+    kind: 'ai.action',
+    id,
+    tool: 'request_annotation',
+    decision: 'allowed',
+    durationMs,
+    outcome,
+  });
+  const answer = (t: number, by = 'Ada'): PlayerEvent => ({
+    t,
+    kind: 'teach.answer',
+    question: 'Show me Save',
+    answer: 'pointed out 2 items: rect 30×40 at 10,20; point 5,6',
+    outcome: 'answered',
+    by,
+    annotations: [
+      { kind: 'rect', x: 150, y: 50, width: 100, height: 25, note: '[redacted: 4 characters]' },
+      { kind: 'point', x: 40, y: 45 },
+    ],
+  });
+
+  it('belong to the request that was running when the person answered', () => {
+    // The bridge writes the answer as it comes, the request (stamped at its start) as it ends.
+    const track: PlayerEvent[] = [
+      ask('first', 1_000, 5_000),
+      // Refused at once while the first was open: no answer is its.
+      ask('busy', 2_000, 3, 'rate_limited'),
+      answer(5_900),
+      ask('second', 10_000, 2_000),
+      answer(11_990, 'Bo'),
+      // A request that got no answer (Stop), and an answer no request fits.
+      ask('stopped', 20_000, 500, 'cancelled'),
+      answer(40_000),
+    ].sort((a, b) => a.t - b.t);
+    const answers = teachAnswersByAction(track);
+    expect([...answers.keys()]).toEqual(['first', 'second']);
+    expect(answers.get('first')?.t).toBe(5_900);
+    expect(answers.get('second')).toMatchObject({ by: 'Bo' });
+  });
+
+  it('mark what the person pointed out on the thumbnail, nothing while the size is unknown', () => {
+    const event = answer(1);
+    if (event.kind !== 'teach.answer') throw new Error('not an answer');
+    expect(teachMarks(event, 200, 100)).toEqual([
+      { kind: 'area', x: 0.75, y: 0.5, width: 0.25, height: 0.25 },
+      { kind: 'point', x: 40.5 / 200, y: 45.5 / 100 },
+    ]);
+    expect(teachMarks(event, 0, 0)).toEqual([]);
+    expect(teachMarks({ ...event, annotations: undefined }, 200, 100)).toEqual([]);
+  });
+
+  it('are listed beside the player with who answered and what they pointed out', () => {
+    expect(eventSentence(answer(1))).toBe(
+      'Teach answer: Ada pointed out 2 items: rect 30×40 at 10,20; point 5,6',
+    );
+    expect(eventSentence({ t: 1, kind: 'teach.answer', answer: 'cancelled the request' })).toBe(
+      'Teach answer: The person cancelled the request',
+    );
   });
 });

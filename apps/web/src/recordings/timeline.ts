@@ -1,9 +1,10 @@
 // The event track read at a moment of the recording, pure so it is tested without a player: which
 // overlays are on screen at t (drawn at T, shown from T until removed), where the AI's pointer is
 // (a point action marks its place for POINTER_MS), the seek bar's markers (AI actions, approvals,
-// Stop), the idle stretches "skip idle" jumps over, and the sentence each event is listed with.
+// Stop), the idle stretches "skip idle" jumps over, the sentence each event is listed with, and
+// which AI request each teach answer of the person answered (its timeline card shows it).
 import type { Overlay } from '@overlay-companion/protocol';
-import type { AiActionEvent, PlayerEvent } from './recordingsWire.js';
+import type { AiActionEvent, PlayerEvent, TeachAnswerEvent } from './recordingsWire.js';
 
 /** How long an AI click or point stays marked after it happened. */
 export const POINTER_MS = 1_000;
@@ -78,23 +79,80 @@ export type CardMark =
  */
 export function cardMark(action: AiActionEvent, width: number, height: number): CardMark | null {
   if (width <= 0 || height <= 0) return null;
-  if (action.point !== undefined) {
-    return { kind: 'point', x: (action.point.x + 0.5) / width, y: (action.point.y + 0.5) / height };
-  }
+  if (action.point !== undefined) return pointMark(action.point, width, height);
   const { x, y, width: w, height: h } = action.args ?? {};
   if (!RECT_TOOLS.has(action.tool)) return null;
   if (typeof x !== 'number' || typeof y !== 'number') return null;
   if (typeof w !== 'number' || typeof h !== 'number') return null;
+  return areaMark({ x, y, width: w, height: h }, width, height);
+}
+
+/** What the person pointed out in a teach answer, as marks on the `width` × `height` screen. */
+export function teachMarks(answer: TeachAnswerEvent, width: number, height: number): CardMark[] {
+  if (width <= 0 || height <= 0) return [];
+  return (answer.annotations ?? []).map((item) =>
+    item.kind === 'point' ? pointMark(item, width, height) : areaMark(item, width, height),
+  );
+}
+
+/** The middle of desktop pixel (x, y) as fractions of the screen. */
+function pointMark(p: { x: number; y: number }, width: number, height: number): CardMark {
+  return { kind: 'point', x: (p.x + 0.5) / width, y: (p.y + 0.5) / height };
+}
+
+/** A desktop rectangle as fractions of the screen, cut to it. */
+function areaMark(
+  r: { x: number; y: number; width: number; height: number },
+  width: number,
+  height: number,
+): CardMark {
   const clamp = (v: number) => Math.min(1, Math.max(0, v));
-  const left = clamp(x / width);
-  const top = clamp(y / height);
+  const left = clamp(r.x / width);
+  const top = clamp(r.y / height);
   return {
     kind: 'area',
     x: left,
     y: top,
-    width: clamp((x + w) / width) - left,
-    height: clamp((y + h) / height) - top,
+    width: clamp((r.x + r.width) / width) - left,
+    height: clamp((r.y + r.height) / height) - top,
   };
+}
+
+/**
+ * The bridge writes a teach answer when the person answers, and the AI's request_annotation
+ * action (stamped when the call began, with its duration) when the call ends just after: an
+ * answer belongs to the call that was running at its moment, within this much of the call's end.
+ */
+const ANSWER_SLACK_MS = 1_000;
+
+/**
+ * Each teach answer's request, by the action's id: the latest request_annotation call that
+ * ended well and was running at the answer's moment. Answers no call fits are left out.
+ */
+export function teachAnswersByAction(
+  events: readonly PlayerEvent[],
+): ReadonlyMap<string, TeachAnswerEvent> {
+  // A call that failed (refused while another was open, stopped) got no answer.
+  const requests = aiActions(events).filter(
+    (a) => a.tool === 'request_annotation' && (a.outcome ?? 'ok') === 'ok',
+  );
+  const answers = new Map<string, TeachAnswerEvent>();
+  for (const event of events) {
+    if (event.kind !== 'teach.answer') continue;
+    let best: AiActionEvent | undefined;
+    for (const request of requests) {
+      if (request.t > event.t || answers.has(request.id)) continue;
+      const end = request.t + (request.durationMs ?? Infinity) + ANSWER_SLACK_MS;
+      if (event.t <= end && (best === undefined || request.t >= best.t)) best = request;
+    }
+    if (best !== undefined) answers.set(best.id, event);
+  }
+  return answers;
+}
+
+/** A teach answer in words: "Ada pointed out 2 items: rect 30×40 at 10,20; point 5,6". */
+export function teachAnswerText(answer: TeachAnswerEvent): string {
+  return `${answer.by ?? 'The person'} ${answer.answer}`;
 }
 
 export type MarkerKind = 'action' | 'denied' | 'approval' | 'stop';
@@ -192,7 +250,7 @@ export function eventSentence(event: PlayerEvent): string {
     case 'handback':
       return `Handed back to the AI${byWhom(event.by)}`;
     case 'teach.answer':
-      return `Teach answer: “${event.answer}”`;
+      return `Teach answer: ${teachAnswerText(event)}`;
     case 'mode':
       return `Mode: ${event.mode}${byWhom(event.by)}`;
     case 'charge':
