@@ -203,7 +203,7 @@ export function createDesktopControl(options: DesktopControlOptions): DesktopCon
         () => desktop.current?.updateEventInterest(),
       ),
       screenshots: new ScreenshotFeed(
-        () => desktop.current?.hub ?? idleHub,
+        () => ({ hub: desktop.current?.hub ?? idleHub, plane: desktop.current, remote }),
         (uri) => notifier.notify(uri),
         sessionLogger,
         () => readDecision(desktop.current, 'take_screenshot'),

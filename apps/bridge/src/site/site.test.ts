@@ -6,6 +6,7 @@
 // bridge 1 (the time is measured and printed), sign-out, toggles, mode and Stop reach the windows
 // and planes of the other bridges, and the mode survives a restart of every bridge.
 // Without nats-server or PostgreSQL the suite is skipped with the reason, unless CI requires them.
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API } from '@overlay-companion/protocol';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -443,6 +444,32 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     expect(errorOf(shot).message).toMatch(/max_payload/);
     window.on('take_screenshot', { result: screenshotResult() });
     expect((await callTool(ai.client, 'take_screenshot')).isError).toBeFalsy();
+    await ai.client.close();
+    await window.close();
+  });
+
+  test("background captures (set_screenshot_frequency) of a desktop whose window is on bridge 1 reach the AI's session on bridge 2", async () => {
+    const window = await ScriptedViewer.connect(one);
+    const pixels = Buffer.from('pixels seen through bridge 1').toString('base64');
+    window.on('take_screenshot', { result: screenshotResult(pixels) });
+    await holderSeen(true);
+    const ai = await connectClient(two, { token: TOKEN });
+    const updates: string[] = [];
+    ai.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      updates.push(n.params.uri);
+    });
+    await ai.client.subscribeResource({ uri: 'screenshot://latest' });
+    const set = await callTool(ai.client, 'set_screenshot_frequency', {
+      mode: 'periodic',
+      interval_ms: 250,
+    });
+    expect(set.isError).toBeFalsy();
+    // The capture is asked of the window on bridge 1 and lands in the session on bridge 2.
+    await waitUntil(() => updates.includes('screenshot://latest'), 5000);
+    expect(window.toolCalls('take_screenshot')[0]?.args).toMatchObject({ full_screen: true });
+    const read = await ai.client.readResource({ uri: 'screenshot://latest' });
+    expect(read.contents[0]).toMatchObject({ mimeType: 'image/png', blob: pixels });
+    await callTool(ai.client, 'set_screenshot_frequency', { mode: 'manual' });
     await ai.client.close();
     await window.close();
   });

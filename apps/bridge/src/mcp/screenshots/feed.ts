@@ -2,7 +2,9 @@
 // control viewer for a capture every interval and keeps the latest as the resource
 // screenshot://latest, notifying a subscribed client with resources/updated. on_change (and
 // periodic with only_on_change) keep a capture only when its pixels differ from the last one.
-// Manual take_screenshot calls also refresh the latest capture.
+// Manual take_screenshot calls also refresh the latest capture. In a site of several bridges
+// the session's desktop may have its control window on another bridge: the capture is then asked
+// there, forwarded like any tool call (site/remoteControl.ts), and kept here, in the session.
 import { createHash } from 'node:crypto';
 import {
   clampScreenshotInterval,
@@ -13,6 +15,8 @@ import {
 import type { Logger } from 'pino';
 import type { ViewerHub } from '../../relay/viewerHub.js';
 import { callBudgetMs } from '../../relay/timeouts.js';
+import type { DesktopPlane } from '../desktopPlanes.js';
+import type { RemoteControlRoute } from '../relayCall.js';
 
 export const LATEST_SCREENSHOT_URI = 'screenshot://latest';
 
@@ -27,6 +31,15 @@ export type FrequencyMode = 'manual' | 'periodic' | 'on_change';
 
 /** Background captures are the whole desktop, PNG, at full scale. */
 const BACKGROUND_ARGS = toolDefinitions.take_screenshot.input.parse({ full_screen: true });
+
+/** Where the session's captures are asked now (a session can select another desktop). */
+export interface CaptureTarget {
+  /** The hub of the session's desktop (an idle one while it has none). */
+  hub: ViewerHub;
+  /** The session's desktop, and the site's route to control windows on other bridges. */
+  plane?: DesktopPlane | undefined;
+  remote?: RemoteControlRoute | undefined;
+}
 
 export function mimeTypeOf(format: 'png' | 'jpeg'): string {
   return format === 'png' ? 'image/png' : 'image/jpeg';
@@ -43,8 +56,8 @@ export class ScreenshotFeed {
   private closed = false;
 
   constructor(
-    /** The hub of the session's desktop now (a session can select another desktop). */
-    private readonly hubOf: () => ViewerHub,
+    /** Where captures are asked now: the session's desktop's hub, or its control window's bridge. */
+    private readonly targetOf: () => CaptureTarget,
     private readonly onUpdated: (uri: string) => void,
     private readonly logger: Logger,
     /**
@@ -103,7 +116,13 @@ export class ScreenshotFeed {
 
   private async tick(): Promise<void> {
     // A slow viewer must not pile captures up: skip a tick while one is still running.
-    if (this.inFlight || this.hubOf().control === undefined) return this.schedule();
+    if (this.inFlight) return this.schedule();
+    const target = this.targetOf();
+    // No window here, and no site whose other bridges might hold one: nothing to ask.
+    const reachable =
+      target.hub.control !== undefined ||
+      (target.plane !== undefined && target.remote !== undefined);
+    if (!reachable) return this.schedule();
     const verdict = this.decide();
     if (verdict.decision === 'deny') {
       if (!this.refusing) this.refused(verdict.message);
@@ -113,11 +132,11 @@ export class ScreenshotFeed {
     this.refusing = false;
     this.inFlight = true;
     try {
-      const result = await this.hubOf().call('take_screenshot', BACKGROUND_ARGS, 'allow', {
-        timeoutMs: callBudgetMs('take_screenshot', BACKGROUND_ARGS, 'allow'),
-      });
-      const changed = this.record(result);
-      if (!this.closed && (changed || !this.onlyOnChange)) this.onUpdated(LATEST_SCREENSHOT_URI);
+      const result = await this.capture(target);
+      if (result !== undefined) {
+        const changed = this.record(result);
+        if (!this.closed && (changed || !this.onlyOnChange)) this.onUpdated(LATEST_SCREENSHOT_URI);
+      }
     } catch (err) {
       // No viewer, a closed window, a timeout: try again next tick; the AI is not waiting.
       this.logger.debug({ err }, 'background screenshot failed');
@@ -125,5 +144,20 @@ export class ScreenshotFeed {
       this.inFlight = false;
       this.schedule();
     }
+  }
+
+  /** One capture from the control window, here or on the bridge holding it; none: no window. */
+  private async capture({
+    hub,
+    plane,
+    remote,
+  }: CaptureTarget): Promise<TakeScreenshotViewerResult | undefined> {
+    const options = { timeoutMs: callBudgetMs('take_screenshot', BACKGROUND_ARGS, 'allow') };
+    if (hub.control !== undefined)
+      return hub.call('take_screenshot', BACKGROUND_ARGS, 'allow', options);
+    if (plane === undefined || remote === undefined) return undefined;
+    const holder = await remote.holder(plane.desktopId);
+    if (holder === undefined) return undefined;
+    return remote.call(holder, plane, 'take_screenshot', BACKGROUND_ARGS, 'allow', options);
   }
 }
