@@ -11,7 +11,9 @@ export class LocalFiles implements RecordingFiles {
 
   constructor(readonly dir: string) {}
 
-  async stream(id: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | undefined> {
+  async stream(
+    id: string,
+  ): Promise<{ body: ReadableStream<Uint8Array>; size: number } | undefined> {
     const path = recordingPaths(this.dir, id).recording;
     const size = await stat(path).then(
       (s) => s.size,

@@ -11,20 +11,23 @@
 // another person cannot delete it, its owner can (every object gone); retention deletes its
 // objects; a spool a killed bridge left is moved at the next start; a store that cannot be
 // reached or written fails the start with a clear message; no credential reaches the logs.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { RecordingWriter, recordingPaths } from '@overlay-companion/recording';
+import { RecordingReader, RecordingWriter, recordingPaths } from '@overlay-companion/recording';
 import pino from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../auth/passwords.js';
+import { REPO, spawnCli } from '../../headless/testing/cliProcess.js';
 import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
 import { newId } from '../../store/ids.js';
@@ -98,7 +101,12 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     const { store } = bridge.access;
     const hash = await hashPassword(PASSWORD);
     for (const username of ['bea', 'cy'])
-      await store.people.add({ username, displayName: username, passwordHash: hash, role: 'member' });
+      await store.people.add({
+        username,
+        displayName: username,
+        passwordHash: hash,
+        role: 'member',
+      });
     const cy = await store.people.byUsername('cy');
     await store.desktops.setGrant(desktopId, cy?.id ?? '', 'view');
     stranger = await signIn(bridge.url, 'bea', PASSWORD);
@@ -146,7 +154,9 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     expect(row).toMatchObject({ location: 's3' });
     const mine = await objectsOf(recordingId);
     expect(mine.map((o) => o.key).sort()).toEqual(
-      ['events.jsonl', 'guac', 'index.jsonl', 'keys'].map((ext) => `${PREFIX}${recordingId}.${ext}`),
+      ['events.jsonl', 'guac', 'index.jsonl', 'keys'].map(
+        (ext) => `${PREFIX}${recordingId}.${ext}`,
+      ),
     );
     for (const o of await objects()) expect(o.key).toMatch(OBJECT);
     expect(row?.storedBytes).toBe(mine.reduce((sum, o) => sum + o.size, 0));
@@ -196,9 +206,13 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
         expect(res.status, `${id} ${what}`).toBe(200);
         return Buffer.from(await res.arrayBuffer());
       };
-      expect((await bytes(recordingId, 'stream')).equals(await bytes(localId, 'stream'))).toBe(true);
+      expect((await bytes(recordingId, 'stream')).equals(await bytes(localId, 'stream'))).toBe(
+        true,
+      );
       expect((await bytes(recordingId, 'stream')).length).toBe(row?.bytes);
-      expect((await bytes(recordingId, 'events')).equals(await bytes(localId, 'events'))).toBe(true);
+      expect((await bytes(recordingId, 'events')).equals(await bytes(localId, 'events'))).toBe(
+        true,
+      );
       expect(
         (await bytes(recordingId, 'export.jsonl')).equals(await bytes(localId, 'export.jsonl')),
       ).toBe(true);
@@ -354,11 +368,14 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
         secret: null,
         ownerId: owner.id,
       });
-      const t0 = Date.now() - 60_000;
-      // What a killed bridge leaves: the files, and a row never closed.
-      const id = await writeFinished(dir, t0);
+      // What a killed bridge leaves: a row never closed, and files a writer was writing when
+      // its process got SIGKILL.
+      const { id, t0 } = await writeUntilKilled(dir);
       await store.recordings.add({ id, desktopId: desktop.id, ownerId: owner.id, startedAt: t0 });
       const spooled = await readdir(dir);
+      const middle = t0 + 500;
+      const before = await (await RecordingReader.open(dir, id)).pictureAt(middle);
+      expect(before.width).toBe(64);
 
       recordings = new Recordings({
         store,
@@ -371,7 +388,8 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
       await recordings.recover();
       await recordings.moved();
       const row = await store.recordings.byId(id);
-      expect(row).toMatchObject({ location: 's3', endedAt: t0 + 1_000 });
+      expect(row).toMatchObject({ location: 's3' });
+      expect(row?.endedAt).toBeGreaterThanOrEqual(t0 + 1_000);
       const client = new S3Client({
         region: target.region,
         endpoint: s3.endpoint,
@@ -386,11 +404,11 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
       );
       expect(row?.storedBytes).toBe((listed.Contents ?? []).reduce((s, o) => s + (o.Size ?? 0), 0));
       expect((await readdir(dir)).filter((name) => name.startsWith(id))).toEqual([]);
-      // And it reads back from there.
+      // And it reads back from there, as it read in the spool.
       const picture = await recordings
         .files(row ?? { location: 'local' })
-        .read(id, { kind: 'picture', t: t0 + 1_500 }, (reader) => reader.pictureAt(t0 + 1_500));
-      expect([...(picture?.rgba.subarray(0, 3) ?? [])]).toEqual([0, 255, 0]);
+        .read(id, { kind: 'picture', t: middle }, (reader) => reader.pictureAt(middle));
+      expect(picture?.rgba.equals(before.rgba)).toBe(true);
     } finally {
       await recordings?.close();
       await store.close();
@@ -414,7 +432,35 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
         `^Recordings cannot be kept on s3://${BUCKET}/spool/ at http://127\\.0\\.0\\.1:${closed}: .*ECONNREFUSED`,
       ),
     );
-    const noBucket = startTestBridge({ recording: { s3: { ...target, bucket: 'no-such-bucket' } } });
+    // The command itself: exit 1 with the message, before anything else starts.
+    const dataDir = await mkdtemp(join(tmpdir(), 'oc-s3-cli-'));
+    try {
+      const serve = spawnCli(
+        [
+          'serve',
+          '--vnc',
+          '127.0.0.1:9',
+          '--port',
+          '0',
+          '--data-dir',
+          dataDir,
+          '--recordings-s3',
+          `s3://${BUCKET}/spool`,
+        ],
+        { OC_S3_ENDPOINT: unreachable.endpoint, OC_LOG_LEVEL: 'debug' },
+      );
+      expect((await serve.exited).code).toBe(1);
+      expect(serve.stderr()).toContain(
+        `Recordings cannot be kept on s3://${BUCKET}/spool/ at ${unreachable.endpoint}: connect ECONNREFUSED`,
+      );
+      expect(serve.stderr()).not.toContain(s3.secretAccessKey);
+      expect(serve.stderr()).not.toContain('NodeVersionSupportWarning');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    const noBucket = startTestBridge({
+      recording: { s3: { ...target, bucket: 'no-such-bucket' } },
+    });
     await expect(noBucket).rejects.toThrow(/s3:\/\/no-such-bucket\/spool\/.*NoSuchBucket/);
     // Credentials the store does not know (the fake checks the key id, not a v4 signature).
     process.env.AWS_ACCESS_KEY_ID = 'OCUNKNOWNKEY4242';
@@ -437,6 +483,27 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
     }
   });
 });
+
+/** Runs testing/writeUntilKilled.ts in a child process and kills it (SIGKILL) mid-recording. */
+async function writeUntilKilled(dir: string): Promise<{ id: string; t0: number }> {
+  const script = fileURLToPath(new URL('./testing/writeUntilKilled.ts', import.meta.url));
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=overlay-source', script, dir],
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = once(child, 'exit');
+  let out = '';
+  for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    out += chunk.toString();
+    if (out.includes('\n')) break;
+  }
+  child.kill('SIGKILL');
+  await exited;
+  const match = /^recording ([A-Za-z0-9_-]{22}) (\d+)\n/.exec(out);
+  if (match === null) throw new Error(`the writer said: ${out}`);
+  return { id: match[1] ?? '', t0: Number(match[2]) };
+}
 
 /** A finished 64×48 recording (red, then green a second later) in `dir`; returns its id. */
 async function writeFinished(dir: string, t0: number): Promise<string> {

@@ -52,11 +52,11 @@ export class S3Files implements RecordingFiles {
    * Connects and proves the bucket can be written and read back (a small probe object, then
    * deleted): a bridge whose recordings could not be stored must not start as if they could.
    */
-  static async connect(
-    target: S3Target,
-    recordingsDir: string,
-    logger: Logger,
-  ): Promise<S3Files> {
+  static async connect(target: S3Target, recordingsDir: string, logger: Logger): Promise<S3Files> {
+    // The SDK warns on stderr, as plain text among the bridge's JSON log lines, that its releases
+    // after January 2027 need Node 22: a note for whoever upgrades the dependency, not for the
+    // operator reading the logs.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     const client = new S3Client({
       region: target.region,
       forcePathStyle: target.forcePathStyle,
@@ -138,7 +138,9 @@ export class S3Files implements RecordingFiles {
     );
   }
 
-  async stream(id: string): Promise<{ body: ReadableStream<Uint8Array>; size: number } | undefined> {
+  async stream(
+    id: string,
+  ): Promise<{ body: ReadableStream<Uint8Array>; size: number } | undefined> {
     const got = await this.get(id, 'recording');
     if (got === undefined) return undefined;
     return { body: got.Body.transformToWebStream() as ReadableStream<Uint8Array>, size: got.size };
@@ -164,7 +166,8 @@ export class S3Files implements RecordingFiles {
         if (ranges.keys !== undefined) await this.fetchPart(id, 'keys', paths.keys, ranges.keys);
         const { start, end } = ranges.recording;
         // An empty stretch (the picture is the keyframe's own): nothing to fetch.
-        if (end !== undefined && end <= start) await writeFile(paths.recording, '', { mode: 0o600 });
+        if (end !== undefined && end <= start)
+          await writeFile(paths.recording, '', { mode: 0o600 });
         else await this.fetchPart(id, 'recording', paths.recording, ranges.recording);
       } else {
         for (const part of ['recording', 'keys', 'events'] as const)
