@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DisplayModel } from './displayModel.js';
 import { RecordingReader } from './reader.js';
 import { imageStream, ins } from './testing/streams.js';
-import { RecordingWriter, type RecordingStatus } from './writer.js';
+import { RecordingWriter } from './writer.js';
+import type { RecordingStatus } from './writerOptions.js';
 
 const run = promisify(execFile);
 

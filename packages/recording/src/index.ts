@@ -11,7 +11,7 @@ export type {
   RecordingStatus,
   RecordingSummary,
   RecordingWriterOptions,
-} from './writer.js';
+} from './writerOptions.js';
 export { RecordingReader } from './reader.js';
 export type { ReplayFrame } from './reader.js';
 export { RecordingEventSchema } from './events.js';

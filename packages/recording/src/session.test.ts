@@ -33,7 +33,8 @@ import { RecordingReader } from './reader.js';
 import { findGuacd, startGuacd, type TestGuacd } from './testing/guacd.js';
 import { findGuacenc, guacenc } from './testing/guacenc.js';
 import { countColourIn } from './testing/streams.js';
-import { RecordingWriter, type RecordingSummary } from './writer.js';
+import { RecordingWriter } from './writer.js';
+import type { RecordingSummary } from './writerOptions.js';
 
 const run = promisify(execFile);
 const MAGENTA = [255, 0, 255] as const;

@@ -13,7 +13,8 @@ import { DisplayModel } from './displayModel.js';
 import type { Rect, Surface } from './layers.js';
 import { RecordingReader } from './reader.js';
 import { countColourIn, imageStream, ins, solidPng } from './testing/streams.js';
-import { RecordingWriter, type RecordingStatus } from './writer.js';
+import { RecordingWriter } from './writer.js';
+import type { RecordingStatus } from './writerOptions.js';
 
 const MAGENTA = [255, 0, 255] as const;
 const ORANGE = [255, 128, 0] as const;
