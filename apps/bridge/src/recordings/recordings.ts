@@ -17,7 +17,7 @@
 // room again.
 import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { DesktopStateMessage, Overlay } from '@overlay-companion/protocol';
+import type { DesktopStateMessage } from '@overlay-companion/protocol';
 import {
   RecordingReader,
   RecordingWriter,
@@ -31,6 +31,7 @@ import type { AuditInput } from '../audit/auditLog.js';
 import type { OverlayChange } from '../relay/overlayRelay.js';
 import type { RecordingRecord, Store } from '../store/types.js';
 import type { ConnectionJoin, ConnectionObserver } from '../tunnel/desktopConnections.js';
+import { OverlayTrack } from './overlayTrack.js';
 import { ConnectionRecorder } from './recorder.js';
 import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
 import { LocalFiles } from './storage/localFiles.js';
@@ -121,7 +122,7 @@ export class Recordings implements ConnectionObserver {
   private readonly queues = new Map<string, Promise<void>>();
   private readonly listeners = new Set<(desktopId: string) => void>();
   /** Each desktop's overlays as its windows show them (a recording starts with these drawn). */
-  private readonly overlays = new Map<string, Map<string, Overlay>>();
+  private readonly overlays = new OverlayTrack();
   /** Masks set per desktop (a count, and the last), so one saved while a recording starts holds. */
   private readonly maskChanges = new Map<string, number>();
   private readonly latestMasks = new Map<string, readonly Rect[]>();
@@ -339,33 +340,7 @@ export class Recordings implements ConnectionObserver {
 
   /** A desktop's overlays changed (its hub's copy): drawn and removed events follow. */
   overlaysChanged(desktopId: string, change: OverlayChange): void {
-    const current = this.overlays.get(desktopId) ?? new Map<string, Overlay>();
-    this.overlays.set(desktopId, current);
-    const drawn = (overlay: Overlay): void => {
-      current.set(overlay.overlay_id, overlay);
-      this.event(desktopId, overlayDrawn(overlay));
-    };
-    const removed = (id: string): void => {
-      if (current.delete(id)) this.event(desktopId, { kind: 'overlay.removed', id });
-    };
-    switch (change.type) {
-      case 'overlay_created':
-        drawn(change.overlay);
-        break;
-      case 'overlay_removed':
-        removed(change.overlay_id);
-        break;
-      case 'clear_overlays':
-        for (const id of [...current.keys()]) removed(id);
-        break;
-      case 'sync_state': {
-        const next = new Set(change.overlays.map((o) => o.overlay_id));
-        for (const id of [...current.keys()]) if (!next.has(id)) removed(id);
-        for (const overlay of change.overlays)
-          if (!sameOverlay(current.get(overlay.overlay_id), overlay)) drawn(overlay);
-        break;
-      }
-    }
+    for (const event of this.overlays.changed(desktopId, change)) this.event(desktopId, event);
   }
 
   /** Ids of the recordings being made now (or being finished). */
@@ -468,8 +443,7 @@ export class Recordings implements ConnectionObserver {
     if (previous !== undefined)
       this.event(desktopId, { kind: 'recording.rotated', t: since, previous: previous.id });
     // The overlays on screen as it starts are part of the picture from its first moment.
-    for (const overlay of this.overlays.get(desktopId)?.values() ?? [])
-      this.event(desktopId, { ...overlayDrawn(overlay), t: since });
+    for (const event of this.overlays.onScreen(desktopId, since)) this.event(desktopId, event);
     try {
       active.recorder = await ConnectionRecorder.join(join, writer, log, () => {
         // The desktop ended the recorder's connection by itself: this recording is over.
@@ -706,21 +680,6 @@ export class Recordings implements ConnectionObserver {
   private changed(desktopId: string): void {
     for (const listener of this.listeners) listener(desktopId);
   }
-}
-
-function overlayDrawn(overlay: Overlay): RecordingEventInput {
-  const { x, y, width, height } = overlay.bounds;
-  return {
-    kind: 'overlay.drawn',
-    id: overlay.overlay_id,
-    rect: { x, y, width, height },
-    ...(overlay.label === undefined ? {} : { label: overlay.label }),
-    color: overlay.color,
-  };
-}
-
-function sameOverlay(a: Overlay | undefined, b: Overlay): boolean {
-  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** Whether the person in charge may switch the recording (the setting is theirs to choose). */
