@@ -22,7 +22,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { RecordingReader, RecordingWriter, recordingPaths } from '@overlay-companion/recording';
+import { RecordingReader, recordingPaths } from '@overlay-companion/recording';
 import pino from 'pino';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,7 @@ import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../../testing/desktopPaths.js';
 import { TunnelClient, eventually } from '../../testing/tunnelClient.js';
 import { Recordings } from '../recordings.js';
+import { writeSampleRecording } from '../testing/sampleRecording.js';
 import { DAY_MS } from '../retention.js';
 import { parseS3Target, type S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
@@ -309,10 +310,7 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
 
   it('retention deletes every object of a recording in the bucket', async () => {
     const { store } = bridge.access;
-    const t0 = Date.now() - 10_000;
-    const id = await writeFinished(bridge.recordings.dir, t0);
-    await store.recordings.add({ id, desktopId, ownerId: bridge.admin.id, startedAt: t0 });
-    await store.recordings.update(id, { endedAt: t0 + 1_000, bytes: 1, gaps: [] });
+    const id = await writeSampleRecording(bridge, desktopId, Date.now() - 10_000);
     // The pass moves what the spool holds…
     await bridge.recordings.enforceRetention();
     await bridge.recordings.moved();
@@ -503,18 +501,4 @@ async function writeUntilKilled(dir: string): Promise<{ id: string; t0: number }
   const match = /^recording ([A-Za-z0-9_-]{22}) (\d+)\n/.exec(out);
   if (match === null) throw new Error(`the writer said: ${out}`);
   return { id: match[1] ?? '', t0: Number(match[2]) };
-}
-
-/** A finished 64×48 recording (red, then green a second later) in `dir`; returns its id. */
-async function writeFinished(dir: string, t0: number): Promise<string> {
-  const writer = await RecordingWriter.create({ dir });
-  const fill = (t: number, rgb: [number, number, number]) => {
-    writer.feed({ opcode: 'rect', args: ['0', '0', '0', '64', '48'] }, t);
-    writer.feed({ opcode: 'cfill', args: ['14', '0', ...rgb.map(String), '255'] }, t);
-    writer.feed({ opcode: 'sync', args: [String(t)] }, t);
-  };
-  writer.feed({ opcode: 'size', args: ['0', '64', '48'] }, t0);
-  fill(t0, [255, 0, 0]);
-  fill(t0 + 1_000, [0, 255, 0]);
-  return (await writer.close(t0 + 1_000)).id;
 }
