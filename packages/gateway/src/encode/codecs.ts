@@ -3,15 +3,15 @@
 // that is cheapest; otherwise with sharp: PNG (png.ts's settings), JPEG, or WebP (lossy or
 // lossless) at effort 0, the fastest. Runs inside the encode workers (encodeWorker.ts); the
 // choice between lossy and lossless for `lossy` requests that are not forced is made here too,
-// from the pixels themselves (lossyFit.ts). Part of a thumbnail is scaled down first
-// (scaleDown.ts) and then encoded as its mode says, lossy always being forced.
+// from the pixels themselves (lossyFit.ts). Part of a thumbnail is scaled down and encoded by
+// thumbnailImage.ts.
 import sharp from 'sharp';
 import type { ThumbnailScale } from './encodeMessages.js';
 import type { EncodedImage, EncodeMode } from './imageTypes.js';
 import { worthLossy } from './lossyFit.js';
 import { encodePng } from './png.js';
 import { encodeIndexedPngSync } from './pngSync.js';
-import { scaleDown } from './scaleDown.js';
+import { encodeThumbnailPart } from './thumbnailImage.js';
 
 export async function encodeImage(
   rgba: Buffer,
@@ -20,7 +20,7 @@ export async function encodeImage(
   mode: EncodeMode,
   thumbnail?: ThumbnailScale,
 ): Promise<EncodedImage> {
-  if (thumbnail !== undefined) return encodeScaled(rgba, mode, thumbnail);
+  if (thumbnail !== undefined) return encodeThumbnailPart(rgba, mode, thumbnail);
   if (mode.kind === 'lossy' && (mode.force || worthLossy(rgba, width, height))) {
     const image = sharp(rgba, { raw: { width, height, channels: 4 } }).removeAlpha();
     const data =
@@ -41,26 +41,4 @@ export async function encodeImage(
     };
   }
   return { mimetype: 'image/png', data: await encodePng(rgba, width, height), lossy: false };
-}
-
-/** Part of a thumbnail scaled down (scaleDown.ts: cheaper than sharp's resize) and encoded. */
-async function encodeScaled(
-  rgba: Buffer,
-  mode: EncodeMode,
-  { from, to, target }: ThumbnailScale,
-): Promise<EncodedImage> {
-  const rgb = scaleDown(rgba, from, to, target);
-  const image = sharp(rgb, { raw: { width: target.width, height: target.height, channels: 3 } });
-  if (mode.kind === 'lossy') {
-    const data =
-      mode.mimetype === 'image/jpeg'
-        ? await image.jpeg({ quality: mode.quality }).toBuffer()
-        : await image.webp({ quality: mode.quality, effort: 0 }).toBuffer();
-    return { mimetype: mode.mimetype, data, lossy: true };
-  }
-  const data =
-    mode.mimetype === 'image/webp'
-      ? await image.webp({ lossless: true, effort: 0 }).toBuffer()
-      : await image.png({ compressionLevel: 1 }).toBuffer();
-  return { mimetype: mode.mimetype, data, lossy: false };
 }

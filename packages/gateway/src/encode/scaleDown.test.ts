@@ -1,7 +1,9 @@
 // scaleDown against a plain reference (each target pixel the rounded mean of the block of source
 // rows and columns blockStart gives it), on random pictures and sizes; part of a thumbnail
 // scaled from just the source under it (thumbnailRegion) equals that part of the whole one; and
-// the cases that matter most: a halving with a framebuffer's zero alpha, and no scaling at all.
+// the cases that matter most: a halving with a framebuffer's zero alpha, and no scaling at all;
+// both ways of summing (packed words for small blocks, per channel for large) on all-white and
+// unaligned pixels.
 import { describe, expect, it } from 'vitest';
 import { blockStart, scaleDown, thumbnailRegion } from './scaleDown.js';
 
@@ -104,6 +106,29 @@ describe('scaleDown', () => {
         expect(part.subarray(row * target.width * 3, (row + 1) * target.width * 3)).toEqual(
           whole.subarray(at, at + target.width * 3),
         );
+      }
+    }
+  });
+
+  it('sums in packed words for small blocks and per channel for large ones, alike', () => {
+    // Small blocks (a screen into a tile) take the packed path, whose red and blue share a word:
+    // white everywhere is the largest sum each half must hold. Blocks of 17×16 or more (over
+    // 65535 / 255 pixels) take the per-channel path. Both must equal the reference, also for
+    // pixels that do not start on a 4-byte boundary of their buffer.
+    const cases = [
+      { w: 64, h: 40, tw: 48, th: 30 },
+      { w: 160, h: 160, tw: 10, th: 10 },
+      { w: 340, h: 20, tw: 20, th: 1 },
+    ];
+    for (const [i, { w, h, tw, th }] of cases.entries()) {
+      for (const picture of [randomPicture(w, h, 40 + i), new Uint8Array(w * h * 4).fill(255)]) {
+        const unaligned = new Uint8Array(picture.length + 1).subarray(1);
+        unaligned.set(picture);
+        const expected = reference(picture, w, h, tw, th);
+        const from = { width: w, height: h };
+        const to = { width: tw, height: th };
+        expect(scaleDown(picture, from, to), `${w}x${h} -> ${tw}x${th}`).toEqual(expected);
+        expect(scaleDown(unaligned, from, to), `${w}x${h} unaligned`).toEqual(expected);
       }
     }
   });

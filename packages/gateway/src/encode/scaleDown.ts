@@ -1,10 +1,12 @@
 // Scales RGBA pixels down to a smaller size by averaging the block of the source each target pixel
 // covers (a box filter), into tight RGB: a thumbnail of the screen (guacUser.ts's `thumbnail`
-// attention). Every source pixel is read once, so a 1280×800 screen takes a few milliseconds —
-// less than sharp's resize, which also needs the framebuffer's meaningless alpha dealt with first.
+// attention). Every source pixel is read once, as one 32-bit word, so a 1280×800 screen takes
+// about a millisecond — less than sharp's resize, which also needs the framebuffer's meaningless
+// alpha dealt with first.
 // The alpha channel is ignored. Target pixel t of a dimension covers source pixels
 // [blockStart(t), blockStart(t + 1)), so part of a thumbnail can be scaled from just the source
 // block under it (thumbnailRegion) and comes out the same as in the whole one.
+import { endianness } from 'node:os';
 import type { Rect } from './rect.js';
 
 /** The first source pixel of target pixel `t` when `size` pixels become `toSize`. */
@@ -52,6 +54,9 @@ export function thumbnailRegion(
   };
 }
 
+/** A 32-bit word of RGBA is R | G << 8 | B << 16 | A << 24 here (the packed path reads words). */
+const LITTLE_ENDIAN = endianness() === 'LE';
+
 /**
  * `rgba` — the source block under `target` of a `from`-sized screen scaled to `to` (the whole
  * screen when `target` is the whole thumbnail) — averaged down to `target`'s size, as RGB.
@@ -70,38 +75,99 @@ export function scaleDown(
   const sx0 = blockStart(target.x, from.width, to.width);
   const sy0 = blockStart(target.y, from.height, to.height);
   const sourceWidth = blockStart(target.x + target.width, from.width, to.width) - sx0;
-  // The target column each source column of the block falls in, and each target's width.
-  const column = new Uint32Array(sourceWidth);
-  const columns = new Uint32Array(target.width);
-  for (let t = 0; t < target.width; t++) {
-    const start = blockStart(target.x + t, from.width, to.width) - sx0;
-    const end = blockStart(target.x + t + 1, from.width, to.width) - sx0;
-    column.fill(t, start, end);
-    columns[t] = end - start;
+  // Where each target column's block starts in a source row (its end is the next one's start).
+  const starts = new Uint32Array(target.width + 1);
+  for (let t = 0; t <= target.width; t++) {
+    starts[t] = blockStart(target.x + t, from.width, to.width) - sx0;
   }
+  // Red and blue are summed together in one word (red in the low half, blue in the high half)
+  // when a block's sum of one channel cannot overflow 16 bits: a third fewer additions and one
+  // read per pixel instead of three. A 4K screen into a tile has 8×8 blocks, far from the limit.
+  const blockArea = Math.ceil(from.width / to.width) * Math.ceil(from.height / to.height);
+  const words = LITTLE_ENDIAN && blockArea * 255 < 0x10000 ? wordsOf(rgba) : undefined;
+  const sumRb = new Uint32Array(target.width);
+  const sumG = new Uint32Array(target.width);
+  const sumB = new Uint32Array(target.width);
   const out = Buffer.alloc(target.width * target.height * 3);
-  const sums = new Uint32Array(target.width * 3);
   for (let y = 0; y < target.height; y++) {
     const rowStart = blockStart(target.y + y, from.height, to.height) - sy0;
     const rowEnd = blockStart(target.y + y + 1, from.height, to.height) - sy0;
-    sums.fill(0);
-    for (let row = rowStart; row < rowEnd; row++) {
-      let at = row * sourceWidth * 4;
-      for (let x = 0; x < sourceWidth; x++, at += 4) {
-        const s = column[x]! * 3;
-        sums[s]! += rgba[at]!;
-        sums[s + 1]! += rgba[at + 1]!;
-        sums[s + 2]! += rgba[at + 2]!;
+    sumRb.fill(0);
+    sumG.fill(0);
+    if (words !== undefined) {
+      for (let row = rowStart; row < rowEnd; row++) {
+        addRowPacked(words, row * sourceWidth, starts, target.width, sumRb, sumG);
+      }
+    } else {
+      sumB.fill(0);
+      for (let row = rowStart; row < rowEnd; row++) {
+        addRow(rgba, row * sourceWidth * 4, starts, target.width, sumRb, sumG, sumB);
       }
     }
+    const rows = rowEnd - rowStart;
     let o = y * target.width * 3;
     for (let x = 0; x < target.width; x++) {
-      const n = columns[x]! * (rowEnd - rowStart);
+      const n = (starts[x + 1]! - starts[x]!) * rows;
       const half = n >>> 1;
-      out[o++] = Math.floor((sums[x * 3]! + half) / n);
-      out[o++] = Math.floor((sums[x * 3 + 1]! + half) / n);
-      out[o++] = Math.floor((sums[x * 3 + 2]! + half) / n);
+      const rb = sumRb[x]!;
+      const [r, b] = words !== undefined ? [rb & 0xffff, rb >>> 16] : [rb, sumB[x]!];
+      out[o++] = Math.floor((r + half) / n);
+      out[o++] = Math.floor((sumG[x]! + half) / n);
+      out[o++] = Math.floor((b + half) / n);
     }
   }
   return out;
+}
+
+/** One source row (starting at word `at`) added into each target column's packed sums. */
+function addRowPacked(
+  words: Uint32Array,
+  at: number,
+  starts: Uint32Array,
+  columns: number,
+  sumRb: Uint32Array,
+  sumG: Uint32Array,
+): void {
+  for (let t = 0; t < columns; t++) {
+    let rb = 0;
+    let g = 0;
+    for (let x = at + starts[t]!, end = at + starts[t + 1]!; x < end; x++) {
+      const v = words[x]!;
+      rb += v & 0x00ff00ff;
+      g += (v >>> 8) & 0xff;
+    }
+    sumRb[t]! += rb;
+    sumG[t]! += g;
+  }
+}
+
+/** One source row (starting at byte `at`) added into each target column's sums, per channel. */
+function addRow(
+  rgba: Uint8Array,
+  at: number,
+  starts: Uint32Array,
+  columns: number,
+  sumR: Uint32Array,
+  sumG: Uint32Array,
+  sumB: Uint32Array,
+): void {
+  for (let t = 0; t < columns; t++) {
+    let r = 0;
+    let g = 0;
+    let b = 0;
+    for (let i = at + starts[t]! * 4, end = at + starts[t + 1]! * 4; i < end; i += 4) {
+      r += rgba[i]!;
+      g += rgba[i + 1]!;
+      b += rgba[i + 2]!;
+    }
+    sumR[t]! += r;
+    sumG[t]! += g;
+    sumB[t]! += b;
+  }
+}
+
+/** The pixels as 32-bit words (a copy only when the bytes are not 4-aligned in their buffer). */
+function wordsOf(rgba: Uint8Array): Uint32Array {
+  const aligned = rgba.byteOffset % 4 === 0 ? rgba : new Uint8Array(rgba);
+  return new Uint32Array(aligned.buffer, aligned.byteOffset, aligned.length >>> 2);
 }
