@@ -35,6 +35,7 @@ import { OverlayTrack } from './overlayTrack.js';
 import { ConnectionRecorder } from './recorder.js';
 import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
 import { LocalFiles } from './storage/localFiles.js';
+import { MovingFiles } from './storage/movingFiles.js';
 import type { RecordingFiles } from './storage/recordingFiles.js';
 import type { S3Files } from './storage/s3Files.js';
 import { SpoolMover } from './storage/spoolMover.js';
@@ -139,6 +140,7 @@ export class Recordings implements ConnectionObserver {
   private readonly local: LocalFiles;
   /** Moves ended recordings to the S3 store, when there is one. */
   private readonly mover: SpoolMover | undefined;
+  private moving: MovingFiles | undefined;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
@@ -160,9 +162,10 @@ export class Recordings implements ConnectionObserver {
 
   /** Where the recording's files are read from (its row says where they are). */
   files(recording: Pick<RecordingRecord, 'location'>): RecordingFiles {
-    return recording.location === 's3' && this.options.s3 !== undefined
-      ? this.options.s3
-      : this.local;
+    const { s3 } = this.options;
+    if (s3 === undefined) return this.local;
+    // A local one may be moved while it is read: the bucket has it once the local copy is gone.
+    return recording.location === 's3' ? s3 : (this.moving ??= new MovingFiles(this.local, s3));
   }
 
   /** Every move to the S3 store queued so far, done (tests). */

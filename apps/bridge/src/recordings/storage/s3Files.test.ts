@@ -165,6 +165,12 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     // Nothing of it is left in the spool.
     const local = await readdir(bridge.recordings.dir).catch(() => [] as string[]);
     expect(local.filter((name) => name.startsWith(recordingId))).toEqual([]);
+    // A request that looked its row up before the move finished reads it from the bucket.
+    const stale = bridge.recordings.files({ location: 'local' });
+    expect((await stale.stream(recordingId))?.size).toBe(row?.bytes);
+    expect(await stale.read(recordingId, { kind: 'events' }, async (reader) => reader.id)).toBe(
+      recordingId,
+    );
     // The admins' storage view counts it where it is.
     const view = (await (await bridge.session.request('/api/recordings/storage')).json()) as {
       location: string;
@@ -411,6 +417,32 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
       await recordings?.close();
       await store.close();
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('uploads a large file in parts, byte for byte', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'oc-s3-large-'));
+    const files = await S3Files.connect(target, dir, silentLogger());
+    try {
+      const id = randomBytes(16).toString('base64url');
+      const paths = recordingPaths(dir, id);
+      const large = randomBytes(19 * 1024 * 1024);
+      await writeFile(paths.recording, large);
+      await writeFile(paths.index, '');
+      s3.log.length = 0;
+      expect(await files.upload(dir, id)).toBe(large.length);
+      // A multipart upload: several part PUTs of the picture file.
+      const parts = s3.log.filter((r) => r.method === 'PUT' && r.query.includes('partNumber'));
+      expect(parts.length).toBeGreaterThanOrEqual(3);
+      const stream = await files.stream(id);
+      expect(stream?.size).toBe(large.length);
+      const back = Buffer.from(await new Response(stream?.body).arrayBuffer());
+      expect(back.equals(large)).toBe(true);
+      await files.remove(id);
+      expect(await files.stream(id)).toBeUndefined();
+    } finally {
+      files.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

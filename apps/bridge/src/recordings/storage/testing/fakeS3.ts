@@ -34,6 +34,8 @@ export interface LoggedRequest {
   method: string;
   /** The path after the bucket: the object key (no query). */
   key: string;
+  /** The query string (e.g. `partNumber=2&uploadId=…` for a part of a multipart upload). */
+  query: string;
   range: string | undefined;
   /** Bytes of the answer's body. */
   bytes: number;
@@ -70,6 +72,7 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
     const entry: LoggedRequest = {
       method: req.method ?? '',
       key: decodeURIComponent((req.url ?? '').split('?')[0] ?? '').replace(`/${bucket}/`, ''),
+      query: (req.url ?? '').split('?')[1] ?? '',
       range: req.headers.range,
       bytes: 0,
       status: 0,
