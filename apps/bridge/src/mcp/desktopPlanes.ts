@@ -9,7 +9,8 @@
 // (desktop_policy) as they change and read back when a plane is made, so they outlive a restart;
 // in a site of several bridges each change is also told to the other bridges (`site`, wired by
 // site/joinSite.ts), which apply it to their plane of the desktop without telling it again,
-// writing it again or auditing it again.
+// writing it again or auditing it again (planeSite.ts: what a plane tells the site, and what
+// it is told, applied).
 import {
   Mode as ModeSchema,
   eventAllowed,
@@ -47,6 +48,9 @@ import {
 } from '../policy/standingPermissions.js';
 import { errorMessage } from '../errors.js';
 import { applyStandingMessage } from './standingGrant.js';
+import { PlaneFromSite, type AiClientsList, type PlaneSite, type SitePlane } from './planeSite.js';
+
+export type { PlaneSite, SitePlane } from './planeSite.js';
 
 export interface InChargeRef {
   id: string;
@@ -134,47 +138,7 @@ export interface DesktopPlanesOptions {
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
 }
 
-/** What a plane tells the other bridges of its site (site/joinSite.ts publishes it). */
-export interface PlaneSite {
-  modeChanged(desktopId: string, inChargeId: string, snapshot: ModeSnapshot): void;
-  stopped(desktopId: string, byPersonId: string | undefined): void;
-  /** Told once the new list is in the store (the other bridges read it there). */
-  standingChanged(desktopId: string): void;
-  /** Told once the new toggles are in the store. */
-  permissionsChanged(personId: string): void;
-  /** The desktop's record, grants or charge changed (in the store): the others reload it. */
-  desktopChanged(desktopId: string): void;
-  /** The control window here listed the approvals waiting (the others' windows show them). */
-  approvalsListed(
-    desktopId: string,
-    inChargeId: string,
-    message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>,
-  ): void;
-  /** An approval answered here, for the control window on another bridge (why not, if refused). */
-  answerApproval(
-    desktopId: string,
-    person: { personId: string; access: DesktopAccessLevel },
-    message: Extract<ViewerToBridge, { type: 'approval_answer' }>,
-  ): Promise<string | undefined>;
-  /** The control window here changed the overlays (the others' windows and feeds follow). */
-  overlaysChanged(desktopId: string, change: OverlayChange): void;
-  /** The control window here announced what the AI did (the others' windows draw it). */
-  aiAction(desktopId: string, message: Extract<BridgeToViewer, { type: 'ai_action' }>): void;
-  /** The AI clients with a session on the desktop here changed (the others merge them in). */
-  aiClientsListed(
-    desktopId: string,
-    message: Extract<BridgeToViewer, { type: 'ai_clients' }>,
-  ): void;
-  /** A window here took the desktop over or handed it back (every bridge's windows hear it). */
-  takeOver(desktopId: string, on: boolean): void;
-  /** Asks the bridge with the control window for its overlays (applied here when they come). */
-  overlaysWanted(desktopId: string): void;
-  /** Whether another bridge holds the desktop's control window (as its lease says). */
-  controlElsewhere(desktopId: string): boolean;
-}
-
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
-type AiClientsList = Extract<BridgeToViewer, { type: 'ai_clients' }>['clients'];
 
 class Plane implements DesktopPlane {
   readonly hub: ViewerHub;
@@ -193,11 +157,8 @@ class Plane implements DesktopPlane {
   private remoteClients: AiClientsList = [];
   /** AI clients that had a session here (see aiClientsChanged). */
   private readonly clientsSeen = new Set<string>();
-  /** Mode changes so far, and when the last one was (a store read does not undo a newer one). */
-  private modeChanges = 0;
-  private modeChangedAt = 0;
-  /** Set while a change another bridge made is applied: it is not told, written or audited again. */
-  private fromSite = false;
+  /** What the other bridges of the site tell this plane, applied (planeSite.ts). */
+  readonly fromSite: PlaneFromSite;
   /** The store writes of this plane, one after another (a later one must not land first). */
   private writes: Promise<void> = Promise.resolve();
   private readonly logger: Logger;
@@ -214,6 +175,19 @@ class Plane implements DesktopPlane {
     this.charge = { id: inCharge.id, name: inCharge.displayName };
     this.names.set(inCharge.id, inCharge.displayName);
     this.current = permissions;
+    const logger = options.logger.child({ desktopId: entry.record.id });
+    this.logger = logger;
+    this.fromSite = new PlaneFromSite({
+      desktopId: entry.record.id,
+      logger,
+      inChargeId: () => this.charge.id,
+      readPolicy: () => options.store.desktopPolicy.get(this.desktopId),
+      writesDone: () => this.writes,
+      close: (reason) => this.close(reason),
+      mode: () => this.mode,
+      standing: () => this.standing,
+      hub: () => this.hub,
+    });
     // What the person in charge left; another person's policy (the charge moved since) is not.
     const mine = stored?.personId === inCharge.id ? stored : undefined;
     const storedMode = ModeSchema.safeParse(mine?.mode);
@@ -223,26 +197,24 @@ class Plane implements DesktopPlane {
     this.standing = new StandingPermissions({
       changed: (how) => {
         this.hub.setStanding(() => this.standing.message());
-        if (how === 'kept' && !this.fromSite) this.keepStanding();
+        if (how === 'kept' && !this.fromSite.active) this.keepStanding();
       },
       observer: {
         granted: (record) => {
-          if (!this.fromSite) options.observer?.standingGranted?.(record, this.desktopName);
+          if (!this.fromSite.active) options.observer?.standingGranted?.(record, this.desktopName);
         },
         ended: (record, why, by) => {
-          if (!this.fromSite) options.observer?.standingEnded?.(record, why, by, this.desktopName);
+          if (!this.fromSite.active)
+            options.observer?.standingEnded?.(record, why, by, this.desktopName);
         },
       },
     });
-    const logger = options.logger.child({ desktopId: entry.record.id });
-    this.logger = logger;
     let previous = this.mode.mode;
     this.mode.onChange((snapshot, source) => {
       const from = previous;
       previous = snapshot.mode;
-      this.modeChanges += 1;
-      this.modeChangedAt = Date.now();
-      if (this.fromSite) return;
+      this.fromSite.noteModeChange();
+      if (this.fromSite.active) return;
       options.observer?.modeChanged?.(
         this.charge.id,
         snapshot,
@@ -296,7 +268,7 @@ class Plane implements DesktopPlane {
         this.standing.endAll('stop', byPersonId);
         this.stopController.abort();
         this.stopController = new AbortController();
-        if (this.fromSite) return;
+        if (this.fromSite.active) return;
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName, this.desktopId);
         this.site()?.stopped(this.desktopId, byPersonId);
       },
@@ -355,69 +327,6 @@ class Plane implements DesktopPlane {
   /** A window's person (name for the watchers list). */
   noteName(personId: string, name: string): void {
     this.names.set(personId, name);
-  }
-
-  /** Another bridge of the site changed the mode (for `inChargeId`, as it saw the charge). */
-  modeSetElsewhere(inChargeId: string, snapshot: ModeSnapshot): void {
-    if (inChargeId !== this.charge.id) {
-      this.logger.info(
-        { inChargeId, here: this.charge.id },
-        'site: a mode change for another person in charge was not applied',
-      );
-      return;
-    }
-    this.elsewhere(() => this.mode.set(snapshot.mode, snapshot.metadata, 'person'));
-  }
-
-  /** The desktop was removed on another bridge of the site. */
-  closedElsewhere(reason: string): void {
-    this.elsewhere(() => this.close(reason));
-  }
-
-  /** Someone pressed Stop on another bridge of the site: what waits here is denied too. */
-  stoppedElsewhere(byPersonId: string | undefined, reason: string): void {
-    this.elsewhere(() => this.hub.stop(reason, byPersonId));
-  }
-
-  /** Another bridge of the site changed the standing permissions: read them from the store. */
-  async standingChangedElsewhere(): Promise<void> {
-    // Behind this plane's own writes, so a read never lands before a write made here earlier.
-    await this.writes;
-    const stored = await this.options.store.desktopPolicy.get(this.desktopId);
-    const mine = stored?.personId === this.charge.id ? stored : undefined;
-    this.elsewhere(() => this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0));
-  }
-
-  /**
-   * The site's bus was away and is back: what other bridges said meanwhile may be lost, so the
-   * mode and the standing permissions are read again from the store, where they were written.
-   */
-  async policyFromStore(): Promise<void> {
-    await this.writes;
-    const changesBefore = this.modeChanges;
-    const stored = await this.options.store.desktopPolicy.get(this.desktopId);
-    const mine = stored?.personId === this.charge.id ? stored : undefined;
-    const mode = ModeSchema.safeParse(mine?.mode);
-    // A mode set (here, or told by another bridge) while the row was read, or after the row was
-    // written, is newer than the row: the bridge that set it writes it behind the change, so the
-    // store may not have it yet (a Stop told a moment ago must not be undone by an older row).
-    const newer =
-      this.modeChanges !== changesBefore ||
-      (stored !== undefined && stored.updatedAt < this.modeChangedAt);
-    this.elsewhere(() => {
-      if (!newer && mode.success && (mode.data !== this.mode.mode || mode.data === 'custom'))
-        this.mode.set(mode.data, mine?.modeMetadata ?? undefined, 'person');
-      this.standing.restore(mine?.standing ?? [], mine?.standingCounter ?? 0);
-    });
-  }
-
-  private elsewhere(apply: () => void): void {
-    this.fromSite = true;
-    try {
-      apply();
-    } finally {
-      this.fromSite = false;
-    }
   }
 
   /** Writes the standing permissions, then tells the site (which reads them from the store). */
@@ -624,7 +533,7 @@ class Plane implements DesktopPlane {
       this.setPermissions(permissions);
     };
     if (fromSite) {
-      this.elsewhere(apply);
+      this.fromSite.apply(apply);
       return;
     }
     apply();
@@ -718,7 +627,7 @@ export class DesktopPlanes {
     for (const plane of await this.loadedPlanes()) {
       await this.desktopChanged(plane.desktopId, true);
       await this.permissionsChangedElsewhere(plane.inCharge().id);
-      await plane.policyFromStore();
+      await plane.fromSite.policyFromStore();
     }
   }
 
@@ -739,7 +648,7 @@ export class DesktopPlanes {
     const entry = await this.options.directory.get(desktopId);
     if (entry === undefined) {
       this.planes.delete(desktopId);
-      if (fromSite) plane.closedElsewhere('The desktop was removed.');
+      if (fromSite) plane.fromSite.closedElsewhere('The desktop was removed.');
       else plane.close('The desktop was removed.');
       return;
     }
@@ -794,17 +703,6 @@ export class DesktopPlanes {
     return all.filter((plane): plane is Plane => plane !== undefined);
   }
 }
-
-/** What the site applies to a plane (site/joinSite.ts). */
-export type SitePlane = Pick<
-  Plane,
-  | 'modeSetElsewhere'
-  | 'stoppedElsewhere'
-  | 'standingChangedElsewhere'
-  | 'policyFromStore'
-  | 'aiClientsHere'
-  | 'aiClientsElsewhere'
->;
 
 class NoSuchDesktop extends Error {
   constructor(desktopId: string) {

@@ -179,16 +179,19 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         await planes.permissionsChangedElsewhere(event.personId);
         return;
       case 'mode_changed':
-        (await planes.ifLoaded(event.desktopId))?.modeSetElsewhere(event.inChargeId, {
+        (await planes.ifLoaded(event.desktopId))?.fromSite.modeSetElsewhere(event.inChargeId, {
           mode: event.mode,
           metadata: event.metadata,
         });
         return;
       case 'stopped':
-        (await planes.ifLoaded(event.desktopId))?.stoppedElsewhere(event.byPersonId, event.reason);
+        (await planes.ifLoaded(event.desktopId))?.fromSite.stoppedElsewhere(
+          event.byPersonId,
+          event.reason,
+        );
         return;
       case 'standing_changed':
-        await (await planes.ifLoaded(event.desktopId))?.standingChangedElsewhere();
+        await (await planes.ifLoaded(event.desktopId))?.fromSite.standingChangedElsewhere();
         return;
       case 'ticket_issued': {
         const { type: _type, from: _from, hash, ...entry } = event;
