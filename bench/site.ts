@@ -120,6 +120,8 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
       const aiBridge = cross ? bridges[(index + 1) % bridges.length]! : home;
       const session = await signIn(home.url, person.username, person.password);
       const viewer = await ScriptedViewer.connect(session);
+      // The only window of the desktop: control on its bridge (which then holds its lease).
+      await viewer.waitFor((m) => m.type === 'hello' && m.role === 'control', 30_000);
       const tunnel = await TunnelClient.open(home.url, await session.ticket('tunnel'));
       await tunnel.waitFor((i) => i.opcode === 'size' && i.args[0] === '0', {
         timeoutMs: 30_000,
@@ -142,11 +144,16 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
       answerLikeTheViewer(seat);
       seats.push(seat);
     }
-    // One unrecorded round of each tool per client (the SDK's tools/list, connection set-up).
-    for (const seat of seats) {
-      await callTool(seat.client, 'draw_overlay', overlayArgs(0));
-      await callTool(seat.client, 'click_at', clickArgs(seat, 0));
-    }
+    // Load starts once every desktop's control window is reachable from its AI client's bridge:
+    // its lease held by the window's bridge and seen by the AI's (told by the lease bucket's
+    // watch, which can lag the window by a moment: the errors a run used to start with). Then
+    // one unrecorded round of each tool per client (the SDK's tools/list, connection set-up).
+    const readyStarted = performance.now();
+    for (const seat of seats) await untilAnswered(seat);
+    for (const seat of seats) await callTool(seat.client, 'click_at', clickArgs(seat, 0));
+    log(
+      `bench: every desktop's control window reachable from its AI client's bridge after ${(performance.now() - readyStarted).toFixed(0)} ms`,
+    );
     const rssStart = await rssAll(stack);
     log(
       `bench: site load: ${String(seats.length)} AI clients × ${String(size.callsPerSecond)} calls/s for ${String(size.seconds)} s`,
@@ -155,7 +162,8 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
     const where = { local: [] as number[], cross: [] as number[] };
     const errors: string[] = [];
     let calls = 0;
-    const until = performance.now() + size.seconds * 1000;
+    const loadStarted = performance.now();
+    const until = loadStarted + size.seconds * 1000;
     const gapMs = 1000 / size.callsPerSecond;
     await Promise.all(
       seats.map(async (seat) => {
@@ -165,11 +173,12 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
           const started = performance.now();
           const tool = n % 2 === 0 ? 'click_at' : 'draw_overlay';
           const args = tool === 'click_at' ? clickArgs(seat, n) : overlayArgs(n);
+          const at = `desktop ${String(seat.index)}, ${seat.cross ? 'cross' : 'local'}, ${((started - loadStarted) / 1000).toFixed(1)} s`;
           try {
             const outcome = await callTool(seat.client, tool, args);
             const took = performance.now() - started;
             calls += 1;
-            if (outcome.isError) errors.push(`${tool}: ${outcome.text.slice(0, 200)}`);
+            if (outcome.isError) errors.push(`${tool} (${at}): ${outcome.text.slice(0, 200)}`);
             else {
               times[tool].push(took);
               if (tool === 'draw_overlay') where[seat.cross ? 'cross' : 'local'].push(took);
@@ -177,7 +186,7 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
           } catch (err) {
             calls += 1;
             errors.push(
-              `${tool}: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200),
+              `${tool} (${at}): ${err instanceof Error ? err.message : String(err)}`.slice(0, 240),
             );
           }
           await sleep(Math.max(0, gapMs - (performance.now() - started)));
@@ -262,6 +271,21 @@ async function addPeople(
     return people;
   } finally {
     await store.close();
+  }
+}
+
+/** How long the start waits for a desktop's control window to be reachable from its AI's bridge. */
+const READY_WAIT_MS = 30_000;
+
+/** Calls draw_overlay from the seat's client until it is answered (not viewer_unavailable). */
+async function untilAnswered(seat: Seat): Promise<void> {
+  const deadline = performance.now() + READY_WAIT_MS;
+  for (;;) {
+    const outcome = await callTool(seat.client, 'draw_overlay', overlayArgs(0));
+    if (!outcome.isError) return;
+    if (performance.now() > deadline || !outcome.text.startsWith('viewer_unavailable'))
+      throw new Error(`desktop ${String(seat.index)} never became reachable: ${outcome.text}`);
+    await sleep(50);
   }
 }
 
