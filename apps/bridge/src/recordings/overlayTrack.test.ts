@@ -47,6 +47,7 @@ describe('OverlayTrack', () => {
     track.changed('d', { seq: 1, type: 'overlay_created', overlay: overlay('b') });
     track.changed('other', { seq: 1, type: 'overlay_created', overlay: overlay('c') });
     const events = track.changed('d', {
+      seq: 1,
       type: 'sync_state',
       overlays: [overlay('a'), overlay('b', 99), overlay('n')],
     });
