@@ -3,8 +3,7 @@
 // one image encoded as this browser's policy says (encodePolicy.ts), and the cursor. It also keeps track of where this browser shows lossy
 // pixels, in the order the browser draws (moves first, then images), so they can be redrawn
 // exactly once they settle. Images are encoded concurrently; instructions come out in order.
-// A thumbnail frame (a browser glancing at a scaled-down screen) is instead what changed, scaled
-// down into the thumbnail as one small image.
+// A thumbnail frame (a browser glancing at a scaled-down screen) is thumbnailFrames.ts's.
 import {
   losslessMimetypeFor,
   lossyMimetypeFor,
@@ -23,14 +22,13 @@ import {
   type OutInstruction,
 } from '../encode/instructions.js';
 import { area, intersects, type Rect } from '../encode/rect.js';
-import { thumbnailRegion, type ThumbnailRegion } from '../encode/scaleDown.js';
+import type { ThumbnailRegion } from '../encode/scaleDown.js';
 import { solidRects } from '../encode/solidFill.js';
 import {
   encodeModeFor,
   imageBands,
   MAX_FILL_RECTS,
   qualityFor,
-  SLOW_ROUND_TRIP_MS,
   SMALL_IMAGE_PIXELS,
   type LossyPolicy,
 } from './encodePolicy.js';
@@ -156,41 +154,6 @@ export class FrameEncoder {
         ),
       );
     }
-    return out;
-  }
-
-  /**
-   * The instructions of a thumbnail frame (guacUser.ts): what changed on the screen (`changed`,
-   * screen pixels; the whole screen when `resized`) scaled down into a `to`-sized thumbnail, as
-   * one image at the lowest lossy quality (a thumbnail is only looked at in passing), with `size`
-   * first when `resized`. The browser's display is then a thumbnail: nothing drawn before counts
-   * as exact any more.
-   */
-  async thumbnail(
-    to: { width: number; height: number },
-    resized: boolean,
-    changed: Rect | undefined,
-  ): Promise<OutInstruction[]> {
-    this.lossy.reset();
-    const from = { width: this.source.width, height: this.source.height };
-    const out: OutInstruction[] = [];
-    if (resized) out.push(['size', DEFAULT_LAYER, to.width, to.height]);
-    const redrawn = resized ? { x: 0, y: 0, ...from } : changed;
-    if (redrawn === undefined) return out;
-    const region = thumbnailRegion(redrawn, from, to);
-    const mode: EncodeMode =
-      this.lossyMimetype === undefined
-        ? { kind: 'lossless', mimetype: this.losslessMimetype }
-        : {
-            kind: 'lossy',
-            mimetype: this.lossyMimetype,
-            quality: qualityFor(SLOW_ROUND_TRIP_MS),
-            force: true,
-            lossless: this.losslessMimetype,
-          };
-    const { mimetype, data } = await this.source.encodeThumbnail(to, region, mode);
-    const { x, y } = region.target;
-    out.push(...imageInstructions(this.takeStream(), DEFAULT_LAYER, x, y, mimetype, data));
     return out;
   }
 

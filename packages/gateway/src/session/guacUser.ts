@@ -11,7 +11,7 @@
 // glancing browser of the gateway (so twenty tiles on one desktop take the same frame and share
 // its encodes), and its busy areas at the lowest lossy quality. A `thumbnail` browser (a fleet
 // tile nobody points at) is paced the same way and gets what changed scaled down into a
-// thumbnail of the screen that fits THUMBNAIL_BOX, as one low-quality image per frame, encoded
+// thumbnail (thumbnailFrames.ts) that fits THUMBNAIL_BOX, as one low-quality image per frame, encoded
 // once for all such browsers of the connection; its display is then thumbnail-sized, so its
 // pointer input is dropped (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size,
 // every pixel and the cursor again.
@@ -24,17 +24,17 @@ import {
   GuacStatus,
   attentionLevel,
   deliveryRequestId,
-  thumbnailSize,
   type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp, type OutInstruction } from '../encode/instructions.js';
-import { union, type Rect } from '../encode/rect.js';
+import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
 import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
 import { FrameState, type CursorImage } from './frameState.js';
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
+import { ThumbnailFrames } from './thumbnailFrames.js';
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 
@@ -97,8 +97,7 @@ export class GuacUser {
   /** When the last frame went out (performance.now()), for a glancing browser's pace. */
   private lastFrameAt = Number.NEGATIVE_INFINITY;
   private attention: AttentionLevel = 'full';
-  /** The thumbnail size the browser's display was last given (undefined: not a thumbnail). */
-  private thumbnailShown: { width: number; height: number } | undefined;
+  private readonly thumbnails: ThumbnailFrames;
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private lastTimestamp = 0;
@@ -119,6 +118,7 @@ export class GuacUser {
     this.encoder = new FrameEncoder(source, options.imageTypes, options.streaming, () =>
       this.takeStream(),
     );
+    this.thumbnails = new ThumbnailFrames(source, options.imageTypes, () => this.takeStream());
     this.input = new InputHandler(
       () => source.desktop,
       options,
@@ -235,17 +235,10 @@ export class GuacUser {
     const frame = this.state.take();
     const started = performance.now();
     if (this.attention === 'thumbnail') {
-      // Everything that changed, moves included, is scaled down again from the framebuffer.
       this.lastFrameAt = started;
-      const to = thumbnailSize(this.source.width, this.source.height);
-      const shown = this.thumbnailShown;
-      this.thumbnailShown = to;
-      const resized = shown === undefined || shown.width !== to.width || shown.height !== to.height;
-      const changed = [...frame.rects, ...frame.copies].reduce<Rect | undefined>((all, r) => {
-        const rect = { x: r.x, y: r.y, width: r.width, height: r.height };
-        return all === undefined ? rect : union(all, rect);
-      }, undefined);
-      const out = await this.encoder.thumbnail(to, resized, changed);
+      // The thumbnail replaces the picture: no lossy pixel of it waits to be redrawn exactly.
+      this.encoder.takeSettled(Number.POSITIVE_INFINITY);
+      const out = await this.thumbnails.frame(frame);
       if (this.gone) return;
       this.options.onFrameEncoded?.(performance.now() - started);
       this.sendWithSync(out);
@@ -431,7 +424,7 @@ export class GuacUser {
    * cursor (leaving a thumbnail), once there is a desktop to send.
    */
   private repaintWhole(toThumbnail: boolean): void {
-    this.thumbnailShown = undefined;
+    this.thumbnails.reset();
     if (this.source.framebuffer === undefined) return; // fullRefresh will, once connected
     this.state.resize(this.source.width, this.source.height);
     const cursor = this.source.cursorImage;
