@@ -20,7 +20,6 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
-import { setTimeout as sleepFor } from 'node:timers/promises';
 import { ErrorCode, NatsError, type Msg } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -184,20 +183,20 @@ export class RemoteControl implements RemoteControlRoute {
       bus.nc.publish(cancelSubject, bus.seal(cancelSubject, message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
-    const answered = new AbortController();
+    const watch = this.watchHolder(holder);
     let reply: Msg;
     try {
       reply = await Promise.race([
         bus.nc.request(subject, bus.seal(subject, request), {
           timeout: options.timeoutMs + FORWARD_MARGIN_MS,
         }),
-        this.holderGone(holder, answered.signal),
+        watch.gone,
       ]);
     } catch (err) {
       this.leases.forget(plane.desktopId);
       throw this.unreachable(err, plane, name, options.timeoutMs);
     } finally {
-      answered.abort();
+      watch.stop();
       options.signal?.removeEventListener('abort', cancel);
     }
     const parsed = bus.openReply(ForwardedAnswer, reply);
@@ -224,25 +223,41 @@ export class RemoteControl implements RemoteControlRoute {
   }
 
   /**
-   * Rejects with HolderGone once `holder` is gone: NATS has nobody listening at its subjects (its
-   * bridge died or left), or no ping got a sealed answer for HOLDER_SILENT_MS (someone without
-   * the site's key listens there in its place, or the bridge hangs). Never settles otherwise;
-   * stops asking when `done` aborts.
+   * Pings `holder` every HOLDER_PROBE_MS while a forwarded call waits there: `gone` rejects with
+   * HolderGone once NATS has nobody listening at its subjects (its bridge died or left), or no
+   * ping got a sealed answer for HOLDER_SILENT_MS (someone without the site's key listens there
+   * in its place, or the bridge hangs); it never settles otherwise. A plain timer, stopped when
+   * the call settles: most calls end before the first ping and cost one setTimeout.
    */
-  private async holderGone(holder: RemoteHolder, done: AbortSignal): Promise<never> {
+  private watchHolder(holder: RemoteHolder): { gone: Promise<never>; stop(): void } {
     const { bus, logger } = this.options;
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
     let heardAt = Date.now();
-    while (!done.aborted) {
-      await sleep(HOLDER_PROBE_MS, done);
-      if (done.aborted) break;
-      const liveness = await pingBridge(bus, holder.bridge, HOLDER_PROBE_MS * 4, logger);
-      if (done.aborted) break;
-      if (liveness === 'alive') heardAt = Date.now();
-      else if (liveness === 'gone' || Date.now() - heardAt >= HOLDER_SILENT_MS)
-        throw new HolderGone();
-    }
-    // Answered or cancelled: the race is over, this promise is never looked at.
-    return new Promise<never>(() => undefined);
+    const gone = new Promise<never>((_resolve, reject) => {
+      const next = (): void => {
+        timer = setTimeout(() => void probe(), HOLDER_PROBE_MS);
+        timer.unref();
+      };
+      const probe = async (): Promise<void> => {
+        const liveness = await pingBridge(bus, holder.bridge, HOLDER_PROBE_MS * 4, logger);
+        if (stopped) return;
+        if (liveness === 'alive') heardAt = Date.now();
+        else if (liveness === 'gone' || Date.now() - heardAt >= HOLDER_SILENT_MS) {
+          reject(new HolderGone());
+          return;
+        }
+        next();
+      };
+      next();
+    });
+    return {
+      gone,
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -419,9 +434,4 @@ function failure(err: unknown): ForwardedAnswer {
         : {}),
     },
   };
-}
-
-/** Waits `ms`, or less when `done` aborts (never rejects). */
-function sleep(ms: number, done: AbortSignal): Promise<void> {
-  return sleepFor(ms, undefined, { signal: done, ref: false }).catch(() => undefined);
 }
