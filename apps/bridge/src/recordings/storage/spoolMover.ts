@@ -52,8 +52,13 @@ export class SpoolMover {
   async cancel(id: string): Promise<void> {
     const move = this.moves.get(id);
     if (move === undefined) return;
-    if (!move.started) move.cancelled = true;
-    await move.done;
+    if (move.started) {
+      await move.done;
+      return;
+    }
+    // Not begun: it will not (and the moves queued before it are not waited for).
+    move.cancelled = true;
+    this.moves.delete(id);
   }
 
   /** Whether a move of the recording is queued or under way. */

@@ -54,6 +54,8 @@ export interface FakeS3 {
 }
 
 export async function startFakeS3(bucket: string): Promise<FakeS3> {
+  // The tests' own S3 clients: without the SDK's Node-version notice (as the bridge's).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const directory = await mkdtemp(join(tmpdir(), 'oc-fake-s3-'));
   const accessKeyId = `OCTEST${randomBytes(6).toString('hex').toUpperCase()}`;
   const secretAccessKey = `oc-secret-${randomBytes(12).toString('hex')}`;
