@@ -13,6 +13,15 @@ export type LossyPolicy = 'auto' | 'always' | 'never';
  * outweigh it) and encoded on the spot rather than in a worker (encodeCache.ts).
  */
 export const SMALL_IMAGE_PIXELS = 128 * 128;
+/**
+ * A frame with at least this many changed pixels is heavy (a scroll, a video, a window
+ * dragged), and the next frame waits until HEAVY_FRAME_INTERVAL_MS after it: changes arriving
+ * meanwhile coalesce, so a heavy stream costs the encoders at most ~30 frames a second while
+ * small changes (typing, a click, a blinking cursor) still go out at once.
+ */
+export const HEAVY_FRAME_PIXELS = 64 * 1024;
+export const HEAVY_FRAME_INTERVAL_MS = 33;
+
 /** A small region drawn as more solid rectangles than this is sent as an image instead. */
 export const MAX_FILL_RECTS = 16;
 

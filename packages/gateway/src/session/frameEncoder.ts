@@ -62,7 +62,7 @@ export interface StreamingOptions {
 }
 
 export class FrameEncoder {
-  private readonly lossy = new LossyRegions();
+  private lossy = new LossyRegions();
   private readonly lossyMimetype: LossyMimetype | undefined;
   private readonly losslessMimetype: LosslessMimetype;
 
@@ -155,6 +155,33 @@ export class FrameEncoder {
       );
     }
     return out;
+  }
+
+  /**
+   * Which images this encoder makes (its lossy and lossless mimetypes): encoders of the same
+   * kind turn the same frame into the same instructions, so they can share a stream.
+   */
+  get kind(): string {
+    return `${this.lossyMimetype ?? 'none'}|${this.losslessMimetype}`;
+  }
+
+  /** Where the browser shows lossy pixels now, as a copy. */
+  lossySnapshot(): LossyRegions {
+    return this.lossy.clone();
+  }
+
+  /** The browser's screen is lossy where `lossy` says (and nowhere else). */
+  adoptLossy(lossy: LossyRegions): void {
+    this.lossy = lossy;
+  }
+
+  /** The browser's screen is also lossy where `lossy` says. */
+  mergeLossy(lossy: LossyRegions): void {
+    this.lossy.merge(lossy);
+  }
+
+  resetLossy(): void {
+    this.lossy.reset();
   }
 
   /** Takes out the lossy regions that have settled by `now`: they need an exact redraw. */

@@ -140,6 +140,18 @@ export class FrameState {
     this.cursor = cursor;
   }
 
+  /**
+   * Adds `frame` (taken from another FrameState of the same screen) as if its changes had
+   * arrived here: a user that was not sent a frame gets it back as pending changes.
+   */
+  apply(frame: PendingFrame): void {
+    if (frame.size !== undefined) this.resize(frame.size.width, frame.size.height);
+    for (const op of frame.copies) this.addCopy(op);
+    for (const rect of frame.rects) this.markDirty(rect);
+    for (const rect of frame.lossless) this.markLossless(rect);
+    if (frame.cursor !== undefined) this.setCursor(frame.cursor);
+  }
+
   /** Everything pending, in send order; the state is empty afterwards. */
   take(): PendingFrame {
     const frame: PendingFrame = {

@@ -1,4 +1,7 @@
-// One browser joined to a VNC session: its frame pipeline and its input. Frames are sent with
+// One browser joined to a VNC session: its frame pipeline and its input. A browser at full
+// attention that keeps up takes its frames from the connection's shared stream
+// (sharedFrames.ts: encoded once for every such browser, the recorder included) and has its own
+// pipeline only while it is out of step. Frames are sent with
 // flow control — at most MAX_FRAMES_IN_FLIGHT frames whose `sync` the browser has not returned,
 // and none while the socket is backpressured — and changes that arrive meanwhile are coalesced
 // in this browser's FrameState, so a slow browser costs bounded memory and never slows others.
@@ -31,16 +34,20 @@ import { clipboardInstructions, type CopyOp, type OutInstruction } from '../enco
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
-import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
-import { FrameState, type CursorImage } from './frameState.js';
+import { HEAVY_FRAME_INTERVAL_MS, HEAVY_FRAME_PIXELS, SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
+import { FrameState, type CursorImage, type PendingFrame } from './frameState.js';
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
 import { ThumbnailFrames } from './thumbnailFrames.js';
+import type { LossyRegions } from './lossyRegions.js';
+import type { SharedFrames, StepMember } from './sharedFrames.js';
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 
 /** What a user works with: the session's framebuffer, and its desktop for input. */
 export interface GuacUserSource extends FrameSource {
   readonly desktop: DesktopInput | undefined;
+  /** RFB updates applied so far (which update a frame was taken after). */
+  readonly updates: number;
   /** The desktop's cursor as last set, resent when a thumbnail becomes a full picture. */
   readonly cursorImage: CursorImage | undefined;
 }
@@ -54,15 +61,6 @@ export const MAX_FRAMES_IN_FLIGHT = 2;
 
 /** Input that carries desktop coordinates (dropped from a thumbnail, whose display is smaller). */
 const POINTER_OPCODES = new Set(['mouse', 'touch']);
-
-/**
- * A frame with at least this many changed pixels is heavy (a scroll, a video, a window
- * dragged), and the next frame waits until HEAVY_FRAME_INTERVAL_MS after it: changes arriving
- * meanwhile coalesce, so a heavy stream costs the encoders at most ~30 frames a second while
- * small changes (typing, a click, a blinking cursor) still go out at once.
- */
-const HEAVY_FRAME_PIXELS = 64 * 1024;
-const HEAVY_FRAME_INTERVAL_MS = 33;
 
 export interface GuacUserOptions extends InputPolicy {
   disableCopy: boolean;
@@ -81,16 +79,27 @@ export interface GuacUserHooks {
   ready(user: GuacUser): void;
   /** The user is gone (browser left, error, or session end). */
   left(user: GuacUser): void;
+  /**
+   * The user at full attention, not encoding, asks to take its frames from the shared stream
+   * of its kind of encoder; the stream it is now in, or undefined when it is not in step.
+   */
+  step(user: GuacUser): SharedFrames<GuacUser> | undefined;
+  /** The user leaves its shared stream (it is sent everything again on its own). */
+  unstep(user: GuacUser): void;
 }
 
-export class GuacUser {
+export class GuacUser implements StepMember {
   private readonly state: FrameState;
   private readonly encoder: FrameEncoder;
   private readonly input: InputHandler;
   /** Frames sent and not yet acknowledged, oldest first. */
   private readonly inFlight: { timestamp: number; sentAt: number }[] = [];
   /** Smoothed time from sending a frame to its `sync`, ms (0 until the first one). */
-  private roundTripMs = 0;
+  roundTripMs = 0;
+  /** The shared stream this browser is in step with (undefined: its own pipeline). */
+  private shared: SharedFrames<GuacUser> | undefined;
+  /** The RFB update count (source.updates) when this browser's own pipeline took a frame. */
+  private takenAt: number | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
   /** No frame before this time (performance.now()): the last one was heavy. */
   private heavyUntil = 0;
@@ -144,7 +153,54 @@ export class GuacUser {
 
   /** True when this browser has a frame in flight and more already waiting. */
   get lagging(): boolean {
+    if (this.shared !== undefined) return this.shared.lagging;
     return (this.encoding || this.windowFull || this.paced) && this.state.hasPending;
+  }
+
+  /** Which images this browser's frames are made of: users of one kind can share a stream. */
+  get encoderKind(): string {
+    return this.encoder.kind;
+  }
+
+  get imageTypes(): readonly string[] {
+    return this.options.imageTypes;
+  }
+
+  /** Takes this browser into `stream` if it is in step with it (SharedFrames.join, found). */
+  joinStream(stream: SharedFrames<GuacUser>): boolean {
+    const pending = () => this.state.take();
+    const lossy = this.encoder.lossySnapshot();
+    return stream.size === 0
+      ? stream.found(this, this.takenAt, pending, lossy)
+      : stream.join(this, this.takenAt, pending, lossy);
+  }
+
+  /** The browser could be sent a frame now (StepMember). */
+  get canTakeFrame(): boolean {
+    return !this.gone && !this.windowFull && !this.socket.isBackpressured;
+  }
+
+  /** A frame of the shared stream (StepMember). */
+  deliver(out: readonly OutInstruction[]): void {
+    if (this.gone) return;
+    this.lastFrameAt = performance.now();
+    this.sendWithSync([...out]);
+  }
+
+  /** Out of step (StepMember): what the stream did not send becomes this browser's own. */
+  fallBehind(frame: PendingFrame, lossy: LossyRegions): void {
+    this.shared = undefined;
+    this.takenAt = undefined; // it has not been sent what the stream took: not in step
+    this.state.apply(frame);
+    this.encoder.adoptLossy(lossy);
+    this.scheduleSettle();
+  }
+
+  encodeFailed(): void {
+    this.abort(
+      'The gateway failed to encode a frame; reconnect, and report it if it repeats.',
+      GuacStatus.SERVER_ERROR,
+    );
   }
 
   /** One line of flow-control state for trace logs. */
@@ -154,25 +210,27 @@ export class GuacUser {
 
   /** The session's desktop is (now) available: send its size, every pixel and the cursor. */
   fullRefresh(cursor: CursorImage | undefined): void {
+    this.leaveStep();
     this.state.resize(this.source.width, this.source.height);
     if (cursor !== undefined) this.state.setCursor(cursor);
     this.pump();
   }
 
+  // Changes reach a browser in step through the shared stream (VncSession tells both).
   markDirty(rect: Rect): void {
-    this.state.markDirty(rect);
+    if (this.shared === undefined) this.state.markDirty(rect);
   }
 
   addCopy(op: CopyOp): void {
-    this.state.addCopy(op);
+    if (this.shared === undefined) this.state.addCopy(op);
   }
 
   resize(width: number, height: number): void {
-    this.state.resize(width, height);
+    if (this.shared === undefined) this.state.resize(width, height);
   }
 
   setCursor(cursor: CursorImage): void {
-    this.state.setCursor(cursor);
+    if (this.shared === undefined) this.state.setCursor(cursor);
   }
 
   sendClipboard(text: string): void {
@@ -197,7 +255,16 @@ export class GuacUser {
 
   /** Sends a frame if everything allows it; otherwise changes keep coalescing. */
   pump(): void {
-    if (this.gone || this.encoding || this.windowFull) return;
+    if (this.gone) return;
+    if (this.shared === undefined && this.attention === 'full' && !this.encoding) {
+      this.shared = this.hooks.step(this);
+      if (this.shared !== undefined) clearTimeout(this.settleTimer); // the stream settles now
+    }
+    if (this.shared !== undefined) {
+      this.shared.pump();
+      return;
+    }
+    if (this.encoding || this.windowFull) return;
     if (this.socket.isBackpressured || this.source.updating || !this.state.hasPending) return;
     if (this.source.framebuffer === undefined) return;
     if (this.paced) {
@@ -244,6 +311,7 @@ export class GuacUser {
       this.sendWithSync(out);
       return;
     }
+    this.takenAt = this.source.updates;
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
     this.lastFrameAt = started;
@@ -268,7 +336,8 @@ export class GuacUser {
     clearTimeout(this.settleTimer);
     this.settleTimer = undefined;
     const due = this.encoder.nextSettle();
-    if (due === undefined || this.gone) return;
+    // In step, the shared stream settles what this browser shows.
+    if (due === undefined || this.gone || this.shared !== undefined) return;
     this.settleTimer = setTimeout(() => this.settle(), Math.max(0, due - Date.now()));
     this.settleTimer.unref();
   }
@@ -410,6 +479,7 @@ export class GuacUser {
     const was = this.attention;
     this.attention = level;
     if (level === was) return;
+    if (this.shared !== undefined && level !== 'thumbnail') this.repaintWhole(false);
     if (level === 'thumbnail' || was === 'thumbnail') this.repaintWhole(level === 'thumbnail');
     if (level === 'full' && this.paceTimer !== undefined && !this.paced) {
       clearTimeout(this.paceTimer);
@@ -424,12 +494,21 @@ export class GuacUser {
    * cursor (leaving a thumbnail), once there is a desktop to send.
    */
   private repaintWhole(toThumbnail: boolean): void {
+    this.leaveStep();
     this.thumbnails.reset();
     if (this.source.framebuffer === undefined) return; // fullRefresh will, once connected
     this.state.resize(this.source.width, this.source.height);
     const cursor = this.source.cursorImage;
     if (!toThumbnail && cursor !== undefined) this.state.setCursor(cursor);
     this.pump();
+  }
+
+  /** Leaves the shared stream, if in it: this browser's own pipeline takes over from scratch. */
+  private leaveStep(): void {
+    if (this.shared === undefined) return;
+    this.hooks.unstep(this);
+    this.shared = undefined;
+    this.encoder.resetLossy();
   }
 
   /** As many frames as the flow-control window allows are waiting for their `sync`. */

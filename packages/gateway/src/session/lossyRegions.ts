@@ -37,6 +37,22 @@ export class LossyRegions {
     this.entries = [];
   }
 
+  /** A copy of these regions (a user falling out of a shared stream takes the stream's). */
+  clone(): LossyRegions {
+    const copy = new LossyRegions();
+    copy.entries = this.entries.map((e) => ({ rect: e.rect, at: e.at }));
+    return copy;
+  }
+
+  /**
+   * Adds `other`'s regions (a user joining a shared stream brings where its screen is lossy):
+   * overlaps are kept twice, which only redraws them when the later one settles.
+   */
+  merge(other: LossyRegions): void {
+    for (const e of other.entries) this.entries.push({ rect: e.rect, at: e.at });
+    this.cap();
+  }
+
   /** The browser ran `op`: lossy pixels under its source now also sit at its destination. */
   copied(op: CopyOp, now: number): void {
     const src = copySource(op);

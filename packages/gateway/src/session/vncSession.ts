@@ -1,7 +1,9 @@
 // One shared VNC connection (a guacd "connection"): the RFB client, the browsers joined to
 // it, and the fan-out of framebuffer changes to each browser's own frame pipeline. Each RFB
 // update is shaped once for everyone at its end (moves found, see updateShaper.ts) and counted
-// into the screen's change rate (what the browsers' lossy choices read). RFB update requests
+// into the screen's change rate (what the browsers' lossy choices read). Browsers at full
+// attention that keep up (the recorder among them) share one encoded stream per kind of
+// encoder (sharedFrames.ts), so each frame is encoded once for all of them. RFB update requests
 // are paced by the browsers: the next one is made only while at least one browser is not
 // lagging, so a session whose browsers all lag stops pulling pixels instead of buffering them.
 // The RFB connection closes when the last browser leaves. Logs name the session by its label,
@@ -27,6 +29,7 @@ import { ChangeRate } from './changeRate.js';
 import { connectionLabel } from './connectionLabel.js';
 import { RegionEncodeCache } from './encodeCache.js';
 import type { CursorImage } from './frameState.js';
+import { SharedFrames } from './sharedFrames.js';
 import { UpdateShaper } from './updateShaper.js';
 import {
   GuacUser,
@@ -72,6 +75,10 @@ export class VncSession implements GuacUserSource {
   private readonly changes = new ChangeRate(0, 0);
   private updateDeferred = false;
   private midUpdate = false;
+  /** RFB updates applied so far (GuacUserSource.updates). */
+  updates = 0;
+  /** The shared frame streams, by kind of encoder (FrameEncoder.kind). */
+  private readonly streams = new Map<string, SharedFrames<GuacUser>>();
   /**
    * Pixels of the first full update still to arrive. Servers may answer the first request
    * with a pseudo-encoding-only update (TigerVNC sends the desktop size first); showing that
@@ -152,7 +159,12 @@ export class VncSession implements GuacUserSource {
         streaming: this.options.streaming,
         ...this.options.userTimings,
       },
-      { ready: () => this.userReady(), left: (v) => this.userLeft(v) },
+      {
+        ready: () => this.userReady(),
+        left: (v) => this.userLeft(v),
+        step: (v) => this.step(v),
+        unstep: (v) => this.streams.forEach((stream) => stream.remove(v)),
+      },
       this.options.logger.child({ connection: this.label }),
     );
     this.users.add(user);
@@ -234,10 +246,13 @@ export class VncSession implements GuacUserSource {
       if (this.initialPixelsMissing > 0) this.initialPixelsMissing = width * height;
       this.shaper.resize(width, height, rfb.framebuffer);
       this.changes.resize(width, height);
+      this.updates++;
+      for (const stream of this.streams.values()) stream.resize(width, height);
       for (const v of this.users) v.resize(width, height);
     });
     rfb.on('cursor', (cursor) => {
       this.cursor = cursor;
+      for (const stream of this.streams.values()) stream.setCursor(cursor);
       for (const v of this.users) v.setCursor(cursor);
     });
     rfb.on('frameEnd', () => this.frameEnd());
@@ -260,17 +275,41 @@ export class VncSession implements GuacUserSource {
       this.changes.beginUpdate();
       for (const op of this.shaper.finish(framebuffer)) {
         if (op.kind === 'copy') {
+          for (const stream of this.streams.values()) stream.addCopy(op.op);
           for (const v of this.users) v.addCopy(op.op);
         } else {
           this.changes.changed(op.rect, now);
+          for (const stream of this.streams.values()) stream.markDirty(op.rect);
           for (const v of this.users) v.markDirty(op.rect);
         }
       }
+      this.updates++;
     }
     this.midUpdate = false;
     if (this.initialPixelsMissing <= 0) clearTimeout(this.initialTimer);
     for (const v of this.users) v.pump();
     this.requestIfWanted();
+  }
+
+  /**
+   * `user` (full attention, its own pipeline idle) takes its frames from the stream of its
+   * kind from now on if it is in step with it, or starts that stream when nobody is in it.
+   */
+  private step(user: GuacUser): SharedFrames<GuacUser> | undefined {
+    if (this.rfb === undefined || this.ended) return undefined;
+    let stream = this.streams.get(user.encoderKind);
+    if (stream === undefined) {
+      stream = new SharedFrames<GuacUser>(
+        this,
+        user.imageTypes,
+        this.options.streaming,
+        this.options.userTimings.onFrameEncoded,
+        this.options.logger.child({ connection: this.label }),
+      );
+      stream.resize(this.width, this.height);
+      this.streams.set(user.encoderKind, stream);
+    }
+    return user.joinStream(stream) ? stream : undefined;
   }
 
   private userReady(): void {
@@ -294,6 +333,7 @@ export class VncSession implements GuacUserSource {
 
   private userLeft(user: GuacUser): void {
     this.users.delete(user);
+    for (const stream of this.streams.values()) stream.remove(user);
     if (this.users.size === 0) this.end();
     else if (this.updateDeferred) this.requestIfWanted();
   }

@@ -1,0 +1,251 @@
+// One encoded frame stream shared by the full-attention users of a connection that are in step
+// (guacUser.ts): the recorder that joins as a further user and every browser that keeps up see
+// the same changes at the same moments, so each frame is encoded once and the same instructions
+// go to all of them (each with its own `sync`, counted in its own flow-control window). A frame
+// is taken when every member can take one; a member that still cannot after STEP_WAIT_MS falls
+// out of step instead of holding the others: it is handed what the frame would have shown it
+// (the pending changes and where its screen is lossy) and catches up on its own, coalesced, with
+// its own encoder, then rejoins (GuacUser.pump) once it took its last frame at the same RFB
+// update as the stream did — from then on both have seen the same changes, so what the stream
+// has pending is what that user has pending.
+import type { Logger } from 'pino';
+import type { OutInstruction } from '../encode/instructions.js';
+import type { Rect } from '../encode/rect.js';
+import type { CopyOp } from '../encode/instructions.js';
+import { HEAVY_FRAME_INTERVAL_MS, HEAVY_FRAME_PIXELS } from './encodePolicy.js';
+import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
+import { FrameState, type CursorImage, type PendingFrame } from './frameState.js';
+import type { LossyRegions } from './lossyRegions.js';
+
+/**
+ * How long members that can take a frame wait for one that cannot before it falls out of step.
+ * A browser that keeps up acknowledges within a frame or two (the window is two frames), so a
+ * short wait keeps it in step through a hiccup; beyond this it is a slow browser, and others
+ * must not run at its pace.
+ */
+export const STEP_WAIT_MS = 100;
+
+/** What the stream needs of a user in step. */
+export interface StepMember {
+  /** The user could be sent a frame now (flow-control window open, socket not backpressured). */
+  readonly canTakeFrame: boolean;
+  /** Smoothed time from sending a frame to its `sync`, ms (sets the quality of lossy images). */
+  readonly roundTripMs: number;
+  /** Sends a frame's instructions (the caller's array is shared: copy before adding to it). */
+  deliver(out: readonly OutInstruction[]): void;
+  /**
+   * The user fell out of step: `frame` is what it was not sent, `lossy` where its screen is
+   * lossy before that frame; from now on its own pipeline carries it.
+   */
+  fallBehind(frame: PendingFrame, lossy: LossyRegions): void;
+  /** The shared encoder failed: the user's connection ends. */
+  encodeFailed(): void;
+}
+
+export class SharedFrames<Member extends StepMember> {
+  private readonly members = new Set<Member>();
+  private readonly state: FrameState;
+  private readonly encoder: FrameEncoder;
+  private encoding = false;
+  /** The RFB update count (VncSession.updates) when the last frame was taken (-1: none). */
+  private takenAt = -1;
+  /** No frame before this time (performance.now()): the last one was heavy. */
+  private heavyUntil = 0;
+  /** Since when (performance.now()) members that could take a frame wait for one that cannot. */
+  private waitingSince: number | undefined;
+  private waitTimer: NodeJS.Timeout | undefined;
+  private settleTimer: NodeJS.Timeout | undefined;
+  private nextStream = 1;
+
+  constructor(
+    private readonly source: FrameSource & { readonly updates: number },
+    imageTypes: readonly string[],
+    streaming: StreamingOptions,
+    private readonly onFrameEncoded: ((encodeMs: number) => void) | undefined,
+    private readonly logger: Logger,
+  ) {
+    this.state = new FrameState(source.width, source.height);
+    this.encoder = new FrameEncoder(source, imageTypes, streaming, () => this.takeStream());
+  }
+
+  get size(): number {
+    return this.members.size;
+  }
+
+  /** True when frames wait and none can go out now (the session may stop pulling updates). */
+  get lagging(): boolean {
+    if (!this.state.hasPending) return false;
+    const paced = performance.now() < this.heavyUntil;
+    return this.encoding || paced || ![...this.members].some((m) => m.canTakeFrame);
+  }
+
+  /**
+   * Takes `member` into the stream if it is in step: it took its last frame at the same update
+   * the stream did and holds nothing the stream's next frame would repeat wrongly. `pending` is
+   * what it still had (redrawn rects, lossless redraws, cursor: all safe to send everyone
+   * again), `lossy` where its screen is lossy. Returns false when it is not in step.
+   */
+  join(
+    member: Member,
+    takenAt: number | undefined,
+    pending: () => PendingFrame,
+    lossy: LossyRegions,
+  ): boolean {
+    // An empty stream has no history to be in step with (found starts it).
+    if (this.encoding || this.members.size === 0 || takenAt !== this.takenAt) return false;
+    const frame = pending();
+    for (const rect of frame.rects) this.state.markDirty(rect);
+    for (const rect of frame.lossless) this.state.markLossless(rect);
+    if (frame.cursor !== undefined) this.state.setCursor(frame.cursor);
+    this.encoder.mergeLossy(lossy);
+    this.members.add(member);
+    this.scheduleSettle();
+    return true;
+  }
+
+  /**
+   * Starts the stream with `member` alone: its own pipeline took its last frame at update
+   * `takenAt` (undefined: never), `pending` is all it has not been sent since, `lossy` where its
+   * screen is lossy. Returns false when the stream is not empty (or still finishing a frame).
+   */
+  found(
+    member: Member,
+    takenAt: number | undefined,
+    pending: () => PendingFrame,
+    lossy: LossyRegions,
+  ): boolean {
+    if (this.members.size > 0 || this.encoding) return false;
+    this.members.add(member);
+    this.takenAt = takenAt ?? -1;
+    this.state.apply(pending());
+    this.encoder.mergeLossy(lossy);
+    this.scheduleSettle();
+    return true;
+  }
+
+  /** `member` left (or changed attention): it takes nothing more from the stream. */
+  remove(member: Member): void {
+    this.members.delete(member);
+    if (this.members.size === 0) this.clear();
+  }
+
+  has(member: Member): boolean {
+    return this.members.has(member);
+  }
+
+  markDirty(rect: Rect): void {
+    if (this.members.size > 0) this.state.markDirty(rect);
+  }
+  addCopy(op: CopyOp): void {
+    if (this.members.size > 0) this.state.addCopy(op);
+  }
+  resize(width: number, height: number): void {
+    // Kept at the screen's size even while empty (found applies pending changes to it).
+    this.state.resize(width, height);
+    if (this.members.size === 0) this.state.take();
+  }
+  setCursor(cursor: CursorImage): void {
+    if (this.members.size > 0) this.state.setCursor(cursor);
+  }
+
+  /** Sends a frame to every member if all can take one (or the slow ones waited long enough). */
+  pump(): void {
+    if (this.encoding || this.members.size === 0) return;
+    if (this.source.updating || !this.state.hasPending || this.source.framebuffer === undefined)
+      return;
+    const now = performance.now();
+    if (now < this.heavyUntil) {
+      this.wakeAt(this.heavyUntil);
+      return;
+    }
+    const ready = [...this.members].filter((m) => m.canTakeFrame);
+    if (ready.length === 0) {
+      this.waitingSince = undefined;
+      return;
+    }
+    if (ready.length < this.members.size) {
+      this.waitingSince ??= now;
+      if (now - this.waitingSince < STEP_WAIT_MS) {
+        this.wakeAt(this.waitingSince + STEP_WAIT_MS);
+        return;
+      }
+    }
+    this.waitingSince = undefined;
+    clearTimeout(this.waitTimer);
+    this.waitTimer = undefined;
+    const frame = this.state.take();
+    this.takenAt = this.source.updates;
+    for (const member of this.members) {
+      if (ready.includes(member)) continue;
+      this.members.delete(member);
+      member.fallBehind(frame, this.encoder.lossySnapshot());
+    }
+    const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
+    if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = now + HEAVY_FRAME_INTERVAL_MS;
+    const lag = Math.max(0, ...ready.map((m) => m.roundTripMs));
+    this.encoding = true;
+    this.encoder.encode(frame, lag).then(
+      (out) => {
+        this.encoding = false;
+        this.onFrameEncoded?.(performance.now() - now);
+        // Members that left meanwhile are not in the set any more.
+        for (const member of ready) if (this.members.has(member)) member.deliver(out);
+        this.scheduleSettle();
+        this.pump();
+      },
+      (error: unknown) => {
+        this.encoding = false;
+        this.logger.error({ err: error }, 'frame encoding failed');
+        for (const member of [...this.members]) member.encodeFailed();
+      },
+    );
+  }
+
+  /** Calls pump at `at` (performance.now()), unless a wake-up is already due. */
+  private wakeAt(at: number): void {
+    if (this.waitTimer !== undefined) return;
+    this.waitTimer = setTimeout(
+      () => {
+        this.waitTimer = undefined;
+        this.pump();
+      },
+      Math.max(1, at - performance.now()),
+    );
+  }
+
+  /** Wakes up when the next lossy region settles, to redraw it losslessly for everyone. */
+  private scheduleSettle(): void {
+    clearTimeout(this.settleTimer);
+    this.settleTimer = undefined;
+    const due = this.encoder.nextSettle();
+    if (due === undefined || this.members.size === 0) return;
+    this.settleTimer = setTimeout(() => this.settle(), Math.max(0, due - Date.now()));
+    this.settleTimer.unref();
+  }
+
+  private settle(): void {
+    this.settleTimer = undefined;
+    // A frame being encoded may still change what is lossy; its end reschedules this.
+    if (this.encoding || this.members.size === 0) return;
+    for (const rect of this.encoder.takeSettled(Date.now())) this.state.markLossless(rect);
+    this.pump();
+    if (!this.encoding) this.scheduleSettle();
+  }
+
+  /** Nobody is in step: nothing pending or lossy is anyone's any more. */
+  private clear(): void {
+    clearTimeout(this.waitTimer);
+    clearTimeout(this.settleTimer);
+    this.waitTimer = undefined;
+    this.settleTimer = undefined;
+    this.waitingSince = undefined;
+    this.state.take();
+    this.encoder.resetLossy();
+  }
+
+  private takeStream(): number {
+    const stream = this.nextStream;
+    this.nextStream = this.nextStream >= 1023 ? 1 : this.nextStream + 1;
+    return stream;
+  }
+}
