@@ -167,7 +167,9 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     expect(local.filter((name) => name.startsWith(recordingId))).toEqual([]);
     // A request that looked its row up before the move finished reads it from the bucket.
     const stale = bridge.recordings.files({ location: 'local' });
-    expect((await stale.stream(recordingId))?.size).toBe(row?.bytes);
+    const staleStream = await stale.stream(recordingId);
+    await staleStream?.body.cancel();
+    expect(staleStream?.size).toBe(row?.bytes);
     expect(
       await stale.read(recordingId, { kind: 'events' }, (reader) => Promise.resolve(reader.id)),
     ).toBe(recordingId);
