@@ -60,7 +60,15 @@ export class S3Files implements RecordingFiles {
     const client = new S3Client({
       region: target.region,
       forcePathStyle: target.forcePathStyle,
-      ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
+      // A store that is not AWS: the SDK's default checksums on every request (since early 2025)
+      // are headers many S3-compatible stores refuse; send them only where the API needs them.
+      ...(target.endpoint === undefined
+        ? {}
+        : {
+            endpoint: target.endpoint,
+            requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+            responseChecksumValidation: 'WHEN_REQUIRED' as const,
+          }),
       requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, requestTimeout: IDLE_TIMEOUT_MS },
     });
     const files = new S3Files(target, client, join(recordingsDir, '.scratch'));
