@@ -77,15 +77,27 @@ function input(env: ToolEnv): InputDeps {
  * Runs an input tool, then holds its result until the desktop has the input: an input tool
  * reports ok only once its input got there (or fails saying it did not).
  */
-async function delivered<R>(
+function delivered<R>(
   env: ToolEnv,
   act: (deps: InputDeps, client: Guacamole.Client) => R | Promise<R>,
 ): Promise<R> {
-  // The receipt must travel the tunnel the input went on, even if the viewer reconnects meanwhile.
-  const client = env.client();
-  const result = await act({ ...input(env), client }, client);
-  await env.delivered(client, env.signal);
-  return result;
+  try {
+    // The receipt must travel the tunnel the input went on, even if the viewer reconnects
+    // meanwhile.
+    const client = env.client();
+    const acted = act({ ...input(env), client }, client);
+    if (acted instanceof Promise)
+      return acted.then(async (result) => {
+        await env.delivered(client, env.signal);
+        return result;
+      });
+    // An input sent at once (a move, a click's press and release): the receipt request leaves in
+    // the same task, right behind it, before anything else the page does for the call (showing
+    // it, telling the other windows) — the answer is on the call's critical path.
+    return env.delivered(client, env.signal).then(() => acted);
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
 }
 
 type Handler<N extends ViewerToolName> = (

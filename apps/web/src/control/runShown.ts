@@ -92,18 +92,20 @@ async function inputTurn(
   }
 }
 
+/**
+ * Runs `call` and shows it. The input leaves first and the action is announced right after, in
+ * the same task: the person sees both in the same frame either way, but announced first, the
+ * pointer, the indicator's store change and the ai_action message to the bridge all went ahead
+ * of the input on the call's critical path (the bridge read ai_action before the tunnel's input).
+ * An input refused before it left (off the desktop) is not shown.
+ */
 function runShown(call: TypedToolCall, env: ToolEnv): AnyViewerResult | Promise<AnyViewerResult> {
   if (!needsInputPolicy(call.name)) return runTool(call, env);
+  const outcome = runTool(call, env);
   const done = aiActionStarted(confirmDetails(call, monitorsOrNone(env.monitors)));
-  try {
-    const outcome = runTool(call, env);
-    if (outcome instanceof Promise) return outcome.finally(done);
-    done();
-    return outcome;
-  } catch (err) {
-    done();
-    throw err;
-  }
+  if (outcome instanceof Promise) return outcome.finally(done);
+  done();
+  return outcome;
 }
 
 /** The monitors when the desktop's size is known, else none (showing never fails a call). */
