@@ -100,6 +100,9 @@ export class SiteBus {
         reconnectJitter: 100,
         pingInterval: 5_000,
         maxPingOut: 2,
+        // No stack captured per request (two Errors each, ~90 µs of a forwarded call's CPU in a
+        // profile): a failed request is reported by its code, never by its stack.
+        noAsyncTraces: true,
         timeout: 5_000,
       });
     } catch (err) {
