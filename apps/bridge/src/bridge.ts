@@ -110,6 +110,8 @@ export interface BridgeExtras {
   connectionObserver?: ConnectionObserver | undefined;
   /** Where the gateway pool's connections live, for the whole site (site/gatewayLeases.ts). */
   gatewayPlaces?: GatewayPlaces | undefined;
+  /** The site's bus, for /readyz (NATS away: not ready). */
+  siteBus?: { awaySince(): number | undefined } | undefined;
 }
 
 export interface RunningBridge {
@@ -168,6 +170,8 @@ export async function startBridge(
         desktop: extras.desktopProbe,
         audit: () => extras.access.audit.state(),
         desktopLink: () => tunnel.registry.stalledSince(),
+        gatewayPool: tunnel.gatewayPool,
+        siteBus: extras.siteBus,
       }),
       metrics: extras.metrics,
       metricsToken: extras.metricsToken,
@@ -485,6 +489,7 @@ export async function startWithDesktopControl(
       ...(site === undefined || input.tunnel?.gatewayPool === undefined
         ? {}
         : { gatewayPlaces: new GatewayLeases(site.bus, logger) }),
+      siteBus: site?.bus,
       access,
       publicUrl: extras.publicUrl ?? options.publicUrl,
       logger,

@@ -14,27 +14,7 @@ import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { registerSecret } from '../testing/testLogs.js';
 import { NOT_READY } from './readiness.js';
-
-async function readyz(bridge: RunningBridge): Promise<{ status: number; text: string }> {
-  const response = await fetch(new URL('readyz', bridge.url));
-  return { status: response.status, text: await response.text() };
-}
-
-/** Polls /readyz until it answers `status` (results are cached for a second). */
-async function readyzBecomes(
-  bridge: RunningBridge,
-  status: number,
-): Promise<{ status: number; text: string }> {
-  const started = Date.now();
-  for (;;) {
-    const answer = await readyz(bridge);
-    if (answer.status === status) return answer;
-    if (Date.now() - started > 10_000) {
-      throw new Error(`/readyz stayed ${answer.status} (${answer.text}), expected ${status}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { readyz, readyzBecomes } from './testing/readyz.js';
 
 async function bridgeOn(
   fixture: TestAccess,

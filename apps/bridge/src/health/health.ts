@@ -1,5 +1,6 @@
 // The operator's routes, public and free of hosts, ports, versions and secrets: /healthz (the
-// process answers: "ok"), /readyz (it can serve: "ready", or 503 "not ready: <reason>", see
+// process answers: "ok"), /readyz (it can serve: "ready", "ready (degraded: <note>)" when part of
+// its gateway pool is out, or 503 "not ready: <reason>", see
 // readiness.ts) and /metrics (Prometheus text, behind OC_METRICS_TOKEN, or loopback when opted in, see
 // perimeter/metricsAccess.ts). Mounted before sign-in, so no cookie is read for them.
 import type { Hono } from 'hono';
@@ -28,7 +29,8 @@ export function mountHealth(app: Hono<BridgeEnv>, deps: HealthDeps = {}): void {
     c.header('Cache-Control', 'no-store');
     if (deps.readiness === undefined) return c.text('not ready: no readiness checks', 503);
     const result = await deps.readiness.check();
-    return result.ready ? c.text('ready') : c.text(`not ready: ${result.reason}`, 503);
+    if (!result.ready) return c.text(`not ready: ${result.reason}`, 503);
+    return c.text(result.note === undefined ? 'ready' : `ready (degraded: ${result.note})`);
   });
   app.get(HEALTH_PATHS.metrics, async (c) => {
     c.header('Cache-Control', 'no-store');

@@ -8,7 +8,7 @@
 // connection. A member that
 // refuses a connection, or a health probe (a TCP connect every PROBE_INTERVAL_MS), is taken out
 // until a probe reaches it again; its desktops' windows lose their tunnels and, reconnecting,
-// open on another member.
+// open on another member. health() tells /readyz which members are out, since when and why.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { connect } from 'node:net';
 import type { Logger } from 'pino';
@@ -26,13 +26,29 @@ export const PROBE_INTERVAL_MS = 2_000;
 /** A probe that has not connected by then counts as a failure. */
 const PROBE_TIMEOUT_MS = 1_500;
 
+/** Why a member is out of the pool, in words /readyz may show (no host, port or error text). */
+export const OUT_BECAUSE = {
+  probe: 'its health probe could not connect',
+  refused: 'it refused a connection',
+} as const;
+
+/** One member as /readyz tells it: its place in --gateways, not its address. */
+export interface PoolMemberHealth {
+  /** 1-based position in --gateways. */
+  position: number;
+  kind: PoolMember['kind'];
+  /** Undefined while the member is in the pool. */
+  out?: { since: number; because: keyof typeof OUT_BECAUSE };
+}
+
 /** "host:port": a member's name in places and logs. */
 export function memberKey(member: { host: string; port: number }): string {
   return `${member.host}:${String(member.port)}`;
 }
 
 export class GatewayPool {
-  private readonly down = new Set<string>();
+  /** Members out of the pool, with since when and why. */
+  private readonly down = new Map<string, NonNullable<PoolMemberHealth['out']>>();
   private readonly byKey = new Map<string, PoolMember>();
   /** Connections being opened here on each member, not yet in the places. */
   private readonly opening = new Map<string, number>();
@@ -144,16 +160,33 @@ export class GatewayPool {
   }
 
   /** A member refused a connection: out of the pool until a probe reaches it. */
-  markDown(member: { host: string; port: number }, why: string): void {
+  markDown(
+    member: { host: string; port: number },
+    why: string,
+    because: keyof typeof OUT_BECAUSE = 'refused',
+  ): void {
     const key = memberKey(member);
     if (!this.byKey.has(key) || this.down.has(key)) return;
-    this.down.add(key);
+    this.down.set(key, { since: Date.now(), because });
     this.logger.warn({ gateway: key, why }, 'gateway pool: a gateway is out of the pool');
   }
 
   /** Whether a member is in the pool now (for tests and /readyz words). */
   isUp(member: { host: string; port: number }): boolean {
     return !this.down.has(memberKey(member));
+  }
+
+  /** Whether `address` is a member of the pool. */
+  includes(address: { host: string; port: number }): boolean {
+    return this.byKey.has(memberKey(address));
+  }
+
+  /** Every member in --gateways order, with whether it is out, since when and why. */
+  health(): PoolMemberHealth[] {
+    return [...this.byKey].map(([key, member], i) => {
+      const out = this.down.get(key);
+      return { position: i + 1, kind: member.kind, ...(out === undefined ? {} : { out }) };
+    });
   }
 
   close(): void {
@@ -189,7 +222,7 @@ export class GatewayPool {
         const ok = await reachable(member);
         if (ok && this.down.delete(key))
           this.logger.info({ gateway: key }, 'gateway pool: a gateway is back in the pool');
-        if (!ok) this.markDown(member, 'the health probe could not connect');
+        if (!ok) this.markDown(member, OUT_BECAUSE.probe, 'probe');
       }),
     );
   }

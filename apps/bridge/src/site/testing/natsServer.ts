@@ -2,8 +2,9 @@
 // JetStream on, listening on a free loopback port with its store in a temp dir, requiring a
 // token (a site's NATS must require credentials: anyone who may publish there controls the
 // site). Stopped, and its dir deleted, at stop; `restart()` stops it and starts it again on the
-// same port and store (fault tests). Without the binary: a skip reason, which tests turn into a
-// failure when OC_REQUIRE_NATS=1 or OC_REQUIRE_POSTGRES=1 (CI installs both).
+// same port and store, and `outage` stops it until told to start it again (fault tests). Without
+// the binary: a skip reason, which tests turn into a failure when OC_REQUIRE_NATS=1 or
+// OC_REQUIRE_POSTGRES=1 (CI installs both).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { access, mkdtemp, rm } from 'node:fs/promises';
@@ -21,6 +22,8 @@ export interface TestNats {
   /** OC_NATS_URL with the token in it: nats://TOKEN@127.0.0.1:PORT. */
   url: string;
   restart(): Promise<void>;
+  /** The server stopped (SIGTERM) and, at end(), started again on its port and store. */
+  outage: { begin(): Promise<void>; end(): Promise<void> };
   stop(): Promise<void>;
 }
 
@@ -106,6 +109,7 @@ export async function startTestNats(): Promise<TestNats | { skip: string }> {
       await halt();
       await launch();
     },
+    outage: { begin: halt, end: launch },
     stop: async () => {
       await halt();
       await rm(dir, { recursive: true, force: true });
