@@ -2,7 +2,8 @@
 // constantly: two browsers at full attention that keep up — a person's viewer and the recorder,
 // which joins as one more user — get each frame encoded once between them, not once each; when
 // one stops acknowledging, the other keeps receiving frames (it is never held at the slow one's
-// pace), and once the slow one acknowledges again both converge on the exact X screen.
+// pace), and once the slow one acknowledges again both converge on the exact X screen and share
+// one encode again.
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
@@ -105,6 +106,12 @@ describe('gateway shared frames', () => {
         mismatches: 0,
       });
     }
+
+    // Caught up, the slow one is back in step: one encode serves both again.
+    const [encodedThen, fastThen, slowThen] = [encoded, fast.frames, slow.frames];
+    await fast.waitFor(() => fast.frames > fastThen + 30, '30 more frames');
+    const sent = fast.frames - fastThen + (slow.frames - slowThen);
+    expect(encoded - encodedThen).toBeLessThan(0.65 * sent);
     fast.close();
     slow.close();
   });

@@ -13,11 +13,12 @@
 // GLANCE_FRAME_INTERVAL_MS, with everything in between coalesced, on ticks shared by every
 // glancing browser of the gateway (so twenty tiles on one desktop take the same frame and share
 // its encodes), and its busy areas at the lowest lossy quality. A `thumbnail` browser (a fleet
-// tile nobody points at) is paced the same way and gets what changed scaled down into a
-// thumbnail (thumbnailFrames.ts) that fits THUMBNAIL_BOX, as one low-quality image per frame, encoded
-// once for all such browsers of the connection; its display is then thumbnail-sized, so its
-// pointer input is dropped (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size,
-// every pixel and the cursor again.
+// tile nobody points at) is paced the same way (more slowly while the screen's content moves)
+// and gets what changed scaled down into a thumbnail that fits THUMBNAIL_BOX, as one
+// low-quality image per frame, encoded once for all such browsers of the connection
+// (thumbnailFrames.ts); its display is then thumbnail-sized, so its pointer input is dropped
+// (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size, every pixel and
+// the cursor again.
 import type { Logger } from 'pino';
 import {
   ATTENTION_LEVELS,
@@ -463,7 +464,8 @@ export class GuacUser implements StepMember {
     if (this.attention === 'full') return this.heavyUntil;
     // The next tick after the last frame: ticks fall on multiples of the interval, the same for
     // every glancing browser, so their frames hold the same changes and share encodes.
-    const interval = GLANCE_FRAME_INTERVAL_MS;
+    const interval =
+      this.attention === 'thumbnail' ? this.thumbnails.intervalMs : GLANCE_FRAME_INTERVAL_MS;
     const tick = (Math.floor(this.lastFrameAt / interval) + 1) * interval;
     return Math.max(this.heavyUntil, tick);
   }

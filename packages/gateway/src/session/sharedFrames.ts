@@ -40,6 +40,15 @@ export interface StepMember {
   fallBehind(frame: PendingFrame, lossy: LossyRegions): void;
   /** The shared encoder failed: the user's connection ends. */
   encodeFailed(): void;
+  /**
+   * Out of step: joins `stream` if it is in step with it now (see SharedFrames.join); the
+   * stream asks before each frame.
+   */
+  joinIfInStep(stream: SharedFrames<StepMember>): boolean;
+  /** Out of step: the update its own frame being encoded was taken at (undefined: none). */
+  readonly ownFrameAt: number | undefined;
+  /** Out of step: takes its own next frame now, if it can (the stream is taking one). */
+  takeAligned(): void;
 }
 
 export class SharedFrames<Member extends StepMember> {
@@ -51,6 +60,8 @@ export class SharedFrames<Member extends StepMember> {
   private takenAt = -1;
   /** No frame before this time (performance.now()): the last one was heavy. */
   private heavyUntil = 0;
+  /** When the last frame was taken (performance.now()). */
+  private lastTakeAt = Number.NEGATIVE_INFINITY;
   /** Since when (performance.now()) members that could take a frame wait for one that cannot. */
   private waitingSince: number | undefined;
   private waitTimer: NodeJS.Timeout | undefined;
@@ -63,6 +74,8 @@ export class SharedFrames<Member extends StepMember> {
     streaming: StreamingOptions,
     private readonly onFrameEncoded: ((encodeMs: number) => void) | undefined,
     private readonly logger: Logger,
+    /** The users of this kind at full attention that are out of step (they may join). */
+    private readonly outOfStep: () => Iterable<Member>,
   ) {
     this.state = new FrameState(source.width, source.height);
     this.encoder = new FrameEncoder(source, imageTypes, streaming, () => this.takeStream());
@@ -70,6 +83,16 @@ export class SharedFrames<Member extends StepMember> {
 
   get size(): number {
     return this.members.size;
+  }
+
+  /**
+   * The stream is taking frames (it has members and took one lately): a user out of step takes
+   * its own frames when the stream does (takeAligned), so that the two meet and it can join.
+   */
+  get takingFrames(): boolean {
+    return (
+      this.members.size > 0 && (this.encoding || performance.now() - this.lastTakeAt < STEP_WAIT_MS)
+    );
   }
 
   /** True when frames wait and none can go out now (the session may stop pulling updates). */
@@ -148,9 +171,14 @@ export class SharedFrames<Member extends StepMember> {
     if (this.members.size > 0) this.state.setCursor(cursor);
   }
 
-  /** Sends a frame to every member if all can take one (or the slow ones waited long enough). */
+  /**
+   * Sends a frame to every member if all can take one (or the slow ones waited long enough),
+   * after taking in the users out of step that are in step again; users out of step take their
+   * own frames at the same moment (takeAligned), to be in step for the next.
+   */
   pump(): void {
     if (this.encoding || this.members.size === 0) return;
+    for (const user of [...this.outOfStep()]) user.joinIfInStep(this);
     if (this.source.updating || !this.state.hasPending || this.source.framebuffer === undefined)
       return;
     const now = performance.now();
@@ -163,7 +191,9 @@ export class SharedFrames<Member extends StepMember> {
       this.waitingSince = undefined;
       return;
     }
-    if (ready.length < this.members.size) {
+    // A user whose own frame was taken at the stream's last update joins once that is sent.
+    const joining = [...this.outOfStep()].some((user) => user.ownFrameAt === this.takenAt);
+    if (ready.length < this.members.size || joining) {
       this.waitingSince ??= now;
       if (now - this.waitingSince < STEP_WAIT_MS) {
         this.wakeAt(this.waitingSince + STEP_WAIT_MS);
@@ -175,6 +205,8 @@ export class SharedFrames<Member extends StepMember> {
     this.waitTimer = undefined;
     const frame = this.state.take();
     this.takenAt = this.source.updates;
+    this.lastTakeAt = now;
+    for (const user of [...this.outOfStep()]) user.takeAligned();
     for (const member of this.members) {
       if (ready.includes(member)) continue;
       this.members.delete(member);

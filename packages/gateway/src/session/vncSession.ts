@@ -291,13 +291,11 @@ export class VncSession implements GuacUserSource {
     this.requestIfWanted();
   }
 
-  /**
-   * `user` (full attention, its own pipeline idle) takes its frames from the stream of its
-   * kind from now on if it is in step with it, or starts that stream when nobody is in it.
-   */
+  /** The shared stream of `user`'s kind of frames (made on first use). */
   private step(user: GuacUser): SharedFrames<GuacUser> | undefined {
     if (this.rfb === undefined || this.ended) return undefined;
-    let stream = this.streams.get(user.encoderKind);
+    const kind = user.encoderKind;
+    let stream = this.streams.get(kind);
     if (stream === undefined) {
       stream = new SharedFrames<GuacUser>(
         this,
@@ -305,11 +303,12 @@ export class VncSession implements GuacUserSource {
         this.options.streaming,
         this.options.userTimings.onFrameEncoded,
         this.options.logger.child({ connection: this.label }),
+        () => [...this.users].filter((v) => v.wantsStream(kind)),
       );
       stream.resize(this.width, this.height);
-      this.streams.set(user.encoderKind, stream);
+      this.streams.set(kind, stream);
     }
-    return user.joinStream(stream) ? stream : undefined;
+    return stream;
   }
 
   private userReady(): void {
