@@ -40,7 +40,7 @@ import { FrameState, type CursorImage, type PendingFrame } from './frameState.js
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
 import { ThumbnailFrames } from './thumbnailFrames.js';
 import type { LossyRegions } from './lossyRegions.js';
-import type { SharedFrames, StepMember } from './sharedFrames.js';
+import { STEP_WAIT_MS, type SharedFrames, type StepMember } from './sharedFrames.js';
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 
@@ -80,10 +80,7 @@ export interface GuacUserHooks {
   ready(user: GuacUser): void;
   /** The user is gone (browser left, error, or session end). */
   left(user: GuacUser): void;
-  /**
-   * The user at full attention, not encoding, asks to take its frames from the shared stream
-   * of its kind of encoder; the stream it is now in, or undefined when it is not in step.
-   */
+  /** The shared stream of frames of the user's kind (undefined: no desktop yet). */
   step(user: GuacUser): SharedFrames<GuacUser> | undefined;
   /** The user leaves its shared stream (it is sent everything again on its own). */
   unstep(user: GuacUser): void;
@@ -167,13 +164,46 @@ export class GuacUser implements StepMember {
     return this.options.imageTypes;
   }
 
-  /** Takes this browser into `stream` if it is in step with it (SharedFrames.join, found). */
-  joinStream(stream: SharedFrames<GuacUser>): boolean {
+  /** Full attention with frames of `kind`, and not in a shared stream. */
+  wantsStream(kind: string): boolean {
+    return (
+      !this.gone &&
+      this.shared === undefined &&
+      this.attention === 'full' &&
+      this.encoder.kind === kind
+    );
+  }
+
+  /** Joins `stream` if in step with it (StepMember; SharedFrames.join, found). */
+  joinIfInStep(stream: SharedFrames<StepMember>): boolean {
+    if (this.encoding || !this.wantsStream(this.encoder.kind)) return false;
     const pending = () => this.state.take();
     const lossy = this.encoder.lossySnapshot();
-    return stream.size === 0
-      ? stream.found(this, this.takenAt, pending, lossy)
-      : stream.join(this, this.takenAt, pending, lossy);
+    const joined =
+      stream.size === 0
+        ? stream.found(this, this.takenAt, pending, lossy)
+        : stream.join(this, this.takenAt, pending, lossy);
+    if (!joined) return false;
+    this.shared = stream as SharedFrames<GuacUser>;
+    clearTimeout(this.settleTimer); // the stream settles what this browser shows now
+    clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
+    return true;
+  }
+
+  /** The update this browser's own frame being encoded was taken at (StepMember). */
+  get ownFrameAt(): number | undefined {
+    return this.encoding ? this.takenAt : undefined;
+  }
+
+  /** Takes this browser's own next frame now, if it can (StepMember: the stream takes one). */
+  takeAligned(): void {
+    if (this.gone || this.encoding || this.windowFull || this.socket.isBackpressured) return;
+    if (this.source.updating || !this.state.hasPending || this.source.framebuffer === undefined)
+      return;
+    clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
+    this.startFrame();
   }
 
   /** The browser could be sent a frame now (StepMember). */
@@ -257,10 +287,8 @@ export class GuacUser implements StepMember {
   /** Sends a frame if everything allows it; otherwise changes keep coalescing. */
   pump(): void {
     if (this.gone) return;
-    if (this.shared === undefined && this.attention === 'full' && !this.encoding) {
-      this.shared = this.hooks.step(this);
-      if (this.shared !== undefined) clearTimeout(this.settleTimer); // the stream settles now
-    }
+    const stream = this.wantsStream(this.encoder.kind) ? this.hooks.step(this) : undefined;
+    if (stream !== undefined && !this.encoding) this.joinIfInStep(stream);
     if (this.shared !== undefined) {
       this.shared.pump();
       return;
@@ -268,6 +296,16 @@ export class GuacUser implements StepMember {
     if (this.encoding || this.windowFull) return;
     if (this.socket.isBackpressured || this.source.updating || !this.state.hasPending) return;
     if (this.source.framebuffer === undefined) return;
+    // Beside a stream that is taking frames, this browser takes its own when the stream does
+    // (takeAligned), so that both have seen the same changes and it can join; on its own only
+    // once the stream has taken none for STEP_WAIT_MS.
+    if (stream?.takingFrames === true) {
+      this.paceTimer ??= setTimeout(() => {
+        this.paceTimer = undefined;
+        if (!this.gone) this.pump();
+      }, STEP_WAIT_MS);
+      return;
+    }
     if (this.paced) {
       this.paceTimer ??= setTimeout(
         () => {
@@ -280,6 +318,11 @@ export class GuacUser implements StepMember {
       );
       return;
     }
+    this.startFrame();
+  }
+
+  /** Encodes and sends this browser's own next frame. */
+  private startFrame(): void {
     this.encoding = true;
     this.sendFrame().then(
       () => {
