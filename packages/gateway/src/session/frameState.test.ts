@@ -156,4 +156,73 @@ describe('FrameState', () => {
     expect(frame.copies).toEqual([]);
     expect(frame.rects).toEqual([{ x: 0, y: 0, width: 300, height: 150 }]);
   });
+
+  it('keeps a browser that falls out of a shared stream and rejoins it exact (property)', () => {
+    // The shared stream's bookkeeping (sharedFrames.ts) on FrameStates: A always takes the
+    // stream's frames; B falls behind at some (getting the frame as pending changes), takes its
+    // own frames meanwhile, and rejoins when it took its last frame at the update the stream
+    // took its last at — its pending copies are then the stream's and are not added again.
+    const step = fc.oneof(
+      opArb.filter((op) => op.kind === 'rect' || op.kind === 'copy'),
+      fc.boolean().map((bReady) => ({ kind: 'stream' as const, bReady })),
+      fc.constant({ kind: 'own' as const }),
+      fc.constant({ kind: 'join' as const }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
+        const server = new Uint32Array(W * H).map((_, i) => i);
+        const a = server.slice();
+        const b = server.slice();
+        const show = (px: Uint32Array, frame: ReturnType<FrameState['take']>) => {
+          for (const op of frame.copies) applyCopy(px, op);
+          for (const rect of frame.rects) redraw(px, server, rect);
+        };
+        const stream = new FrameState(W, H);
+        const own = new FrameState(W, H);
+        let updates = 0;
+        let streamTakenAt = 0;
+        let bTakenAt: number | undefined = 0;
+        let bInStep = true;
+        let next = W * H;
+        for (const op of steps) {
+          if (op.kind === 'rect') {
+            redraw(server, new Uint32Array(W * H).fill(next++), op.rect);
+            stream.markDirty(op.rect);
+            if (!bInStep) own.markDirty(op.rect);
+            updates++;
+          } else if (op.kind === 'copy') {
+            applyCopy(server, op.op);
+            stream.addCopy(op.op);
+            if (!bInStep) own.addCopy(op.op);
+            updates++;
+          } else if (op.kind === 'stream') {
+            const frame = stream.take();
+            streamTakenAt = updates;
+            show(a, frame);
+            if (bInStep && op.bReady) show(b, frame);
+            else if (bInStep) {
+              bInStep = false;
+              bTakenAt = undefined;
+              own.apply(frame);
+            }
+          } else if (op.kind === 'own' && !bInStep) {
+            show(b, own.take());
+            bTakenAt = updates;
+          } else if (op.kind === 'join' && !bInStep && bTakenAt === streamTakenAt) {
+            const pending = own.take();
+            for (const rect of pending.rects) stream.markDirty(rect);
+            for (const rect of pending.lossless) stream.markLossless(rect);
+            bInStep = true;
+          }
+        }
+        const last = stream.take();
+        show(a, last);
+        if (bInStep) show(b, last);
+        else show(b, own.take());
+        expect(a).toEqual(server);
+        expect(b).toEqual(server);
+      }),
+      { numRuns: 400 },
+    );
+  });
 });

@@ -3,11 +3,13 @@
 // the same changes at the same moments, so each frame is encoded once and the same instructions
 // go to all of them (each with its own `sync`, counted in its own flow-control window). A frame
 // is taken when every member can take one; a member that still cannot after STEP_WAIT_MS falls
-// out of step instead of holding the others: it is handed what the frame would have shown it
-// (the pending changes and where its screen is lossy) and catches up on its own, coalesced, with
-// its own encoder, then rejoins (GuacUser.pump) once it took its last frame at the same RFB
-// update as the stream did — from then on both have seen the same changes, so what the stream
-// has pending is what that user has pending.
+// out of step instead of holding the others (and is not waited for again for
+// STEP_PROBATION_MS): it is handed what the frame would have shown it (the pending changes and
+// where its screen is lossy) and catches up on its own pipeline, coalesced. A user out of step
+// takes its own frames when the stream takes one (takeAligned), and joins before the stream's
+// next frame once it took its last frame at the same RFB update as the stream did — from then
+// on both have seen the same changes, so what the stream has pending is what that user has
+// pending.
 import type { Logger } from 'pino';
 import type { OutInstruction } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
@@ -24,6 +26,12 @@ import type { LossyRegions } from './lossyRegions.js';
  * must not run at its pace.
  */
 export const STEP_WAIT_MS = 100;
+/**
+ * A member that fell out of step this recently is not waited for again: a browser that keeps
+ * falling behind (or holds its `sync` back on purpose) costs the others one wait per this long
+ * at most, not one per frame.
+ */
+export const STEP_PROBATION_MS = 1000;
 
 /** What the stream needs of a user in step. */
 export interface StepMember {
@@ -53,6 +61,8 @@ export interface StepMember {
 
 export class SharedFrames<Member extends StepMember> {
   private readonly members = new Set<Member>();
+  /** When each user last fell out of step (performance.now()). */
+  private readonly fellBehindAt = new WeakMap<Member, number>();
   private readonly state: FrameState;
   private readonly encoder: FrameEncoder;
   private encoding = false;
@@ -191,9 +201,15 @@ export class SharedFrames<Member extends StepMember> {
       this.waitingSince = undefined;
       return;
     }
-    // A user whose own frame was taken at the stream's last update joins once that is sent.
-    const joining = [...this.outOfStep()].some((user) => user.ownFrameAt === this.takenAt);
-    if (ready.length < this.members.size || joining) {
+    // Members that cannot take a frame yet are waited for (unless on probation), and so is a
+    // user whose own frame was taken at the stream's last update (it joins once that is sent).
+    const waitFor = [
+      ...[...this.members].filter((m) => !ready.includes(m)),
+      ...[...this.outOfStep()].filter((user) => user.ownFrameAt === this.takenAt),
+    ].filter(
+      (m) => now - (this.fellBehindAt.get(m) ?? Number.NEGATIVE_INFINITY) >= STEP_PROBATION_MS,
+    );
+    if (waitFor.length > 0) {
       this.waitingSince ??= now;
       if (now - this.waitingSince < STEP_WAIT_MS) {
         this.wakeAt(this.waitingSince + STEP_WAIT_MS);
@@ -210,6 +226,7 @@ export class SharedFrames<Member extends StepMember> {
     for (const member of this.members) {
       if (ready.includes(member)) continue;
       this.members.delete(member);
+      this.fellBehindAt.set(member, now);
       member.fallBehind(frame, this.encoder.lossySnapshot());
     }
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
