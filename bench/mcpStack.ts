@@ -59,7 +59,7 @@ const VIEWER_TIMING = `(() => {
         const start = idMatch && received.get(idMatch[1]);
         if (!start) return;
         received.delete(idMatch[1]);
-        samples.push({ name: start.name, handleMs: before - start.at, sendMs: after - before, bytes: typeof data === 'string' ? data.length : data.byteLength });
+        samples.push({ name: start.name, handleMs: before - start.at, sendMs: after - before, bytes: typeof data === 'string' ? data.length : data.byteLength, receivedAt: performance.timeOrigin + start.at, sentAt: performance.timeOrigin + before });
       };
     }
   }
@@ -161,6 +161,9 @@ export interface ViewerSample {
   handleMs: number;
   sendMs: number;
   bytes: number;
+  /** Epoch ms (sub-ms) the tool_call arrived and the tool_result was handed to the socket. */
+  receivedAt: number;
+  sentAt: number;
 }
 
 /** Takes (and clears) the viewer-side timings recorded since the last call. */
