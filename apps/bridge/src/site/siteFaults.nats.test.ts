@@ -23,19 +23,9 @@ import { argX } from './testing/relayedArgs.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { overlay } from './testing/overlays.js';
 
 const { nats, postgres, missing } = await startSiteServers();
-
-const overlay = (id: string, x: number): Overlay => ({
-  overlay_id: id,
-  bounds: { x, y: 20, width: 30, height: 40 },
-  color: '#ffcc00',
-  opacity: 0.5,
-  label: id,
-  click_through: true,
-  monitor_index: 0,
-  created_at: Date.UTC(2026, 0, 1),
-});
 
 /** Between one call of a flow and the next: two flows stay well inside the token's rate limit. */
 const CALL_GAP_MS = 100;

@@ -26,20 +26,10 @@ import { sealedBody } from './testing/sealed.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { overlay } from './testing/overlays.js';
 import { argX } from './testing/relayedArgs.js';
 
 const { nats, postgres, missing } = await startSiteServers();
-
-const overlay = (id: string, x: number): Overlay => ({
-  overlay_id: id,
-  bounds: { x, y: 20, width: 30, height: 40 },
-  color: '#ffcc00',
-  opacity: 0.5,
-  label: id,
-  click_through: true,
-  monitor_index: 0,
-  created_at: Date.UTC(2026, 0, 1),
-});
 
 /**
  * The control window's part in an approval, as the viewer plays it: a click to confirm is listed

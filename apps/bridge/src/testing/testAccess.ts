@@ -77,22 +77,7 @@ export async function startTestAccess(options: TestAccessOptions = {}): Promise<
   } = options;
   const logger = options.logger ?? testLogger('bridge-test');
   const created = createAccess({ ...accessOptions, store, logger });
-  // createAccess has no option for the bounds yet: an audit log of their own replaces its one.
-  const audit =
-    auditQueue === undefined
-      ? undefined
-      : new AuditLog(store, logger.child({ part: 'audit' }), options.now, auditQueue);
-  const access: Access =
-    audit === undefined
-      ? created
-      : {
-          ...created,
-          audit,
-          close: async () => {
-            await created.close();
-            await audit.stop();
-          },
-        };
+  const access = withAuditQueue(created, store, logger, auditQueue, options.now);
   return {
     logger,
     dataDir,
@@ -116,6 +101,29 @@ export async function startTestAccess(options: TestAccessOptions = {}): Promise<
       await access.close();
       await store.close();
       if (ownDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * `access` with an audit log of the queue bounds `limits` in place of its own (createAccess has
+ * no option for the bounds yet); `access` itself without them.
+ */
+export function withAuditQueue(
+  access: Access,
+  store: Store,
+  logger: Logger,
+  limits: AuditQueueLimits | undefined,
+  now?: () => number,
+): Access {
+  if (limits === undefined) return access;
+  const audit = new AuditLog(store, logger.child({ part: 'audit' }), now, limits);
+  return {
+    ...access,
+    audit,
+    close: async () => {
+      await access.close();
+      await audit.stop();
     },
   };
 }

@@ -67,7 +67,10 @@ export async function callUntilInputRefused(
 }
 
 /** Waits until the audit has written everything it holds (the store is back). */
-export async function auditCaughtUp(bridge: TestBridge, timeoutMs = 20_000): Promise<void> {
+export async function auditCaughtUp(
+  bridge: Pick<TestBridge, 'access'>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (bridge.access.audit.state().waiting > 0) {
     if (Date.now() > deadline) throw new Error('the audit did not catch up after the outage');
@@ -77,7 +80,10 @@ export async function auditCaughtUp(bridge: TestBridge, timeoutMs = 20_000): Pro
 }
 
 /** Every audit entry from `from` on, oldest first (by id: the order they were written in). */
-export async function entriesSince(bridge: TestBridge, from: number): Promise<AuditRecord[]> {
+export async function entriesSince(
+  bridge: Pick<TestBridge, 'access'>,
+  from: number,
+): Promise<AuditRecord[]> {
   const rows = await bridge.access.store.audit.query({ from, limit: 1_000 });
   return rows.reverse();
 }

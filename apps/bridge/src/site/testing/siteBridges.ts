@@ -18,7 +18,9 @@ import { DesktopSecretBox } from '../../desktops/credentials.js';
 import { openStore } from '../../store/openStore.js';
 import type { PersonRecord } from '../../store/types.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
-import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../../testing/testAccess.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME, withAuditQueue } from '../../testing/testAccess.js';
+import type { AuditQueueLimits } from '../../audit/auditQueue.js';
+import type { BridgeConfigInput } from '../../config.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
 import type { SiteConfig } from '../siteConfig.js';
 import type { SharedLimits } from '../../limits/rateLimit.js';
@@ -44,6 +46,10 @@ export interface SiteBridgeOptions {
   leaseTtlMs?: number;
   initialMode?: Mode;
   sharedRateLimits?: SharedLimits;
+  /** The audit queue's bounds (fault tests make them small). */
+  auditQueue?: AuditQueueLimits;
+  /** In place of the default desktop server and connection (e.g. a gateway pool's). */
+  bridgeConfig?: Pick<BridgeConfigInput, 'guacd' | 'connection' | 'tunnel'>;
 }
 
 /** One key for the whole site: desktop credentials sealed on one bridge open on the others. */
@@ -89,7 +95,7 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
       createdAt: Date.now(),
       expiresAt: null,
     });
-  const access = createAccess({ store, logger });
+  const access = withAuditQueue(createAccess({ store, logger }), store, logger, options.auditQueue);
   let bridge: ControlledBridge;
   try {
     bridge = await startWithDesktopControl(
@@ -100,6 +106,7 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
         webRoot: join(dataDir, 'no-web-build'),
         guacd: { host: '127.0.0.1', port: 9 },
         connection: { protocol: 'vnc', params: {} },
+        ...options.bridgeConfig,
       },
       {
         access,
