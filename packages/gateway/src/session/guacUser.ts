@@ -196,14 +196,17 @@ export class GuacUser implements StepMember {
     return this.encoding ? this.takenAt : undefined;
   }
 
-  /** Takes this browser's own next frame now, if it can (StepMember: the stream takes one). */
-  takeAligned(): void {
+  /**
+   * Takes this browser's own next frame now, if it can (StepMember: the stream takes one), with
+   * the stream's lag: its changed areas are then the stream's, encoded once for both.
+   */
+  takeAligned(lag: number): void {
     if (this.gone || this.encoding || this.windowFull || this.socket.isBackpressured) return;
     if (this.source.updating || !this.state.hasPending || this.source.framebuffer === undefined)
       return;
     clearTimeout(this.paceTimer);
     this.paceTimer = undefined;
-    this.startFrame();
+    this.startFrame(lag);
   }
 
   /** The browser could be sent a frame now (StepMember). */
@@ -321,10 +324,10 @@ export class GuacUser implements StepMember {
     this.startFrame();
   }
 
-  /** Encodes and sends this browser's own next frame. */
-  private startFrame(): void {
+  /** Encodes and sends this browser's own next frame (`alignedLag`: see sendFrame). */
+  private startFrame(alignedLag?: number): void {
     this.encoding = true;
-    this.sendFrame().then(
+    this.sendFrame(alignedLag).then(
       () => {
         this.encoding = false;
         this.scheduleSettle();
@@ -342,7 +345,8 @@ export class GuacUser implements StepMember {
     );
   }
 
-  private async sendFrame(): Promise<void> {
+  /** `alignedLag`: the shared stream's, for a frame taken with it (its images are shared). */
+  private async sendFrame(alignedLag?: number): Promise<void> {
     const frame = this.state.take();
     const started = performance.now();
     if (this.attention === 'thumbnail') {
@@ -359,7 +363,7 @@ export class GuacUser implements StepMember {
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
     this.lastFrameAt = started;
-    const lag = this.attention === 'glance' ? SLOW_ROUND_TRIP_MS : this.roundTripMs;
+    const lag = alignedLag ?? (this.attention === 'glance' ? SLOW_ROUND_TRIP_MS : this.roundTripMs);
     const out = await this.encoder.encode(frame, lag);
     if (this.gone) return;
     this.options.onFrameEncoded?.(performance.now() - started);

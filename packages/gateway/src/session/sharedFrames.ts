@@ -55,8 +55,11 @@ export interface StepMember {
   joinIfInStep(stream: SharedFrames<StepMember>): boolean;
   /** Out of step: the update its own frame being encoded was taken at (undefined: none). */
   readonly ownFrameAt: number | undefined;
-  /** Out of step: takes its own next frame now, if it can (the stream is taking one). */
-  takeAligned(): void;
+  /**
+   * Out of step: takes its own next frame now, if it can (the stream is taking one), encoded for
+   * `lag` (the stream's, so that the images of both come from one encode).
+   */
+  takeAligned(lag: number): void;
 }
 
 export class SharedFrames<Member extends StepMember> {
@@ -222,7 +225,15 @@ export class SharedFrames<Member extends StepMember> {
     const frame = this.state.take();
     this.takenAt = this.source.updates;
     this.lastTakeAt = now;
-    for (const user of [...this.outOfStep()]) user.takeAligned();
+    // One lag for the stream and the users taking their frames with it: the images they share
+    // are then encoded once (encodeCache.ts); the slowest sets it.
+    const aligned = [...this.outOfStep()].filter((user) => user.canTakeFrame);
+    const lag = Math.max(
+      0,
+      ...ready.map((m) => m.roundTripMs),
+      ...aligned.map((u) => u.roundTripMs),
+    );
+    for (const user of aligned) user.takeAligned(lag);
     for (const member of this.members) {
       if (ready.includes(member)) continue;
       this.members.delete(member);
@@ -231,7 +242,6 @@ export class SharedFrames<Member extends StepMember> {
     }
     const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
     if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = now + HEAVY_FRAME_INTERVAL_MS;
-    const lag = Math.max(0, ...ready.map((m) => m.roundTripMs));
     this.encoding = true;
     this.encoder.encode(frame, lag).then(
       (out) => {
