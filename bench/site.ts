@@ -9,8 +9,9 @@
 // tunnel, via the pool's gateway, to X — before answering. Half of the AI clients call the
 // bridge that holds their desktop's window ("local"), half another one ("cross": forwarded over
 // NATS); the difference of their p50s is the added cost of a cross-bridge call. Reported: p50 and
-// p99 per tool, errors, RSS of every process at start and end, and whether the pointer of every
-// desktop ends where its last click put it (checked from X).
+// p99 per tool, errors, RSS of every process at start and end, whether the pointer of every
+// desktop ends where its last click put it (checked from X), and a bare NATS round trip paced
+// like the calls (the floor under the cross-bridge cost).
 // Default size scaled to this 2-core machine; `--site-full` runs the issue's 20 × 20 at 10
 // calls/s for 5 minutes.
 import { randomBytes } from 'node:crypto';
@@ -18,6 +19,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connect } from 'nats';
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
 import { API } from '@overlay-companion/protocol';
 import { tokenHint } from '../apps/bridge/src/auth/apiTokens.js';
@@ -63,6 +65,12 @@ export interface SiteResults {
   cross_ms: Summary;
   /** cross p50 − local p50 (target ≤ 1 ms). */
   cross_added_p50_ms: number;
+  /**
+   * A bare NATS request/reply (500 bytes) between two connections, paced like one client's
+   * calls: the floor under the added time (a forwarded call makes this round trip through
+   * nats-server, waking it and the bridges from idle each time).
+   */
+  nats_round_trip_ms: Summary;
   /** Desktops whose X pointer ended where the last click_at put it. */
   x_checked: { desktops: number; pointer_at_last_click: number };
   rss_mb: Record<string, { start: number; end: number }>;
@@ -194,6 +202,7 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
       }),
     );
     const rssEnd = await rssAll(stack);
+    const natsRoundTrip = await pacedNatsRoundTrip(stack, gapMs);
     let atLastClick = 0;
     for (const seat of seats) {
       const at = await pointer(seat.desktop.env);
@@ -218,6 +227,7 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
       local_ms: local,
       cross_ms: cross,
       cross_added_p50_ms: Math.round((cross.p50 - local.p50) * 1000) / 1000,
+      nats_round_trip_ms: natsRoundTrip,
       x_checked: { desktops: seats.length, pointer_at_last_click: atLastClick },
       rss_mb: Object.fromEntries(
         Object.keys(rssStart).map((name) => [
@@ -271,6 +281,32 @@ async function addPeople(
     return people;
   } finally {
     await store.close();
+  }
+}
+
+/** Round trips timed for nats_round_trip_ms. */
+const NATS_ROUND_TRIPS = 50;
+
+/** A bare request/reply through the site's nats-server, one every `gapMs` (see nats_round_trip_ms). */
+async function pacedNatsRoundTrip(stack: SiteStack, gapMs: number): Promise<Summary> {
+  const options = { servers: stack.nats.address, token: stack.nats.token, noAsyncTraces: true };
+  const asker = await connect(options);
+  const answerer = await connect(options);
+  try {
+    answerer.subscribe('bench.echo', { callback: (_err, msg) => msg.respond(msg.data) });
+    await answerer.flush();
+    const payload = new Uint8Array(500);
+    const times: number[] = [];
+    for (let i = 0; i < NATS_ROUND_TRIPS; i++) {
+      const started = performance.now();
+      await asker.request('bench.echo', payload);
+      times.push(performance.now() - started);
+      await sleep(gapMs);
+    }
+    return summarize(times);
+  } finally {
+    await asker.close();
+    await answerer.close();
   }
 }
 
