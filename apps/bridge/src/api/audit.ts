@@ -57,6 +57,7 @@ export function mountAuditRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
   app.get(API.audit, async (c) => {
     const result = filterFrom(c);
     if (!result.ok) return result.response;
+    await deps.access.audit.writtenForRead();
     const entries = await store.audit.query(result.filter);
     const last = entries.at(-1);
     const page: AuditPage = {
@@ -76,6 +77,7 @@ export function mountAuditRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     c.header('Cache-Control', 'no-store');
     // Every matching entry, newest first, in batches (the page size does not apply here).
     return stream(c, async (out) => {
+      await deps.access.audit.writtenForRead();
       let before = filter.before;
       for (;;) {
         const entries = await store.audit.query({ ...filter, before, limit: EXPORT_BATCH });

@@ -10,6 +10,7 @@ import {
   type TokenView,
 } from '@overlay-companion/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_AUDIT_QUEUE } from '../audit/auditQueue.js';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import {
   TINY_PNG_BASE64,
@@ -25,8 +26,15 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
+/**
+ * The audit's write-behind waits far longer than any test here, so every read below sees an
+ * entry only because the audit routes write what was recorded before they read (a person who
+ * just changed something sees its entry at once).
+ */
+const SLOW_WRITE_BEHIND = { ...DEFAULT_AUDIT_QUEUE, gatherMs: 600_000 };
+
 async function bridge(mode: 'autopilot' | 'assist' = 'autopilot'): Promise<TestBridge> {
-  const b = await startTestBridge({ initialMode: mode });
+  const b = await startTestBridge({ initialMode: mode, access: { auditQueue: SLOW_WRITE_BEHIND } });
   closers.push(() => b.close());
   return b;
 }
@@ -40,7 +48,6 @@ async function createToken(b: TestBridge, name: string, days?: number): Promise<
 }
 
 async function audit(b: TestBridge, query = ''): Promise<AuditPage> {
-  await b.access.audit.flush();
   const res = await b.session.request(`${API.audit}${query}`);
   expect(res.status).toBe(200);
   return (await res.json()) as AuditPage;

@@ -73,6 +73,29 @@ describe('AuditLog', () => {
     await log.stop();
   });
 
+  it("an entry waiting for its person's name keeps the time it was recorded, and flush() waits for it", async () => {
+    const { store } = await storeCountingWrites();
+    let clock = BASE + 10;
+    const log = new AuditLog(store, pino({ level: 'silent' }), () => clock);
+    let giveName: (name: string | null) => void = () => undefined;
+    const name = new Promise<string | null>((resolve) => (giveName = resolve));
+    log.recordNaming({ ...entry(0), at: undefined }, name);
+    log.record(entry(20));
+    clock = BASE + 30;
+    const flushed = log.flush();
+    setTimeout(() => giveName('Ada'), 20);
+    await flushed;
+    const rows = await store.audit.query({ kind: 'stop', limit: 10 });
+    const byTime = rows
+      .map((r) => [r.at - BASE, r.personName])
+      .sort(([a], [b]) => Number(a) - Number(b));
+    expect(byTime).toEqual([
+      [10, 'Ada'],
+      [20, null],
+    ]);
+    await log.stop();
+  });
+
   it('keeps a batch the store refused and writes it, in order, once the store takes it', async () => {
     fixture = await startTestAccess();
     const { store } = fixture;

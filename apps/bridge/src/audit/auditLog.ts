@@ -19,6 +19,8 @@ import {
 export const AUDIT_RETENTION_KEY = 'audit_retention_days';
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long a read of the log waits for entries still being written (an INSERT takes ~1 ms). */
+const READ_WAIT_MS = 500;
 
 export type AuditInput = Omit<NewAuditEntry, 'at'> & {
   at?: number;
@@ -38,6 +40,8 @@ export class AuditLog {
   private purgeTimer: NodeJS.Timeout | undefined;
   private readonly queue: AuditQueue;
   private readonly taps = new Set<AuditTap>();
+  /** Entries of recordNaming() whose person's name is still being read. */
+  private readonly naming = new Set<Promise<void>>();
 
   constructor(
     private readonly store: Store,
@@ -78,9 +82,42 @@ export class AuditLog {
     return this.queue.state();
   }
 
+  /**
+   * Queues an entry that names a person by their display name as it is now, once `name` is read
+   * — stamped with the time of this call, not of the read, and waited for by flush(), so an
+   * entry recorded before a read of the log or a shutdown is never missed by it.
+   */
+  recordNaming(entry: AuditInput, name: Promise<string | null>): void {
+    const at = entry.at ?? this.now();
+    const named: Promise<void> = name
+      .then(
+        (personName) => this.record({ ...entry, at, personName }),
+        () => this.record({ ...entry, at }),
+      )
+      .finally(() => this.naming.delete(named));
+    this.naming.add(named);
+  }
+
   /** Waits for every entry recorded so far (tests, shutdown; through an outage, until it ends). */
   async flush(): Promise<void> {
+    await Promise.all(this.naming);
     await this.queue.flush();
+  }
+
+  /**
+   * Before a read of the log: writes what was recorded so far at once (instead of after the
+   * write-behind's gather), so a person who just changed something sees its entry — but waits
+   * at most READ_WAIT_MS, so an outage never holds the audit page (it shows what is written).
+   */
+  async writtenForRead(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, READ_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
   }
 
   async retentionDays(): Promise<number> {

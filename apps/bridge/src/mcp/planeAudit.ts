@@ -31,9 +31,9 @@ export function describeStanding(permission: StandingRecord): string {
 export function observePlanes(access: Access): PlaneObserver {
   /** With the person's display name as it is now (these events are rare; no cache to go stale). */
   const record = (personId: string, entry: Parameters<Access['audit']['record']>[0]): void => {
-    void access.store.people.byId(personId).then(
-      (person) => access.audit.record({ ...entry, personName: person?.displayName ?? null }),
-      () => access.audit.record(entry),
+    access.audit.recordNaming(
+      entry,
+      access.store.people.byId(personId).then((person) => person?.displayName ?? null),
     );
   };
   return {
