@@ -13,6 +13,13 @@
 //
 // A user starts at `full`. The bridge passes the browser's word on only to a server that
 // announced it.
+//
+// A passive watcher (the bridge's recorder) only records: it takes the frames the viewers' shared
+// stream makes and never makes the server encode frames for it alone, except at a slow pace
+// when nobody views (PASSIVE_FRAME_INTERVAL_MS). It only ever changes that user's own frames.
+// The bridge's recorder sends it, only to a server that announced attention (guacd never):
+//
+//   bridge → server:                       x-oc-passive                "I only record"
 
 export const ATTENTION_OPCODE = 'x-oc-attention';
 
@@ -37,6 +44,21 @@ export function thumbnailSize(width: number, height: number): { width: number; h
     width: Math.max(1, Math.round(width * scale)),
     height: Math.max(1, Math.round(height * scale)),
   };
+}
+
+export const PASSIVE_OPCODE = 'x-oc-passive';
+
+/**
+ * The longest a passive watcher with nobody else to follow waits between frames: nobody sees
+ * its frames live (the AI's tools run in a viewer at full attention, which it would follow), so
+ * the recording needs the screen's states a second apart, like a fleet tile, and its last frame
+ * still equals the screen (a still screen is caught up within this).
+ */
+export const PASSIVE_FRAME_INTERVAL_MS = GLANCE_FRAME_INTERVAL_MS;
+
+/** True for a well-formed `x-oc-passive` instruction's arguments (it takes none). */
+export function isPassiveRequest(args: readonly string[]): boolean {
+  return args.length === 0;
 }
 
 /** The level an `x-oc-attention` instruction names, or undefined if malformed. */

@@ -30,8 +30,11 @@ export {
   ATTENTION_LEVELS,
   ATTENTION_OPCODE,
   GLANCE_FRAME_INTERVAL_MS,
+  PASSIVE_FRAME_INTERVAL_MS,
+  PASSIVE_OPCODE,
   THUMBNAIL_BOX,
   attentionLevel,
+  isPassiveRequest,
   thumbnailSize,
 } from './attention.js';
 export type { AttentionLevel } from './attention.js';

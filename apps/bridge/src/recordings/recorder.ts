@@ -4,9 +4,12 @@
 // connection alive with `nop` (so guacd and the gateway never wait for the recorder, whatever
 // the disk does), and hands every server→client instruction to a RecordingWriter, which never
 // blocks (it queues; see packages/recording's writer.ts). It sends no input and no size: the
-// recorder is a silent watcher.
+// recorder is a silent watcher. To our gateway, which announces attention right after `ready`,
+// it says so (`x-oc-passive`, packages/guac's attention.ts): then it takes the frames the
+// viewers' shared stream makes at the viewers' pace and costs no encodes of its own; guacd,
+// which announces nothing, never hears it.
 import type { Logger } from 'pino';
-import type { GuacConnection } from '@overlay-companion/guac';
+import { ATTENTION_OPCODE, PASSIVE_OPCODE, type GuacConnection } from '@overlay-companion/guac';
 import type { RecordingSummary, RecordingWriter } from '@overlay-companion/recording';
 import type { ConnectionJoin } from '../tunnel/desktopConnections.js';
 import { openUpstream } from '../tunnel/upstream.js';
@@ -25,6 +28,11 @@ export class ConnectionRecorder {
   ) {
     conn.on('instruction', (instruction) => {
       if (instruction.opcode === 'sync') conn.send('sync', instruction.args[0] ?? '0');
+      // Our gateway's announcement (no arguments; a browser-bound level never comes this way).
+      if (instruction.opcode === ATTENTION_OPCODE && instruction.args.length === 0) {
+        conn.send(PASSIVE_OPCODE);
+        return;
+      }
       writer.feed(instruction);
     });
     conn.on('error', () => undefined);

@@ -18,7 +18,12 @@
 // low-quality image per frame, encoded once for all such browsers of the connection
 // (thumbnailFrames.ts); its display is then thumbnail-sized, so its pointer input is dropped
 // (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size, every pixel and
-// the cursor again.
+// the cursor again. A passive watcher (the bridge's recorder, which says `x-oc-passive`) never
+// makes frames be encoded for it alone while a viewer takes frames: in step it gets the shared
+// stream's frames, which only viewers pace (sharedFrames.ts); out of step it takes its own frames
+// when the stream takes one (takeAligned), never founds a stream, and otherwise takes its own
+// at most once per PASSIVE_FRAME_INTERVAL_MS (a recorder-only connection, or one whose viewers are
+// slow while the screen is still: that interval also bounds how late its last frame is).
 import type { Logger } from 'pino';
 import {
   ATTENTION_LEVELS,
@@ -26,8 +31,11 @@ import {
   DELIVERY_OPCODE,
   GLANCE_FRAME_INTERVAL_MS,
   GuacStatus,
+  PASSIVE_FRAME_INTERVAL_MS,
+  PASSIVE_OPCODE,
   attentionLevel,
   deliveryRequestId,
+  isPassiveRequest,
   type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
@@ -104,6 +112,8 @@ export class GuacUser implements StepMember {
   /** When the last frame went out (performance.now()), for a glancing browser's pace. */
   private lastFrameAt = Number.NEGATIVE_INFINITY;
   private attention: AttentionLevel = 'full';
+  /** Said `x-oc-passive` (for good): it follows the viewers' frames (StepMember). */
+  passive = false;
   private readonly thumbnails: ThumbnailFrames;
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
@@ -177,6 +187,8 @@ export class GuacUser implements StepMember {
   /** Joins `stream` if in step with it (StepMember; SharedFrames.join, found). */
   joinIfInStep(stream: SharedFrames<StepMember>): boolean {
     if (this.encoding || !this.wantsStream(this.encoder.kind)) return false;
+    // A passive watcher never starts a stream: it would lead it (sharedFrames.ts).
+    if (this.passive && stream.size === 0) return false;
     const pending = () => this.state.take();
     const lossy = this.encoder.lossySnapshot();
     const joined =
@@ -439,6 +451,9 @@ export class GuacUser implements StepMember {
         case ATTENTION_OPCODE:
           this.setAttention(instruction);
           return;
+        case PASSIVE_OPCODE:
+          this.becomePassive(instruction);
+          return;
         default: {
           // A thumbnail's pointer is in thumbnail pixels, not the desktop's: it goes nowhere.
           if (this.attention === 'thumbnail' && POINTER_OPCODES.has(instruction.opcode)) return;
@@ -508,13 +523,28 @@ export class GuacUser implements StepMember {
 
   /** The earliest time (performance.now()) the next frame may go out. */
   private get notBefore(): number {
-    if (this.attention === 'full') return this.heavyUntil;
+    if (this.attention === 'full') {
+      if (!this.passive) return this.heavyUntil;
+      return Math.max(this.heavyUntil, this.lastFrameAt + PASSIVE_FRAME_INTERVAL_MS);
+    }
     // The next tick after the last frame: ticks fall on multiples of the interval, the same for
     // every glancing browser, so their frames hold the same changes and share encodes.
     const interval =
       this.attention === 'thumbnail' ? this.thumbnails.intervalMs : GLANCE_FRAME_INTERVAL_MS;
     const tick = (Math.floor(this.lastFrameAt / interval) + 1) * interval;
     return Math.max(this.heavyUntil, tick);
+  }
+
+  /**
+   * The bridge's recorder says it only records (packages/guac's attention.ts). Only this user's
+   * own frames change: it stops leading any stream; the stream re-checks on its next pump.
+   */
+  private becomePassive(instruction: GuacInstruction): void {
+    if (!isPassiveRequest(instruction.args)) {
+      throw new InputError(`"${PASSIVE_OPCODE}" takes no arguments.`);
+    }
+    this.passive = true;
+    this.pump();
   }
 
   /** The browser says how closely it looks; coming back to `full` sends what waits at once. */

@@ -9,7 +9,11 @@
 // takes its own frames when the stream takes one (takeAligned), and joins before the stream's
 // next frame once it took its last frame at the same RFB update as the stream did — from then
 // on both have seen the same changes, so what the stream has pending is what that user has
-// pending.
+// pending. A passive watcher (the recorder: packages/guac's attention.ts) never leads: the
+// stream takes a frame only when an active member (a viewer) can take one, so the passive one
+// gets exactly the viewers' frames at their pace and is never the reason for an encode; a stream
+// left with passive members only hands them their pending changes and empties (they follow the
+// viewers out of step through takeAligned, or pace themselves when nobody views).
 import type { Logger } from 'pino';
 import type { OutInstruction } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
@@ -37,6 +41,10 @@ export const STEP_PROBATION_MS = 1000;
 export interface StepMember {
   /** The user could be sent a frame now (flow-control window open, socket not backpressured). */
   readonly canTakeFrame: boolean;
+  /** A passive watcher (packages/guac's attention.ts): it follows the stream, never leads it. */
+  readonly passive: boolean;
+  /** Sends what the user has pending on its own pipeline, if it may (after leaving the stream). */
+  pump(): void;
   /** Smoothed time from sending a frame to its `sync`, ms (sets the quality of lossy images). */
   readonly roundTripMs: number;
   /** Sends a frame's instructions (the caller's array is shared: copy before adding to it). */
@@ -112,7 +120,7 @@ export class SharedFrames<Member extends StepMember> {
   get lagging(): boolean {
     if (!this.state.hasPending) return false;
     const paced = performance.now() < this.heavyUntil;
-    return this.encoding || paced || ![...this.members].some((m) => m.canTakeFrame);
+    return this.encoding || paced || ![...this.members].some((m) => !m.passive && m.canTakeFrame);
   }
 
   /**
@@ -163,6 +171,7 @@ export class SharedFrames<Member extends StepMember> {
   remove(member: Member): void {
     this.members.delete(member);
     if (this.members.size === 0) this.clear();
+    else this.disbandIfLeaderless();
   }
 
   has(member: Member): boolean {
@@ -191,6 +200,7 @@ export class SharedFrames<Member extends StepMember> {
    */
   pump(): void {
     if (this.encoding || this.members.size === 0) return;
+    if (this.disbandIfLeaderless()) return;
     for (const user of [...this.outOfStep()]) user.joinIfInStep(this);
     if (this.source.updating || !this.state.hasPending || this.source.framebuffer === undefined)
       return;
@@ -200,7 +210,8 @@ export class SharedFrames<Member extends StepMember> {
       return;
     }
     const ready = [...this.members].filter((m) => m.canTakeFrame);
-    if (ready.length === 0) {
+    // Only a viewer that can take a frame makes the stream take one: passive members wait.
+    if (!ready.some((m) => !m.passive)) {
       this.waitingSince = undefined;
       return;
     }
@@ -258,6 +269,29 @@ export class SharedFrames<Member extends StepMember> {
         for (const member of [...this.members]) member.encodeFailed();
       },
     );
+  }
+
+  /**
+   * Only passive members are left (the last viewer left or changed attention): each is handed
+   * what the stream has pending and goes on its own pipeline, and the stream empties. Not while
+   * a frame is encoding (its members would miss it): its end pumps, which comes here again.
+   */
+  private disbandIfLeaderless(): boolean {
+    if (this.encoding || this.members.size === 0) return false;
+    if ([...this.members].some((m) => !m.passive)) return false;
+    const frame = this.state.take();
+    const left = [...this.members].map((member) => ({
+      member,
+      lossy: this.encoder.lossySnapshot(), // one each: a member's own encoder keeps it
+    }));
+    this.members.clear();
+    this.clear();
+    for (const { member, lossy } of left) member.fallBehind(frame, lossy);
+    // Its own pipeline sends that frame (nothing else may wake it on a still screen).
+    setImmediate(() => {
+      for (const { member } of left) member.pump();
+    });
+    return true;
   }
 
   /** Calls pump at `at` (performance.now()), unless a wake-up is already due. */
