@@ -10,11 +10,14 @@
 //   back        tool_result → MCP answer at the client
 // Not part of `npm run bench` (it only explains the bench's round trip):
 //   OC_GUACD=/opt/guacd-1.6.0/sbin/guacd npx tsx --conditions=overlay-source bench/mcpTrace.ts [--tool mouse_move] [--calls 200]
+// With --idle-trace <s> it first traces the idle page (nothing called for s seconds) and prints
+// its main-thread JavaScript ms/s and the functions its timers ran: what every call competes with.
 import { parseArgs } from 'node:util';
 import { mouseMoveArgs } from './mcp.js';
 import { callOk, closeHttp, connectHttp, now, sleep } from './mcpClient.js';
 import { drainViewerSamples, startMcpStack } from './mcpStack.js';
 import { summarize } from './stats.js';
+import type { CdpPage } from './cdpBrowser.js';
 
 const { values } = parseArgs({
   options: {
@@ -24,6 +27,11 @@ const { values } = parseArgs({
     'show-tunnel': { type: 'boolean', default: false },
     /** Also trace Chromium (DevTools timeline) over that many calls and list where it spent time. */
     'chromium-trace': { type: 'string', default: '0' },
+    /**
+     * Trace Chromium for that many seconds with no calls (an AI client connected, the desktop
+     * still) and print the viewer page's main-thread JavaScript per second and its timer tasks.
+     */
+    'idle-trace': { type: 'string', default: '0' },
   },
 });
 const tool = values.tool;
@@ -65,6 +73,108 @@ const PAGE_TRACE = `(() => {
   };
 })()`;
 
+interface TraceEvent {
+  name: string;
+  cat?: string;
+  dur?: number;
+  ts?: number;
+  ph: string;
+  pid: number;
+  tid: number;
+  args?: {
+    name?: string;
+    data?: { functionName?: string; url?: string; lineNumber?: number; columnNumber?: number };
+  };
+}
+
+/** Chromium's timeline events over `run` (DevTools Tracing, reported as they come). */
+async function traceChromium(page: CdpPage, run: () => Promise<void>): Promise<TraceEvent[]> {
+  const { Tracing } = page.client;
+  const events: TraceEvent[] = [];
+  Tracing.dataCollected(({ value }) => events.push(...(value as TraceEvent[])));
+  const complete = new Promise<void>((resolve) => Tracing.tracingComplete(() => resolve()));
+  await Tracing.start({
+    categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8,blink,cc,gpu,viz',
+    transferMode: 'ReportEvents',
+  });
+  await run();
+  await Tracing.end();
+  await complete;
+  return events;
+}
+
+/**
+ * The idle page's cost: top-level tasks on the renderers' main threads (CrRendererMain) over
+ * `seconds`, the JavaScript in them (FunctionCall / TimerFire / FireAnimationFrame /
+ * EventDispatch, outermost only), and which functions the timers ran.
+ */
+function printIdle(events: readonly TraceEvent[], seconds: number): void {
+  const main = new Set<string>();
+  for (const e of events)
+    if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
+      main.add(`${e.pid}:${e.tid}`);
+  const JS = new Set(['FunctionCall', 'TimerFire', 'FireAnimationFrame', 'EventDispatch']);
+  let tasks = 0;
+  let taskUs = 0;
+  let jsUs = 0;
+  // Outermost JS events only: complete events on one thread nest, so skip those inside the last
+  // counted one's span.
+  const sorted = events
+    .filter((e) => e.ph === 'X' && e.dur !== undefined && main.has(`${e.pid}:${e.tid}`))
+    .sort((a, b) => (a.ts ?? 0) - (b.ts ?? 0) || (b.dur ?? 0) - (a.dur ?? 0));
+  const jsEnd = new Map<string, number>();
+  // The outermost JS event of each thread now, named after the first function it ran (a
+  // TimerFire names no function itself: the FunctionCall nested in it does).
+  const outermost: Array<{ name: string; us: number; where: string | undefined }> = [];
+  const open = new Map<string, (typeof outermost)[number]>();
+  const describe = (e: TraceEvent) => {
+    const data = e.args?.data;
+    if (data?.functionName === undefined) return undefined;
+    const file =
+      String(data.url ?? '')
+        .split('/')
+        .pop() ?? '';
+    return `${data.functionName || '(anonymous)'} ${file}:${data.lineNumber ?? ''}:${data.columnNumber ?? ''}`;
+  };
+  for (const e of sorted) {
+    const ts = e.ts ?? 0;
+    const key = `${e.pid}:${e.tid}`;
+    if (e.name === 'RunTask' || e.name === 'ThreadControllerImpl::RunTask') {
+      tasks += 1;
+      taskUs += e.dur!;
+    }
+    if (!JS.has(e.name)) continue;
+    if (ts < (jsEnd.get(key) ?? 0)) {
+      const current = open.get(key);
+      if (current !== undefined && current.where === undefined) current.where = describe(e);
+      continue;
+    }
+    jsEnd.set(key, ts + e.dur!);
+    jsUs += e.dur!;
+    const entry = { name: e.name, us: e.dur!, where: describe(e) };
+    outermost.push(entry);
+    open.set(key, entry);
+  }
+  const byFunction = new Map<string, { count: number; us: number }>();
+  for (const { name, us, where } of outermost) {
+    const label = `${name} ${where ?? ''}`;
+    const entry = byFunction.get(label) ?? { count: 0, us: 0 };
+    entry.count += 1;
+    entry.us += us;
+    byFunction.set(label, entry);
+  }
+  console.log(
+    `idle ${seconds} s: renderer main-thread tasks ${(tasks / seconds).toFixed(1)}/s ` +
+      `${(taskUs / 1000 / seconds).toFixed(2)} ms/s; JavaScript ${(jsUs / 1000 / seconds).toFixed(2)} ms/s`,
+  );
+  for (const [where, { count, us }] of [...byFunction]
+    .sort((a, b) => b[1].us - a[1].us)
+    .slice(0, 15))
+    console.log(
+      `  ${(us / 1000 / seconds).toFixed(3).padStart(8)} ms/s  ${(count / seconds).toFixed(2).padStart(5)}/s  ${where}`,
+    );
+}
+
 interface Stamp {
   at: number;
   kind: 'input_sent' | 'receipt_sent' | 'receipt_answered';
@@ -74,6 +184,18 @@ const stack = await startMcpStack();
 try {
   await stack.page.evaluate(PAGE_TRACE);
   const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-trace');
+  const idle = Number(values['idle-trace']);
+  if (idle > 0) {
+    // One call first, so the page holds what a page in use holds (the AI client, its pointer).
+    await callOk(client, tool, mouseMoveArgs(0));
+    await sleep(2_000);
+    printIdle(
+      await traceChromium(stack.page, async () => {
+        await sleep(idle * 1000);
+      }),
+      idle,
+    );
+  }
   // The viewer's socket is hooked on its first send (a warm-up call answers on it).
   for (let i = 0; i < 20; i++) {
     await callOk(client, tool, mouseMoveArgs(i));
@@ -122,20 +244,12 @@ try {
   }
   const traced = Number(values['chromium-trace']);
   if (traced > 0) {
-    const { Tracing } = stack.page.client;
-    const events: Array<{ name: string; dur?: number; ph: string; pid: number; tid: number }> = [];
-    Tracing.dataCollected(({ value }) => events.push(...(value as typeof events)));
-    const complete = new Promise<void>((resolve) => Tracing.tracingComplete(() => resolve()));
-    await Tracing.start({
-      categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8,blink,cc,gpu,viz',
-      transferMode: 'ReportEvents',
+    const events = await traceChromium(stack.page, async () => {
+      for (let i = 0; i < traced; i++) {
+        await callOk(client, tool, mouseMoveArgs(i));
+        await sleep(GAP_MS);
+      }
     });
-    for (let i = 0; i < traced; i++) {
-      await callOk(client, tool, mouseMoveArgs(i));
-      await sleep(GAP_MS);
-    }
-    await Tracing.end();
-    await complete;
     // Self time is not in the events; complete events' durations, summed per name, per call,
     // top-level ones (per thread, not nested in another of the same thread) only would need the
     // stack: the list below is inclusive, so nested names repeat their parents' time.

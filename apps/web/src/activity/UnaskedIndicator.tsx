@@ -28,7 +28,11 @@ export function UnaskedIndicator({ onRevoke }: { onRevoke: (id: string) => void 
   // Only the person in charge may end one (the bridge refuses anyone else); a watcher sees them.
   const mayRevoke = useStore(desktopStateStore, (s) => s.people?.you.in_charge ?? true);
   const acting = useStore(activityStore, (s) => s.acting > 0);
-  const now = useNow(standing.length > 0, 1000);
+  // The clock runs only for a countdown on screen: one that lasts the AI session shows no time.
+  const now = useNow(
+    standing.some((s) => s.expiresAt !== null),
+    1000,
+  );
   const tools = toolsAllowedUnasked({ mode, metadata, permissions, standing, now });
   if (tools.length === 0 && !acting) return null;
   return (

@@ -17,6 +17,7 @@ import { getActiveClient, onActiveClientChange } from '../display/activeClient.j
 import { personInputBlocked } from '../display/personInput.js';
 import { confirmationStore, type ConfirmDetails } from '../store/pendingConfirmations.js';
 import { standingStore } from '../store/standing.js';
+import { watchStandingExpiry } from '../store/standingExpiry.js';
 import { PersonActivity, takeOverStore, watchPersonInput } from '../takeover/personActivity.js';
 import { HeldActions } from '../takeover/heldActions.js';
 import { heldActionStore } from '../store/heldActions.js';
@@ -171,15 +172,14 @@ function startBrowserControl(): BrowserControl {
     person,
   );
   // Standing permissions end on their own: drop them when due, and say so.
-  setInterval(() => {
-    for (const gone of standingStore.getState().expired(Date.now()))
-      toastStore
-        .getState()
-        .toastShown(
-          'info',
-          `${gone.client.name} must ask again before ${gone.tool}: your “allow” ended.`,
-        );
-  }, 1_000);
+  watchStandingExpiry(standingStore, (gone) =>
+    toastStore
+      .getState()
+      .toastShown(
+        'info',
+        `${gone.client.name} must ask again before ${gone.tool}: your “allow” ended.`,
+      ),
+  );
   // Its callbacks only run after start(), by which time the controller below exists.
   const channel = new ControlChannel({
     socketUrl: ticketSocketUrl(),

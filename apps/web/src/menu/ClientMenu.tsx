@@ -113,6 +113,23 @@ function ClipboardSection({ clipboard }: { clipboard: MenuClipboard }) {
   );
 }
 
+/**
+ * The live numbers, in their own component: only it re-renders when they change (about once a
+ * second while frames arrive), and only while the menu is open — the closed menu subscribes to
+ * nothing that ticks.
+ */
+function ConnectionStatsLine() {
+  const stats = useStore(statsStore);
+  return (
+    <p className="client-menu__note" data-testid="menu-connection-stats">
+      {`${stats.fps ?? 0} frames/s`} ·{' '}
+      {stats.latencyMs === null
+        ? 'latency shows once you use the desktop'
+        : `input → picture ${stats.latencyMs} ms`}
+    </p>
+  );
+}
+
 export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuProps) {
   const open = useStore(viewerPrefsStore, (s) => s.menuOpen);
   const scaling = useStore(viewerPrefsStore, (s) => s.scaling);
@@ -124,7 +141,6 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
   const scale = useDisplay((s) => Math.round(s.scale * 100));
   const panelRef = useRef<HTMLElement>(null);
   const [fnKey, setFnKey] = useState(0);
-  const stats = useStore(statsStore);
 
   useEffect(() => {
     if (!open) return;
@@ -269,14 +285,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
             ? `Desktop ${size}, shown at ${scale} %, through this bridge's Guacamole tunnel.`
             : 'Not connected.'}
         </p>
-        {connected && (
-          <p className="client-menu__note" data-testid="menu-connection-stats">
-            {`${stats.fps ?? 0} frames/s`} ·{' '}
-            {stats.latencyMs === null
-              ? 'latency shows once you use the desktop'
-              : `input → picture ${stats.latencyMs} ms`}
-          </p>
-        )}
+        {connected && <ConnectionStatsLine />}
         <div className="client-menu__row">
           {connected ? (
             <button type="button" onClick={onDisconnect}>

@@ -2,8 +2,10 @@
 // Client.onsync fires when a sync instruction arrives, before its images are decoded and drawn.
 // Display.flush(callback) is what the client calls per frame, and the callback runs once the
 // frame is really on the canvas, so we wrap the display's flush to hear about drawn frames.
-// After drawn frames (at most every SAMPLE_INTERVAL_MS) the display is flattened, the person's
-// privacy masks are blacked out of it, and it is hashed: listeners get the pixels, the frame's
+// After drawn frames that changed the picture or the masks (at most every SAMPLE_INTERVAL_MS; a
+// frame that drew nothing — a bare sync, the remote cursor moving — is not read back, so an idle
+// desktop and a mouse_move cost no readback) the display is flattened, the person's privacy
+// masks are blacked out of it, and it is hashed: listeners get the pixels, the frame's
 // dirty rectangle and the time — so wait_for_screen, screenshot stability and screen_change
 // events never see (or react to) what happens inside a mask. It also keeps the frames' cadence
 // (frameCadence.ts: is the picture known to be current?), tells waiters when the display they
@@ -39,6 +41,9 @@ export interface FrameSample {
 
 export type SampleListener = (sample: FrameSample) => void;
 
+/** One list for "no masks", so an unchanged answer is the same array (see #sampledMasks). */
+const NO_MASKS: readonly PrivacyMask[] = [];
+
 type FlushFn = (callback?: () => void, timestamp?: number, frames?: number) => void;
 
 export class FrameWatch {
@@ -58,9 +63,15 @@ export class FrameWatch {
   #version = 0;
   /** A change was queued since the last flush: the frame that flush draws changes the picture. */
   #changedSinceFlush = false;
+  /**
+   * The picture version and the masks the last sample saw: a frame that changed neither (a sync
+   * alone, the remote cursor moved) would give the same sample, so it is not read back again.
+   */
+  #sampledVersion = -1;
+  #sampledMasks: readonly PrivacyMask[] | undefined;
 
   /** `masks`: the person's privacy masks right now (none by default). */
-  constructor(masks: () => readonly PrivacyMask[] = () => []) {
+  constructor(masks: () => readonly PrivacyMask[] = () => NO_MASKS) {
     this.#masks = masks;
   }
 
@@ -141,6 +152,7 @@ export class FrameWatch {
   #frameDrawn(): void {
     this.cadence.frame(Date.now());
     if (this.#listeners.size === 0 || this.#timer !== undefined) return;
+    if (this.#version === this.#sampledVersion && this.#masks() === this.#sampledMasks) return;
     const wait = Math.max(0, this.#lastSampleAt + this.#intervalMs - Date.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
@@ -155,11 +167,14 @@ export class FrameWatch {
     const height = display.getHeight();
     if (width <= 0 || height <= 0) return undefined;
     this.#lastSampleAt = Date.now();
+    const masks = this.#masks();
+    this.#sampledVersion = this.#version;
+    this.#sampledMasks = masks;
     const canvas = display.flatten();
     const context = canvas.getContext('2d', { willReadFrequently: true });
     if (context === null) return undefined;
     const data = context.getImageData(0, 0, width, height).data;
-    blackOut(data, width, height, this.#masks());
+    blackOut(data, width, height, masks);
     const grid = gridHashes(data, width, height, GRID_CELL);
     const dirty =
       this.#grid === null ? undefined : dirtyRect(this.#grid, grid, width, height, GRID_CELL);

@@ -1,8 +1,10 @@
 // waitForScreen and FrameWatch with a FAKE Guacamole display (flush, size, flatten → pixels):
 // FrameWatch hooks the display's flush so the client's own callback still runs, samples after
-// drawn frames at most every SAMPLE_INTERVAL_MS and reports the dirty rectangle; waitForScreen
+// drawn frames at most every SAMPLE_INTERVAL_MS and reports the dirty rectangle, and reads back
+// nothing for a frame that drew nothing unless the privacy masks changed; waitForScreen
 // answers changed / stable / timeout and stops when cancelled.
 import type Guacamole from 'guacamole-common-js';
+import type { PrivacyMask } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FRAME_SILENCE_MS } from './frameCadence.js';
 import { FrameWatch, SAMPLE_INTERVAL_MS } from './frameWatch.js';
@@ -27,9 +29,13 @@ class FakeDisplay {
   getHeight() {
     return this.height;
   }
-  paint(x: number, y: number, red: number) {
+  /**
+   * A drawing call, an own method like the real display's (FrameWatch hears those as changes of
+   * the picture).
+   */
+  paint = (x: number, y: number, red: number) => {
     this.pixels[(y * this.width + x) * 4] = red;
-  }
+  };
   /** What the Guacamole client does for a `sync` instruction. */
   frame() {
     (this as unknown as { flush: (cb: () => void) => void }).flush(() => {
@@ -38,10 +44,10 @@ class FakeDisplay {
   }
 }
 
-function setup() {
+function setup(masks?: () => readonly PrivacyMask[]) {
   const display = new FakeDisplay();
   const client = { getDisplay: () => display } as unknown as Guacamole.Client;
-  const watch = new FrameWatch();
+  const watch = new FrameWatch(masks);
   watch.attach(client);
   return { display, watch };
 }
@@ -63,6 +69,38 @@ describe('FrameWatch', () => {
     // One sample for the two frames (plus the explicit one): the grid cell of (40, 5).
     expect(display.flatten).toHaveBeenCalledTimes(2);
     expect(dirty.at(-1)).toEqual({ x: 32, y: 0, width: 32, height: 32 });
+  });
+
+  it('reads nothing back for frames that drew nothing (a bare sync, a cursor move)', async () => {
+    const { display, watch } = setup();
+    const samples: unknown[] = [];
+    watch.subscribe((s) => samples.push(s));
+    watch.sampleNow();
+    for (let i = 0; i < 5; i++) {
+      display.frame();
+      await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    }
+    expect(display.flatten).toHaveBeenCalledTimes(1);
+    expect(samples).toHaveLength(1);
+    // A frame that draws is read back again.
+    display.paint(1, 1, 9);
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    expect(display.flatten).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads the picture back after a frame once the masks changed, even when it drew nothing', async () => {
+    let masks: readonly PrivacyMask[] = [];
+    const { display, watch } = setup(() => masks);
+    watch.subscribe(() => {});
+    watch.sampleNow();
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    expect(display.flatten).toHaveBeenCalledTimes(1);
+    masks = [{ x: 0, y: 0, width: 8, height: 8 }];
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    expect(display.flatten).toHaveBeenCalledTimes(2);
   });
 
   it('puts the original flush back when the client goes away', () => {
