@@ -247,6 +247,10 @@ function startBrowserControl(): BrowserControl {
   const events = new UiEventStream({
     send: (event) => void send({ type: 'event', event }),
     interest: () => controlStore.getState().eventInterest,
+    interestChanges: (listener) =>
+      controlStore.subscribe((now, before) => {
+        if (now.eventInterest !== before.eventInterest) listener();
+      }),
     viewport: () => viewportStore.getState().viewport,
     frames,
     masks: () => currentMasks(),

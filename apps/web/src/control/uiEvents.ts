@@ -41,6 +41,12 @@ export interface UiEventDeps {
   send: (event: UiEvent) => void;
   /** Types someone subscribed to; null = unknown, send all (see event_interest). */
   interest: () => readonly EventType[] | null;
+  /**
+   * Calls `listener` whenever `interest()` changes; returns the undo. Screen changes cost a
+   * readback of the picture per drawn frame, so the frames are followed only while someone wants
+   * screen_change (without this hook: always).
+   */
+  interestChanges?: (listener: () => void) => () => void;
   viewport: () => Viewport;
   frames: FrameWatch;
   /**
@@ -95,16 +101,28 @@ export class UiEventStream {
     window.addEventListener('focus', focus);
     window.addEventListener('blur', blur);
     document.addEventListener('keydown', key, { capture: true, passive: true });
-    const unsubscribe = this.#deps.frames.subscribe((sample) => {
-      const d = sample.dirty;
-      if (d === undefined || d.width < 1 || d.height < 1 || !this.#screenAllowed()) return;
-      this.#emit({ type: 'screen_change', at: sample.at, data: { region: d } });
-    });
+    let unsubscribeFrames: (() => void) | undefined;
+    const followScreen = () => {
+      const want = wanted(this.#deps.interest(), 'screen_change');
+      if (want && unsubscribeFrames === undefined)
+        unsubscribeFrames = this.#deps.frames.subscribe((sample) => {
+          const d = sample.dirty;
+          if (d === undefined || d.width < 1 || d.height < 1 || !this.#screenAllowed()) return;
+          this.#emit({ type: 'screen_change', at: sample.at, data: { region: d } });
+        });
+      else if (!want && unsubscribeFrames !== undefined) {
+        unsubscribeFrames();
+        unsubscribeFrames = undefined;
+      }
+    };
+    followScreen();
+    const unsubscribeInterest = this.#deps.interestChanges?.(followScreen);
     return () => {
       window.removeEventListener('focus', focus);
       window.removeEventListener('blur', blur);
       document.removeEventListener('keydown', key, { capture: true });
-      unsubscribe();
+      unsubscribeInterest?.();
+      unsubscribeFrames?.();
       this.#detachDisplay?.();
     };
   }
