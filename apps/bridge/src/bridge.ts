@@ -180,6 +180,9 @@ export async function startBridge(
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Node ends any request after 5 minutes in all (requestTimeout), which cut long file uploads;
+  // transfers end when idle instead (files/transferIdle.ts). headersTimeout still bounds headers.
+  server.requestTimeout = 0;
   const router = new UpgradeRouter(upgradeHostOriginGuard(hostPolicy)).add(
     TUNNEL_SOCKET_PATH,
     tunnel.handleUpgrade,
@@ -282,6 +285,10 @@ export interface ControlledBridgeOptions
     | {
         maxBytes?: number;
         reserveBytes?: number;
+        /** A transfer with no byte moving for this long ends (files/transferIdle.ts). */
+        idleMs?: number;
+        /** Bytes the bridge lets into one RDP desktop's drive folder (files/rdpDrive.ts). */
+        rdpDriveQuotaBytes?: number;
         /** OC_RDP_DRIVE_DIR: RDP desktops' drive folders (files/rdpDrive.ts); absent: none. */
         rdpDriveRoot?: string | undefined;
         /** The command line's local desktop as it runs now (serve's supervisor). */
@@ -523,10 +530,12 @@ export async function startWithDesktopControl(
                   ? undefined
                   : { id: () => directory.cliDesktopId(), desktop: files.cliLocal },
               reserveBytes: files?.reserveBytes,
+              rdpDriveQuotaBytes: files?.rdpDriveQuotaBytes,
             }),
-            policies: new TransferPolicies(),
+            policies: new TransferPolicies(access.store.transferPolicy),
             logger: logger.child({ part: 'files' }),
             maxBytes: files?.maxBytes,
+            idleMs: files?.idleMs,
           }),
         (app) =>
           mountRecordingRoutes(app, {

@@ -11,7 +11,16 @@
 // download are off here (`disable-upload`, `disable-download`), and the tunnel never passes a
 // browser's `put`, `get` or `file` on (tunnel/browserInput.ts): files move through the bridge's
 // /api/desktops/:id/files only.
+//
+// The bridge counts what it lets into each desktop's drive folder against a cap of its own
+// (DEFAULT_RDP_DRIVE_QUOTA_BYTES: an upload that would take the folder past it is refused), but
+// the RDP session writes to the drive directly, through guacd, and nothing of the bridge's sees
+// those writes coming: the hard stop for them is the filesystem's own (a quota for guacd's user,
+// or a filesystem of its own for OC_RDP_DRIVE_DIR).
 import { join } from 'node:path';
+
+/** Bytes one desktop's drive folder may hold before the bridge refuses uploads into it. */
+export const DEFAULT_RDP_DRIVE_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** The drive as an xrdp session sees it (guacd announces it with the DOS name GUACFS). */
 export const RDP_DRIVE_SHOWN_AS = '~/thinclient_drives/GUACFS (the redirected drive "Transfer")';

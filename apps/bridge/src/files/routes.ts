@@ -7,7 +7,7 @@
 // failed — is one audit entry with the file's name, size, SHA-256, the direction, who and the
 // desktop.
 import { createHash } from 'node:crypto';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   binaryBytesText,
@@ -25,6 +25,7 @@ import type { DesktopRecord, PersonRecord } from '../store/types.js';
 import type { TransferTarget } from './transferTargets.js';
 import { auditTransfer, type TransferAudit } from './transferAudit.js';
 import { TransferError } from './transferFolder.js';
+import { idleGuard, TRANSFER_IDLE_MS } from './transferIdle.js';
 import { TransferPolicies } from './transferPermission.js';
 
 export interface FileRoutesDeps {
@@ -35,6 +36,8 @@ export interface FileRoutesDeps {
   logger: Logger;
   /** Largest file (default MAX_TRANSFER_BYTES; tests lower it). */
   maxBytes?: number | undefined;
+  /** A transfer with no byte moving for this long ends (default TRANSFER_IDLE_MS). */
+  idleMs?: number | undefined;
 }
 
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -43,6 +46,7 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
   const { access, policies } = deps;
   const store = access.store;
   const maxBytes = deps.maxBytes ?? MAX_TRANSFER_BYTES;
+  const idleMs = deps.idleMs ?? TRANSFER_IDLE_MS;
 
   const nameOf = async (personId: string): Promise<string> =>
     (await store.people.byId(personId))?.displayName ?? 'The person in charge';
@@ -71,7 +75,7 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
         ok: false,
         response: apiError(c, 404, 'No such desktop of yours; reload the list.'),
       };
-    const verdict = policies.verdict(
+    const verdict = await policies.verdict(
       person,
       desktop,
       await store.desktops.grants(desktop.id),
@@ -105,7 +109,7 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
         may_transfer: mayTransfer,
         ...(whyNot === undefined ? {} : { why_not: whyNot }),
         in_charge: inCharge,
-        others_may_transfer: policies.othersMay(desktop),
+        others_may_transfer: await policies.othersMay(desktop),
         max_bytes: maxBytes,
       };
       c.header('Cache-Control', 'no-store');
@@ -127,7 +131,13 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
       );
     const body = await parseJsonBody(c, TransferPolicyRequest);
     if (!body.ok) return body.response;
-    policies.set(desktop.id, person.id, body.value.others_may_transfer);
+    // Written only while they are still in charge (a charge that moved meanwhile wins).
+    if (!(await policies.set(desktop.id, person.id, body.value.others_may_transfer)))
+      return apiError(
+        c,
+        409,
+        `You are no longer in charge of "${desktop.name}"; reload it to see who is.`,
+      );
     access.audit.record({
       kind: 'desktop_changed',
       actor: 'person',
@@ -169,17 +179,16 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
     const started = Date.now();
     try {
       const target = await deps.folderOf(desktop);
-      const done = await target.folder.write(
-        name,
-        size,
+      const source =
         body === null
           ? Readable.from([])
           : // The e2e's typecheck compiles this file with the DOM's ReadableStream type, which
             // Node's does not accept; the bridge's own project needs no assertion.
             // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-            Readable.fromWeb(body as unknown as NodeReadableStream<Uint8Array>),
-        c.req.raw.signal,
-      );
+            Readable.fromWeb(body as unknown as NodeReadableStream<Uint8Array>);
+      // No total time limit; a browser that stops sending is ended (transferIdle.ts).
+      const guarded = pipeline(source, idleGuard(idleMs), () => undefined);
+      const done = await target.folder.write(name, size, guarded, c.req.raw.signal);
       audit({
         person,
         desktop,
@@ -262,8 +271,8 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
         durationMs: Date.now() - started,
       });
     });
-    opened.stream.once('error', (err) => count.destroy(err));
-    opened.stream.pipe(count);
+    // No total time limit; a browser that stops reading is ended (transferIdle.ts).
+    pipeline(opened.stream, idleGuard(idleMs), count, () => undefined);
     return new Response(Readable.toWeb(count) as ReadableStream, {
       status: 200,
       headers: {

@@ -42,7 +42,7 @@ const { O_DIRECTORY, O_NOFOLLOW, O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NONBLOCK
 export class TransferError extends Error {
   override name = 'TransferError';
   constructor(
-    readonly status: 400 | 404 | 409 | 413 | 500 | 507,
+    readonly status: 400 | 404 | 408 | 409 | 413 | 500 | 507,
     message: string,
   ) {
     super(message);
@@ -57,6 +57,11 @@ export interface TransferFolderOptions {
   gid: number;
   /** Space that must stay free on the folder's filesystem after a write. */
   reserveBytes: number;
+  /**
+   * Most bytes the folder may hold after an upload (everything in it, counted by the blocks it
+   * takes, subfolders too, plus uploads under way into it); absent: only the free space counts.
+   */
+  quotaBytes?: number | undefined;
 }
 
 /** A written or read file: its name, size and SHA-256 (hex). */
@@ -68,6 +73,8 @@ export interface TransferredFile {
 
 /** Bytes of uploads under way, per filesystem (st_dev), for the free-space check. */
 const claimed = new Map<number, number>();
+/** Bytes of uploads under way, per folder ("dev:ino"), for the quota check. */
+const claimedInFolder = new Map<string, number>();
 
 export class TransferFolder {
   constructor(private readonly options: TransferFolderOptions) {}
@@ -114,12 +121,16 @@ export class TransferFolder {
 
   /**
    * Claims `size` bytes of the folder's filesystem for an upload, or refuses (507) when the free
-   * space less the reserve and less the uploads still under way there cannot hold it. The check
+   * space less the reserve and less the uploads still under way there cannot hold it, or the
+   * folder's quota less what it holds and the uploads under way into it cannot. The check
    * and the claim happen with no await between, so two uploads cannot both count on one space.
    */
   private async claimSpace(dir: string, size: number): Promise<() => void> {
-    const { dev } = await stat(dir);
+    const { dev, ino } = await stat(dir);
     const space = await statfs(dir);
+    const { quotaBytes } = this.options;
+    const used = quotaBytes === undefined ? 0 : await bytesIn(dir);
+    // No await from here to the claims: the checks and the claims are one step (see above).
     const pending = claimed.get(dev) ?? 0;
     const usable = space.bavail * space.bsize - pending - this.options.reserveBytes;
     if (usable < size)
@@ -127,11 +138,18 @@ export class TransferFolder {
         507,
         `The desktop has too little free space for ${binaryBytesText(size)} (${binaryBytesText(Math.max(0, usable))} usable): free some space on it first.`,
       );
+    const folderKey = `${dev}:${ino}`;
+    const pendingHere = claimedInFolder.get(folderKey) ?? 0;
+    if (quotaBytes !== undefined && used + pendingHere + size > quotaBytes)
+      throw new TransferError(
+        507,
+        `The desktop's transfer folder may hold ${binaryBytesText(quotaBytes)} and has ${binaryBytesText(Math.max(0, quotaBytes - used - pendingHere))} left, too little for ${binaryBytesText(size)}: delete files from it on the desktop first.`,
+      );
     claimed.set(dev, pending + size);
+    claimedInFolder.set(folderKey, pendingHere + size);
     return () => {
-      const left = (claimed.get(dev) ?? size) - size;
-      if (left > 0) claimed.set(dev, left);
-      else claimed.delete(dev);
+      release(claimed, dev, size);
+      release(claimedInFolder, folderKey, size);
     };
   }
 
@@ -260,6 +278,28 @@ export class TransferFolder {
       throw err;
     }
   }
+}
+
+function release<K>(claims: Map<K, number>, key: K, size: number): void {
+  const left = (claims.get(key) ?? size) - size;
+  if (left > 0) claims.set(key, left);
+  else claims.delete(key);
+}
+
+/**
+ * The bytes the folder's contents take: each entry's size or the blocks it takes on disk,
+ * whichever is more, walked without following a link; an entry that vanishes counts nothing.
+ */
+async function bytesIn(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    const info = await lstat(path).catch(() => undefined);
+    if (info === undefined) continue;
+    total += Math.max(info.blocks * 512, info.isFile() ? info.size : 0);
+    if (info.isDirectory()) total += await bytesIn(path);
+  }
+  return total;
 }
 
 function checkName(name: string): void {

@@ -2,19 +2,24 @@
 // grant never may (they may not change the desktop in any way); anyone else with access (control
 // grant, its owner or an admin while someone else is in charge) only when the person in charge
 // has let others transfer — off until they do, and off again as soon as the charge moves (the
-// choice was that person's, like their standing permissions). The choice lives in memory:
-// a restarted bridge is back to "only the person in charge", the safe side.
+// choice was that person's, like their standing permissions). The choice is kept in the store
+// (store/transferPolicy.ts) and read there at every check, so it outlives a restart and every
+// bridge of a site sees the same one, with nothing to tell on the site bus.
 import type { DesktopAccess } from '@overlay-companion/protocol';
 import { accessOf } from '../desktops/desktopAccess.js';
-import type { DesktopGrant, DesktopRecord, PersonRecord } from '../store/types.js';
+import type {
+  DesktopGrant,
+  DesktopRecord,
+  PersonRecord,
+  TransferPolicyRepo,
+} from '../store/types.js';
 
 export type TransferVerdict =
   | { may: true; inCharge: boolean }
   | { may: false; inCharge: false; status: 403 | 404; why: string };
 
 export class TransferPolicies {
-  /** Desktop id → the person in charge who let others transfer there. */
-  private readonly othersAllowedBy = new Map<string, string>();
+  constructor(private readonly stored: TransferPolicyRepo) {}
 
   /** The person in charge of `desktop` now (its owner until the charge moved). */
   static inChargeOf(desktop: Pick<DesktopRecord, 'inChargeId' | 'ownerId'>): string {
@@ -22,22 +27,21 @@ export class TransferPolicies {
   }
 
   /** Whether the person in charge of `desktop` lets others with access transfer. */
-  othersMay(desktop: Pick<DesktopRecord, 'id' | 'inChargeId' | 'ownerId'>): boolean {
-    return this.othersAllowedBy.get(desktop.id) === TransferPolicies.inChargeOf(desktop);
+  othersMay(desktop: Pick<DesktopRecord, 'id'>): Promise<boolean> {
+    return this.stored.othersMay(desktop.id);
   }
 
-  /** The person in charge's choice; callers check that `by` is in charge. */
-  set(desktopId: string, by: string, othersMay: boolean): void {
-    if (othersMay) this.othersAllowedBy.set(desktopId, by);
-    else this.othersAllowedBy.delete(desktopId);
+  /** The person in charge's choice; false when `by` is not (or no longer) in charge. */
+  set(desktopId: string, by: string, othersMay: boolean): Promise<boolean> {
+    return this.stored.set(desktopId, by, othersMay);
   }
 
-  verdict(
+  async verdict(
     person: Pick<PersonRecord, 'id' | 'role'>,
     desktop: DesktopRecord,
     grants: readonly DesktopGrant[],
     inChargeName: string,
-  ): TransferVerdict {
+  ): Promise<TransferVerdict> {
     const level: DesktopAccess | null = accessOf(person, desktop, grants);
     if (level === null)
       return {
@@ -54,7 +58,7 @@ export class TransferPolicies {
         why: `You may only watch "${desktop.name}", so you cannot move files to or from it; ask its owner or an admin for a control grant.`,
       };
     if (TransferPolicies.inChargeOf(desktop) === person.id) return { may: true, inCharge: true };
-    if (this.othersMay(desktop)) return { may: true, inCharge: false };
+    if (await this.othersMay(desktop)) return { may: true, inCharge: false };
     return {
       may: false,
       inCharge: false,

@@ -11,7 +11,7 @@ import type { LocalDesktop } from '@overlay-companion/gateway';
 import { TRANSFER_FOLDER_NAME } from '@overlay-companion/protocol';
 import type { LocalDesktopPool } from '../desktops/localDesktopPool.js';
 import type { DesktopRecord } from '../store/types.js';
-import { RDP_DRIVE_SHOWN_AS, rdpDriveFolder } from './rdpDrive.js';
+import { DEFAULT_RDP_DRIVE_QUOTA_BYTES, RDP_DRIVE_SHOWN_AS, rdpDriveFolder } from './rdpDrive.js';
 import { TransferError, TransferFolder } from './transferFolder.js';
 
 /** Space left free on the desktop's filesystem after any upload. */
@@ -32,6 +32,8 @@ export interface TransferTargetsOptions {
   /** Where guacd's drive folders of RDP desktops are (rdpDrive.ts); absent: no RDP transfer. */
   rdpDriveRoot?: string | undefined;
   reserveBytes?: number | undefined;
+  /** Bytes one RDP desktop's drive folder may hold (default DEFAULT_RDP_DRIVE_QUOTA_BYTES). */
+  rdpDriveQuotaBytes?: number | undefined;
 }
 
 /** The transfer folder of `desktop`, or a TransferError saying why it has none now. */
@@ -54,7 +56,13 @@ export function transferTargets(
         // writes through the drive belong to guacd's user, the folder's owner.
         const root = await stat(options.rdpDriveRoot);
         return {
-          folder: new TransferFolder({ path, uid: root.uid, gid: root.gid, reserveBytes }),
+          folder: new TransferFolder({
+            path,
+            uid: root.uid,
+            gid: root.gid,
+            reserveBytes,
+            quotaBytes: options.rdpDriveQuotaBytes ?? DEFAULT_RDP_DRIVE_QUOTA_BYTES,
+          }),
           shownAs: RDP_DRIVE_SHOWN_AS,
         };
       }

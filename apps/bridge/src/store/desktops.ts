@@ -135,6 +135,10 @@ export function desktopRepo({ db, now }: RepoContext): DesktopRepo {
               ...(patch.secret !== undefined && { secret: patch.secret }),
               ...(patch.ownerId !== undefined && { owner_id: patch.ownerId }),
               ...(patch.inChargeId !== undefined && { in_charge_id: patch.inChargeId }),
+              // "Others may transfer" was the person in charge's choice: it ends with their charge.
+              ...((patch.inChargeId !== undefined || patch.ownerId !== undefined) && {
+                transfer_others_by: null,
+              }),
               ...(patch.targetSetByMember !== undefined && {
                 target_set_by_member: toFlag(patch.targetSetByMember),
               }),

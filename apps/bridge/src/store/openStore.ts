@@ -17,6 +17,7 @@ import { openPostgres } from './postgres.js';
 import type { Database } from './schema.js';
 import { recordingRepo } from './recordings.js';
 import { settingsRepo } from './settings.js';
+import { transferPolicyRepo } from './transferPolicy.js';
 import { openSqlite } from './sqlite.js';
 import type { Store } from './types.js';
 import { webSessionRepo } from './webSessions.js';
@@ -75,6 +76,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     desktops: desktopRepo(context),
     recordings: recordingRepo(context),
     desktopPolicy: desktopPolicyRepo(context),
+    transferPolicy: transferPolicyRepo(context),
     // Idempotent: a stop path that runs twice (signal during shutdown) must not throw.
     close: () => (closed ??= db.destroy()),
   };

@@ -119,6 +119,8 @@ export interface DesktopsTable {
   updated_at: number;
   /** 'off' | 'on' | 'person'; null: the bridge's default (migration 0004). */
   recording: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The person in charge who let others transfer files; null: only they may (migration 0008). */
+  transfer_others_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DesktopGrantsTable {

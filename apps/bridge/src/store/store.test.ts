@@ -18,6 +18,7 @@ import { peopleSuite } from './testing/suites/people.js';
 import { preferencesSuite } from './testing/suites/preferences.js';
 import { recordingsSuite } from './testing/suites/recordings.js';
 import { sessionsAndTokensSuite } from './testing/suites/sessions.js';
+import { transferPolicySuite } from './testing/suites/transferPolicy.js';
 
 const postgres = await startTestPostgres();
 afterAll(async () => {
@@ -54,6 +55,7 @@ describe.each(backends.map((b) => [b.name, b] as const))('store on %s', (_name, 
   describe('desktops', () => desktopsSuite(b));
   describe('recordings', () => recordingsSuite(b));
   describe('desktop policy', () => desktopPolicySuite(b));
+  describe('file transfer policy', () => transferPolicySuite(b));
 });
 
 describe('SQLite files', () => {

@@ -265,6 +265,14 @@ export interface DesktopRepo {
   removeGrant(desktopId: string, personId: string): Promise<boolean>;
 }
 
+/** Whether others with access may move files to and from a desktop (store/transferPolicy.ts). */
+export interface TransferPolicyRepo {
+  /** True only when the person in charge now turned it on (false for a desktop not there). */
+  othersMay(desktopId: string): Promise<boolean>;
+  /** False (nothing written) when `byPersonId` is not in charge of the desktop or it is gone. */
+  set(desktopId: string, byPersonId: string, othersMay: boolean): Promise<boolean>;
+}
+
 /** A desktop's recording setting: never, always, or as the person in charge chooses. */
 export type RecordingMode = 'off' | 'on' | 'person';
 
@@ -360,6 +368,7 @@ export interface Store {
   readonly desktops: DesktopRepo;
   readonly recordings: RecordingRepo;
   readonly desktopPolicy: DesktopPolicyRepo;
+  readonly transferPolicy: TransferPolicyRepo;
   close(): Promise<void>;
 }
 

@@ -9,6 +9,7 @@ import { recordingsMigration } from './0004_recordings.js';
 import { siteMigration } from './0005_site.js';
 import { recordingStorageMigration } from './0006_recording_storage.js';
 import { siteSecretMigration } from './0007_site_secret.js';
+import { transferPolicyMigration } from './0008_transfer_policy.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -23,6 +24,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0005_site': siteMigration(),
         '0006_recording_storage': recordingStorageMigration(),
         '0007_site_secret': siteSecretMigration(),
+        '0008_transfer_policy': transferPolicyMigration(),
       });
     },
   };
