@@ -13,7 +13,11 @@ import { createAccess } from '../../auth/access.js';
 import { tokenHint } from '../../auth/apiTokens.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { sha256Hex } from '../../auth/secrets.js';
-import { startWithDesktopControl, type ControlledBridge } from '../../bridge.js';
+import {
+  startWithDesktopControl,
+  type ControlledBridge,
+  type ControlledBridgeOptions,
+} from '../../bridge.js';
 import { DesktopSecretBox } from '../../desktops/credentials.js';
 import { openStore } from '../../store/openStore.js';
 import type { PersonRecord } from '../../store/types.js';
@@ -50,6 +54,8 @@ export interface SiteBridgeOptions {
   auditQueue?: AuditQueueLimits;
   /** In place of the default desktop server and connection (e.g. a gateway pool's). */
   bridgeConfig?: Pick<BridgeConfigInput, 'guacd' | 'connection' | 'tunnel'>;
+  /** File transfer (e.g. one RDP drive root for every bridge of the site). */
+  files?: ControlledBridgeOptions['files'];
 }
 
 /** One key for the whole site: desktop credentials sealed on one bridge open on the others. */
@@ -115,6 +121,7 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
           ? {}
           : { sharedRateLimits: options.sharedRateLimits }),
         secretBox: await DesktopSecretBox.open({ dataDir, envKey: SITE_SECRET_KEY }),
+        ...(options.files === undefined ? {} : { files: options.files }),
         site: {
           config: options.site,
           ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
