@@ -5,6 +5,7 @@ export { RfbClient, RfbError } from './rfb/index.js';
 export type { RfbTarget } from './rfb/index.js';
 export { startGateway } from './server/gateway.js';
 export type { Gateway, GatewayOptions, TcpGateway, UnixGateway } from './server/gateway.js';
+export type { GatewayTls } from './server/listen.js';
 export { JOIN_SECRET_ARG } from './server/joinAccess.js';
 export { POOL_AUTH_OPCODE, MIN_POOL_SECRET_LENGTH } from './server/poolAuth.js';
 export { connectionLabel } from './session/connectionLabel.js';

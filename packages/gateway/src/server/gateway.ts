@@ -9,7 +9,7 @@
 // a pool of bridges (poolAuth.ts), VNC servers on Unix sockets only when the caller
 // listed them (vncTarget.ts), and logs that name connections by a label, never by their id.
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
 import { pino, type Logger } from 'pino';
 import {
   ATTENTION_OPCODE,
@@ -24,7 +24,7 @@ import { VncSession } from '../session/vncSession.js';
 import { GuacSocket } from './guacSocket.js';
 import { serverHandshake, type Selection } from './handshake.js';
 import { JOIN_SECRET_ARG, JoinSecret, unknownConnection } from './joinAccess.js';
-import { listenOn, type ListenTarget } from './listen.js';
+import { createListener, listenOn, type GatewayTls, type ListenTarget } from './listen.js';
 import { PoolSecret } from './poolAuth.js';
 import { parseVncSettings, VncArgsError } from './vncArgs.js';
 import { VncTargets } from './vncTarget.js';
@@ -54,6 +54,8 @@ export interface GatewayOptions {
    * serves only the bridges of its pool. At least 22 characters.
    */
   poolSecret?: string;
+  /** Serve TLS on the TCP port (listen.ts), optionally mutual TLS. Not with `path`. */
+  tls?: GatewayTls;
   /**
    * Absolute paths of Unix-socket VNC servers that clients may name as `hostname` (e.g. the
    * local desktop `serve` started: LocalDesktop.rfbPath). Passed in-process only; any other
@@ -220,16 +222,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     }
   };
 
-  const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-    // A socket error must only ever end that socket.
-    socket.on('error', () => undefined);
-    handle(socket).catch((error: unknown) => {
-      logger.error({ err: error }, 'connection handling failed');
-      socket.destroy();
-    });
-  });
+  const server: Server = createListener(
+    options.tls,
+    settings.handshakeTimeoutMs,
+    logger,
+    (socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      // A socket error must only ever end that socket.
+      socket.on('error', () => undefined);
+      handle(socket).catch((error: unknown) => {
+        logger.error({ err: error }, 'connection handling failed');
+        socket.destroy();
+      });
+    },
+  );
   server.on('error', (error) => logger.error({ err: error }, 'gateway server error'));
 
   const pool = acquireEncodePool();
@@ -270,6 +277,8 @@ function listenTarget(options: GatewayOptions): ListenTarget {
   if (options.path === undefined) {
     return { host: options.host ?? '127.0.0.1', port: options.port ?? 4822 };
   }
+  if (options.tls !== undefined)
+    throw new Error('startGateway serves TLS on TCP only; a Unix socket needs none.');
   if (options.host !== undefined || options.port !== undefined) {
     throw new Error(
       'startGateway takes either a Unix socket path or a TCP host and port, not both; drop one.',

@@ -4,9 +4,16 @@
 // is closed to everyone else (serve's 0700 data dir), so nobody else can reach the socket even
 // in the moment between its creation and its chmod to 0600. A socket file left by a run that
 // crashed is replaced; one that a live process still answers on is not.
+//
+// Over TCP it may serve TLS (`tls`: the pool's links, or any client that can do TLS), then
+// optionally mutual TLS (`clientCa`: only clients whose certificate that CA signed get a socket at
+// all). A client that fails TLS — plaintext, no certificate, a wrong one — never reaches the
+// Guacamole side: nothing is read from it and nothing but TLS's own alert is written to it.
 import { lstat, stat, chmod, unlink } from 'node:fs/promises';
-import { connect, type Server } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
+import type { Logger } from 'pino';
 
 export type ListenTarget = { host: string; port: number } | { path: string };
 
@@ -18,6 +25,48 @@ const MAX_SOCKET_PATH_BYTES = 107;
 
 export class GatewayListenError extends Error {
   override name = 'GatewayListenError';
+}
+
+/** The gateway's TLS certificate and key (PEM), and the CA its clients' certificates need. */
+export interface GatewayTls {
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** When set, mutual TLS: a client without a certificate this CA signed is refused. */
+  clientCa?: string | Buffer;
+}
+
+/**
+ * The server for `onSocket`: plain TCP (or Unix socket), or TLS when `tls` is given, with the
+ * handshake bounded by `handshakeTimeoutMs` like the Guacamole handshake after it.
+ */
+export function createListener(
+  tls: GatewayTls | undefined,
+  handshakeTimeoutMs: number,
+  logger: Logger,
+  onSocket: (socket: Socket) => void,
+): Server {
+  if (tls === undefined) return createServer(onSocket);
+  const mutual = tls.clientCa !== undefined;
+  const server = createTlsServer(
+    {
+      cert: tls.cert,
+      key: tls.key,
+      minVersion: 'TLSv1.2',
+      handshakeTimeout: handshakeTimeoutMs,
+      ...(mutual ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+    },
+    onSocket,
+  );
+  server.on('tlsClientError', function refusedTls(err: NodeJS.ErrnoException, socket) {
+    // Which check failed helps the operator; the peer's certificate is never logged.
+    logger.info(
+      { peer: socket.remoteAddress, code: err.code ?? 'unknown' },
+      'a client failed TLS and was refused',
+    );
+    // Node ends the socket itself once TLS's alert has told the client why; ending it here
+    // would cut the alert off.
+  });
+  return server;
 }
 
 export async function listenOn(

@@ -23,3 +23,4 @@ export {
   type GuacServerAddress,
   type TestClientOptions,
 } from './guacTestClient.js';
+export { makeThrowawayPki, type PemPair, type ThrowawayPki } from './throwawayPki.js';
