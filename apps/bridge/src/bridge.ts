@@ -63,6 +63,7 @@ import {
 } from './perimeter/hostGuard.js';
 import { createFleetEndpoint } from './fleet/fleetSocket.js';
 import { rdpDriveParams } from './files/rdpDrive.js';
+import { requestDeadlineButUploads } from './files/requestDeadline.js';
 import { mountFileRoutes } from './files/routes.js';
 import { TransferPolicies } from './files/transferPermission.js';
 import { transferTargets } from './files/transferTargets.js';
@@ -180,9 +181,8 @@ export async function startBridge(
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
-  // Node ends any request after 5 minutes in all (requestTimeout), which cut long file uploads;
-  // transfers end when idle instead (files/transferIdle.ts). headersTimeout still bounds headers.
-  server.requestTimeout = 0;
+  // Node's 5-minute bound on receiving a request, for every request but a file upload.
+  requestDeadlineButUploads(server);
   const router = new UpgradeRouter(upgradeHostOriginGuard(hostPolicy)).add(
     TUNNEL_SOCKET_PATH,
     tunnel.handleUpgrade,

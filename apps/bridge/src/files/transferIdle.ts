@@ -1,8 +1,9 @@
 // How long a transfer may go without a byte before the bridge ends it. A transfer has no total
 // time limit (a 512 MiB file over a slow link takes as long as it takes; the HTTP server's own
-// request timeout is off for that reason, bridge.ts), so a stalled one — a browser that stopped
-// sending an upload's bytes, or stopped reading a download's — must end by itself: otherwise its
-// socket, its open file and (for an upload) the disk space it claimed stay taken forever.
+// bound on receiving a request leaves uploads out for that reason, requestDeadline.ts), so a
+// stalled one — a browser that stopped sending an upload's bytes, or stopped reading a
+// download's — must end by itself: otherwise its socket, its open file and (for an upload) the
+// disk space it claimed stay taken forever.
 import { Transform } from 'node:stream';
 import { TransferError } from './transferFolder.js';
 
