@@ -8,7 +8,7 @@
 // Without nats-server or PostgreSQL the suite is skipped with the reason, unless CI requires them.
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API } from '@overlay-companion/protocol';
-import { connect } from 'nats';
+import { connect, type Msg } from 'nats';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
   connectClient,
@@ -484,6 +484,8 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     await waitUntil(() => plane?.mode.mode === 'assist', 2000);
     const intruder = await connect({ servers: n.address, token: n.token });
     const subject = one.site!.bus.bridgeSubject(one.site!.bus.bridgeId, 'call');
+    /** What the holder answered (sealed for the intruder's reply inbox, read with the key). */
+    const reply = (msg: Msg): Promise<unknown> => sealedBody(one, msg.subject, msg.data);
     const forged = (args: unknown, tool = 'click_at') =>
       intruder.request(
         subject,
@@ -502,14 +504,14 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
         { timeout: 8000 },
       );
     // Claims "allow": the holder's own plane says ask, so the window is asked (policy confirm).
-    const answer = sealedBody((await forged({ x: 3, y: 4 })).data) as {
+    const answer = (await reply(await forged({ x: 3, y: 4 }))) as {
       ok: boolean;
     };
     expect(answer.ok).toBe(true);
     expect(window.toolCalls('click_at').at(-1)).toMatchObject({ policy: 'confirm' });
     // Arguments the tool's schema refuses never reach the window.
     const before = window.toolCalls().length;
-    const bad = sealedBody((await forged({ x: 'everywhere' })).data) as {
+    const bad = (await reply(await forged({ x: 'everywhere' }))) as {
       ok: boolean;
       error?: { kind: string };
     };
@@ -517,7 +519,7 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     // In passive, a forged call is refused outright.
     window.send({ type: 'mode_set', mode: 'passive' });
     await waitUntil(() => plane?.mode.mode === 'passive', 2000);
-    const denied = sealedBody((await forged({ x: 1, y: 1 })).data) as {
+    const denied = (await reply(await forged({ x: 1, y: 1 }))) as {
       ok: boolean;
       error?: { kind: string };
     };

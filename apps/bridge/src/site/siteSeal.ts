@@ -1,15 +1,25 @@
 // The seal on everything a site's bridges say to each other over NATS: broadcasts, requests,
-// replies and key-value values. A sealed payload is an envelope { b: the message's JSON, t: the
-// sender's clock (ms), n: a random nonce, m: HMAC-SHA-256 over [where, b, t, n] } with the site's
-// key for bus messages (siteKeys.ts), which only a bridge that reads the site's database has. So
-// NATS credentials alone make nothing a bridge obeys. `where` (the subject, reply inbox or
-// key-value key it was sent to) is not in the envelope but bound by the MAC: a sealed message
-// moved to another subject or key (say, a call meant for one bridge sent to another) never opens.
-// The seal is integrity only: whoever can subscribe on the site's NATS reads what is said. Opening checks the MAC in constant time before
-// anything of the message is parsed, then its age (bridges' clocks are assumed within
-// SITE_CLOCK_SKEW_MS of each other), then, for messages (not key-value values, which are re-read
-// many times), that the same seal was not seen before (a replay); only then its schema.
-import { randomBytes } from 'node:crypto';
+// replies and key-value values. A sealed payload is AES-256-GCM (an AEAD) with the site's bus key
+// (siteKeys.ts), which only a bridge that reads the site's database has, in a binary envelope:
+//
+//   version (1 byte) | sender's clock (ms, uint64 big-endian) | nonce (12 random bytes)
+//   | ciphertext of the message's JSON | tag (16 bytes)
+//
+// The additional authenticated data is the version and time and `where` (the subject, reply inbox
+// or key-value key it was sent to, not in the envelope): a message moved to another subject or
+// key (say, a call meant for one bridge sent to another), or its time changed, never opens. So
+// NATS credentials alone neither make anything a bridge obeys nor read what the bridges say
+// (screenshots, overlays, approval lists, ticket hashes); NATS still sees the subjects, sizes and
+// timing. Opening checks the tag (GCM, in constant time) before anything of the message is read,
+// then its age (bridges' clocks are assumed within SITE_CLOCK_SKEW_MS of each other), then, for
+// messages (not key-value values, which are re-read many times), that the same nonce and tag were
+// not seen before (a replay); only then its JSON and schema.
+//
+// Nonces are 96 random bits per message, never a counter: every bridge seals with the same key,
+// and a counter would need coordinating. Two equal nonces under one key would break GCM, but
+// after n messages the chance of any pair is about n²/2⁹⁷: 2⁻³³ after 2³² messages (NIST SP
+// 800-38D's bound for random nonces), which is 50 days of 1,000 messages a second site-wide.
+import { createCipheriv, createDecipheriv, randomFillSync, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import type { SiteKeys } from './siteKeys.js';
 
@@ -22,52 +32,71 @@ const MAX_REMEMBERED = 100_000;
 
 /** Larger than any NATS server's max_payload is set to (it refuses more before this is asked). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-const decoder = new TextDecoder('utf-8', { fatal: true });
-const encoder = new TextEncoder();
+/** The envelope's first byte. The one before (a MAC over readable JSON) began with `{`. */
+const VERSION = 1;
+const OLD_ENVELOPE_FIRST_BYTE = 0x7b;
+const TIME_AT = 1;
+const NONCE_AT = 9;
+const NONCE_BYTES = 12;
+const BODY_AT = NONCE_AT + NONCE_BYTES;
+const TAG_BYTES = 16;
+const ALGORITHM = 'aes-256-gcm';
 
-const Envelope = z.strictObject({
-  b: z.string(),
-  t: z.number().int().nonnegative(),
-  n: z.string().max(64),
-  m: z.string().max(128),
-});
+/** Said in the log of a bridge that gets a message from a bridge of the version before. */
+export const FROM_AN_OLDER_BRIDGE =
+  'sealed by an older bridge (its bus messages are signed, not encrypted): all bridges of a site must be upgraded together; the older bridges cannot read this one either';
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+/** The envelope of the version before, recognized only to say so in the log. */
+const OldEnvelope = z.object({ b: z.string(), t: z.number(), n: z.string(), m: z.string() });
 
 export type Opened<S extends z.ZodType> =
   { ok: true; message: z.output<S> } | { ok: false; error: string };
 
 /**
- * The seals seen within MESSAGE_MAX_AGE_MS (by MAC), so a message is acted on once. Only
- * seals whose MAC verified are kept, so its size is bounded by the site's own traffic (and by
+ * The seals seen within MESSAGE_MAX_AGE_MS (by nonce and tag), so a message is acted on once.
+ * Only seals that opened are kept, so its size is bounded by the site's own traffic (and by
  * MAX_REMEMBERED).
  */
 export class SeenSeals {
   private readonly seen = new Map<string, number>();
 
-  /** Whether `mac` was seen before; remembers it until `until`. */
-  check(mac: string, now: number, until: number): boolean {
+  /** Whether `seal` was seen before; remembers it until `until`. */
+  check(seal: string, now: number, until: number): boolean {
     for (const [old, expiry] of this.seen) {
       if (expiry > now && this.seen.size < MAX_REMEMBERED) break;
       this.seen.delete(old);
     }
-    if (this.seen.has(mac)) return true;
-    this.seen.set(mac, until);
+    if (this.seen.has(seal)) return true;
+    this.seen.set(seal, until);
     return false;
   }
 }
 
 export class SiteSeal {
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly keys: SiteKeys,
+    keys: SiteKeys,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.key = keys.busSealingKey();
+  }
 
   /** The sealed payload of `message` (its JSON, with this bridge's time), for `where` only. */
   seal(where: string, message: unknown): Uint8Array {
-    const b = JSON.stringify(message);
-    const t = this.now();
-    const n = randomBytes(12).toString('base64url');
-    const m = this.keys.sign('bus messages', [where, b, t, n]);
-    return encoder.encode(JSON.stringify({ b, t, n, m }));
+    const plain = Buffer.from(JSON.stringify(message), 'utf8');
+    const sealed = Buffer.allocUnsafe(BODY_AT + plain.byteLength + TAG_BYTES);
+    sealed[0] = VERSION;
+    sealed.writeBigUInt64BE(BigInt(this.now()), TIME_AT);
+    const nonce = randomFillSync(sealed.subarray(NONCE_AT, BODY_AT));
+    const cipher = createCipheriv(ALGORITHM, this.key, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(additionalData(sealed, where));
+    const body = cipher.update(plain);
+    body.copy(sealed, BODY_AT);
+    cipher.final().copy(sealed, BODY_AT + body.byteLength);
+    cipher.getAuthTag().copy(sealed, sealed.byteLength - TAG_BYTES);
+    return sealed;
   }
 
   /**
@@ -82,20 +111,37 @@ export class SiteSeal {
     check: { seen: SeenSeals } | { maxAgeMs: number },
   ): Opened<S> {
     if (data.byteLength > MAX_MESSAGE_BYTES) return { ok: false, error: 'too large' };
-    const envelope = Envelope.safeParse(parseJson(data));
-    if (!envelope.success) return { ok: false, error: 'not sealed' };
-    const { b, t, n, m } = envelope.data;
-    if (!this.keys.verify('bus messages', [where, b, t, n], m))
+    const sealed = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (sealed[0] !== VERSION) return { ok: false, error: notThisVersion(sealed) };
+    if (sealed.byteLength < BODY_AT + TAG_BYTES) return { ok: false, error: 'not sealed' };
+    const tagAt = sealed.byteLength - TAG_BYTES;
+    let plain: Buffer;
+    try {
+      const decipher = createDecipheriv(ALGORITHM, this.key, sealed.subarray(NONCE_AT, BODY_AT), {
+        authTagLength: TAG_BYTES,
+      });
+      decipher.setAAD(additionalData(sealed, where));
+      decipher.setAuthTag(sealed.subarray(tagAt));
+      plain = decipher.update(sealed.subarray(BODY_AT, tagAt));
+      // Throws when the tag is not right: nothing decrypted is read before this.
+      decipher.final();
+    } catch {
       return { ok: false, error: "not sealed with the site's key" };
+    }
+    const t = Number(sealed.readBigUInt64BE(TIME_AT));
     const now = this.now();
     const maxAgeMs = 'seen' in check ? MESSAGE_MAX_AGE_MS : check.maxAgeMs;
     if (now - t > maxAgeMs) return { ok: false, error: `older than ${maxAgeMs} ms` };
     if (t - now > SITE_CLOCK_SKEW_MS) return { ok: false, error: 'from the future' };
-    if ('seen' in check && check.seen.check(m, now, t + MESSAGE_MAX_AGE_MS + 1))
-      return { ok: false, error: 'a replay' };
+    if ('seen' in check) {
+      // The nonce and tag name the seal: a message sent again is the same bytes.
+      const seal = sealed.toString('base64', NONCE_AT, BODY_AT) + sealed.toString('base64', tagAt);
+      if (check.seen.check(seal, now, t + MESSAGE_MAX_AGE_MS + 1))
+        return { ok: false, error: 'a replay' };
+    }
     let json: unknown;
     try {
-      json = JSON.parse(b);
+      json = JSON.parse(decoder.decode(plain));
     } catch {
       return { ok: false, error: 'not JSON' };
     }
@@ -105,10 +151,24 @@ export class SiteSeal {
   }
 }
 
-function parseJson(data: Uint8Array): unknown {
-  try {
-    return JSON.parse(decoder.decode(data));
-  } catch {
-    return undefined;
+/** The header (version and time) and where the message was sent: what the tag covers besides it. */
+function additionalData(sealed: Buffer, where: string): Buffer {
+  return Buffer.concat([sealed.subarray(0, NONCE_AT), Buffer.from(where, 'utf8')]);
+}
+
+/** Why a payload that is not this version's envelope does not open. */
+function notThisVersion(data: Buffer): string {
+  const version = data[0] ?? 0;
+  // A later version keeps the version byte first (and below the JSON's `{`).
+  if (version > VERSION && version < OLD_ENVELOPE_FIRST_BYTE && data.byteLength >= BODY_AT)
+    return `sealed by a newer bridge (envelope version ${String(version)}): all bridges of a site must be upgraded together`;
+  if (version === OLD_ENVELOPE_FIRST_BYTE) {
+    try {
+      if (OldEnvelope.safeParse(JSON.parse(decoder.decode(data))).success)
+        return FROM_AN_OLDER_BRIDGE;
+    } catch {
+      // Not JSON either: just not sealed.
+    }
   }
+  return 'not sealed';
 }

@@ -188,11 +188,12 @@ describe.runIf(missing === undefined)("a person's windows on three bridges of a 
     const subject = one.site!.bus.bridgeSubject(one.site!.bus.bridgeId, 'answer');
     // Sealed as a bridge of the site would (siteSeal.test.ts: one not sealed is not even read):
     // the approval answer's own signature is checked all the same.
-    const send = async (answer: ForwardedApprovalAnswer): Promise<unknown> =>
-      sealedBody(
-        (await intruder.request(subject, two.site!.bus.seal(subject, answer), { timeout: 5000 }))
-          .data,
-      );
+    const send = async (answer: ForwardedApprovalAnswer): Promise<unknown> => {
+      const reply = await intruder.request(subject, two.site!.bus.seal(subject, answer), {
+        timeout: 5000,
+      });
+      return sealedBody(one, reply.subject, reply.data);
+    };
     const unsigned: Omit<ForwardedApprovalAnswer, 'mac'> = {
       type: 'approval_answer',
       from: 'bIntruder',
