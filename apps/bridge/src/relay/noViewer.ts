@@ -1,5 +1,6 @@
 // What a call is told when no window can run it: where to open the viewer, or, while the bridge
-// brings its headless viewer back (serve --headless-viewer), how long to wait before retrying.
+// brings its headless viewer back (serve --headless-viewer), how long to wait before retrying;
+// or, in a site of several bridges, that the site's bus is away (busAwayError).
 import { ProtocolError } from '@overlay-companion/protocol';
 
 /** What the hub asks the headless viewer's launcher (headless/headlessViewer.ts). */
@@ -18,6 +19,19 @@ export interface NoViewerOptions {
   /** Base URL the person opens, for the "no viewer" guidance. */
   viewerUrl: () => string;
   headlessLauncher?: () => HeadlessLauncher | undefined;
+}
+
+/**
+ * A call for a desktop whose control window is not on this bridge while this bridge has lost the
+ * site's bus (NATS): whether a window is open on another bridge cannot be known, so the call is
+ * refused at once, without waiting for a lease or a holder, and nothing is sent to the desktop.
+ */
+export function busAwayError(awayMs: number, retryAfterMs: number): ProtocolError {
+  return new ProtocolError(
+    'viewer_unavailable',
+    `This bridge has lost the site's bus (NATS) for ${Math.max(1, Math.round(awayMs / 1000))} s and the desktop's control window is not on this bridge, so it cannot be reached: nothing was sent to the desktop. The bridge reconnects by itself; retry in ${Math.max(1, Math.ceil(retryAfterMs / 1000))} s.`,
+    retryAfterMs,
+  );
 }
 
 export class NoViewer {

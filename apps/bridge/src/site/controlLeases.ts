@@ -9,6 +9,10 @@
 // (given up, or expired with its bridge), a bridge with a window of the person in charge makes
 // it the control window (claimControl) and takes the lease; of two bridges whose windows came at
 // once, the one that created the lease keeps its control window and the other yields it.
+// After the bus was away longer than the TTL the lease is gone from the bucket although its
+// bridge's window stayed control all along: for one TTL (RECLAIM_GRACE_TTLS) after the bus is back, only a
+// bridge that held the lease takes it again (at once, not at its next refresh); a bridge with
+// mirrors only waits, so the control role does not move by itself.
 import type { KV, KvEntry, QueuedIterator } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -22,6 +26,13 @@ import type { SiteBus } from './siteBus.js';
 const PING_TIMEOUT_MS = 1_000;
 /** How often a wait for a lease (told) checks whether it may stop early. */
 const STOP_CHECK_MS = 20;
+/**
+ * How long after the bus is back a bridge with mirrors only leaves a free lease to the bridge
+ * that held it (in lease TTLs): long enough for that bridge to reconnect (every 250 ms) and write
+ * it again even if its first try comes at its next refresh; short enough that, when it no longer
+ * has a window, the mirror here becomes the control window soon.
+ */
+const RECLAIM_GRACE_TTLS = 1;
 
 interface HeldLease {
   revision: number;
@@ -39,6 +50,8 @@ export class ControlLeases {
   private readonly watched = new WeakSet<DesktopPlane>();
   private readonly timer: NodeJS.Timeout;
   private syncing: Promise<void> = Promise.resolve();
+  /** A sync waits its turn: another asked meanwhile adds nothing (no backlog while NATS is away). */
+  private syncQueued = false;
   private closed = false;
   /**
    * The leases of the other bridges as the bucket's watch last told them, so a forwarded call
@@ -49,6 +62,8 @@ export class ControlLeases {
   private watcher: QueuedIterator<KvEntry> | undefined;
   /** Who waits for the watch to tell a lease of another bridge, by key (see told). */
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** When the bus was last back after being away (see mayClaim). */
+  private backAt: number | undefined;
 
   constructor(private readonly options: ControlLeasesOptions) {
     // Refreshed three times per TTL, so one late refresh never lets a live lease expire.
@@ -57,6 +72,12 @@ export class ControlLeases {
       Math.max(100, Math.floor(options.bus.leaseTtlMs / 3)),
     );
     this.timer.unref();
+    // Back from an outage: the leases held here are written again at once (they may have
+    // expired meanwhile), before a bridge with mirrors only may take them (mayClaim).
+    options.bus.onReconnect(() => {
+      this.backAt = Date.now();
+      this.sync();
+    });
     this.sync();
     void this.watchLeases();
   }
@@ -80,7 +101,10 @@ export class ControlLeases {
       }
       // A lease of this bridge while it has no control window: stale, about to be deleted.
       if (parsed.message.bridge === this.options.bus.bridgeId) return undefined;
-      return { bridge: parsed.message.bridge, headless: parsed.message.headless };
+      return {
+        bridge: parsed.message.bridge,
+        headless: parsed.message.headless,
+      };
     } catch (err) {
       // NATS unreachable: no window can be reached (fail closed).
       this.options.logger.warn({ desktopId, err: errorMessage(err) }, 'site: no lease readable');
@@ -181,16 +205,22 @@ export class ControlLeases {
 
   /** Keeps a lease for every desktop whose control window is here, and only those. */
   private sync(): void {
-    if (this.closed) return;
+    if (this.closed || this.syncQueued) return;
+    this.syncQueued = true;
     this.syncing = this.syncing
-      .then(() => this.syncOnce())
+      .then(() => {
+        this.syncQueued = false;
+        return this.syncOnce();
+      })
       .catch((err: unknown) => {
         this.options.logger.warn({ err: errorMessage(err) }, 'site: control leases not kept');
       });
   }
 
   private async syncOnce(): Promise<void> {
-    if (this.closed) return;
+    // While the bus is away nothing is asked of the bucket: a request made now would only time
+    // out after the bus is back, holding up the sync that writes the leases again (onReconnect).
+    if (this.closed || this.options.bus.awaySince() !== undefined) return;
     const kv = await this.options.bus.leases();
     const planes = await this.options.planes.loaded();
     const seen = new Set<string>();
@@ -207,9 +237,11 @@ export class ControlLeases {
         continue;
       }
       await this.release(kv, plane.desktopId);
-      // Windows here, the control window nowhere: one here takes it (and the lease).
+      // Windows here, the control window nowhere: one here takes it (and the lease) — not just
+      // after the bus came back, while the bridge that held it takes it again.
       if (
         plane.hub.size > 0 &&
+        this.mayClaim() &&
         (await this.free(kv, plane.desktopId)) &&
         plane.hub.claimControl()
       ) {
@@ -220,6 +252,16 @@ export class ControlLeases {
     }
     for (const desktopId of this.held.keys())
       if (!seen.has(desktopId)) await this.release(kv, desktopId);
+  }
+
+  /**
+   * Whether a free lease may be taken by a window that was not the control window: not during
+   * the grace after the bus came back (a lease that expired while it was away is its holder's
+   * to take again: its window stayed control). A genuine race still goes to the first creator.
+   */
+  private mayClaim(): boolean {
+    const graceMs = RECLAIM_GRACE_TTLS * this.options.bus.leaseTtlMs;
+    return this.backAt === undefined || Date.now() - this.backAt >= graceMs;
   }
 
   /**
@@ -262,7 +304,10 @@ export class ControlLeases {
    */
   private async keep(kv: KV, desktopId: string, headless: boolean): Promise<boolean> {
     const key = leaseKey(desktopId);
-    const value = this.options.bus.seal(key, { bridge: this.options.bus.bridgeId, headless });
+    const value = this.options.bus.seal(key, {
+      bridge: this.options.bus.bridgeId,
+      headless,
+    });
     const mine = this.held.get(desktopId);
     try {
       const revision =
@@ -273,11 +318,15 @@ export class ControlLeases {
         this.options.logger.info({ desktopId }, 'site: holds the control window of a desktop');
       this.held.set(desktopId, { revision, headless });
       return true;
-    } catch {
-      // Another bridge holds it (its window came first), or ours expired and was taken.
+    } catch (err) {
+      // The bus is away: nothing can be told; the lease is written again once it is back.
+      if (this.options.bus.awaySince() !== undefined) throw err;
+      // Another bridge holds it (its window came first), or ours expired (and was taken).
       this.held.delete(desktopId);
       const entry = await kv.get(key).catch(() => null);
-      if (entry === null || entry.operation !== 'PUT') return true;
+      // Ours expired and nobody took it (the bus was away longer than the TTL): taken again now.
+      if (entry === null || entry.operation !== 'PUT')
+        return mine === undefined || (await this.keep(kv, desktopId, headless));
       const other = this.options.bus.openValue(ControlLease, entry, this.options.bus.leaseTtlMs);
       return !(other.ok && other.message.bridge !== this.options.bus.bridgeId);
     }
@@ -293,6 +342,6 @@ export class ControlLeases {
 }
 
 /** The lease's key: the desktop id in hex (ids are base64url; keys take fewer characters). */
-function leaseKey(desktopId: string): string {
+export function leaseKey(desktopId: string): string {
   return `control.${Buffer.from(desktopId).toString('hex')}`;
 }

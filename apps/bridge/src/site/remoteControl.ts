@@ -1,11 +1,14 @@
 // Tool calls (and the AI's mode raises) whose desktop's control window (the person's window that
 // runs the AI's calls) is on another bridge of the site — which one, the leases say
-// (controlLeases.ts). A call for a desktop with no control window here is forwarded to the holder over NATS request/reply with its deadline; the MCP
-// client's cancellation follows it (ForwardedCancel), and the holder's answer — result or error
-// of the same kind, viewer-reported or not — is returned as if the call had been local.
+// (controlLeases.ts). A call for a desktop with no control window here is forwarded to the
+// holder over NATS request/reply with its deadline; the MCP client's cancellation follows it
+// (ForwardedCancel), and the holder's answer — result or error of the same kind, viewer-reported
+// or not — is returned as if the call had been local.
 // Fails closed: no lease, or a holder that does not answer, is the usual viewer_unavailable
-// error, and nothing reaches the desktop. The holder decides again with its own plane (mode,
-// toggles, standing permissions): a forwarded `allow` that it would have to ask about is asked.
+// error, and nothing reaches the desktop; while this bridge has lost the site's bus, at once
+// (busAwayError: no wait for a lease or a holder that cannot come). The holder decides again
+// with its own plane (mode, toggles, standing permissions): a forwarded `allow` that it would
+// have to ask about is asked.
 // While a forwarded call waits, the holder is pinged every HOLDER_PROBE_MS (sealed, both ways:
 // bridgePing.ts): a bridge that died (NATS says nobody listens there any more, or no sealed
 // answer came for HOLDER_SILENT_MS) fails the call at once with words saying so, instead of after
@@ -27,6 +30,7 @@ import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
 import { decideOnPlane } from '../mcp/planeDecision.js';
 import type { RemoteControlRoute, RemoteHolder } from '../mcp/relayCall.js';
 import { ViewerReportedError, type CallOptions } from '../relay/callRelay.js';
+import { busAwayError } from '../relay/noViewer.js';
 import { ControlLeases } from './controlLeases.js';
 import {
   ForwardedAnswer,
@@ -35,7 +39,7 @@ import {
   ForwardedModeApproval,
 } from './messages.js';
 import { answerPings, pingBridge } from './bridgePing.js';
-import type { SiteBus } from './siteBus.js';
+import { BUS_AWAY_RETRY_MS, type SiteBus } from './siteBus.js';
 
 /**
  * How long a call finding no control window anywhere waits for one's lease before it fails
@@ -90,6 +94,7 @@ export class RemoteControl implements RemoteControlRoute {
    * ago is control there before its lease is written and seen here.
    */
   async holder(desktopId: string, signal?: AbortSignal): Promise<RemoteHolder | undefined> {
+    this.refuseWhileAway();
     const now = await this.leases.holder(desktopId);
     if (now !== undefined || signal?.aborted === true) return now;
     const plane = await this.options.planes.ifLoaded(desktopId);
@@ -97,6 +102,15 @@ export class RemoteControl implements RemoteControlRoute {
     if (here()) return undefined;
     this.options.logger.debug({ desktopId }, 'site: no control window known: waiting for a lease');
     return this.leases.told(desktopId, LEASE_WAIT_MS, here, signal);
+  }
+
+  /**
+   * While this bridge has lost the site's bus, no other bridge's window can be reached (nor can
+   * whether one is open be known): refused at once, before any wait, and nothing runs.
+   */
+  private refuseWhileAway(): void {
+    const since = this.options.bus.awaySince();
+    if (since !== undefined) throw busAwayError(Date.now() - since, BUS_AWAY_RETRY_MS);
   }
 
   /** Whether another bridge holds the desktop's control window (its lease, as last told). */
@@ -171,6 +185,7 @@ export class RemoteControl implements RemoteControlRoute {
     name: string,
     options: CallOptions,
   ): Promise<Extract<ForwardedAnswer, { ok: true }>> {
+    this.refuseWhileAway();
     const { bus } = this.options;
     const subject = bus.bridgeSubject(holder.bridge, what);
     const cancel = (): void => {

@@ -41,6 +41,12 @@ export interface SiteBusOptions {
 /** How long a broadcast waits for the NATS server's acknowledgement before it goes on. */
 const FLUSH_WAIT_MS = 1_000;
 
+/**
+ * What a call refused while the bus is away is told to wait before retrying: the client retries
+ * every 250 ms (reconnectTimeWait), and the leases are seen again a moment after it is back.
+ */
+export const BUS_AWAY_RETRY_MS = 1_000;
+
 /** Default lease TTL: a dead bridge's control windows are given up within this. */
 export const DEFAULT_LEASE_TTL_MS = 3_000;
 

@@ -1,16 +1,19 @@
 // The site's NATS stopped and started again while the AI's calls flow, for real (a token-protected
 // nats-server and a PostgreSQL on loopback, three bridges in this process): the person's control
 // window on bridge 1, a mirror on bridge 3, one AI on bridge 2 (its calls cross the bus) and one
-// on bridge 1 (its calls stay there). While NATS is away, the AI's calls on bridge 2 are refused
-// with an error that says nothing reached the desktop and none reaches the window, the AI on
-// bridge 1 goes on, the mirror does not become a second control window, and /readyz says the
-// bus is away. The person lowers the mode to passive meanwhile (bridge 2 cannot hear it): once
+// on bridge 1 (its calls stay there). NATS stays away longer than the lease TTL, so the lease
+// expires in the bucket. While NATS is away, the AI's calls on bridge 2 are refused at once
+// (no wait for a lease or a holder) with viewer_unavailable naming the site's bus and a
+// retry_after_ms, none reaches the window, the AI on bridge 1 goes on, the mirror does not
+// become a second control window, and /readyz says the bus is away. The person lowers the mode to passive meanwhile (bridge 2 cannot hear it): once
 // NATS is back, bridge 2's calls reach the window's bridge, which refuses them by the passive
 // mode — nothing reaches the window. Then the site is whole again: bridge 1 holds the lease
-// again, bridge 2 reads the mode again, a raise approved in the window lets the calls through,
-// the overlays drawn before and during the outage are on every bridge, and a token revoked after
+// again (the mirror-only bridge 3 never takes it: the control window stays where it was, on
+// bridge 1, the only control window of the site), bridge 2 reads the mode again, a raise approved in the window lets the calls through,
+// the overlays drawn before and during the outage are on every bridge and reach windows opened
+// afterwards on bridges 1 and 3, and a token revoked after
 // the restart refuses the next call on each bridge. Times printed (bus away → calls refused,
-// back → calls answered, back → site whole); none is asserted.
+// back → calls answered, back → site whole, how long each refusal took); none is asserted.
 import { API, type Overlay } from '@overlay-companion/protocol';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -24,8 +27,16 @@ import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
 import { overlay } from './testing/overlays.js';
+import { leaseKey } from './controlLeases.js';
+import { ControlLease } from './messages.js';
 
 const { nats, postgres, missing } = await startSiteServers();
+
+/**
+ * How long NATS stays away, in lease TTLs: well past one, so the lease expires in the bucket and
+ * each bridge's lease writes made meanwhile have timed out when it comes back.
+ */
+const OUTAGE_TTLS = 4;
 
 /** Between one call of a flow and the next: two flows stay well inside the token's rate limit. */
 const CALL_GAP_MS = 100;
@@ -37,6 +48,7 @@ interface Call {
   ok: boolean;
   kind?: string;
   message?: string;
+  retry_after_ms?: number;
 }
 
 /** Calls click_at one after the other (x counting up) until stopped, each one recorded. */
@@ -78,14 +90,17 @@ describe.runIf(missing === undefined)(
     beforeAll(async () => {
       const databaseUrl = await postgres.newDatabase();
       const site = { servers: [nats.address], token: nats.token };
-      one = await startSiteBridge({ name: 'n one', databaseUrl, site, initialMode: 'autopilot' });
-      two = await startSiteBridge({ name: 'n two', databaseUrl, site, initialMode: 'autopilot' });
+      // Bridge 3 (the mirror's) starts first: its lease refreshes come a moment before bridge 1's,
+      // so after the outage it is usually first to find the expired lease free (the race that
+      // moved the control window by itself).
       three = await startSiteBridge({
         name: 'n three',
         databaseUrl,
         site,
         initialMode: 'autopilot',
       });
+      one = await startSiteBridge({ name: 'n one', databaseUrl, site, initialMode: 'autopilot' });
+      two = await startSiteBridge({ name: 'n two', databaseUrl, site, initialMode: 'autopilot' });
     }, 60_000);
     afterAll(async () => {
       for (const bridge of [three, two, one]) await bridge?.close();
@@ -117,6 +132,9 @@ describe.runIf(missing === undefined)(
       // NATS goes away.
       const awayAt = performance.now();
       await nats.outage.begin();
+      await waitUntil(() => two.site!.bus.awaySince() !== undefined, 15_000);
+      // From when bridge 2 knows the bus is away, each of its calls across bridges is refused.
+      const knownAwayAt = performance.now();
       await waitUntil(() => remote.calls.some((c) => !c.ok && c.startedAt > awayAt), 30_000);
       const refusedAfter =
         remote.calls.find((c) => !c.ok && c.startedAt > awayAt)!.endedAt - awayAt;
@@ -136,6 +154,13 @@ describe.runIf(missing === undefined)(
         30_000,
       );
       expect(plane2?.mode.mode).toBe('autopilot');
+      // Away longer than the lease TTL: the lease expires in the bucket (the case where a
+      // mirror-only bridge could take it before bridge 1 is back).
+      const ttlMs = one.site!.bus.leaseTtlMs;
+      await waitUntil(
+        () => performance.now() - awayAt > OUTAGE_TTLS * ttlMs,
+        OUTAGE_TTLS * ttlMs + 5_000,
+      );
 
       // NATS back.
       await nats.outage.end();
@@ -160,37 +185,36 @@ describe.runIf(missing === undefined)(
         remote.calls.find((c) => c.startedAt > backAt && c.kind !== 'viewer_unavailable')!.endedAt -
         backAt;
       await waitUntil(() => plane2?.mode.mode === 'passive', 15_000);
-      // The lease is held again, by the bridge of the one control window: bridge 1's, or — when
-      // the lease expired while NATS was away and bridge 3 took it first — bridge 3's (the
-      // person's window there becomes the control window, the one on bridge 1 a mirror).
-      const windows = [
-        { window: control, bridge: one },
-        { window: mirror, bridge: three },
-      ];
-      let now = windows[0]!;
-      await waitUntil(async () => {
-        const controls = windows.filter((w) => w.window.hello.role === 'control');
-        const holder = (await two.site!.remote.holder(two.desktopId))?.bridge;
-        if (controls.length !== 1 || holder !== controls[0]!.bridge.site!.bus.bridgeId)
-          return false;
-        now = controls[0]!;
-        const other = now.bridge === one ? three : one;
-        return heldElsewhere(other);
-      }, 15_000);
+      // The lease is held again by bridge 1, whose window stayed the control window all along:
+      // the mirror-only bridge 3 did not take it while bridge 1 came back. (Read in the bucket,
+      // after long enough for every bridge to have tried to take it: the grace where only its
+      // holder may, and a refresh after.)
+      await new Promise((resolve) => setTimeout(resolve, 2 * ttlMs));
+      const leaseHolder = async (): Promise<string | undefined> => {
+        const entry = await (await two.site!.bus.leases()).get(leaseKey(two.desktopId));
+        if (entry === null || entry.operation !== 'PUT') return undefined;
+        const lease = two.site!.bus.openValue(ControlLease, entry, ttlMs);
+        return lease.ok ? lease.message.bridge : undefined;
+      };
+      await waitUntil(async () => (await leaseHolder()) !== undefined, 15_000);
+      expect(await leaseHolder()).toBe(one.site!.bus.bridgeId);
+      await waitUntil(
+        async () =>
+          (await two.site!.remote.holder(two.desktopId))?.bridge === one.site!.bus.bridgeId &&
+          heldElsewhere(three),
+        15_000,
+      );
+      expect(control.hello.role).toBe('control');
+      expect(mirror.hello.role).toBe('mirror');
+      expect(mirror.received.some(isControlHello)).toBe(false);
+      expect(heldElsewhere(one)).toBe(false);
       expect((await readyz(two)).text).not.toContain(NOT_READY.siteBus);
       const wholeAfter = performance.now() - backAt;
 
       // The person raises the mode again, approved in the control window: the calls go through.
-      now.window.send({ type: 'mode_set', mode: 'autopilot' });
-      let asking: ScriptedViewer | undefined;
-      await waitUntil(() => {
-        asking = [control, mirror].find((w) =>
-          w.received.some((m) => m.type === 'approval_request'),
-        );
-        return asking !== undefined;
-      }, 5000);
-      const asked = asking!.received.find((m) => m.type === 'approval_request');
-      asking!.send({
+      control.send({ type: 'mode_set', mode: 'autopilot' });
+      const asked = await control.waitFor((m) => m.type === 'approval_request', 5000);
+      control.send({
         type: 'approval',
         request_id: (asked as { request_id: string }).request_id,
         approved: true,
@@ -208,6 +232,17 @@ describe.runIf(missing === undefined)(
         expect(call.kind).toBe('viewer_unavailable');
         expect(call.message).toMatch(/nothing was sent to the desktop|went away|no viewer|window/i);
       }
+      // Once bridge 2 knew the bus was away: refused at once, naming the site's bus — not "no
+      // viewer is connected" after waiting for a lease and a holder — with a retry_after_ms.
+      const refusedKnowing = refused.filter((c) => c.startedAt > knownAwayAt);
+      expect(refusedKnowing.length).toBeGreaterThan(0);
+      for (const call of refusedKnowing) {
+        expect(call.message).toMatch(/lost the site's bus \(NATS\)/);
+        expect(call.message).toMatch(/nothing was sent to the desktop/);
+        expect(call.message).not.toMatch(/No viewer is connected/);
+        expect(call.retry_after_ms).toBeGreaterThan(0);
+      }
+      const refusalMs = refusedKnowing.map((c) => c.endedAt - c.startedAt).sort((a, b) => a - b);
       // Nothing refused reached the window, and nothing asked after the mode went passive did
       // until it was raised again (by bridge 1's own mode, whatever bridge 2 believed).
       const reached = new Set(
@@ -228,25 +263,31 @@ describe.runIf(missing === undefined)(
         );
 
       // The overlays: every bridge has the ones drawn before the outage, the one drawn while NATS
-      // was away is on bridge 1, and a window opened on a bridge without the control window gets
-      // them from the control window's bridge. When the control window moved to bridge 3 (see
-      // above), the one drawn while away is only on bridge 1 if bridge 3 missed it: printed.
+      // was away is on bridge 1, and windows opened afterwards — on bridge 1, where the control
+      // window stayed, and on bridge 3 (from bridge 1) — get all three, as mirrors.
       const ids = (plane: typeof plane3): string[] =>
         plane?.hub.overlayFeed.syncMessage().overlays.map((o) => o.overlay_id) ?? [];
       expect(ids(plane1)).toEqual(['ov_before_1', 'ov_before_2', 'ov_during']);
       expect(ids(plane3)).toEqual(expect.arrayContaining(['ov_before_1', 'ov_before_2']));
-      const late = await ScriptedViewer.connect(now.bridge === one ? three : one);
-      // Known gap, printed rather than asserted: when the control window moved to bridge 3, a
-      // window opened on bridge 1 has been seen to get no overlays at all (no sync_state).
-      const synced = await late
-        .waitFor((m) => m.type === 'sync_state', 5000)
-        .catch((err: unknown) => {
-          if (now.bridge === one) throw err;
-          return undefined;
-        });
-      const lateIds =
-        (synced as { overlays: Overlay[] } | undefined)?.overlays.map((o) => o.overlay_id) ?? [];
-      if (now.bridge === one) expect(lateIds).toEqual(['ov_before_1', 'ov_before_2', 'ov_during']);
+      const lateOnOne = await ScriptedViewer.connect(one);
+      const lateOnThree = await ScriptedViewer.connect(three);
+      const all = ['ov_before_1', 'ov_before_2', 'ov_during'];
+      const lateIds: string[][] = [];
+      for (const late of [lateOnOne, lateOnThree]) {
+        expect(late.hello.role).toBe('mirror');
+        // As the web viewer does on a mirror's hello (overlaySync.ts).
+        late.send({ type: 'request_sync' });
+        const synced = await late.waitFor((m) => {
+          if (m.type !== 'sync_state') return false;
+          const got = (m as { overlays: Overlay[] }).overlays.map((o) => o.overlay_id);
+          return all.every((id) => got.includes(id));
+        }, 5000);
+        lateIds.push((synced as { overlays: Overlay[] }).overlays.map((o) => o.overlay_id));
+      }
+      expect(lateIds).toEqual([all, all]);
+      // Exactly one control window in the site: the one on bridge 1.
+      const windows = [control, mirror, lateOnOne, lateOnThree];
+      expect(windows.filter((w) => w.hello.role === 'control')).toEqual([control]);
       const mirrorHasDuring = ids(plane3).includes('ov_during');
 
       // A token revoked after the restart refuses the next call on every bridge.
@@ -269,16 +310,18 @@ describe.runIf(missing === undefined)(
         [
           `[site] NATS stopped under the site: the first call across bridges refused ${refusedAfter.toFixed(0)} ms after`,
           `  while away: ${String(away.length)} calls of the AI on bridge 2, ${String(refused.length)} refused (${[...kinds].join(' | ')}), none reached the window; the local AI went on`,
-          `  NATS back: a call across bridges answered by the window's bridge after ${answeredAfter.toFixed(0)} ms; site whole (lease re-held, mode re-read, /readyz) after ${wholeAfter.toFixed(0)} ms`,
-          `  the control window after the restart: on bridge ${now.bridge === one ? '1 (where it was)' : '3 (the lease expired while NATS was away and bridge 3 took it first)'}; the raise was asked in the window on bridge ${asking === control ? '1' : '3'}`,
-          `  overlay drawn while away reached the open mirror's bridge after the restart: ${mirrorHasDuring ? 'yes' : 'no'}; a window opened after on another bridge gets [${lateIds.join(', ')}]`,
+          `  NATS back: a call across bridges answered by the window's bridge after ${answeredAfter.toFixed(0)} ms; site whole (lease re-held — checked after waiting two lease TTLs —, mode re-read, /readyz) after ${wholeAfter.toFixed(0)} ms`,
+          `  once bridge 2 knew the bus was away: ${String(refusedKnowing.length)} calls refused naming the bus, each in ${refusalMs[0]?.toFixed(0) ?? '?'}–${refusalMs[refusalMs.length - 1]?.toFixed(0) ?? '?'} ms (median ${refusalMs[Math.floor(refusalMs.length / 2)]?.toFixed(0) ?? '?'} ms)`,
+          `  the control window after the restart: on bridge 1 (where it was), the lease re-taken by it`,
+          `  overlay drawn while away reached the open mirror's bridge after the restart: ${mirrorHasDuring ? 'yes' : 'no'}; windows opened after on bridges 1 and 3 get [${lateIds.map((l) => l.join(', ')).join('] and [')}]`,
           `  a token revoked on bridge 3 after the restart refused on all three bridges within ${revokedAfter.toFixed(0)} ms`,
         ].join('\n'),
       );
       for (const { client } of clients) await client.close().catch(() => undefined);
       await remoteAi.client.close();
       await localAi.client.close();
-      await late.close();
+      await lateOnOne.close();
+      await lateOnThree.close();
       await mirror.close();
       await control.close();
     }, 180_000);
