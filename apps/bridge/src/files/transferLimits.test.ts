@@ -21,12 +21,13 @@ import {
   type DesktopView,
 } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startWithDesktopControl, type ControlledBridge } from '../bridge.js';
+import type { ControlledBridge } from '../bridge.js';
 import type { AuditRecord } from '../store/types.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../testing/testAccess.js';
 import type { TestAccess } from '../testing/testAccess.js';
 import { rdpDriveFolder } from './rdpDrive.js';
+import { startFilesBridge } from './testing/filesBridge.js';
 
 const IDLE_MS = 600;
 const QUOTA = 1024 * 1024;
@@ -43,21 +44,11 @@ beforeAll(async () => {
   fixture = await startTestAccess();
   const driveRoot = join(await mkdtemp(join(tmpdir(), 'oc-transfer-limits-')), 'drives');
   await mkdir(driveRoot);
-  bridge = await startWithDesktopControl(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: fixture.dataDir,
-      webRoot: join(fixture.dataDir, 'no-web-build'),
-      guacd: { host: '127.0.0.1', port: 9 },
-      connection: { protocol: 'vnc', params: {} },
-    },
-    {
-      access: fixture.access,
-      files: { rdpDriveRoot: driveRoot, idleMs: IDLE_MS, rdpDriveQuotaBytes: QUOTA },
-    },
-    { logger: fixture.logger },
-  );
+  bridge = await startFilesBridge(fixture, {
+    rdpDriveRoot: driveRoot,
+    idleMs: IDLE_MS,
+    rdpDriveQuotaBytes: QUOTA,
+  });
   admin = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
   const made = await admin.request(API.desktops, {
     body: {

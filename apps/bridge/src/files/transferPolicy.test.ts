@@ -3,23 +3,22 @@
 // and survives a bridge restart (the same data dir opened again); nobody else can make or undo
 // it — not a control-grant person, not a view-grant one, not a page of another origin; a
 // view-grant person still may not transfer; and a move of the charge ends it.
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   API,
-  CSRF_HEADER,
   FILES_API,
   type DesktopView,
   type TransferListing,
 } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/passwords.js';
-import { startWithDesktopControl, type ControlledBridge } from '../bridge.js';
+import type { ControlledBridge } from '../bridge.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../testing/testAccess.js';
 import type { TestAccess } from '../testing/testAccess.js';
+import { chooseOthersMay, startFilesBridge, uploadAs } from './testing/filesBridge.js';
 
 const PASSWORD = 'another-password-0123456789';
 
@@ -36,18 +35,7 @@ let desktop: DesktopView;
 /** Starts a bridge on the test's data dir and signs everyone in (again, after a restart). */
 async function start(first: boolean): Promise<void> {
   fixture = await startTestAccess({ dataDir, admin: first });
-  bridge = await startWithDesktopControl(
-    {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir,
-      webRoot: join(dataDir, 'no-web-build'),
-      guacd: { host: '127.0.0.1', port: 9 },
-      connection: { protocol: 'vnc', params: {} },
-    },
-    { access: fixture.access, files: { rdpDriveRoot: driveRoot } },
-    { logger: fixture.logger },
-  );
+  bridge = await startFilesBridge(fixture, { rdpDriveRoot: driveRoot });
   admin = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
   if (first) {
     const hash = await hashPassword(PASSWORD);
@@ -75,22 +63,9 @@ const personId = async (username: string): Promise<string> =>
   (await fixture?.store.people.byUsername(username))?.id ?? '';
 
 const upload = (session: BrowserSession, name: string): Promise<Response> =>
-  fetch(new URL(FILES_API.file(desktop.id, name), session.url), {
-    method: 'PUT',
-    body: randomBytes(4096),
-    headers: {
-      origin: new URL(session.url).origin,
-      cookie: session.cookie,
-      [CSRF_HEADER]: session.csrf,
-      'content-type': 'application/octet-stream',
-    },
-  });
-
+  uploadAs(session, desktop.id, name);
 const choose = (session: BrowserSession, othersMay: boolean): Promise<Response> =>
-  session.request(FILES_API.policy(desktop.id), {
-    method: 'PUT',
-    body: { others_may_transfer: othersMay },
-  });
+  chooseOthersMay(session, desktop.id, othersMay);
 
 const othersMay = async (session: BrowserSession): Promise<boolean> =>
   ((await (await session.request(FILES_API.list(desktop.id))).json()) as TransferListing)

@@ -4,17 +4,17 @@
 // read from the site's database at every check, nothing of it cached in a bridge). Then the
 // charge moves on bridge one (the record's write a plane makes when it moves): the upload is
 // refused through both bridges, and the earlier person in charge cannot turn it back on.
-import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API, CSRF_HEADER, FILES_API, type DesktopView } from '@overlay-companion/protocol';
+import { API, type DesktopView } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../auth/passwords.js';
 import { startSiteServers } from '../site/testing/siteServers.js';
 import { startSiteBridge, type SiteBridge } from '../site/testing/siteBridges.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
 import { rdpDriveFolder } from './rdpDrive.js';
+import { chooseOthersMay, uploadAs } from './testing/filesBridge.js';
 
 const { nats, postgres, missing } = await startSiteServers();
 const PASSWORD = 'another-password-0123456789';
@@ -58,21 +58,9 @@ describe.runIf(missing === undefined)('others may transfer, across the bridges o
   });
 
   const upload = (session: BrowserSession, name: string): Promise<Response> =>
-    fetch(new URL(FILES_API.file(desktop.id, name), session.url), {
-      method: 'PUT',
-      body: randomBytes(4096),
-      headers: {
-        origin: new URL(session.url).origin,
-        cookie: session.cookie,
-        [CSRF_HEADER]: session.csrf,
-        'content-type': 'application/octet-stream',
-      },
-    });
+    uploadAs(session, desktop.id, name);
   const choose = (session: BrowserSession, othersMay: boolean): Promise<Response> =>
-    session.request(FILES_API.policy(desktop.id), {
-      method: 'PUT',
-      body: { others_may_transfer: othersMay },
-    });
+    chooseOthersMay(session, desktop.id, othersMay);
 
   it('a choice made on bridge one lets a control grant transfer on bridge two', async () => {
     expect((await upload(beaOnTwo, 'before.bin')).status).toBe(403);

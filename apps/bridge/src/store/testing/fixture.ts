@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished } from 'vitest';
 import { openStore } from '../openStore.js';
-import type { NewPerson, PersonRecord, Store } from '../types.js';
+import { newId } from '../ids.js';
+import type { DesktopRecord, NewPerson, PersonRecord, Store } from '../types.js';
 
 export interface StoreFixture {
   store: Store;
@@ -70,6 +71,18 @@ export function addPerson(store: Store, person: Partial<NewPerson> = {}): Promis
     passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
     role: 'member',
     ...person,
+  });
+}
+
+/** Adds a VNC desktop "Office PC" (no parameters, no secret) owned by `ownerId`. */
+export function addDesktop(store: Store, ownerId: string): Promise<DesktopRecord> {
+  return store.desktops.add({
+    id: newId('dsk'),
+    name: 'Office PC',
+    kind: 'vnc',
+    params: {},
+    secret: null,
+    ownerId,
   });
 }
 

@@ -3,21 +3,13 @@
 // desktop or person, and a write for a desktop that is gone writes nothing. And the site's id,
 // made once per database.
 import { expect, test } from 'vitest';
-import { newId } from '../../ids.js';
-import { addPerson, type Backend } from '../fixture.js';
+import { addDesktop, addPerson, type Backend } from '../fixture.js';
 
 export function desktopPolicySuite(backend: Backend): void {
   const setUp = async () => {
     const fixture = await backend.fresh();
     const owner = await addPerson(fixture.store);
-    const desktop = await fixture.store.desktops.add({
-      id: newId('dsk'),
-      name: 'Office PC',
-      kind: 'vnc',
-      params: {},
-      secret: null,
-      ownerId: owner.id,
-    });
+    const desktop = await addDesktop(fixture.store, owner.id);
     return { ...fixture, owner, desktop };
   };
 

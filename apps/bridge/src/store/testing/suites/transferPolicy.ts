@@ -3,22 +3,14 @@
 // (also when the charge comes back: it was the earlier charge's choice) or the owner changes;
 // and it goes with its desktop.
 import { expect, test } from 'vitest';
-import { newId } from '../../ids.js';
-import { addPerson, type Backend } from '../fixture.js';
+import { addDesktop, addPerson, type Backend } from '../fixture.js';
 
 export function transferPolicySuite(backend: Backend): void {
   const setUp = async () => {
     const fixture = await backend.fresh();
     const owner = await addPerson(fixture.store);
     const other = await addPerson(fixture.store);
-    const desktop = await fixture.store.desktops.add({
-      id: newId('dsk'),
-      name: 'Office PC',
-      kind: 'vnc',
-      params: {},
-      secret: null,
-      ownerId: owner.id,
-    });
+    const desktop = await addDesktop(fixture.store, owner.id);
     return { ...fixture, owner, other, desktop };
   };
 
