@@ -4,7 +4,7 @@
 // it ignores (unknown opcodes, absurd sizes, undecodable images).
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { DisplayModel } from './displayModel.js';
+import { DisplayModel, withoutAlpha } from './displayModel.js';
 import { imageStream, ins, pixelAt, solidPng } from './testing/streams.js';
 
 async function apply(model: DisplayModel, instructions: ReturnType<typeof ins>[]): Promise<void> {
@@ -101,5 +101,35 @@ describe('DisplayModel', () => {
     ]);
     expect([model.screen.width, model.screen.height]).toEqual([8, 8]);
     expect(model.surfaces.has(-3)).toBe(false);
+  });
+
+  it('skips the alpha scan only for images whose bytes say they have no alpha', async () => {
+    const rgb = await solidPng(4, 4, [1, 2, 3]);
+    const rgba = await halfTransparentRed(4, 4);
+    const jpeg = await sharp(rgb).jpeg().toBuffer();
+    expect(withoutAlpha('image/png', rgb)).toBe(true);
+    expect(withoutAlpha('image/jpeg', jpeg)).toBe(true);
+    expect(withoutAlpha('image/png', rgba)).toBe(false);
+    // A mimetype that lies about the bytes does not skip the scan.
+    expect(withoutAlpha('image/jpeg', rgba)).toBe(false);
+    expect(withoutAlpha('image/png', jpeg)).toBe(false);
+    expect(withoutAlpha('image/webp', rgb)).toBe(false);
+    // An RGB PNG with a transparent colour (a tRNS chunk before its data) may have alpha.
+    const ihdrEnd = 8 + 12 + rgb.readUInt32BE(8);
+    const trns = Buffer.from([0, 0, 0, 6, ...Buffer.from('tRNS'), 0, 1, 0, 2, 0, 3, 0, 0, 0, 0]);
+    const keyed = Buffer.concat([rgb.subarray(0, ihdrEnd), trns, rgb.subarray(ihdrEnd)]);
+    expect(withoutAlpha('image/png', keyed)).toBe(false);
+    expect(withoutAlpha('image/png', rgb.subarray(0, 40))).toBe(false);
+
+    // A translucent PNG sent as image/jpeg still blends.
+    const model = new DisplayModel();
+    await apply(model, [
+      ins('size', 0, 10, 10),
+      ...imageStream(1, 0, 0, 0, await solidPng(10, 10, [0, 0, 255])),
+    ]);
+    const lying = imageStream(2, 0, 0, 0, await halfTransparentRed(5, 5));
+    lying[0] = ins('img', 2, 14, 0, 'image/jpeg', 0, 0);
+    await apply(model, lying);
+    expect(pixelAt(model.screen, 1, 1)).toBe('80007f');
   });
 });

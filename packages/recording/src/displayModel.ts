@@ -40,6 +40,8 @@ interface PendingImage {
   mask: number;
   x: number;
   y: number;
+  /** The `img` instruction's mimetype. */
+  mimetype: string;
   chunks: string[];
 }
 
@@ -110,7 +112,14 @@ export class DisplayModel {
         return undefined;
       }
       case 'img':
-        this.images.set(n(0), { mask: n(1), layer: n(2), x: n(4), y: n(5), chunks: [] });
+        this.images.set(n(0), {
+          mask: n(1),
+          layer: n(2),
+          mimetype: args[3] ?? '',
+          x: n(4),
+          y: n(5),
+          chunks: [],
+        });
         return undefined;
       case 'blob':
         this.images.get(n(0))?.chunks.push(args[1] ?? '');
@@ -173,7 +182,8 @@ export class DisplayModel {
     const { data, info } = decoded;
     const rect = { x: image.x, y: image.y, width: info.width, height: info.height };
     const surface = this.surfaceFor(image.layer, rect);
-    drawImage(surface, data, info.width, info.height, image.x, image.y, image.mask);
+    const opaque = withoutAlpha(image.mimetype, bytes);
+    drawImage(surface, data, info.width, info.height, image.x, image.y, image.mask, opaque);
     this.touched(image.layer, rect);
   }
 
@@ -225,3 +235,27 @@ const size = (r: Rect): { width: number; height: number } => ({
   width: r.width,
   height: r.height,
 });
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * Whether an image's format says it has no alpha, so every decoded pixel is opaque: JPEG (no
+ * alpha channel), or a PNG of colour type 0 or 2 (grey, RGB) with no `tRNS` chunk before its
+ * data. Anything else (WebP, a palette, a malformed header) is scanned by drawImage.
+ */
+export function withoutAlpha(mimetype: string, bytes: Buffer): boolean {
+  if (mimetype === 'image/jpeg') return bytes[0] === 0xff && bytes[1] === 0xd8;
+  if (mimetype !== 'image/png' || bytes.length < 33) return false;
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR')
+    return false;
+  const colourType = bytes[25];
+  if (colourType !== 0 && colourType !== 2) return false;
+  // Chunks: length (4), type (4), data, CRC (4). tRNS (a transparent colour) precedes IDAT.
+  for (let at = 8; at + 8 <= bytes.length; ) {
+    const type = bytes.toString('latin1', at + 4, at + 8);
+    if (type === 'tRNS') return false;
+    if (type === 'IDAT') return true;
+    at += 12 + bytes.readUInt32BE(at);
+  }
+  return false;
+}

@@ -77,6 +77,7 @@ export function intersects(a: Rect, b: Rect): boolean {
 /**
  * Draws RGBA `data` (`width`×`height`) at (x, y). SRC replaces pixels; OVER blends by the
  * source alpha (desktop images are opaque, so it replaces them too, on the fast path).
+ * `knownOpaque`: every pixel of `data` is opaque (the image's format has no alpha).
  */
 export function drawImage(
   dst: Surface,
@@ -86,12 +87,14 @@ export function drawImage(
   x: number,
   y: number,
   mask: number,
+  knownOpaque = false,
 ): void {
   const area = clip({ x, y, width, height }, dst.width, dst.height);
   if (isEmpty(area)) return;
   const sx = area.x - x;
   const sy = area.y - y;
-  let opaque = mask === CompositeMask.SRC;
+  // An image without alpha (the caller knows from its format) needs no scan of every pixel.
+  let opaque = knownOpaque || mask === CompositeMask.SRC;
   if (!opaque) {
     opaque = true;
     for (let o = 3; o < data.length; o += 4)
@@ -167,7 +170,8 @@ export function crop(src: Surface, area: Rect): { rect: Rect; rgba: Buffer } {
  * reads what was there before. Returns the rectangle written. An opaque copy (SRC, or an opaque
  * source) — every scroll of a desktop — goes row by row straight into `dst`, bottom up when it
  * moves down within one surface, with no temporary: the recorder follows heavy scrolling at the
- * cost of one memmove per row. Anything else blends through a temporary.
+ * cost of one memmove per row (one in all when whole rows move). Anything else blends through
+ * a temporary.
  */
 export function copyRect(
   src: Surface,
@@ -187,6 +191,12 @@ export function copyRect(
   const read = { x: sx, y: sy, width: to.width, height: to.height };
   if (mask === CompositeMask.SRC || opaque(src, read)) {
     const bytes = to.width * 4;
+    if (to.x === 0 && sx === 0 && to.width === dst.width && src.width === dst.width) {
+      // Whole rows (a terminal's scroll): one contiguous block, one memmove (overlap is safe).
+      const s = sy * bytes;
+      src.rgba.copy(dst.rgba, to.y * bytes, s, s + to.height * bytes);
+      return to;
+    }
     const bottomUp = src === dst && to.y > sy;
     for (let i = 0; i < to.height; i++) {
       const row = bottomUp ? to.height - 1 - i : i;
