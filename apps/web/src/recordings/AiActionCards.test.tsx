@@ -6,6 +6,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { AiActionCards } from './AiActionCards.js';
+import { initialState, screenSize } from './playback.js';
 import type { AiActionEvent, TeachAnswerEvent } from './recordingsWire.js';
 
 const click: AiActionEvent = {
@@ -65,6 +66,21 @@ describe('AiActionCards', () => {
     const unknown = render(0, 0);
     expect(unknown).not.toContain('ai-card__point');
     expect(unknown).not.toContain('ai-card__area');
+  });
+
+  it("is marked before the player shows a frame: the size is the recording's first screen size", () => {
+    // A buffer's size first (guacd sizes its cursor buffer), then the screen's, then its resize.
+    const text =
+      '4.size,2.-1,2.11,2.16;4.size,1.0,3.200,3.100;4.sync,13.1700000000000;' +
+      '4.size,1.0,3.800,3.600;4.sync,13.1700000001000;';
+    const state = initialState(text, 1_700_000_000_000);
+    expect(state).toMatchObject({ width: 200, height: 100, at: 1_700_000_000_000, loaded: false });
+    expect(render(state.width, state.height)).toContain(
+      'class="ai-card__area" aria-hidden="true" style="left:0%;top:0%;width:50%;height:100%"',
+    );
+    // No screen size in the file (nothing recorded yet): unknown, so no marks, never wrong ones.
+    expect(screenSize('4.sync,13.1700000000000;')).toEqual({ width: 0, height: 0 });
+    expect(screenSize('4.size,2.10,3.640,3.480;')).toEqual({ width: 0, height: 0 });
   });
 });
 

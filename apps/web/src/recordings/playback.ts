@@ -27,7 +27,10 @@ export interface PlaybackState {
   skipIdle: boolean;
   loaded: boolean;
   error: string | null;
-  /** The recorded screen's size in desktop pixels (0 until the first frame). */
+  /**
+   * The recorded screen's size in desktop pixels: from the recording's first `size` of the
+   * screen at once (the AI cards' marks need it before any frame is shown), then the display's.
+   */
   width: number;
   height: number;
 }
@@ -56,6 +59,31 @@ export function frameTimes(text: string): { first: number | null; drawn: number[
     previousEnd = match.index + match[0].length;
   }
   return { first, drawn };
+}
+
+/**
+ * The screen's size as the recording first sets it (its first `size` of layer 0), or 0 × 0 when
+ * it sets none.
+ */
+export function screenSize(text: string): { width: number; height: number } {
+  // `4.size,1.0,<n>.<width>,<n>.<height>;` — base64 image data never holds '.' or ','.
+  const match = /4\.size,1\.0,\d+\.(\d+),\d+\.(\d+);/.exec(text);
+  return match ? { width: Number(match[1]), height: Number(match[2]) } : { width: 0, height: 0 };
+}
+
+/** Where a recording's playback starts: its first frame, paused, at the screen's first size. */
+export function initialState(text: string, origin: number): PlaybackState {
+  return {
+    at: origin,
+    start: origin,
+    end: origin,
+    playing: false,
+    speed: 1,
+    skipIdle: false,
+    loaded: false,
+    error: null,
+    ...screenSize(text),
+  };
 }
 
 /** Guacamole.Tunnel as it is at run time (the typings leave out setState and make it abstract). */
@@ -112,18 +140,7 @@ export class Playback {
     private readonly origin: number,
   ) {
     this.recording = new Guacamole.SessionRecording(textTunnel(text));
-    this.state = {
-      at: origin,
-      start: origin,
-      end: origin,
-      playing: false,
-      speed: 1,
-      skipIdle: false,
-      loaded: false,
-      error: null,
-      width: 0,
-      height: 0,
-    };
+    this.state = initialState(text, origin);
     this.recording.onprogress = (duration) => this.set({ end: origin + duration });
     this.recording.onload = () =>
       this.set({ loaded: true, end: origin + this.recording.getDuration() });
