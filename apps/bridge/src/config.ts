@@ -1,6 +1,7 @@
 // The bridge's one configuration object, validated with zod. Everything the bridge needs to
 // serve and to reach the desktop lives here; connection parameters (hosts, credentials) come
 // only from this server-side object, never from a browser.
+import type { SecureContext } from 'node:tls';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from './errors.js';
@@ -13,13 +14,22 @@ export const hostPortSchema = z.object({
 export type HostPort = z.infer<typeof hostPortSchema>;
 
 /**
+ * TLS for a pool link (gateways:// and guacds:// in --gateways; tunnel/poolTls.ts): the CA that
+ * must have signed the member's certificate (OC_POOL_CA, else the system's) and the bridge's
+ * own certificate when set. Built once at start; holds no key material a logger could print.
+ */
+export const poolTlsSchema = z.custom<SecureContext>(
+  (value) => typeof value === 'object' && value !== null && 'context' in value,
+);
+
+/**
  * Where the guacd-compatible server is: TCP (a real guacd, `--guacd`, or a member of the
  * gateway pool, `--gateways`) or a Unix socket (the embedded gateway inside `serve`, reachable
  * only through the 0700 data dir). A pool member that is our gateway carries the pool secret,
  * sent before the handshake (tunnel/upstream.ts); never logged (the logger redacts `secret`).
  */
 export const guacdAddressSchema = z.union([
-  hostPortSchema.extend({ secret: z.string().min(22).optional() }),
+  hostPortSchema.extend({ secret: z.string().min(22).optional(), tls: poolTlsSchema.optional() }),
   z.strictObject({ path: z.string().min(1) }),
 ]);
 export type GuacdAddress = z.infer<typeof guacdAddressSchema>;
@@ -59,7 +69,14 @@ export const tunnelConfigSchema = z.object({
   /** Gateways and guacds shared by the site's bridges (--gateways; tunnel/gatewayPool.ts). */
   gatewayPool: z
     .object({
-      members: z.array(hostPortSchema.extend({ kind: z.enum(['gateway', 'guacd']) })).min(1),
+      members: z
+        .array(
+          hostPortSchema.extend({
+            kind: z.enum(['gateway', 'guacd']),
+            tls: poolTlsSchema.optional(),
+          }),
+        )
+        .min(1),
       /** OC_GATEWAY_SECRET: what our gateways ask for first. */
       secret: z.string().min(22).optional(),
     })

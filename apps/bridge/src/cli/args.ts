@@ -63,6 +63,11 @@ export interface GatewayCommandOptions {
   listen: HostPort;
   /** OC_GATEWAY_SECRET: serve only bridges that send it first (a pool gateway). */
   poolSecret?: string;
+  /**
+   * --tls-cert/--tls-key (OC_GATEWAY_TLS_CERT/KEY): serve TLS; --tls-client-ca
+   * (OC_GATEWAY_TLS_CLIENT_CA): only clients with a certificate it signed. PEM file paths.
+   */
+  tls?: { certFile: string; keyFile: string; clientCaFile?: string };
   logLevel?: LogLevel;
 }
 
@@ -250,15 +255,20 @@ function parseGateway(args: readonly string[], env: NodeJS.ProcessEnv): Command 
       options: {
         listen: { type: 'string' },
         'log-level': { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'tls-client-ca': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
   );
   if (values.help) return { command: 'help' };
+  const tls = gatewayTlsFiles(values, env);
   return {
     command: 'gateway',
     options: {
       listen: hostPort(values.listen ?? '127.0.0.1:4822', '--listen', true),
+      ...(tls === undefined ? {} : { tls }),
       ...usage(() => {
         const poolSecret = parsePoolSecret(env);
         return poolSecret === undefined ? {} : { poolSecret };
@@ -314,4 +324,28 @@ function recordFromEnv(text: string | undefined): boolean {
   if (value === '' || value === '0' || value === 'false' || value === 'no') return false;
   if (value === '1' || value === 'true' || value === 'yes') return true;
   throw new UsageError(`OC_RECORD is 1 (record every desktop by default) or 0, got "${text}".`);
+}
+
+/** The gateway's TLS files from its flags, else the environment; both or neither of cert and key. */
+function gatewayTlsFiles(
+  values: { 'tls-cert'?: string; 'tls-key'?: string; 'tls-client-ca'?: string },
+  env: NodeJS.ProcessEnv,
+): GatewayCommandOptions['tls'] {
+  const pick = (flag: string | undefined, name: string) => {
+    const value = (flag ?? env[name] ?? '').trim();
+    return value === '' ? undefined : value;
+  };
+  const certFile = pick(values['tls-cert'], 'OC_GATEWAY_TLS_CERT');
+  const keyFile = pick(values['tls-key'], 'OC_GATEWAY_TLS_KEY');
+  const clientCaFile = pick(values['tls-client-ca'], 'OC_GATEWAY_TLS_CLIENT_CA');
+  if (certFile === undefined && keyFile === undefined) {
+    if (clientCaFile !== undefined)
+      throw new UsageError('--tls-client-ca needs TLS: add --tls-cert FILE and --tls-key FILE.');
+    return undefined;
+  }
+  if (certFile === undefined || keyFile === undefined)
+    throw new UsageError(
+      '--tls-cert and --tls-key (OC_GATEWAY_TLS_CERT, OC_GATEWAY_TLS_KEY) go together: give both PEM files.',
+    );
+  return { certFile, keyFile, ...(clientCaFile === undefined ? {} : { clientCaFile }) };
 }

@@ -3,13 +3,23 @@
 // `gateway://HOST:PORT` (an `overlay-companion gateway` started with the same OC_GATEWAY_SECRET)
 // and `guacd://HOST:PORT` (Apache guacd, which has no authentication: keep it on a private network
 // or behind TLS). A `gateway://` member needs the secret, so a pool link is never opened without it.
+// `gateways://` and `guacds://` are the same over TLS (tunnel/poolTls.ts): the member's certificate
+// is checked against OC_POOL_CA (a PEM file; else the system's CAs) and the host, and the bridge
+// shows OC_POOL_CLIENT_CERT with OC_POOL_CLIENT_KEY (PEM files) to a member that asks (mutual TLS).
+import { readFileSync } from 'node:fs';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import { MIN_POOL_SECRET_LENGTH } from '@overlay-companion/gateway';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseHostPort, type TunnelConfig } from '../config.js';
 
 export type GatewayPoolOption = NonNullable<TunnelConfig['gatewayPool']>;
 
-const KINDS = { 'gateway://': 'gateway', 'guacd://': 'guacd' } as const;
+const KINDS = {
+  'gateway://': { kind: 'gateway', tls: false },
+  'guacd://': { kind: 'guacd', tls: false },
+  'gateways://': { kind: 'gateway', tls: true },
+  'guacds://': { kind: 'guacd', tls: true },
+} as const;
 
 export function parseGatewayPool(
   flag: string | undefined,
@@ -18,11 +28,12 @@ export function parseGatewayPool(
   const text = (flag ?? env.OC_GATEWAYS ?? '').trim();
   if (text === '') return undefined;
   const members: GatewayPoolOption['members'] = [];
+  let context: SecureContext | undefined;
   for (const item of text.split(',').map((part) => part.trim())) {
     const scheme = (Object.keys(KINDS) as (keyof typeof KINDS)[]).find((s) => item.startsWith(s));
     if (scheme === undefined)
       throw new UsageError(
-        `--gateways (OC_GATEWAYS) lists gateway://HOST:PORT (overlay-companion gateway) and guacd://HOST:PORT (Apache guacd), comma-separated; got "${item}".`,
+        `--gateways (OC_GATEWAYS) lists gateway://HOST:PORT (overlay-companion gateway) and guacd://HOST:PORT (Apache guacd), or gateways:// and guacds:// for TLS, comma-separated; got "${item}".`,
       );
     let address;
     try {
@@ -33,7 +44,9 @@ export function parseGatewayPool(
     }
     if (members.some((m) => m.host === address.host && m.port === address.port))
       throw new UsageError(`--gateways (OC_GATEWAYS) names ${item} twice.`);
-    members.push({ ...address, kind: KINDS[scheme] });
+    const { kind, tls } = KINDS[scheme];
+    context ??= tls ? poolTlsContext(env) : undefined;
+    members.push({ ...address, kind, ...(tls && context !== undefined ? { tls: context } : {}) });
   }
   const secret = parsePoolSecret(env);
   if (secret === undefined && members.some((m) => m.kind === 'gateway'))
@@ -52,4 +65,40 @@ export function parsePoolSecret(env: NodeJS.ProcessEnv): string | undefined {
       `OC_GATEWAY_SECRET must be at least ${String(MIN_POOL_SECRET_LENGTH)} characters; make one with \`openssl rand -base64 32\`.`,
     );
   return secret;
+}
+
+/**
+ * The bridge's TLS settings for gateways:// and guacds:// members, from OC_POOL_CA,
+ * OC_POOL_CLIENT_CERT and OC_POOL_CLIENT_KEY (PEM files, read once at start).
+ */
+export function poolTlsContext(env: NodeJS.ProcessEnv): SecureContext {
+  const read = (name: string): Buffer | undefined => {
+    const file = env[name]?.trim();
+    if (file === undefined || file === '') return undefined;
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new UsageError(
+        `${name}=${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): give a PEM file this user can read.`,
+      );
+    }
+  };
+  const ca = read('OC_POOL_CA');
+  const cert = read('OC_POOL_CLIENT_CERT');
+  const key = read('OC_POOL_CLIENT_KEY');
+  if ((cert === undefined) !== (key === undefined))
+    throw new UsageError(
+      "OC_POOL_CLIENT_CERT and OC_POOL_CLIENT_KEY go together: set both (the bridge's certificate for gateways that ask for one) or neither.",
+    );
+  try {
+    return createSecureContext({
+      ...(ca === undefined ? {} : { ca }),
+      ...(cert === undefined || key === undefined ? {} : { cert, key }),
+      minVersion: 'TLSv1.2',
+    });
+  } catch (err) {
+    throw new UsageError(
+      `The pool's TLS files (OC_POOL_CA, OC_POOL_CLIENT_CERT, OC_POOL_CLIENT_KEY) are not usable PEM: ${err instanceof Error ? err.message : String(err)}.`,
+    );
+  }
 }

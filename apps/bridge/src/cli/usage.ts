@@ -25,7 +25,10 @@ overlay-companion serve [options]
                        gateway://HOST:PORT (overlay-companion gateway, with the same
                        OC_GATEWAY_SECRET) and guacd://HOST:PORT (Apache guacd), comma-separated;
                        each desktop opens on the least-loaded healthy one (local desktops stay
-                       on the embedded gateway)
+                       on the embedded gateway); gateways:// and guacds:// are the same over TLS:
+                       the member's certificate is checked against OC_POOL_CA (PEM; else the
+                       system's CAs) and its host; OC_POOL_CLIENT_CERT + OC_POOL_CLIENT_KEY are
+                       shown to members that ask (mutual TLS)
   --desktop-name NAME  the name of the desktop record the source makes (default Desktop);
                        more desktops and grants: the /desktops page
   --local-desktops M   shared (default) or per-person: each person also gets a sandboxed
@@ -64,6 +67,10 @@ overlay-companion stdio [options]
 overlay-companion gateway [options]
   --listen HOST:PORT   where the gateway listens (default 127.0.0.1:4822)
   --log-level LEVEL    as for serve
+  --tls-cert FILE      serve TLS with this PEM certificate (also OC_GATEWAY_TLS_CERT)
+  --tls-key FILE       and its PEM key (also OC_GATEWAY_TLS_KEY)
+  --tls-client-ca FILE mutual TLS: only clients with a certificate this CA signed connect
+                       (also OC_GATEWAY_TLS_CLIENT_CA)
   Like guacd, the gateway trusts whoever connects: anyone who can reach HOST:PORT (any
   local user, on loopback) can reach every VNC desktop this machine can reach and join
   running connections by id. Keep the port reachable only by your Guacamole web app.

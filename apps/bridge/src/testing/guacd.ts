@@ -55,7 +55,10 @@ export function findGuacd(): { path: string } | { skip: string } {
   };
 }
 
-export async function startTestGuacd(): Promise<TestGuacd | { skip: string }> {
+/** `args`: more of guacd's flags (e.g. `-C cert -K key` for TLS). */
+export async function startTestGuacd(
+  args: readonly string[] = [],
+): Promise<TestGuacd | { skip: string }> {
   const found = findGuacd();
   if ('skip' in found) return found;
   const host = '127.0.0.1';
@@ -65,7 +68,7 @@ export async function startTestGuacd(): Promise<TestGuacd | { skip: string }> {
   const libraryPath = [existsSync(lib) ? lib : undefined, process.env.LD_LIBRARY_PATH]
     .filter((p): p is string => p !== undefined && p !== '')
     .join(delimiter);
-  const child = spawn(found.path, ['-f', '-b', host, '-l', String(port), '-L', 'info'], {
+  const child = spawn(found.path, ['-f', '-b', host, '-l', String(port), '-L', 'info', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LD_LIBRARY_PATH: libraryPath },
   });

@@ -452,7 +452,7 @@ export class DesktopConnections {
     const unreachable =
       err instanceof TunnelStartError &&
       (err.status === GuacStatus.UPSTREAM_NOT_FOUND || err.status === GuacStatus.UPSTREAM_TIMEOUT);
-    if (unreachable) pool.markDown(target.guacd, err.message);
+    if (unreachable) pool.markDown(target.guacd, err);
     return unreachable;
   }
 

@@ -6,9 +6,12 @@
 // (gatewayPlaces.ts: NATS key-value when the site has NATS, memory otherwise), each signed with
 // the pool secret so that NATS credentials alone cannot send a window to another desktop's
 // connection. A member that
-// refuses a connection, or a health probe (a TCP connect every PROBE_INTERVAL_MS), is taken out
-// until a probe reaches it again; its desktops' windows lose their tunnels and, reconnecting,
-// open on another member. health() tells /readyz which members are out, since when and why.
+// refuses a connection, or a health probe (a TCP connect every PROBE_INTERVAL_MS; for members
+// written gateways:// or guacds://, the same TLS handshake as a real link: poolTls.ts), is taken
+// out until a probe reaches it again; its desktops' windows lose their tunnels and, reconnecting,
+// open on another member. A member whose TLS fails is out with the reason in words (certificate
+// not trusted, wrong name, plaintext, ...), never reached in plaintext instead. health() tells
+// /readyz which members are out, since when and why.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { connect } from 'node:net';
 import type { Logger } from 'pino';
@@ -16,7 +19,8 @@ import { GuacStatus } from '@overlay-companion/guac';
 import type { GuacdAddress, TunnelConfig } from '../config.js';
 import type { TunnelTarget } from './tunnelSession.js';
 import { MemoryGatewayPlaces, type GatewayPlace, type GatewayPlaces } from './gatewayPlaces.js';
-import { TunnelStartError } from './upstream.js';
+import { TunnelStartError, connectGuacd } from './upstream.js';
+import { TLS_FAILURES } from './poolTls.js';
 
 type PoolConfig = NonNullable<TunnelConfig['gatewayPool']>;
 export type PoolMember = PoolConfig['members'][number];
@@ -30,6 +34,7 @@ const PROBE_TIMEOUT_MS = 1_500;
 export const OUT_BECAUSE = {
   probe: 'its health probe could not connect',
   refused: 'it refused a connection',
+  ...TLS_FAILURES,
 } as const;
 
 /** One member as /readyz tells it: its place in --gateways, not its address. */
@@ -80,10 +85,15 @@ export class GatewayPool {
 
   /** The address to connect to a member at (our gateways: with the pool secret). */
   addressOf(member: PoolMember): GuacdAddress {
-    const { host, port } = member;
-    return member.kind === 'gateway' && this.config.secret !== undefined
-      ? { host, port, secret: this.config.secret }
-      : { host, port };
+    const { host, port, tls } = member;
+    return {
+      host,
+      port,
+      ...(member.kind === 'gateway' && this.config.secret !== undefined
+        ? { secret: this.config.secret }
+        : {}),
+      ...(tls === undefined ? {} : { tls }),
+    };
   }
 
   /** Where a desktop's running connection lives, if on a member that is up. */
@@ -159,12 +169,17 @@ export class GatewayPool {
       .catch(() => undefined);
   }
 
-  /** A member refused a connection: out of the pool until a probe reaches it. */
+  /**
+   * A member refused a connection (`why`: the error, or words): out of the pool until a probe
+   * reaches it. A TLS failure is told as such.
+   */
   markDown(
     member: { host: string; port: number },
-    why: string,
+    why: string | Error,
     because: keyof typeof OUT_BECAUSE = 'refused',
   ): void {
+    if (why instanceof TunnelStartError && why.tlsFailure !== undefined) because = why.tlsFailure;
+    if (why instanceof Error) why = why.message;
     const key = memberKey(member);
     if (!this.byKey.has(key) || this.down.has(key)) return;
     this.down.set(key, { since: Date.now(), because });
@@ -219,12 +234,25 @@ export class GatewayPool {
   private async probeAll(): Promise<void> {
     await Promise.all(
       [...this.byKey].map(async ([key, member]) => {
-        const ok = await reachable(member);
-        if (ok && this.down.delete(key))
+        const failure = await this.probe(member);
+        if (failure === undefined && this.down.delete(key))
           this.logger.info({ gateway: key }, 'gateway pool: a gateway is back in the pool');
-        if (!ok) this.markDown(member, OUT_BECAUSE.probe, 'probe');
+        if (failure !== undefined) this.markDown(member, failure, 'probe');
       }),
     );
+  }
+
+  /** Why the member cannot be reached now (undefined: it can); TLS as a real link. */
+  private async probe(member: PoolMember): Promise<string | Error | undefined> {
+    if (member.tls === undefined) return (await reachable(member)) ? undefined : OUT_BECAUSE.probe;
+    try {
+      (await connectGuacd(this.addressOf(member), PROBE_TIMEOUT_MS)).destroy();
+      return undefined;
+    } catch (err) {
+      return err instanceof TunnelStartError && err.tlsFailure !== undefined
+        ? err
+        : OUT_BECAUSE.probe;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
-// Opening a connection to the guacd-compatible server (TCP or Unix socket, the pool secret first
-// for a pool gateway that asks for it, then the guacd handshake with server-side parameters and a size the bridge decided), and turning any failure
-// before the relay starts into a Guacamole status plus a sentence the person can act on.
+// Opening a connection to the guacd-compatible server (TCP, TLS to a pool member written
+// gateways:// or guacds:// (poolTls.ts), or a Unix socket; the pool secret first for a pool
+// gateway that asks for it, then the guacd handshake with server-side parameters and a size the
+// bridge decided), and turning any failure before the relay starts into a Guacamole status plus a
+// sentence the person can act on.
 import { connect, type Socket } from 'node:net';
 import {
   GuacConnection,
@@ -11,6 +13,7 @@ import {
 import { POOL_AUTH_OPCODE } from '@overlay-companion/gateway';
 import { describeGuacd, type GuacdAddress } from '../config.js';
 import type { DesktopSize } from '../desktops/desktopSize.js';
+import { PoolTlsError, connectPoolTls, type TlsFailure } from './poolTls.js';
 
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp'];
 
@@ -89,12 +92,15 @@ export class TunnelStartError extends Error {
   constructor(
     message: string,
     readonly status: number,
+    /** Set when a pool member's TLS failed (the pool takes it out with these words). */
+    readonly tlsFailure?: TlsFailure,
   ) {
     super(message);
   }
 }
 
 export function connectGuacd(guacd: GuacdAddress, timeoutMs: number): Promise<Socket> {
+  if ('host' in guacd && guacd.tls !== undefined) return connectTls(guacd, guacd.tls, timeoutMs);
   return new Promise((resolve, reject) => {
     const socket =
       'path' in guacd
@@ -102,12 +108,7 @@ export function connectGuacd(guacd: GuacdAddress, timeoutMs: number): Promise<So
         : connect({ host: guacd.host, port: guacd.port });
     const fail = (why: string, status: number) => {
       socket.destroy();
-      reject(
-        new TunnelStartError(
-          `The bridge cannot reach the guacd-compatible server at ${describeGuacd(guacd)} (${why}). Start it, or point the bridge at a running one with --guacd HOST:PORT.`,
-          status,
-        ),
-      );
+      reject(unreachable(guacd, why, status));
     };
     const timer = setTimeout(
       () => fail(`no answer within ${timeoutMs} ms`, GuacStatus.UPSTREAM_TIMEOUT),
@@ -125,6 +126,49 @@ export function connectGuacd(guacd: GuacdAddress, timeoutMs: number): Promise<So
       resolve(socket);
     });
   });
+}
+
+/** A TLS link to a pool member; never plaintext, whatever goes wrong. */
+async function connectTls(
+  guacd: { host: string; port: number },
+  context: NonNullable<Extract<GuacdAddress, { host: string }>['tls']>,
+  timeoutMs: number,
+): Promise<Socket> {
+  const { socket, opened } = connectPoolTls(guacd, context);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(unreachable(guacd, `no answer within ${timeoutMs} ms`, GuacStatus.UPSTREAM_TIMEOUT)),
+      timeoutMs,
+    );
+  });
+  try {
+    const secured = await Promise.race([opened, timedOut]);
+    secured.on('error', () => undefined);
+    secured.setNoDelay(true);
+    return secured;
+  } catch (err) {
+    socket.destroy();
+    if (err instanceof PoolTlsError)
+      throw new TunnelStartError(
+        `The bridge's TLS link to the pool member at ${describeGuacd(guacd)} failed (${err.message}). Check the member's certificate, OC_POOL_CA and OC_POOL_CLIENT_CERT.`,
+        GuacStatus.UPSTREAM_NOT_FOUND,
+        err.failure,
+      );
+    if (err instanceof TunnelStartError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw unreachable(guacd, code ?? String(err), GuacStatus.UPSTREAM_NOT_FOUND);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function unreachable(guacd: GuacdAddress, why: string, status: number): TunnelStartError {
+  return new TunnelStartError(
+    `The bridge cannot reach the guacd-compatible server at ${describeGuacd(guacd)} (${why}). Start it, or point the bridge at a running one with --guacd HOST:PORT.`,
+    status,
+  );
 }
 
 /** Status and message for a failure before the relay began. */
