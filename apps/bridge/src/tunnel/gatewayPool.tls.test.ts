@@ -40,25 +40,26 @@ registerSecret(SECRET);
 
 /** A TCP proxy that keeps every byte it passes, both ways (what a wire tap would see). */
 class CaptureProxy {
-  private readonly chunks: Buffer[] = [];
-  private readonly sockets = new Set<Socket>();
   private constructor(
     private readonly server: Server,
     readonly port: number,
+    private readonly chunks: Buffer[],
+    private readonly sockets: Set<Socket>,
   ) {}
 
   static async start(target: { host: string; port: number }): Promise<CaptureProxy> {
     const to = { host: target.host, port: target.port };
-    let proxy: CaptureProxy | undefined;
+    const chunks: Buffer[] = [];
+    const sockets = new Set<Socket>();
     const server = createServer((client) => {
       const upstream = connect(to);
       for (const [from, into] of [
         [client, upstream],
         [upstream, client],
       ] as const) {
-        proxy?.sockets.add(from);
+        sockets.add(from);
         from.on('data', (chunk: Buffer) => {
-          proxy?.chunks.push(chunk);
+          chunks.push(chunk);
           into.write(chunk);
         });
         from.on('error', () => into.destroy());
@@ -66,8 +67,7 @@ class CaptureProxy {
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new CaptureProxy(server, (server.address() as AddressInfo).port);
-    return proxy;
+    return new CaptureProxy(server, (server.address() as AddressInfo).port, chunks, sockets);
   }
 
   get bytes(): Buffer {
