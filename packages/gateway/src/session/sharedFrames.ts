@@ -217,12 +217,16 @@ export class SharedFrames<Member extends StepMember> {
     }
     // Members that cannot take a frame yet are waited for (unless on probation), and so is a
     // user whose own frame was taken at the stream's last update (it joins once that is sent).
+    // A passive one of those is waited for even on probation: what it waits on is our own
+    // encode, not its browser, and out of step it would cost an encode per frame.
+    const onProbation = (m: Member) =>
+      now - (this.fellBehindAt.get(m) ?? Number.NEGATIVE_INFINITY) < STEP_PROBATION_MS;
     const waitFor = [
-      ...[...this.members].filter((m) => !ready.includes(m)),
-      ...[...this.outOfStep()].filter((user) => user.ownFrameAt === this.takenAt),
-    ].filter(
-      (m) => now - (this.fellBehindAt.get(m) ?? Number.NEGATIVE_INFINITY) >= STEP_PROBATION_MS,
-    );
+      ...[...this.members].filter((m) => !ready.includes(m) && !onProbation(m)),
+      ...[...this.outOfStep()].filter(
+        (user) => user.ownFrameAt === this.takenAt && (user.passive || !onProbation(user)),
+      ),
+    ];
     if (waitFor.length > 0) {
       this.waitingSince ??= now;
       if (now - this.waitingSince < STEP_WAIT_MS) {
