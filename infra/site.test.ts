@@ -128,8 +128,8 @@ describe('the site: compose.yaml and the quadlets', () => {
       const env = services[bridge]?.environment ?? {};
       expect(env.OC_NATS_URL?.split(','), bridge).toEqual(nats.map((n) => `nats://${n}:4222`));
       expect(env.OC_GATEWAYS?.split(','), bridge).toEqual([
-        ...gateways.map((g) => `gateway://${g}:4822`),
-        'guacd://guacd:4822',
+        ...gateways.map((g) => `gateways://${g}:4822`),
+        'guacds://guacd:4822',
       ]);
       // The pool has guacd: no --guacd beside it (serve refuses both).
       expect(services[bridge]?.command).not.toContain('--guacd');
@@ -283,6 +283,96 @@ describe('the site: a three-node NATS cluster from nats.conf', () => {
   }, 60_000);
 });
 
+describe("the site: TLS on the gateway pool's links", () => {
+  const secretFile = (name: string) => `/run/secrets/${name}`;
+
+  it('mounts the pool certificates where the bridges, gateways and guacd read them', async () => {
+    const { services } = await compose();
+    const names = (s: Service['secrets']) =>
+      (s ?? []).map((x) => (typeof x === 'string' ? x : x.source));
+    for (const name of Object.keys(services).filter((s) => s.startsWith('bridge-'))) {
+      const env = services[name]?.environment ?? {};
+      expect(env.OC_POOL_CA, name).toBe(secretFile('oc_pool_ca'));
+      expect(env.OC_POOL_CLIENT_CERT, name).toBe(secretFile('oc_pool_client_cert'));
+      expect(env.OC_POOL_CLIENT_KEY, name).toBe(secretFile('oc_pool_client_key'));
+      expect(names(services[name]?.secrets), name).toEqual(
+        expect.arrayContaining(['oc_pool_ca', 'oc_pool_client_cert', 'oc_pool_client_key']),
+      );
+    }
+    for (const name of Object.keys(services).filter((s) => s.startsWith('gateway-'))) {
+      const env = services[name]?.environment ?? {};
+      expect(env.OC_GATEWAY_TLS_CERT, name).toBe(secretFile('oc_pool_server_cert'));
+      expect(env.OC_GATEWAY_TLS_KEY, name).toBe(secretFile('oc_pool_server_key'));
+      // Mutual TLS: only the bridges' certificate gets past TLS.
+      expect(env.OC_GATEWAY_TLS_CLIENT_CA, name).toBe(secretFile('oc_pool_ca'));
+    }
+    const guacd = services.guacd!;
+    expect(guacd.command).toEqual([
+      '-C',
+      secretFile('oc_pool_server_cert'),
+      '-K',
+      secretFile('oc_pool_server_key'),
+    ]);
+    expect(names(guacd.secrets)).toEqual(['oc_pool_server_cert', 'oc_pool_server_key']);
+    // The quadlets say the same.
+    const bridge = environment((await unitFor('bridge-1')).unit);
+    expect(bridge.OC_POOL_CA).toBe(secretFile('oc_pool_ca'));
+    expect(bridge.OC_POOL_CLIENT_CERT).toBe(secretFile('oc_pool_client_cert'));
+    const gateway = environment((await unitFor('gateway-1')).unit);
+    expect(gateway.OC_GATEWAY_TLS_CLIENT_CA).toBe(secretFile('oc_pool_ca'));
+    const dropIn = parseUnitFile(await readFile(join(site, 'guacd-pool-tls.conf'), 'utf8'));
+    expect(values(dropIn, 'Container', 'Exec')).toEqual([guacd.command!.join(' ')]);
+  });
+
+  it("pool-pki.sh makes a CA, a server certificate for every member and the bridges' one", async () => {
+    // A FAKE podman (this machine has none): `secret exists|create NAME FILE` on a directory.
+    const dir = await mkdtemp(join(tmpdir(), 'oc-pool-pki-'));
+    try {
+      const store = join(dir, 'secrets');
+      await run('mkdir', [store, join(dir, 'bin')]);
+      await writeFile(
+        join(dir, 'bin', 'podman'),
+        `#!/bin/sh\ncase "$2" in exists) [ -f "${store}/$3" ];; create) cp "$4" "${store}/$3";; *) exit 2;; esac\n`,
+        { mode: 0o755 },
+      );
+      const env = { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}` };
+      await run('sh', [join(site, 'pool-pki.sh'), '2'], { env, cwd: dir });
+      const made = (await readdir(store)).sort();
+      expect(made).toEqual([
+        'oc_pool_ca',
+        'oc_pool_client_cert',
+        'oc_pool_client_key',
+        'oc_pool_server_cert',
+        'oc_pool_server_key',
+      ]);
+      const at = (name: string) => join(store, name);
+      const { stdout } = await run('openssl', [
+        'verify',
+        '-CAfile',
+        at('oc_pool_ca'),
+        at('oc_pool_server_cert'),
+        at('oc_pool_client_cert'),
+      ]);
+      expect(stdout.match(/: OK/g)).toHaveLength(2);
+      const san = await run('openssl', [
+        'x509',
+        '-in',
+        at('oc_pool_server_cert'),
+        '-noout',
+        '-ext',
+        'subjectAltName',
+      ]);
+      expect(san.stdout).toContain('DNS:guacd, DNS:gateway-1, DNS:gateway-2');
+      // A second run keeps what exists (the certificates every member already holds).
+      const before = await readFile(at('oc_pool_ca'));
+      await run('sh', [join(site, 'pool-pki.sh'), '2'], { env, cwd: dir });
+      expect(await readFile(at('oc_pool_ca'))).toEqual(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 const tf = tofuTool();
 
 describe.skipIf(tf === undefined)('the site: the OpenTofu stack module with counts', () => {
@@ -330,8 +420,14 @@ describe.skipIf(tf === undefined)('the site: the OpenTofu stack module with coun
       );
       expect(values(bridge, 'Container', 'Exec')[0]).not.toContain('--guacd');
       expect(environment(bridge).OC_GATEWAYS).toBe(
-        'gateway://gateway-1:4822,gateway://gateway-2:4822,guacd://guacd:4822',
+        'gateways://gateway-1:4822,gateways://gateway-2:4822,guacds://guacd:4822',
       );
+      const guacdTls = parseUnitFile(
+        rendered.files[`${systemd}oc-guacd.container.d/30-pool-tls.conf`]!,
+      );
+      expect(values(guacdTls, 'Container', 'Exec')[0]).toMatch(/^-C \S+ -K \S+$/);
+      expect(names).toContain('.config/overlay-companion/pool-pki.sh');
+      expect(rendered.install).toContain('overlay-companion/pool-pki.sh" 2');
       expect(environment(bridge).OC_NATS_URL).toBe(
         'nats://nats-1:4222,nats://nats-2:4222,nats://nats-3:4222',
       );

@@ -53,8 +53,9 @@ locals {
     var.desktop_container ? ["desktop"] : [],
   )
   rdp_target = var.desktop_container ? "desktop:3389" : "${var.rdp_host}:${var.rdp_port}"
-  # The pool (our gateways, then guacd) and NATS the site's bridges use; empty for one bridge.
-  pool     = local.site ? join(",", concat([for i in range(1, var.gateways + 1) : "gateway://gateway-${i}:4822"], ["guacd://guacd:4822"])) : ""
+  # The pool (our gateways, then guacd; over TLS, infra/site/pool-pki.sh) and NATS the site's
+  # bridges use; empty for one bridge.
+  pool     = local.site ? join(",", concat([for i in range(1, var.gateways + 1) : "gateways://gateway-${i}:4822"], ["guacds://guacd:4822"])) : ""
   nats_url = join(",", [for i in range(1, var.nats_nodes + 1) : "nats://nats-${i}:4222"])
 
   # Optional secrets become Podman secrets only when set; the bridge's drop-in names the same set.
@@ -89,6 +90,7 @@ locals {
     var.desktop_container ? {} : {
       "oc-guacd.container.d/10-rdp.conf" = file("${path.module}/templates/guacd-rdp.conf")
     },
+    local.site ? { "oc-guacd.container.d/30-pool-tls.conf" = file("${local.site_dir}/guacd-pool-tls.conf") } : {},
     {
       for kind in local.kinds :
       "${local.unit_of[kind]}.container.d/20-limits.conf" => templatefile("${path.module}/templates/limits.conf.tftpl", {
@@ -103,6 +105,7 @@ locals {
     { for name, text in merge(local.base_units, local.site_units) : ".config/containers/systemd/${name}" => text },
     { ".config/overlay-companion/Caddyfile" = file("${local.repo_root}/infra/Caddyfile") },
     var.nats_nodes > 0 ? { ".config/overlay-companion/nats.conf" = file("${local.site_dir}/nats.conf") } : {},
+    local.site ? { ".config/overlay-companion/pool-pki.sh" = file("${local.site_dir}/pool-pki.sh") } : {},
   )
 
   install_script = templatefile("${path.module}/templates/install.sh.tftpl", {
@@ -113,6 +116,7 @@ locals {
     builds       = var.desktop_container ? ["oc-bridge", "oc-desktop"] : ["oc-bridge"]
     site         = local.site
     nats_nodes   = var.nats_nodes
+    gateways     = var.gateways
     # The first bridge's loopback port (oc-bridge@1 publishes 8081).
     health_port = local.site ? 8081 : 8080
   })
