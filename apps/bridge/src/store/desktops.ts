@@ -92,6 +92,7 @@ export function desktopRepo({ db, now }: RepoContext): DesktopRepo {
         created_at: at,
         updated_at: at,
         recording: null,
+        transfer_others_by: null,
       };
       await withConflicts(
         () => db.insertInto('desktops').values(row).execute(),
