@@ -251,7 +251,7 @@ export function withoutAlpha(mimetype: string, bytes: Buffer): boolean {
   const colourType = bytes[25];
   if (colourType !== 0 && colourType !== 2) return false;
   // Chunks: length (4), type (4), data, CRC (4). tRNS (a transparent colour) precedes IDAT.
-  for (let at = 8; at + 8 <= bytes.length; ) {
+  for (let at = 8; at + 8 <= bytes.length;) {
     const type = bytes.toString('latin1', at + 4, at + 8);
     if (type === 'tRNS') return false;
     if (type === 'IDAT') return true;

@@ -103,6 +103,8 @@ export function drawImage(
         break;
       }
   }
+  // SRC of pixels not known opaque, or a blend: `area` may not be opaque any more.
+  if (!knownOpaque && (mask === CompositeMask.SRC || !opaque)) mayBeTranslucent(dst, area);
   for (let row = 0; row < area.height; row++) {
     const s = ((sy + row) * width + sx) * 4;
     const d = ((area.y + row) * dst.width + area.x) * 4;
@@ -145,6 +147,7 @@ export function fillRects(
   for (const r of rects) {
     const area = clip(r, dst.width, dst.height);
     if (isEmpty(area)) continue;
+    if (clears || rgba[3] !== 255) mayBeTranslucent(dst, area);
     for (let y = area.y; y < area.y + area.height; y++) {
       const start = (y * dst.width + area.x) * 4;
       if (replace) dst.rgba.fill(pixel, start, start + area.width * 4);
@@ -189,7 +192,9 @@ export function copyRect(
   const sx = source.x + (to.x - at.x);
   const sy = source.y + (to.y - at.y);
   const read = { x: sx, y: sy, width: to.width, height: to.height };
-  if (mask === CompositeMask.SRC || opaque(src, read)) {
+  const sourceOpaque = mask === CompositeMask.SRC ? knownOpaqueArea(src, read) : opaque(src, read);
+  if (mask === CompositeMask.SRC || sourceOpaque) {
+    if (!sourceOpaque) mayBeTranslucent(dst, to);
     const bytes = to.width * 4;
     if (to.x === 0 && sx === 0 && to.width === dst.width && src.width === dst.width) {
       // Whole rows (a terminal's scroll): one contiguous block, one memmove (overlap is safe).
@@ -209,13 +214,46 @@ export function copyRect(
   return blendCopy(src, from, dst, dx, dy, mask);
 }
 
+/**
+ * Per surface, an area whose pixels were last found all opaque (by opaque(), below), so a copy
+ * that reads within it again needs no scan: every frame of a scroll copies nearly the whole
+ * screen OVER itself, and scanning its alpha cost ten times the copy. Forgotten as soon as this
+ * module writes pixels that may not be opaque into it (mayBeTranslucent); a surface's pixels
+ * change only through this module's functions (maskTaint's black is opaque), and a resize makes
+ * a new surface.
+ */
+const opaqueAreas = new WeakMap<Surface, Rect>();
+
+function within(inner: Rect, outer: Rect): boolean {
+  return (
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.width <= outer.x + outer.width &&
+    inner.y + inner.height <= outer.y + outer.height
+  );
+}
+
+/** Whether `area` of `surface` is known opaque without looking at its pixels. */
+function knownOpaqueArea(surface: Surface, area: Rect): boolean {
+  const known = opaqueAreas.get(surface);
+  return known !== undefined && within(area, known);
+}
+
+/** Pixels of `area` in `surface` may be written translucent: it is no longer known opaque. */
+function mayBeTranslucent(surface: Surface, area: Rect): void {
+  const known = opaqueAreas.get(surface);
+  if (known !== undefined && intersects(known, area)) opaqueAreas.delete(surface);
+}
+
 /** Whether every pixel of `area` (inside `surface`) is opaque. */
 function opaque(surface: Surface, area: Rect): boolean {
+  if (knownOpaqueArea(surface, area)) return true;
   for (let y = area.y; y < area.y + area.height; y++) {
     const end = (y * surface.width + area.x + area.width) * 4;
     for (let o = (y * surface.width + area.x) * 4 + 3; o < end; o += 4)
       if (surface.rgba[o] !== 255) return false;
   }
+  opaqueAreas.set(surface, { ...area });
   return true;
 }
 
