@@ -6,6 +6,7 @@
 // `gateways://` and `guacds://` are the same over TLS (tunnel/poolTls.ts): the member's certificate
 // is checked against OC_POOL_CA (a PEM file; else the system's CAs) and the host, and the bridge
 // shows OC_POOL_CLIENT_CERT with OC_POOL_CLIENT_KEY (PEM files) to a member that asks (mutual TLS).
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { MIN_POOL_SECRET_LENGTH } from '@overlay-companion/gateway';
@@ -91,6 +92,11 @@ export function poolTlsContext(env: NodeJS.ProcessEnv): SecureContext {
       "OC_POOL_CLIENT_CERT and OC_POOL_CLIENT_KEY go together: set both (the bridge's certificate for gateways that ask for one) or neither.",
     );
   try {
+    // createSecureContext takes a `ca` that holds no certificate without a word (and then
+    // trusts nothing): each file is parsed first, so a wrong one is said at start.
+    if (ca !== undefined) new X509Certificate(ca);
+    if (cert !== undefined) new X509Certificate(cert);
+    if (key !== undefined) createPrivateKey(key);
     return createSecureContext({
       ...(ca === undefined ? {} : { ca }),
       ...(cert === undefined || key === undefined ? {} : { cert, key }),
@@ -98,7 +104,7 @@ export function poolTlsContext(env: NodeJS.ProcessEnv): SecureContext {
     });
   } catch (err) {
     throw new UsageError(
-      `The pool's TLS files (OC_POOL_CA, OC_POOL_CLIENT_CERT, OC_POOL_CLIENT_KEY) are not usable PEM: ${err instanceof Error ? err.message : String(err)}.`,
+      `The pool's TLS files (OC_POOL_CA, OC_POOL_CLIENT_CERT, OC_POOL_CLIENT_KEY) are not usable PEM (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): give PEM certificates and an unencrypted PEM key.`,
     );
   }
 }
