@@ -4,9 +4,10 @@
 // (a plain guacd client starts with `select`), a wrong secret — is answered with one `error`
 // (CLIENT_UNAUTHORIZED, the same words for every case) and the socket closes: the caller learns
 // nothing about connections, VNC servers or ids. The secret is compared in constant time
-// (JoinSecret hashes both sides first) and never logged. The secret travels in the clear like
-// the rest of the Guacamole stream (VNC passwords included): the pool's links belong on a
-// private network or a TLS tunnel (README, "Gateways as a pool").
+// (JoinSecret hashes both sides first) and never logged. Without TLS the secret travels in the
+// clear like the rest of the Guacamole stream (VNC passwords included); a pool gateway should
+// serve TLS (--tls-cert/--tls-key, listen.ts), best mutual TLS (--tls-client-ca), with the
+// bridges naming it gateways:// (README, "Gateways as a pool").
 import { GuacProtocolError, GuacStatus } from '@overlay-companion/guac';
 import type { GuacSocket } from './guacSocket.js';
 import { JoinSecret } from './joinAccess.js';
