@@ -1,7 +1,9 @@
 // The transfer folder's free-space check on a real filesystem: a write that would leave less
 // than the reserve free is refused before anything is created, saying how much is usable; and
-// uploads still under way count as taken, so two cannot both pass on the same free space.
-import { mkdtemp, readdir, rm, statfs } from 'node:fs/promises';
+// uploads still under way count as taken, so two cannot both pass on the same free space. A
+// folder with a quota refuses an upload past it, and refuses rather than counts on and on when
+// the folder holds more entries than it counts.
+import { mkdir, mkdtemp, readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -68,4 +70,28 @@ it('counts an upload still under way as taken space', async () => {
   await expect(under).rejects.toMatchObject({ status: 400 });
   const small = await tight.write('third.bin', 1024, Readable.from([Buffer.alloc(1024)]));
   expect(small.size).toBe(1024);
+});
+
+it('with a quota, refuses an upload into a folder of more entries than it counts', async () => {
+  const path = join(dir, 'Crowded');
+  const crowded = new TransferFolder({
+    path,
+    uid: process.getuid?.() ?? 0,
+    gid: process.getgid?.() ?? 0,
+    reserveBytes: 0,
+    quotaBytes: 1024 * 1024,
+    quotaMaxEntries: 10,
+  });
+  const upload = () => crowded.write('one.bin', 16, Readable.from([Buffer.alloc(16)]));
+  await mkdir(join(path, 'nested'), { recursive: true });
+  for (let i = 0; i < 8; i += 1) await writeFile(join(path, 'nested', `f${i}`), '');
+  expect((await upload()).size).toBe(16); // 9 entries: counted
+  await rm(join(path, 'one.bin'));
+  for (const name of ['one more', 'and another']) await writeFile(join(path, 'nested', name), '');
+  const refused = await upload().catch((err: unknown) => err);
+  expect(refused).toMatchObject({
+    status: 507,
+    message: expect.stringContaining('more than 10 files and folders') as string,
+  });
+  expect(await readdir(path)).toEqual(['nested']);
 });

@@ -62,6 +62,8 @@ export interface TransferFolderOptions {
    * takes, subfolders too, plus uploads under way into it); absent: only the free space counts.
    */
   quotaBytes?: number | undefined;
+  /** Most files and folders counted for the quota (default MAX_COUNTED_ENTRIES; tests lower it). */
+  quotaMaxEntries?: number | undefined;
 }
 
 /** A written or read file: its name, size and SHA-256 (hex). */
@@ -129,7 +131,10 @@ export class TransferFolder {
     const { dev, ino } = await stat(dir);
     const space = await statfs(dir);
     const { quotaBytes } = this.options;
-    const used = quotaBytes === undefined ? 0 : await bytesIn(dir);
+    const used =
+      quotaBytes === undefined
+        ? 0
+        : await bytesIn(dir, this.options.quotaMaxEntries ?? MAX_COUNTED_ENTRIES);
     // No await from here to the claims: the checks and the claims are one step (see above).
     const pending = claimed.get(dev) ?? 0;
     const usable = space.bavail * space.bsize - pending - this.options.reserveBytes;
@@ -286,18 +291,28 @@ function release<K>(claims: Map<K, number>, key: K, size: number): void {
   else claims.delete(key);
 }
 
+/** Most entries counted for a quota (about 20 µs each); a folder holding more refuses uploads. */
+export const MAX_COUNTED_ENTRIES = 100_000;
+
 /**
  * The bytes the folder's contents take: each entry's size or the blocks it takes on disk,
  * whichever is more, walked without following a link; an entry that vanishes counts nothing.
+ * A folder of more than `maxEntries` entries is refused rather than walked on.
  */
-async function bytesIn(dir: string): Promise<number> {
+async function bytesIn(dir: string, maxEntries: number, seen = { entries: 0 }): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    seen.entries += 1;
+    if (seen.entries > maxEntries)
+      throw new TransferError(
+        507,
+        `The desktop's transfer folder holds more than ${maxEntries} files and folders, too many to count against its quota: delete some on the desktop first.`,
+      );
     const path = join(dir, entry.name);
     const info = await lstat(path).catch(() => undefined);
     if (info === undefined) continue;
     total += Math.max(info.blocks * 512, info.isFile() ? info.size : 0);
-    if (info.isDirectory()) total += await bytesIn(path);
+    if (info.isDirectory()) total += await bytesIn(path, maxEntries, seen);
   }
   return total;
 }
