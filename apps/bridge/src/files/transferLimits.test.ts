@@ -3,7 +3,9 @@
 // idle limit is lowered to IDLE_MS (the bridge's is TRANSFER_IDLE_MS): an upload trickled over
 // many times that limit in all still lands whole (there is no total limit — Node's 5-minute
 // request timeout cut long uploads before); one whose browser stops sending is ended with
-// nothing kept and audited; a download whose browser stops reading is ended and audited. The
+// nothing kept and audited; one refused before its body (no sign-in) does not keep its
+// connection, however slowly bytes keep coming; a download whose browser stops reading is ended
+// and audited. The
 // drive folder's quota is lowered to QUOTA: what it holds (what the session wrote there too, in
 // subfolders) and the uploads under way into it count, and an upload past it is refused.
 import { createHash, randomBytes } from 'node:crypto';
@@ -151,6 +153,38 @@ describe('time: no total limit, an idle one', () => {
     // The space it claimed is free again: the same file, sent in one go, fits the quota.
     const again = trickle('stalled.bin', data, 1, 0);
     expect((await again.answer).status).toBe(201);
+  });
+
+  it('an upload refused before its body (no sign-in) does not keep its connection', async () => {
+    // The upload path has no request deadline (requestDeadline.ts): a refused one must still end
+    // however slowly its sender keeps trickling bytes.
+    const url = new URL(FILES_API.file(desktop.id, 'anonymous.bin'), bridge.url);
+    const req = httpRequest(url, {
+      method: 'PUT',
+      headers: {
+        origin: url.origin,
+        'content-type': 'application/octet-stream',
+        'content-length': String(1024 * KIB),
+      },
+    });
+    req.on('error', () => undefined); // the connection the bridge ends
+    const status = new Promise<number>((resolve) =>
+      req.once('response', (res: IncomingMessage) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }),
+    );
+    const closed = new Promise<void>((resolve) => req.once('close', resolve));
+    let open = true;
+    void closed.then(() => (open = false));
+    req.write(Buffer.alloc(KIB));
+    expect(await status).toBe(401);
+    while (open) {
+      req.write(Buffer.alloc(KIB));
+      await sleep(IDLE_MS / 3);
+    }
+    await closed;
+    expect(await readdir(folder)).toEqual([]);
   });
 
   it('a download whose browser stops reading is ended and audited', async () => {
