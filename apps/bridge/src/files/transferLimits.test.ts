@@ -5,9 +5,9 @@
 // request timeout cut long uploads before); one whose browser stops sending is ended with
 // nothing kept and audited; one refused before its body (no sign-in) does not keep its
 // connection, however slowly bytes keep coming; a download whose browser stops reading is ended
-// and audited. The
-// drive folder's quota is lowered to QUOTA: what it holds (what the session wrote there too, in
-// subfolders) and the uploads under way into it count, and an upload past it is refused.
+// and audited. The drive folder's quota is lowered to QUOTA: what it holds (what the session
+// wrote there too, in subfolders) and the uploads under way into it count, and an upload past
+// it is refused.
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
