@@ -9,6 +9,7 @@
 import {
   ATTENTION_OPCODE,
   DELIVERY_OPCODE,
+  PASSIVE_OPCODE,
   encodeInstruction,
   type GuacInstruction,
 } from '@overlay-companion/guac';
@@ -24,6 +25,7 @@ const BRIDGE_ONLY: ReadonlySet<string> = new Set([
   'size',
   DELIVERY_OPCODE,
   ATTENTION_OPCODE,
+  PASSIVE_OPCODE,
   'put',
   'get',
   'file',
