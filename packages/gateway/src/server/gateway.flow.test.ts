@@ -5,59 +5,36 @@
 // the result is still pixel-exact.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
+import type { LocalDesktop } from '../desktop/localDesktop.js';
 import { waitForScreenMatch } from '../testing/desktopCapture.js';
-import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
 import { GLANCE_FRAME_INTERVAL_MS } from '@overlay-companion/guac';
 import { MAX_FRAMES_IN_FLIGHT } from '../session/guacUser.js';
-import { startGateway, type Gateway } from './gateway.js';
+import {
+  claimPointer,
+  startPrintingDesktop,
+  type PrintingDesktop,
+} from '../testing/printingDesktop.js';
+import type { Gateway } from './gateway.js';
 
 const run = promisify(execFile);
 
-/**
- * TigerVNC draws the cursor into the framebuffer while the pointer is where this client did
- * not put it (xwd never shows it), and only stops when the pointer actually moves: move it.
- */
-function claimPointer(client: GuacTestClient, x: number, y: number): void {
-  client.send('mouse', x - 1, y - 1, 0);
-  client.send('mouse', x, y, 0);
-}
-
 describe('gateway flow control', () => {
+  let printing: PrintingDesktop;
   let desktop: LocalDesktop;
   let gateway: Gateway;
   const clients: GuacTestClient[] = [];
-  const params = (): Record<string, string> => ({
-    hostname: desktop.rfbPath,
-  });
+  const params = (): Record<string, string> => printing.params();
 
   beforeAll(async () => {
-    desktop = await startLocalDesktop({
-      width: 800,
-      height: 500,
-      xterm: {
-        command: ['sh', '-c', 'while :; do date +%s%N; sleep 0.03; done'],
-        geometry: '40x10+10+10',
-      },
-    });
-    gateway = await startGateway({
-      port: 0,
-      vncUnixSockets: [desktop.rfbPath],
-      logger: pino({ level: 'silent' }),
-      keepAliveMs: 300,
-    });
-    // Under load xterm can take seconds to map; the tests need it printing.
-    await waitForVisibleWindow(desktop.env, 'xterm');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    printing = await startPrintingDesktop();
+    ({ desktop, gateway } = printing);
   });
 
   afterAll(async () => {
     for (const client of clients) client.close();
-    await gateway?.close();
-    await desktop?.stop();
+    await printing?.close();
   });
 
   it('sends no frame beyond the unacknowledged window, coalesces, and catches up on ack', async () => {

@@ -8,76 +8,56 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { GuacStatus, PASSIVE_OPCODE } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
-import { waitForScreenMatch } from '../testing/desktopCapture.js';
-import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
+import {
+  claimPointer,
+  screenDifferences,
+  startPrintingDesktop,
+  type PrintingDesktop,
+} from '../testing/printingDesktop.js';
 import { MAX_FRAMES_IN_FLIGHT } from '../session/guacUser.js';
-import { startGateway, type Gateway } from './gateway.js';
-
-/** The pointer must be where a client put it, or TigerVNC draws it into the framebuffer. */
-function claimPointer(client: GuacTestClient, x: number, y: number): void {
-  client.send('mouse', x - 1, y - 1, 0);
-  client.send('mouse', x, y, 0);
-}
 
 /** How often the slow viewer acknowledges what it has: slower than the stream waits for it. */
 const SLOW_ACK_EVERY_MS = 200;
+const EXACT = { mismatches: 0 };
 
 describe('gateway passive watcher', () => {
-  let desktop: LocalDesktop;
-  let gateway: Gateway;
+  let printing: PrintingDesktop;
   /** Frames encoded by the gateway so far (GatewayOptions.onFrameEncoded). */
   let encoded = 0;
   let stopFile: string;
   let work: string;
   const clients: GuacTestClient[] = [];
   const timers: NodeJS.Timeout[] = [];
-  const params = (): Record<string, string> => ({ hostname: desktop.rfbPath });
+  const connectFirst = (): Promise<GuacTestClient> =>
+    GuacTestClient.connect(printing.gateway, { select: 'vnc', params: printing.params() });
+  const joinTo = (first: GuacTestClient): Promise<GuacTestClient> =>
+    GuacTestClient.connect(printing.gateway, { select: first.connectionId });
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'oc-passive-'));
     stopFile = join(work, 'stop');
-    desktop = await startLocalDesktop({
-      width: 800,
-      height: 500,
-      xterm: {
-        // Prints until the last test makes the screen still.
-        command: [
-          'sh',
-          '-c',
-          `while [ ! -e ${stopFile} ]; do date +%s%N; sleep 0.03; done; sleep 600`,
-        ],
-        geometry: '40x10+10+10',
-      },
-    });
-    gateway = await startGateway({
-      port: 0,
-      vncUnixSockets: [desktop.rfbPath],
-      logger: pino({ level: 'silent' }),
-      keepAliveMs: 300,
+    printing = await startPrintingDesktop({
+      // Prints until the last test makes the screen still.
+      script: `while [ ! -e ${stopFile} ]; do date +%s%N; sleep 0.03; done; sleep 600`,
       onFrameEncoded: () => encoded++,
     });
-    await waitForVisibleWindow(desktop.env, 'xterm');
-    await new Promise((resolve) => setTimeout(resolve, 300));
   });
 
   afterAll(async () => {
     for (const timer of timers) clearInterval(timer);
     for (const client of clients) client.close();
-    await gateway?.close();
-    await desktop?.stop();
+    await printing?.close();
     await rm(work, { recursive: true, force: true });
   });
 
   it('gives a passive watcher the slow viewer’s frames: about one stream is encoded', async () => {
-    const viewer = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    const viewer = await connectFirst();
     clients.push(viewer);
     await viewer.waitForFrames(1);
-    const recorder = await GuacTestClient.connect(gateway, { select: viewer.connectionId });
+    const recorder = await joinTo(viewer);
     clients.push(recorder);
     recorder.send(PASSIVE_OPCODE);
     await recorder.waitForFrames(3);
@@ -103,21 +83,17 @@ describe('gateway passive watcher', () => {
     viewer.autoSync = true;
     viewer.acknowledge();
     claimPointer(viewer, 790, 490);
-    for (const client of [viewer, recorder]) {
-      expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({
-        mismatches: 0,
-      });
-    }
+    expect(await screenDifferences(printing.desktop, [viewer, recorder])).toEqual([EXACT, EXACT]);
     viewer.close();
     recorder.close();
   });
 
   it('lets a browser that says it is passive change only its own frames', async () => {
-    const viewer = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    const viewer = await connectFirst();
     clients.push(viewer);
     await viewer.waitForFrames(1);
     // An ordinary browser joined to the same connection that says it is passive, then holds sync.
-    const passive = await GuacTestClient.connect(gateway, { select: viewer.connectionId });
+    const passive = await joinTo(viewer);
     clients.push(passive);
     passive.send(PASSIVE_OPCODE);
     await passive.waitForFrames(3);
@@ -131,7 +107,7 @@ describe('gateway passive watcher', () => {
     expect(passive.frames).toBe(passiveBefore);
 
     // A malformed request ends the sender's connection only.
-    const malformed = await GuacTestClient.connect(gateway, { select: viewer.connectionId });
+    const malformed = await joinTo(viewer);
     clients.push(malformed);
     malformed.send(PASSIVE_OPCODE, 'everyone');
     expect((await malformed.waitForError()).status).toBe(GuacStatus.CLIENT_BAD_REQUEST);
@@ -141,11 +117,7 @@ describe('gateway passive watcher', () => {
     passive.autoSync = true;
     passive.acknowledge();
     claimPointer(viewer, 780, 480);
-    for (const client of [viewer, passive]) {
-      expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({
-        mismatches: 0,
-      });
-    }
+    expect(await screenDifferences(printing.desktop, [viewer, passive])).toEqual([EXACT, EXACT]);
     // Caught up, the passive one is back in step: one encode serves both again.
     const [encodedThen, viewerNow, passiveNow] = [encoded, viewer.frames, passive.frames];
     await viewer.waitFor(() => viewer.frames > viewerNow + 30, '30 more frames');
@@ -156,11 +128,11 @@ describe('gateway passive watcher', () => {
   });
 
   it('paces a passive watcher alone and its last frame equals the screen', async () => {
-    const viewer = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    const viewer = await connectFirst();
     clients.push(viewer);
     await viewer.waitForFrames(1);
     claimPointer(viewer, 770, 470);
-    const recorder = await GuacTestClient.connect(gateway, { select: viewer.connectionId });
+    const recorder = await joinTo(viewer);
     clients.push(recorder);
     recorder.send(PASSIVE_OPCODE);
     await recorder.waitForFrames(3);
@@ -173,9 +145,7 @@ describe('gateway passive watcher', () => {
       `passive watcher alone: ${String(recorder.frames - recorderBefore)} frames from ${String(encoded - encodedBefore)} encodes, the last 3 in ${String(Date.now() - startedAt)} ms`,
     );
     await writeFile(stopFile, '');
-    expect(await waitForScreenMatch(desktop.env, () => recorder.screen)).toEqual({
-      mismatches: 0,
-    });
+    expect(await screenDifferences(printing.desktop, [recorder])).toEqual([EXACT]);
     recorder.close();
   });
 });

@@ -4,60 +4,43 @@
 // one stops acknowledging, the other keeps receiving frames (it is never held at the slow one's
 // pace), and once the slow one acknowledges again both converge on the exact X screen and share
 // one encode again.
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalDesktop, type LocalDesktop } from '../desktop/localDesktop.js';
-import { waitForScreenMatch } from '../testing/desktopCapture.js';
-import { waitForVisibleWindow } from '../testing/xWindows.js';
 import { GuacTestClient } from '../testing/guacTestClient.js';
+import {
+  claimPointer,
+  screenDifferences,
+  startPrintingDesktop,
+  type PrintingDesktop,
+} from '../testing/printingDesktop.js';
 import { MAX_FRAMES_IN_FLIGHT } from '../session/guacUser.js';
-import { startGateway, type Gateway } from './gateway.js';
 
-/** The pointer must be where a client put it, or TigerVNC draws it into the framebuffer. */
-function claimPointer(client: GuacTestClient, x: number, y: number): void {
-  client.send('mouse', x - 1, y - 1, 0);
-  client.send('mouse', x, y, 0);
-}
+const EXACT = { mismatches: 0 };
 
 describe('gateway shared frames', () => {
-  let desktop: LocalDesktop;
-  let gateway: Gateway;
+  let printing: PrintingDesktop;
   /** Frames encoded by the gateway so far (GatewayOptions.onFrameEncoded). */
   let encoded = 0;
   const clients: GuacTestClient[] = [];
-  const params = (): Record<string, string> => ({ hostname: desktop.rfbPath });
 
   beforeAll(async () => {
-    desktop = await startLocalDesktop({
-      width: 800,
-      height: 500,
-      xterm: {
-        command: ['sh', '-c', 'while :; do date +%s%N; sleep 0.03; done'],
-        geometry: '40x10+10+10',
-      },
-    });
-    gateway = await startGateway({
-      port: 0,
-      vncUnixSockets: [desktop.rfbPath],
-      logger: pino({ level: 'silent' }),
-      keepAliveMs: 300,
-      onFrameEncoded: () => encoded++,
-    });
-    await waitForVisibleWindow(desktop.env, 'xterm');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    printing = await startPrintingDesktop({ onFrameEncoded: () => encoded++ });
   });
 
   afterAll(async () => {
     for (const client of clients) client.close();
-    await gateway?.close();
-    await desktop?.stop();
+    await printing?.close();
   });
 
   it('encodes each frame once for two browsers that keep up, and both stay exact', async () => {
-    const viewer = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    const viewer = await GuacTestClient.connect(printing.gateway, {
+      select: 'vnc',
+      params: printing.params(),
+    });
     clients.push(viewer);
     await viewer.waitForFrames(1);
-    const recorder = await GuacTestClient.connect(gateway, { select: viewer.connectionId });
+    const recorder = await GuacTestClient.connect(printing.gateway, {
+      select: viewer.connectionId,
+    });
     clients.push(recorder);
     await recorder.waitForFrames(3);
     // Both have had their first frames (the joiner's own full picture); from here on they share.
@@ -70,20 +53,19 @@ describe('gateway shared frames', () => {
     // Apart from the odd frame while one is out of step, one encode serves both.
     expect(encodes).toBeLessThan(0.65 * sent);
     claimPointer(viewer, 790, 490);
-    for (const client of [viewer, recorder]) {
-      expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({
-        mismatches: 0,
-      });
-    }
+    expect(await screenDifferences(printing.desktop, [viewer, recorder])).toEqual([EXACT, EXACT]);
     viewer.close();
     recorder.close();
   });
 
   it('keeps one browser going while the other stops acknowledging, then both are exact', async () => {
-    const fast = await GuacTestClient.connect(gateway, { select: 'vnc', params: params() });
+    const fast = await GuacTestClient.connect(printing.gateway, {
+      select: 'vnc',
+      params: printing.params(),
+    });
     clients.push(fast);
     await fast.waitForFrames(1);
-    const slow = await GuacTestClient.connect(gateway, { select: fast.connectionId });
+    const slow = await GuacTestClient.connect(printing.gateway, { select: fast.connectionId });
     clients.push(slow);
     await slow.waitForFrames(5);
 
@@ -101,11 +83,7 @@ describe('gateway shared frames', () => {
     slow.acknowledge();
     // Not where the first test left it: TigerVNC would go on drawing its cursor there.
     claimPointer(fast, 780, 480);
-    for (const client of [slow, fast]) {
-      expect(await waitForScreenMatch(desktop.env, () => client.screen)).toEqual({
-        mismatches: 0,
-      });
-    }
+    expect(await screenDifferences(printing.desktop, [slow, fast])).toEqual([EXACT, EXACT]);
 
     // Caught up, the slow one is back in step: one encode serves both again.
     const [encodedThen, fastThen, slowThen] = [encoded, fast.frames, slow.frames];
