@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StandingPermissionsMessage } from '@overlay-companion/protocol';
 import { createStandingStore, type ShownStandingPermission } from './standing.js';
-import { watchStandingExpiry, type ExpiryClock } from './standingExpiry.js';
+import { MAX_WAIT_MS, watchStandingExpiry, type ExpiryClock } from './standingExpiry.js';
 
 /** A hand-driven clock: timers run only when the test advances time. */
 function manualClock() {
@@ -25,7 +25,15 @@ function manualClock() {
         t.fn();
       }
   };
-  return { clock, timers, advance, now: () => now };
+  /**
+   * The wall clock moves while no timer runs (the machine slept, or its clock was set): timers
+   * count running time, so each still waits what it had left.
+   */
+  const jump = (ms: number) => {
+    now += ms;
+    for (const t of timers.values()) t.at += ms;
+  };
+  return { clock, timers, advance, jump, now: () => now };
 }
 
 function message(permissions: Array<{ id: string; tool: string; in: number | null }>) {
@@ -75,6 +83,17 @@ describe('watchStandingExpiry', () => {
     expect(gone.map((g) => g.id)).toEqual(['b', 'a']);
     expect(store.getState().permissions).toEqual([]);
     expect(timers.size).toBe(0);
+  });
+
+  it('ends a permission within one short wait after the wall clock jumped past its end', () => {
+    const store = createStandingStore();
+    const { clock, advance, jump, now } = manualClock();
+    const gone: ShownStandingPermission[] = [];
+    watchStandingExpiry(store, (g) => gone.push(g), clock);
+    store.getState().received(message([{ id: 'a', tool: 'click_at', in: 5 * 60_000 }]), now());
+    jump(6 * 60_000);
+    advance(MAX_WAIT_MS);
+    expect(gone.map((g) => g.id)).toEqual(['a']);
   });
 
   it('drops its timer when the list is revoked, and after the undo', () => {

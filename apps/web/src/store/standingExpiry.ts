@@ -1,6 +1,9 @@
 // Ends standing permissions when they are due, with one timer set for the earliest end and none
 // at all while no timed standing permission exists — an idle window runs no clock for them (it
-// used to check every second whether any had ended, with or without one).
+// used to check every second whether any had ended, with or without one). The timer waits at
+// most MAX_WAIT_MS at a time: timers count the machine's running time, ends are wall-clock
+// times, and a laptop that slept (or a clock that was set) must not keep a permission past its
+// end until a long timer finally fires.
 import type { StoreApi } from 'zustand/vanilla';
 import type { ShownStandingPermission, StandingState } from './standing.js';
 
@@ -10,8 +13,12 @@ export interface ExpiryClock {
   clearTimer: (timer: unknown) => void;
 }
 
+/** The longest one wait of the expiry timer (a wall-clock jump is noticed within it). */
+export const MAX_WAIT_MS = 1_000;
+
 const realClock: ExpiryClock = {
-  now: Date.now,
+  // Looked up at each call, not captured: a page's clock may be replaced (tests' fake clocks).
+  now: () => Date.now(),
   setTimer: (fn, ms) => setTimeout(fn, ms),
   clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
 };
@@ -41,7 +48,7 @@ export function watchStandingExpiry(
     if (due !== undefined) clock.clearTimer(timer);
     due = next;
     if (next === undefined) return;
-    timer = clock.setTimer(fire, Math.max(0, next - clock.now()));
+    timer = clock.setTimer(fire, Math.min(MAX_WAIT_MS, Math.max(0, next - clock.now())));
   };
   const fire = () => {
     due = undefined;
