@@ -37,7 +37,8 @@ import { EventSubscriptions, MAX_BUFFERED_EVENTS } from './events/subscriptions.
 import { DesktopPlanes, type DesktopPlane, type DesktopPlanesOptions } from './desktopPlanes.js';
 import { SessionDesktop } from './sessionDesktop.js';
 import { DesktopDirectory } from '../desktops/desktopDirectory.js';
-import { ViewerHub, type HeadlessLauncher } from '../relay/viewerHub.js';
+import type { HeadlessLauncher } from '../relay/noViewer.js';
+import { ViewerHub } from '../relay/viewerHub.js';
 import { ModeState } from '../policy/modeState.js';
 import { observePlanes } from './planeAudit.js';
 import { UpdateNotifier, eventsUri, registerResources } from './resources.js';

@@ -29,12 +29,10 @@ import {
 import type { Logger } from 'pino';
 import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/modeState.js';
 import type { OverlayChange } from '../relay/overlayRelay.js';
-import {
-  ViewerHub,
-  type ApprovalOutcome,
-  type HeadlessLauncher,
-  type ViewerPeer,
-} from '../relay/viewerHub.js';
+import type { ApprovalOutcome } from '../relay/hubWiring.js';
+import type { HeadlessLauncher } from '../relay/noViewer.js';
+import { ViewerHub } from '../relay/viewerHub.js';
+import type { ViewerPeer } from '../relay/viewerPeer.js';
 import type { DesktopPolicyRecord, PersonRecord, Store } from '../store/types.js';
 import type { SessionState } from './toolkit.js';
 import { readLayout } from '../layouts/storedLayouts.js';

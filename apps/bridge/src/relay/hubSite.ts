@@ -14,7 +14,8 @@ import {
   type ViewerToBridge,
 } from '@overlay-companion/protocol';
 import type { OverlayChange, OverlayRelay } from './overlayRelay.js';
-import type { ViewerHubOptions, ViewerPeer } from './viewerHub.js';
+import type { ViewerHubOptions } from './hubWiring.js';
+import type { ViewerPeer } from './viewerPeer.js';
 import type { SharedWindowState } from './windowsShared.js';
 
 type ApprovalAnswer = Extract<ViewerToBridge, { type: 'approval_answer' }>;

@@ -40,10 +40,6 @@ import type { ViewerPeer, ViewerRole } from './viewerPeer.js';
 import type { ApprovalOutcome, HubListener, ViewerHubOptions } from './hubWiring.js';
 import { maskScreenshot } from '../layouts/privacyMasks.js';
 
-export type { ViewerPeer, ViewerRole } from './viewerPeer.js';
-export type { HeadlessLauncher } from './noViewer.js';
-export type { ApprovalOutcome, HubListener, ViewerHubOptions } from './hubWiring.js';
-
 /**
  * What the viewer and overlay sockets need of the desktops' planes (mcp/desktopPlanes.ts
  * DesktopPlanes): a desktop's hub, and a name to show for a person. Declared here so the relay
