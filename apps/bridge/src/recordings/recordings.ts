@@ -37,6 +37,7 @@ import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
 import { LocalFiles } from './storage/localFiles.js';
 import { MovingFiles } from './storage/movingFiles.js';
 import type { RecordingFiles } from './storage/recordingFiles.js';
+import { S3NotConfigured, outOfReach } from './storage/s3NotConfigured.js';
 import type { S3Files } from './storage/s3Files.js';
 import { SpoolMover } from './storage/spoolMover.js';
 import {
@@ -141,6 +142,7 @@ export class Recordings implements ConnectionObserver {
   /** Moves ended recordings to the S3 store, when there is one. */
   private readonly mover: SpoolMover | undefined;
   private moving: MovingFiles | undefined;
+  private noS3: S3NotConfigured | undefined;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
@@ -163,7 +165,8 @@ export class Recordings implements ConnectionObserver {
   /** Where the recording's files are read from (its row says where they are). */
   files(recording: Pick<RecordingRecord, 'location'>): RecordingFiles {
     const { s3 } = this.options;
-    if (s3 === undefined) return this.local;
+    if (s3 === undefined)
+      return recording.location === 's3' ? (this.noS3 ??= new S3NotConfigured()) : this.local;
     // A local one may be moved while it is read: the bucket has it once the local copy is gone.
     return recording.location === 's3' ? s3 : (this.moving ??= new MovingFiles(this.local, s3));
   }
@@ -208,6 +211,12 @@ export class Recordings implements ConnectionObserver {
       });
     }
     await this.removeUnlisted(new Set(rows.map((r) => r.id)));
+    const unreachable = rows.filter((r) => outOfReach(r, this.location)).length;
+    if (unreachable > 0)
+      this.options.logger.warn(
+        { recordings: unreachable },
+        'recordings kept on an S3 store cannot be played, exported or deleted (nor aged out by retention): start the bridge with the same --recordings-s3 (or OC_RECORDINGS_S3_URL) it had when they were moved there',
+      );
     // With an S3 store, what a previous run left in the spool goes there now (retention moves
     // what is still left at each pass); an `s3` row's local leftovers (a move cut short after
     // its row was marked) are removed by the same move.
@@ -276,7 +285,8 @@ export class Recordings implements ConnectionObserver {
     // Not while it is being moved: its objects would be put back after they were deleted.
     await this.mover?.cancel(recording.id);
     const current = await this.options.store.recordings.byId(recording.id);
-    if ((current ?? recording).location === 's3') await this.options.s3?.remove(recording.id);
+    // Every copy where it may be (the bucket's too); refused when this bridge cannot reach it.
+    await this.files(current ?? recording).remove(recording.id);
     await this.local.remove(recording.id);
     await this.options.store.recordings.remove(recording.id);
     return true;
@@ -558,7 +568,10 @@ export class Recordings implements ConnectionObserver {
     const live = new Map(
       [...this.active.entries()].map(([desktopId, a]) => [a.id, { desktopId, a }]),
     );
-    const rows = await store.recordings.list();
+    // Recordings kept on an S3 store this bridge was started without are out of its reach:
+    // neither deleted (their objects would be left behind) nor counted against the caps (local
+    // ones would be deleted to make room for them).
+    const rows = (await store.recordings.list()).filter((r) => !outOfReach(r, this.location));
     // Rows not measured yet (an older bridge's, or listed by hand): their files, counted once.
     for (const row of rows) {
       if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;

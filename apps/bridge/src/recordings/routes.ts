@@ -29,6 +29,7 @@ import { requireAdmin } from '../perimeter/signedIn.js';
 import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
 import type { Recordings } from './recordings.js';
 import { RetentionPatch, retentionView } from './retention.js';
+import { S3_NOT_CONFIGURED, outOfReach } from './storage/s3NotConfigured.js';
 
 export interface RecordingRoutesDeps {
   access: Access;
@@ -152,6 +153,8 @@ export function mountRecordingRoutes(app: Hono<BridgeEnv>, deps: RecordingRoutes
       duration_ms: Math.max(0, end - recording.startedAt),
       gaps: recording.gaps.map((g) => ({ from: g.from, to: g.to, reason: g.reason })),
       live: isLive,
+      // Only when it cannot be played here: why (the list offers no play link then).
+      ...(outOfReach(recording, recordings.location) ? { unavailable: S3_NOT_CONFIGURED } : {}),
     };
   };
 

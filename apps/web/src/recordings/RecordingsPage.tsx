@@ -119,13 +119,19 @@ function RecordingTable({
                 <td className="table__nowrap">{formatBytes(recording.bytes)}</td>
                 <td>{gapsText(recording)}</td>
                 <td>
-                  <a
-                    href={href}
-                    onClick={(event) => followInApp(event, href)}
-                    aria-label={`Play the recording of ${recording.desktop.name} from ${formatDateTime(recording.started_at)}`}
-                  >
-                    Play
-                  </a>
+                  {recording.unavailable !== undefined ? (
+                    <span data-testid="recording-unavailable">
+                      Cannot be played here. {recording.unavailable}
+                    </span>
+                  ) : (
+                    <a
+                      href={href}
+                      onClick={(event) => followInApp(event, href)}
+                      aria-label={`Play the recording of ${recording.desktop.name} from ${formatDateTime(recording.started_at)}`}
+                    >
+                      Play
+                    </a>
+                  )}
                 </td>
               </tr>
             );

@@ -32,6 +32,8 @@ export const RecordingSummary = z.object({
   duration_ms: z.number().nonnegative(),
   gaps: z.array(Gap),
   live: z.boolean(),
+  /** Why it cannot be played from this bridge (kept on an S3 store it was started without). */
+  unavailable: z.string().optional(),
 });
 export type RecordingSummary = z.infer<typeof RecordingSummary>;
 

@@ -2,8 +2,11 @@
 // disk, stands in for AWS S3 / MinIO, which this machine cannot run or reach. The S3 edge is
 // tested against it only; not verified against AWS or MinIO. In front of it, a recording proxy
 // (node:http) that logs every request the bridge makes (method, key, Range header, bytes
-// answered), so tests can see that a seek is a ranged read. The fake gets an access key of the
-// test's own, so a log scan can look for its secret.
+// answered), so tests can see that a seek is a ranged read; it can refuse chosen requests (a
+// bucket policy's 403, so a test can make an upload fail part-way), and it answers
+// AbortMultipartUpload itself (s3rver does not implement it: 405), logging it, so a test sees an
+// abandoned upload being aborted. The fake gets an access key of the test's own, so a log scan
+// can look for its secret.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
@@ -50,6 +53,8 @@ export interface FakeS3 {
   secretAccessKey: string;
   /** Every request through the proxy, in order. */
   log: LoggedRequest[];
+  /** Requests answered 403 AccessDenied instead of being passed on (none when undefined). */
+  refuse: ((request: LoggedRequest) => boolean) | undefined;
   stop(): Promise<void>;
 }
 
@@ -69,6 +74,7 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
   });
   const { port } = await s3.run();
   const log: LoggedRequest[] = [];
+  const control: Pick<FakeS3, 'refuse'> = { refuse: undefined };
   // Forwards as is (the Host header too: the request's signature covers it).
   const proxy: Server = createServer((req, res) => {
     const entry: LoggedRequest = {
@@ -80,6 +86,17 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
       status: 0,
     };
     log.push(entry);
+    const answer = (status: number, body = ''): void => {
+      entry.status = status;
+      req.resume();
+      res.writeHead(status, { 'Content-Type': 'application/xml' }).end(body);
+    };
+    if (control.refuse?.(entry) === true)
+      return answer(
+        403,
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+      );
+    if (entry.method === 'DELETE' && /(^|&)uploadId=/.test(entry.query)) return answer(204);
     const upstream = request(
       { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -102,6 +119,12 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
     accessKeyId,
     secretAccessKey,
     log,
+    get refuse() {
+      return control.refuse;
+    },
+    set refuse(predicate) {
+      control.refuse = predicate;
+    },
     stop: async () => {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
