@@ -125,8 +125,21 @@ export class FrameWatch {
     return display === this.#display ? this.#version : undefined;
   }
 
-  /** Listen to samples; returns the unsubscribe function. */
+  /**
+   * Listen to samples; returns the unsubscribe function. The first listener after none finds
+   * the picture read at once as the baseline (told to no one) unless the last sample is still
+   * the picture: no frame is read back while nobody listens, so without it the first change
+   * after subscribing would be compared with an older picture, or with none, and its dirty
+   * rectangle lost or wrong (screen_change).
+   */
   subscribe(listener: SampleListener): () => void {
+    const sampleIsCurrent =
+      this.#version === this.#sampledVersion && this.#masks() === this.#sampledMasks;
+    if (this.#listeners.size === 0 && !sampleIsCurrent) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#sample();
+    }
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
