@@ -60,13 +60,13 @@ describe('FrameWatch', () => {
     const { display, watch } = setup();
     const dirty: unknown[] = [];
     watch.subscribe((s) => dirty.push(s.dirty));
-    watch.sampleNow();
     display.paint(40, 5, 200);
     display.frame();
     display.frame();
     expect(display.flushedCallbacks).toBe(2);
     await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
-    // One sample for the two frames (plus the explicit one): the grid cell of (40, 5).
+    // One sample for the two frames (plus the baseline read when the listener came): the grid
+    // cell of (40, 5).
     expect(display.flatten).toHaveBeenCalledTimes(2);
     expect(dirty.at(-1)).toEqual({ x: 32, y: 0, width: 32, height: 32 });
   });
@@ -74,14 +74,14 @@ describe('FrameWatch', () => {
   it('reads nothing back for frames that drew nothing (a bare sync, a cursor move)', async () => {
     const { display, watch } = setup();
     const samples: unknown[] = [];
-    watch.subscribe((s) => samples.push(s));
     watch.sampleNow();
+    watch.subscribe((s) => samples.push(s));
     for (let i = 0; i < 5; i++) {
       display.frame();
       await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
     }
     expect(display.flatten).toHaveBeenCalledTimes(1);
-    expect(samples).toHaveLength(1);
+    expect(samples).toHaveLength(0);
     // A frame that draws is read back again.
     display.paint(1, 1, 9);
     display.frame();
@@ -93,7 +93,6 @@ describe('FrameWatch', () => {
     let masks: readonly PrivacyMask[] = [];
     const { display, watch } = setup(() => masks);
     watch.subscribe(() => {});
-    watch.sampleNow();
     display.frame();
     await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
     expect(display.flatten).toHaveBeenCalledTimes(1);
@@ -101,6 +100,29 @@ describe('FrameWatch', () => {
     display.frame();
     await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
     expect(display.flatten).toHaveBeenCalledTimes(2);
+  });
+
+  it('gives the first change after subscribing its dirty rectangle (a baseline is read when the first listener comes)', async () => {
+    const { display, watch } = setup();
+    display.paint(2, 2, 50);
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    expect(display.flatten).toHaveBeenCalledTimes(0); // nobody listens: nothing read back
+    const dirty: unknown[] = [];
+    watch.subscribe((s) => dirty.push(s.dirty));
+    expect(display.flatten).toHaveBeenCalledTimes(1);
+    expect(dirty).toEqual([]); // the baseline is told to no one
+    display.paint(40, 20, 9);
+    display.frame();
+    await vi.advanceTimersByTimeAsync(SAMPLE_INTERVAL_MS);
+    expect(dirty).toEqual([{ x: 32, y: 0, width: 32, height: 32 }]);
+  });
+
+  it('reads no baseline when the last sample is still the picture (waitForScreen samples first)', () => {
+    const { watch, display } = setup();
+    watch.sampleNow();
+    watch.subscribe(() => {});
+    expect(display.flatten).toHaveBeenCalledTimes(1);
   });
 
   it('puts the original flush back when the client goes away', () => {
