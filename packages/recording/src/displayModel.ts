@@ -22,8 +22,10 @@
 // `msg`, `required`, `argv`, `error`, `disconnect`, and any opcode not named here.
 import sharp, { type OutputInfo } from 'sharp';
 import type { GuacInstruction } from '@overlay-companion/guac';
+import type { ImageSize } from './imageHeader.js';
 import {
   CompositeMask,
+  copyGeometry,
   copyRect,
   drawImage,
   emptySurface,
@@ -170,6 +172,35 @@ export class DisplayModel {
     }
   }
 
+  /**
+   * Takes a `copy`, or an image stream's `end` (the image being `size`), into account without
+   * drawing it: surfaces grow, layer 0's changed area and the observer hear of it as if it had
+   * been drawn, and its pixels stay as they were — for draws nothing will look at
+   * (visibleDraws.ts). Anything else is applied.
+   */
+  skip(instruction: GuacInstruction, size: ImageSize | null): Promise<void> | undefined {
+    const n = (i: number): number => int(instruction.args[i]);
+    if (instruction.opcode === 'end' && size !== null) {
+      const image = this.images.get(n(0));
+      if (image === undefined) return undefined;
+      this.images.delete(n(0));
+      const rect = { x: image.x, y: image.y, ...size };
+      this.surfaceFor(image.layer, rect);
+      this.touched(image.layer, rect);
+      return undefined;
+    }
+    if (instruction.opcode !== 'copy') return this.apply(instruction);
+    const src = this.surfaces.get(n(0));
+    if (src === undefined) return undefined;
+    const from = { x: n(1), y: n(2), width: n(3), height: n(4) };
+    const dst = this.surfaceFor(n(6), { x: n(7), y: n(8), width: from.width, height: from.height });
+    const { read, to } = copyGeometry(src, from, dst, n(7), n(8));
+    if (to.width <= 0 || to.height <= 0) return undefined;
+    if (n(6) === 0) this.markDirty(to);
+    this.observer.copied?.(n(0), read, n(6), to);
+    return undefined;
+  }
+
   private async drawImage(image: PendingImage): Promise<void> {
     const bytes = Buffer.from(image.chunks.join(''), 'base64');
     let decoded: { data: Buffer; info: OutputInfo };
@@ -240,16 +271,17 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 /**
  * Whether an image's format says it has no alpha, so every decoded pixel is opaque: JPEG (no
- * alpha channel), or a PNG of colour type 0 or 2 (grey, RGB) with no `tRNS` chunk before its
- * data. Anything else (WebP, a palette, a malformed header) is scanned by drawImage.
+ * alpha channel), or a PNG of colour type 0, 2 or 3 (grey, RGB, palette) with no `tRNS` chunk
+ * before its data. Anything else (WebP, a palette, a malformed header) is scanned by drawImage.
  */
 export function withoutAlpha(mimetype: string, bytes: Buffer): boolean {
   if (mimetype === 'image/jpeg') return bytes[0] === 0xff && bytes[1] === 0xd8;
   if (mimetype !== 'image/png' || bytes.length < 33) return false;
   if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR')
     return false;
+  // Grey, RGB, or a palette (whose entries have alpha only through tRNS).
   const colourType = bytes[25];
-  if (colourType !== 0 && colourType !== 2) return false;
+  if (colourType !== 0 && colourType !== 2 && colourType !== 3) return false;
   // Chunks: length (4), type (4), data, CRC (4). tRNS (a transparent colour) precedes IDAT.
   for (let at = 8; at + 8 <= bytes.length;) {
     const type = bytes.toString('latin1', at + 4, at + 8);

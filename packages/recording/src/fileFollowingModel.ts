@@ -2,7 +2,9 @@
 // sends into the model is nearly all a recording costs (measured on heavy scrolling: 94 % of the
 // writer's CPU; encoding keyframes 2 %). While no mask is in force and no gap is open the file
 // holds exactly the server's drawing, so the model need not follow the stream: it follows the
-// file, later. It catches up — replaying the file from where it was, the writer writing the
+// file, later — and, catching up, draws only what is still visible at the next keyframe or at
+// the end of the catch-up, the only moments it is looked at (visibleDraws.ts: a heavy scroll's
+// images are nearly all scrolled away by then, and are never decoded). It catches up — replaying the file from where it was, the writer writing the
 // keyframes due on the way, at the same frames and by the same rule as if it had been current —
 // once the desktop has been still for `quietMs`, when the file has run `maxLagBytes` or
 // `maxLagMs` ahead of it (so the keyframes of a recording being made, which its thumbnails seek
@@ -14,6 +16,7 @@
 import type { GuacInstruction } from '@overlay-companion/guac';
 import type { DisplayModel } from './displayModel.js';
 import { instructionsFrom, type UnconfirmedChunk } from './fileTail.js';
+import { invisibleDraws } from './visibleDraws.js';
 
 /** A frame written while following: its time, and the file's offset after its sync. */
 export interface SyncPoint {
@@ -31,11 +34,13 @@ export interface FileFollowingOptions {
   /** The desktop has been still for quietMs: the writer queues a catch-up (in its order). */
   quiet: () => void;
   /**
-   * At each frame replayed that the disk holds (`point`, in the file up to `end`): the model now
-   * holds exactly that frame's picture (the writer writes a keyframe there if one is due).
+   * At each frame replayed that the disk holds (`point`, in the file up to `end`), after every
+   * instruction before it was `applied`: whether the writer wants a keyframe there.
    */
-  frameReplayed: (point: SyncPoint) => Promise<void> | undefined;
-  /** An instruction replayed into the model (the writer notes what drew). */
+  keyframeDue: (point: SyncPoint) => boolean;
+  /** The model now holds exactly the picture at `point`, where a keyframe is due: write it. */
+  frameReplayed: (point: SyncPoint) => Promise<void>;
+  /** An instruction replayed, in order (the writer notes what drew). */
   applied: (instruction: GuacInstruction) => void;
 }
 
@@ -115,34 +120,50 @@ export class FileFollowingModel {
 
   /**
    * Replays the file from `modelAt` to `end` into the model, calling frameReplayed at each frame
-   * (the writer writes each keyframe due at the frame it is due at).
+   * a keyframe is due at. The model is exact only there and at `end`, the only moments anything
+   * looks at it: the instructions between are gathered and only the draws still visible at the
+   * next such moment are drawn (visibleDraws.ts).
    */
   async catchUp(end: number): Promise<void> {
     this.clearQuietTimer();
-    const { model, path, frameReplayed, applied } = this.options;
+    const { path, keyframeDue, frameReplayed, applied } = this.options;
     const unconfirmed = [...this.unconfirmed];
     const points = this.syncPoints;
     this.syncPoints = [];
     let next = 0;
+    let stretch: GuacInstruction[] = [];
     for await (const batch of instructionsFrom(path, this.modelAt, end, unconfirmed)) {
       for (const instruction of batch) {
         if (instruction.opcode === 'sync') {
           const point = points[next++];
           // A frame the failing disk lost has no place in the file for a keyframe to point at.
-          if (point !== undefined && point.offset <= end) {
-            const pending = frameReplayed(point);
-            if (pending) await pending;
+          if (point !== undefined && point.offset <= end && keyframeDue(point)) {
+            await this.draw(stretch);
+            stretch = [];
+            await frameReplayed(point);
           }
           continue;
         }
-        const pending = model.apply(instruction);
-        if (pending) await pending;
+        stretch.push(instruction);
         applied(instruction);
       }
     }
-    model.takeDirty();
+    await this.draw(stretch);
+    this.options.model.takeDirty();
     this.modelAt = end;
     this.unconfirmed = [];
+  }
+
+  /** Draws what of `stretch` is still visible at its end (geometry for the rest). */
+  private async draw(stretch: readonly GuacInstruction[]): Promise<void> {
+    const { model } = this.options;
+    const skips = invisibleDraws(stretch, model.surfaces);
+    for (let at = 0; at < stretch.length; at++) {
+      const instruction = stretch[at]!;
+      const size = skips.get(at);
+      const pending = size === undefined ? model.apply(instruction) : model.skip(instruction, size);
+      if (pending) await pending;
+    }
   }
 
   clearQuietTimer(): void {

@@ -184,14 +184,9 @@ export function copyRect(
   dy: number,
   mask: number = CompositeMask.SRC,
 ): Rect {
-  const source = clip(from, src.width, src.height);
-  if (isEmpty(source)) return { x: dx, y: dy, width: 0, height: 0 };
-  const at = { x: dx + (source.x - from.x), y: dy + (source.y - from.y) };
-  const to = clip({ ...at, width: source.width, height: source.height }, dst.width, dst.height);
+  const { read, to } = copyGeometry(src, from, dst, dx, dy);
   if (isEmpty(to)) return to;
-  const sx = source.x + (to.x - at.x);
-  const sy = source.y + (to.y - at.y);
-  const read = { x: sx, y: sy, width: to.width, height: to.height };
+  const { x: sx, y: sy } = read;
   const sourceOpaque = mask === CompositeMask.SRC ? knownOpaqueArea(src, read) : opaque(src, read);
   if (mask === CompositeMask.SRC || sourceOpaque) {
     if (!sourceOpaque) mayBeTranslucent(dst, to);
@@ -212,6 +207,33 @@ export function copyRect(
     return to;
   }
   return blendCopy(src, from, dst, dx, dy, mask);
+}
+
+/**
+ * Where a copy of `from` of a surface the size of `src` to (dx, dy) of one the size of `dst`
+ * reads (`read`) and writes (`to`), clipped to both; `to` is empty when nothing is copied.
+ */
+export function copyGeometry(
+  src: { width: number; height: number },
+  from: Rect,
+  dst: { width: number; height: number },
+  dx: number,
+  dy: number,
+): { read: Rect; to: Rect } {
+  const source = clip(from, src.width, src.height);
+  if (isEmpty(source)) {
+    const none = { x: dx, y: dy, width: 0, height: 0 };
+    return { read: none, to: none };
+  }
+  const at = { x: dx + (source.x - from.x), y: dy + (source.y - from.y) };
+  const to = clip({ ...at, width: source.width, height: source.height }, dst.width, dst.height);
+  const read = {
+    x: source.x + (to.x - at.x),
+    y: source.y + (to.y - at.y),
+    width: to.width,
+    height: to.height,
+  };
+  return { read, to };
 }
 
 /**
@@ -246,7 +268,7 @@ function mayBeTranslucent(surface: Surface, area: Rect): void {
 }
 
 /** Whether every pixel of `area` (inside `surface`) is opaque. */
-function opaque(surface: Surface, area: Rect): boolean {
+export function opaque(surface: Surface, area: Rect): boolean {
   if (knownOpaqueArea(surface, area)) return true;
   for (let y = area.y; y < area.y + area.height; y++) {
     const end = (y * surface.width + area.x + area.width) * 4;

@@ -151,10 +151,8 @@ export class RecordingWriter {
       maxLagBytes: options.maxLagBytes ?? WRITER_DEFAULTS.maxLagBytes,
       maxLagMs: options.maxLagMs ?? WRITER_DEFAULTS.maxLagMs,
       quiet: () => this.enqueue({ kind: 'catchUp', t: this.lastSync }),
-      frameReplayed: (point) =>
-        this.keyframes.due(point.t, point.offset)
-          ? this.keyframe(point.t, point.offset)
-          : undefined,
+      keyframeDue: (point) => this.keyframes.due(point.t, point.offset),
+      frameReplayed: (point) => this.keyframe(point.t, point.offset),
       applied: ({ opcode }) => {
         if (drawsPicture(opcode)) this.keyframes.drew();
       },

@@ -1,0 +1,224 @@
+// The file-following model draws only what is still visible at a stretch's end (visibleDraws.ts):
+// for random streams of images (opaque, palette, translucent; SRC and OVER), copies and moves
+// through buffers (SRC and OVER, between surfaces and within one, clipped at every edge), fills
+// (opaque, translucent, clearing), transfers, resizes and disposals, a model that skips what
+// invisibleDraws names ends with every surface equal, pixel for pixel, to a model that drew
+// everything — and the draw observer (the mask taint's source) hears the same calls. A heavy
+// scroll (new rows drawn at the bottom, the rest moved up through a buffer, as our gateway
+// sends it) skips nearly every image.
+import sharp from 'sharp';
+import type { GuacInstruction } from '@overlay-companion/guac';
+import { describe, expect, it } from 'vitest';
+import { DisplayModel, type DrawObserver } from './displayModel.js';
+import { imageSize } from './imageHeader.js';
+import { imageStream, ins, solidPng } from './testing/streams.js';
+import { invisibleDraws } from './visibleDraws.js';
+
+async function noisyPng(
+  width: number,
+  height: number,
+  seed: number,
+  kind: 'rgb' | 'palette' | 'rgba',
+): Promise<Buffer> {
+  const channels = kind === 'rgba' ? 4 : 3;
+  const raw = Buffer.alloc(width * height * channels);
+  let state = seed;
+  for (let i = 0; i < raw.length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    raw[i] = kind === 'palette' ? (state >>> 30) * 85 : state >>> 24;
+  }
+  const image = sharp(raw, { raw: { width, height, channels } });
+  return (kind === 'palette' ? image.png({ palette: true, colours: 4 }) : image.png()).toBuffer();
+}
+
+function recorder(): { observer: DrawObserver; calls: string[] } {
+  const calls: string[] = [];
+  return {
+    calls,
+    observer: {
+      copied: (src, from, dst, to) =>
+        calls.push(`copied ${src} ${JSON.stringify(from)} ${dst} ${JSON.stringify(to)}`),
+      drawn: (layer, rect) => calls.push(`drawn ${layer} ${JSON.stringify(rect)}`),
+      disposed: (layer) => calls.push(`disposed ${layer}`),
+    },
+  };
+}
+
+async function applyAll(model: DisplayModel, stream: readonly GuacInstruction[]): Promise<void> {
+  for (const instruction of stream) {
+    const pending = model.apply(instruction);
+    if (pending) await pending;
+  }
+}
+
+async function applyVisible(
+  model: DisplayModel,
+  stream: readonly GuacInstruction[],
+): Promise<number> {
+  const skips = invisibleDraws(stream, model.surfaces);
+  for (let at = 0; at < stream.length; at++) {
+    const size = skips.get(at);
+    const pending = size === undefined ? model.apply(stream[at]!) : model.skip(stream[at]!, size);
+    if (pending) await pending;
+  }
+  return skips.size;
+}
+
+function expectSameSurfaces(a: DisplayModel, b: DisplayModel): void {
+  expect([...b.surfaces.keys()].sort()).toEqual([...a.surfaces.keys()].sort());
+  for (const [index, surface] of a.surfaces) {
+    const other = b.surfaces.get(index)!;
+    expect([index, other.width, other.height]).toEqual([index, surface.width, surface.height]);
+    // One assertion per surface (a mismatch names the first differing byte).
+    const diff = surface.rgba.findIndex((v, i) => other.rgba[i] !== v);
+    expect({ index, diff }).toEqual({ index, diff: -1 });
+  }
+}
+
+describe('drawing only what is still visible', () => {
+  it.each([1, 2, 3, 4, 5, 6])(
+    'ends equal to drawing everything: 600 random instructions (seed %i)',
+    async (seed) => {
+      let state = seed * 7919;
+      const rnd = (n: number): number => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return (state >>> 8) % n;
+      };
+      const pngs = await Promise.all([
+        noisyPng(40, 24, seed, 'rgb'),
+        noisyPng(64, 10, seed + 1, 'palette'),
+        noisyPng(20, 20, seed + 2, 'rgba'),
+        noisyPng(90, 50, seed + 3, 'rgb'),
+        solidPng(30, 30, [seed * 20, 0, 255]),
+        sharp({ create: { width: 16, height: 12, channels: 3, background: '#123456' } })
+          .jpeg()
+          .toBuffer(),
+      ]);
+      const mimes = ['image/png', 'image/png', 'image/png', 'image/png', 'image/png', 'image/jpeg'];
+      const layers = [0, 0, 0, -1, -2, 1];
+      const coord = (): number => rnd(140) - 20;
+      const stream: GuacInstruction[] = [ins('size', 0, 100, 80), ins('size', -2, 100, 80)];
+      let streamIndex = 1;
+      while (stream.length < 600) {
+        const pick = rnd(100);
+        const layer = layers[rnd(layers.length)]!;
+        if (pick < 35) {
+          const which = rnd(pngs.length);
+          const image = imageStream(streamIndex++, layer, coord(), coord(), pngs[which]!);
+          image[0] = ins(
+            'img',
+            streamIndex - 1,
+            rnd(3) === 0 ? 12 : 14,
+            layer,
+            mimes[which]!,
+            coord(),
+            coord(),
+          );
+          stream.push(...image);
+        } else if (pick < 75) {
+          const src = layers[rnd(layers.length)]!;
+          const mask = rnd(3) === 0 ? 12 : 14;
+          stream.push(
+            ins(
+              rnd(15) === 0 ? 'transfer' : 'copy',
+              src,
+              coord(),
+              coord(),
+              rnd(90),
+              rnd(70),
+              rnd(15) === 0 ? 6 : mask,
+              layer,
+              coord(),
+              coord(),
+            ),
+          );
+        } else if (pick < 90) {
+          const rects = 1 + rnd(3);
+          for (let r = 0; r < rects; r++)
+            stream.push(ins('rect', layer, coord(), coord(), rnd(50), rnd(40)));
+          const [mask, alpha] = [
+            [14, 255],
+            [14, 128],
+            [2, 255],
+            [9, 0],
+            [12, 90],
+          ][rnd(5)]!;
+          stream.push(ins('cfill', mask!, layer, rnd(256), rnd(256), rnd(256), alpha!));
+        } else if (pick < 95) {
+          stream.push(ins('size', layer, 40 + rnd(100), 30 + rnd(80)));
+        } else if (pick < 97) {
+          stream.push(ins('dispose', layers[3 + rnd(3)]!));
+        }
+      }
+      // The model is exact at the start of the stretch (a keyframe or the last catch-up).
+      const start = 80 + rnd(200);
+      const a = recorder();
+      const b = recorder();
+      const all = new DisplayModel(a.observer);
+      const visible = new DisplayModel(b.observer);
+      await applyAll(all, stream.slice(0, start));
+      await applyAll(visible, stream.slice(0, start));
+      a.calls.length = 0;
+      b.calls.length = 0;
+      await applyAll(all, stream.slice(start));
+      const skipped = await applyVisible(visible, stream.slice(start));
+      expectSameSurfaces(all, visible);
+      expect(b.calls).toEqual(a.calls);
+      // Random streams overwrite a lot; the test means nothing if nothing was skipped.
+      expect(skipped).toBeGreaterThan(10);
+    },
+  );
+
+  it('skips nearly every image of a heavy scroll (rows through a buffer, as our gateway sends them)', async () => {
+    const rows = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => noisyPng(300, 20, i + 1, 'palette')),
+    );
+    const stream: GuacInstruction[] = [];
+    for (let frame = 0; frame < 60; frame++) {
+      stream.push(ins('copy', 0, 0, 20, 300, 180, 14, -2, 0, 20));
+      stream.push(ins('copy', -2, 0, 20, 300, 180, 14, 0, 0, 0));
+      stream.push(...imageStream(frame + 1, 0, 0, 180, rows[frame % rows.length]!));
+    }
+    const start = [
+      ins('size', 0, 300, 200),
+      ins('size', -2, 300, 200),
+      ...imageStream(99, 0, 0, 0, await noisyPng(300, 200, 9, 'rgb')),
+    ];
+    const all = new DisplayModel();
+    const visible = new DisplayModel();
+    await applyAll(all, [...start, ...stream]);
+    await applyAll(visible, start);
+    const skips = invisibleDraws(stream, visible.surfaces);
+    const images = [...skips.keys()].filter((at) => stream[at]!.opcode === 'end').length;
+    // The screen holds 10 rows: the last 10 images show, the 50 before are scrolled away.
+    expect(images).toBe(50);
+    await applyVisible(visible, stream);
+    expectSameSurfaces(all, visible);
+  });
+
+  it('keeps what a translucent image is blended over, and skips what an opaque one covers', async () => {
+    const under = imageStream(1, 0, 0, 0, await noisyPng(20, 20, 3, 'rgb'));
+    const translucent = imageStream(2, 0, 0, 0, await noisyPng(20, 20, 4, 'rgba'));
+    const cover = imageStream(3, 0, 0, 0, await noisyPng(20, 20, 5, 'palette'));
+    const model = new DisplayModel();
+    await applyAll(model, [ins('size', 0, 20, 20)]);
+    const blended = [...under, ...translucent];
+    expect(invisibleDraws(blended, model.surfaces).size).toBe(0);
+    const covered = [...under, ...cover];
+    expect([...invisibleDraws(covered, model.surfaces).keys()]).toEqual([under.length - 1]);
+  });
+
+  it('reads sizes from PNG, JPEG and WebP headers, and nothing from other bytes', async () => {
+    const base = sharp({ create: { width: 37, height: 21, channels: 4, background: '#ff000080' } });
+    for (const [mime, bytes] of [
+      ['image/png', await base.clone().png().toBuffer()],
+      ['image/jpeg', await base.clone().jpeg().toBuffer()],
+      ['image/webp', await base.clone().webp().toBuffer()],
+      ['image/webp', await base.clone().webp({ lossless: true }).toBuffer()],
+    ] as const)
+      expect(imageSize(mime, bytes)).toEqual({ width: 37, height: 21 });
+    const png = await base.clone().png().toBuffer();
+    expect(imageSize('image/jpeg', png)).toBeUndefined();
+    expect(imageSize('image/png', Buffer.from('not an image'))).toBeUndefined();
+  });
+});
