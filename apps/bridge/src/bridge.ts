@@ -375,6 +375,12 @@ export async function startWithDesktopControl(
     planeHooks: {
       recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
       overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
+      // The size a tunnel in use shows: a plain draw_overlay is settled here with it
+      // (relay/settledOverlays.ts). Called on calls, once the bridge below runs.
+      desktopSize: (desktopId) =>
+        bridge?.tunnels.inUse(desktopId) === true
+          ? bridge.tunnels.desktopSize(desktopId)
+          : undefined,
       takeOverChanged: (desktopId, on, by) =>
         recordings.event(desktopId, {
           kind: on ? 'takeover' : 'handback',

@@ -18,6 +18,7 @@ export * from './toolParsing.js';
 export * from './messages.js';
 export * from './imageFrame.js';
 export * from './overlayFeed.js';
+export * from './overlayPlacement.js';
 export * from './approvalPreview.js';
 export * from './fleet.js';
 export * from './privacy.js';

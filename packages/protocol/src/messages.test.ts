@@ -100,6 +100,7 @@ const bridgeMessages: BridgeToViewer[] = [
   { type: 'approval_answer', request_id: 'confirm_x_1', approved: true },
   { type: 'stop', reason: 'The person pressed Stop in another window.' },
   { type: 'sync_state', seq: 7, overlays: [overlay] },
+  { type: 'overlay_put', overlay, seq: 4 },
   { type: 'overlay_created', overlay, seq: 8 },
   { type: 'overlay_removed', overlay_id: 'ov-1', seq: 9 },
   { type: 'clear_overlays', seq: 10 },

@@ -48,6 +48,19 @@ export const ClearOverlaysMessage = z.strictObject({
   seq: Seq,
 });
 
+/**
+ * Bridge → control viewer: an overlay the bridge drew for a draw_overlay call it settled itself
+ * (the AI already has its id and bounds). The control window adds it to its store as one it drew
+ * (its own clock for the times, the store's next seq or `seq` if higher) and tells the bridge
+ * and the other windows with overlay_created, as for its own; with no room it sends
+ * overlay_removed for it instead, so every copy converges. Sent on the control window's socket,
+ * in order with the tool calls, so a later remove_overlay finds it.
+ */
+export const OverlayPutMessage = z.strictObject({
+  type: z.literal('overlay_put'),
+  overlay: Overlay,
+  seq: Seq.describe("The bridge copy's sequence number with this overlay in it."),
+});
 /** Full overlay store snapshot; the receiver replaces its store and continues from `seq`. */
 export const SyncStateMessage = z.strictObject({
   type: z.literal('sync_state'),
@@ -280,6 +293,7 @@ export const BridgeToViewer = z.discriminatedUnion('type', [
   OverlayCreatedMessage,
   OverlayRemovedMessage,
   ClearOverlaysMessage,
+  OverlayPutMessage,
   BridgeErrorMessage,
   EventInterestMessage,
   PermissionsChangedMessage,

@@ -11,4 +11,6 @@
 // standing_revoke, tool_call.standing_id — and tool_error.asked (how the question ended).
 // 8: approvals_waiting entries carry the AI's intent and a preview square of desktop pixels (an
 // older bridge's strict schema would refuse the whole list).
-export const PROTOCOL_VERSION = 8 as const;
+// 9: overlay_put — the bridge draws a plain draw_overlay itself and hands the control window
+// the overlay (an older viewer would refuse the message).
+export const PROTOCOL_VERSION = 9 as const;

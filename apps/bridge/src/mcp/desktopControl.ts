@@ -80,7 +80,10 @@ export interface DesktopControlOptions {
    * What each desktop's plane tells, and asks, beyond the desktop control: the recordings' event
    * track and indicator (bridge.ts wires them to recordings/, which imports mcp/, not back).
    */
-  planeHooks?: Pick<DesktopPlanesOptions, 'overlaysChanged' | 'takeOverChanged' | 'recording'>;
+  planeHooks?: Pick<
+    DesktopPlanesOptions,
+    'overlaysChanged' | 'takeOverChanged' | 'recording' | 'desktopSize'
+  >;
 }
 
 export interface DesktopControl {

@@ -134,6 +134,8 @@ export interface DesktopPlanesOptions {
   takeOverChanged?: (desktopId: string, on: boolean, byName: string | undefined) => void;
   /** What a window is told about the desktop's recording (recordings/recordings.ts). */
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
+  /** The desktop's size on a tunnel in use now (relay/settledOverlays.ts settles draws with it). */
+  desktopSize?: (desktopId: string) => { width: number; height: number } | undefined;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
@@ -243,6 +245,7 @@ class Plane implements DesktopPlane {
         this.site()?.answerApproval(this.desktopId, person, message),
       controlElsewhere: () => this.site()?.controlElsewhere(this.desktopId) === true,
       overlaysWanted: () => this.site()?.overlaysWanted(this.desktopId),
+      desktopSize: () => options.desktopSize?.(this.desktopId),
       ...(options.headlessLauncher === undefined
         ? {}
         : { headlessLauncher: options.headlessLauncher }),

@@ -45,6 +45,11 @@ export interface ViewerHubOptions {
   controlElsewhere?: () => boolean;
   /** In a site: asks the bridge with the control window for its overlays (hubSite.ts applies). */
   overlaysWanted?: () => void;
+  /**
+   * The desktop's size on a tunnel of this bridge in use now (undefined: none shows it); lets the
+   * bridge settle a plain draw_overlay itself (settledOverlays.ts).
+   */
+  desktopSize?: () => { width: number; height: number } | undefined;
 }
 
 /** What happened to an approval the bridge asked for (for the audit log). */

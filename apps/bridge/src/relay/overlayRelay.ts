@@ -9,6 +9,12 @@
 // In a site, the control window may be on another bridge: its changes come from the site's bus
 // (applyElsewhere), are kept in the copy the same way and go to every window here and the feed;
 // `fromSite` is true while they are told, so they are not told back to the site.
+// The bridge may draw an overlay itself (settledOverlays.ts, a plain draw_overlay): put() keeps it
+// in the copy under a new seq and hands it to the control window (overlay_put); the feed, the
+// mirrors and the site hear of it when that window's overlay_created comes back, as for any
+// overlay. Until then it is "untaken": a window that takes control gets it again after the copy
+// (forNewControl), so an overlay the AI was told about is not lost with a window that closed
+// before taking it.
 import {
   encodeBridgeMessage,
   type Overlay,
@@ -41,6 +47,8 @@ export class OverlayRelay {
   private readonly listeners = new Set<(change: OverlayChange) => void>();
   /** Set while a change from another bridge is told to the listeners (not told back). */
   fromSite = false;
+  /** Overlays handed to the control window (put) that it has not yet announced, by id. */
+  private readonly untakenPuts = new Map<string, Overlay>();
 
   constructor(private readonly routes: OverlayRoutes) {}
 
@@ -52,6 +60,7 @@ export class OverlayRelay {
       case 'clear_overlays':
         if (!isControl)
           return `${message.type} ignored: only the control viewer owns the overlay store`;
+        this.taken(message);
         this.apply(message);
         this.routes.toMirrors(encodeBridgeMessage(message));
         return undefined;
@@ -86,6 +95,38 @@ export class OverlayRelay {
     this.routes.toMirrors(
       encodeBridgeMessage(change.type === 'sync_state' ? this.syncMessage() : change),
     );
+  }
+
+  /**
+   * An overlay the bridge drew: kept in the copy under the next seq and handed to the control
+   * window `controlId` (after whatever was sent it before, so a later call finds it there).
+   */
+  put(controlId: string, overlay: Overlay): void {
+    this.overlays.delete(overlay.overlay_id);
+    this.overlays.set(overlay.overlay_id, overlay);
+    this.seq += 1;
+    this.untakenPuts.set(overlay.overlay_id, overlay);
+    this.routes.toViewer(
+      controlId,
+      encodeBridgeMessage({ type: 'overlay_put', overlay, seq: this.seq }),
+    );
+  }
+
+  /** How many overlays were handed to the control window and not yet announced by it. */
+  get untaken(): number {
+    return this.untakenPuts.size;
+  }
+
+  /**
+   * What a window taking control is sent: the copy, then every overlay handed to a control
+   * window that did not announce it (it closed first, or lost control): the new one adds them
+   * (an id it already holds is replaced, not doubled).
+   */
+  forNewControl(): string[] {
+    const texts = [encodeBridgeMessage(this.syncMessage())];
+    for (const overlay of this.untakenPuts.values())
+      texts.push(encodeBridgeMessage({ type: 'overlay_put', overlay, seq: this.seq }));
+    return texts;
   }
 
   /** The whole copy as a sync_state (for a window taking control, or asking). */
@@ -123,6 +164,20 @@ export class OverlayRelay {
     }
     this.seq = Math.max(this.seq, message.seq);
     this.emit(message);
+  }
+
+  /** The control window announced a change: an overlay it names is no longer untaken. */
+  private taken(
+    message: Extract<
+      OverlayMessage,
+      { type: 'overlay_created' | 'overlay_removed' | 'clear_overlays' }
+    >,
+  ): void {
+    if (this.untakenPuts.size === 0) return;
+    // A clear says nothing of them: the window may clear (the person's button) before it reads
+    // an overlay_put already on its way, which then draws after the clear.
+    if (message.type === 'overlay_created') this.untakenPuts.delete(message.overlay.overlay_id);
+    else if (message.type === 'overlay_removed') this.untakenPuts.delete(message.overlay_id);
   }
 
   private replace(overlays: readonly Overlay[], seq: number): void {

@@ -45,7 +45,8 @@ export function sendHello(from: HelloSources, peer: ViewerPeer, role: ViewerRole
   peer.send(encodeBridgeMessage(interestFor(from, peer)));
   // A window taking control gets the overlays as the bridge has them: it keeps the newer of
   // that and its own store (and announces its own, which the bridge keeps if newer).
-  if (role === 'control') peer.send(encodeBridgeMessage(from.overlays.syncMessage()));
+  // (and the overlays the bridge drew that the previous control window never took).
+  if (role === 'control') for (const text of from.overlays.forNewControl()) peer.send(text);
   for (const message of from.shared.afterHello(role))
     if (from.windows.mayHear(peer, message)) peer.send(encodeBridgeMessage(message));
   // desktop_state follows from windowsChanged (attach) and chargeChanged, to every window.

@@ -20,6 +20,7 @@ import {
   type ImageAnswerHeader,
   type Mode,
   type MonitorLayout,
+  type DrawOverlayArgs,
   type ToolArgs,
   type ViewerToolName,
   type ViewerToBridge,
@@ -31,6 +32,7 @@ import { modeChangedMessage } from './modeSetRequest.js';
 import { HubSite } from './hubSite.js';
 import { settleImageAnswer } from './imageAnswer.js';
 import { OverlayRelay } from './overlayRelay.js';
+import { drawHere } from './settledOverlays.js';
 import { SharedWindowState } from './windowsShared.js';
 import { NoViewer } from './noViewer.js';
 import { interestFor, sendHello, type HelloSources } from './viewerHello.js';
@@ -463,6 +465,19 @@ export class ViewerHub {
 
   noViewerGuidance(): string {
     return this.noViewer.guidance();
+  }
+
+  /**
+   * Draws a plain draw_overlay here and hands it to the control window; undefined when only the
+   * control window can answer it (settledOverlays.ts), and then the call is relayed.
+   */
+  drawHere(args: DrawOverlayArgs): ToolViewerResult<'draw_overlay'> | undefined {
+    return drawHere(args, {
+      control: this.control,
+      desktop: this.options.desktopSize?.(),
+      layout: this.shared.layout,
+      overlays: this.overlays,
+    });
   }
 
   /** Relays a tool call to the control viewer (see CallRelay.call for how it settles). */

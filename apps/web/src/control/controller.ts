@@ -155,6 +155,7 @@ export class ViewerController {
       case 'overlay_created':
       case 'overlay_removed':
       case 'clear_overlays':
+      case 'overlay_put':
         overlaySyncMessage(this.#overlaySync, control.getState().role, message);
         return;
       case 'event_interest':

@@ -4,6 +4,7 @@
 // this window shows it (clamped to what the protocol allows).
 import {
   ProtocolError,
+  layoutMonitorRects,
   monitorScale,
   type Monitor,
   type MonitorLayout,
@@ -25,28 +26,18 @@ export function currentMonitors(
   windowScale: number,
   layout: MonitorLayout | null = null,
 ): Monitor[] {
-  if (layout !== null && layout.monitors.length > 0) {
-    return layout.monitors.map((m, index) => ({
-      index,
-      x: m.x,
-      y: m.y,
-      width: m.width,
-      height: m.height,
-      // The screen that shows it decides; unknown screens are shown 1:1 by convention.
+  // Where each monitor is: the protocol's one definition (the bridge places overlays by it too).
+  return layoutMonitorRects(desktop, layout).map((rect) => {
+    const m = layout?.monitors[rect.index];
+    // Without a layout: the whole desktop at this window's scale. With one, the screen that
+    // shows each monitor decides; unknown screens are shown 1:1 by convention.
+    if (m === undefined) return { ...rect, scale: clampScale(windowScale) };
+    return {
+      ...rect,
       scale: clampScale(monitorScale(m) ?? 1),
       ...(m.label === undefined ? {} : { label: m.label }),
-    }));
-  }
-  return [
-    {
-      index: 0,
-      x: 0,
-      y: 0,
-      width: desktop.width,
-      height: desktop.height,
-      scale: clampScale(windowScale),
-    },
-  ];
+    };
+  });
 }
 
 /** The monitor a tool named, or undefined for desktop coordinates; unknown index → error. */

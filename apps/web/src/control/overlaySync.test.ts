@@ -2,7 +2,10 @@
 // (overlaySync.ts), through a real ViewerController (testing/controllerHarness.ts): a window
 // taking control announces its store and keeps the newer of it and the bridge's copy; a mirror
 // asks for a snapshot, follows changes and re-syncs on a gap; the control window answers
-// request_sync.
+// request_sync. An overlay the bridge drew (overlay_put) joins the control window's store like its
+// own — announced, in order with later calls, expiring on this window's clock — and a window
+// with no room for it says so (overlay_removed) so the copies converge; a mirror ignores it.
+import { MAX_OVERLAYS } from '@overlay-companion/protocol';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { call, hello, msg, setup } from './testing/controllerHarness.js';
 
@@ -66,5 +69,96 @@ describe('overlay store sync between windows', () => {
       seq: 1,
       overlays: [{ overlay_id: 'ov_1' }],
     });
+  });
+
+  const BRIDGE_DRAWN = {
+    overlay_id: 'ovb_0a1b2c3d_1',
+    bounds: { x: 10, y: 20, width: 30, height: 40 },
+    color: 'red',
+    opacity: 0.5,
+    click_through: true,
+    monitor_index: 0,
+    // The bridge's clock, far behind this window's: the window keeps the 2 s it was given.
+    created_at: 1_000,
+    expires_at: 3_000,
+  };
+
+  it("overlay_put: the control window adds the bridge's overlay, announces it, expires it on time", () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('control'));
+    const now = 1_700_000_000_000; // the harness's overlay clock
+    controller.handle(msg({ type: 'overlay_put', overlay: BRIDGE_DRAWN, seq: 1 }));
+    const stored = { ...BRIDGE_DRAWN, created_at: now, expires_at: now + 2_000 };
+    expect(overlayStore.getState()).toMatchObject({ seq: 1, overlays: [stored] });
+    expect(sent.at(-1)).toEqual({ type: 'overlay_created', overlay: stored, seq: 1 });
+    // A remove_overlay right behind it finds it (same socket, same order).
+    controller.handle(call('c30', 'remove_overlay', { overlay_id: BRIDGE_DRAWN.overlay_id }));
+    expect(sent.at(-2)).toEqual({
+      type: 'overlay_removed',
+      overlay_id: BRIDGE_DRAWN.overlay_id,
+      seq: 2,
+    });
+    expect(sent.at(-1)).toMatchObject({
+      type: 'tool_result',
+      id: 'c30',
+      result: { removed: true },
+    });
+    // Drawn again (handed to a new control window twice, say) and left to expire: gone at 2 s.
+    controller.handle(msg({ type: 'overlay_put', overlay: BRIDGE_DRAWN, seq: 3 }));
+    vi.advanceTimersByTime(1_999);
+    expect(overlayStore.getState().overlays).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(overlayStore.getState().overlays).toEqual([]);
+    expect(sent.at(-1)).toEqual({
+      type: 'overlay_removed',
+      overlay_id: BRIDGE_DRAWN.overlay_id,
+      seq: 4,
+    });
+  });
+
+  it("overlay_put: the window's seq follows the bridge's when that is higher, and never goes back", () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('control'));
+    controller.handle(msg({ type: 'overlay_put', overlay: BRIDGE_DRAWN, seq: 7 }));
+    expect(overlayStore.getState().seq).toBe(7);
+    expect(sent.at(-1)).toMatchObject({ type: 'overlay_created', seq: 7 });
+    // The window moved on meanwhile (its own draw): a put under an older seq takes the next one.
+    controller.handle(call('c31', 'draw_overlay', { x: 0, y: 0, width: 5, height: 5 }));
+    controller.handle(
+      msg({ type: 'overlay_put', overlay: { ...BRIDGE_DRAWN, overlay_id: 'ovb_x_2' }, seq: 8 }),
+    );
+    expect(overlayStore.getState().seq).toBe(9);
+    expect(sent.at(-1)).toMatchObject({ type: 'overlay_created', seq: 9 });
+  });
+
+  it('overlay_put with no room: nothing drawn, overlay_removed so the bridge drops it too', () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('control'));
+    const full = Array.from({ length: MAX_OVERLAYS }, (_, i) => ({
+      ...BRIDGE_DRAWN,
+      overlay_id: `ov_full_${i}`,
+      expires_at: undefined,
+    }));
+    overlayStore.getState().replaced({ overlays: full, seq: 3 });
+    controller.handle(msg({ type: 'overlay_put', overlay: BRIDGE_DRAWN, seq: 4 }));
+    expect(overlayStore.getState().overlays).toHaveLength(MAX_OVERLAYS);
+    expect(
+      overlayStore.getState().overlays.some((o) => o.overlay_id === BRIDGE_DRAWN.overlay_id),
+    ).toBe(false);
+    expect(overlayStore.getState().seq).toBe(4);
+    expect(sent.at(-1)).toEqual({
+      type: 'overlay_removed',
+      overlay_id: BRIDGE_DRAWN.overlay_id,
+      seq: 4,
+    });
+  });
+
+  it('overlay_put reaching a mirror changes nothing (the bridge hands it to the new control window)', () => {
+    const { controller, sent, overlayStore } = setup();
+    controller.handle(hello('mirror'));
+    const before = sent.length;
+    controller.handle(msg({ type: 'overlay_put', overlay: BRIDGE_DRAWN, seq: 1 }));
+    expect(overlayStore.getState()).toMatchObject({ seq: 0, overlays: [] });
+    expect(sent).toHaveLength(before);
   });
 });

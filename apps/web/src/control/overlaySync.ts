@@ -1,7 +1,8 @@
 // Keeping this window's overlay store in step with the person's other windows. The control
 // window's store is the truth (it runs the overlay tools); mirrors follow its changes one by
 // one and ask for the whole store (request_sync → sync_state) when they see a gap; a window
-// handed control keeps the newer of its own store and the bridge's copy.
+// handed control keeps the newer of its own store and the bridge's copy. An overlay the bridge
+// drew itself (overlay_put) goes into the control window's store like one drawn here.
 import type { BridgeToViewer, ViewerToBridge } from '@overlay-companion/protocol';
 import type { StoreApi } from 'zustand/vanilla';
 import type { ViewerRole } from '../store/control.js';
@@ -16,7 +17,15 @@ export interface OverlaySyncDeps {
 
 export type OverlaySyncMessage = Extract<
   BridgeToViewer,
-  { type: 'request_sync' | 'sync_state' | 'overlay_created' | 'overlay_removed' | 'clear_overlays' }
+  {
+    type:
+      | 'request_sync'
+      | 'sync_state'
+      | 'overlay_created'
+      | 'overlay_removed'
+      | 'clear_overlays'
+      | 'overlay_put';
+  }
 >;
 
 /** hello told this window its role (it was the control window before when `wasControl`). */
@@ -57,6 +66,12 @@ export function overlaySyncMessage(
         overlayStore.getState().replaced({ overlays: message.overlays, seq: message.seq });
         deps.overlays.adoptStore();
       }
+      return;
+    case 'overlay_put':
+      // An overlay the bridge drew (it answered the AI): the control window adds it to the store
+      // it owns. A window that is no longer in control ignores it: the bridge hands it again to
+      // the window that took control (OverlayRelay.forNewControl).
+      if (role === 'control') deps.overlays.accept(message.overlay, message.seq);
       return;
     default: {
       if (role === 'control') return; // our own store is the truth

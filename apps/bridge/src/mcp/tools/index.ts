@@ -1,7 +1,8 @@
 // Every bridge tool, derived from the protocol's registry in its order: a tool whose definition
 // runs in the bridge takes its handler from `bridgeRun` (a mapped type: a bridge tool without a
-// handler does not compile), a viewer tool is relayed by relayTool.ts unless it has a finishing
-// step in `viewerFinish`. index.test.ts checks the result covers every definition.
+// handler does not compile), a viewer tool is relayed by relayTool.ts unless it has its own
+// handler in `viewerFinish` (a finishing step, or draw_overlay, which the bridge may settle).
+// index.test.ts checks the result covers every definition.
 import {
   isViewerTool,
   toolList,
@@ -12,6 +13,7 @@ import {
 import type { BridgeTool } from '../toolkit.js';
 import { getEvents, subscribeEvents, unsubscribeEvents } from './events.js';
 import { listDesktops, selectDesktop } from './desktops.js';
+import { drawOverlay } from './overlayDraw.js';
 import { setMode } from './mode.js';
 import { relayTool } from './relayTool.js';
 import { setScreenshotFrequency, takeScreenshot } from './screen.js';
@@ -28,6 +30,7 @@ const bridgeRun: { readonly [N in BridgeToolName]: BridgeTool<N> } = {
 };
 
 const viewerFinish: { readonly [N in ViewerToolName]?: BridgeTool<N> } = {
+  draw_overlay: drawOverlay,
   take_screenshot: takeScreenshot,
   request_annotation: requestAnnotation,
 };

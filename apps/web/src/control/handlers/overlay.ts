@@ -1,6 +1,7 @@
 // Overlay tools in the control window (draw_overlay, remove_overlay, clear_overlays,
 // batch_overlay), temporary_ms expiry (overlayExpiry.ts), the overlay_* broadcast with sequence
 // numbers, the sync_state snapshot, and taking over a store another window kept (adoptStore).
+// Overlays the bridge drew itself (overlay_put, accept) join the store the same way.
 // Everything but one_at_a_time batches is synchronous, so the answer leaves before the overlay
 // layer paints the change (the draw_overlay round trip stays ~1–3 ms). Every change is one store
 // update however many overlays it touches (a 10,000-overlay batch, a burst of expiries), and
@@ -9,10 +10,8 @@ import {
   ONE_AT_A_TIME_STEP_MS,
   MAX_OVERLAYS,
   ProtocolError,
-  clampRect,
-  monitorIndexAt,
-  monitorToDesktop,
-  rectCentre,
+  placeOverlay,
+  restampOverlay,
   type DrawOverlayArgs,
   type Monitor,
   type Overlay,
@@ -85,6 +84,29 @@ export class OverlayService {
       bounds: overlay.bounds,
       monitor_index: overlay.monitor_index,
     };
+  }
+
+  /**
+   * An overlay the bridge drew for a draw_overlay it answered itself (overlay_put): added as if
+   * drawn here — this window's clock for its times (temporary_ms kept), the store's next seq or
+   * the bridge's `seq` if that is higher (so a window handed control later sees the newer store),
+   * an overlay_created to the bridge and the other windows. With no room (the bridge's copy and
+   * this store disagreed) nothing is drawn and overlay_removed says so, so the copies converge.
+   */
+  accept(drawn: Overlay, seq: number): void {
+    const before = overlayData(this.#deps.store);
+    const overlay = restampOverlay(drawn, this.#now());
+    const added = withOverlays(before, [overlay]);
+    const next = Math.max((added ?? before).seq + (added === undefined ? 1 : 0), seq);
+    if (added === undefined) {
+      this.#commit({ overlays: before.overlays, seq: next });
+      this.#deps.broadcast({ type: 'overlay_removed', overlay_id: overlay.overlay_id, seq: next });
+      return;
+    }
+    this.#commit({ overlays: added.overlays, seq: next });
+    if (overlay.expires_at === undefined) this.#expiry.forget(overlay.overlay_id);
+    else this.#expiry.arm(overlay.overlay_id, overlay.expires_at);
+    this.#deps.broadcast({ type: 'overlay_created', overlay, seq: next });
   }
 
   remove(args: ToolArgs<'remove_overlay'>): ToolViewerResult<'remove_overlay'> {
@@ -195,24 +217,9 @@ export class OverlayService {
     this.#checkRoom(entries.length);
     const before = overlayData(this.#deps.store);
     const now = this.#now();
-    const overlays = placed.map(({ args, monitor }): Overlay => {
-      const rect = monitorToDesktop(
-        { x: args.x, y: args.y, width: args.width, height: args.height },
-        monitor,
-      );
-      const bounds = clampRect(rect, desktop);
-      return {
-        overlay_id: this.#newId(),
-        bounds,
-        color: args.color,
-        opacity: args.opacity,
-        ...(args.label === undefined ? {} : { label: args.label }),
-        click_through: args.click_through,
-        monitor_index: monitorIndexAt(monitors, rectCentre(bounds)),
-        created_at: now,
-        ...(args.temporary_ms === undefined ? {} : { expires_at: now + args.temporary_ms }),
-      };
-    });
+    const overlays = placed.map(({ args, monitor }) =>
+      placeOverlay(args, { desktop, monitors, monitor, overlayId: this.#newId(), now }),
+    );
     const after = withOverlays(before, overlays);
     if (after === undefined) return []; // #checkRoom ran first; kept as a guard
     this.#commit(after);
