@@ -6,6 +6,8 @@ export type { RfbTarget } from './rfb/index.js';
 export { startGateway } from './server/gateway.js';
 export type { Gateway, GatewayOptions, TcpGateway, UnixGateway } from './server/gateway.js';
 export type { GatewayTls } from './server/listen.js';
+export { TLS_FILE_POLL_MS, watchTlsFiles } from './server/tlsFiles.js';
+export type { TlsFilesWatch } from './server/tlsFiles.js';
 export { JOIN_SECRET_ARG } from './server/joinAccess.js';
 export { POOL_AUTH_OPCODE, MIN_POOL_SECRET_LENGTH } from './server/poolAuth.js';
 export { connectionLabel } from './session/connectionLabel.js';

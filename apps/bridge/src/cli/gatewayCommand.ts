@@ -6,16 +6,26 @@
 // OC_GATEWAY_SECRET it is a member of the bridges' gateway pool instead: it serves only clients
 // that send the secret first (the bridges; gateway's poolAuth.ts). With --tls-cert/--tls-key it
 // serves TLS (the secret, passwords and pictures then cross the network encrypted), and with
-// --tls-client-ca only clients holding a certificate that CA signed (mutual TLS).
+// --tls-client-ca only clients holding a certificate that CA signed (mutual TLS). Renewed TLS
+// files are taken up without a restart (the gateway's tlsFiles.ts polls them): links opened after
+// use them, open links keep theirs, and files that are not usable leave the old ones in force,
+// with the reason in the log.
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { startGateway, type GatewayTls } from '@overlay-companion/gateway';
+import {
+  TLS_FILE_POLL_MS,
+  startGateway,
+  watchTlsFiles,
+  type GatewayTls,
+} from '@overlay-companion/gateway';
 import { StartupError, errorMessage } from '../errors.js';
 import type { GatewayCommandOptions } from './args.js';
 
 export async function runGateway(
   options: GatewayCommandOptions,
   logger: Logger,
+  /** How often the TLS files are looked at for a renewal (tests make it quick). */
+  tlsPollMs: number = TLS_FILE_POLL_MS,
 ): Promise<{ host: string; port: number; stop(): Promise<void> }> {
   const tls = options.tls === undefined ? undefined : await readTls(options.tls);
   try {
@@ -49,7 +59,33 @@ export async function runGateway(
         { host: gateway.host, port: gateway.port },
         'serving the bridges of a gateway pool only (OC_GATEWAY_SECRET); the secret and the desktops pass in the clear: keep the port on a private network, or serve TLS (--tls-cert, --tls-key)',
       );
-    return { host: gateway.host, port: gateway.port, stop: () => gateway.close() };
+    const files = options.tls;
+    const renewals =
+      files === undefined
+        ? undefined
+        : watchTlsFiles(
+            [files.certFile, files.keyFile, files.clientCaFile].filter((f) => f !== undefined),
+            async () => {
+              try {
+                gateway.reloadTls(await readTls(files));
+                logger.info('TLS files changed: links opened from now on use the new certificate');
+              } catch (err) {
+                logger.warn(
+                  { reason: (err as NodeJS.ErrnoException).code ?? errorMessage(err) },
+                  'TLS files changed but are not usable (a certificate and its key that do not match, or not PEM): still serving the previous certificate',
+                );
+              }
+            },
+            tlsPollMs,
+          );
+    return {
+      host: gateway.host,
+      port: gateway.port,
+      stop: () => {
+        renewals?.close();
+        return gateway.close();
+      },
+    };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new StartupError(

@@ -6,10 +6,16 @@
 // `gateways://` and `guacds://` are the same over TLS (tunnel/poolTls.ts): the member's certificate
 // is checked against OC_POOL_CA (a PEM file; else the system's CAs) and the host, and the bridge
 // shows OC_POOL_CLIENT_CERT with OC_POOL_CLIENT_KEY (PEM files) to a member that asks (mutual TLS).
+// Renewed files are taken up without a restart (watchPoolTls): links opened after use them.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { MIN_POOL_SECRET_LENGTH } from '@overlay-companion/gateway';
+import {
+  MIN_POOL_SECRET_LENGTH,
+  TLS_FILE_POLL_MS,
+  watchTlsFiles,
+} from '@overlay-companion/gateway';
+import type { Logger } from 'pino';
 import { ConfigError, UsageError } from '../errors.js';
 import { parseHostPort, type TunnelConfig } from '../config.js';
 
@@ -70,7 +76,8 @@ export function parsePoolSecret(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * The bridge's TLS settings for gateways:// and guacds:// members, from OC_POOL_CA,
- * OC_POOL_CLIENT_CERT and OC_POOL_CLIENT_KEY (PEM files, read once at start).
+ * OC_POOL_CLIENT_CERT and OC_POOL_CLIENT_KEY (PEM files, read at start and when they change:
+ * watchPoolTls).
  */
 export function poolTlsContext(env: NodeJS.ProcessEnv): SecureContext {
   const read = (name: string): Buffer | undefined => {
@@ -107,4 +114,41 @@ export function poolTlsContext(env: NodeJS.ProcessEnv): SecureContext {
       `The pool's TLS files (OC_POOL_CA, OC_POOL_CLIENT_CERT, OC_POOL_CLIENT_KEY) are not usable PEM (${(err as NodeJS.ErrnoException).code ?? 'unreadable'}): give PEM certificates and an unencrypted PEM key.`,
     );
   }
+}
+
+/**
+ * Reads the pool's TLS files again whenever they change (a renewed client certificate, a new CA)
+ * and puts them in force for the links opened from then on — every member shares the one
+ * context, whose native part is swapped; links already open keep theirs. Files that are not
+ * usable leave the previous ones in force, and the log says why (never their content).
+ * Returns what stops the polling; undefined when the pool has no TLS member.
+ */
+export function watchPoolTls(
+  pool: GatewayPoolOption | undefined,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  pollMs: number = TLS_FILE_POLL_MS,
+): (() => void) | undefined {
+  const context = pool?.members.find((m) => m.tls !== undefined)?.tls;
+  if (context === undefined) return undefined;
+  const files = ['OC_POOL_CA', 'OC_POOL_CLIENT_CERT', 'OC_POOL_CLIENT_KEY']
+    .map((name) => env[name]?.trim() ?? '')
+    .filter((file) => file !== '');
+  if (files.length === 0) return undefined;
+  const watch = watchTlsFiles(
+    files,
+    () => {
+      try {
+        context.context = poolTlsContext(env).context as unknown;
+        logger.info("the pool's TLS files changed: links opened from now on use them");
+      } catch (err) {
+        logger.warn(
+          { reason: err instanceof Error ? err.message : String(err) },
+          "the pool's TLS files changed but are not usable: links keep using the previous ones",
+        );
+      }
+    },
+    pollMs,
+  );
+  return () => watch.close();
 }

@@ -25,6 +25,7 @@ import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { openStore, prepareDataDir } from '../store/index.js';
 import type { ServeOptions } from './args.js';
 import { prepareSource, type PreparedSource } from './desktopSource.js';
+import { watchPoolTls } from './gatewayPoolOptions.js';
 import type { HeadlessViewer } from '../headless/headlessViewer.js';
 
 export interface ServeHandle {
@@ -68,6 +69,13 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       logger: logger.child({ part: 'store' }),
     });
     stops.push(() => store.close());
+    // Renewed pool TLS files (OC_POOL_*) are taken up without a restart.
+    const poolTlsWatch = watchPoolTls(
+      options.gatewayPool,
+      process.env,
+      logger.child({ part: 'pool-tls' }),
+    );
+    if (poolTlsWatch !== undefined) stops.push(() => Promise.resolve(poolTlsWatch()));
     const access = createAccess({
       store,
       logger,

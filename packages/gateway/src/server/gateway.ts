@@ -24,7 +24,13 @@ import { VncSession } from '../session/vncSession.js';
 import { GuacSocket } from './guacSocket.js';
 import { serverHandshake, type Selection } from './handshake.js';
 import { JOIN_SECRET_ARG, JoinSecret, unknownConnection } from './joinAccess.js';
-import { createListener, listenOn, type GatewayTls, type ListenTarget } from './listen.js';
+import {
+  createListener,
+  listenOn,
+  reloadTls,
+  type GatewayTls,
+  type ListenTarget,
+} from './listen.js';
 import { PoolSecret } from './poolAuth.js';
 import { parseVncSettings, VncArgsError } from './vncArgs.js';
 import { VncTargets } from './vncTarget.js';
@@ -99,6 +105,11 @@ interface GatewayBase {
    * started on demand after the gateway; the returned function takes it back.
    */
   allowVncUnixSocket(path: string): () => void;
+  /**
+   * Serves renewed TLS credentials to the links opened from now on (open links keep theirs);
+   * throws, keeping the ones in force, when they are not usable (listen.ts).
+   */
+  reloadTls(tls: GatewayTls): void;
   close(): Promise<void>;
 }
 
@@ -257,6 +268,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const base: GatewayBase = {
     connectionIds: () => [...sessions.keys()],
     allowVncUnixSocket: (path) => vncTargets.allow(path),
+    reloadTls: (tls) => reloadTls(server, tls),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -9,10 +9,17 @@
 // optionally mutual TLS (`clientCa`: only clients whose certificate that CA signed get a socket at
 // all). A client that fails TLS — plaintext, no certificate, a wrong one — never reaches the
 // Guacamole side: nothing is read from it and nothing but TLS's own alert is written to it.
+// Renewed credentials replace the ones in force for the links opened after (reloadTls); the
+// links already open keep theirs.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { lstat, stat, chmod, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { dirname, resolve } from 'node:path';
-import { createServer as createTlsServer } from 'node:tls';
+import {
+  Server as TlsServer,
+  createServer as createTlsServer,
+  type SecureContextOptions,
+} from 'node:tls';
 import type { Logger } from 'pino';
 
 export type ListenTarget = { host: string; port: number } | { path: string };
@@ -49,14 +56,13 @@ export function createListener(
   const mutual = tls.clientCa !== undefined;
   const server = createTlsServer(
     {
-      cert: tls.cert,
-      key: tls.key,
-      minVersion: 'TLSv1.2',
+      ...credentials(tls),
       handshakeTimeout: handshakeTimeoutMs,
-      ...(mutual ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+      ...(mutual ? { requestCert: true, rejectUnauthorized: true } : {}),
     },
     onSocket,
   );
+  if (mutual) mutualServers.add(server);
   server.on('tlsClientError', function refusedTls(err: NodeJS.ErrnoException, socket) {
     // Which check failed helps the operator; the peer's certificate is never logged.
     logger.info(
@@ -67,6 +73,38 @@ export function createListener(
     // would cut the alert off.
   });
   return server;
+}
+
+/** Servers that require clients' certificates (a reload must keep a CA to check them with). */
+const mutualServers = new WeakSet<Server>();
+
+/** The certificate, key and client CA as the TLS server takes them. */
+function credentials(tls: GatewayTls): SecureContextOptions {
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    minVersion: 'TLSv1.2',
+    ...(tls.clientCa === undefined ? {} : { ca: tls.clientCa }),
+  };
+}
+
+/**
+ * Serves renewed credentials to the links opened from now on (those open keep theirs). Throws,
+ * and the credentials in force stay, when the new ones are not usable: a file that holds no
+ * certificate or key (each is parsed first: a `ca` without one would be taken silently and then
+ * trust nobody), a key that is not the certificate's. Whether the server asks for client
+ * certificates is not changed here: that is fixed at start.
+ */
+export function reloadTls(server: Server, tls: GatewayTls): void {
+  if (!(server instanceof TlsServer))
+    throw new GatewayListenError('This gateway does not serve TLS: nothing to reload.');
+  // Without a CA, Node would check clients' certificates against the public CAs instead.
+  if (mutualServers.has(server) && tls.clientCa === undefined)
+    throw new GatewayListenError('This gateway serves mutual TLS: the reload needs the client CA.');
+  new X509Certificate(tls.cert);
+  createPrivateKey(tls.key);
+  if (tls.clientCa !== undefined) new X509Certificate(tls.clientCa);
+  server.setSecureContext(credentials(tls));
 }
 
 export async function listenOn(

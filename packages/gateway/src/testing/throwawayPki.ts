@@ -1,7 +1,8 @@
 // Throwaway certificates for TLS tests, made with the `openssl` CLI in a directory the test owns:
 // a CA, a server certificate it signed for 127.0.0.1 and localhost, a client certificate it
 // signed (mutual TLS), a second CA nobody trusts with a server certificate of its own, and a
-// server certificate from the first CA for another name. EC P-256 keys: quick to make. Real
+// server certificate from the first CA for another name; and, for renewal tests, new server or
+// client certificates (new keys, new serials) from the same CA. EC P-256 keys: quick to make. Real
 // certificates, real OpenSSL: nothing about TLS is faked.
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -33,6 +34,8 @@ export interface ThrowawayPki {
   misnamedServer: PemPair;
   /** Signed by the other CA, for a client. */
   strangerClient: PemPair;
+  /** A renewal: a new key and certificate from the trusted CA, like `server` or `client`. */
+  reissue(name: string, like: 'server' | 'client'): Promise<PemPair>;
 }
 
 export async function makeThrowawayPki(dir: string): Promise<ThrowawayPki> {
@@ -52,6 +55,10 @@ export async function makeThrowawayPki(dir: string): Promise<ThrowawayPki> {
     strangerServer,
     misnamedServer,
     strangerClient,
+    reissue: (name, like) =>
+      like === 'server'
+        ? issue(dir, name, ca, 'serverAuth', 'IP:127.0.0.1,DNS:localhost')
+        : issue(dir, name, ca, 'clientAuth', 'DNS:bridge'),
   };
 }
 
