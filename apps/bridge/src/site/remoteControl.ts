@@ -13,7 +13,6 @@
 // bridgePing.ts): a bridge that died (NATS says nobody listens there any more, or no sealed
 // answer came for HOLDER_SILENT_MS) fails the call at once with words saying so, instead of after
 // its whole budget (up to 15 minutes with an approval).
-import { randomBytes } from 'node:crypto';
 import {
   ProtocolError,
   type Mode,
@@ -23,7 +22,7 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
-import { ErrorCode, NatsError, type Msg } from 'nats';
+import type { Msg } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
@@ -39,7 +38,7 @@ import {
   ForwardedModeApproval,
 } from './messages.js';
 import { answerPings, pingBridge } from './bridgePing.js';
-import { BUS_AWAY_RETRY_MS, type SiteBus } from './siteBus.js';
+import { BUS_AWAY_RETRY_MS, NoAnswer, type SiteBus } from './siteBus.js';
 
 /**
  * How long a call finding no control window anywhere waits for one's lease before it fails
@@ -70,6 +69,8 @@ export class RemoteControl implements RemoteControlRoute {
   /** Forwarded calls running here, by caller and call id: their cancellations. */
   private readonly running = new Map<string, AbortController>();
   private readonly leases: ControlLeases;
+  /** Calls forwarded from here so far: each one's id (unique with this bridge's id, sealed). */
+  private forwarded = 0;
 
   constructor(private readonly options: RemoteControlOptions) {
     const { bus } = options;
@@ -130,7 +131,7 @@ export class RemoteControl implements RemoteControlRoute {
     if (options.signal?.aborted === true)
       throw new ProtocolError('cancelled', `${name} was cancelled by the MCP client.`);
     const { bus } = this.options;
-    const callId = randomBytes(12).toString('base64url');
+    const callId = this.nextCallId();
     const request: ForwardedCall = {
       type: 'call',
       from: bus.bridgeId,
@@ -161,7 +162,7 @@ export class RemoteControl implements RemoteControlRoute {
     const message: ForwardedModeApproval = {
       type: 'mode_approval',
       from: bus.bridgeId,
-      callId: randomBytes(12).toString('base64url'),
+      callId: this.nextCallId(),
       desktopId: plane.desktopId,
       fromMode: request.from,
       toMode: request.to,
@@ -198,15 +199,18 @@ export class RemoteControl implements RemoteControlRoute {
       bus.nc.publish(cancelSubject, bus.seal(cancelSubject, message));
     };
     options.signal?.addEventListener('abort', cancel, { once: true });
-    const watch = this.watchHolder(holder);
-    let reply: Msg;
+    // Only an answer sealed for this request ends the wait (siteBus.ts request()), or the holder
+    // found gone, or the budget spent.
+    const asked = bus.request(
+      subject,
+      request,
+      ForwardedAnswer,
+      options.timeoutMs + FORWARD_MARGIN_MS,
+    );
+    const watch = this.watchHolder(holder, () => asked.fail(new HolderGone()));
+    let answer: ForwardedAnswer;
     try {
-      reply = await Promise.race([
-        bus.nc.request(subject, bus.seal(subject, request), {
-          timeout: options.timeoutMs + FORWARD_MARGIN_MS,
-        }),
-        watch.gone,
-      ]);
+      answer = await asked.answer;
     } catch (err) {
       this.leases.forget(plane.desktopId);
       throw this.unreachable(err, plane, name, options.timeoutMs);
@@ -214,18 +218,6 @@ export class RemoteControl implements RemoteControlRoute {
       watch.stop();
       options.signal?.removeEventListener('abort', cancel);
     }
-    const parsed = bus.openReply(ForwardedAnswer, reply);
-    if (!parsed.ok) {
-      this.options.logger.warn(
-        { bridge: holder.bridge, error: parsed.error },
-        'site: dropped a forwarded answer that failed its seal or schema',
-      );
-      throw new ProtocolError(
-        'system_error',
-        `The bridge that holds the desktop's control window answered ${name} with something unreadable; take a screenshot to check, then retry.`,
-      );
-    }
-    const answer = parsed.message;
     if (!answer.ok) {
       const { kind, message, retryAfterMs, viewer, asked } = answer.error;
       const error = viewer
@@ -238,41 +230,43 @@ export class RemoteControl implements RemoteControlRoute {
   }
 
   /**
-   * Pings `holder` every HOLDER_PROBE_MS while a forwarded call waits there: `gone` rejects with
-   * HolderGone once NATS has nobody listening at its subjects (its bridge died or left), or no
-   * ping got a sealed answer for HOLDER_SILENT_MS (someone without the site's key listens there
-   * in its place, or the bridge hangs); it never settles otherwise. A plain timer, stopped when
-   * the call settles: most calls end before the first ping and cost one setTimeout.
+   * Pings `holder` every HOLDER_PROBE_MS while a forwarded call waits there: `gone` is called
+   * once NATS has nobody listening at its subjects (its bridge died or left), or no ping got a
+   * sealed answer for HOLDER_SILENT_MS (someone without the site's key listens there in its
+   * place, or the bridge hangs). A plain timer, stopped when the call settles: most calls end
+   * before the first ping and cost one setTimeout.
    */
-  private watchHolder(holder: RemoteHolder): { gone: Promise<never>; stop(): void } {
+  private watchHolder(holder: RemoteHolder, gone: () => void): { stop(): void } {
     const { bus, logger } = this.options;
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     let heardAt = Date.now();
-    const gone = new Promise<never>((_resolve, reject) => {
-      const next = (): void => {
-        timer = setTimeout(() => void probe(), HOLDER_PROBE_MS);
-        timer.unref();
-      };
-      const probe = async (): Promise<void> => {
-        const liveness = await pingBridge(bus, holder.bridge, HOLDER_PROBE_MS * 4, logger);
-        if (stopped) return;
-        if (liveness === 'alive') heardAt = Date.now();
-        else if (liveness === 'gone' || Date.now() - heardAt >= HOLDER_SILENT_MS) {
-          reject(new HolderGone());
-          return;
-        }
-        next();
-      };
+    const next = (): void => {
+      timer = setTimeout(() => void probe(), HOLDER_PROBE_MS);
+      timer.unref();
+    };
+    const probe = async (): Promise<void> => {
+      const liveness = await pingBridge(bus, holder.bridge, HOLDER_PROBE_MS * 4, logger);
+      if (stopped) return;
+      if (liveness === 'alive') heardAt = Date.now();
+      else if (liveness === 'gone' || Date.now() - heardAt >= HOLDER_SILENT_MS) {
+        gone();
+        return;
+      }
       next();
-    });
+    };
+    next();
     return {
-      gone,
       stop: () => {
         stopped = true;
         clearTimeout(timer);
       },
     };
+  }
+
+  private nextCallId(): string {
+    this.forwarded += 1;
+    return this.forwarded.toString(36);
   }
 
   async close(): Promise<void> {
@@ -413,7 +407,7 @@ export class RemoteControl implements RemoteControlRoute {
         `The bridge that holds the desktop's control window went away while ${name} waited there, so it may or may not have happened. Take a screenshot to check before retrying: the person's window reconnects to another bridge by itself.`,
       );
     }
-    if (err instanceof NatsError && err.code === (ErrorCode.Timeout as string))
+    if (err instanceof NoAnswer && err.why === 'timeout')
       return new ProtocolError(
         'timeout',
         `The viewer did not answer ${name} within ${timeoutMs} ms (through another bridge of the site); take a screenshot to check before retrying.`,

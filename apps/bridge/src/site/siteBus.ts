@@ -6,7 +6,11 @@
 // so losing one node loses no bucket. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
 // schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too old,
 // malformed) is dropped and logged, never acted on. A bridge does not hear its own broadcasts
-// (noEcho, and `from` is checked too).
+// (noEcho, and `from` is checked too). Requests to another bridge (request()) are answered at
+// this bridge's own reply subjects (`oc.<site>.bridge.<id>.reply.<n>`, one subscription for all):
+// a request waits for the first answer that opens and parses, so someone with the NATS
+// credentials answering first cannot end it, and no per-request inbox, timer promise or error
+// object of the client's request() is made on the way of every forwarded call.
 import { randomBytes } from 'node:crypto';
 import {
   connect,
@@ -56,10 +60,37 @@ export const DEFAULT_LEASE_TTL_MS = 3_000;
  */
 export const MAX_BUCKET_REPLICAS = 3;
 
-/** What a bridge takes at its own subjects (each parsed with its schema in messages.ts). */
-export type BridgeSubject = 'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays';
+/**
+ * What a bridge takes at its own subjects (each parsed with its schema in messages.ts); `reply`
+ * is the prefix of the subjects where its requests are answered (request()).
+ */
+export type BridgeSubject =
+  'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays' | 'reply';
 
 export type SiteEventHandler = (event: SiteEvent) => void | Promise<void>;
+
+/** Why a request of this bridge got no answer. */
+export class NoAnswer extends Error {
+  constructor(
+    readonly why: 'timeout' | 'no responders' | 'closed',
+    message = `no answer: ${why}`,
+  ) {
+    super(message);
+  }
+}
+
+/** A request on its way: its answer (opened and parsed), and a way to end the wait early. */
+export interface Asked<T> {
+  answer: Promise<T>;
+  /** Ends the wait with `error` (the caller knows no answer can come); no-op once settled. */
+  fail(error: Error): void;
+}
+
+interface Waiting {
+  schema: z.ZodType;
+  timer: NodeJS.Timeout;
+  settle(error: Error | undefined, answer?: unknown): void;
+}
 
 export class SiteBus {
   /** This bridge's id in the site for this run (lease values and forwarded calls name it). */
@@ -77,6 +108,10 @@ export class SiteBus {
   private readonly sealer: SiteSeal;
   /** Replies to this bridge's requests seen so far (each subscription keeps its own). */
   private readonly seenReplies = new SeenSeals();
+  /** This bridge's reply subjects' prefix (`….reply.`), and the requests waiting there. */
+  private readonly replyPrefix: string;
+  private readonly waiting = new Map<string, Waiting>();
+  private requests = 0;
 
   private constructor(
     readonly nc: NatsConnection,
@@ -85,6 +120,10 @@ export class SiteBus {
     this.prefix = `oc.${options.siteId}`;
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     this.sealer = new SiteSeal(options.keys);
+    this.replyPrefix = `${this.bridgeSubject(this.bridgeId, 'reply')}.`;
+    this.subscriptions.push(
+      nc.subscribe(`${this.replyPrefix}*`, { callback: (_err, msg) => this.replied(msg) }),
+    );
     void this.watchStatus();
   }
 
@@ -162,6 +201,67 @@ export class SiteBus {
     return this.sealer.seal(where, message);
   }
 
+  /**
+   * Sends `message` to `subject` (sealed for it) and waits up to `timeoutMs` for the first answer
+   * that opens and parses with `schema`: an answer that does not is dropped and logged, and the
+   * wait goes on. Rejects with NoAnswer: 'no responders' at once when NATS has nobody at
+   * `subject`, 'timeout', or 'closed' when this bridge leaves the site.
+   */
+  request<S extends z.ZodType>(
+    subject: string,
+    message: unknown,
+    schema: S,
+    timeoutMs: number,
+  ): Asked<z.output<S>> {
+    if (this.closed)
+      return { answer: Promise.reject(new NoAnswer('closed')), fail: () => undefined };
+    this.requests = (this.requests + 1) % Number.MAX_SAFE_INTEGER;
+    const reply = this.replyPrefix + this.requests.toString(36);
+    let settle: Waiting['settle'] = () => undefined;
+    const answer = new Promise<z.output<S>>((resolve, reject) => {
+      settle = (error, value) => {
+        const waiting = this.waiting.get(reply);
+        if (waiting === undefined) return;
+        this.waiting.delete(reply);
+        clearTimeout(waiting.timer);
+        if (error === undefined) resolve(value as z.output<S>);
+        else reject(error);
+      };
+    });
+    const timer = setTimeout(() => settle(new NoAnswer('timeout')), timeoutMs);
+    this.waiting.set(reply, { schema, timer, settle });
+    try {
+      this.nc.publish(subject, this.seal(subject, message), { reply });
+    } catch (err) {
+      settle(err instanceof Error ? err : new Error(errorMessage(err)));
+    }
+    return { answer, fail: (error) => settle(error) };
+  }
+
+  /** An answer at one of this bridge's reply subjects, for the request waiting there. */
+  private replied(msg: Msg): void {
+    const waiting = this.waiting.get(msg.subject);
+    // Late (the request timed out or failed), answered twice, or made up: nothing waits for it.
+    if (waiting === undefined) return;
+    // NATS's status for a request nobody listens for (the connection asks for it: headers and
+    // no_responders are on by default).
+    if (msg.data.byteLength === 0 && msg.headers?.code === 503) {
+      waiting.settle(new NoAnswer('no responders'));
+      return;
+    }
+    const opened = this.sealer.open(msg.subject, waiting.schema, msg.data, {
+      seen: this.seenReplies,
+    });
+    if (!opened.ok) {
+      this.options.logger.warn(
+        { error: opened.error, bytes: msg.data.byteLength },
+        'site: dropped an answer that failed its seal or schema',
+      );
+      return;
+    }
+    waiting.settle(undefined, opened.message);
+  }
+
   /** The payload of the reply `message` to the request `msg`, sealed for its reply inbox. */
   sealReply(msg: Msg, message: unknown): Uint8Array {
     return this.sealer.seal(msg.reply ?? '', message);
@@ -222,14 +322,18 @@ export class SiteBus {
           );
           return;
         }
-        void Promise.resolve()
-          .then(() => handle(parsed.message, msg))
-          .catch((error: unknown) =>
-            this.options.logger.warn(
-              { subject, err: errorMessage(error) },
-              'site: acting on a message failed',
-            ),
+        // Acted on now, not a microtask later (on the way of every forwarded call).
+        const failed = (error: unknown): void =>
+          this.options.logger.warn(
+            { subject, err: errorMessage(error) },
+            'site: acting on a message failed',
           );
+        try {
+          const acting = handle(parsed.message, msg);
+          if (acting instanceof Promise) acting.catch(failed);
+        } catch (error) {
+          failed(error);
+        }
       },
     });
     this.subscriptions.push(subscription);
@@ -308,6 +412,7 @@ export class SiteBus {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const waiting of [...this.waiting.values()]) waiting.settle(new NoAnswer('closed'));
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     await this.nc.drain().catch(() => this.nc.close());
   }

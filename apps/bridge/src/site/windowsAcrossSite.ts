@@ -119,12 +119,10 @@ export class WindowsAcrossSite {
       ...unsigned,
       mac: keys.sign('approval answers', approvalAnswerFields(unsigned)),
     };
-    let reply: Msg;
+    let reply: ForwardedAnswer;
     try {
       const subject = bus.bridgeSubject(holder.bridge, 'answer');
-      reply = await bus.nc.request(subject, bus.seal(subject, answer), {
-        timeout: ANSWER_WAIT_MS,
-      });
+      reply = await bus.request(subject, answer, ForwardedAnswer, ANSWER_WAIT_MS).answer;
     } catch (err) {
       logger.warn(
         { desktopId, err: errorMessage(err) },
@@ -132,15 +130,7 @@ export class WindowsAcrossSite {
       );
       return 'approval_answer: the bridge whose window asked did not take the answer (it may have stopped); nothing changed there. If the request is still listed, answer it again.';
     }
-    const parsed = bus.openReply(ForwardedAnswer, reply);
-    if (!parsed.ok) {
-      logger.warn(
-        { error: parsed.error },
-        'site: dropped an approval reply that failed its seal or schema',
-      );
-      return 'approval_answer: the bridge whose window asked answered something unreadable.';
-    }
-    return parsed.message.ok ? undefined : parsed.message.error.message;
+    return reply.ok ? undefined : reply.error.message;
   }
 
   /**
@@ -153,20 +143,9 @@ export class WindowsAcrossSite {
     if (holder === undefined) return;
     const wanted = { type: 'overlays_wanted' as const, from: bus.bridgeId, desktopId };
     try {
-      const reply = await bus.nc.request(
-        bus.bridgeSubject(holder.bridge, 'overlays'),
-        bus.seal(bus.bridgeSubject(holder.bridge, 'overlays'), wanted),
-        { timeout: ANSWER_WAIT_MS },
-      );
-      const parsed = bus.openReply(SyncStateMessage, reply);
-      if (!parsed.ok) {
-        logger.warn(
-          { error: parsed.error },
-          'site: dropped overlays that failed their seal or schema',
-        );
-        return;
-      }
-      (await planes.ifLoaded(desktopId))?.hub.site.overlaysElsewhere(parsed.message);
+      const subject = bus.bridgeSubject(holder.bridge, 'overlays');
+      const overlays = await bus.request(subject, wanted, SyncStateMessage, ANSWER_WAIT_MS).answer;
+      (await planes.ifLoaded(desktopId))?.hub.site.overlaysElsewhere(overlays);
     } catch (err) {
       logger.warn({ desktopId, err: errorMessage(err) }, 'site: the overlays were not fetched');
     }
