@@ -72,6 +72,7 @@ import { Recordings, type RecordingsOptions } from './recordings/recordings.js';
 import { mountRecordingRoutes } from './recordings/routes.js';
 import type { S3Target } from './recordings/storage/s3Config.js';
 import { S3Files } from './recordings/storage/s3Files.js';
+import { CallReceipts } from './tunnel/callReceipts.js';
 import type { ConnectionObserver } from './tunnel/desktopConnections.js';
 import { desktopTargets, type DesktopTargetsOptions } from './tunnel/desktopTargets.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
@@ -113,6 +114,8 @@ export interface BridgeExtras {
   gatewayPlaces?: GatewayPlaces | undefined;
   /** The site's bus, for /readyz (NATS away: not ready). */
   siteBus?: { awaySince(): number | undefined } | undefined;
+  /** Receipt tokens of the calls this bridge relays, answered by its tunnels (callReceipts.ts). */
+  callReceipts?: CallReceipts | undefined;
 }
 
 export interface RunningBridge {
@@ -142,6 +145,7 @@ export async function startBridge(
     desktops: extras.tunnelDesktops,
     connectionObserver: extras.connectionObserver,
     gatewayPlaces: extras.gatewayPlaces,
+    callReceipts: extras.callReceipts,
   });
   extras.metrics?.observe({ tunnels: () => tunnel.registry.size });
   // Every request and every WebSocket upgrade — the viewer, /healthz, /tunnel, /mcp alike —
@@ -368,11 +372,14 @@ export async function startWithDesktopControl(
   await recordings.recover().catch((err: unknown) => {
     logger.warn({ err }, 'recordings left open by an earlier run could not be closed');
   });
+  // An input call settles as soon as this bridge's tunnel sees its receipt delivered.
+  const callReceipts = new CallReceipts();
   const plane = createDesktopControl({
     ...controlOptions,
     directory,
     logger,
     planeHooks: {
+      callReceipts,
       recording: (desktopId, viewer) => recordings.indicator(desktopId, viewer),
       overlaysChanged: (desktopId, change) => recordings.overlaysChanged(desktopId, change),
       // The size a tunnel in use shows: a plain draw_overlay is settled here with it
@@ -557,6 +564,7 @@ export async function startWithDesktopControl(
         [FLEET_SOCKET_PATH]: fleetFeed.handleUpgrade,
       },
       tunnelDesktops,
+      callReceipts,
       connectionObserver: recordings,
       desiredDesktopSize:
         extras.desiredDesktopSize ??

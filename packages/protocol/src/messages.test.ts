@@ -171,10 +171,20 @@ const bridgeMessages: BridgeToViewer[] = [
     client: { key: 'tok_1:claude', name: 'claude', token: 'laptop' },
     standing_id: 'standing_1',
   },
+  {
+    type: 'tool_call',
+    id: 'c5',
+    name: 'mouse_move',
+    args: { x: 1, y: 2 },
+    policy: 'allow',
+    deadline_ms: 5000,
+    receipt: `r${'0a'.repeat(16)}`,
+  },
 ];
 
 const viewerMessages: ViewerToBridge[] = [
   { type: 'tool_result', id: 'call-1', result: { success: true, was_confirmed: true } },
+  { type: 'input_sent', id: 'c5', result: { success: true } },
   { type: 'tool_error', id: 'call-1', kind: 'permission_denied', message: 'The person declined.' },
   { type: 'tool_error', id: 'c2', kind: 'rate_limited', message: 'slow down', retry_after_ms: 500 },
   { type: 'approval', request_id: 'r1', approved: false },

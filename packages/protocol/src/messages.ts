@@ -24,6 +24,7 @@ import { VIEWER_TOOL_NAMES, type ToolArgs, type ViewerToolName } from './tools/n
 import { MonitorLayout } from './api/layout.js';
 import { Intent } from './tools/intent.js';
 import { ApprovalPreview } from './approvalPreview.js';
+import { CallReceiptToken, InputSentMessage } from './inputReceipt.js';
 
 /** Largest text frame either side accepts, in UTF-16 code units; sized for screenshot results. */
 export const MAX_MESSAGE_CHARS = 16 * 1024 * 1024;
@@ -112,6 +113,9 @@ function toolCallVariant<N extends ViewerToolName>(name: N) {
     ),
     standing_id: Id.optional().describe(
       'policy allow because of this standing permission (standing_permissions lists it); the viewer runs the call without asking only while it lists the same permission for this tool and client.',
+    ),
+    receipt: CallReceiptToken.optional().describe(
+      "The id to ask the input's receipt under, and to announce with input_sent (inputReceipt.ts).",
     ),
   });
 }
@@ -360,6 +364,7 @@ export const TakeControlMessage = z.strictObject({ type: z.literal('take_control
 export const ViewerToBridge = z.discriminatedUnion('type', [
   ToolResultMessage,
   ToolErrorMessage,
+  InputSentMessage,
   ApprovalMessage,
   OverlayCreatedMessage,
   OverlayRemovedMessage,

@@ -82,7 +82,7 @@ export interface DesktopControlOptions {
    */
   planeHooks?: Pick<
     DesktopPlanesOptions,
-    'overlaysChanged' | 'takeOverChanged' | 'recording' | 'desktopSize'
+    'overlaysChanged' | 'takeOverChanged' | 'recording' | 'callReceipts' | 'desktopSize'
   >;
 }
 

@@ -31,6 +31,7 @@ import { ModeState, type ModeChangeSource, type ModeSnapshot } from '../policy/m
 import type { OverlayChange } from '../relay/overlayRelay.js';
 import type { ApprovalOutcome } from '../relay/hubWiring.js';
 import type { HeadlessLauncher } from '../relay/noViewer.js';
+import type { DesktopReceipts } from '../relay/earlySettlement.js';
 import { ViewerHub } from '../relay/viewerHub.js';
 import type { ViewerPeer } from '../relay/viewerPeer.js';
 import type { DesktopPolicyRecord, PersonRecord, Store } from '../store/types.js';
@@ -136,6 +137,8 @@ export interface DesktopPlanesOptions {
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
   /** The desktop's size on a tunnel in use now (relay/settledOverlays.ts settles draws with it). */
   desktopSize?: (desktopId: string) => { width: number; height: number } | undefined;
+  /** Receipt tokens this bridge's tunnels answer (tunnel/callReceipts.ts): input calls settle early. */
+  callReceipts?: { forDesktop(desktopId: string): DesktopReceipts } | undefined;
 }
 
 type ChargeRequest = Extract<ViewerToBridge, { type: 'charge' }>;
@@ -246,6 +249,7 @@ class Plane implements DesktopPlane {
       controlElsewhere: () => this.site()?.controlElsewhere(this.desktopId) === true,
       overlaysWanted: () => this.site()?.overlaysWanted(this.desktopId),
       desktopSize: () => options.desktopSize?.(this.desktopId),
+      receipts: options.callReceipts?.forDesktop(entry.record.id),
       ...(options.headlessLauncher === undefined
         ? {}
         : { headlessLauncher: options.headlessLauncher }),

@@ -4,8 +4,14 @@
 // ids, and the tool_cancel sent when the bridge stops waiting. Which viewer is the control one,
 // how text reaches a socket and when viewers leave or Stop is pressed stay with the hub
 // (viewerHub.ts), which calls rejectForViewer / rejectAll.
+//
+// An input call also carries a receipt token (tunnel/callReceipts.ts) when this bridge's tunnels
+// can see its receipt: the viewer announces the answer it will give (input_sent) and the call
+// settles with it as soon as a tunnel answers the receipt delivered, the viewer's own answer
+// that follows being dropped (earlySettlement.ts).
 import { randomBytes } from 'node:crypto';
 import {
+  DESKTOP_INPUT_TOOLS,
   ProtocolError,
   decideCall,
   type AiClientRef,
@@ -23,6 +29,10 @@ import {
 } from '@overlay-companion/protocol';
 import type { ModeSnapshot } from '../policy/modeState.js';
 import { PendingTable } from './pendingCalls.js';
+import { EarlySettlement, type DesktopReceipts } from './earlySettlement.js';
+
+/** Input tools whose receipt a tunnel here may answer for the bridge. */
+const RECEIPTED: ReadonlySet<ViewerToolName> = new Set(DESKTOP_INPUT_TOOLS);
 
 /** A ProtocolError the viewer reported (tool_error), as opposed to one the bridge raised. */
 export class ViewerReportedError extends ProtocolError {
@@ -50,7 +60,8 @@ export interface CallOptions {
 /** How the relay reaches viewers; the hub keeps the sockets and the roles. */
 export interface CallRoutes {
   /** The control viewer, if any. */
-  control(): { readonly id: string; send(text: string): void } | undefined;
+  control():
+    { readonly id: string; readonly personId: string; send(text: string): void } | undefined;
   toViewer(viewerId: string, text: string): void;
   /** The viewer_unavailable error for a call that finds no control viewer. */
   noViewer(): ProtocolError;
@@ -58,6 +69,8 @@ export interface CallRoutes {
   noViewerGuidance(): string;
   /** The person's toggles, for withdrawing calls they no longer allow. */
   permissions(): Permissions;
+  /** Receipt tokens this bridge's tunnels answer (absent: calls settle on the viewer's answer). */
+  receipts?: () => DesktopReceipts | undefined;
 }
 
 export class CallRelay {
@@ -66,6 +79,7 @@ export class CallRelay {
   private readonly callInfo = new Map<string, PendingCallInfo>();
   private readonly approvals = new PendingTable<{ approved: boolean; answered: boolean }>();
   private counter = 0;
+  private readonly early = new EarlySettlement((id, result) => this.calls.resolve(id, result));
 
   constructor(private readonly routes: CallRoutes) {}
 
@@ -91,6 +105,9 @@ export class CallRelay {
     const control = this.routes.control();
     if (control === undefined) throw this.routes.noViewer();
     const id = this.nextId('call');
+    const receipts = RECEIPTED.has(name) ? this.routes.receipts?.() : undefined;
+    const receipt =
+      receipts === undefined ? undefined : this.early.open(id, control.personId, receipts);
     const message = {
       type: 'tool_call',
       id,
@@ -100,6 +117,7 @@ export class CallRelay {
       deadline_ms: options.timeoutMs,
       ...(options.client === undefined ? {} : { client: options.client }),
       ...(options.standingId === undefined ? {} : { standing_id: options.standingId }),
+      ...(receipt === undefined ? {} : { receipt }),
     } as ToolCallMessage;
     const answer = this.calls.wait(id, {
       viewerId: control.id,
@@ -133,6 +151,7 @@ export class CallRelay {
       return parsed.value;
     } finally {
       this.callInfo.delete(id);
+      this.early.close(id);
     }
   }
 
@@ -182,6 +201,8 @@ export class CallRelay {
     message: Extract<ViewerToBridge, { type: 'tool_result' | 'tool_error' }>,
   ): string | undefined {
     if (this.calls.viewerOf(message.id) !== viewerId) {
+      // The answer to a call its receipt settled: expected, and nothing to do.
+      if (this.early.answeredLate(viewerId, message.id)) return undefined;
       // Late answers after a timeout or Stop land here; the call was already failed.
       return `${message.type} for unknown or finished call ${message.id}`;
     }
@@ -193,6 +214,23 @@ export class CallRelay {
       this.calls.reject(message.id, error);
     }
     return undefined;
+  }
+
+  /**
+   * `viewerId` sent the input of a call behind its receipt token, and says what it answers once
+   * that is delivered. Returns an error text to send back, if any.
+   */
+  inputSent(
+    viewerId: string,
+    message: Extract<ViewerToBridge, { type: 'input_sent' }>,
+  ): string | undefined {
+    if (this.calls.viewerOf(message.id) !== viewerId)
+      return this.early.answeredLate(viewerId, message.id, false)
+        ? undefined
+        : `input_sent for unknown or finished call ${message.id}`;
+    return this.early.resultKnown(message.id, viewerId, message.result)
+      ? undefined
+      : `input_sent for call ${message.id}, which has no receipt token`;
   }
 
   /** Settles an approval from `viewerId`'s answer. Returns an error text to send back, if any. */

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { ModeState } from '../policy/modeState.js';
 import type { PendingCallInfo } from './callRelay.js';
 import type { HeadlessLauncher } from './noViewer.js';
+import type { DesktopReceipts } from './earlySettlement.js';
 import type { ViewerPeer } from './viewerPeer.js';
 
 export interface ViewerHubOptions {
@@ -50,6 +51,8 @@ export interface ViewerHubOptions {
    * bridge settle a plain draw_overlay itself (settledOverlays.ts).
    */
   desktopSize?: () => { width: number; height: number } | undefined;
+  /** This bridge's tunnels answer receipts under these tokens (relay/earlySettlement.ts). */
+  receipts?: DesktopReceipts | undefined;
 }
 
 /** What happened to an approval the bridge asked for (for the audit log). */

@@ -70,6 +70,7 @@ export class ViewerHub {
     noViewer: () => this.noViewerError(),
     noViewerGuidance: () => this.noViewerGuidance(),
     permissions: () => this.options.permissions(),
+    receipts: () => this.options.receipts,
   });
   private readonly overlays = new OverlayRelay({
     toViewer: (viewerId, text) => this.peer(viewerId)?.send(text),

@@ -65,6 +65,8 @@ export function routeViewerMessage(
     case 'tool_result':
     case 'tool_error':
       return hub.calls.settleCall(viewerId, message);
+    case 'input_sent':
+      return hub.calls.inputSent(viewerId, message);
     case 'approval':
       return hub.calls.settleApproval(viewerId, message);
     case 'approval_answer':

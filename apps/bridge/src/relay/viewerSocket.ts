@@ -45,7 +45,12 @@ function rawBytes(data: RawData): Uint8Array {
 }
 
 /** Message types that answer something the bridge asked (tool_call, approval_request). */
-const ANSWERS: ReadonlySet<string> = new Set(['tool_result', 'tool_error', 'approval']);
+const ANSWERS: ReadonlySet<string> = new Set([
+  'tool_result',
+  'tool_error',
+  'input_sent',
+  'approval',
+]);
 
 /**
  * The control window's overlay store changes: they follow the AI's (rate-limited) tool calls and

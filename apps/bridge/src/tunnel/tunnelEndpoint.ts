@@ -24,6 +24,7 @@ import type { GatewayPlaces } from './gatewayPlaces.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { SharedProbes } from './linkProbe.js';
 import { TunnelRegistry } from './registry.js';
+import type { CallReceipts } from './callReceipts.js';
 import type { TunnelMetrics } from './tunnelSession.js';
 import { TunnelSession, type TunnelTarget } from './tunnelSession.js';
 
@@ -71,6 +72,8 @@ export interface TunnelEndpointOptions {
   connectionObserver?: ConnectionObserver | undefined;
   /** Where the site's connections live in the gateway pool (the site's NATS); else memory. */
   gatewayPlaces?: GatewayPlaces | undefined;
+  /** Receipt tokens of the calls this bridge relays (callReceipts.ts). */
+  callReceipts?: CallReceipts | undefined;
 }
 
 export class TunnelEndpoint {
@@ -175,6 +178,8 @@ export class TunnelEndpoint {
       const session = new TunnelSession(ws, {
         desktopId,
         readOnly,
+        personId: claims.personId,
+        callReceipts: this.options.callReceipts,
         protocol: target.connection.protocol,
         connections: this.connections,
         limits: this.options.limits,

@@ -34,6 +34,7 @@ import {
   TunnelAttention,
 } from '@overlay-companion/protocol';
 import { BrowserInput } from './browserInput.js';
+import type { CallReceipts, ReceiptTunnel } from './callReceipts.js';
 import { InputReceiptDesk } from './inputReceipts.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
 import { FirstPaintGate } from './firstPaint.js';
@@ -55,6 +56,10 @@ export interface TunnelSessionOptions {
   protocol: ConnectionConfig['protocol'];
   /** A view grant: the person's input never reaches the desktop (browserInput.ts drops it). */
   readOnly: boolean;
+  /** The signed-in person whose tunnel this is (their ticket's). */
+  personId: string;
+  /** Receipt tokens of this bridge's relayed calls: answers under them settle those calls. */
+  callReceipts?: CallReceipts | undefined;
   connections: DesktopConnections;
   limits: TunnelConfig;
   logger: Logger;
@@ -129,6 +134,8 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private firstPaint = new FirstPaintGate();
   private linkWatch: LinkWatch | undefined;
   private readonly receipts: InputReceiptDesk;
+  /** This tunnel as call receipts see it (callReceipts.ts). */
+  private readonly receiptTunnel: ReceiptTunnel;
   /** The browser's attention (packages/protocol's attention.ts), and what the server was told. */
   private attentionWanted: TunnelAttention = 'full';
   private attentionSent: TunnelAttention = 'full';
@@ -149,9 +156,17 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     );
     ws.on('error', (err) => this.log.debug({ err }, 'browser WebSocket error'));
     this.input = new BrowserInput(options.protocol, options.readOnly);
+    this.receiptTunnel = {
+      uuid: this.uuid,
+      desktopId: options.desktopId,
+      personId: options.personId,
+      readOnly: options.readOnly,
+    };
     this.receipts = new InputReceiptDesk({
       readOnly: options.readOnly,
       answer: (id, outcome) => {
+        // The call this receipt is for settles first (its answer leaves before the browser's).
+        options.callReceipts?.answered(id, this.receiptTunnel, outcome);
         if (this.ended) return;
         this.batcher.push(encodeForBrowser(INPUT_RECEIPT_OPCODE, id, outcome));
         this.batcher.flush();
@@ -323,10 +338,13 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
         // The input before it goes first: the receipt is about that input.
         this.forwardInput(forward);
         forward = '';
+        const id = instruction.args[0];
+        if (id !== undefined && instruction.args.length === 1)
+          this.options.callReceipts?.asked(id, this.receiptTunnel);
         if (!this.receipts.request(instruction.args)) {
           this.close(
             GuacStatus.CLIENT_BAD_REQUEST,
-            `Malformed "${INPUT_RECEIPT_OPCODE}" instruction: it takes one receipt id of 1–9 digits.`,
+            `Malformed "${INPUT_RECEIPT_OPCODE}" instruction: it takes one receipt id (1–9 digits, or a call's receipt token).`,
           );
           return;
         }

@@ -444,8 +444,15 @@ export class ViewerController {
     giveUpAt: number,
     before?: Turn,
   ): AnyViewerResult | Promise<AnyViewerResult> {
+    const receipt =
+      call.receipt === undefined
+        ? undefined
+        : {
+            token: call.receipt,
+            sent: (result: AnyViewerResult) => this.#inputSent(call, signal, result),
+          };
     return runWithPerson(call, {
-      env: { ...this.#deps.env, signal, confirmed },
+      env: { ...this.#deps.env, signal, confirmed, receipt },
       person: this.#deps.person,
       held: this.#deps.held,
       giveUpAt,
@@ -471,6 +478,13 @@ export class ViewerController {
       return;
     }
     this.#deps.send({ type: 'tool_result', id: call.id, result });
+  }
+
+  /** The call's input left behind its receipt token: what it answers once delivered. */
+  #inputSent(call: TypedToolCall, signal: AbortSignal, result: AnyViewerResult): void {
+    // An answer the bridge would refuse goes as the final one only (#answer reports it).
+    if (signal.aborted || invalidResult(call, result) !== undefined) return;
+    this.#deps.send({ type: 'input_sent', id: call.id, result });
   }
 
   #answerError(id: string, signal: AbortSignal, err: unknown): void {

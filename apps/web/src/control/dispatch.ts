@@ -45,7 +45,12 @@ export interface ToolEnv {
    * Resolves once the input sent on `client` so far has reached the desktop (inputReceipts.ts);
    * throws a ProtocolError when it did not or cannot be known in time.
    */
-  delivered: (client: Guacamole.Client, signal: AbortSignal) => Promise<void>;
+  delivered: (client: Guacamole.Client, signal: AbortSignal, token?: string) => Promise<void>;
+  /**
+   * The call's receipt token (tool_call.receipt): its receipt is asked under it, and `sent` tells
+   * the bridge, as the input leaves, the answer the call gets once it is delivered (input_sent).
+   */
+  receipt?: { token: string; sent: (result: AnyViewerResult) => void } | undefined;
   /** The desktop size; throws when it is not known yet. */
   desktop: () => DesktopSize;
   monitors: () => Monitor[];
@@ -86,15 +91,18 @@ function delivered<R>(
     // meanwhile.
     const client = env.client();
     const acted = act({ ...input(env), client }, client);
-    if (acted instanceof Promise)
-      return acted.then(async (result) => {
-        await env.delivered(client, env.signal);
-        return result;
-      });
+    // The receipt request goes first, right behind the input; then the bridge hears the answer
+    // the call gets once it is delivered, so it can settle the call from the receipt itself.
+    const receipted = (result: R): Promise<R> => {
+      const wait = env.delivered(client, env.signal, env.receipt?.token);
+      env.receipt?.sent(result as AnyViewerResult);
+      return wait.then(() => result);
+    };
+    if (acted instanceof Promise) return acted.then(receipted);
     // An input sent at once (a move, a click's press and release): the receipt request leaves in
     // the same task, right behind it, before anything else the page does for the call (showing
     // it, telling the other windows) — the answer is on the call's critical path.
-    return env.delivered(client, env.signal).then(() => acted);
+    return receipted(acted);
   } catch (err) {
     return Promise.reject(err instanceof Error ? err : new Error(String(err)));
   }

@@ -49,9 +49,20 @@ export function runWithPerson(
   const { env, person } = options;
   if (person === undefined || !WAITS_FOR_PERSON.has(call.name)) return runShown(call, env);
   return inputTurn(call, person, options).then(async ({ waited, ranByPerson }) => {
-    // Run at the hand back is the person's answer: the action ran because they confirmed it.
-    const result = await runShown(call, ranByPerson ? { ...env, confirmed: true } : env);
-    return waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
+    const withWait = (result: AnyViewerResult): AnyViewerResult =>
+      waited > 0 ? { ...result, waited_for_person_ms: Math.round(waited) } : result;
+    const { receipt } = env;
+    const ran: ToolEnv = {
+      ...env,
+      // Run at the hand back is the person's answer: the action ran because they confirmed it.
+      confirmed: ranByPerson || env.confirmed,
+      // What the bridge is told the call answers is the answer given below.
+      receipt:
+        receipt === undefined || waited <= 0
+          ? receipt
+          : { token: receipt.token, sent: (result) => receipt.sent(withWait(result)) },
+    };
+    return withWait(await runShown(call, ran));
   });
 }
 

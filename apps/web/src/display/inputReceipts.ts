@@ -41,8 +41,12 @@ export class InputReceipts {
    * Resolves once the bridge says the input sent before this call reached the desktop; throws a
    * ProtocolError saying what happened otherwise. Cancelling the call stops the wait.
    */
-  async delivered(signal: AbortSignal, deadlineMs = INPUT_RECEIPT_DEADLINE_MS): Promise<void> {
-    const outcome = await this.request(signal, deadlineMs);
+  async delivered(
+    signal: AbortSignal,
+    deadlineMs = INPUT_RECEIPT_DEADLINE_MS,
+    token?: string,
+  ): Promise<void> {
+    const outcome = await this.request(signal, deadlineMs, token);
     if (receiptDelivered(outcome)) return;
     if (outcome === 'refused') {
       throw new ProtocolError(
@@ -64,10 +68,15 @@ export class InputReceipts {
     this.waiting.clear();
   }
 
-  private request(signal: AbortSignal, deadlineMs: number): Promise<InputReceiptOutcome> {
+  /** `token`: the bridge's receipt token for the call (tool_call.receipt), asked under instead of a number. */
+  private request(
+    signal: AbortSignal,
+    deadlineMs: number,
+    token: string | undefined,
+  ): Promise<InputReceiptOutcome> {
     if (this.ended) return Promise.resolve('lost');
-    const id = String(this.next);
-    this.next = this.next >= 999_999_999 ? 1 : this.next + 1;
+    const id = token ?? String(this.next);
+    if (token === undefined) this.next = this.next >= 999_999_999 ? 1 : this.next + 1;
     return new Promise<InputReceiptOutcome>((resolve, reject) => {
       const done = (): void => {
         clearTimeout(timer);
@@ -127,10 +136,15 @@ export function endInputReceipts(client: Guacamole.Client): void {
 }
 
 /**
- * Waits until the input sent on `client` so far reached the desktop. A client without receipts
+ * Waits until the input sent on `client` so far reached the desktop (asked under the call's
+ * receipt `token` when the bridge gave one). A client without receipts
  * (one not made by the viewer's session) cannot tell: the call fails rather than guess.
  */
-export function inputDelivered(client: Guacamole.Client, signal: AbortSignal): Promise<void> {
+export function inputDelivered(
+  client: Guacamole.Client,
+  signal: AbortSignal,
+  token?: string,
+): Promise<void> {
   const receipts = byClient.get(client);
   if (receipts === undefined) {
     return Promise.reject(
@@ -140,5 +154,5 @@ export function inputDelivered(client: Guacamole.Client, signal: AbortSignal): P
       ),
     );
   }
-  return receipts.delivered(signal);
+  return receipts.delivered(signal, INPUT_RECEIPT_DEADLINE_MS, token);
 }
