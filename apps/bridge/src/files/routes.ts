@@ -16,6 +16,7 @@ import {
   type TransferDone,
   type TransferListing,
 } from '@overlay-companion/protocol';
+import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
@@ -271,8 +272,19 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
         durationMs: Date.now() - started,
       });
     });
-    // No total time limit; a browser that stops reading is ended (transferIdle.ts).
-    pipeline(opened.stream, idleGuard(idleMs), count, () => undefined);
+    // No total time limit; a browser that stops reading is ended (transferIdle.ts): its
+    // connection is closed, which ends the answer's stream without an error (an error there is
+    // printed with its stack by the HTTP server); the log says what happened.
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    const guard = idleGuard(idleMs, () => {
+      deps.logger.warn(
+        { desktopId: desktop.id, sent, size, idleSeconds: idleMs / 1000 },
+        'a download was ended: the browser read nothing for the idle limit',
+      );
+      if (outgoing !== undefined) outgoing.destroy();
+      else guard.destroy(new TransferError(408, 'The download was idle too long.'));
+    });
+    pipeline(opened.stream, guard, count, () => undefined);
     return new Response(Readable.toWeb(count) as ReadableStream, {
       status: 200,
       headers: {

@@ -12,9 +12,12 @@ export const TRANSFER_IDLE_MS = 60_000;
 
 /**
  * A pass-through that fails with a TransferError (408) once `idleMs` pass without a chunk, timed
- * from its creation. The timer is stopped when the stream ends or is destroyed.
+ * from its creation — or, given `onIdle`, calls that instead and leaves the ending to it (a
+ * download ends its connection: an error in the answer's stream would be printed with its stack
+ * on stderr by the HTTP server, @hono/node-server). The timer is stopped when the stream ends
+ * or is destroyed.
  */
-export function idleGuard(idleMs: number): Transform {
+export function idleGuard(idleMs: number, onIdle?: () => void): Transform {
   let timer: NodeJS.Timeout | undefined;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, next) {
@@ -33,6 +36,7 @@ export function idleGuard(idleMs: number): Transform {
   function arm(): void {
     clearTimeout(timer);
     timer = setTimeout(() => {
+      if (onIdle !== undefined) return onIdle();
       guard.destroy(
         new TransferError(
           408,

@@ -5,7 +5,8 @@
 // request timeout cut long uploads before); one whose browser stops sending is ended with
 // nothing kept and audited; one refused before its body (no sign-in) does not keep its
 // connection, however slowly bytes keep coming; a download whose browser stops reading is ended
-// and audited. The drive folder's quota is lowered to QUOTA: what it holds (what the session
+// and audited, quietly: its connection closed, one warning in the log, and nothing printed on
+// stderr (the HTTP server prints a stack there for an answer whose stream fails). The drive folder's quota is lowered to QUOTA: what it holds (what the session
 // wrote there too, in subfolders) and the uploads under way into it count, and an upload past
 // it is refused.
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,7 +23,8 @@ import {
   PARTIAL_PREFIX,
   type DesktopView,
 } from '@overlay-companion/protocol';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ControlledBridge } from '../bridge.js';
 import type { AuditRecord } from '../store/types.js';
 import { signIn, type BrowserSession } from '../testing/browserSession.js';
@@ -42,8 +44,13 @@ let admin: BrowserSession;
 let desktop: DesktopView;
 let folder: string;
 
+/** The bridge's log lines (JSON). */
+const logged: string[] = [];
+
 beforeAll(async () => {
-  fixture = await startTestAccess();
+  fixture = await startTestAccess({
+    logger: pino({ level: 'info' }, { write: (line: string) => void logged.push(line) }),
+  });
   const driveRoot = join(await mkdtemp(join(tmpdir(), 'oc-transfer-limits-')), 'drives');
   await mkdir(driveRoot);
   bridge = await startFilesBridge(fixture, {
@@ -187,20 +194,48 @@ describe('time: no total limit, an idle one', () => {
     expect(await readdir(folder)).toEqual([]);
   });
 
-  it('a download whose browser stops reading is ended and audited', async () => {
+  it('a download whose browser stops reading is ended and audited, quietly', async () => {
     // Far more than the socket and stream buffers between the file and the stalled reader hold.
     const data = randomBytes(48 * 1024 * KIB);
     await writeFile(join(folder, 'big.bin'), data);
     const url = new URL(FILES_API.file(desktop.id, 'big.bin'), bridge.url);
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(url, { headers: { origin: url.origin, cookie: admin.cookie } });
-      req.once('error', reject).once('response', resolve).end();
-    });
-    expect(res.statusCode).toBe(200);
-    res.pause(); // the browser stops reading; its connection stays open
-    const entry = await auditOf('big.bin', /^cancelled after \d+ of \d+ bytes$/);
-    expect(entry.outcome).not.toBe(`cancelled after ${data.length} of ${data.length} bytes`);
-    res.destroy();
+    const printed: string[] = [];
+    const spies = [
+      vi
+        .spyOn(console, 'error')
+        .mockImplementation((...args) => void printed.push(String(args[0]))),
+      vi.spyOn(console, 'info').mockImplementation((...args) => void printed.push(String(args[0]))),
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+        printed.push(String(chunk));
+        return true;
+      }),
+    ];
+    try {
+      const res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = httpRequest(url, { headers: { origin: url.origin, cookie: admin.cookie } });
+        req.once('error', reject).once('response', resolve).end();
+      });
+      expect(res.statusCode).toBe(200);
+      const closed = new Promise<void>((resolve) => res.once('close', resolve));
+      res.on('error', () => undefined);
+      res.pause(); // the browser stops reading; its connection stays open
+      const entry = await auditOf('big.bin', /^cancelled after \d+ of \d+ bytes$/);
+      expect(entry.outcome).not.toBe(`cancelled after ${data.length} of ${data.length} bytes`);
+      // The bridge has closed the connection: a browser reading again finds the download cut
+      // short (its socket notices once it reads what was buffered)…
+      res.resume();
+      await closed;
+      expect(res.complete).toBe(false);
+      // …and says so in its log, at warn, printing nothing on stderr.
+      const line = await eventually('the warning in the log', () =>
+        Promise.resolve(logged.find((l) => l.includes('a download was ended: the browser read'))),
+      );
+      expect(line).toMatch(/"level":40/);
+      expect(printed).toEqual([]);
+      res.destroy();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });
 
