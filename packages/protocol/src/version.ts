@@ -13,4 +13,6 @@
 // older bridge's strict schema would refuse the whole list).
 // 9: overlay_put — the bridge draws a plain draw_overlay itself and hands the control window
 // the overlay (an older viewer would refuse the message).
-export const PROTOCOL_VERSION = 9 as const;
+// 10: tool_call.receipt and input_sent — input calls settle from the tunnel's receipt (an older
+// viewer's strict schema would refuse the tool_call, an older bridge the input_sent).
+export const PROTOCOL_VERSION = 10 as const;
