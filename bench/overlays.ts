@@ -15,6 +15,7 @@ import { MAX_OVERLAYS } from '@overlay-companion/protocol';
 import { callOk, closeHttp, connectHttp, now, sleep } from './mcpClient.js';
 import { startMcpStack, type McpStack } from './mcpStack.js';
 import type { CdpPage } from './cdpBrowser.js';
+import { mainThreadFrames, traceWhile, type TracedFrame } from './overlayFrameTrace.js';
 import {
   installOverlayProbes,
   overlaySeq,
@@ -33,8 +34,17 @@ export interface OverlayResults {
   batch_1000_round_trip_ms: Summary;
   /** With ~5,000 live overlays changing ~20 times a second: animation frame intervals. */
   frames_5000_updating_interval_ms: Summary;
-  /** …and each frame's main-thread work (rAF callbacks, style, layout, paint). */
+  /**
+   * …and each frame's main-thread work as the page's probe times it: from the frame's start
+   * through its rAF callbacks, style, layout, paint and commit, until a message posted in it runs.
+   */
   frames_5000_updating_work_ms: Summary;
+  /**
+   * The same frames from Chromium's trace of that run: all the time the page's main thread ran
+   * tasks between one frame's start and the next (socket messages, store updates, timers, garbage
+   * collection — work after the probe's message too). The target reads the larger p99 of the two.
+   */
+  frames_5000_updating_main_thread_ms: Summary;
   /** Store changes painted during that run. */
   frames_5000_updating_paints: number;
   /**
@@ -71,8 +81,13 @@ export interface OverlayResults {
 
 const DESKTOP = { width: 1280, height: 800 };
 
-/** `count` overlays spread over the desktop; every tenth labelled. */
-function someOverlays(count: number, seed: number, extra: Record<string, unknown> = {}) {
+/** `count` overlays spread over the desktop; every `labelEvery`th labelled (default every tenth). */
+function someOverlays(
+  count: number,
+  seed: number,
+  extra: Record<string, unknown> = {},
+  labelEvery = 10,
+) {
   const colors = ['red', 'gold', '#00aaff', 'lime', 'orange', 'magenta'];
   return Array.from({ length: count }, (_, i) => {
     const k = (i * 7919 + seed * 104_729) % 1_000_003;
@@ -85,7 +100,7 @@ function someOverlays(count: number, seed: number, extra: Record<string, unknown
       height,
       color: colors[i % colors.length],
       opacity: 0.35,
-      ...(i % 10 === 0 ? { label: `item ${i}` } : {}),
+      ...(i % labelEvery === 0 ? { label: `item ${i}` } : {}),
       ...extra,
     };
   });
@@ -119,17 +134,30 @@ async function idleFrames(stack: McpStack, seconds: number) {
   return stopFrames(stack.page);
 }
 
+/** How updateWhileRecording loads the pages, and whether it traces one of them. */
+export interface UpdateOptions {
+  /** Every `labelEvery`th overlay has a label (default every tenth). */
+  labelEvery?: number;
+  /** Chromium's trace over the recorded frames, read as main-thread work per frame. */
+  trace?: CdpPage;
+  /** With `trace`: also what ran in each frame (TracedFrame.top). */
+  explain?: boolean;
+}
+
 /**
  * ~5,000 live overlays changing ~20 times a second, while `pages` record their animation frames;
- * the frames of each page, in order.
+ * the frames of each page, in order, and with `trace`, that page's frames as Chromium's trace
+ * has them (overlayFrameTrace.ts: every main-thread task, not only the frame's own work).
  */
-async function updateWhileRecording(
+export async function updateWhileRecording(
   client: Client,
   seconds: number,
   pages: readonly CdpPage[],
-): Promise<FrameRecord[][]> {
+  options: UpdateOptions = {},
+): Promise<{ frames: FrameRecord[][]; traced: TracedFrame[] }> {
+  const labelEvery = options.labelEvery ?? 10;
   await callOk(client, 'clear_overlays', {});
-  await callOk(client, 'batch_overlay', { overlays: someOverlays(4_600, 99) });
+  await callOk(client, 'batch_overlay', { overlays: someOverlays(4_600, 99, {}, labelEvery) });
   await sleep(500);
   for (const page of pages) await takePaints(page);
   for (const page of pages) await startFrames(page);
@@ -138,16 +166,22 @@ async function updateWhileRecording(
   // Every 100 ms, 20 temporaries that live 2 s: ~400 of them alive, so ~5,000 in all, with a
   // batch drawn and a batch expiring about 10 times a second each. (That is 400 overlay
   // messages a second from the control window; the bridge closes a viewer past 500 a second.)
-  while (Date.now() < until) {
-    const started = Date.now();
-    await callOk(client, 'batch_overlay', {
-      overlays: someOverlays(20, 1_000 + round++, { temporary_ms: 2_000 }),
-    });
-    await sleep(Math.max(0, 100 - (Date.now() - started)));
-  }
+  const load = async () => {
+    while (Date.now() < until) {
+      const started = Date.now();
+      await callOk(client, 'batch_overlay', {
+        overlays: someOverlays(20, 1_000 + round++, { temporary_ms: 2_000 }, labelEvery),
+      });
+      await sleep(Math.max(0, 100 - (Date.now() - started)));
+    }
+  };
+  let traced: TracedFrame[] = [];
+  if (options.trace === undefined) await load();
+  else traced = mainThreadFrames(await traceWhile(options.trace, load), options.explain);
   const frames: FrameRecord[][] = [];
   for (const page of pages) frames.push(await stopFrames(page));
-  return frames;
+  // The first and last traced frames hold the trace's own start and stop.
+  return { frames, traced: traced.slice(2, -2) };
 }
 
 /** How the page's overlay layer paints its boxes ('worker' or 'main'). */
@@ -158,10 +192,13 @@ function paintPath(page: CdpPage): Promise<string | null> {
 }
 
 async function framesWhileUpdating(stack: McpStack, client: Client, seconds: number) {
-  const [frames = []] = await updateWhileRecording(client, seconds, [stack.page]);
+  const {
+    frames: [frames = []],
+    traced,
+  } = await updateWhileRecording(client, seconds, [stack.page], { trace: stack.page });
   const paints = await takePaints(stack.page);
   const live = await stack.page.evaluate<number>(`window.__overlayCompanion.overlays().length`);
-  return { frames, paints, live, path: await paintPath(stack.page) };
+  return { frames, traced, paints, live, path: await paintPath(stack.page) };
 }
 
 /** Page script: a browser that cannot hand a canvas to a worker (its layer paints on its main thread). */
@@ -209,10 +246,9 @@ async function mirrorsWhileUpdating(stack: McpStack, client: Client, seconds: nu
       const paths = [await paintPath(worker), await paintPath(main)];
       if (paths[0] !== 'worker' || paths[1] !== 'main')
         throw new Error(`The mirrors paint ${paths.join(' and ')}, not worker and main.`);
-      const [onWorker = [], onMain = []] = await updateWhileRecording(client, seconds, [
-        worker,
-        main,
-      ]);
+      const {
+        frames: [onWorker = [], onMain = []],
+      } = await updateWhileRecording(client, seconds, [worker, main]);
       return { worker: onWorker, main: onMain };
     } finally {
       await main.close();
@@ -309,6 +345,12 @@ export async function benchOverlays(options: {
     await callOk(client, 'clear_overlays', {});
     const toPaint = summarize(batch.toPaint);
     const work = summarize(updating.frames.map((f) => f.work));
+    const traced = summarize(updating.traced.map((f) => f.work));
+    if (traced.n < updating.frames.length / 2)
+      throw new Error(
+        `The trace held ${traced.n} frames of the ${updating.frames.length} recorded.`,
+      );
+    const frameWork = Math.max(work.p99, traced.p99);
     const afterReturn = summarize(second.afterReturn);
     if (updating.live < 4_800) throw new Error(`Only ${updating.live} overlays were live.`);
     return {
@@ -316,6 +358,7 @@ export async function benchOverlays(options: {
       batch_1000_round_trip_ms: summarize(batch.trip),
       frames_5000_updating_interval_ms: summarize(updating.frames.map((f) => f.interval)),
       frames_5000_updating_work_ms: work,
+      frames_5000_updating_main_thread_ms: traced,
       frames_5000_updating_paints: updating.paints.length,
       paint_path: updating.path,
       frames_5000_updating_work_ms_main_thread_painting: summarize(
@@ -338,7 +381,7 @@ export async function benchOverlays(options: {
           measured: toPaint.p50,
           met: toPaint.p50 <= 50,
         },
-        frame_work_5000_p99_ms: { target: 16, measured: work.p99, met: work.p99 < 16 },
+        frame_work_5000_p99_ms: { target: 16, measured: frameWork, met: frameWork < 16 },
         second_window_after_return_p50_ms: {
           target: 16.7,
           measured: afterReturn.p50,
