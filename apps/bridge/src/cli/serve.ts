@@ -187,6 +187,9 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           // when guacd shares this machine (files/rdpDrive.ts).
           ...(supervisor === undefined ? {} : { cliLocal: () => supervisor.current }),
           ...(process.env.OC_RDP_DRIVE_DIR ? { rdpDriveRoot: process.env.OC_RDP_DRIVE_DIR } : {}),
+          ...(options.rdpDriveQuotaBytes === undefined
+            ? {}
+            : { rdpDriveQuotaBytes: options.rdpDriveQuotaBytes }),
         },
         ...(options.site === undefined ? {} : { site: { config: options.site } }),
         // A restarted local desktop listens on a new socket: the tunnel asks for it each time,

@@ -1,10 +1,18 @@
 // serve's control-plane flags and environment: --mode, --no-auth (removed: the real command
 // exits 2 and says what to use instead), OC_MCP_TOKEN / OC_PUBLIC_URL / OC_ADMIN_* /
-// DATABASE_URL checks, and the banner: where to sign in and where to get a token, never a token.
+// DATABASE_URL checks, OC_RDP_DRIVE_QUOTA (parsed, refused with its fix, and in force in a real
+// serve: an upload past it into an RDP desktop's drive folder is refused), and the banner: where
+// to sign in and where to get a token, never a token.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API, type DesktopView } from '@overlay-companion/protocol';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from './args.js';
 import { UsageError } from '../errors.js';
-import { spawnCli } from '../headless/testing/cliProcess.js';
+import { scriptedServeEnv, spawnCli, startServe } from '../headless/testing/cliProcess.js';
+import { signIn } from '../testing/browserSession.js';
+import { uploadAs } from '../files/testing/filesBridge.js';
 import { serveBanner } from './serveBanner.js';
 import { startTestBridge } from '../mcp/testing/fixtures.js';
 
@@ -70,6 +78,57 @@ describe('serve control-plane flags', () => {
       expect(run.stderr()).toMatch(/--no-auth was removed/);
       expect(run.stderr()).toContain('OC_ADMIN_PASSWORD');
       expect(run.stdout()).toBe('');
+    },
+  );
+});
+
+describe('OC_RDP_DRIVE_QUOTA', () => {
+  it('takes a whole number of bytes, and refuses anything else with what to write', () => {
+    expect(parse('serve')).not.toHaveProperty('options.rdpDriveQuotaBytes');
+    expect(parse('serve', { OC_RDP_DRIVE_QUOTA: ' 10737418240 ' })).toMatchObject({
+      options: { rdpDriveQuotaBytes: 10 * 1024 ** 3 },
+    });
+    for (const bad of ['2G', '-5', '1.5', '1e9', '0', '1000', '99999999999999999999'])
+      expect(() => parse('serve', { OC_RDP_DRIVE_QUOTA: bad }), bad).toThrow(
+        new UsageError(
+          `OC_RDP_DRIVE_QUOTA is the bytes one RDP desktop's drive folder may hold, a whole number of at least 1048576 (1 MiB; the default is 2147483648, 2 GiB; 10737418240 is 10 GiB), got "${bad}".`,
+        ),
+      );
+  });
+
+  it(
+    'makes the real command exit 2 on a bad value, and caps uploads when given',
+    { timeout: 90_000 },
+    async () => {
+      const refused = spawnCli(['serve'], { OC_RDP_DRIVE_QUOTA: '2GiB' });
+      expect((await refused.exited).code).toBe(2);
+      expect(refused.stderr()).toMatch(/OC_RDP_DRIVE_QUOTA is the bytes .* got "2GiB"/);
+
+      const dataDir = await mkdtemp(join(tmpdir(), 'oc-rdp-quota-'));
+      const scripted = scriptedServeEnv();
+      const { cli, url } = await startServe(
+        ['--vnc', '127.0.0.1:9', '--port', '0', '--data-dir', dataDir],
+        {
+          ...scripted.env,
+          OC_RDP_DRIVE_DIR: join(dataDir, 'drives'),
+          OC_RDP_DRIVE_QUOTA: String(1024 * 1024),
+        },
+      );
+      try {
+        const admin = await signIn(url, scripted.username, scripted.password);
+        const made = await admin.request(API.desktops, {
+          body: { name: 'RDP', kind: 'guacd-rdp', params: { host: '127.0.0.1', port: 9 } },
+        });
+        expect(made.status).toBe(201);
+        const desktop = (await made.json()) as DesktopView;
+        expect((await uploadAs(admin, desktop.id, 'fits.bin', 512 * 1024)).status).toBe(201);
+        const over = await uploadAs(admin, desktop.id, 'over.bin', 768 * 1024);
+        expect(over.status).toBe(507);
+        expect(await over.text()).toMatch(/transfer folder may hold 1 MiB/);
+      } finally {
+        await cli.shutdown();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     },
   );
 });

@@ -1,6 +1,7 @@
 // The sign-in and desktop-control part of `overlay-companion serve`: its flags (--mode) and
 // environment (OC_MCP_TOKEN, OC_PUBLIC_URL, OC_ADMIN_USER/OC_ADMIN_PASSWORD, DATABASE_URL,
-// OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect, OC_NATS_URL), turned into validated options
+// OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect, OC_NATS_URL, the RDP drive
+// quota OC_RDP_DRIVE_QUOTA), turned into validated options
 // with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
 import { MIN_PASSWORD_LENGTH, MODES, Username, type Mode } from '@overlay-companion/protocol';
 import { MIN_ENV_TOKEN_LENGTH } from '../auth/apiTokens.js';
@@ -9,6 +10,7 @@ import { oidcConfigFromEnv, type OidcConfig } from '../auth/oidc.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from '../auth/signInThrottle.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/webSessions.js';
 import { ConfigError, UsageError } from '../errors.js';
+import { DEFAULT_RDP_DRIVE_QUOTA_BYTES } from '../files/rdpDrive.js';
 import { readSiteConfig, type SiteConfig } from '../site/siteConfig.js';
 
 /** parseArgs option declarations to merge into serve's. */
@@ -33,6 +35,25 @@ export interface SignInServeOptions {
   oidc?: OidcConfig | undefined;
   /** OC_NATS_URL (+ OC_NATS_TOKEN): the site of several bridges this one joins. */
   site?: SiteConfig | undefined;
+  /**
+   * OC_RDP_DRIVE_QUOTA: bytes the bridge lets into one RDP desktop's drive folder (default
+   * DEFAULT_RDP_DRIVE_QUOTA_BYTES).
+   */
+  rdpDriveQuotaBytes?: number | undefined;
+}
+
+/** The smallest drive quota taken: a smaller number is likely a unit mistaken (GiB for bytes). */
+const MIN_RDP_DRIVE_QUOTA_BYTES = 1024 * 1024;
+
+function rdpDriveQuota(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.OC_RDP_DRIVE_QUOTA?.trim();
+  if (text === undefined || text === '') return undefined;
+  const value = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value) || value < MIN_RDP_DRIVE_QUOTA_BYTES)
+    throw new UsageError(
+      `OC_RDP_DRIVE_QUOTA is the bytes one RDP desktop's drive folder may hold, a whole number of at least ${MIN_RDP_DRIVE_QUOTA_BYTES} (1 MiB; the default is ${DEFAULT_RDP_DRIVE_QUOTA_BYTES}, 2 GiB; 10737418240 is 10 GiB), got "${text}".`,
+    );
+  return value;
 }
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -110,6 +131,7 @@ export function parseSignInFlags(
     if (err instanceof ConfigError) throw new UsageError(err.message);
     throw err;
   }
+  const rdpDriveQuotaBytes = rdpDriveQuota(env);
   const proxies = env.OC_TRUSTED_PROXIES?.split(',')
     .map((p) => p.trim())
     .filter(Boolean);
@@ -150,5 +172,6 @@ export function parseSignInFlags(
         }),
     ...(oidc === undefined ? {} : { oidc }),
     ...(site === undefined ? {} : { site }),
+    ...(rdpDriveQuotaBytes === undefined ? {} : { rdpDriveQuotaBytes }),
   };
 }
