@@ -31,6 +31,9 @@ export function registerResources(server: McpServer, session: () => SessionState
       mimeType: 'image/png',
     },
     (uri) => {
+      // Background captures failing for good: the reason, not a capture that is no longer the screen.
+      const failing = session().screenshots.failure;
+      if (failing !== undefined) throw new McpError(ErrorCode.InternalError, failing);
       const latest = session().screenshots.latest;
       if (latest === undefined) {
         throw new McpError(

@@ -5,8 +5,14 @@
 // Manual take_screenshot calls also refresh the latest capture. In a site of several bridges
 // the session's desktop may have its control window on another bridge: the capture is then asked
 // there, forwarded like any tool call (site/remoteControl.ts), and kept here, in the session.
+// A forwarded capture that keeps failing on the other bridge's side — above all one larger than
+// the site's NATS server takes (max_payload: a full-screen PNG of a busy 4K desktop is several
+// MB) — is not skipped in silence: until a capture succeeds again, reading screenshot://latest
+// fails with the reason and what to do instead, the subscribed client is told it changed, and
+// the log says so at warn (once per reason).
 import { createHash } from 'node:crypto';
 import {
+  ProtocolError,
   clampScreenshotInterval,
   type CallDecision,
   toolDefinitions,
@@ -71,6 +77,16 @@ export class ScreenshotFeed {
 
   /** Whether the last tick was refused (so the next refusal is not recorded again). */
   private refusing = false;
+  /** Why background captures fail now, when they fail for a reason that does not pass. */
+  private failing: string | undefined;
+
+  /**
+   * Why background captures are failing now (undefined: they are not): reading
+   * screenshot://latest answers this instead of a capture that is no longer the screen.
+   */
+  get failure(): string | undefined {
+    return this.failing;
+  }
 
   /** The latest capture, while the person still lets the AI see the screen. */
   get latest(): Capture | undefined {
@@ -134,12 +150,20 @@ export class ScreenshotFeed {
     try {
       const result = await this.capture(target);
       if (result !== undefined) {
+        this.failing = undefined;
         const changed = this.record(result);
         if (!this.closed && (changed || !this.onlyOnChange)) this.onUpdated(LATEST_SCREENSHOT_URI);
       }
     } catch (err) {
-      // No viewer, a closed window, a timeout: try again next tick; the AI is not waiting.
-      this.logger.debug({ err }, 'background screenshot failed');
+      const lasting = lastingFailure(err, target);
+      if (lasting === undefined) {
+        // No viewer, a closed window, a timeout: try again next tick; the AI is not waiting.
+        this.logger.debug({ err }, 'background screenshot failed');
+      } else if (lasting !== this.failing) {
+        this.failing = lasting;
+        this.logger.warn({ reason: errorText(err) }, 'background screenshots are failing');
+        if (!this.closed) this.onUpdated(LATEST_SCREENSHOT_URI);
+      }
     } finally {
       this.inFlight = false;
       this.schedule();
@@ -160,4 +184,21 @@ export class ScreenshotFeed {
     if (holder === undefined) return undefined;
     return remote.call(holder, plane, 'take_screenshot', BACKGROUND_ARGS, 'allow', options);
   }
+}
+
+/**
+ * The words for the AI when a background capture failed for a reason that will not pass by
+ * itself: the bridge holding the control window could not send it back (the answer larger than
+ * the site's NATS server takes, or another fault of the forwarding, which arrives as a
+ * system_error). Undefined for what passes (no window, a timeout, a window closing) and for a
+ * capture asked here.
+ */
+function lastingFailure(err: unknown, target: CaptureTarget): string | undefined {
+  if (target.hub.control !== undefined || target.remote === undefined) return undefined;
+  if (!(err instanceof ProtocolError) || err.kind !== 'system_error') return undefined;
+  return `Background screenshots (set_screenshot_frequency) are failing: ${err.message} Background captures are the whole desktop as PNG at full scale; meanwhile call take_screenshot with a region or a scale (or format jpeg) to see the screen.`;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
