@@ -55,7 +55,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     throw new StartupError(
       'The database has no site id (settings site_id), which its migrations make: restore it from a backup, or let the bridge migrate a fresh database.',
     );
-  const keys = await SiteKeys.load(access.store.settings, siteId);
+  const keys = await SiteKeys.load(access.store.settings, siteId, options.config.busKeys);
   if (access.store.kind === 'sqlite')
     logger.warn(
       'OC_NATS_URL is set but the store is the SQLite file in the data dir: no other bridge shares it, so this bridge is a site of its own. Give every bridge of the site the same DATABASE_URL (PostgreSQL).',

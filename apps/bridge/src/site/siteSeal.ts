@@ -1,13 +1,18 @@
 // The seal on everything a site's bridges say to each other over NATS: broadcasts, requests,
 // replies and key-value values. A sealed payload is AES-256-GCM (an AEAD) with the site's bus key
-// (siteKeys.ts), which only a bridge that reads the site's database has, in a binary envelope:
+// (siteKeys.ts), which only a bridge that reads the site's database (or is given the configured
+// bus keys) has, in a binary envelope:
 //
-//   version (1 byte) | sender's clock (ms, uint64 big-endian) | nonce (12 random bytes)
-//   | ciphertext of the message's JSON | tag (16 bytes)
+//   version (1 byte) | key id (uint16 big-endian) | sender's clock (ms, uint64 big-endian)
+//   | nonce (12 random bytes) | ciphertext of the message's JSON | tag (16 bytes)
 //
-// The additional authenticated data is the version and time and `where` (the subject, reply inbox
-// or key-value key it was sent to, not in the envelope): a message moved to another subject or
-// key (say, a call meant for one bridge sent to another), or its time changed, never opens. So
+// The key id names the bus key it was sealed with (siteKeys.ts: 0 is the database's; the others
+// are numbers an operator picked, so the id says nothing about the key): a bridge opens with the
+// key of that id if it was given it, and refuses the envelope otherwise — how a rotated-out key
+// stops working. The additional authenticated data is the version, key id and time and `where`
+// (the subject, reply inbox or key-value key it was sent to, not in the envelope): a message
+// moved to another subject or key (say, a call meant for one bridge sent to another), or its
+// time or key id changed, never opens. So
 // NATS credentials alone neither make anything a bridge obeys nor read what the bridges say
 // (screenshots, overlays, approval lists, ticket hashes); NATS still sees the subjects, sizes and
 // timing. Opening checks the tag (GCM, in constant time) before anything of the message is read,
@@ -22,9 +27,9 @@
 // The random bytes are drawn from the system's generator a few kilobytes at a time (one call into
 // OpenSSL per 341 nonces instead of one per message, on the way of every forwarded call); each
 // byte is used once, so every nonce is still 96 random bits.
-import { createCipheriv, createDecipheriv, randomFillSync, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { z } from 'zod';
-import type { SiteKeys } from './siteKeys.js';
+import type { BusSealingKey, SiteKeys } from './siteKeys.js';
 
 /** A broadcast, request or reply older than this (by its sender's clock) is dropped. */
 export const MESSAGE_MAX_AGE_MS = 30_000;
@@ -35,11 +40,15 @@ const MAX_REMEMBERED = 100_000;
 
 /** Larger than any NATS server's max_payload is set to (it refuses more before this is asked). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-/** The envelope's first byte. The one before (a MAC over readable JSON) began with `{`. */
-const VERSION = 1;
+/**
+ * The envelope's first byte. Version 1 had no key id; the one before it (a MAC over readable
+ * JSON) began with `{`.
+ */
+const VERSION = 2;
 const OLD_ENVELOPE_FIRST_BYTE = 0x7b;
-const TIME_AT = 1;
-const NONCE_AT = 9;
+const KEY_ID_AT = 1;
+const TIME_AT = 3;
+const NONCE_AT = 11;
 const NONCE_BYTES = 12;
 const BODY_AT = NONCE_AT + NONCE_BYTES;
 const TAG_BYTES = 16;
@@ -95,14 +104,14 @@ class NoncePool {
 }
 
 export class SiteSeal {
-  private readonly key: KeyObject;
+  private readonly sealing: BusSealingKey;
   private readonly nonces = new NoncePool();
 
   constructor(
-    keys: SiteKeys,
+    private readonly keys: SiteKeys,
     private readonly now: () => number = Date.now,
   ) {
-    this.key = keys.busSealingKey();
+    this.sealing = keys.busSealingKey();
   }
 
   /** The sealed payload of `message` (its JSON, with this bridge's time), for `where` only. */
@@ -110,10 +119,13 @@ export class SiteSeal {
     const plain = Buffer.from(JSON.stringify(message), 'utf8');
     const sealed = Buffer.allocUnsafe(BODY_AT + plain.byteLength + TAG_BYTES);
     sealed[0] = VERSION;
+    sealed.writeUInt16BE(this.sealing.id, KEY_ID_AT);
     sealed.writeBigUInt64BE(BigInt(this.now()), TIME_AT);
     const nonce = sealed.subarray(NONCE_AT, BODY_AT);
     this.nonces.fill(nonce);
-    const cipher = createCipheriv(ALGORITHM, this.key, nonce, { authTagLength: TAG_BYTES });
+    const cipher = createCipheriv(ALGORITHM, this.sealing.key, nonce, {
+      authTagLength: TAG_BYTES,
+    });
     cipher.setAAD(additionalData(sealed, where));
     const body = cipher.update(plain);
     body.copy(sealed, BODY_AT);
@@ -137,10 +149,13 @@ export class SiteSeal {
     const sealed = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     if (sealed[0] !== VERSION) return { ok: false, error: notThisVersion(sealed) };
     if (sealed.byteLength < BODY_AT + TAG_BYTES) return { ok: false, error: 'not sealed' };
+    const keyId = sealed.readUInt16BE(KEY_ID_AT);
+    const key = this.keys.busOpeningKey(keyId);
+    if (key === undefined) return { ok: false, error: notGiven(keyId) };
     const tagAt = sealed.byteLength - TAG_BYTES;
     let plain: Buffer;
     try {
-      const decipher = createDecipheriv(ALGORITHM, this.key, sealed.subarray(NONCE_AT, BODY_AT), {
+      const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(NONCE_AT, BODY_AT), {
         authTagLength: TAG_BYTES,
       });
       decipher.setAAD(additionalData(sealed, where));
@@ -174,7 +189,12 @@ export class SiteSeal {
   }
 }
 
-/** The header (version and time) and where the message was sent: what the tag covers besides it. */
+/** Why an envelope under a key this bridge was not given is refused (the id is not secret). */
+function notGiven(keyId: number): string {
+  return `sealed with bus key ${String(keyId)}, which this bridge was not given: a key retired here, or one not yet given to every bridge (OC_SITE_BUS_KEY, OC_SITE_BUS_KEYS_ACCEPTED)`;
+}
+
+/** The header (version, key id and time) and where the message was sent: what the tag covers besides it. */
 function additionalData(sealed: Buffer, where: string): Buffer {
   const aad = Buffer.allocUnsafe(NONCE_AT + Buffer.byteLength(where, 'utf8'));
   sealed.copy(aad, 0, 0, NONCE_AT);
@@ -185,6 +205,8 @@ function additionalData(sealed: Buffer, where: string): Buffer {
 /** Why a payload that is not this version's envelope does not open. */
 function notThisVersion(data: Buffer): string {
   const version = data[0] ?? 0;
+  if (version === 1)
+    return 'sealed by an older bridge (envelope version 1, without a key id): all bridges of a site must be upgraded together';
   // A later version keeps the version byte first (and below the JSON's `{`).
   if (version > VERSION && version < OLD_ENVELOPE_FIRST_BYTE && data.byteLength >= BODY_AT)
     return `sealed by a newer bridge (envelope version ${String(version)}): all bridges of a site must be upgraded together`;

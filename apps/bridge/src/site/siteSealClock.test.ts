@@ -2,7 +2,7 @@
 // data dir) and a clock the test sets: a message opens once, and not after MESSAGE_MAX_AGE_MS;
 // a key-value value opens as often as read, within its own bound; one from "the future" beyond
 // SITE_CLOCK_SKEW_MS never. The envelope is encrypted (no plaintext in it, a fresh nonce each
-// time) and any byte changed — version, time, nonce, ciphertext or tag — or the message moved to
+// time) and any byte changed — version, key id, time, nonce, ciphertext or tag — or the message moved to
 // another subject, cut short, or sealed with another site's key, never opens; an older bridge's
 // envelope is named as such. The bus's key is none of the site's MAC keys.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -21,9 +21,9 @@ const Ping = z.strictObject({ type: z.literal('ping') });
 const Said = z.strictObject({ type: z.literal('said'), text: z.string() });
 const WHERE = 'oc.aabbccdd.bridge.bOne.ping';
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
-/** The envelope's parts (siteSeal.ts): version 1 byte, time 8, nonce 12, ciphertext, tag 16. */
-const NONCE_AT = 9;
-const BODY_AT = 21;
+/** The envelope's parts (siteSeal.ts): version 1 byte, key id 2, time 8, nonce 12, ciphertext, tag 16. */
+const NONCE_AT = 11;
+const BODY_AT = 23;
 const TAG_BYTES = 16;
 
 describe('the seal on a site message', () => {
@@ -91,7 +91,7 @@ describe('the seal on a site message', () => {
     expect(seal.open(WHERE, Said, two, { seen }).ok).toBe(true);
   });
 
-  test('any byte changed (version, time, nonce, ciphertext, tag) never opens', () => {
+  test('any byte changed (version, key id, time, nonce, ciphertext, tag) never opens', () => {
     const seal = new SiteSeal(keys, clock);
     const sealed = Buffer.from(seal.seal(WHERE, { type: 'ping' }));
     expect(sealed.byteLength).toBe(BODY_AT + '{"type":"ping"}'.length + TAG_BYTES);
@@ -104,8 +104,14 @@ describe('the seal on a site message', () => {
         expect(opened.ok, `byte ${String(i)} ^ ${String(bit)}`).toBe(false);
         if (!opened.ok) errors.set(opened.error, (errors.get(opened.error) ?? 0) + 1);
       }
-    // All but the version byte fail the tag: time (bytes 1–8), nonce (9–20), ciphertext, tag.
-    expect(errors.get("not sealed with the site's key")).toBe(2 * (sealed.byteLength - 1));
+    // The key id changed (bytes 1–2) names a key this bridge was not given; all but those and the
+    // version byte fail the tag: time (bytes 3–10), nonce (11–22), ciphertext, tag.
+    expect(errors.get("not sealed with the site's key")).toBe(2 * (sealed.byteLength - 3));
+    expect(
+      [...errors.keys()].filter((error) =>
+        /^sealed with bus key \d+, which this bridge was not given/.test(error),
+      ),
+    ).toHaveLength(4);
     // Re-dated: an old message given today's time does not open as new.
     const old = Buffer.from(seal.seal(WHERE, { type: 'ping' }));
     now += MESSAGE_MAX_AGE_MS + 1;
@@ -113,7 +119,7 @@ describe('the seal on a site message', () => {
       ok: false,
       error: `older than ${String(MESSAGE_MAX_AGE_MS)} ms`,
     });
-    old.writeBigUInt64BE(BigInt(now), 1);
+    old.writeBigUInt64BE(BigInt(now), 3);
     expect(seal.open(WHERE, Ping, old, { seen: new SeenSeals() })).toEqual({
       ok: false,
       error: "not sealed with the site's key",
@@ -157,8 +163,15 @@ describe('the seal on a site message', () => {
       error: FROM_AN_OLDER_BRIDGE,
     });
     expect(FROM_AN_OLDER_BRIDGE).toMatch(/all bridges of a site must be upgraded together/);
+    // Version 1 had no key id.
+    const before = Buffer.from(sealed);
+    before[0] = 1;
+    expect(seal.open(WHERE, Ping, before, check())).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/older bridge .*without a key id.*upgraded together/) as unknown,
+    });
     const later = Buffer.from(sealed);
-    later[0] = 2;
+    later[0] = 3;
     expect(seal.open(WHERE, Ping, later, check())).toMatchObject({
       ok: false,
       error: expect.stringMatching(/newer bridge .*upgraded together/) as unknown,
@@ -166,7 +179,7 @@ describe('the seal on a site message', () => {
   });
 
   test("the bus's key is its own: none of the site's MAC keys", () => {
-    const bus = keys.busSealingKey().export();
+    const bus = keys.busSealingKey().key.export();
     for (const purpose of ['approval answers', 'sign-in devices'] as const)
       expect(bus.equals(keys.key(purpose))).toBe(false);
     expect(bus.byteLength).toBe(32);

@@ -38,14 +38,14 @@ export async function sealedBody(
 
 /**
  * `message` in this version's envelope, as anyone with the NATS credentials can write it:
- * version, the time now, a random nonce, the message's JSON where the ciphertext goes and a
- * made-up tag (the key is in the site's database only).
+ * version, key id 0 (the database's), the time now, a random nonce, the message's JSON where
+ * the ciphertext goes and a made-up tag (the key is in the site's database only).
  */
 export function badlySealed(message: unknown): Uint8Array {
   const time = Buffer.alloc(8);
   time.writeBigUInt64BE(BigInt(Date.now()));
   return Buffer.concat([
-    Buffer.from([1]),
+    Buffer.from([2, 0, 0]),
     time,
     randomBytes(12),
     Buffer.from(JSON.stringify(message)),
