@@ -30,8 +30,6 @@ import { hashPassword } from '../../auth/passwords.js';
 import { REPO, spawnCli } from '../../headless/testing/cliProcess.js';
 import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
-import { newId } from '../../store/ids.js';
-import { openStore } from '../../store/openStore.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../../testing/desktopPaths.js';
 import { TunnelClient, eventually } from '../../testing/tunnelClient.js';
@@ -41,6 +39,7 @@ import { DAY_MS } from '../retention.js';
 import { parseS3Target, type S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
 import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
+import { openSpoolStore } from './testing/spoolStore.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -355,25 +354,10 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
   });
 
   it('moves the spool a killed bridge left to the bucket at the next start', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'oc-s3-spool-'));
-    const store = await openStore({ dataDir });
-    const dir = join(dataDir, 'recordings');
+    const spool = await openSpoolStore('s3-spool');
+    const { store, dir, owner, desktop } = spool;
     let recordings: Recordings | undefined;
     try {
-      const owner = await store.people.add({
-        username: 'ada',
-        displayName: 'Ada',
-        passwordHash: await hashPassword(PASSWORD),
-        role: 'admin',
-      });
-      const desktop = await store.desktops.add({
-        id: newId('dsk'),
-        name: 'Office PC',
-        kind: 'vnc',
-        params: {},
-        secret: null,
-        ownerId: owner.id,
-      });
       // What a killed bridge leaves: a row never closed, and files a writer was writing when
       // its process got SIGKILL.
       const { id, t0 } = await writeUntilKilled(dir);
@@ -420,8 +404,7 @@ describe('the S3 store at start (s3rver, a fake S3 server)', () => {
       expect(picture?.rgba.equals(before.rgba)).toBe(true);
     } finally {
       await recordings?.close();
-      await store.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await spool.close();
     }
   });
 

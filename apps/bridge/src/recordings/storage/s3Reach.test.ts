@@ -21,11 +21,8 @@ import { recordingPaths } from '@overlay-companion/recording';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../auth/passwords.js';
 import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
-import { newId } from '../../store/ids.js';
-import { openStore } from '../../store/openStore.js';
 import { Recordings } from '../recordings.js';
 import { DAY_MS } from '../retention.js';
 import { writeNoiseRecording, writeSampleRecording } from '../testing/sampleRecording.js';
@@ -34,6 +31,7 @@ import { parseS3Target, type S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
 import { S3_NOT_CONFIGURED } from './s3NotConfigured.js';
 import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
+import { openSpoolStore } from './testing/spoolStore.js';
 
 const BUCKET = 'oc-reach';
 
@@ -173,25 +171,10 @@ describe('recordings kept on S3 at the edges of its reach (s3rver, a fake S3 ser
   });
 
   it('retention deletes the objects a move that failed part-way left, the row still local', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'oc-s3-partial-'));
-    const store = await openStore({ dataDir });
-    const dir = join(dataDir, 'recordings');
+    const spool = await openSpoolStore('s3-partial');
+    const { store, dir, owner, desktop } = spool;
     let recordings: Recordings | undefined;
     try {
-      const owner = await store.people.add({
-        username: 'ada',
-        displayName: 'Ada',
-        passwordHash: await hashPassword('another-password-0123456789'),
-        role: 'admin',
-      });
-      const desktop = await store.desktops.add({
-        id: newId('dsk'),
-        name: 'Office PC',
-        kind: 'vnc',
-        params: {},
-        secret: null,
-        ownerId: owner.id,
-      });
       const { id } = await writeNoiseRecording(store, dir, {
         desktopId: desktop.id,
         ownerId: owner.id,
@@ -225,8 +208,7 @@ describe('recordings kept on S3 at the edges of its reach (s3rver, a fake S3 ser
     } finally {
       s3.refuse = undefined;
       await recordings?.close();
-      await store.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await spool.close();
     }
   });
 
