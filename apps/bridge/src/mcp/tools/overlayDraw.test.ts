@@ -28,13 +28,13 @@ interface PageApi {
 
 async function pageOverlays(page: Page): Promise<Overlay[]> {
   return page.evaluate(() =>
-    (window as unknown as { __overlayCompanion: PageApi }).__overlayCompanion.overlays(),
+    (globalThis as unknown as { __overlayCompanion: PageApi }).__overlayCompanion.overlays(),
   );
 }
 
 async function pageRole(page: Page): Promise<string | null> {
   return page.evaluate(() => {
-    const api = (window as unknown as { __overlayCompanion?: PageApi }).__overlayCompanion;
+    const api = (globalThis as unknown as { __overlayCompanion?: PageApi }).__overlayCompanion;
     return api === undefined ? null : api.control().role;
   });
 }
@@ -113,7 +113,7 @@ describe('draw_overlay settled by the bridge, on the real stack', () => {
     const shown = (await pageOverlays(page)).find((o) => o.overlay_id === drawn.overlay_id);
     expect(shown).toMatchObject({ bounds: drawn.bounds, label: 'Save', monitor_index: 0 });
     await waitUntil(() => fedCreated(drawn.overlay_id), 5_000);
-    // Nothing left waiting for the window: it announced what it was handed.
+    // The bridge's copy holds it too (a window opened now, or taking control, gets it).
     expect(plane.hub.overlayFeed.syncMessage().overlays.map((o) => o.overlay_id)).toContain(
       drawn.overlay_id,
     );
