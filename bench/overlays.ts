@@ -146,15 +146,16 @@ export interface UpdateOptions {
 
 /**
  * ~5,000 live overlays changing ~20 times a second, while `pages` record their animation frames;
- * the frames of each page, in order, and with `trace`, that page's frames as Chromium's trace
- * has them (overlayFrameTrace.ts: every main-thread task, not only the frame's own work).
+ * the frames of each page, in order, how many overlays the first page held at the end, and with
+ * `trace`, that page's frames as Chromium's trace has them (overlayFrameTrace.ts: every
+ * main-thread task, not only the frame's own work).
  */
 export async function updateWhileRecording(
   client: Client,
   seconds: number,
   pages: readonly CdpPage[],
   options: UpdateOptions = {},
-): Promise<{ frames: FrameRecord[][]; traced: TracedFrame[] }> {
+): Promise<{ frames: FrameRecord[][]; live: number; traced: TracedFrame[] }> {
   const labelEvery = options.labelEvery ?? 10;
   await callOk(client, 'clear_overlays', {});
   await callOk(client, 'batch_overlay', { overlays: someOverlays(4_600, 99, {}, labelEvery) });
@@ -175,13 +176,22 @@ export async function updateWhileRecording(
       await sleep(Math.max(0, 100 - (Date.now() - started)));
     }
   };
-  let traced: TracedFrame[] = [];
-  if (options.trace === undefined) await load();
-  else traced = mainThreadFrames(await traceWhile(options.trace, load), options.explain);
+  // The frames are taken and the overlays counted before the trace stops: stopping it flushes
+  // the trace from every thread (work the probe must not count), and takes long enough for
+  // temporaries to expire.
   const frames: FrameRecord[][] = [];
-  for (const page of pages) frames.push(await stopFrames(page));
+  let live = 0;
+  const run = async () => {
+    await load();
+    for (const page of pages) frames.push(await stopFrames(page));
+    if (pages[0] !== undefined)
+      live = await pages[0].evaluate<number>(`window.__overlayCompanion.overlays().length`);
+  };
+  let traced: TracedFrame[] = [];
+  if (options.trace === undefined) await run();
+  else traced = mainThreadFrames(await traceWhile(options.trace, run), options.explain);
   // The first and last traced frames hold the trace's own start and stop.
-  return { frames, traced: traced.slice(2, -2) };
+  return { frames, live, traced: traced.slice(2, -2) };
 }
 
 /** How the page's overlay layer paints its boxes ('worker' or 'main'). */
@@ -194,10 +204,10 @@ function paintPath(page: CdpPage): Promise<string | null> {
 async function framesWhileUpdating(stack: McpStack, client: Client, seconds: number) {
   const {
     frames: [frames = []],
+    live,
     traced,
   } = await updateWhileRecording(client, seconds, [stack.page], { trace: stack.page });
   const paints = await takePaints(stack.page);
-  const live = await stack.page.evaluate<number>(`window.__overlayCompanion.overlays().length`);
   return { frames, traced, paints, live, path: await paintPath(stack.page) };
 }
 
