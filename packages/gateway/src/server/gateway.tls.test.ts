@@ -3,7 +3,9 @@
 // TLS; under mutual TLS a client without a certificate, or with one another CA signed, is refused
 // during TLS and never reaches the Guacamole side (no `args`, no `error`, nothing about running
 // connections); a plaintext client — a plain guacd client starting with `select` — gets no
-// Guacamole byte either. The refusals are logged with their TLS code, never a secret.
+// Guacamole byte either. A reload of its credentials without the client CA, or with a key that
+// is not the certificate's, is refused and leaves mutual TLS as it was. The refusals are logged
+// with their TLS code, never a secret.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect as connectTcp } from 'node:net';
@@ -105,6 +107,24 @@ describe('a gateway serving mutual TLS', () => {
     // At most TLS's own alert record (content type 21), never text.
     if (got.bytes.length > 0) expect(got.bytes[0]).toBe(0x15);
     expect(got.bytes.toString('latin1')).not.toMatch(/args|error|ready/);
+  });
+
+  it('refuses a reload that would drop the client CA (Node would then trust the public CAs)', async () => {
+    expect(() => gateway.reloadTls({ cert: pki.server.cert, key: pki.server.key })).toThrow(
+      /serves mutual TLS: the reload needs the client CA/,
+    );
+    expect(() =>
+      gateway.reloadTls({ cert: pki.server.cert, key: pki.client.key, clientCa: pki.ca }),
+    ).toThrow();
+    // Still mutual TLS with the CA it had: a stranger's certificate is refused, ours answered.
+    const stranger = await talk(gateway, {
+      ca: pki.ca,
+      cert: pki.strangerClient.cert,
+      key: pki.strangerClient.key,
+    });
+    expect(stranger.bytes.length).toBe(0);
+    const ours = await talk(gateway, { ca: pki.ca, cert: pki.client.cert, key: pki.client.key });
+    expect(ours.instructions[0]?.opcode).toBe('args');
   });
 
   it('is refused by a client that does not trust its CA', async () => {
