@@ -60,7 +60,9 @@ export const ClearOverlaysMessage = z.strictObject({
 export const OverlayPutMessage = z.strictObject({
   type: z.literal('overlay_put'),
   overlay: Overlay,
-  seq: Seq.describe("The bridge copy's sequence number with this overlay in it."),
+  seq: Seq.describe(
+    "The next seq after the bridge's copy: the least the window gives this change.",
+  ),
 });
 /** Full overlay store snapshot; the receiver replaces its store and continues from `seq`. */
 export const SyncStateMessage = z.strictObject({

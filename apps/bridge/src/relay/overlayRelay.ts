@@ -10,11 +10,13 @@
 // (applyElsewhere), are kept in the copy the same way and go to every window here and the feed;
 // `fromSite` is true while they are told, so they are not told back to the site.
 // The bridge may draw an overlay itself (settledOverlays.ts, a plain draw_overlay): put() keeps it
-// in the copy under a new seq and hands it to the control window (overlay_put); the feed, the
-// mirrors and the site hear of it when that window's overlay_created comes back, as for any
-// overlay. Until then it is "untaken": a window that takes control gets it again after the copy
-// (forNewControl), so an overlay the AI was told about is not lost with a window that closed
-// before taking it.
+// in the copy and hands it to the control window (overlay_put); the feed, the mirrors and the
+// site hear of it when that window's overlay_created comes back, as for any overlay. The seq
+// stays the window's to give: a seq the bridge took could be the one the window gives its own
+// change at the same moment (an expiry), and a mirror holding one would miss the other. Until
+// the window announces it the overlay is "untaken": a window that takes control gets it again
+// after the copy (forNewControl), so an overlay the AI was told about is not lost with a window
+// that closed, or lost control, before taking it.
 import {
   encodeBridgeMessage,
   type Overlay,
@@ -98,18 +100,18 @@ export class OverlayRelay {
   }
 
   /**
-   * An overlay the bridge drew: kept in the copy under the next seq and handed to the control
-   * window `controlId` (after whatever was sent it before, so a later call finds it there).
+   * An overlay the bridge drew: kept in the copy (the seq is the window's to give) and handed to
+   * the control window `controlId` (after whatever was sent it before, so a later call finds it).
    */
   put(controlId: string, overlay: Overlay): void {
     this.overlays.delete(overlay.overlay_id);
     this.overlays.set(overlay.overlay_id, overlay);
-    this.seq += 1;
     this.untakenPuts.set(overlay.overlay_id, overlay);
-    this.routes.toViewer(
-      controlId,
-      encodeBridgeMessage({ type: 'overlay_put', overlay, seq: this.seq }),
-    );
+    this.routes.toViewer(controlId, this.putMessage(overlay));
+  }
+
+  private putMessage(overlay: Overlay): string {
+    return encodeBridgeMessage({ type: 'overlay_put', overlay, seq: this.seq + 1 });
   }
 
   /** How many overlays were handed to the control window and not yet announced by it. */
@@ -124,8 +126,7 @@ export class OverlayRelay {
    */
   forNewControl(): string[] {
     const texts = [encodeBridgeMessage(this.syncMessage())];
-    for (const overlay of this.untakenPuts.values())
-      texts.push(encodeBridgeMessage({ type: 'overlay_put', overlay, seq: this.seq }));
+    for (const overlay of this.untakenPuts.values()) texts.push(this.putMessage(overlay));
     return texts;
   }
 

@@ -181,7 +181,7 @@ describe('the copy and the control window', () => {
       'overlay_put',
     ]);
     const [sync, put] = texts;
-    expect(sync?.ok && sync.message.type === 'sync_state' && sync.message.seq).toBe(1);
+    expect(sync?.ok && sync.message.type === 'sync_state' && sync.message.seq).toBe(0);
     expect(put?.ok && put.message.type === 'overlay_put' && put.message.overlay.overlay_id).toBe(
       result?.overlay_id,
     );
@@ -213,14 +213,49 @@ describe('the copy and the control window', () => {
     expect(relay.size).toBe(1);
   });
 
-  it('a window taking control with an older store adopts the copy with the overlay in it', () => {
-    const { relay } = recorded();
+  it('a window taking control before it took the overlay still ends with it, under its own seq', () => {
+    const { relay, sent } = recorded();
     relay.handle('v1', true, { type: 'clear_overlays', seq: 3 });
     drawHere(args({ x: 1, y: 2, width: 3, height: 4 }), sources(relay));
-    // The new window held seq 3 (it missed nothing else): its snapshot is older than the copy,
-    // so the bridge keeps its own and the window takes the hello's sync_state (seq 4).
-    expect(relay.syncMessage().seq).toBe(4);
+    const put = sent.at(-1)?.message;
+    if (put?.type !== 'overlay_put') throw new Error('expected an overlay_put');
+    // The seq stays the window's to give: the copy holds the overlay at the seq it had, and the
+    // put asks for the next one.
+    expect(relay.syncMessage().seq).toBe(3);
+    expect(put.seq).toBe(4);
+    // v1 closed without taking it; v2 takes control: hello carries the copy, then the put.
+    const handed = relay.forNewControl();
+    expect(handed).toHaveLength(2);
+    // v2 announces its own store first (seq 3, without the overlay): as new as the copy, kept...
     relay.handle('v2', true, { type: 'sync_state', seq: 3, overlays: [] });
-    expect(relay.size).toBe(1);
+    expect(relay.size).toBe(0);
+    // ...then reads the put and announces the overlay: every copy has it again.
+    relay.handle('v2', true, { type: 'overlay_created', overlay: put.overlay, seq: 4 });
+    expect(relay.syncMessage()).toEqual({ type: 'sync_state', seq: 4, overlays: [put.overlay] });
+    expect(relay.untaken).toBe(0);
+  });
+
+  it("the window's own change under the same seq never hides behind the bridge's draw", () => {
+    const { relay, sent } = recorded();
+    const expiring: Overlay = {
+      overlay_id: 'ov_e',
+      bounds: { x: 0, y: 0, width: 1, height: 1 },
+      color: 'red',
+      opacity: 0.5,
+      click_through: true,
+      monitor_index: 0,
+      created_at: 1,
+    };
+    relay.handle('v1', true, { type: 'overlay_created', overlay: expiring, seq: 1 });
+    drawHere(args({ x: 1, y: 2, width: 3, height: 4 }), sources(relay));
+    // A mirror asks now: it gets the copy at seq 1 (with both), not a seq the window may give.
+    expect(relay.syncMessage().seq).toBe(1);
+    // Meanwhile the window expired ov_e as seq 2: the mirror at 1 applies it.
+    relay.handle('v1', true, { type: 'overlay_removed', overlay_id: 'ov_e', seq: 2 });
+    expect(sent.at(-1)).toEqual({
+      to: 'mirrors',
+      message: { type: 'overlay_removed', overlay_id: 'ov_e', seq: 2 },
+    });
+    expect(relay.syncMessage().seq).toBe(2);
   });
 });
