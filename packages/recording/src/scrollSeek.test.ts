@@ -6,33 +6,18 @@
 // keyframe's buffers too), equals pixel for pixel the picture of the whole file replayed from its
 // first byte with every draw drawn — and, through our gateway (lossless), the last picture
 // equals `xwd -root` once the screen is still.
-import { execFile, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { pino } from 'pino';
-import type { GuacInstruction } from '@overlay-companion/guac';
-import {
-  startGateway,
-  startLocalDesktop,
-  type Gateway,
-  type LocalDesktop,
-} from '@overlay-companion/gateway';
-import {
-  captureRoot,
-  compareRgba,
-  GuacTestClient,
-  waitForScreenMatch,
-} from '@overlay-companion/gateway/testing';
+import { captureRoot, compareRgba, waitForScreenMatch } from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DisplayModel } from './displayModel.js';
 import { RecordingReader } from './reader.js';
-import { findGuacd, startGuacd, type TestGuacd } from './testing/guacd.js';
+import { findGuacd } from './testing/guacd.js';
+import { startStreamedDesktop, type StreamedDesktop } from './testing/streamedDesktop.js';
 import { RecordingWriter } from './writer.js';
 import type { RecordingSummary } from './writerOptions.js';
 
-const run = promisify(execFile);
 const WIDTH = 800;
 const HEIGHT = 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,17 +28,11 @@ describe.each([
   { path: 'gateway', skip: undefined },
   { path: 'guacd', skip: guacdMissing },
 ])('keyframes of a scrolling xterm through the $path', ({ path, skip }) => {
-  let desktop: LocalDesktop;
-  let gateway: Gateway | undefined;
-  let guacd: TestGuacd | undefined;
-  let client: GuacTestClient;
+  let streamed: StreamedDesktop | undefined;
   let dir: string;
   let summary: RecordingSummary;
   let still: { t: number; image: Awaited<ReturnType<typeof captureRoot>> } | undefined;
   const children: ChildProcess[] = [];
-  const live = new DisplayModel();
-  let liveWork: Promise<void> = Promise.resolve();
-  let liveFrames = 0;
 
   beforeAll(async () => {
     if (skip) return;
@@ -64,52 +43,13 @@ describe.each([
       keyframeIntervalMs: 1000,
       maxKeyframeIntervalMs: 1000,
     });
-    const options = {
-      select: 'vnc',
-      size: [WIDTH, HEIGHT, 96] as [number, number, number],
-      imageTypes: ['image/png'],
-    };
-    const x = (command: string, args: string[]) => run(command, args, { env: desktop.env });
-    if (path === 'gateway') {
-      desktop = await startLocalDesktop({ width: WIDTH, height: HEIGHT });
-      gateway = await startGateway({
-        port: 0,
-        vncUnixSockets: [desktop.rfbPath],
-        logger: pino({ level: 'silent' }),
-      });
-      await x('xdotool', ['mousemove', '0', '0']);
-      client = await GuacTestClient.connect(gateway, {
-        ...options,
-        params: { hostname: desktop.rfbPath },
-      });
-    } else {
-      const password = 'rec-test';
-      desktop = await startLocalDesktop({ width: WIDTH, height: HEIGHT, rfbTcp: true, password });
-      guacd = await startGuacd();
-      await x('xdotool', ['mousemove', '0', '0']);
-      client = await GuacTestClient.connect(
-        { host: guacd.host, port: guacd.port },
-        { ...options, params: { hostname: '127.0.0.1', port: String(desktop.port), password } },
-      );
-    }
+    streamed = await startStreamedDesktop(
+      path as 'gateway' | 'guacd',
+      { width: WIDTH, height: HEIGHT },
+      (instruction) => writer.feed(instruction),
+    );
+    const { desktop, client, live, x } = streamed;
     expect(client.errors).toEqual([]);
-    const received = client.received;
-    const ready = received.findIndex((i) => i.opcode === 'ready');
-    const see = (instruction: GuacInstruction): void => {
-      writer.feed(instruction);
-      liveWork = liveWork.then(() => live.apply(instruction));
-      if (instruction.opcode === 'sync') liveWork = liveWork.then(() => void liveFrames++);
-    };
-    for (const instruction of received.slice(ready + 1)) see(instruction);
-    const record = received.push.bind(received);
-    received.push = (...instructions) => {
-      for (const instruction of instructions) see(instruction);
-      return record(...instructions);
-    };
-    for (const deadline = Date.now() + 15_000; liveFrames === 0;) {
-      if (Date.now() > deadline) throw new Error('no frame from the server in 15 s');
-      await sleep(50);
-    }
     client.send('mouse', 0, 0, 0);
     await x('xsetroot', ['-solid', '#203040']);
     // Seconds of text scrolling through a window most of the screen wide; the script says when
@@ -137,16 +77,13 @@ describe.each([
       still = { t: Date.now(), image: await captureRoot(desktop.env) };
     }
     await sleep(300);
-    await liveWork;
+    await streamed.liveDrawn();
     summary = await writer.close(Date.now());
   }, 120_000);
 
   afterAll(async () => {
-    client?.close();
     for (const child of children) child.kill();
-    await gateway?.close();
-    await guacd?.stop();
-    await desktop?.stop();
+    await streamed?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

@@ -12,26 +12,21 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { pino } from 'pino';
-import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
-import {
-  startGateway,
-  startLocalDesktop,
-  type Gateway,
-  type LocalDesktop,
-} from '@overlay-companion/gateway';
+import { GuacParser } from '@overlay-companion/guac';
+import type { LocalDesktop } from '@overlay-companion/gateway';
 import {
   captureRoot,
   compareRgba,
-  GuacTestClient,
   waitForScreenMatch,
+  type GuacTestClient,
 } from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DisplayModel } from './displayModel.js';
+import type { DisplayModel } from './displayModel.js';
 import type { Rect } from './layers.js';
 import { RecordingReader } from './reader.js';
-import { findGuacd, startGuacd, type TestGuacd } from './testing/guacd.js';
+import { findGuacd } from './testing/guacd.js';
 import { findGuacenc, guacenc } from './testing/guacenc.js';
+import { startStreamedDesktop, type StreamedDesktop } from './testing/streamedDesktop.js';
 import { countColourIn } from './testing/streams.js';
 import { RecordingWriter } from './writer.js';
 import type { RecordingSummary } from './writerOptions.js';
@@ -48,9 +43,8 @@ describe.each([
   { path: 'gateway', skip: undefined },
   { path: 'guacd', skip: guacdMissing },
 ])('a session recorded through the $path from a real Xvnc', ({ path, skip }) => {
+  let streamed: StreamedDesktop | undefined;
   let desktop: LocalDesktop;
-  let gateway: Gateway | undefined;
-  let guacd: TestGuacd | undefined;
   let dir: string;
   let client: GuacTestClient;
   let writer: RecordingWriter;
@@ -61,20 +55,13 @@ describe.each([
   let maskFrom = 0;
   let maskTo = 0;
   const children: ChildProcess[] = [];
-  // The live picture, drawn from what the server sends as it arrives (the test client is the
-  // protocol peer — handshake, sync acknowledgements — but its drawing does not grow buffers
-  // the way guacd 1.6's last-frame buffers need).
-  const live = new DisplayModel();
-  let liveWork: Promise<void> = Promise.resolve();
-  let liveFrames = 0;
-
-  const x = async (command: string, args: string[]): Promise<void> => {
-    await run(command, args, { env: desktop.env });
-  };
+  const x = (command: string, args: string[]): Promise<void> =>
+    (streamed as StreamedDesktop).x(command, args);
+  const live = (): DisplayModel => (streamed as StreamedDesktop).live;
 
   /** Waits until the client shows what X shows, then captures that moment. */
   const capture = async (label: string): Promise<void> => {
-    const diff = await waitForScreenMatch(desktop.env, () => live.screen, 20_000);
+    const diff = await waitForScreenMatch(desktop.env, () => live().screen, 20_000);
     expect(diff, `live client vs X at "${label}"`).toEqual({ mismatches: 0 });
     const image = await captureRoot(desktop.env);
     captures.push({ label, t: Date.now(), image });
@@ -88,60 +75,16 @@ describe.each([
       keyframeIntervalMs: 1000,
       maxKeyframeIntervalMs: 1000,
     });
-    const options = {
-      select: 'vnc',
-      size: [WIDTH, HEIGHT, 96] as [number, number, number],
-      // PNG only: every frame lossless, so pictures compare pixel for pixel. (guacd may still
-      // send JPEG under load; it refreshes such areas losslessly once the screen is quiet,
-      // which the capture waits for.)
-      imageTypes: ['image/png'],
-    };
-    if (path === 'gateway') {
-      desktop = await startLocalDesktop({ width: WIDTH, height: HEIGHT });
-      gateway = await startGateway({
-        port: 0,
-        vncUnixSockets: [desktop.rfbPath],
-        logger: pino({ level: 'silent' }),
-      });
-      await x('xdotool', ['mousemove', '0', '0']);
-      client = await GuacTestClient.connect(gateway, {
-        ...options,
-        params: { hostname: desktop.rfbPath },
-      });
-    } else {
-      const password = 'rec-test';
-      desktop = await startLocalDesktop({ width: WIDTH, height: HEIGHT, rfbTcp: true, password });
-      guacd = await startGuacd();
-      await x('xdotool', ['mousemove', '0', '0']);
-      client = await GuacTestClient.connect(
-        { host: guacd.host, port: guacd.port },
-        {
-          ...options,
-          params: { hostname: '127.0.0.1', port: String(desktop.port), password },
-        },
-      );
-    }
+    // PNG only: every frame lossless, so pictures compare pixel for pixel. (guacd may still send
+    // JPEG under load; it refreshes such areas losslessly once the screen is quiet, which the
+    // capture waits for.)
+    streamed = await startStreamedDesktop(
+      path as 'gateway' | 'guacd',
+      { width: WIDTH, height: HEIGHT },
+      (i) => writer.feed(i),
+    );
+    ({ desktop, client } = streamed);
     expect(client.errors).toEqual([]);
-    // Everything the server sends after the handshake, as the client parses it: what already
-    // came with or after `ready`, then each instruction the moment the client receives it
-    // (its `received` log is where it records them in order).
-    const received = client.received;
-    const ready = received.findIndex((i) => i.opcode === 'ready');
-    const see = (instruction: GuacInstruction): void => {
-      writer.feed(instruction);
-      liveWork = liveWork.then(() => live.apply(instruction));
-      if (instruction.opcode === 'sync') liveWork = liveWork.then(() => void liveFrames++);
-    };
-    for (const instruction of received.slice(ready + 1)) see(instruction);
-    const record = received.push.bind(received);
-    received.push = (...instructions) => {
-      for (const instruction of instructions) see(instruction);
-      return record(...instructions);
-    };
-    for (const deadline = Date.now() + 15_000; liveFrames === 0;) {
-      if (Date.now() > deadline) throw new Error('no frame from the server in 15 s');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
     client.send('mouse', 0, 0, 0);
 
     await x('xsetroot', ['-solid', '#204080']);
@@ -208,11 +151,8 @@ describe.each([
   }, 180_000);
 
   afterAll(async () => {
-    client?.close();
     for (const child of children) child.kill();
-    await gateway?.close();
-    await guacd?.stop();
-    await desktop?.stop();
+    await streamed?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
