@@ -500,7 +500,7 @@ export async function startWithDesktopControl(
     change: 'created' | 'changed' | 'removed' | 'grants',
   ): Promise<void> => {
     await plane.planes.desktopChanged(desktopId);
-    if (change === 'removed') await localDesktops?.stop(desktopId);
+    if (change === 'removed') await localDesktops?.remove(desktopId);
     await desktopsChanged?.(desktopId, change);
   };
   try {

@@ -318,11 +318,13 @@ export function mountDesktopRoutes(
     if (!target.ok) return target.response;
     const { person, desktop } = target;
     await store.desktops.remove(desktop.id);
+    // A local desktop's HOME goes with it (the runtime deletes it: desktops/desktopHomes.ts).
+    const home = desktop.kind === 'local' ? ' and the files in its home folder' : '';
     audit(
       person,
       'desktop_removed',
       desktop,
-      `removed ${desktop.kind} desktop at ${where(desktop)}`,
+      `removed ${desktop.kind} desktop at ${where(desktop)}${home}`,
     );
     changed(desktop.id, 'removed');
     return c.json({ ok: true });

@@ -135,6 +135,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           allowSocket: (path) => gateway.allowVncUnixSocket(path),
           inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
           size: options.desktopSize,
+          dataDir,
         });
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);

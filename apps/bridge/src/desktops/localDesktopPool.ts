@@ -3,13 +3,16 @@
 // programs run in bubblewrap, unprivileged, with none of the bridge's environment, files or
 // processes in reach), its RFB socket is allowed on the embedded gateway, and it is stopped
 // again once nobody has used it for its idle time (the record's idle_stop_minutes, else
-// DEFAULT_IDLE_STOP_MINUTES). Its HOME is a fresh directory of the sandbox's own, gone when it
-// stops (a HOME that survives needs a place outside the 0700 data dir that the unprivileged
-// desktop user may reach; not done yet).
+// DEFAULT_IDLE_STOP_MINUTES). Given the data dir (as serve runs it), each record's desktop runs
+// as a uid of its own with a HOME that outlives idle stops and restarts of the bridge, deleted
+// with the record (remove; desktopHomes.ts); without it (some tests), its HOME is a fresh dir of
+// the sandbox's own, gone when it stops.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { DesktopParams } from '@overlay-companion/protocol';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
 import type { Logger } from 'pino';
+import { DESKTOP_HOMES_DIR, DesktopHomes } from './desktopHomes.js';
 
 /** A local desktop nobody used for this long is stopped (it starts again when opened). */
 export const DEFAULT_IDLE_STOP_MINUTES = 30;
@@ -30,6 +33,11 @@ export interface LocalDesktopPoolOptions {
   inUse(desktopId: string): boolean;
   /** The operator's size (--desktop-size); else the record's, else 1280×800. */
   size?: { width: number; height: number } | undefined;
+  /**
+   * The bridge's data dir: each desktop record's HOME is kept (and its uid allocated) in its
+   * DESKTOP_HOMES_DIR. Absent: a fresh HOME per start, removed at stop.
+   */
+  dataDir?: string | undefined;
   /** Starts a desktop; tests may replace it. */
   start?: typeof startLocalDesktop;
 }
@@ -44,8 +52,13 @@ interface Running {
 export class LocalDesktopPool {
   private readonly running = new Map<string, Running>();
   private readonly sweep: NodeJS.Timeout;
+  private readonly homes: DesktopHomes | undefined;
 
   constructor(private readonly options: LocalDesktopPoolOptions) {
+    this.homes =
+      options.dataDir === undefined
+        ? undefined
+        : new DesktopHomes(join(options.dataDir, DESKTOP_HOMES_DIR));
     this.sweep = setInterval(() => void this.stopIdle(Date.now()), IDLE_SWEEP_MS);
     this.sweep.unref();
   }
@@ -79,7 +92,15 @@ export class LocalDesktopPool {
     return (await this.running.get(desktopId)?.ready.catch(() => undefined))?.desktop;
   }
 
-  /** Stops one desktop now (its record was removed). */
+  /** The record was deleted: stops its desktop, then deletes its HOME (true when it had one). */
+  async remove(desktopId: string): Promise<boolean> {
+    await this.stop(desktopId);
+    const removed = (await this.homes?.remove(desktopId)) ?? false;
+    if (removed) this.options.logger.info({ desktopId }, 'deleted a removed desktop’s home');
+    return removed;
+  }
+
+  /** Stops one desktop now; its HOME stays. */
   async stop(desktopId: string): Promise<void> {
     const entry = this.running.get(desktopId);
     if (entry === undefined) return;
@@ -118,11 +139,15 @@ export class LocalDesktopPool {
         ? { width: params.width, height: params.height }
         : undefined);
     const started = Date.now();
+    const home = await this.homes?.ensure(desktopId);
     const desktop = await (this.options.start ?? startLocalDesktop)({
       xterm: true,
       windowManager: true,
       password,
-      sandbox: true,
+      sandbox:
+        home === undefined
+          ? true
+          : { homeDir: home.dir, ...(home.user === undefined ? {} : { user: home.user }) },
       ...(size === undefined ? {} : size),
     });
     this.options.logger.info(

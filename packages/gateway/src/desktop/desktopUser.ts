@@ -1,7 +1,9 @@
 // The unprivileged system user a sandboxed desktop's programs run as when the bridge is root
-// (see sandbox.ts): made once with useradd if missing, shared by every desktop. Sharing is safe
-// enough because each desktop also lives in its own bubblewrap sandbox (own pid, network, ipc
-// and mount namespaces: one desktop can neither see nor signal another's processes or files).
+// and the desktop has no uid of its own (sandbox option `user`; the bridge's local desktop
+// records each have one, apps/bridge desktopHomes.ts): made once with useradd if missing, shared by
+// those desktops. Sharing is safe enough because each desktop also lives in its own bubblewrap
+// sandbox (own pid, network, ipc and mount namespaces: one desktop can neither see nor signal
+// another's processes or files).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 

@@ -9,8 +9,9 @@
 // opened only on request (`rfbTcp`), for VNC clients that cannot use a Unix socket.
 //
 // With `sandbox`, Xvnc, the window manager and the xterm run in one bubblewrap sandbox (see
-// sandbox.ts, started and ended by sandboxProcess.ts), as the unprivileged desktop user when we
-// are root (desktopUser.ts), on a display number claimed on the host (displayClaim.ts).
+// sandbox.ts, started and ended by sandboxProcess.ts), when we are root as the unprivileged user
+// the caller names (one per desktop) or else the shared desktop user (desktopUser.ts), on a
+// display number claimed on the host (displayClaim.ts).
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,7 +55,8 @@ export interface LocalDesktopOptions {
   /**
    * Run the desktop's programs (Xvnc, window manager, xterm and whatever is typed into it) in a
    * bubblewrap sandbox with no network, no view of the bridge's processes, environment or files,
-   * and, when the bridge is root, as the unprivileged user `oc-desktop`: see sandbox.ts.
+   * and, when the bridge is root, as an unprivileged user (its own `user`, else the shared
+   * `oc-desktop`): see sandbox.ts.
    * Not with `rfbTcp` (the sandbox has no network). Default false.
    */
   sandbox?: boolean | DesktopSandboxOptions;
@@ -67,6 +69,11 @@ export interface DesktopSandboxOptions {
    * stop.
    */
   homeDir?: string;
+  /**
+   * The unprivileged uid/gid the desktop's programs run as (they need no passwd entry), so that
+   * each desktop is its own user: only when we are root. Default: the shared `oc-desktop`.
+   */
+  user?: { uid: number; gid: number };
 }
 
 /** What a sandboxed desktop is, seen from the host. */
@@ -75,7 +82,10 @@ export interface DesktopSandbox {
   homeDir: string;
   /** The same HOME as the desktop's programs see it (SANDBOX_HOME). */
   homeInDesktop: string;
-  /** The user its programs run as: `oc-desktop` when the bridge is root, else the bridge's. */
+  /**
+   * The user its programs run as when the bridge is root: the sandbox option's `user`, else
+   * `oc-desktop`; when not root, the bridge's.
+   */
   uid: number;
   /** bwrap's process id (the sandbox dies with it). */
   bwrapPid: number;

@@ -292,6 +292,12 @@ describe('a sandboxed desktop’s start and stop', () => {
     }
   });
 
+  it('never runs a desktop as root, whoever asks', async () => {
+    await expect(
+      startLocalDesktop({ sandbox: { user: { uid: 0, gid: 0 } }, windowManager: false }),
+    ).rejects.toThrow(isRoot ? /never runs as root/ : /Only a bridge running as root/);
+  });
+
   it('refuses rfbTcp (the sandbox has no network)', async () => {
     await expect(startLocalDesktop({ sandbox: true, rfbTcp: true })).rejects.toThrow(/no network/);
   });
@@ -364,6 +370,7 @@ describe('sandboxArgv', () => {
       ['5', '/run/desktop/passwd'],
     ]);
     expect(after(argv, '--setenv')).toContainEqual(['USER', 'oc-desktop']);
+    expect(argv).not.toContain('/etc/passwd'); // oc-desktop has the host's entry
     expect(argv.slice(argv.indexOf('--'))).toEqual([
       '--',
       'setpriv',
@@ -378,5 +385,21 @@ describe('sandboxArgv', () => {
       '-c',
       'true',
     ]);
+  });
+
+  it('gives a uid of the desktop’s own a line in /etc/passwd and /etc/group, as copies', () => {
+    const argv = sandboxArgv({
+      ...base,
+      accountFds: { passwd: 5, group: 6 },
+      user: { name: 'desktop', uid: 1_900_000_001, gid: 1_900_000_001 },
+    });
+    expect(after(argv, '--ro-bind-data')).toEqual([
+      ['4', SANDBOX_XAUTHORITY],
+      ['5', '/etc/passwd'],
+      ['6', '/etc/group'],
+    ]);
+    // Over the read-only /etc, so after it.
+    expect(argv.indexOf('/etc/passwd')).toBeGreaterThan(argv.lastIndexOf('/etc'));
+    expect(argv).toContain('--reuid=1900000001');
   });
 });

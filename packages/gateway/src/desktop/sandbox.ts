@@ -22,7 +22,8 @@
 // - `--bind` HOME, the X socket dir (onto /tmp/.X11-unix, where Xvnc puts its socket) and the
 //   RFB socket dir: the only host dirs it can write, all in the desktop's own 0700 work dir.
 // - `--ro-bind-data` for the cookie and the VNC password: copies, so the host files (0600, the
-//   bridge's) are never reachable from inside.
+//   bridge's) are never reachable from inside. Likewise /etc/passwd and /etc/group when the
+//   desktop runs as a uid of its own that the host has no entry for (the host's plus its line).
 // - When we are root: `setpriv` to the desktop's own unprivileged user with no capabilities,
 //   no supplementary groups and no_new_privs (so no setuid program can give root back).
 export const SANDBOX_HOME = '/home/desktop';
@@ -55,6 +56,11 @@ export interface SandboxArgvOptions {
   xauthorityFd: number;
   /** Open fd to read the VNC password file from: copied to SANDBOX_PASSWORD_FILE. */
   passwordFd?: number;
+  /**
+   * Open fds to read /etc/passwd and /etc/group from, shown instead of the host's: for a user
+   * of the desktop's own that the host has no entry for.
+   */
+  accountFds?: { passwd: number; group: number };
   /** The user the programs run as, when we are root; absent: our own user. */
   user?: { name: string; uid: number; gid: number };
   /** Read-only system dirs that exist on this host (default: SANDBOX_READ_ONLY_DIRS). */
@@ -124,6 +130,20 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
     ...(options.passwordFd === undefined
       ? []
       : ['--perms', '0444', '--ro-bind-data', String(options.passwordFd), SANDBOX_PASSWORD_FILE]),
+    ...(options.accountFds === undefined
+      ? []
+      : [
+          '--perms',
+          '0444',
+          '--ro-bind-data',
+          String(options.accountFds.passwd),
+          '/etc/passwd',
+          '--perms',
+          '0444',
+          '--ro-bind-data',
+          String(options.accountFds.group),
+          '/etc/group',
+        ]),
     '--chdir',
     user === undefined ? SANDBOX_HOME : '/',
     '--',

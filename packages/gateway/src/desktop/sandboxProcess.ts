@@ -3,26 +3,58 @@
 // VNC password handed over as copies through fds; the host pids of what runs inside; and an end
 // that leaves neither processes nor zombies.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { access, chown, constants, mkdir, open, readFile, stat } from 'node:fs/promises';
+import {
+  access,
+  chown,
+  constants,
+  mkdir,
+  open,
+  readFile,
+  stat,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ensureDesktopUser, type DesktopUser } from './desktopUser.js';
-import { launcherCommand, SANDBOX_READ_ONLY_DIRS, sandboxArgv } from './sandbox.js';
+import {
+  launcherCommand,
+  SANDBOX_HOME,
+  SANDBOX_READ_ONLY_DIRS,
+  SANDBOX_USER_DEFAULT,
+  sandboxArgv,
+} from './sandbox.js';
 
 export interface PreparedSandbox {
+  workDir: string;
   homeDir: string;
   x11Dir: string;
   rfbDir: string;
   user: DesktopUser | undefined;
+  /** The user is a bare uid of the caller's, with no passwd entry on the host. */
+  ownAccount: boolean;
   display: string;
 }
 
 /** Makes the dirs the sandbox writes, owned by the user it runs as. */
 export async function prepareSandbox(
   workDir: string,
-  options: { homeDir?: string },
+  options: { homeDir?: string; user?: { uid: number; gid: number } },
 ): Promise<PreparedSandbox> {
-  const user = process.getuid?.() === 0 ? await ensureDesktopUser() : undefined;
+  const root = process.getuid?.() === 0;
+  if (options.user !== undefined && !root) {
+    throw new Error('Only a bridge running as root can run a desktop as a user of its own.');
+  }
+  if (options.user !== undefined && (options.user.uid === 0 || options.user.gid === 0)) {
+    throw new Error('A desktop never runs as root.');
+  }
+  const user = !root
+    ? undefined
+    : options.user === undefined
+      ? await ensureDesktopUser()
+      : { name: SANDBOX_USER_DEFAULT, ...options.user };
   const box = {
+    workDir,
+    ownAccount: root && options.user !== undefined,
     homeDir: options.homeDir ?? join(workDir, 'home'),
     x11Dir: join(workDir, 'x11'),
     rfbDir: join(workDir, 'rfb'),
@@ -48,10 +80,20 @@ export async function spawnSandbox(
     xterm: string[] | undefined;
   },
 ): Promise<ChildProcess> {
-  // bwrap copies these into the sandbox (fds 4 and 5): the host files stay the bridge's, 0600.
+  // bwrap copies these into the sandbox (fds from 4 on): the host files stay the bridge's, 0600.
   const files = [await open(options.xauthority, 'r')];
-  if (options.passwordFile !== undefined) files.push(await open(options.passwordFile, 'r'));
+  const fdOf = (file: FileHandle): number => 4 + files.indexOf(file);
+  const password =
+    options.passwordFile === undefined ? undefined : await open(options.passwordFile, 'r');
+  if (password !== undefined) files.push(password);
   try {
+    // A uid of its own has no passwd entry on the host: the sandbox's /etc/passwd and /etc/group
+    // get one (else `whoami` fails and the prompt says "I have no name!").
+    const accounts =
+      box.user === undefined || !box.ownAccount
+        ? undefined
+        : await writeAccountFiles(box.workDir, box.user);
+    if (accounts !== undefined) files.push(accounts.passwd, accounts.group);
     const readOnlyDirs: string[] = [];
     for (const dir of SANDBOX_READ_ONLY_DIRS) if (await isDir(dir)) readOnlyDirs.push(dir);
     const argv = sandboxArgv({
@@ -59,8 +101,12 @@ export async function spawnSandbox(
       x11Dir: box.x11Dir,
       rfbDir: box.rfbDir,
       display: box.display,
-      xauthorityFd: 4,
-      passwordFd: options.passwordFile === undefined ? undefined : 5,
+      xauthorityFd: fdOf(files[0] as FileHandle),
+      passwordFd: password === undefined ? undefined : fdOf(password),
+      accountFds:
+        accounts === undefined
+          ? undefined
+          : { passwd: fdOf(accounts.passwd), group: fdOf(accounts.group) },
       user: box.user,
       readOnlyDirs,
       command: launcherCommand(box.display, options.windowManager, options.xterm, xvncArgs),
@@ -73,6 +119,32 @@ export async function spawnSandbox(
   } finally {
     await Promise.all(files.map((file) => file.close()));
   }
+}
+
+/** The host's passwd and group files plus the desktop user's lines, opened for bwrap. */
+async function writeAccountFiles(
+  workDir: string,
+  user: DesktopUser,
+): Promise<{ passwd: FileHandle; group: FileHandle }> {
+  const id = (n: number): string => String(n);
+  const withLine = async (file: string, line: string): Promise<string> => {
+    const host = await readFile(file, 'utf8').catch(() => '');
+    return `${host}${host === '' || host.endsWith('\n') ? '' : '\n'}${line}\n`;
+  };
+  const passwd = join(workDir, 'passwd-accounts');
+  const group = join(workDir, 'group-accounts');
+  await writeFile(
+    passwd,
+    await withLine(
+      '/etc/passwd',
+      `${user.name}:x:${id(user.uid)}:${id(user.gid)}:Desktop:${SANDBOX_HOME}:/bin/bash`,
+    ),
+    { mode: 0o600 },
+  );
+  await writeFile(group, await withLine('/etc/group', `${user.name}:x:${id(user.gid)}:`), {
+    mode: 0o600,
+  });
+  return { passwd: await open(passwd, 'r'), group: await open(group, 'r') };
 }
 
 export async function onPath(program: string): Promise<boolean> {

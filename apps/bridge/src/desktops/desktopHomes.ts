@@ -1,0 +1,146 @@
+// Where a local desktop record keeps its person's files, and which OS user it runs as, when the
+// pool has a homes dir (serve: `<data-dir>/desktop-homes`, 0700, the bridge's). Each desktop
+// record gets its own unprivileged uid (gid the same number) from DESKTOP_UID_FIRST on, and a
+// HOME that outlives idle stops and bridge restarts and is deleted with the record (remove).
+//
+// Kept on disk, not in the database: uids and folders are this machine's, and the folder is the
+// record of its own allocation. Layout:
+//   desktop-homes/last-uid        the last uid handed out (never handed out again, see allocate)
+//   desktop-homes/<uid>/          0700 the bridge's; made with mkdir, so two desktops can never
+//                                 hold the same uid (mkdir fails for the second)
+//   desktop-homes/<uid>/desktop   the desktop record's id (0600): the only place it is written
+//   desktop-homes/<uid>/home/     the HOME: 0700, owned by the uid (when the bridge is root)
+// The folder names are numbers: they tell nobody which person or desktop they belong to.
+//
+// The homes dir is 0700 and the bridge's, so nobody else can even reach a HOME; bwrap, run by
+// the bridge (root), bind-mounts it before setpriv drops to the desktop's uid (sandbox.ts). When
+// the bridge is not root, HOMEs are the bridge's own and `user` is undefined (the sandbox then
+// runs as the bridge's user in a user namespace).
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * Desktop uids: in systemd's unused range 1879048192–2147483647 (below 2^31, so every tool reads
+ * them as positive), clear of login users, dynamic service users and nspawn containers.
+ */
+export const DESKTOP_UID_FIRST = 1_900_000_000;
+export const DESKTOP_UID_LAST = 2_000_000_000;
+
+/** The homes dir, in the data dir. */
+export const DESKTOP_HOMES_DIR = 'desktop-homes';
+
+const LAST_UID_FILE = 'last-uid';
+const OWNER_FILE = 'desktop';
+const HOME_DIR = 'home';
+
+export interface DesktopHome {
+  /** Host path of the HOME (mounted as the sandbox's /home/desktop). */
+  dir: string;
+  /** The uid/gid the desktop runs as; undefined when the bridge is not root. */
+  user: { uid: number; gid: number } | undefined;
+}
+
+export class DesktopHomes {
+  /** One change at a time: two askers for one desktop must get one uid, not two. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly root: string) {}
+
+  /** The desktop's HOME and user, made on first use (and owned by the user again each time). */
+  ensure(desktopId: string): Promise<DesktopHome> {
+    return this.serial(async () => {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      await chmod(this.root, 0o700);
+      const uid = (await this.find(desktopId)) ?? (await this.allocate(desktopId));
+      const dir = join(this.root, String(uid), HOME_DIR);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await chmod(dir, 0o700);
+      if (!isRoot()) return { dir, user: undefined };
+      await chown(dir, uid, uid);
+      return { dir, user: { uid, gid: uid } };
+    });
+  }
+
+  /** Deletes the desktop's HOME and frees its folder; false when it had none. */
+  remove(desktopId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const uid = await this.find(desktopId);
+      if (uid === undefined) return false;
+      // The HOME first: a crash half-way leaves the claim (the uid stays taken), never a HOME
+      // without a known owner.
+      await rm(join(this.root, String(uid), HOME_DIR), { recursive: true, force: true });
+      await rm(join(this.root, String(uid)), { recursive: true, force: true });
+      return true;
+    });
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async find(desktopId: string): Promise<number | undefined> {
+    const names = await readdir(this.root).catch(() => [] as string[]);
+    for (const name of names) {
+      if (!/^\d+$/.test(name)) continue;
+      const owner = await readFile(join(this.root, name, OWNER_FILE), 'utf8').catch(() => '');
+      if (owner === desktopId) return Number(name);
+    }
+    return undefined;
+  }
+
+  /**
+   * The next uid after the last one handed out, never one handed out before (a deleted
+   * desktop's uid could still own something the kernel keeps per uid, such as its keyring), nor
+   * one the host's users or groups have.
+   */
+  private async allocate(desktopId: string): Promise<number> {
+    const lastFile = join(this.root, LAST_UID_FILE);
+    const last = Number(await readFile(lastFile, 'utf8').catch(() => ''));
+    let uid =
+      Number.isSafeInteger(last) && last >= DESKTOP_UID_FIRST ? last + 1 : DESKTOP_UID_FIRST;
+    for (; uid <= DESKTOP_UID_LAST; uid++) {
+      if (await hostHasId(uid)) continue;
+      const claimed = await mkdir(join(this.root, String(uid)), { mode: 0o700 }).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === 'EEXIST') return false;
+          throw err;
+        },
+      );
+      if (!claimed) continue;
+      await writeAtomically(lastFile, String(uid));
+      await writeAtomically(join(this.root, String(uid), OWNER_FILE), desktopId);
+      return uid;
+    }
+    throw new Error(
+      `No desktop user ids are left (${String(DESKTOP_UID_FIRST)}–${String(DESKTOP_UID_LAST)} are used up); see ${lastFile}.`,
+    );
+  }
+}
+
+function isRoot(): boolean {
+  return process.getuid?.() === 0;
+}
+
+async function hostHasId(id: number): Promise<boolean> {
+  for (const database of ['passwd', 'group']) {
+    const found = await run('getent', [database, String(id)]).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+async function writeAtomically(path: string, text: string): Promise<void> {
+  const temporary = `${path}.new`;
+  await writeFile(temporary, text, { mode: 0o600 });
+  await rename(temporary, path);
+}
