@@ -62,7 +62,10 @@ export function ActionLog() {
       aria-labelledby="action-log-title"
       data-testid="action-log"
       onKeyDown={(event) => {
-        if (event.key === 'Escape') close();
+        // One Escape, one effect: the approval panel leaves a taken Escape alone (escapeAction).
+        if (event.key !== 'Escape' || event.defaultPrevented) return;
+        event.preventDefault();
+        close();
       }}
     >
       <div className="action-log__head">

@@ -37,6 +37,15 @@ export function FilesPanel() {
   const [error, setError] = useState<string | null>(null);
   const [reads, setReads] = useState(0);
   const input = useRef<HTMLInputElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const focusIn = useStore(filesPanelStore, (s) => s.focusIn);
+
+  // Opened from a button: the keyboard goes to the panel (Escape gives it to the desktop).
+  useEffect(() => {
+    if (!open || !focusIn || heading.current === null) return;
+    heading.current.focus();
+    filesPanelStore.getState().focusTaken();
+  }, [open, focusIn, desktopId]);
 
   useEffect(() => {
     if (!open || desktopId === undefined) return undefined;
@@ -81,11 +90,16 @@ export function FilesPanel() {
       aria-labelledby="files-panel-title"
       data-testid="files-panel"
       onKeyDown={(event) => {
-        if (event.key === 'Escape') close();
+        // One Escape, one effect: the approval panel leaves a taken Escape alone (escapeAction).
+        if (event.key !== 'Escape' || event.defaultPrevented) return;
+        event.preventDefault();
+        close();
       }}
     >
       <div className="files-panel__head">
-        <h2 id="files-panel-title">Files on {desktop?.name}</h2>
+        <h2 id="files-panel-title" ref={heading} tabIndex={-1}>
+          Files on {desktop?.name}
+        </h2>
         <button type="button" onClick={close}>
           Close
         </button>
@@ -164,7 +178,6 @@ export function FilesPanel() {
   );
 }
 
-/** Opens and closes the files panel (in the status bar). */
 /**
  * Opens and closes the files panel: in the status bar, and in the menu, where phones find it
  * (the bar has no room for it there). From the menu it also closes the menu, which would cover
@@ -179,7 +192,7 @@ export function FilesButton({ inMenu = false }: { inMenu?: boolean }) {
       data-testid={inMenu ? 'menu-files-button' : 'files-button'}
       aria-pressed={open}
       onClick={() => {
-        filesPanelStore.getState().filesPanelToggled();
+        filesPanelStore.getState().filesPanelToggled(undefined, { focusIn: true });
         if (inMenu) viewerPrefsStore.getState().menuToggled(false);
       }}
     >

@@ -120,6 +120,12 @@ export function LiveAiTimeline() {
         aria-expanded={open}
         data-testid="live-timeline-button"
         onClick={() => setOpen((was) => !was)}
+        // The button keeps the focus when it opens the panel: Escape closes it from here too.
+        onKeyDown={(event) => {
+          if (event.key !== 'Escape' || !open || event.defaultPrevented) return;
+          event.preventDefault();
+          close();
+        }}
       >
         Timeline
       </button>
@@ -129,7 +135,10 @@ export function LiveAiTimeline() {
           aria-labelledby={titleId}
           data-testid="live-timeline"
           onKeyDown={(event) => {
-            if (event.key === 'Escape') close();
+            // One Escape, one effect: the approval panel leaves a taken Escape alone.
+            if (event.key !== 'Escape' || event.defaultPrevented) return;
+            event.preventDefault();
+            close();
           }}
         >
           <div className="live-timeline__head">
