@@ -136,6 +136,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
           size: options.desktopSize,
           dataDir,
+          recordExists: async (desktopId) => (await store.desktops.byId(desktopId)) !== undefined,
         });
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);

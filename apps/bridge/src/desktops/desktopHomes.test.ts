@@ -3,7 +3,8 @@
 // bridge; desktops A and B run as different uids, so B's processes can neither read A's HOME
 // (even given its host path, even with the data dir opened up) nor signal A's processes; the AI
 // typing ls/cat of the data dir inside A finds nothing; deleting the desktop through the API
-// deletes its HOME, audited, and its uid is never handed out again.
+// deletes its HOME, audited, and its uid is never handed out again; a removed person's desktop
+// (deleted by the store, not the desktops API) is stopped and its HOME deleted at the next sweep.
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -12,6 +13,7 @@ import { eventually } from '@overlay-companion/gateway/testing';
 import { API } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typeInDesktop } from '../files/testing/desktopShell.js';
+import { newId } from '../store/ids.js';
 import { silentLogger } from '../logger.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { DESKTOP_HOMES_DIR, DESKTOP_UID_FIRST, DesktopHomes } from './desktopHomes.js';
@@ -49,6 +51,7 @@ const newPool = (): LocalDesktopPool =>
     allowSocket: () => () => undefined,
     inUse: () => false,
     dataDir,
+    recordExists: async (id) => (await bridge.access.store.desktops.byId(id)) !== undefined,
   });
 
 /** A local desktop record made through the API (so deleting it is the real path). */
@@ -217,6 +220,43 @@ describe('a local desktop’s HOME and user', () => {
     expect(await homes.remove('dsk_after_delete')).toBe(false);
     const left = await readdir(join(dataDir, DESKTOP_HOMES_DIR));
     expect(left.filter((name) => /^\d+$/.test(name))).toHaveLength(1); // B's alone
+  }, 60_000);
+});
+
+describe('a removed person’s local desktop', () => {
+  it('is stopped and its HOME deleted at the next sweep (the store deletes their desktops)', async () => {
+    const { store } = bridge.access;
+    const person = await store.people.add({
+      username: 'leaver',
+      displayName: 'Leaver',
+      passwordHash: null,
+      role: 'member',
+    });
+    const id = newId('dsk');
+    await store.desktops.add({
+      id,
+      name: 'Leaver’s desktop',
+      kind: 'local',
+      params: {},
+      secret: null,
+      ownerId: person.id,
+    });
+    const { desktop, sandbox } = await running(id);
+    await writeFile(join(sandbox.homeDir, 'private.txt'), 'leaver’s');
+    const before = await pool.stopIdle(Date.now()).then(() => pool.get(id));
+    expect(before).toBe(desktop); // its record exists: kept
+
+    const removed = await bridge.session.request(`${API.people}/${person.id}`, {
+      method: 'DELETE',
+    });
+    expect(removed.status).toBe(200);
+    await pool.stopIdle(Date.now());
+    expect(await pool.get(id)).toBeUndefined();
+    await expect(stat(dirname(sandbox.homeDir))).rejects.toThrow(/ENOENT/);
+    // Others' HOMEs stay.
+    const owners = await new DesktopHomes(join(dataDir, DESKTOP_HOMES_DIR)).owners();
+    expect(owners.length).toBeGreaterThan(0);
+    expect(owners).not.toContain(id);
   }, 60_000);
 });
 

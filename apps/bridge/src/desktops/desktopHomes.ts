@@ -78,6 +78,11 @@ export class DesktopHomes {
     });
   }
 
+  /** The desktop ids that have a HOME here. */
+  async owners(): Promise<string[]> {
+    return [...(await this.claims()).keys()];
+  }
+
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
@@ -85,13 +90,18 @@ export class DesktopHomes {
   }
 
   private async find(desktopId: string): Promise<number | undefined> {
-    const names = await readdir(this.root).catch(() => [] as string[]);
-    for (const name of names) {
+    return (await this.claims()).get(desktopId);
+  }
+
+  /** Each claimed uid by the desktop id it was claimed for. */
+  private async claims(): Promise<Map<string, number>> {
+    const claims = new Map<string, number>();
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
       if (!/^\d+$/.test(name)) continue;
       const owner = await readFile(join(this.root, name, OWNER_FILE), 'utf8').catch(() => '');
-      if (owner === desktopId) return Number(name);
+      if (owner !== '') claims.set(owner, Number(name));
     }
-    return undefined;
+    return claims;
   }
 
   /**

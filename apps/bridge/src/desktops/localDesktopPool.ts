@@ -38,6 +38,11 @@ export interface LocalDesktopPoolOptions {
    * DESKTOP_HOMES_DIR. Absent: a fresh HOME per start, removed at stop.
    */
   dataDir?: string | undefined;
+  /**
+   * Whether the desktop's record still exists (the store's answer, not a cache): a desktop whose
+   * record went another way than remove() is removed at the next sweep. Absent: never.
+   */
+  recordExists?: ((desktopId: string) => Promise<boolean>) | undefined;
   /** Starts a desktop; tests may replace it. */
   start?: typeof startLocalDesktop;
 }
@@ -115,8 +120,12 @@ export class LocalDesktopPool {
     await Promise.all([...this.running.keys()].map((id) => this.stop(id)));
   }
 
-  /** Stops the desktops nobody used for their idle time as of `now` (run every 30 s). */
+  /**
+   * Stops the desktops nobody used for their idle time as of `now`, and removes those whose
+   * record is gone (run every 30 s).
+   */
   async stopIdle(now: number): Promise<void> {
+    await this.removeOrphans();
     for (const [id, entry] of this.running) {
       if (this.options.inUse(id)) {
         entry.lastUsed = now;
@@ -126,6 +135,22 @@ export class LocalDesktopPool {
         this.options.logger.info({ desktopId: id }, 'stopping an idle local desktop');
         await this.stop(id);
       }
+    }
+  }
+
+  /**
+   * Desktops whose record went without remove() — deleting a person deletes their desktops in
+   * the store — are stopped and their HOMEs deleted. A failed look-up keeps them: a HOME is
+   * only ever deleted for a record known to be gone.
+   */
+  private async removeOrphans(): Promise<void> {
+    const exists = this.options.recordExists;
+    if (exists === undefined) return;
+    const ids = new Set([...this.running.keys(), ...((await this.homes?.owners()) ?? [])]);
+    for (const id of ids) {
+      if (await exists(id).catch(() => true)) continue;
+      this.options.logger.info({ desktopId: id }, 'removing a local desktop whose record is gone');
+      await this.remove(id);
     }
   }
 
