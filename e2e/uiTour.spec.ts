@@ -1,0 +1,265 @@
+// The whole web app photographed at a phone's 390×844, a laptop's 1280×800 and 4K (3840×2160 at
+// device scale 1), in the states people meet — sign-in, the viewer with an overlay and the AI's
+// pointer, an approval waiting, the menu, the live timeline, the files panel, /fleet with two
+// desktops and an approval there, /recordings with the player, the layout editor and the console
+// pages — on the real stack (bridge, gateway, two Xvnc desktops, Chromium). Each picture is
+// attached to the report (and written to OC_UI_SHOTS when set, for a person to look through); at
+// each size the page must not scroll sideways, Stop must be on screen, the player's Play and seek
+// bar must be on screen without scrolling, and axe finds nothing serious in the states the other
+// specs do not check (the live timeline, the menu, the files panel, the player, a list of
+// recordings).
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
+import { API, PAGES, type DesktopView } from '@overlay-companion/protocol';
+import type { BrowserContext, Page } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import type { RunningStack } from './support/bridgeProcess.js';
+import {
+  callTool,
+  connectMcp,
+  openViewerAt,
+  setViewerMode,
+  viewerRole,
+} from './support/controlPlane.js';
+import { adminSession, signInContextAs } from './support/signIn.js';
+import { listDesktops, removeDesktopsBut } from './support/fleetPage.js';
+import { expectNoSeriousViolations } from './support/a11y.js';
+
+test.describe.configure({ mode: 'serial' });
+
+const SIZES = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+  { width: 3840, height: 2160 },
+];
+
+let stack: RunningStack;
+let second: TcpLocalDesktop;
+let firstId: string;
+let secondId: string;
+let ai1: Client;
+let ai2: Client;
+let context: BrowserContext;
+let viewer1: Page;
+let viewer2: Page;
+let recordingWas: unknown;
+
+test.beforeAll(async ({ browser, stack: running }) => {
+  test.setTimeout(150_000);
+  stack = running;
+  const admin = await adminSession(stack);
+  recordingWas = await (await admin.request('/api/settings/recording')).json();
+  const on = await admin.request('/api/settings/recording', {
+    method: 'PUT',
+    body: { default_mode: 'on' },
+  });
+  expect(on.ok).toBe(true);
+  second = await startLocalDesktop({ rfbTcp: true, password: 'tour!pw', xterm: true });
+  const added = await admin.request(API.desktops, {
+    body: {
+      name: 'Second',
+      kind: 'vnc',
+      params: { host: '127.0.0.1', port: second.port },
+      secrets: { password: 'tour!pw' },
+    },
+  });
+  expect(added.status).toBe(201);
+  secondId = ((await added.json()) as DesktopView).id;
+  ai1 = await connectMcp(stack);
+  expect((await callTool(ai1, 'list_desktops', {})).isError).toBe(false);
+  firstId = (await listDesktops(admin)).find((d) => d.id !== secondId)?.id ?? '';
+  expect((await callTool(ai1, 'select_desktop', { desktop: firstId })).isError).toBe(false);
+  ai2 = await connectMcp(stack);
+  expect((await callTool(ai2, 'select_desktop', { desktop: secondId })).isError).toBe(false);
+
+  context = await browser.newContext({ viewport: SIZES[1]! });
+  await signInContextAs(context, stack.url, stack.admin);
+  viewer1 = await context.newPage();
+  await openViewerAt(viewer1, stack, `/?desktop=${firstId}`);
+  viewer2 = await context.newPage();
+  await openViewerAt(viewer2, stack, `/?desktop=${secondId}`);
+  await expect.poll(() => viewerRole(viewer1)).toBe('control');
+  await expect.poll(() => viewerRole(viewer2)).toBe('control');
+  await setViewerMode(viewer2, 'assist');
+});
+
+test.afterAll(async () => {
+  await ai1?.close();
+  await ai2?.close();
+  await context?.close();
+  const admin = await adminSession(stack);
+  await admin.request('/api/settings/recording', { method: 'PUT', body: recordingWas });
+  await removeDesktopsBut(admin, firstId);
+  await second?.stop();
+});
+
+async function shot(page: Page, name: string): Promise<void> {
+  const picture = await page.screenshot();
+  await test.info().attach(name, { body: picture, contentType: 'image/png' });
+  const dir = process.env['OC_UI_SHOTS'];
+  if (dir !== undefined && dir !== '') {
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `${name}.png`), picture);
+  }
+}
+
+/** The page does not scroll sideways: nothing sticks out past the window's right edge. */
+async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
+  const over = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
+  expect(over, `${what} scrolls sideways by ${over} px`).toBeLessThanOrEqual(0);
+}
+
+/** Stop is whole inside the window. */
+async function expectStopOnScreen(page: Page, size: { width: number; height: number }) {
+  const box = await page.getByRole('button', { name: /^Stop/ }).first().boundingBox();
+  expect(box).not.toBeNull();
+  expect(box!.x).toBeGreaterThanOrEqual(0);
+  expect(box!.y).toBeGreaterThanOrEqual(0);
+  expect(box!.x + box!.width).toBeLessThanOrEqual(size.width);
+  expect(box!.y + box!.height).toBeLessThanOrEqual(size.height);
+}
+
+async function ok(client: Client, name: string, args: Record<string, unknown>) {
+  const outcome = await callTool(client, name, args);
+  expect(outcome.isError, `${name}: ${outcome.text}`).toBe(false);
+  return outcome;
+}
+
+for (const size of SIZES) {
+  const tag = `${size.width}x${size.height}`;
+
+  test(`the viewer's states at ${tag}`, async () => {
+    test.setTimeout(120_000);
+    await viewer1.setViewportSize(size);
+    await viewer1.bringToFront();
+    await setViewerMode(viewer1, 'autopilot');
+    await ok(ai1, 'clear_overlays', {});
+    await ok(ai1, 'draw_overlay', {
+      x: 120,
+      y: 90,
+      width: 260,
+      height: 140,
+      color: '#00c000',
+      label: 'The report is here',
+    });
+    await ok(ai1, 'mouse_move', { x: 250, y: 160 });
+    await expect(viewer1.getByTestId('ai-pointer').or(viewer1.locator('.ai-pointer')).first())
+      .toBeVisible({ timeout: 5_000 })
+      .catch(() => undefined);
+    await shot(viewer1, `viewer-overlay-${tag}`);
+    await expectNoSidewaysScroll(viewer1, `the viewer at ${tag}`);
+    await expectStopOnScreen(viewer1, size);
+
+    await setViewerMode(viewer1, 'assist');
+    const pending = callTool(ai1, 'click_at', { x: 250, y: 160, intent: 'Open the report' });
+    await expect(viewer1.getByTestId('confirm-panel')).toBeVisible();
+    await viewer1.waitForTimeout(400);
+    await shot(viewer1, `viewer-approval-${tag}`);
+    await expectStopOnScreen(viewer1, size);
+    await viewer1.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await pending).text).toMatch(/^permission_denied: /);
+
+    const timeline = viewer1.getByTestId('live-timeline-button');
+    if (await timeline.isVisible()) {
+      await timeline.click();
+      await expect(viewer1.getByTestId('live-timeline')).toBeVisible();
+      await viewer1.waitForTimeout(400);
+      await shot(viewer1, `viewer-timeline-${tag}`);
+      await expectNoSeriousViolations(viewer1, `the viewer's live timeline (${tag})`);
+      await viewer1.getByTestId('live-timeline').getByRole('button', { name: 'Close' }).click();
+    }
+
+    await viewer1.getByRole('button', { name: 'Menu' }).click();
+    await expect(viewer1.getByTestId('client-menu')).toBeVisible();
+    await shot(viewer1, `viewer-menu-${tag}`);
+    await expectNoSeriousViolations(viewer1, `the viewer's menu (${tag})`);
+    const inMenu = viewer1.getByTestId('menu-files-button');
+    const files = (await inMenu.isVisible()) ? inMenu : viewer1.getByTestId('files-button');
+    if (!(await inMenu.isVisible())) await viewer1.getByRole('button', { name: 'Close' }).click();
+    await files.click();
+    await expect(viewer1.getByTestId('files-panel')).toBeVisible();
+    await viewer1.waitForTimeout(400);
+    await shot(viewer1, `viewer-files-${tag}`);
+    await expectNoSeriousViolations(viewer1, `the viewer's files panel (${tag})`);
+    await viewer1.getByTestId('files-panel').getByRole('button', { name: 'Close' }).click();
+    await ok(ai1, 'clear_overlays', {});
+  });
+
+  test(`/fleet with two desktops and an approval at ${tag}`, async () => {
+    const fleet = await context.newPage();
+    try {
+      await fleet.setViewportSize(size);
+      await fleet.goto(new URL(PAGES.fleet, stack.url).toString());
+      await expect(fleet.getByTestId('fleet-tile')).toHaveCount(2, { timeout: 15_000 });
+      await fleet.waitForTimeout(1_500);
+      await shot(fleet, `fleet-${tag}`);
+      const pending = callTool(ai2, 'click_at', { x: 200, y: 150, intent: 'Close the dialog' });
+      await expect(fleet.getByTestId('fleet-approval')).toHaveCount(1, { timeout: 10_000 });
+      await fleet.waitForTimeout(400);
+      await shot(fleet, `fleet-approval-${tag}`);
+      await expectNoSidewaysScroll(fleet, `/fleet at ${tag}`);
+      await fleet.getByTestId('fleet-approval-deny').click();
+      expect((await pending).text).toMatch(/^permission_denied: /);
+    } finally {
+      await fleet.close();
+    }
+  });
+
+  test(`console pages, the player and sign-in at ${tag}`, async ({ browser }) => {
+    test.setTimeout(120_000);
+    const page = await context.newPage();
+    try {
+      await page.setViewportSize(size);
+      for (const [name, path] of [
+        ['config', PAGES.config],
+        ['settings', PAGES.settings],
+        ['audit', PAGES.audit],
+        ['desktops', PAGES.desktops],
+        ['people', PAGES.people],
+        ['layout', PAGES.layout],
+        ['recordings', PAGES.recordings],
+      ] as const) {
+        await page.goto(new URL(path, stack.url).toString());
+        await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+        await page.waitForTimeout(800);
+        await shot(page, `${name}-${tag}`);
+        if (name === 'recordings')
+          await expectNoSeriousViolations(page, `/recordings listing some (${tag})`);
+        await expectNoSidewaysScroll(page, `${path} at ${tag}`);
+      }
+      const firstRecording = page.locator('a[href^="/recordings/"]').first();
+      await expect(firstRecording).toBeVisible({ timeout: 10_000 });
+      await firstRecording.click();
+      await expect(page.getByTestId('player-seek')).toBeVisible({ timeout: 30_000 });
+      await page.waitForTimeout(1_500);
+      await shot(page, `player-${tag}`);
+      await expectNoSeriousViolations(page, `the player (${tag})`);
+      // Play and the seek bar are on screen without scrolling.
+      for (const control of [page.getByTestId('player-play'), page.getByTestId('player-seek')]) {
+        const box = await control.boundingBox();
+        expect(box, `the player's ${String(control)} at ${tag}`).not.toBeNull();
+        expect(
+          box!.y + box!.height,
+          `the player's ${String(control)} at ${tag}`,
+        ).toBeLessThanOrEqual(size.height);
+      }
+      await expectNoSidewaysScroll(page, `the player at ${tag}`);
+    } finally {
+      await page.close();
+    }
+    const fresh = await browser.newContext({ viewport: size });
+    try {
+      const page2 = await fresh.newPage();
+      await page2.goto(new URL(PAGES.signIn, stack.url).toString());
+      await expect(page2.getByRole('form', { name: 'Sign in' })).toBeVisible();
+      await shot(page2, `signin-${tag}`);
+      await expectNoSidewaysScroll(page2, `/signin at ${tag}`);
+    } finally {
+      await fresh.close();
+    }
+  });
+}
