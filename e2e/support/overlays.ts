@@ -65,31 +65,35 @@ interface PaintApi {
  * Waits for the page's next animation frame, reads which store change the layer handed to its
  * painting in that frame, then waits for the painting's acknowledgement of that frame — the
  * worker's answer once it painted it (at once when the page paints on its main thread): the
- * store change the layer then shows, the store's own, and how the layer paints.
+ * store change the layer then shows, the store's own, the store's as the frame's callbacks saw
+ * it (atFrame), and how the layer paints.
  */
 export async function afterOneFrame(
   page: Page,
-): Promise<{ painted: number; seq: number; path: string | null }> {
+): Promise<{ painted: number; seq: number; atFrame: number; path: string | null }> {
   return page.evaluate(
     () =>
-      new Promise<{ painted: number; seq: number; path: string | null }>((resolve) =>
-        requestAnimationFrame(() => {
-          // A message runs after the frame: after every callback queued for it.
-          const channel = new MessageChannel();
-          channel.port1.onmessage = () => {
+      new Promise<{ painted: number; seq: number; atFrame: number; path: string | null }>(
+        (resolve) =>
+          requestAnimationFrame(() => {
             const api = (window as unknown as { __overlayCompanion: PaintApi }).__overlayCompanion;
-            const seq = api.overlaySeq();
-            const { posted, path } = api.overlayPaint();
-            if (posted.seq !== seq) {
-              resolve({ painted: posted.seq, seq, path });
-              return;
-            }
-            void api.overlayPainted(posted.frame).then((mark) => {
-              resolve({ painted: mark.seq, seq, path });
-            });
-          };
-          channel.port2.postMessage(0);
-        }),
+            // The store as the frame's callbacks see it (no socket message runs among them).
+            const atFrame = api.overlaySeq();
+            // A message runs after the frame: after every callback queued for it.
+            const channel = new MessageChannel();
+            channel.port1.onmessage = () => {
+              const seq = api.overlaySeq();
+              const { posted, path } = api.overlayPaint();
+              if (posted.seq !== seq) {
+                resolve({ painted: posted.seq, seq, atFrame, path });
+                return;
+              }
+              void api.overlayPainted(posted.frame).then((mark) => {
+                resolve({ painted: mark.seq, seq, atFrame, path });
+              });
+            };
+            channel.port2.postMessage(0);
+          }),
       ),
   );
 }
