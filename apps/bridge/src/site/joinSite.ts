@@ -13,6 +13,9 @@
 // the approvals that window lists and its overlay changes reach the person's windows on every
 // bridge, and an approval answered in any of them reaches it (windowsAcrossSite.ts). The
 // sign-in device cookie is signed with the site's key (siteKeys.ts), so any bridge checks it.
+// Revocations, ended sessions and changed toggles are answered "applied" by the others, and their
+// sender waits a bounded moment for that (siteAcks.ts): a revocation awaited here (the token
+// DELETE, a person cut off) is in force on every bridge that answered when it returns.
 import type { Logger } from 'pino';
 import type { Access } from '../auth/access.js';
 import type { TokenMatch } from '../auth/apiTokens.js';
@@ -21,6 +24,7 @@ import { tokenSocketKey } from '../auth/socketRegistry.js';
 import { RemoteControl } from './remoteControl.js';
 import { SharedLimitsOnBus } from './sharedLimits.js';
 import { SharedCapsOnBus } from './sharedCaps.js';
+import { SiteAcks } from './siteAcks.js';
 import { StartupError, errorMessage } from '../errors.js';
 import type { DesktopControl } from '../mcp/desktopControl.js';
 import type { SiteEvent } from './messages.js';
@@ -68,14 +72,16 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     ...(options.leaseTtlMs === undefined ? {} : { leaseTtlMs: options.leaseTtlMs }),
   });
   const { planes, sessions } = control;
+  // What takes something away waits (a bounded moment) until the others applied it.
+  const acks = new SiteAcks(bus, logger);
 
   // What happens here, told to the others.
   const unlisten = [
-    access.tokens.onInvalidated((match) => bus.publish({ type: 'tokens_invalidated', ...match })),
+    access.tokens.onInvalidated((match) => acks.publish({ type: 'tokens_invalidated', ...match })),
     access.sessions.onEnded((idHashes, reason, origin) => {
       if (origin !== 'here') return;
       for (let i = 0; i < idHashes.length; i += 1000)
-        void bus.publish({
+        void acks.publish({
           type: 'sign_in_sessions_ended',
           idHashes: idHashes.slice(i, i + 1000),
           reason: reason.slice(0, 500),
@@ -130,7 +136,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         reason: 'Stopped by the person.',
       }),
     standingChanged: (desktopId) => void bus.publish({ type: 'standing_changed', desktopId }),
-    permissionsChanged: (personId) => void bus.publish({ type: 'permissions_changed', personId }),
+    permissionsChanged: (personId) => void acks.publish({ type: 'permissions_changed', personId }),
     desktopChanged: (desktopId) => void bus.publish({ type: 'desktop_changed', desktopId }),
     approvalsListed: (desktopId, inChargeId, message) =>
       void bus.publish({
@@ -229,7 +235,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       }
     }
   };
-  bus.onEvent(apply);
+  bus.onEvent((event, msg) => acks.answerOnceApplied(event, msg, apply(event)));
   // NATS is at-most-once: what was said while a bridge was away from it is lost, both ways. What
   // lasts is in the store: the bridge that is back reads it again and asks the others to.
   const catchUp = async (): Promise<void> => {
@@ -253,7 +259,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     bus,
     remote,
     endMcpSessions: (match, reason) => {
-      void bus.publish({ type: 'mcp_sessions_ended', ...match, reason: reason.slice(0, 500) });
+      void acks.publish({ type: 'mcp_sessions_ended', ...match, reason: reason.slice(0, 500) });
       return sessions.endWhere(match, reason);
     },
     close: () =>
@@ -264,6 +270,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         rateLimits.close();
         caps.close();
         windows.close();
+        acks.close();
         await remote.close();
         await bus.close();
       })()),

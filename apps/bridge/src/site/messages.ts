@@ -3,6 +3,7 @@
 // and its answer (`ForwardedCall`, `ForwardedModeApproval`, `ForwardedAnswer`, `ForwardedCancel`),
 // an approval answered in a window on another bridge (`ForwardedApprovalAnswer`, signed), a
 // liveness ping to the bridge running a forwarded call and its answer (`BridgePing`, `BridgePong`),
+// a bridge's "applied" answer to a broadcast that asks for one (`EventApplied`),
 // and the control-window lease kept in
 // the key-value store (`ControlLease`). Each is sealed with the site's key and opened and parsed
 // where it arrives (siteSeal.ts, through siteBus.ts); one that fails either is dropped and logged,
@@ -292,6 +293,12 @@ export const BridgePing = z.strictObject({ type: z.literal('ping'), from: From }
 
 /** "Yes": a bridge's answer to a ping, sealed for the asker's reply inbox (site/bridgePing.ts). */
 export const BridgePong = z.strictObject({ type: z.literal('pong'), from: From });
+
+/**
+ * "Applied": a bridge's answer to a broadcast that asks for one, once it acted on it, sealed for
+ * the sender's reply subject (site/siteAcks.ts).
+ */
+export const EventApplied = z.strictObject({ type: z.literal('applied'), from: From });
 
 /** Who holds a desktop's control window: the lease's value in the key-value store. */
 export const ControlLease = z.strictObject({

@@ -65,9 +65,10 @@ export const MAX_BUCKET_REPLICAS = 3;
  * is the prefix of the subjects where its requests are answered (request()).
  */
 export type BridgeSubject =
-  'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays' | 'reply';
+  'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays' | 'reply' | 'applied';
 
-export type SiteEventHandler = (event: SiteEvent) => void | Promise<void>;
+/** `msg` is the broadcast as it came (its reply subject asks for "applied": siteAcks.ts). */
+export type SiteEventHandler = (event: SiteEvent, msg: Msg) => void | Promise<void>;
 
 /** Why a request of this bridge got no answer. */
 export class NoAnswer extends Error {
@@ -170,13 +171,18 @@ export class SiteBus {
   /**
    * Tells every other bridge of the site; settles once the NATS server has it, or after
    * FLUSH_WAIT_MS while NATS is away (the client sends it when NATS is back; meanwhile the
-   * others' token cache lasts CACHE_MS at most). Never rejects.
+   * others' token cache lasts CACHE_MS at most). `reply`: where the others answer that they
+   * applied it (siteAcks.ts). Never rejects.
    */
-  async publish(event: SiteEventInput): Promise<void> {
+  async publish(event: SiteEventInput, reply?: string): Promise<void> {
     if (this.closed) return;
     try {
       const subject = this.subject('events');
-      this.nc.publish(subject, this.seal(subject, { ...event, from: this.bridgeId }));
+      this.nc.publish(
+        subject,
+        this.seal(subject, { ...event, from: this.bridgeId }),
+        reply === undefined ? undefined : { reply },
+      );
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<'late'>((resolve) => {
         timer = setTimeout(() => resolve('late'), FLUSH_WAIT_MS);
@@ -288,9 +294,9 @@ export class SiteBus {
 
   /** Acts on every valid broadcast of the other bridges. */
   onEvent(handler: SiteEventHandler): void {
-    this.listen(this.subject('events'), SiteEvent, (event) => {
+    this.listen(this.subject('events'), SiteEvent, (event, msg) => {
       if (event.from === this.bridgeId) return;
-      return handler(event);
+      return handler(event, msg);
     });
   }
 

@@ -1,0 +1,172 @@
+// "Applied" answers to the broadcasts that take something away (a revoked token, ended MCP and
+// sign-in sessions, changed toggles): the bridge that broadcasts one asks every other bridge to
+// answer once it has applied it, and waits a bounded moment for them, so a "Revoke" that says
+// done is in force on every bridge that answered — the next request anywhere is refused, not
+// racing the broadcast's delivery. Each answer is sealed for the broadcast's own reply subject
+// (siteSeal.ts) and counted only if it opens: someone with the NATS credentials but not the
+// site's key cannot fake one (and acks only end a wait early; a missing one costs at most
+// APPLIED_WAIT_MS, never the request). A bridge answers only to the sender's own `applied`
+// subjects (named after the sealed `from`), so a broadcast replayed with another reply subject
+// makes it answer nobody else.
+// The wait ends when NATS says nobody listens (a bridge alone: at once), at APPLIED_WAIT_MS, or
+// once every bridge this one has heard from lately has answered and no new answer came for
+// APPLIED_STALL_MS. A known bridge that does not answer is named in a warning and forgotten until
+// heard from again (so a dead bridge slows one revocation, not each); its token cache ends on
+// its own within CACHE_MS (auth/apiTokens.ts).
+import type { Msg, Subscription } from 'nats';
+import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
+import { EventApplied, type SiteEvent, type SiteEventInput } from './messages.js';
+import type { SiteBus } from './siteBus.js';
+
+/** The longest a broadcast waits for the other bridges' "applied". */
+export const APPLIED_WAIT_MS = 100;
+/** Once the known bridges answered: how long without a new answer ends the wait early. */
+export const APPLIED_STALL_MS = 15;
+/** A bridge not heard from for this long is not waited for (it may have left). */
+const KNOWN_FOR_MS = 10 * 60_000;
+
+/** The broadcasts whose sender waits until the others applied them. */
+const ACKED: ReadonlySet<SiteEvent['type']> = new Set<SiteEvent['type']>([
+  'tokens_invalidated',
+  'mcp_sessions_ended',
+  'sign_in_sessions_ended',
+  'permissions_changed',
+]);
+
+/** Whether broadcasts of `type` are answered with "applied". */
+export function isAcked(type: SiteEvent['type']): boolean {
+  return ACKED.has(type);
+}
+
+interface Gathering {
+  answered: Set<string>;
+  stall: NodeJS.Timeout | undefined;
+  deadline: NodeJS.Timeout;
+  end(why: 'all' | 'no responders' | 'deadline' | 'closed'): void;
+}
+
+export class SiteAcks {
+  /** Bridges heard from (any broadcast or answer), by when. */
+  private readonly known = new Map<string, number>();
+  private readonly gathering = new Map<string, Gathering>();
+  private readonly prefix: string;
+  private readonly subscription: Subscription;
+  private asked = 0;
+
+  constructor(
+    private readonly bus: SiteBus,
+    private readonly logger: Logger,
+  ) {
+    this.prefix = `${bus.bridgeSubject(bus.bridgeId, 'applied')}.`;
+    this.subscription = bus.nc.subscribe(`${this.prefix}*`, {
+      callback: (_err, msg) => this.answered(msg),
+    });
+  }
+
+  /**
+   * Broadcasts `event`; for an acked type, settles once the other bridges applied it (or the
+   * bounded wait is over). Never rejects.
+   */
+  async publish(event: SiteEventInput): Promise<void> {
+    if (!isAcked(event.type)) return this.bus.publish(event);
+    this.asked = (this.asked + 1) % Number.MAX_SAFE_INTEGER;
+    const reply = this.prefix + this.asked.toString(36);
+    const done = this.gather(reply, event.type);
+    await this.bus.publish(event, reply);
+    await done;
+  }
+
+  /** A bridge of the site said something (it is alive: wait for its answers). */
+  heard(from: string): void {
+    this.known.set(from, Date.now());
+  }
+
+  /**
+   * Answers `event` (from the message `msg`) with "applied" once `applying` settled without
+   * error: only for acked types, and only to the sender's own `applied` subjects.
+   */
+  async answerOnceApplied(event: SiteEvent, msg: Msg, applying: Promise<void>): Promise<void> {
+    this.heard(event.from);
+    await applying;
+    if (!isAcked(event.type) || msg.reply === undefined) return;
+    if (!msg.reply.startsWith(`${this.bus.bridgeSubject(event.from, 'applied')}.`)) return;
+    try {
+      msg.respond(this.bus.sealReply(msg, { type: 'applied', from: this.bus.bridgeId }));
+    } catch (err) {
+      this.logger.warn({ err: errorMessage(err) }, 'site: could not say a broadcast was applied');
+    }
+  }
+
+  close(): void {
+    for (const waiting of [...this.gathering.values()]) waiting.end('closed');
+    this.subscription.unsubscribe();
+  }
+
+  private gather(reply: string, type: SiteEvent['type']): Promise<void> {
+    return new Promise((resolve) => {
+      const waiting: Gathering = {
+        answered: new Set(),
+        stall: undefined,
+        deadline: setTimeout(() => waiting.end('deadline'), APPLIED_WAIT_MS),
+        end: (why) => {
+          if (this.gathering.get(reply) !== waiting) return;
+          this.gathering.delete(reply);
+          clearTimeout(waiting.deadline);
+          clearTimeout(waiting.stall);
+          if (why === 'deadline') this.missing(waiting.answered, type);
+          resolve();
+        },
+      };
+      this.gathering.set(reply, waiting);
+    });
+  }
+
+  /** An answer at one of this bridge's `applied` subjects. */
+  private answered(msg: Msg): void {
+    const waiting = this.gathering.get(msg.subject);
+    if (waiting === undefined) return;
+    // NATS's status for a message nobody listens for: no other bridge is there.
+    if (msg.data.byteLength === 0 && msg.headers?.code === 503) {
+      waiting.end('no responders');
+      return;
+    }
+    const opened = this.bus.openReply(EventApplied, msg);
+    if (!opened.ok) {
+      this.logger.warn(
+        { error: opened.error, bytes: msg.data.byteLength },
+        'site: dropped an "applied" that failed its seal or schema',
+      );
+      return;
+    }
+    const from = opened.message.from;
+    this.heard(from);
+    waiting.answered.add(from);
+    clearTimeout(waiting.stall);
+    if (this.waitingFor(waiting.answered).length === 0)
+      waiting.stall = setTimeout(() => waiting.end('all'), APPLIED_STALL_MS);
+  }
+
+  /** The bridges heard from lately that have not answered yet. */
+  private waitingFor(answered: Set<string>): string[] {
+    const since = Date.now() - KNOWN_FOR_MS;
+    const missing: string[] = [];
+    for (const [bridge, at] of this.known) {
+      if (at < since) this.known.delete(bridge);
+      else if (!answered.has(bridge)) missing.push(bridge);
+    }
+    return missing;
+  }
+
+  /** Names the known bridges that did not answer in time, and stops waiting for them. */
+  private missing(answered: Set<string>, type: SiteEvent['type']): void {
+    const bridges = this.waitingFor(answered);
+    for (const bridge of bridges) this.known.delete(bridge);
+    this.logger.warn(
+      { type, bridges, answered: answered.size, waitMs: APPLIED_WAIT_MS },
+      bridges.length > 0
+        ? 'site: bridges did not say they applied a broadcast in time (their token cache ends on its own)'
+        : 'site: no answer that a broadcast was applied in time',
+    );
+  }
+}
