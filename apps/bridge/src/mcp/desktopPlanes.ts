@@ -255,8 +255,14 @@ class Plane implements DesktopPlane {
         : { headlessLauncher: options.headlessLauncher }),
     });
     const overlaysChanged = options.overlaysChanged;
-    if (overlaysChanged !== undefined)
+    if (overlaysChanged !== undefined) {
       this.hub.overlayFeed.subscribe((change) => overlaysChanged(this.desktopId, change));
+      // An overlay the bridge drew counts from when it was handed to the window (its echo,
+      // later, changes nothing there: the track keeps one event per drawn overlay).
+      this.hub.overlayFeed.subscribePuts((overlay) =>
+        overlaysChanged(this.desktopId, { type: 'overlay_created', overlay, seq: -1 }),
+      );
+    }
     // What a window here changed is told to the site; what the site told is not told back.
     this.hub.overlayFeed.subscribe((change) => {
       if (!this.hub.site.overlaysFromSite) this.site()?.overlaysChanged(this.desktopId, change);
@@ -609,9 +615,11 @@ export class DesktopPlanes {
   /** Stores a change to a person's toggles and applies it where they are in charge. */
   async updatePermissions(personId: string, patch: PermissionsPatch): Promise<Permissions> {
     const next = await this.options.store.permissions.update(personId, patch);
-    this.site?.permissionsChanged(personId);
+    const told = this.site?.permissionsChanged(personId);
     for (const plane of await this.loadedPlanes())
       if (plane.inCharge().id === personId) plane.setPermissions(next);
+    // The answer waits until the other bridges applied them too (site/siteAcks.ts).
+    await told;
     return next;
   }
 

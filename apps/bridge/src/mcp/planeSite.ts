@@ -23,8 +23,8 @@ export interface PlaneSite {
   stopped(desktopId: string, byPersonId: string | undefined): void;
   /** Told once the new list is in the store (the other bridges read it there). */
   standingChanged(desktopId: string): void;
-  /** Told once the new toggles are in the store. */
-  permissionsChanged(personId: string): void;
+  /** Told once the new toggles are in the store; settles once the others applied them (bounded). */
+  permissionsChanged(personId: string): Promise<void>;
   /** The desktop's record, grants or charge changed (in the store): the others reload it. */
   desktopChanged(desktopId: string): void;
   /** The control window here listed the approvals waiting (the others' windows show them). */

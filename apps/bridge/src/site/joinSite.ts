@@ -136,7 +136,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
         reason: 'Stopped by the person.',
       }),
     standingChanged: (desktopId) => void bus.publish({ type: 'standing_changed', desktopId }),
-    permissionsChanged: (personId) => void acks.publish({ type: 'permissions_changed', personId }),
+    permissionsChanged: (personId) => acks.publish({ type: 'permissions_changed', personId }),
     desktopChanged: (desktopId) => void bus.publish({ type: 'desktop_changed', desktopId }),
     approvalsListed: (desktopId, inChargeId, message) =>
       void bus.publish({

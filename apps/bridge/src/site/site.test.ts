@@ -137,12 +137,16 @@ describe.runIf(missing === undefined)('a site of three bridges', () => {
     const window1 = await ScriptedViewer.connect(one);
     const window3 = await ScriptedViewer.connect(three);
     const plane2 = await two.desktopControl.planes.get(two.desktopId);
-    // Toggles changed through bridge 2's API: the window on bridge 1 is told.
+    const plane1 = await one.desktopControl.planes.get(one.desktopId);
+    expect(plane1?.permissions().clipboard_read).toBe(false);
+    // Toggles changed through bridge 2's API: in force on bridge 1 when the PUT answers (it
+    // waits for the others' "applied", site/siteAcks.ts), and the window on bridge 1 is told.
     const put = await two.session.request(API.myPermissions, {
       method: 'PUT',
       body: { clipboard_read: true },
     });
     expect(put.status).toBe(200);
+    expect(plane1?.permissions().clipboard_read).toBe(true);
     await window1.waitFor(
       (m) => m.type === 'permissions_changed' && m.permissions.clipboard_read,
       2000,
