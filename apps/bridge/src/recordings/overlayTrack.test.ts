@@ -17,6 +17,19 @@ const overlay = (id: string, x = 10, label?: string): Overlay => ({
 });
 
 describe('OverlayTrack', () => {
+  it('marks an overlay the bridge handed out once: the window echoing it later adds nothing', () => {
+    const track = new OverlayTrack();
+    const put = overlay('p', 10, 'Here');
+    expect(track.changed('d', { seq: -1, type: 'overlay_created', overlay: put })).toHaveLength(1);
+    // The window's echo carries its own clock; what the player draws is the same.
+    const echo = { ...put, created_at: 99 };
+    expect(track.changed('d', { seq: 4, type: 'overlay_created', overlay: echo })).toEqual([]);
+    // The same id drawn elsewhere is a change the track shows.
+    expect(
+      track.changed('d', { seq: 5, type: 'overlay_created', overlay: overlay('p', 50, 'Here') }),
+    ).toHaveLength(1);
+  });
+
   it('turns created, removed and cleared overlays into drawn and removed events', () => {
     const track = new OverlayTrack();
     expect(

@@ -15,8 +15,11 @@ export class OverlayTrack {
     this.overlays.set(desktopId, current);
     const events: RecordingEventInput[] = [];
     const drawn = (overlay: Overlay): void => {
+      const before = current.get(overlay.overlay_id);
       current.set(overlay.overlay_id, overlay);
-      events.push(overlayDrawn(overlay));
+      // The window's echo of an overlay the bridge handed it draws nothing new.
+      if (before === undefined || !sameOnScreen(before, overlay))
+        events.push(overlayDrawn(overlay));
     };
     const removed = (id: string): void => {
       if (current.delete(id)) events.push({ kind: 'overlay.removed', id });
@@ -60,6 +63,11 @@ function overlayDrawn(overlay: Overlay): RecordingEventInput {
     ...(overlay.label === undefined ? {} : { label: overlay.label }),
     color: overlay.color,
   };
+}
+
+/** Whether two versions of an overlay make the same overlay.drawn event (what the player draws). */
+function sameOnScreen(a: Overlay, b: Overlay): boolean {
+  return JSON.stringify(overlayDrawn(a)) === JSON.stringify(overlayDrawn(b));
 }
 
 function sameOverlay(a: Overlay | undefined, b: Overlay): boolean {

@@ -51,6 +51,7 @@ export class OverlayRelay {
   fromSite = false;
   /** Overlays handed to the control window (put) that it has not yet announced, by id. */
   private readonly untakenPuts = new Map<string, Overlay>();
+  private readonly putListeners = new Set<(overlay: Overlay) => void>();
 
   constructor(private readonly routes: OverlayRoutes) {}
 
@@ -108,6 +109,18 @@ export class OverlayRelay {
     this.overlays.set(overlay.overlay_id, overlay);
     this.untakenPuts.set(overlay.overlay_id, overlay);
     this.routes.toViewer(controlId, this.putMessage(overlay));
+    for (const listener of this.putListeners) listener(overlay);
+  }
+
+  /**
+   * Follows the overlays the bridge hands a control window (put), at the moment they are handed.
+   * The recording's event track marks them then: the window draws a put overlay before any call
+   * sent after it, while its overlay_created (which the feed and the mirrors wait for) can come
+   * back after the AI's next action was already recorded.
+   */
+  subscribePuts(listener: (overlay: Overlay) => void): () => void {
+    this.putListeners.add(listener);
+    return () => this.putListeners.delete(listener);
   }
 
   private putMessage(overlay: Overlay): string {

@@ -568,7 +568,7 @@ export class ViewerHub {
   }
 
   /** The person's overlays as the bridge keeps them (for /ws/overlays). */
-  get overlayFeed(): Pick<OverlayRelay, 'subscribe' | 'syncMessage'> {
+  get overlayFeed(): Pick<OverlayRelay, 'subscribe' | 'subscribePuts' | 'syncMessage'> {
     return this.overlays;
   }
 
