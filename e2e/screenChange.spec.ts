@@ -78,7 +78,7 @@ test('a window mapped on the desktop reaches a screen_change subscriber with its
     )
     .toBe(true);
   // The control case for the privacy test below: here the viewer did send them.
-  expect(sent.some((frame) => frame.includes('"screen_change"'))).toBe(true);
+  await expect.poll(() => sent.some((frame) => frame.includes('"screen_change"'))).toBe(true);
   const desktop = await screenSize(stack.xEnv);
   for (const region of changes) {
     expect(region.x).toBeGreaterThanOrEqual(0);
@@ -108,7 +108,9 @@ test('no screen_change is collected while no subscription asks for it', async ({
     )
     .toBe(true);
   expect(seen.filter((event) => event.type === 'screen_change')).toEqual([]);
-  expect(sent.some((frame) => frame.includes('"mouse_click"'))).toBe(true);
+  // Playwright hears of sent frames through the browser's own events, which may come after the
+  // bridge answered: wait for the click's frame — every frame sent before it is heard by then.
+  await expect.poll(() => sent.some((frame) => frame.includes('"mouse_click"'))).toBe(true);
   expect(sent.filter((frame) => frame.includes('"screen_change"'))).toEqual([]);
   await callTool(mcp, 'unsubscribe_events', { subscription_id: id });
 });
