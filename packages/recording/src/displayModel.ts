@@ -30,9 +30,11 @@ import {
   drawImage,
   emptySurface,
   fillRects,
+  grownSize,
   resized,
   transferRect,
   union,
+  sizeAllowed,
   type Rect,
   type Surface,
 } from './layers.js';
@@ -63,9 +65,6 @@ const int = (value: string | undefined): number => {
   const n = Number(value);
   return Number.isFinite(n) ? Math.trunc(n) : 0;
 };
-
-// Larger than any real desktop; a hostile or broken recording must not allocate gigabytes.
-const MAX_SIDE = 16_384;
 
 export class DisplayModel {
   readonly surfaces = new Map<number, Surface>();
@@ -108,7 +107,7 @@ export class DisplayModel {
     switch (opcode) {
       case 'size': {
         const [index, w, h] = [n(0), n(1), n(2)];
-        if (w < 0 || h < 0 || w > MAX_SIDE || h > MAX_SIDE) return undefined;
+        if (!sizeAllowed(w, h)) return undefined;
         this.surfaces.set(index, resized(this.surfaces.get(index), w, h));
         if (index === 0) this.markDirty({ x: 0, y: 0, width: w, height: h });
         return undefined;
@@ -247,17 +246,11 @@ export class DisplayModel {
 
   /** The surface at `index`, grown to hold `rect` when it is a buffer or was never sized. */
   private surfaceFor(index: number, rect: Rect): Surface {
-    let surface = this.surfaces.get(index);
-    const needW = Math.min(MAX_SIDE, rect.x + rect.width);
-    const needH = Math.min(MAX_SIDE, rect.y + rect.height);
-    if (surface === undefined || (index < 0 && (needW > surface.width || needH > surface.height))) {
-      surface = resized(
-        surface,
-        Math.max(surface?.width ?? 0, needW),
-        Math.max(surface?.height ?? 0, needH),
-      );
-      this.surfaces.set(index, surface);
-    }
+    const current = this.surfaces.get(index);
+    const size = grownSize(index, current, rect);
+    if (size === undefined && current !== undefined) return current;
+    const surface = resized(current, size?.width ?? 0, size?.height ?? 0);
+    this.surfaces.set(index, surface);
     return surface;
   }
 }

@@ -11,6 +11,34 @@ export interface Rect {
   height: number;
 }
 
+/** Larger than any real desktop: a hostile or broken recording must not allocate gigabytes. */
+export const MAX_SURFACE_SIDE = 16_384;
+
+/** Whether a `size` instruction asks for a surface the model may make. */
+export function sizeAllowed(width: number, height: number): boolean {
+  return width >= 0 && height >= 0 && width <= MAX_SURFACE_SIDE && height <= MAX_SURFACE_SIDE;
+}
+
+/**
+ * The size surface `index` must take before `rect` is drawn on it, or undefined when it stays as
+ * it is: a buffer (negative index) grows to hold what is drawn, a surface never sized starts at
+ * what is drawn, and a layer keeps the size its `size` gave it (the server sizes layers).
+ */
+export function grownSize(
+  index: number,
+  current: { width: number; height: number } | undefined,
+  rect: Rect,
+): { width: number; height: number } | undefined {
+  const needW = Math.min(MAX_SURFACE_SIDE, rect.x + rect.width);
+  const needH = Math.min(MAX_SURFACE_SIDE, rect.y + rect.height);
+  if (current !== undefined && (index >= 0 || (needW <= current.width && needH <= current.height)))
+    return undefined;
+  return {
+    width: Math.max(current?.width ?? 0, needW),
+    height: Math.max(current?.height ?? 0, needH),
+  };
+}
+
 export interface Surface {
   width: number;
   height: number;

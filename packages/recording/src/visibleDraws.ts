@@ -27,18 +27,17 @@ import {
   clip,
   CompositeMask,
   copyGeometry,
+  grownSize,
   isEmpty,
   opaque,
   union,
+  sizeAllowed,
   type Rect,
   type Surface,
 } from './layers.js';
 
 /** Per instruction index: skip it (a copy: null; an image's `end`: its size). */
 export type Skips = Map<number, ImageSize | null>;
-
-// As the model's: larger than any real desktop.
-const MAX_SIDE = 16_384;
 
 // Buffer#fill validates its arguments in JS on every call; the typed array's own is far cheaper
 // for the many short rows filled here. (Buffers stay: their indexOf is a native memchr.)
@@ -235,20 +234,14 @@ function forward(
     const shape = shapes.get(index);
     if (shape !== undefined && !isEmpty(r)) mark(shape, clip(r, shape.width, shape.height), value);
   };
-  // DisplayModel.surfaceFor: a buffer grows to hold what is drawn; a surface never sized starts.
+  // As DisplayModel.surfaceFor (layers.ts grownSize: the one rule of when a surface grows).
   const surfaceFor = (index: number, r: Rect): Shape => {
-    let shape = shapes.get(index);
-    const needW = Math.min(MAX_SIDE, r.x + r.width);
-    const needH = Math.min(MAX_SIDE, r.y + r.height);
-    if (shape === undefined || (index < 0 && (needW > shape.width || needH > shape.height))) {
-      shape = reshaped(
-        shape,
-        Math.max(shape?.width ?? 0, needW),
-        Math.max(shape?.height ?? 0, needH),
-      );
-      shapes.set(index, shape);
-      grown(index, shape);
-    }
+    const current = shapes.get(index);
+    const size = grownSize(index, current, r);
+    if (size === undefined && current !== undefined) return current;
+    const shape = reshaped(current, size?.width ?? 0, size?.height ?? 0);
+    shapes.set(index, shape);
+    grown(index, shape);
     return shape;
   };
   const images = new Map<
@@ -263,7 +256,7 @@ function forward(
     switch (opcode) {
       case 'size': {
         const [index, w, h] = [n(0), n(1), n(2)];
-        if (w < 0 || h < 0 || w > MAX_SIDE || h > MAX_SIDE) break;
+        if (!sizeAllowed(w, h)) break;
         const shape = reshaped(shapes.get(index), w, h);
         shapes.set(index, shape);
         grown(index, shape);
