@@ -20,6 +20,7 @@ import { silentLogger } from '../logger.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { newId } from '../store/ids.js';
 import { openStore } from '../store/openStore.js';
+import type { Store } from '../store/types.js';
 import { postgresRequired, startTestPostgres } from '../store/testing/postgres.js';
 import { signIn } from '../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
@@ -487,13 +488,38 @@ describe.each(backends.map((b) => [b.name, b] as const))(
           });
         }
 
-        // The disk nearly full: the recording stops writing and the window is told why.
+        // The disk nearly full while a rotation is under way: the new piece's row is being
+        // written (the store's add held back here, as a slow PostgreSQL holds it), the piece
+        // before is still the live one and is held, then the new one takes its place. The new
+        // piece must start held too (it once started writing: the check ran before the store's
+        // awaits and the hold came during them), and the held piece is no longer live once it
+        // is replaced: no test may assume the recording live when the hold began stays live.
+        const gate = holdBackRecordingAdds(b.access.store);
+        await eventually(() => gate.waiting, 20_000, 'a rotation to be under way');
+        const replacedId = b.recordings.liveOn(desktopId) ?? '';
+        expect(b.recordings.liveBytes().has(replacedId)).toBe(true);
+        // Limits raised first, so no rotation follows this one: what comes next stays in one piece.
+        const raised = await b.session.request('/api/settings/recording', {
+          method: 'PUT',
+          body: { retention: { max_desktop_bytes: 512 * MiB, max_total_bytes: 1024 * MiB } },
+        });
+        expect(raised.status).toBe(200);
         space.freeBytes = 100 * MiB;
-        await b.recordings.enforceRetention();
+        expect((await b.recordings.enforceRetention()).held).toMatch(/nearly full/);
         await eventually(
           () => b.recordings.indicator(desktopId, { inCharge: true }).stopped_reason !== null,
           10_000,
           'the indicator to say recording stopped',
+        );
+        gate.open();
+        await b.recordings.settled();
+        const heldId = b.recordings.liveOn(desktopId) ?? '';
+        expect(heldId).not.toBe(replacedId);
+        expect(b.recordings.liveBytes().has(replacedId)).toBe(false);
+        await eventually(
+          () => b.recordings.indicator(desktopId, { inCharge: true }).stopped_reason !== null,
+          10_000,
+          'the new piece to say recording stopped (it starts held)',
         );
         expect(b.recordings.indicator(desktopId, { inCharge: true })).toMatchObject({
           on: true,
@@ -502,22 +528,21 @@ describe.each(backends.map((b) => [b.name, b] as const))(
           ) as string,
         });
         expect(b.recordings.heldReason()).toMatch(/nearly full/);
-        const heldId = b.recordings.liveOn(desktopId) ?? '';
+        // The piece the rotation ended was held before its end: its gap is on its row.
+        expect(
+          (await b.access.store.recordings.byId(replacedId))?.gaps.map((g) => g.reason),
+        ).toContain('the disk is nearly full (100 MiB free; recordings keep 1 GiB free)');
         await sleep(500);
-        const heldAt = b.recordings.liveBytes().get(heldId) ?? 0;
+        const heldAt = b.recordings.liveBytes().get(heldId);
+        expect(heldAt).toBeTypeOf('number');
         const shownAt = client.instructions.length;
         await sleep(2_000);
-        // Nothing more written (a gap), while the window still gets the picture. Read as above
-        // (`?? 0`): a recording not among the active ones has nothing written to it either.
-        expect(b.recordings.liveBytes().get(heldId) ?? 0).toBe(heldAt);
+        // Nothing more written (a gap), while the window still gets the picture; still the live one.
+        expect(b.recordings.liveOn(desktopId)).toBe(heldId);
+        expect(b.recordings.liveBytes().get(heldId)).toBe(heldAt);
         expect(client.instructions.length).toBeGreaterThan(shownAt);
 
-        // Room again: it writes again, and the file names the gap (limits raised first, so what
-        // follows stays in this one recording).
-        await b.session.request('/api/settings/recording', {
-          method: 'PUT',
-          body: { retention: { max_desktop_bytes: 512 * MiB, max_total_bytes: 1024 * MiB } },
-        });
+        // Room again: it writes again, and the file names the gap.
         space.freeBytes = 50 * 1024 * MiB;
         await b.recordings.enforceRetention();
         await eventually(
@@ -526,7 +551,7 @@ describe.each(backends.map((b) => [b.name, b] as const))(
           'the recording to resume',
         );
         await eventually(
-          () => (b.recordings.liveBytes().get(heldId) ?? 0) > heldAt,
+          () => (b.recordings.liveBytes().get(heldId) ?? 0) > (heldAt ?? Infinity),
           10_000,
           'it to grow again',
         );
@@ -546,9 +571,12 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         }
         await b.recordings.settled();
         const row = await b.access.store.recordings.byId(heldId);
-        expect(row?.gaps.map((g) => g.reason)).toContain(
-          'the disk is nearly full (100 MiB free; recordings keep 1 GiB free)',
-        );
+        // Held from its first moment: the piece the rotation started while the disk was nearly
+        // full wrote nothing of the picture before its gap (it once wrote until the next pass).
+        expect(row?.gaps[0]).toMatchObject({
+          from: row?.startedAt,
+          reason: 'the disk is nearly full (100 MiB free; recordings keep 1 GiB free)',
+        });
         const reader = await RecordingReader.open(b.recordings.dir, heldId);
         expect(reader.gaps.map((g) => g.reason)).toContain(
           'the disk is nearly full (100 MiB free; recordings keep 1 GiB free)',
@@ -563,3 +591,30 @@ describe.each(backends.map((b) => [b.name, b] as const))(
     });
   },
 );
+
+/**
+ * The store's `recordings.add` held back until open(): a rotation's start waits there, as it does
+ * on a slow PostgreSQL, so what happens meanwhile (a hold) meets it every time, not by chance.
+ * The first add after this call waits; open() lets it through and restores the store's own add.
+ */
+function holdBackRecordingAdds(store: Store): { readonly waiting: boolean; open(): void } {
+  const repo = store.recordings;
+  const add = repo.add.bind(repo);
+  let waiting = false;
+  let open = () => {};
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  repo.add = async (recording) => {
+    waiting = true;
+    await opened;
+    return add(recording);
+  };
+  return {
+    get waiting() {
+      return waiting;
+    },
+    open() {
+      repo.add = add;
+      open();
+    },
+  };
+}

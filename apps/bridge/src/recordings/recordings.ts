@@ -436,11 +436,6 @@ export class Recordings implements ConnectionObserver {
     made.active = active;
     // Masks first: nothing of the desktop reaches the writer before it knows what to black out.
     writer.setMasks(await this.options.masks(desktopId).catch(() => []));
-    // The disk is nearly full: this one starts held, like the others.
-    if (this.heldFor !== null) {
-      active.held = true;
-      writer.hold(this.heldFor, since);
-    }
     const owner = await store.desktops.byId(desktopId);
     await store.recordings.add({
       id: writer.id,
@@ -448,7 +443,7 @@ export class Recordings implements ConnectionObserver {
       ownerId: owner?.ownerId ?? null,
       startedAt: since,
     });
-    this.active.set(desktopId, active);
+    this.enter(desktopId, active, since);
     // A layout saved while this was starting found no recording to tell: its masks win over
     // the ones read above (still before the writer has seen anything of the desktop).
     if ((this.maskChanges.get(desktopId) ?? 0) !== maskChangesBefore)
@@ -467,12 +462,35 @@ export class Recordings implements ConnectionObserver {
       });
     } catch (err) {
       // The connection ended as we joined (the last window left): no recording after all.
-      if (previous !== undefined) this.active.set(desktopId, previous);
+      if (previous !== undefined) this.enter(desktopId, previous);
       else this.active.delete(desktopId);
       await this.finish(active);
       throw err;
     }
     log.info({ recording: writer.id, previous: previous?.id }, 'recording started');
+  }
+
+  /**
+   * Makes `active` the desktop's recording being written, held or released as the disk's free
+   * space says now. In the same step, with no await between: a hold (or release) decided while a
+   * start awaited the store (a rotation's new piece; slow on PostgreSQL) went to the recordings
+   * in the map then, not to this one, which would have written on a nearly full disk until the
+   * next pass. `since`: a new recording's start, so its gap covers it from its first moment.
+   */
+  private enter(desktopId: string, active: Active, since?: number): void {
+    this.active.set(desktopId, active);
+    this.applyHold(active, since);
+  }
+
+  /** Holds or releases one recording being written to match heldFor. */
+  private applyHold(active: Active, t?: number): void {
+    if (this.heldFor !== null && !active.held) {
+      active.held = true;
+      active.writer.hold(this.heldFor, t);
+    } else if (this.heldFor === null && active.held) {
+      active.held = false;
+      active.writer.release(t);
+    }
   }
 
   private async stop(desktopId: string, active: Active): Promise<void> {
@@ -652,15 +670,7 @@ export class Recordings implements ConnectionObserver {
       this.heldFor = null;
       this.options.logger.info('recordings write again: the disk has room');
     }
-    for (const active of this.active.values()) {
-      if (this.heldFor !== null && !active.held) {
-        active.held = true;
-        active.writer.hold(this.heldFor);
-      } else if (this.heldFor === null && active.held) {
-        active.held = false;
-        active.writer.release();
-      }
-    }
+    for (const active of this.active.values()) this.applyHold(active);
     return this.heldFor;
   }
 
