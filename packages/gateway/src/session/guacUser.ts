@@ -26,31 +26,29 @@
 // slow while the screen is still: that interval also bounds how late its last frame is).
 import type { Logger } from 'pino';
 import {
-  ATTENTION_LEVELS,
-  ATTENTION_OPCODE,
   DELIVERY_OPCODE,
-  GLANCE_FRAME_INTERVAL_MS,
   GuacStatus,
-  PASSIVE_FRAME_INTERVAL_MS,
-  PASSIVE_OPCODE,
-  attentionLevel,
-  deliveryRequestId,
-  isPassiveRequest,
   type AttentionLevel,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp, type OutInstruction } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
+import { dispatchBrowserInstruction } from './browserInstructions.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
-import { HEAVY_FRAME_INTERVAL_MS, HEAVY_FRAME_PIXELS, SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
+import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
+import { FramePacing } from './framePacing.js';
 import { FrameState, type CursorImage, type PendingFrame } from './frameState.js';
 import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
+import { KeepAlive } from './keepAlive.js';
 import { ThumbnailFrames } from './thumbnailFrames.js';
 import type { LossyRegions } from './lossyRegions.js';
 import { STEP_WAIT_MS, type SharedFrames, type StepMember } from './sharedFrames.js';
+import { StreamIndexes } from './streamIndexes.js';
+import { SyncWindow } from './syncWindow.js';
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
+export { MAX_FRAMES_IN_FLIGHT } from './syncWindow.js';
 
 /** What a user works with: the session's framebuffer, and its desktop for input. */
 export interface GuacUserSource extends FrameSource {
@@ -60,13 +58,6 @@ export interface GuacUserSource extends FrameSource {
   /** The desktop's cursor as last set, resent when a thumbnail becomes a full picture. */
   readonly cursorImage: CursorImage | undefined;
 }
-
-/**
- * Frames a browser may have unacknowledged. Two lets the gateway encode the next frame while
- * the browser decodes and draws the last one, instead of idling through every round trip;
- * beyond that frames would only queue in the browser.
- */
-export const MAX_FRAMES_IN_FLIGHT = 2;
 
 /** Input that carries desktop coordinates (dropped from a thumbnail, whose display is smaller). */
 const POINTER_OPCODES = new Set(['mouse', 'touch']);
@@ -98,30 +89,22 @@ export class GuacUser implements StepMember {
   private readonly state: FrameState;
   private readonly encoder: FrameEncoder;
   private readonly input: InputHandler;
-  /** Frames sent and not yet acknowledged, oldest first. */
-  private readonly inFlight: { timestamp: number; sentAt: number }[] = [];
-  /** Smoothed time from sending a frame to its `sync`, ms (0 until the first one). */
-  roundTripMs = 0;
+  /** Frames sent and not yet acknowledged, and the browser's lag they measure. */
+  private readonly window = new SyncWindow();
   /** The shared stream this browser is in step with (undefined: its own pipeline). */
   private shared: SharedFrames<GuacUser> | undefined;
   /** The RFB update count (source.updates) when this browser's own pipeline took a frame. */
   private takenAt: number | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
-  /** No frame before this time (performance.now()): the last one was heavy. */
-  private heavyUntil = 0;
-  /** When the last frame went out (performance.now()), for a glancing browser's pace. */
-  private lastFrameAt = Number.NEGATIVE_INFINITY;
+  private readonly pacing = new FramePacing();
   private attention: AttentionLevel = 'full';
   /** Said `x-oc-passive` (for good): it follows the viewers' frames (StepMember). */
   passive = false;
   private readonly thumbnails: ThumbnailFrames;
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
-  private lastTimestamp = 0;
-  private nextStream = 1;
-  private lastReceived = Date.now();
-  private lastKeepAlive = Date.now();
-  private readonly timer: NodeJS.Timeout;
+  private readonly streams = new StreamIndexes();
+  private readonly keepAlive: KeepAlive;
   private gone = false;
 
   constructor(
@@ -133,16 +116,22 @@ export class GuacUser implements StepMember {
   ) {
     this.state = new FrameState(source.width, source.height);
     this.encoder = new FrameEncoder(source, options.imageTypes, options.streaming, () =>
-      this.takeStream(),
+      this.streams.take(),
     );
-    this.thumbnails = new ThumbnailFrames(source, options.imageTypes, () => this.takeStream());
+    this.thumbnails = new ThumbnailFrames(source, options.imageTypes, () => this.streams.take());
     this.input = new InputHandler(
       () => source.desktop,
       options,
       () => source,
     );
-    this.timer = setInterval(() => this.tick(), Math.min(options.keepAliveMs, 1000));
-    this.timer.unref();
+    this.keepAlive = new KeepAlive(options, {
+      nop: () => this.socket.send([['nop']]),
+      idle: () =>
+        this.abort(
+          'The client sent nothing for too long (it must send nop or sync at least every few seconds).',
+          GuacStatus.CLIENT_TIMEOUT,
+        ),
+    });
   }
 
   /**
@@ -168,6 +157,11 @@ export class GuacUser implements StepMember {
   /** Which images this browser's frames are made of: users of one kind can share a stream. */
   get encoderKind(): string {
     return this.encoder.kind;
+  }
+
+  /** Smoothed time from sending a frame to its `sync`, ms (StepMember). */
+  get roundTripMs(): number {
+    return this.window.roundTripMs;
   }
 
   get imageTypes(): readonly string[] {
@@ -229,7 +223,7 @@ export class GuacUser implements StepMember {
   /** A frame of the shared stream (StepMember). */
   deliver(out: readonly OutInstruction[]): void {
     if (this.gone) return;
-    this.lastFrameAt = performance.now();
+    this.pacing.sent(performance.now());
     this.sendWithSync([...out]);
   }
 
@@ -251,7 +245,7 @@ export class GuacUser implements StepMember {
 
   /** One line of flow-control state for trace logs. */
   describe(): string {
-    return `enc=${String(this.encoding)} unacked=${String(this.inFlight.length)} pending=${String(this.state.hasPending)} bp=${String(this.socket.isBackpressured)} upd=${String(this.source.updating)}`;
+    return `enc=${String(this.encoding)} unacked=${String(this.window.unacknowledged)} pending=${String(this.state.hasPending)} bp=${String(this.socket.isBackpressured)} upd=${String(this.source.updating)}`;
   }
 
   /** The session's desktop is (now) available: send its size, every pixel and the cursor. */
@@ -281,7 +275,7 @@ export class GuacUser implements StepMember {
 
   sendClipboard(text: string): void {
     if (this.options.disableCopy || this.gone) return;
-    this.socket.send(clipboardInstructions(this.takeStream(), text));
+    this.socket.send(clipboardInstructions(this.streams.take(), text));
   }
 
   /** Ends this browser's connection with an `error` instruction. */
@@ -362,7 +356,7 @@ export class GuacUser implements StepMember {
     const frame = this.state.take();
     const started = performance.now();
     if (this.attention === 'thumbnail') {
-      this.lastFrameAt = started;
+      this.pacing.sent(started);
       // The thumbnail replaces the picture: no lossy pixel of it waits to be redrawn exactly.
       this.encoder.takeSettled(Number.POSITIVE_INFINITY);
       const out = await this.thumbnails.frame(frame);
@@ -372,9 +366,10 @@ export class GuacUser implements StepMember {
       return;
     }
     this.takenAt = this.source.updates;
-    const pixels = frame.rects.reduce((sum, r) => sum + r.width * r.height, 0);
-    if (pixels >= HEAVY_FRAME_PIXELS) this.heavyUntil = started + HEAVY_FRAME_INTERVAL_MS;
-    this.lastFrameAt = started;
+    this.pacing.sent(
+      started,
+      frame.rects.reduce((sum, r) => sum + r.width * r.height, 0),
+    );
     const lag = alignedLag ?? (this.attention === 'glance' ? SLOW_ROUND_TRIP_MS : this.roundTripMs);
     const out = await this.encoder.encode(frame, lag);
     if (this.gone) return;
@@ -384,10 +379,7 @@ export class GuacUser implements StepMember {
 
   /** Sends a frame's instructions with its `sync`, counted in flight until acknowledged. */
   private sendWithSync(out: OutInstruction[]): void {
-    const timestamp = Math.max(Date.now(), this.lastTimestamp + 1);
-    this.lastTimestamp = timestamp;
-    out.push(['sync', timestamp]);
-    this.inFlight.push({ timestamp, sentAt: Date.now() });
+    out.push(['sync', this.window.send()]);
     this.socket.send(out);
   }
 
@@ -412,17 +404,11 @@ export class GuacUser implements StepMember {
   }
 
   /**
-   * Answers the bridge's delivery request (packages/guac's delivery.ts) once the input this
+   * Answers the bridge's delivery request `id` (packages/guac's delivery.ts) once the input this
    * browser sent before it has reached the desktop server. Answers leave in request order: the
    * desktop's confirmations do.
    */
-  private confirmDelivery(instruction: GuacInstruction): void {
-    const id = deliveryRequestId(instruction.args);
-    if (id === undefined) {
-      throw new InputError(
-        `"${DELIVERY_OPCODE}" takes one argument, a request number of 1–9 digits.`,
-      );
-    }
+  private confirmDelivery(id: string): void {
     const desktop = this.source.desktop;
     const answer = (outcome: string): void => {
       if (!this.gone) this.socket.send([[DELIVERY_OPCODE, id, outcome]]);
@@ -436,33 +422,16 @@ export class GuacUser implements StepMember {
 
   private receive(instruction: GuacInstruction): void {
     if (this.gone) return;
-    this.lastReceived = Date.now();
+    this.keepAlive.received();
     try {
-      switch (instruction.opcode) {
-        case 'sync':
-          this.onSync(instruction);
-          return;
-        case 'disconnect':
-          this.close();
-          return;
-        case DELIVERY_OPCODE:
-          this.confirmDelivery(instruction);
-          return;
-        case ATTENTION_OPCODE:
-          this.setAttention(instruction);
-          return;
-        case PASSIVE_OPCODE:
-          this.becomePassive(instruction);
-          return;
-        default: {
-          // A thumbnail's pointer is in thumbnail pixels, not the desktop's: it goes nowhere.
-          if (this.attention === 'thumbnail' && POINTER_OPCODES.has(instruction.opcode)) return;
-          const reply = this.input.handle(instruction);
-          if (reply.ack !== undefined) {
-            this.socket.send([['ack', reply.ack.stream, reply.ack.message, reply.ack.status]]);
-          }
-        }
-      }
+      dispatchBrowserInstruction(instruction, {
+        sync: (timestamp) => this.onSync(timestamp),
+        disconnect: () => this.close(),
+        delivery: (id) => this.confirmDelivery(id),
+        attention: (level) => this.setAttention(level),
+        passive: () => this.becomePassive(),
+        input: (input) => this.onInput(input),
+      });
     } catch (error) {
       if (error instanceof InputError) {
         this.abort(
@@ -480,40 +449,20 @@ export class GuacUser implements StepMember {
     }
   }
 
-  private onSync(instruction: GuacInstruction): void {
-    const value = instruction.args[0];
-    if (value === undefined || !/^\d+$/.test(value)) {
-      throw new InputError(
-        `"sync" needs the timestamp of the frame it acknowledges, got ${JSON.stringify(value ?? null)}.`,
-      );
+  private onInput(instruction: GuacInstruction): void {
+    // A thumbnail's pointer is in thumbnail pixels, not the desktop's: it goes nowhere.
+    if (this.attention === 'thumbnail' && POINTER_OPCODES.has(instruction.opcode)) return;
+    const reply = this.input.handle(instruction);
+    if (reply.ack !== undefined) {
+      this.socket.send([['ack', reply.ack.stream, reply.ack.message, reply.ack.status]]);
     }
-    const timestamp = Number(value);
-    // A sync acknowledges its frame and every earlier one; a stray one acknowledges nothing.
-    let acked: { sentAt: number } | undefined;
-    while (this.inFlight.length > 0 && this.inFlight[0]!.timestamp <= timestamp)
-      acked = this.inFlight.shift();
-    if (acked === undefined) return;
-    const roundTrip = Date.now() - acked.sentAt;
-    this.roundTripMs =
-      this.roundTripMs === 0 ? roundTrip : 0.7 * this.roundTripMs + 0.3 * roundTrip;
-    this.hooks.ready(this);
-    this.pump();
   }
 
-  private tick(): void {
-    if (this.gone) return;
-    const now = Date.now();
-    if (this.options.idleTimeoutMs > 0 && now - this.lastReceived > this.options.idleTimeoutMs) {
-      this.abort(
-        'The client sent nothing for too long (it must send nop or sync at least every few seconds).',
-        GuacStatus.CLIENT_TIMEOUT,
-      );
-      return;
-    }
-    if (now - this.lastKeepAlive >= this.options.keepAliveMs) {
-      this.lastKeepAlive = now;
-      this.socket.send([['nop']]);
-    }
+  /** A `sync` acknowledges its frame and every earlier one; a stray one acknowledges nothing. */
+  private onSync(timestamp: number): void {
+    if (!this.window.acknowledge(timestamp)) return;
+    this.hooks.ready(this);
+    this.pump();
   }
 
   /** The next frame may not go out yet: the last was heavy, or this browser only glances. */
@@ -523,38 +472,24 @@ export class GuacUser implements StepMember {
 
   /** The earliest time (performance.now()) the next frame may go out. */
   private get notBefore(): number {
-    if (this.attention === 'full') {
-      if (!this.passive) return this.heavyUntil;
-      return Math.max(this.heavyUntil, this.lastFrameAt + PASSIVE_FRAME_INTERVAL_MS);
-    }
-    // The next tick after the last frame: ticks fall on multiples of the interval, the same for
-    // every glancing browser, so their frames hold the same changes and share encodes.
-    const interval =
-      this.attention === 'thumbnail' ? this.thumbnails.intervalMs : GLANCE_FRAME_INTERVAL_MS;
-    const tick = (Math.floor(this.lastFrameAt / interval) + 1) * interval;
-    return Math.max(this.heavyUntil, tick);
+    return this.pacing.notBefore({
+      attention: this.attention,
+      passive: this.passive,
+      thumbnailIntervalMs: this.thumbnails.intervalMs,
+    });
   }
 
   /**
    * The bridge's recorder says it only records (packages/guac's attention.ts). Only this user's
    * own frames change: it stops leading any stream; the stream re-checks on its next pump.
    */
-  private becomePassive(instruction: GuacInstruction): void {
-    if (!isPassiveRequest(instruction.args)) {
-      throw new InputError(`"${PASSIVE_OPCODE}" takes no arguments.`);
-    }
+  private becomePassive(): void {
     this.passive = true;
     this.pump();
   }
 
   /** The browser says how closely it looks; coming back to `full` sends what waits at once. */
-  private setAttention(instruction: GuacInstruction): void {
-    const level = attentionLevel(instruction.args);
-    if (level === undefined) {
-      throw new InputError(
-        `"${ATTENTION_OPCODE}" takes one argument, one of ${ATTENTION_LEVELS.join(', ')}.`,
-      );
-    }
+  private setAttention(level: AttentionLevel): void {
     const was = this.attention;
     this.attention = level;
     if (level === was) return;
@@ -592,19 +527,13 @@ export class GuacUser implements StepMember {
 
   /** As many frames as the flow-control window allows are waiting for their `sync`. */
   private get windowFull(): boolean {
-    return this.inFlight.length >= MAX_FRAMES_IN_FLIGHT;
-  }
-
-  private takeStream(): number {
-    const stream = this.nextStream;
-    this.nextStream = this.nextStream >= 1023 ? 1 : this.nextStream + 1;
-    return stream;
+    return this.window.full;
   }
 
   private leave(): void {
     if (this.gone) return;
     this.gone = true;
-    clearInterval(this.timer);
+    this.keepAlive.stop();
     clearTimeout(this.settleTimer);
     clearTimeout(this.paceTimer);
     this.hooks.left(this);

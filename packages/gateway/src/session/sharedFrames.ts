@@ -22,6 +22,7 @@ import { HEAVY_FRAME_INTERVAL_MS, HEAVY_FRAME_PIXELS } from './encodePolicy.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
 import { FrameState, type CursorImage, type PendingFrame } from './frameState.js';
 import type { LossyRegions } from './lossyRegions.js';
+import { StreamIndexes } from './streamIndexes.js';
 
 /**
  * How long members that can take a frame wait for one that cannot before it falls out of step.
@@ -87,7 +88,7 @@ export class SharedFrames<Member extends StepMember> {
   private waitingSince: number | undefined;
   private waitTimer: NodeJS.Timeout | undefined;
   private settleTimer: NodeJS.Timeout | undefined;
-  private nextStream = 1;
+  private readonly streams = new StreamIndexes();
 
   constructor(
     private readonly source: FrameSource & { readonly updates: number },
@@ -99,7 +100,7 @@ export class SharedFrames<Member extends StepMember> {
     private readonly outOfStep: () => Iterable<Member>,
   ) {
     this.state = new FrameState(source.width, source.height);
-    this.encoder = new FrameEncoder(source, imageTypes, streaming, () => this.takeStream());
+    this.encoder = new FrameEncoder(source, imageTypes, streaming, () => this.streams.take());
   }
 
   get size(): number {
@@ -338,11 +339,5 @@ export class SharedFrames<Member extends StepMember> {
     this.waitingSince = undefined;
     this.state.take();
     this.encoder.resetLossy();
-  }
-
-  private takeStream(): number {
-    const stream = this.nextStream;
-    this.nextStream = this.nextStream >= 1023 ? 1 : this.nextStream + 1;
-    return stream;
   }
 }
