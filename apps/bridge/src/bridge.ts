@@ -501,6 +501,7 @@ export async function startWithDesktopControl(
   ): Promise<void> => {
     await plane.planes.desktopChanged(desktopId);
     if (change === 'removed') await localDesktops?.remove(desktopId);
+    if (change === 'changed') await localDesktops?.reconcile(desktopId); // given away: HOME goes
     await desktopsChanged?.(desktopId, change);
   };
   try {

@@ -33,6 +33,9 @@ import { desktopView } from './views.js';
 type DesktopChange = 'created' | 'changed' | 'removed' | 'grants';
 
 const NOT_YOURS = 'No such desktop of yours; reload the list.';
+/** A local desktop given away: its files stay behind, deleted (said in the audit and answer). */
+const LOCAL_FILES_NOT_TRANSFERRED =
+  'the files in its home folder were not transferred: they are deleted and the new owner starts with an empty one';
 
 /**
  * Desktops a member (not an admin) may own: enough for the fleet view's twenty agents, few
@@ -291,6 +294,8 @@ export function mountDesktopRoutes(
       }
       patch.ownerId = owner.id;
       what.push(`owner now ${owner.username}`);
+      // The runtime gives it a fresh uid and HOME (desktops/localDesktopPool.ts reconcile).
+      if (desktop.kind === 'local') what.push(LOCAL_FILES_NOT_TRANSFERRED);
     }
     let updated: DesktopRecord | undefined;
     try {
@@ -310,7 +315,11 @@ export function mountDesktopRoutes(
     changed(desktop.id, 'changed');
     const view = await viewOf(person, desktop.id);
     // Giving one's own desktop away can leave nothing to see (a member admin-less owner).
-    return view === undefined ? c.json({ ok: true }) : c.json(view);
+    const notice =
+      patch.ownerId !== undefined && desktop.kind === 'local'
+        ? { notice: `Owner changed; ${LOCAL_FILES_NOT_TRANSFERRED}.` }
+        : {};
+    return view === undefined ? c.json({ ok: true, ...notice }) : c.json({ ...view, ...notice });
   });
 
   app.delete(`${API.desktops}/:id`, async (c) => {

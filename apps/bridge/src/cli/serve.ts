@@ -136,7 +136,23 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
           size: options.desktopSize,
           dataDir,
-          recordExists: async (desktopId) => (await store.desktops.byId(desktopId)) !== undefined,
+          recordOwner: async (desktopId) => (await store.desktops.byId(desktopId))?.ownerId,
+          homeQuotaBytes: options.desktopHomeQuotaBytes,
+          onOverQuota: (desktopId, used, quota) =>
+            void store.desktops
+              .byId(desktopId)
+              .then((record) =>
+                access.audit.record({
+                  kind: 'desktop_changed',
+                  actor: 'system',
+                  personId: null,
+                  personName: null,
+                  summary: `desktop "${record?.name ?? desktopId}" (${desktopId})`,
+                  outcome: 'denied',
+                  detail: `stopped: its home folder holds ${String(used)} bytes, over its quota of ${String(quota)} (OC_DESKTOP_HOME_QUOTA)`,
+                }),
+              )
+              .catch(() => undefined), // the pool logged it
         });
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);

@@ -1,7 +1,7 @@
 // The sign-in and desktop-control part of `overlay-companion serve`: its flags (--mode) and
 // environment (OC_MCP_TOKEN, OC_PUBLIC_URL, OC_ADMIN_USER/OC_ADMIN_PASSWORD, DATABASE_URL,
 // OC_TRUSTED_PROXIES, session and sign-in limits, OpenID Connect, OC_NATS_URL, the RDP drive
-// quota OC_RDP_DRIVE_QUOTA), turned into validated options
+// quota OC_RDP_DRIVE_QUOTA, the desktop HOME quota OC_DESKTOP_HOME_QUOTA), turned into validated options
 // with errors that name the variable and the fix. Kept here so the CLI files only spread it in.
 import { MIN_PASSWORD_LENGTH, MODES, Username, type Mode } from '@overlay-companion/protocol';
 import { MIN_ENV_TOKEN_LENGTH } from '../auth/apiTokens.js';
@@ -9,6 +9,10 @@ import { trustedProxyList } from '../auth/clientAddress.js';
 import { oidcConfigFromEnv, type OidcConfig } from '../auth/oidc.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from '../auth/signInThrottle.js';
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from '../auth/webSessions.js';
+import {
+  DEFAULT_DESKTOP_HOME_QUOTA_BYTES,
+  MIN_DESKTOP_HOME_QUOTA_BYTES,
+} from '../desktops/homeQuota.js';
 import { ConfigError, UsageError } from '../errors.js';
 import { DEFAULT_RDP_DRIVE_QUOTA_BYTES } from '../files/rdpDrive.js';
 import { readSiteConfig, type SiteConfig } from '../site/siteConfig.js';
@@ -40,21 +44,46 @@ export interface SignInServeOptions {
    * DEFAULT_RDP_DRIVE_QUOTA_BYTES).
    */
   rdpDriveQuotaBytes?: number | undefined;
+  /**
+   * OC_DESKTOP_HOME_QUOTA: bytes one local desktop's HOME may hold (default
+   * DEFAULT_DESKTOP_HOME_QUOTA_BYTES; desktops/homeQuota.ts).
+   */
+  desktopHomeQuotaBytes?: number | undefined;
 }
 
 /** The smallest drive quota taken: a smaller number is likely a unit mistaken (GiB for bytes). */
 const MIN_RDP_DRIVE_QUOTA_BYTES = 1024 * 1024;
 
-function rdpDriveQuota(env: NodeJS.ProcessEnv): number | undefined {
-  const text = env.OC_RDP_DRIVE_QUOTA?.trim();
+/** A byte count from `name` (a whole number, at least `min`), or undefined when unset. */
+function byteQuota(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  what: string,
+  limits: { min: number; minWords: string; byDefault: number },
+): number | undefined {
+  const text = env[name]?.trim();
   if (text === undefined || text === '') return undefined;
   const value = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(value) || value < MIN_RDP_DRIVE_QUOTA_BYTES)
+  if (!Number.isSafeInteger(value) || value < limits.min)
     throw new UsageError(
-      `OC_RDP_DRIVE_QUOTA is the bytes one RDP desktop's drive folder may hold, a whole number of at least ${MIN_RDP_DRIVE_QUOTA_BYTES} (1 MiB; the default is ${DEFAULT_RDP_DRIVE_QUOTA_BYTES}, 2 GiB; 10737418240 is 10 GiB), got "${text}".`,
+      `${name} is the bytes ${what}, a whole number of at least ${limits.min} (${limits.minWords}; the default is ${limits.byDefault}, 2 GiB; 10737418240 is 10 GiB), got "${text}".`,
     );
   return value;
 }
+
+const rdpDriveQuota = (env: NodeJS.ProcessEnv): number | undefined =>
+  byteQuota(env, 'OC_RDP_DRIVE_QUOTA', "one RDP desktop's drive folder may hold", {
+    min: MIN_RDP_DRIVE_QUOTA_BYTES,
+    minWords: '1 MiB',
+    byDefault: DEFAULT_RDP_DRIVE_QUOTA_BYTES,
+  });
+
+const desktopHomeQuota = (env: NodeJS.ProcessEnv): number | undefined =>
+  byteQuota(env, 'OC_DESKTOP_HOME_QUOTA', "one local desktop's home folder may hold", {
+    min: MIN_DESKTOP_HOME_QUOTA_BYTES,
+    minWords: '16 MiB',
+    byDefault: DEFAULT_DESKTOP_HOME_QUOTA_BYTES,
+  });
 
 function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const text = env[name]?.trim();
@@ -132,6 +161,7 @@ export function parseSignInFlags(
     throw err;
   }
   const rdpDriveQuotaBytes = rdpDriveQuota(env);
+  const desktopHomeQuotaBytes = desktopHomeQuota(env);
   const proxies = env.OC_TRUSTED_PROXIES?.split(',')
     .map((p) => p.trim())
     .filter(Boolean);
@@ -173,5 +203,6 @@ export function parseSignInFlags(
     ...(oidc === undefined ? {} : { oidc }),
     ...(site === undefined ? {} : { site }),
     ...(rdpDriveQuotaBytes === undefined ? {} : { rdpDriveQuotaBytes }),
+    ...(desktopHomeQuotaBytes === undefined ? {} : { desktopHomeQuotaBytes }),
   };
 }

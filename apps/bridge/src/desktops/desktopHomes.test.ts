@@ -20,6 +20,8 @@ import { DESKTOP_HOMES_DIR, DESKTOP_UID_FIRST, DesktopHomes } from './desktopHom
 import { LocalDesktopPool } from './localDesktopPool.js';
 
 const run = promisify(execFile);
+/** The HOMEs' quota here: the default's size would do too (images are sparse). */
+const QUOTA = 64 * 1024 * 1024;
 const isRoot = process.getuid?.() === 0;
 
 /** Runs `command` on the host as `uid` (gid the same), without capabilities or groups. */
@@ -51,7 +53,8 @@ const newPool = (): LocalDesktopPool =>
     allowSocket: () => () => undefined,
     inUse: () => false,
     dataDir,
-    recordExists: async (id) => (await bridge.access.store.desktops.byId(id)) !== undefined,
+    homeQuotaBytes: QUOTA,
+    recordOwner: async (id) => (await bridge.access.store.desktops.byId(id))?.ownerId,
   });
 
 /** A local desktop record made through the API (so deleting it is the real path). */
@@ -63,8 +66,15 @@ async function addDesktop(name: string): Promise<string> {
   return ((await made.json()) as { id: string }).id;
 }
 
+/** The record's owner now (what the tunnel passes to ensure). */
+async function ownerOf(id: string): Promise<string> {
+  const record = await bridge.access.store.desktops.byId(id);
+  if (record === undefined) throw new Error(`no desktop ${id}`);
+  return record.ownerId;
+}
+
 async function running(id: string) {
-  await pool.ensure(id, {});
+  await pool.ensure(id, {}, await ownerOf(id));
   const desktop = await pool.get(id);
   if (desktop?.sandbox === undefined) throw new Error('the local desktop did not start sandboxed');
   return { desktop, sandbox: desktop.sandbox };
@@ -171,12 +181,13 @@ describe('a local desktop’s HOME and user', () => {
     const first = await running(a);
     await pool.stopIdle(Date.now() + 24 * 60 * 60_000);
     expect(await pool.get(a)).toBeUndefined();
-    expect(await readFile(join(first.sandbox.homeDir, 'notes.txt'), 'utf8')).toBe('my notes\n');
+    // As root the HOME is a file system of its own (homeQuota.ts), unmounted while it is stopped:
+    // its files are read again below, once it runs.
 
     // A new pool over the same data dir is the bridge restarted.
     const restarted = newPool();
     try {
-      await restarted.ensure(a, {});
+      await restarted.ensure(a, {}, await ownerOf(a));
       const again = await restarted.get(a);
       if (again?.sandbox === undefined) throw new Error('A did not start again sandboxed');
       expect(again.pid).not.toBe(first.desktop.pid);
@@ -211,7 +222,7 @@ describe('a local desktop’s HOME and user', () => {
     expect(entry.detail).toMatch(/home folder/);
 
     const homes = new DesktopHomes(join(dataDir, DESKTOP_HOMES_DIR));
-    const next = await homes.ensure('dsk_after_delete');
+    const next = await homes.ensure('dsk_after_delete', 'prs_someone', QUOTA);
     if (isRoot) {
       expect(next.user?.uid).not.toBe(one.sandbox.uid);
       expect(next.user?.uid).toBeGreaterThan(one.sandbox.uid);
@@ -221,6 +232,66 @@ describe('a local desktop’s HOME and user', () => {
     const left = await readdir(join(dataDir, DESKTOP_HOMES_DIR));
     expect(left.filter((name) => /^\d+$/.test(name))).toHaveLength(1); // B's alone
   }, 60_000);
+});
+
+describe('a local desktop given to another person', () => {
+  it('starts for the new owner with a fresh uid and an empty HOME: the old owner’s files are deleted, said in the answer and the audit', async () => {
+    const { store } = bridge.access;
+    const heir = await store.people.add({
+      username: 'heir',
+      displayName: 'Heir',
+      passwordHash: null,
+      role: 'member',
+    });
+    const id = await addDesktop('Handed on');
+    const old = await running(id);
+    await typeInDesktop(await shellOf(id), 'echo "old owner’s secret" > ~/old-owner.txt');
+    const oldHome = old.sandbox.homeDir;
+
+    const given = await bridge.session.request(`${API.desktops}/${id}`, {
+      method: 'PATCH',
+      body: { owner_id: heir.id },
+    });
+    expect(given.status).toBe(200);
+    const answer = (await given.json()) as { notice?: string };
+    expect(answer.notice).toMatch(/files .* not transferred/);
+    const entry = await eventually('the transfer’s audit entry', async () =>
+      (await store.audit.query({ kind: 'desktop_changed', limit: 10 })).find((e) =>
+        (e.detail ?? '').includes('owner now heir'),
+      ),
+    );
+    expect(entry.detail).toMatch(/not transferred: they are deleted/);
+    // The runtime stops the old owner’s desktop and deletes its HOME (on disk: nothing left).
+    await eventually('the old owner’s HOME gone', () =>
+      stat(dirname(oldHome)).then(
+        () => false,
+        () => true,
+      ),
+    );
+    expect(await pool.get(id)).toBeUndefined();
+
+    const now = await running(id);
+    expect(now.desktop.pid).not.toBe(old.desktop.pid);
+    expect(now.sandbox.homeDir).not.toBe(oldHome);
+    if (isRoot) expect(now.sandbox.uid).toBeGreaterThan(old.sandbox.uid ?? Infinity);
+    const steps = [
+      'ls -A ~; echo ls=$?',
+      'cat ~/old-owner.txt; echo home=$?',
+      `cat ${join(oldHome, 'old-owner.txt')}; echo hostpath=$?`,
+    ];
+    await typeInDesktop(await shellOf(id), `{ ${steps.join('; ')}; } > ~/probe.txt 2>&1`);
+    const report = await readFile(join(now.sandbox.homeDir, 'probe.txt'), 'utf8');
+    expect(status(report, 'ls')).toBe('0');
+    expect(status(report, 'home')).not.toBe('0');
+    expect(status(report, 'hostpath')).not.toBe('0');
+    expect(report).not.toContain('secret');
+    expect(report).not.toContain('old-owner.txt\n');
+    const found = await run('grep', ['-rl', 'old owner’s secret', join(dataDir, DESKTOP_HOMES_DIR)])
+      .then((r) => r.stdout)
+      .catch(() => '');
+    expect(found).toBe('');
+    if (isRoot) expect(await runAs(now.sandbox.uid, ['test', '-e', oldHome])).not.toBe(0);
+  }, 90_000);
 });
 
 describe('a removed person’s local desktop', () => {
@@ -263,12 +334,12 @@ describe('a removed person’s local desktop', () => {
 describe('DesktopHomes', () => {
   it('gives one desktop one uid however many ask at once, and two desktops two', async () => {
     const root = await mkdtemp('/var/tmp/oc-homes-unit-');
+    const homes = new DesktopHomes(root);
     try {
-      const homes = new DesktopHomes(root);
       const [x1, x2, y] = await Promise.all([
-        homes.ensure('dsk_x'),
-        homes.ensure('dsk_x'),
-        homes.ensure('dsk_y'),
+        homes.ensure('dsk_x', 'prs_p', QUOTA),
+        homes.ensure('dsk_x', 'prs_p', QUOTA),
+        homes.ensure('dsk_y', 'prs_p', QUOTA),
       ]);
       expect(x1.dir).toBe(x2.dir);
       expect(x1.dir).not.toBe(y.dir);
@@ -277,8 +348,31 @@ describe('DesktopHomes', () => {
         expect(x1.user?.uid).not.toBe(y.user?.uid);
       }
       // Another instance (a restarted bridge) finds the same.
-      expect((await new DesktopHomes(root).ensure('dsk_x')).dir).toBe(x1.dir);
+      expect((await new DesktopHomes(root).ensure('dsk_x', 'prs_p', QUOTA)).dir).toBe(x1.dir);
     } finally {
+      await Promise.all(['dsk_x', 'dsk_y'].map((id) => homes.remove(id)));
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it('hands a desktop given to another owner a new uid and an empty HOME, the old one deleted', async () => {
+    const root = await mkdtemp('/var/tmp/oc-homes-unit-');
+    const homes = new DesktopHomes(root);
+    try {
+      const before = await homes.ensure('dsk_x', 'prs_old', QUOTA);
+      await writeFile(join(before.dir, 'old-owner.txt'), 'the old owner’s');
+      expect(before.replacedEarlierOwners).toBe(false);
+      // No stop, no reconcile in between: ensure alone must not hand the old HOME over.
+      const after = await homes.ensure('dsk_x', 'prs_new', QUOTA);
+      expect(after.replacedEarlierOwners).toBe(true);
+      expect(after.dir).not.toBe(before.dir);
+      if (isRoot) expect(after.user?.uid).toBeGreaterThan(before.user?.uid ?? Infinity);
+      expect(await readdir(after.dir)).toEqual([]);
+      await expect(stat(dirname(before.dir))).rejects.toThrow(/ENOENT/);
+      expect(await homes.removeIfNotOwnedBy('dsk_x', 'prs_new')).toBe(false);
+      expect(await readdir(after.dir)).toEqual([]);
+    } finally {
+      await homes.remove('dsk_x');
       await rm(root, { recursive: true, force: true });
     }
   });

@@ -9,7 +9,9 @@
 //   desktop-homes/<uid>/          0700 the bridge's; made with mkdir, so two desktops can never
 //                                 hold the same uid (mkdir fails for the second)
 //   desktop-homes/<uid>/desktop   the desktop record's id (0600): the only place it is written
+//   desktop-homes/<uid>/owner     the id of the person who owned the record when it was claimed
 //   desktop-homes/<uid>/home/     the HOME: 0700, owned by the uid (when the bridge is root)
+//   desktop-homes/<uid>/home.img  as root: the HOME's size-limited file system (homeQuota.ts)
 // The folder names are numbers: they tell nobody which person or desktop they belong to.
 //
 // The homes dir is 0700 and the bridge's, so nobody else can even reach a HOME; bwrap, run by
@@ -20,6 +22,7 @@ import { execFile } from 'node:child_process';
 import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { mountImageHome, unmountHome, type HomeLimit } from './homeQuota.js';
 
 const run = promisify(execFile);
 
@@ -35,45 +38,113 @@ export const DESKTOP_HOMES_DIR = 'desktop-homes';
 
 const LAST_UID_FILE = 'last-uid';
 const OWNER_FILE = 'desktop';
+const PERSON_FILE = 'owner';
 const HOME_DIR = 'home';
+const IMAGE_FILE = 'home.img';
 
 export interface DesktopHome {
   /** Host path of the HOME (mounted as the sandbox's /home/desktop). */
   dir: string;
   /** The uid/gid the desktop runs as; undefined when the bridge is not root. */
   user: { uid: number; gid: number } | undefined;
+  /** How its size limit is kept; `measured` comes with why the hard limit could not be had. */
+  limit: { kind: 'image' } | { kind: Extract<HomeLimit, 'measured'>; why: string };
+  /** True when an earlier owner's HOME was deleted to make this one. */
+  replacedEarlierOwners: boolean;
+}
+
+interface Claim {
+  uid: number;
+  /** Absent for claims made before owners were written (adopted by the next ensure). */
+  ownerId: string | undefined;
 }
 
 export class DesktopHomes {
   /** One change at a time: two askers for one desktop must get one uid, not two. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(readonly root: string) {}
+  /** `measureOnly`: no file system per HOME even as root (the pool then measures them). */
+  constructor(
+    readonly root: string,
+    private readonly options: { measureOnly?: boolean } = {},
+  ) {}
 
-  /** The desktop's HOME and user, made on first use (and owned by the user again each time). */
-  ensure(desktopId: string): Promise<DesktopHome> {
+  /**
+   * The desktop's HOME and user for `ownerId`, made on first use (and owned by the user again each
+   * time). A HOME claimed under another owner is deleted first, and a new uid handed out. As root,
+   * the HOME is mounted with its size limit (`quotaBytes`) until release().
+   */
+  ensure(desktopId: string, ownerId: string, quotaBytes: number): Promise<DesktopHome> {
     return this.serial(async () => {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       await chmod(this.root, 0o700);
-      const uid = (await this.find(desktopId)) ?? (await this.allocate(desktopId));
+      let claim = (await this.claims()).get(desktopId);
+      const replacedEarlierOwners = claim?.ownerId !== undefined && claim.ownerId !== ownerId;
+      if (replacedEarlierOwners && claim !== undefined) {
+        await this.deleteClaim(claim.uid);
+        claim = undefined;
+      }
+      const uid = claim?.uid ?? (await this.allocate(desktopId, ownerId));
+      // A claim from before owners were written is its current owner's (nothing else to go by).
+      if (claim !== undefined && claim.ownerId === undefined) {
+        await writeAtomically(join(this.root, String(uid), PERSON_FILE), ownerId);
+      }
       const dir = join(this.root, String(uid), HOME_DIR);
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await chmod(dir, 0o700);
-      if (!isRoot()) return { dir, user: undefined };
+      if (!isRoot()) {
+        const why = 'the bridge does not run as root';
+        return { dir, user: undefined, limit: { kind: 'measured', why }, replacedEarlierOwners };
+      }
       await chown(dir, uid, uid);
-      return { dir, user: { uid, gid: uid } };
+      const user = { uid, gid: uid };
+      if (this.options.measureOnly === true) {
+        const why = 'measuring was asked for';
+        return { dir, user, limit: { kind: 'measured', why }, replacedEarlierOwners };
+      }
+      const limit = await mountImageHome(
+        dir,
+        join(this.root, String(uid), IMAGE_FILE),
+        quotaBytes,
+        uid,
+      ).then(
+        () => ({ kind: 'image' as const }),
+        (err: unknown) => ({
+          kind: 'measured' as const,
+          why: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err),
+        }),
+      );
+      return { dir, user, limit, replacedEarlierOwners };
+    });
+  }
+
+  /** The desktop stopped: its HOME's file system is unmounted (its files stay in the image). */
+  release(desktopId: string): Promise<void> {
+    return this.serial(async () => {
+      const claim = (await this.claims()).get(desktopId);
+      if (claim !== undefined) await unmountHome(join(this.root, String(claim.uid), HOME_DIR));
     });
   }
 
   /** Deletes the desktop's HOME and frees its folder; false when it had none. */
   remove(desktopId: string): Promise<boolean> {
     return this.serial(async () => {
-      const uid = await this.find(desktopId);
-      if (uid === undefined) return false;
-      // The HOME first: a crash half-way leaves the claim (the uid stays taken), never a HOME
-      // without a known owner.
-      await rm(join(this.root, String(uid), HOME_DIR), { recursive: true, force: true });
-      await rm(join(this.root, String(uid)), { recursive: true, force: true });
+      const claim = (await this.claims()).get(desktopId);
+      if (claim === undefined) return false;
+      await this.deleteClaim(claim.uid);
+      return true;
+    });
+  }
+
+  /**
+   * Deletes the desktop's HOME when it was made for someone other than `ownerId` (checked and
+   * deleted in one step, after any ensure already asked for); true when it did.
+   */
+  removeIfNotOwnedBy(desktopId: string, ownerId: string): Promise<boolean> {
+    return this.serial(async () => {
+      const claim = (await this.claims()).get(desktopId);
+      if (claim?.ownerId === undefined || claim.ownerId === ownerId) return false;
+      await this.deleteClaim(claim.uid);
       return true;
     });
   }
@@ -89,17 +160,26 @@ export class DesktopHomes {
     return next;
   }
 
-  private async find(desktopId: string): Promise<number | undefined> {
-    return (await this.claims()).get(desktopId);
+  /** Unmounts and deletes a claimed folder (its uid stays used: see allocate). */
+  private async deleteClaim(uid: number): Promise<void> {
+    const home = join(this.root, String(uid), HOME_DIR);
+    await unmountHome(home);
+    // The HOME first: a crash half-way leaves the claim (the uid stays taken), never a HOME
+    // without a known owner.
+    await rm(join(this.root, String(uid), IMAGE_FILE), { force: true });
+    await rm(home, { recursive: true, force: true });
+    await rm(join(this.root, String(uid)), { recursive: true, force: true });
   }
 
-  /** Each claimed uid by the desktop id it was claimed for. */
-  private async claims(): Promise<Map<string, number>> {
-    const claims = new Map<string, number>();
+  /** Each claim by the desktop id it was claimed for. */
+  private async claims(): Promise<Map<string, Claim>> {
+    const claims = new Map<string, Claim>();
     for (const name of await readdir(this.root).catch(() => [] as string[])) {
       if (!/^\d+$/.test(name)) continue;
       const owner = await readFile(join(this.root, name, OWNER_FILE), 'utf8').catch(() => '');
-      if (owner !== '') claims.set(owner, Number(name));
+      if (owner === '') continue;
+      const person = await readFile(join(this.root, name, PERSON_FILE), 'utf8').catch(() => '');
+      claims.set(owner, { uid: Number(name), ownerId: person === '' ? undefined : person });
     }
     return claims;
   }
@@ -109,7 +189,7 @@ export class DesktopHomes {
    * desktop's uid could still own something the kernel keeps per uid, such as its keyring), nor
    * one the host's users or groups have.
    */
-  private async allocate(desktopId: string): Promise<number> {
+  private async allocate(desktopId: string, ownerId: string): Promise<number> {
     const lastFile = join(this.root, LAST_UID_FILE);
     const last = Number(await readFile(lastFile, 'utf8').catch(() => ''));
     let uid =
@@ -125,6 +205,8 @@ export class DesktopHomes {
       );
       if (!claimed) continue;
       await writeAtomically(lastFile, String(uid));
+      // The owner before the desktop: a claim is found by its desktop file, never without owner.
+      await writeAtomically(join(this.root, String(uid), PERSON_FILE), ownerId);
       await writeAtomically(join(this.root, String(uid), OWNER_FILE), desktopId);
       return uid;
     }

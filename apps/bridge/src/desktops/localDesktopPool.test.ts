@@ -32,8 +32,8 @@ const alive = (pid: number): boolean => {
 describe('LocalDesktopPool', () => {
   it('starts a sandboxed desktop once for concurrent askers and allows its socket', async () => {
     const [a, b] = await Promise.all([
-      pool.ensure('dsk_one', { idle_stop_minutes: 1 }),
-      pool.ensure('dsk_one', { idle_stop_minutes: 1 }),
+      pool.ensure('dsk_one', { idle_stop_minutes: 1 }, 'prs_owner'),
+      pool.ensure('dsk_one', { idle_stop_minutes: 1 }, 'prs_owner'),
     ]);
     expect(a.rfbPath).toBe(b.rfbPath);
     expect(a.desktop.sandbox).toBeDefined();
@@ -42,7 +42,7 @@ describe('LocalDesktopPool', () => {
   }, 30_000);
 
   it('keeps a desktop in use, stops it once idle, and starts a fresh one when asked again', async () => {
-    const first = await pool.ensure('dsk_one', { idle_stop_minutes: 1 });
+    const first = await pool.ensure('dsk_one', { idle_stop_minutes: 1 }, 'prs_owner');
     used.add('dsk_one');
     const later = Date.now() + 5 * 60_000;
     await pool.stopIdle(later); // in use then: it counts as used at that moment
@@ -55,13 +55,13 @@ describe('LocalDesktopPool', () => {
     expect(allowed.has(first.rfbPath)).toBe(false);
     expect(alive(first.desktop.pid)).toBe(false);
 
-    const again = await pool.ensure('dsk_one', { idle_stop_minutes: 1 });
+    const again = await pool.ensure('dsk_one', { idle_stop_minutes: 1 }, 'prs_owner');
     expect(again.desktop.pid).not.toBe(first.desktop.pid);
     expect(allowed.has(again.rfbPath)).toBe(true);
   }, 60_000);
 
   it('stopped while starting, allows no socket and leaves no desktop', async () => {
-    const starting = pool.ensure('dsk_two', {});
+    const starting = pool.ensure('dsk_two', {}, 'prs_owner');
     await pool.stop('dsk_two');
     const started = await starting;
     await new Promise((resolve) => setTimeout(resolve, 50));

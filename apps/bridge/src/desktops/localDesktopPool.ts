@@ -7,12 +7,19 @@
 // as a uid of its own with a HOME that outlives idle stops and restarts of the bridge, deleted
 // with the record (remove; desktopHomes.ts); without it (some tests), its HOME is a fresh dir of
 // the sandbox's own, gone when it stops.
+//
+// A HOME is its owner's: a desktop given to another person is stopped and its HOME deleted
+// (reconcile, run when a record changes and at every sweep), and ensure() for a new owner never
+// finds the old one's running desktop or HOME. Each HOME is held to homeQuotaBytes (homeQuota.ts):
+// by its own file system as root, else measured, a desktop over it stopped and refused a start.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { DesktopParams } from '@overlay-companion/protocol';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
 import type { Logger } from 'pino';
-import { DESKTOP_HOMES_DIR, DesktopHomes } from './desktopHomes.js';
+import { DESKTOP_HOMES_DIR, DesktopHomes, type DesktopHome } from './desktopHomes.js';
+import { DesktopReachError } from './errors.js';
+import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES, usedBytes } from './homeQuota.js';
 
 /** A local desktop nobody used for this long is stopped (it starts again when opened). */
 export const DEFAULT_IDLE_STOP_MINUTES = 30;
@@ -39,15 +46,26 @@ export interface LocalDesktopPoolOptions {
    */
   dataDir?: string | undefined;
   /**
-   * Whether the desktop's record still exists (the store's answer, not a cache): a desktop whose
-   * record went another way than remove() is removed at the next sweep. Absent: never.
+   * The owner of the desktop's record, undefined when the record is gone (the store's answer, not
+   * a cache): a desktop whose record went another way than remove(), or whose owner changed, is
+   * stopped and its HOME deleted at the next sweep. Absent: never.
    */
-  recordExists?: ((desktopId: string) => Promise<boolean>) | undefined;
+  recordOwner?: ((desktopId: string) => Promise<string | undefined>) | undefined;
+  /** Bytes one HOME may hold (OC_DESKTOP_HOME_QUOTA); default DEFAULT_DESKTOP_HOME_QUOTA_BYTES. */
+  homeQuotaBytes?: number | undefined;
+  /** Measure HOMEs against the quota even as root, instead of a file system each (tests). */
+  measureHomes?: boolean | undefined;
+  /** A desktop whose HOME was measured over its quota was stopped (serve audits it). */
+  onOverQuota?: ((desktopId: string, usedBytes: number, quotaBytes: number) => void) | undefined;
   /** Starts a desktop; tests may replace it. */
   start?: typeof startLocalDesktop;
 }
 
 interface Running {
+  /** The record's owner it was started for. */
+  ownerId: string;
+  /** Its HOME, once known (kept; its limit decides whether the sweep measures it). */
+  home?: DesktopHome;
   ready: Promise<RunningLocal>;
   lastUsed: number;
   idleMs: number;
@@ -58,26 +76,41 @@ export class LocalDesktopPool {
   private readonly running = new Map<string, Running>();
   private readonly sweep: NodeJS.Timeout;
   private readonly homes: DesktopHomes | undefined;
+  private warnedMeasured = false;
 
   constructor(private readonly options: LocalDesktopPoolOptions) {
     this.homes =
       options.dataDir === undefined
         ? undefined
-        : new DesktopHomes(join(options.dataDir, DESKTOP_HOMES_DIR));
+        : new DesktopHomes(join(options.dataDir, DESKTOP_HOMES_DIR), {
+            measureOnly: options.measureHomes === true,
+          });
     this.sweep = setInterval(() => void this.stopIdle(Date.now()), IDLE_SWEEP_MS);
     this.sweep.unref();
   }
 
-  /** The desktop's VNC socket, starting it when it is not running. */
-  ensure(desktopId: string, params: DesktopParams): Promise<RunningLocal> {
+  /**
+   * The desktop's VNC socket, starting it when it is not running. `ownerId` is the record's owner
+   * now: a desktop running for an earlier owner is stopped first, and its HOME is not theirs.
+   */
+  ensure(desktopId: string, params: DesktopParams, ownerId: string): Promise<RunningLocal> {
     const idleMs = (params.idle_stop_minutes ?? DEFAULT_IDLE_STOP_MINUTES) * 60_000;
     const existing = this.running.get(desktopId);
-    if (existing !== undefined) {
+    if (existing !== undefined && existing.ownerId === ownerId) {
       existing.lastUsed = Date.now();
       existing.idleMs = idleMs;
       return existing.ready;
     }
-    const entry: Running = { ready: this.start(desktopId, params), lastUsed: Date.now(), idleMs };
+    // Stopping takes it out of `running` at once; the new start waits for the old one to end.
+    const stopped = existing === undefined ? Promise.resolve() : this.stop(desktopId);
+    const entry: Running = {
+      ownerId,
+      ready: stopped.then(() =>
+        this.start(desktopId, params, ownerId, (home) => (entry.home = home)),
+      ),
+      lastUsed: Date.now(),
+      idleMs,
+    };
     entry.ready.then(
       (started) => {
         // Stopped while it was starting: never allow a socket nobody will take back.
@@ -105,7 +138,7 @@ export class LocalDesktopPool {
     return removed;
   }
 
-  /** Stops one desktop now; its HOME stays. */
+  /** Stops one desktop now; its HOME stays (unmounted). */
   async stop(desktopId: string): Promise<void> {
     const entry = this.running.get(desktopId);
     if (entry === undefined) return;
@@ -113,6 +146,39 @@ export class LocalDesktopPool {
     entry.revoke?.();
     const started = await entry.ready.catch(() => undefined);
     await started?.desktop.stop();
+    // Unless it was started again meanwhile (that start mounted it for itself).
+    if (!this.running.has(desktopId)) await this.homes?.release(desktopId);
+  }
+
+  /**
+   * Brings the desktop in line with its record: gone → removed; given to another person → its
+   * desktop stopped and its HOME deleted (the new owner starts with a fresh uid and HOME). True
+   * when it removed something. A failed look-up changes nothing.
+   */
+  async reconcile(desktopId: string): Promise<boolean> {
+    const lookUp = this.options.recordOwner;
+    if (lookUp === undefined) return false;
+    const owner = await lookUp(desktopId).then(
+      (found) => ({ found }),
+      () => undefined,
+    );
+    if (owner === undefined) return false;
+    if (owner.found === undefined) {
+      this.options.logger.info({ desktopId }, 'removing a local desktop whose record is gone');
+      await this.remove(desktopId);
+      return true;
+    }
+    // Each step decides on what is true when it runs: a start for the new owner may come between.
+    const entry = this.running.get(desktopId);
+    const stopped = entry !== undefined && entry.ownerId !== owner.found;
+    if (stopped) await this.stop(desktopId);
+    const deleted = (await this.homes?.removeIfNotOwnedBy(desktopId, owner.found)) ?? false;
+    if (stopped || deleted)
+      this.options.logger.info(
+        { desktopId },
+        'a local desktop was given to another person: its desktop stopped and its home deleted',
+      );
+    return stopped || deleted;
   }
 
   async close(): Promise<void> {
@@ -121,12 +187,13 @@ export class LocalDesktopPool {
   }
 
   /**
-   * Stops the desktops nobody used for their idle time as of `now`, and removes those whose
-   * record is gone (run every 30 s).
+   * Stops the desktops nobody used for their idle time as of `now`, and those measured over their
+   * HOME's quota; removes those whose record is gone or was given to someone else (every 30 s).
    */
   async stopIdle(now: number): Promise<void> {
-    await this.removeOrphans();
+    await this.reconcileAll();
     for (const [id, entry] of this.running) {
+      if (await this.overQuota(id, entry)) continue;
       if (this.options.inUse(id)) {
         entry.lastUsed = now;
         continue;
@@ -138,23 +205,40 @@ export class LocalDesktopPool {
     }
   }
 
-  /**
-   * Desktops whose record went without remove() — deleting a person deletes their desktops in
-   * the store — are stopped and their HOMEs deleted. A failed look-up keeps them: a HOME is
-   * only ever deleted for a record known to be gone.
-   */
-  private async removeOrphans(): Promise<void> {
-    const exists = this.options.recordExists;
-    if (exists === undefined) return;
-    const ids = new Set([...this.running.keys(), ...((await this.homes?.owners()) ?? [])]);
-    for (const id of ids) {
-      if (await exists(id).catch(() => true)) continue;
-      this.options.logger.info({ desktopId: id }, 'removing a local desktop whose record is gone');
-      await this.remove(id);
-    }
+  private get quotaBytes(): number {
+    return this.options.homeQuotaBytes ?? DEFAULT_DESKTOP_HOME_QUOTA_BYTES;
   }
 
-  private async start(desktopId: string, params: DesktopParams): Promise<RunningLocal> {
+  /**
+   * Where the HOME's limit is only measured: stops a desktop whose HOME holds more than its quota
+   * (true), told to serve (audited) and logged. Its next start is refused saying why (start).
+   */
+  private async overQuota(id: string, entry: Running): Promise<boolean> {
+    if (entry.home?.limit.kind !== 'measured') return false;
+    const used = await usedBytes(entry.home.dir).catch(() => 0);
+    if (used <= this.quotaBytes) return false;
+    this.options.logger.warn(
+      { desktopId: id, usedBytes: used, quotaBytes: this.quotaBytes },
+      'stopping a local desktop whose home is over its quota',
+    );
+    await this.stop(id);
+    this.options.onOverQuota?.(id, used, this.quotaBytes);
+    return true;
+  }
+
+  /** reconcile() for every desktop running or with a HOME here. */
+  private async reconcileAll(): Promise<void> {
+    if (this.options.recordOwner === undefined) return;
+    const ids = new Set([...this.running.keys(), ...((await this.homes?.owners()) ?? [])]);
+    for (const id of ids) await this.reconcile(id);
+  }
+
+  private async start(
+    desktopId: string,
+    params: DesktopParams,
+    ownerId: string,
+    gotHome: (home: DesktopHome) => void,
+  ): Promise<RunningLocal> {
     // VNC authentication uses at most 8 characters; the socket is the desktop's and the
     // gateway's alone, this is a second lock.
     const password = randomBytes(6).toString('base64url');
@@ -164,7 +248,11 @@ export class LocalDesktopPool {
         ? { width: params.width, height: params.height }
         : undefined);
     const started = Date.now();
-    const home = await this.homes?.ensure(desktopId);
+    const home = await this.homes?.ensure(desktopId, ownerId, this.quotaBytes);
+    if (home !== undefined) {
+      gotHome(home);
+      await this.checkMeasured(desktopId, home);
+    }
     const desktop = await (this.options.start ?? startLocalDesktop)({
       xterm: true,
       windowManager: true,
@@ -181,4 +269,24 @@ export class LocalDesktopPool {
     );
     return { rfbPath: desktop.rfbPath, password, desktop };
   }
+
+  /** A HOME whose limit is only measured may not start over its quota (the person is told why). */
+  private async checkMeasured(desktopId: string, home: DesktopHome): Promise<void> {
+    if (home.limit.kind !== 'measured') return;
+    if (!this.warnedMeasured) {
+      this.warnedMeasured = true;
+      this.options.logger.warn(
+        { why: home.limit.why },
+        'local desktop homes are held to their quota by measuring (every 30 s), not by the file system',
+      );
+    }
+    const used = await usedBytes(home.dir);
+    if (used <= this.quotaBytes) return;
+    await this.homes?.release(desktopId);
+    throw new DesktopReachError(
+      `This desktop's files take ${mib(used)}, more than the ${mib(this.quotaBytes)} a desktop may keep, so it was not started. An admin can raise OC_DESKTOP_HOME_QUOTA, or remove the desktop (its files go with it).`,
+    );
+  }
 }
+
+const mib = (bytes: number): string => `${String(Math.ceil(bytes / (1024 * 1024)))} MiB`;

@@ -86,7 +86,7 @@ async function targetOf(
         throw new DesktopTargetError(
           `Local desktops are not available on this bridge (${record.name}).`,
         );
-      const running = await pool.ensure(record.id, params);
+      const running = await pool.ensure(record.id, params, record.ownerId);
       return {
         guacd: gateway.address,
         connection: vnc(gateway, { hostname: running.rfbPath, password: running.password }),
