@@ -3,7 +3,7 @@
 // bench's latency loop does) and then 20 sessions call it unthrottled (the throughput loop).
 // Prints each process's top frames by self time, per call, and their callers' chain (a flame
 // graph read top-down, in text). Not part of `npm run bench` (profiling slows both processes):
-//   OC_GUACD=/opt/guacd-1.6.0/sbin/guacd npx tsx --conditions=overlay-source bench/mcpCallProfile.ts [--tool mouse_move] [--out dir]
+//   OC_GUACD=/opt/guacd-1.6.0/sbin/guacd npx tsx --conditions=overlay-source bench/mcpCallProfile.ts [--tool mouse_move] [--paced-only] [--out dir]
 import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '6' },
     out: { type: 'string' },
     top: { type: 'string', default: '25' },
+    /** Only the paced loop (the bench's latency loop): what one call costs on its own. */
+    'paced-only': { type: 'boolean', default: false },
   },
 });
 const tool = values.tool;
@@ -112,7 +114,7 @@ try {
   made += calls;
   times.sort((a, b) => a - b);
   console.log(`paced ${tool}: p50 ${times[Math.floor(times.length / 2)]?.toFixed(2)} ms`);
-  if (!input) {
+  if (!input && !values['paced-only']) {
     await sleep(1000);
     const load = await hammer({
       mcpUrl: stack.mcpUrl,

@@ -21,18 +21,25 @@ export interface AuditQueueLimits {
   entries: number;
   /** Screenshot bytes waiting at which desktop input is refused (screenshots dwarf the rest). */
   bytes: number;
-  /** How long a write waits for more entries to join it (default GATHER_MS; flush() cuts it short). */
+  /**
+   * A fixed wait for more entries to join a write (tests hold writes back with it; flush() cuts
+   * it short). Unset: the end of the tick, at most one write per GATHER_MS (see GATHER_MS).
+   */
   gatherMs?: number;
 }
 
 export const DEFAULT_AUDIT_QUEUE: AuditQueueLimits = { entries: 2_000, bytes: 64 * 1024 * 1024 };
 
 /**
- * A write waits this long for the entries recorded meanwhile, then writes them in one INSERT.
- * On SQLite a row written alone costs about four times the CPU of a row in a batch of five or
- * more (measured: ~55 µs against ~13 µs), and a paced AI or many sessions record an entry every
- * few milliseconds. What waits is in the same queue as before (flush and stop write it at once);
- * only a bridge killed within these milliseconds loses it, as it would lose a queued entry.
+ * Writes are at least this far apart; what is recorded meanwhile joins the next one, in one
+ * INSERT. On SQLite a row written alone costs about four times the CPU of a row in a batch of
+ * five or more (measured: ~55 µs against ~13 µs), and many sessions record an entry every few
+ * milliseconds. A write after a quiet spell goes at the end of the tick that recorded it: after
+ * the call's answer was handed to its socket, and long before the next call of a paced AI (a
+ * fixed wait of 10 ms after each entry used to land the INSERT, synchronous under SQLite, in the
+ * middle of the next call). What waits is in the same queue as before (flush and stop write it
+ * at once); only a bridge killed within these milliseconds loses it, as it would lose a queued
+ * entry.
  */
 const GATHER_MS = 10;
 
@@ -76,6 +83,8 @@ export class AuditQueue {
   /** Ends the wait for more entries (see GATHER_MS) at once. */
   private hurry: (() => void) | undefined;
   private stopped = false;
+  /** When the last write began (performance.now()): writes are GATHER_MS apart at least. */
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
@@ -169,10 +178,13 @@ export class AuditQueue {
   }
 
   private async drain(): Promise<void> {
-    // Let what is recorded in the next few milliseconds join this write (GATHER_MS).
-    await this.gather(this.limits.gatherMs ?? GATHER_MS);
+    // Let what is recorded meanwhile join this write (GATHER_MS).
+    await this.gather(
+      this.limits.gatherMs ?? Math.max(0, this.lastWriteAt + GATHER_MS - performance.now()),
+    );
     while (this.queue.length > 0) {
       try {
+        this.lastWriteAt = performance.now();
         await this.writeHead();
       } catch (err) {
         this.failed(err);
@@ -256,12 +268,17 @@ export class AuditQueue {
     });
   }
 
-  /** Waits `ms` for more entries, or until flush() (or stop()) wants them written now. */
+  /**
+   * Waits `ms` (0: until the end of this tick) for more entries, or until flush() (or stop())
+   * wants them written now.
+   */
   private async gather(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.hurry?.(), ms);
+      const later = () => this.hurry?.();
+      const timer = ms > 0 ? setTimeout(later, ms) : setImmediate(later);
       this.hurry = () => {
-        clearTimeout(timer);
+        if (ms > 0) clearTimeout(timer as NodeJS.Timeout);
+        else clearImmediate(timer as NodeJS.Immediate);
         this.hurry = undefined;
         resolve();
       };

@@ -100,7 +100,12 @@ export class ApiTokenAuth {
     }
     const cached = this.cache.get(hash);
     const now = this.now();
-    if (cached !== undefined && now - cached.checkedAt < CACHE_MS)
+    // A token that expired since it was looked up is asked about again (and refused there).
+    if (
+      cached !== undefined &&
+      now - cached.checkedAt < CACHE_MS &&
+      (cached.expiresAt === null || cached.expiresAt > now)
+    )
       return { ok: true, principal: cached.principal };
     try {
       return await this.lookUp(hash, now);

@@ -77,6 +77,41 @@ describe('/mcp sessions and auth', () => {
     await client.close();
   });
 
+  it("answers a session's bad POSTs as the SDK does though the bridge reads the body itself", async () => {
+    const { client, transport } = await connectClient(bridge);
+    const headers = {
+      authorization: `Bearer ${TOKEN}`,
+      'mcp-session-id': transport.sessionId ?? '',
+      'mcp-protocol-version': '2025-06-18',
+      accept: 'application/json, text/event-stream',
+    };
+    const raw = (body: string, type: string) =>
+      fetch(bridge.mcpUrl, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': type },
+        body,
+      });
+    const broken = await raw('{"jsonrpc":"2.0","id":7,"method":', 'application/json');
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { code: number } }).error.code).toBe(-32700);
+    // Valid JSON under another type: the SDK's Content-Type check still answers first.
+    const typed = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list' }),
+      'text/plain',
+    );
+    expect(typed.status).toBe(415);
+    // The body read ahead is the one the SDK serves.
+    const listed = await raw(
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      'application/json',
+    );
+    expect(listed.status).toBe(200);
+    const answer = (await listed.json()) as { id: number; result: { tools: unknown[] } };
+    expect(answer.id).toBe(9);
+    expect(answer.result.tools.length).toBeGreaterThan(10);
+    await client.close();
+  });
+
   it('ends a session on DELETE; the ended session then answers 404', async () => {
     const { client, transport } = await connectClient(bridge);
     const sessionId = transport.sessionId ?? '';

@@ -73,6 +73,22 @@ export function answersInSse(initialize: unknown): boolean {
   return capabilities?.elicitation !== undefined;
 }
 
+/**
+ * A POST's JSON, read straight off the request (the server's direct read: no web stream, reader
+ * and decoder per call, which is how the SDK reads it) and handed to the transport as
+ * `parsedBody`. The size was limited before (perimeter/guards.ts). Anything that is not a POST
+ * with JSON is left to the transport, whose own read then finds the body used and answers
+ * exactly as it would have: its Accept and Content-Type checks come first, then "Parse error".
+ */
+async function bodyOf(request: Request): Promise<{ parsedBody: unknown } | undefined> {
+  if (request.method !== 'POST') return undefined;
+  try {
+    return { parsedBody: JSON.parse(await request.text()) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 function rpcError(c: Context, status: 400 | 401 | 404 | 413 | 429, code: number, message: string) {
   return c.json({ jsonrpc: '2.0', error: { code, message }, id: null }, status);
 }
@@ -130,7 +146,7 @@ export class McpSessions {
         );
       }
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(c.req.raw);
+      return session.transport.handleRequest(c.req.raw, await bodyOf(c.req.raw));
     }
 
     if (c.req.method !== 'POST') {

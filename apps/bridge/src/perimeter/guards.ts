@@ -70,7 +70,15 @@ function limitBodies(): MiddlewareHandler<BridgeEnv> {
     // A file upload is streamed to disk; its route refuses more than MAX_TRANSFER_BYTES from
     // the Content-Length and stops at the bytes it announced (files/routes.ts).
     if (isFileUpload(c.req.method, c.req.path)) return next();
-    return c.req.path === '/mcp' ? mcp(c, next) : other(c, next);
+    if (c.req.path !== '/mcp') return other(c, next);
+    // Every tool call: a Content-Length (Node's parser holds the body to it) is checked from the
+    // header alone, as bodyLimit would, without bodyLimit's first look at `body`, which turns
+    // the server's light request into a web Request and stream that /mcp never reads through
+    // (mcp/sessions.ts reads the body directly). Chunked bodies are counted by bodyLimit.
+    const length = c.req.header('content-length');
+    if (length !== undefined && c.req.header('transfer-encoding') === undefined)
+      return Number.parseInt(length, 10) > MAX_MCP_BODY_BYTES ? mcp(c, next) : next();
+    return mcp(c, next);
   };
 }
 
