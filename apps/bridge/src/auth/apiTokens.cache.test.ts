@@ -56,14 +56,16 @@ describe('token lookup cache', () => {
     await auth.invalidate({ tokenId: record.id });
     clock.now += 1;
     const check = await auth.authenticate(header);
-    expect(check).toMatchObject({ ok: false, message: expect.stringMatching(/revoked/) });
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.message).toMatch(/revoked/);
   });
 
   it('refuses the next call after a revocation another bridge of the site told', async () => {
     const { store, clock, auth, person } = await setUp();
     const told: unknown[] = [];
-    auth.onInvalidated(async (match) => {
+    auth.onInvalidated((match) => {
       told.push(match);
+      return Promise.resolve();
     });
     const { header, record } = await mint(store, person.id);
     expect((await auth.authenticate(header)).ok).toBe(true);
@@ -81,7 +83,8 @@ describe('token lookup cache', () => {
     clock.now += 101;
     expect(clock.now - 101 + CACHE_MS).toBeGreaterThan(clock.now);
     const check = await auth.authenticate(header);
-    expect(check).toMatchObject({ ok: false, message: expect.stringMatching(/expired/) });
+    expect(check.ok).toBe(false);
+    expect(!check.ok && check.message).toMatch(/expired/);
   });
 
   it("refuses the next call once the token's person is disabled", async () => {
