@@ -42,7 +42,13 @@ export function UnaskedIndicator({ onRevoke }: { onRevoke: (id: string) => void 
       data-acting={acting ? 'true' : 'false'}
     >
       <span className="unasked__label" title={`Without asking: ${tools.join(', ')}`}>
-        {acting ? 'AI is acting' : 'AI may act without asking'}
+        <span className="unasked__long">
+          {acting ? 'AI is acting' : 'AI may act without asking'}
+        </span>
+        {/* A phone's or a laptop's bar has room for two words (indicator.css); screen readers get the long ones. */}
+        <span className="unasked__short" aria-hidden="true">
+          {acting ? 'AI acting' : 'No asking'}
+        </span>
       </span>
       {standing.map((s) => (
         <span key={s.id} className="unasked__standing" data-testid="standing-permission">

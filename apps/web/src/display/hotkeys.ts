@@ -21,6 +21,9 @@ export const APPROVAL_KEYS_HELP =
   `While the AI waits for your answer, ${HOTKEY_HELP.menu} puts the keyboard on Deny ` +
   `(press it again there for the menu); Tab moves to Approve; Enter answers.`;
 
+/** On the bar's Menu button: closing the menu gives the keyboard back to it when it opened it. */
+export const MENU_BUTTON_ATTRIBUTE = 'data-menu-button';
+
 const S_KEYSYMS = new Set([0x53, 0x73]);
 // Shift_L/R, Control_L/R, Meta_L/R, Alt_L/R: either hand's key completes the chord.
 const CHORD_KEYSYMS = new Set([0xffe1, 0xffe2, 0xffe3, 0xffe4, 0xffe7, 0xffe8, 0xffe9, 0xffea]);

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useStore } from 'zustand';
 import { getActiveClient } from '../display/activeClient.js';
 import { DISPLAY_AREA_ATTRIBUTE } from '../display/guacBrowser.js';
-import { APPROVAL_KEYS_HELP, HOTKEY_HELP } from '../display/hotkeys.js';
+import { APPROVAL_KEYS_HELP, HOTKEY_HELP, MENU_BUTTON_ATTRIBUTE } from '../display/hotkeys.js';
 import { personInputBlocked, usePersonInputBlocked } from '../display/personInput.js';
 import { useConnection, useDisplay } from '../store/index.js';
 import { confirmationStore } from '../store/pendingConfirmations.js';
@@ -23,6 +23,8 @@ import { ActionLogButton } from '../activity/ActionLog.js';
 import { FilesButton } from '../files/FilesPanel.js';
 import { statsStore } from '../display/connectionStats.js';
 import { OverlayList } from './OverlayList.js';
+import { MenuAiClients } from './MenuAiClients.js';
+import { AccountLinks } from '../ui/AccountMenu.js';
 import './menu.css';
 
 export interface MenuClipboard {
@@ -49,10 +51,19 @@ export function focusDesktop(): void {
     ?.focus({ preventScroll: true });
 }
 
-/** Close the menu and give the keyboard back to the desktop. */
+// The bar's Menu button when the menu was opened from it (by Enter, Space or a click), else null.
+let openedFromButton: HTMLElement | null = null;
+
+/**
+ * Close the menu and give the keyboard back: to the Menu button when the menu was opened from it,
+ * else (opened by the chord from the desktop) to the desktop.
+ */
 function closeMenu(): void {
   viewerPrefsStore.getState().menuToggled(false);
-  focusDesktop();
+  const from = openedFromButton;
+  openedFromButton = null;
+  if (from?.isConnected === true) from.focus({ preventScroll: true });
+  else focusDesktop();
 }
 
 function sendSpecial(key: SpecialKey): boolean {
@@ -144,6 +155,9 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
 
   useEffect(() => {
     if (!open) return;
+    const from = document.activeElement;
+    openedFromButton =
+      from instanceof HTMLElement && from.hasAttribute(MENU_BUTTON_ATTRIBUTE) ? from : null;
     panelRef.current?.querySelector<HTMLElement>('button, input, textarea, select')?.focus();
   }, [open]);
 
@@ -167,6 +181,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
   return (
     <aside
       ref={panelRef}
+      id="client-menu"
       className="client-menu"
       role="dialog"
       aria-modal="false"
@@ -192,6 +207,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
           <ActionLogButton />
           <FilesButton inMenu />
         </div>
+        <MenuAiClients />
       </section>
       <ClipboardSection clipboard={clipboard} />
       <OverlayList />
@@ -297,6 +313,11 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
             </button>
           )}
         </div>
+      </section>
+      {/* On a phone the bar has no room for the account (styles.css): it is here instead. */}
+      <section className="client-menu__section client-menu__account" aria-labelledby="menu-account">
+        <h3 id="menu-account">Account</h3>
+        <AccountLinks />
       </section>
     </aside>
   );

@@ -6,11 +6,13 @@
 // picture and hides while unused (viewport/floatingChrome.ts).
 import { useRef, type ReactNode } from 'react';
 import { useShallow } from 'zustand/react/shallow';
+import { useStore } from 'zustand';
 import { useConnectionData, useDisplay } from '../store/index.js';
 import { describeConnection } from './describeConnection.js';
 import { useNow } from './useNow.js';
-import { HOTKEY_HELP } from '../display/hotkeys.js';
+import { HOTKEY_HELP, MENU_BUTTON_ATTRIBUTE } from '../display/hotkeys.js';
 import { useFloatingChrome } from '../viewport/floatingChrome.js';
+import { viewerPrefsStore } from '../store/viewerPrefs.js';
 
 export interface StatusBarProps {
   onReconnectNow: () => void;
@@ -32,6 +34,7 @@ export function StatusBar({
   account,
 }: StatusBarProps) {
   const header = useRef<HTMLElement>(null);
+  const menuOpen = useStore(viewerPrefsStore, (s) => s.menuOpen);
   const chrome = useFloatingChrome(header);
   const connection = useConnectionData();
   const display = useDisplay(
@@ -60,7 +63,10 @@ export function StatusBar({
         type="button"
         className="status-bar__button status-bar__menu"
         onClick={onOpenMenu}
+        aria-expanded={menuOpen}
+        aria-controls={menuOpen ? 'client-menu' : undefined}
         aria-keyshortcuts="Control+Alt+Shift"
+        {...{ [MENU_BUTTON_ATTRIBUTE]: '' }}
         title={`Clipboard, scaling, fullscreen, special keys, view only (${HOTKEY_HELP.menu})`}
       >
         Menu

@@ -1,0 +1,106 @@
+// The viewer's bar at a phone's 390×844, a laptop's 1280×800 and 4K (3840×2160 at device scale 1),
+// measured as drawn, on the real stack with recording on, the AI allowed to act without asking
+// (autopilot, so its pill shows) and an AI client connected: one row at 1280 and 4K and at most
+// two on the phone, no item overlapping another or sticking out of the window, no word cut off,
+// and text that reads at 4K (the one interface scale, theme.css --ui-scale: ≥ 19 px there, 13 px
+// on a laptop). What leaves the bar is in the menu: the AI clients (below 1600 px) and, on the
+// phone, the account. The Menu button is a disclosure: aria-expanded, Enter opens it with the
+// keyboard inside, Escape closes it and gives the keyboard back to the button; axe on the menu.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect, test } from './fixtures.js';
+import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
+import { adminSession } from './support/signIn.js';
+import { expectNoSeriousViolations } from './support/a11y.js';
+import {
+  UI_SIZES,
+  barLayout,
+  expectNoSidewaysScroll,
+  intersecting,
+  shot,
+  sizeTag,
+} from './support/uiShots.js';
+
+test.describe.configure({ mode: 'serial' });
+
+let recordingWas: unknown;
+let ai: Client | undefined;
+
+test.afterAll(async ({ stack }) => {
+  await ai?.close();
+  const admin = await adminSession(stack);
+  await admin.request('/api/settings/recording', { method: 'PUT', body: recordingWas });
+});
+
+test('the bar: its rows, nothing cut off, type that reads at 4K, and the Menu as a disclosure at each size', async ({
+  page,
+  stack,
+}) => {
+  test.setTimeout(120_000);
+  const admin = await adminSession(stack);
+  recordingWas = await (await admin.request('/api/settings/recording')).json();
+  expect(
+    (
+      await admin.request('/api/settings/recording', {
+        method: 'PUT',
+        body: { default_mode: 'on' },
+      })
+    ).ok,
+  ).toBe(true);
+  await openControlViewer(page, stack, 'autopilot');
+  ai = await connectMcp(stack);
+  expect((await callTool(ai, 'get_display_info', {})).isError).toBe(false);
+  await expect(page.getByTestId('recording-indicator')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('desktop-charge')).toBeVisible();
+  const menuButton = page.getByRole('button', { name: 'Menu', exact: true });
+  for (const size of UI_SIZES) {
+    const tag = sizeTag(size);
+    await page.setViewportSize(size);
+    // Laid out for the new size (a resize is one frame; the bar has no transitions).
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+    await shot(page, `bar-${tag}`);
+    const bar = await barLayout(page);
+    const names = bar.items.map((i) => i.name).join(' | ');
+    expect(bar.rows, `rows at ${tag}: ${names}`).toBeLessThanOrEqual(size.width === 390 ? 2 : 1);
+    expect(intersecting(bar.items), `overlapping bar items at ${tag}`).toEqual([]);
+    expect(bar.cut, `cut-off text in the bar at ${tag}`).toEqual([]);
+    for (const item of bar.items) {
+      expect(item.x, `${item.name} at ${tag}`).toBeGreaterThanOrEqual(0);
+      expect(item.x + item.width, `${item.name} at ${tag}`).toBeLessThanOrEqual(size.width);
+    }
+    if (size.width === 3840) expect(bar.fontPx, 'the bar’s text at 4K').toBeGreaterThanOrEqual(19);
+    else expect(bar.fontPx, `the bar’s text at ${tag}`).toBeGreaterThanOrEqual(13);
+    await expectNoSidewaysScroll(page, `the viewer at ${tag}`);
+    // What left the bar is in the menu.
+    if (size.width < 1600) await expect(page.getByTestId('ai-link')).toBeHidden();
+    if (size.width === 390) await expect(page.getByTestId('account-name')).toBeHidden();
+    else await expect(page.getByTestId('account-name')).toBeVisible();
+
+    // The Menu by keyboard: a disclosure that gives the keyboard back to its button.
+    await expect(menuButton).toHaveAttribute('aria-expanded', 'false');
+    await menuButton.focus();
+    await page.keyboard.press('Enter');
+    const menu = page.getByTestId('client-menu');
+    await expect(menu).toBeVisible();
+    await expect(menuButton).toHaveAttribute('aria-expanded', 'true');
+    await expect
+      .poll(() =>
+        page.evaluate(() => document.activeElement?.closest('[data-client-menu]') !== null),
+      )
+      .toBe(true);
+    if (size.width < 1600) {
+      await expect(menu.getByTestId('menu-ai-clients')).toBeVisible();
+      await expect(menu.getByTestId('menu-ai-clients')).toContainText('(token “');
+    }
+    const account = menu.getByRole('heading', { name: 'Account' });
+    if (size.width === 390) {
+      await expect(account).toBeVisible();
+      await expect(menu.getByRole('button', { name: 'Sign out' })).toBeVisible();
+    } else await expect(account).toBeHidden();
+    await shot(page, `bar-menu-${tag}`);
+    await expectNoSeriousViolations(page, `the viewer's menu opened from the bar (${tag})`);
+    await page.keyboard.press('Escape');
+    await expect(menu).toHaveCount(0);
+    await expect(menuButton).toHaveAttribute('aria-expanded', 'false');
+    await expect(menuButton).toBeFocused();
+  }
+});
