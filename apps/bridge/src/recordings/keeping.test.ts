@@ -449,11 +449,17 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         };
         let most = 0;
         const received: number[] = [];
+        /** Per sample, whether the recording wrote more since the sample before. */
+        const recorded: boolean[] = [];
+        let lastLive: ReadonlyMap<string, number> = new Map();
         const deadline = Date.now() + 90_000;
         let deletions = 0;
         for (;;) {
           most = Math.max(most, await desktopBytes());
           received.push(client.instructions.length);
+          const live = b.recordings.liveBytes();
+          recorded.push([...live].some(([id, bytes]) => bytes > (lastLive.get(id) ?? 0)));
+          lastLive = live;
           await b.access.audit.flush();
           deletions = (await b.access.store.audit.query({ limit: 500 })).filter((e) =>
             e.detail?.startsWith('recording deleted by retention'),
@@ -467,9 +473,15 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         }
         // Near the cap all along: over it at most by what one step of growth and a rotation add.
         expect(most).toBeLessThan(cap + 1.5 * MiB);
-        // The window got the picture all along: every sample saw more than the one before.
-        const stalls = received.filter((n, i) => i > 0 && n === received[i - 1]).length;
-        expect(stalls, JSON.stringify(received)).toBeLessThan(received.length / 4);
+        // The window got the picture all along: it never went without while the recording got
+        // it (what a window waiting on the recording looks like). A sample where neither got
+        // anything is the machine, not the recording: under full CPU load (busy loops on every
+        // core) xterm and the gateway were starved for up to a second, and counting those
+        // failed 2 runs in 10 though the recording had nothing to do with it.
+        const stalls = received.filter(
+          (n, i) => i > 0 && n === received[i - 1] && recorded[i] === true,
+        ).length;
+        expect(stalls, JSON.stringify({ received, recorded })).toBeLessThan(received.length / 4);
         expect(goneFromDisk(b.recordings.dir, firstId)).toBe(true);
         // The session goes on in the newest recording, which names the one before.
         const liveId = b.recordings.liveOn(desktopId) ?? '';
