@@ -16,7 +16,7 @@
 import type { GuacInstruction } from '@overlay-companion/guac';
 import type { DisplayModel } from './displayModel.js';
 import { instructionsFrom, type UnconfirmedChunk } from './fileTail.js';
-import { invisibleDraws } from './visibleDraws.js';
+import { applyVisible } from './visibleDraws.js';
 
 /** A frame written while following: its time, and the file's offset after its sync. */
 export interface SyncPoint {
@@ -138,7 +138,7 @@ export class FileFollowingModel {
           const point = points[next++];
           // A frame the failing disk lost has no place in the file for a keyframe to point at.
           if (point !== undefined && point.offset <= end && keyframeDue(point)) {
-            await this.draw(stretch);
+            await applyVisible(this.options.model, stretch);
             stretch = [];
             await frameReplayed(point);
           }
@@ -148,22 +148,10 @@ export class FileFollowingModel {
         applied(instruction);
       }
     }
-    await this.draw(stretch);
+    await applyVisible(this.options.model, stretch);
     this.options.model.takeDirty();
     this.modelAt = end;
     this.unconfirmed = [];
-  }
-
-  /** Draws what of `stretch` is still visible at its end (geometry for the rest). */
-  private async draw(stretch: readonly GuacInstruction[]): Promise<void> {
-    const { model } = this.options;
-    const skips = invisibleDraws(stretch, model.surfaces);
-    for (let at = 0; at < stretch.length; at++) {
-      const instruction = stretch[at]!;
-      const size = skips.get(at);
-      const pending = size === undefined ? model.apply(instruction) : model.skip(instruction, size);
-      if (pending) await pending;
-    }
   }
 
   clearQuietTimer(): void {

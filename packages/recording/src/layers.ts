@@ -229,8 +229,11 @@ export function copyRect(
     for (let i = 0; i < to.height; i++) {
       const row = bottomUp ? to.height - 1 - i : i;
       const s = ((sy + row) * src.width + sx) * 4;
-      // Buffer#copy moves overlapping bytes correctly (a copy along one row of one surface).
-      src.rgba.copy(dst.rgba, ((to.y + row) * dst.width + to.x) * 4, s, s + bytes);
+      const d = ((to.y + row) * dst.width + to.x) * 4;
+      // Within one surface copyWithin (a memmove, overlap safe, and no view of the row made as
+      // Buffer#copy makes one); between two, Buffer#copy.
+      if (src === dst) dst.rgba.copyWithin(d, s, s + bytes);
+      else src.rgba.copy(dst.rgba, d, s, s + bytes);
     }
     return to;
   }

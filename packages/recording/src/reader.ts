@@ -13,6 +13,7 @@ import { RecordingEventSchema, type RecordingEvent } from './events.js';
 import { IndexEntrySchema, recordingPaths, type Gap, type KeyframeEntry } from './indexFormat.js';
 import { parseJsonLines } from './jsonLinesFile.js';
 import type { Surface } from './layers.js';
+import { applyVisible } from './visibleDraws.js';
 
 /** One frame of a replay: the model right after the frame ending at `t` was applied. */
 export interface ReplayFrame {
@@ -21,6 +22,8 @@ export interface ReplayFrame {
 }
 
 const READ_CHUNK = 256 * 1024;
+/** Instructions a seek gathers before drawing what of them shows (a few seconds of scrolling). */
+const MAX_STRETCH = 100_000;
 
 export class RecordingReader {
   private constructor(
@@ -63,14 +66,49 @@ export class RecordingReader {
     return this.end - this.start;
   }
 
-  /** The desktop's picture (layer 0) at epoch ms `t`. */
+  /**
+   * The desktop's picture (layer 0) at epoch ms `t`: the frames from the keyframe up to `t` are
+   * gathered and only what of them still shows at `t` is drawn (visibleDraws.ts) — a seek after
+   * seconds of heavy scrolling decodes a screenful of images, not every one sent.
+   */
   async pictureAt(t: number): Promise<Surface> {
     const model = new DisplayModel();
     const keyframe = this.keyframeAtOrBefore(t);
     if (keyframe) await this.loadKeyframe(keyframe, model);
-    for await (const frame of this.replay(model, keyframe?.offset ?? 0)) {
-      if (frame.next !== undefined && frame.next > t) break;
+    const parser = new GuacParser();
+    const stream = createReadStream(this.paths.recording, {
+      start: keyframe?.offset ?? 0,
+      highWaterMark: READ_CHUNK,
+    });
+    let stretch: GuacInstruction[] = [];
+    let frame: GuacInstruction[] = [];
+    try {
+      reading: for await (const chunk of stream as AsyncIterable<Buffer>) {
+        let instructions: GuacInstruction[];
+        try {
+          instructions = parser.push(chunk);
+        } catch {
+          break; // A damaged tail: the frames before it stand.
+        }
+        for (const instruction of instructions) {
+          if (instruction.opcode !== 'sync') {
+            frame.push(instruction);
+            continue;
+          }
+          if (Number(instruction.args[0]) > t) break reading;
+          for (const held of frame) stretch.push(held);
+          frame = [];
+          // Exact at every stretch's end, so a long one is drawn in parts (bounded memory).
+          if (stretch.length >= MAX_STRETCH) {
+            await applyVisible(model, stretch);
+            stretch = [];
+          }
+        }
+      }
+    } finally {
+      stream.destroy();
     }
+    await applyVisible(model, stretch);
     return model.screen;
   }
 

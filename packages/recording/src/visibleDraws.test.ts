@@ -196,6 +196,33 @@ describe('drawing only what is still visible', () => {
     expectSameSurfaces(all, visible);
   });
 
+  it('keeps the rows a scroll within one surface moves (guacd copies layer 0 onto itself)', async () => {
+    // Each frame moves the screen up 20 rows in place (source and destination overlap) and
+    // draws a new row at the bottom: a row stays visible while a later copy still carries it,
+    // which the analysis can only know from the needed pixels as they were before the copy
+    // replaced them.
+    const rows = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => noisyPng(300, 20, i + 11, 'palette')),
+    );
+    const stream: GuacInstruction[] = [];
+    for (let frame = 0; frame < 30; frame++) {
+      stream.push(ins('copy', 0, 0, 20, 300, 180, 12, 0, 0, 0));
+      stream.push(...imageStream(frame + 1, 0, 0, 180, rows[frame % rows.length]!));
+    }
+    const start = [
+      ins('size', 0, 300, 200),
+      ...imageStream(99, 0, 0, 0, await noisyPng(300, 200, 19, 'rgb')),
+    ];
+    const all = new DisplayModel();
+    const visible = new DisplayModel();
+    await applyAll(all, [...start, ...stream]);
+    await applyAll(visible, start);
+    const skips = invisibleDraws(stream, visible.surfaces);
+    expect([...skips.keys()].filter((at) => stream[at]!.opcode === 'end').length).toBe(20);
+    await applyVisible(visible, stream);
+    expectSameSurfaces(all, visible);
+  });
+
   it('keeps what a translucent image is blended over, and skips what an opaque one covers', async () => {
     const under = imageStream(1, 0, 0, 0, await noisyPng(20, 20, 3, 'rgb'));
     const translucent = imageStream(2, 0, 0, 0, await noisyPng(20, 20, 4, 'rgba'));

@@ -1,7 +1,7 @@
 // Which of a stretch of drawing instructions still show at its end, so the file-following model
-// can leave the rest undone: decoding every image the server sent was nearly all a recording
-// costs, and a model caught up from the file is only ever looked at at the stretch's end (a
-// keyframe, or the end of the catch-up). Heavy scrolling overwrites each strip of the screen many
+// and the reader's seeks can leave the rest undone: decoding every image the server sent was
+// nearly all a recording costs, and a model caught up from the file is only ever looked at at
+// the stretch's end (a keyframe, the end of the catch-up, the moment a seek asked for). Heavy scrolling overwrites each strip of the screen many
 // times between keyframes, so most of its images never need decoding.
 //
 // How. A forward pass over the stretch, reading no pixels, follows each surface's size (as the
@@ -21,7 +21,7 @@
 // A skipped draw still takes effect on the model's geometry (DisplayModel.skip: surfaces grow,
 // the mask taint follows copies), so sizes and taint stay exactly as if it had been drawn.
 import type { GuacInstruction } from '@overlay-companion/guac';
-import { withoutAlpha } from './displayModel.js';
+import { withoutAlpha, type DisplayModel } from './displayModel.js';
 import { HEADER_BASE64_CHARS, imageSize, type ImageSize } from './imageHeader.js';
 import {
   clip,
@@ -40,17 +40,35 @@ import {
 export type Skips = Map<number, ImageSize | null>;
 
 // Buffer#fill validates its arguments in JS on every call; the typed array's own is far cheaper
-// for the many short rows filled here. (Buffers stay: their indexOf is a native memchr.)
-function fillBytes(bytes: Buffer, value: number, start: number, end: number): void {
+// for the many short rows filled here.
+function fillBytes(bytes: Uint8Array, value: number, start: number, end: number): void {
   Uint8Array.prototype.fill.call(bytes, value, start, end);
 }
 
+/**
+ * Whether `bytes[start, end)` holds `value`: a native memchr (Buffer#indexOf) bounded by a
+ * sentinel written at `end` for the call, so no view of the row is made (the analysis asks this
+ * of hundreds of rows per scroll frame, and allocating a view per row was a third of its time).
+ */
+function holds(bytes: Buffer, value: 0 | 1, start: number, end: number): boolean {
+  if (end <= start) return false;
+  if (end >= bytes.length) return bytes.indexOf(value, start) !== -1;
+  const saved = bytes[end]!;
+  bytes[end] = value;
+  const found = bytes.indexOf(value, start);
+  bytes[end] = saved;
+  return found < end;
+}
+
+/** A copy's rows of needed bits, snapshotted when source and destination are one surface. */
+let scratch = Buffer.alloc(0);
+
 /** Which pixels of one surface are still needed (1), for a surface at most `width`×`height`. */
 class Needed {
-  private readonly bits: Buffer;
+  readonly bits: Buffer;
 
   constructor(
-    private readonly width: number,
+    readonly width: number,
     private readonly height: number,
   ) {
     this.bits = Buffer.alloc(width * height, 1);
@@ -61,30 +79,35 @@ class Needed {
     const area = clip(r, this.width, this.height);
     for (let y = area.y; y < area.y + area.height; y++) {
       const at = y * this.width + area.x;
-      if (this.bits.subarray(at, at + area.width).indexOf(1) !== -1) return true;
+      if (holds(this.bits, 1, at, at + area.width)) return true;
     }
     return false;
   }
 
-  /** The needed bits of `r` (inside the surface), row after row. */
-  take(r: Rect): Buffer {
-    const out = Buffer.alloc(r.width * r.height);
+  /**
+   * Marks needed the pixels of `r` (inside this surface) whose counterpart in `from`'s `source`
+   * (the same size, inside `from`) is needed: a copy's source, for what it puts where something
+   * is needed. `from` may be this surface's own bits, taken before the copy's destination was
+   * cleared (snapshot()).
+   */
+  addFrom(r: Rect, from: { bits: Buffer; width: number }, source: Rect): void {
+    const bits = from.bits;
     for (let y = 0; y < r.height; y++) {
+      const src = (source.y + y) * from.width + source.x;
+      if (!holds(bits, 1, src, src + r.width)) continue;
       const at = (r.y + y) * this.width + r.x;
-      out.set(this.bits.subarray(at, at + r.width), y * r.width);
+      if (!holds(bits, 0, src, src + r.width)) fillBytes(this.bits, 1, at, at + r.width);
+      else for (let x = 0; x < r.width; x++) if (bits[src + x] === 1) this.bits[at + x] = 1;
     }
-    return out;
   }
 
-  /** Marks needed the pixels of `r` (inside the surface) whose bit in `bits` (take()'s) is set. */
-  add(r: Rect, bits: Buffer): void {
-    for (let y = 0; y < r.height; y++) {
-      const row = bits.subarray(y * r.width, (y + 1) * r.width);
-      if (row.indexOf(1) === -1) continue;
-      const at = (r.y + y) * this.width + r.x;
-      if (row.indexOf(0) === -1) fillBytes(this.bits, 1, at, at + r.width);
-      else for (let x = 0; x < r.width; x++) if (row[x] === 1) this.bits[at + x] = 1;
-    }
+  /** The rows `r` spans, copied (one block), with the width to read them by. */
+  snapshot(r: Rect): { bits: Buffer; width: number; y: number } {
+    const start = r.y * this.width;
+    const length = r.height * this.width;
+    if (scratch.length < length) scratch = Buffer.alloc(Math.max(length, scratch.length * 2));
+    this.bits.copy(scratch, 0, start, start + length);
+    return { bits: scratch, width: this.width, y: r.y };
   }
 
   /** Whether the pixels of `r` are needed (1) or not (0). */
@@ -125,7 +148,11 @@ function shapeOf(surface: Surface): Shape {
   const { width, height, rgba } = surface;
   const known = Buffer.alloc(width * height);
   if (width > 0 && height > 0 && opaque(surface, { x: 0, y: 0, width, height })) known.fill(1);
-  else for (let i = 0; i < known.length; i++) known[i] = rgba[i * 4 + 3] === 255 ? 1 : 0;
+  else if (rgba.byteOffset % 4 === 0) {
+    // A pixel at a time as one little-endian word: alpha is its top byte.
+    const words = new Uint32Array(rgba.buffer, rgba.byteOffset, width * height);
+    for (let i = 0; i < known.length; i++) known[i] = words[i]! >>> 24 === 255 ? 1 : 0;
+  } else for (let i = 0; i < known.length; i++) known[i] = rgba[i * 4 + 3] === 255 ? 1 : 0;
   return { width, height, opaque: known };
 }
 
@@ -153,7 +180,7 @@ function allOpaque(shape: Shape, r: Rect): boolean {
   if (isEmpty(r)) return false;
   for (let y = r.y; y < r.y + r.height; y++) {
     const at = y * shape.width + r.x;
-    if (shape.opaque.subarray(at, at + r.width).indexOf(0) !== -1) return false;
+    if (holds(shape.opaque, 0, at, at + r.width)) return false;
   }
   return true;
 }
@@ -199,13 +226,34 @@ export function invisibleDraws(
       skips.set(step.at, step.size ?? null);
       continue;
     }
-    // A copy needs of its source only what it puts where something is needed.
-    const wanted = step.src === undefined ? undefined : dst.take(step.written);
+    // A copy needs of its source only what it puts where something is needed: read from the
+    // destination's bits as they were before the copy replaced them.
+    const src = step.src === undefined ? undefined : of(step.src.index);
+    if (step.src !== undefined && src !== undefined && src !== dst)
+      src.addFrom(step.src.read, dst, step.written);
+    const before = src === dst ? dst.snapshot(step.written) : undefined;
     if (step.replaces) dst.set(step.written, 0);
-    if (step.src !== undefined && wanted !== undefined)
-      of(step.src.index).add(step.src.read, wanted);
+    if (step.src !== undefined && before !== undefined)
+      dst.addFrom(step.src.read, before, { ...step.written, y: step.written.y - before.y });
   }
   return skips;
+}
+
+/**
+ * Applies `stretch` to `model` drawing only what is still visible at its end (geometry for the
+ * rest): every surface then is exactly what drawing everything would have made it.
+ */
+export async function applyVisible(
+  model: DisplayModel,
+  stretch: readonly GuacInstruction[],
+): Promise<void> {
+  const skips = invisibleDraws(stretch, model.surfaces);
+  for (let at = 0; at < stretch.length; at++) {
+    const instruction = stretch[at]!;
+    const size = skips.get(at);
+    const pending = size === undefined ? model.apply(instruction) : model.skip(instruction, size);
+    if (pending) await pending;
+  }
 }
 
 /**
@@ -280,8 +328,10 @@ function forward(
         break;
       case 'blob': {
         const image = images.get(n(0));
+        // Only the header's characters (a blob is as long as the header's budget: decoding
+        // whole blobs was a fifth of this pass).
         if (image !== undefined && image.head.length < HEADER_BASE64_CHARS)
-          image.head += args[1] ?? '';
+          image.head += (args[1] ?? '').slice(0, HEADER_BASE64_CHARS - image.head.length);
         break;
       }
       case 'end': {

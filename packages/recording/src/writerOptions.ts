@@ -9,13 +9,18 @@ export interface RecordingWriterOptions {
   /** Directory for the files (created if missing, mode 0700). */
   dir: string;
   /**
-   * Keyframes: at the first frame end at least `keyframeIntervalMs` (default 5000) after the
+   * Keyframes: at the first frame end at least `keyframeIntervalMs` (default 15 000) after the
    * last one, once the recording has grown by half as many bytes as that keyframe took (a seek
    * then replays at most about half a keyframe's worth of the file), and in any case after
    * `maxKeyframeIntervalMs` (default 30 000). Measured on a one-hour office session at
-   * 1280×800 (bench/seek.ts): keyframes every 5 s regardless cost 12× the recording's own
+   * 1280×800 (bench/recording.ts): keyframes every 5 s regardless cost 12× the recording's own
    * size; one keyframe's worth, at most 60 s apart, 1× but a seek of ~500 ms on a loaded
-   * machine; this rule sits between.
+   * machine; this rule sits between (an office session's keyframes come every 30 s). Heavy
+   * scrolling grows the file fast enough for a keyframe at every interval: each costs the
+   * recorder a screenful of images decoded and one PNG encoded (a 57 s heavy scroll replayed:
+   * 30 ms of CPU per second of scrolling at 5 s, 24 at 15 s), while a seek draws only what still
+   * shows at its moment (reader.ts), so 15 s of scrolling to replay stays well under the 500 ms
+   * target (~240 ms at 5 s, ~400 ms at 15 s on a machine loaded to 15).
    */
   keyframeIntervalMs?: number;
   maxKeyframeIntervalMs?: number;
@@ -72,7 +77,7 @@ export interface RecordingSummary {
 
 /** The options' defaults (see RecordingWriterOptions). */
 export const WRITER_DEFAULTS = {
-  keyframeIntervalMs: 5000,
+  keyframeIntervalMs: 15_000,
   maxKeyframeIntervalMs: 30_000,
   maxPendingBytes: 8 * 1024 * 1024,
   /** The keyframes' file may fall this far behind (keyframes are rare, and large). */
