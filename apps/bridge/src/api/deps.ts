@@ -17,7 +17,10 @@ export interface ApiDeps {
   /** The desktop records as the runtime holds them (tickets check access through it). */
   directory?: DesktopDirectory | undefined;
   /** Ends MCP sessions of a token or a person. */
-  endMcpSessions(match: { tokenId?: string; personId?: string }, reason: string): number;
+  endMcpSessions(
+    match: { tokenId?: string; personId?: string },
+    reason: string,
+  ): number | Promise<number>;
   oidc: OidcSignIn | undefined;
   logger: Logger;
   /** The person's remote desktop size right now, when known (GET /api/layout shows it). */

@@ -29,7 +29,7 @@ export function mountPeopleRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     await access.sessions.endForPerson(person.id, reason);
     access.sockets.closePerson(person.id, reason);
     await access.tokens.invalidate({ personId: person.id });
-    deps.endMcpSessions({ personId: person.id }, reason);
+    await deps.endMcpSessions({ personId: person.id }, reason);
     await deps.planes.drop(person.id, reason);
   };
 

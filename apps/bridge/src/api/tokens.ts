@@ -105,7 +105,7 @@ export function mountTokenRoutes(app: Hono<BridgeEnv>, deps: ApiDeps): void {
     }
     await store.tokens.revoke(id, person.id, Date.now());
     await access.tokens.invalidate({ tokenId: id });
-    const ended = deps.endMcpSessions({ tokenId: id }, 'token revoked');
+    const ended = await deps.endMcpSessions({ tokenId: id }, 'token revoked');
     // Programs reading /ws/overlays with this token lose it at once too.
     access.sockets.closeSessions([tokenSocketKey(id)], 'The API token was revoked.');
     access.audit.record({

@@ -41,12 +41,15 @@ export interface SignedIn {
   session: ActiveSession;
 }
 
-/** `origin` 'site': the sessions ended on another bridge of the site (site/joinSite.ts). */
+/**
+ * `origin` 'site': the sessions ended on another bridge of the site (site/joinSite.ts). A listener
+ * may return a promise: ending a session here settles once it settled (the site's "applied").
+ */
 export type SessionsEndedListener = (
   idHashes: readonly string[],
   reason: string,
   origin: 'here' | 'site',
-) => void;
+) => void | Promise<void>;
 
 export class WebSessions {
   private readonly headless = new Map<string, ActiveSession>();
@@ -132,7 +135,7 @@ export class WebSessions {
   async end(idHash: string, reason: string): Promise<void> {
     const wasHeadless = this.headless.delete(idHash);
     const removed = await this.store.sessions.remove(idHash);
-    if (wasHeadless || removed) this.emit([idHash], reason);
+    if (wasHeadless || removed) await this.emit([idHash], reason);
   }
 
   /** Ends every session of a person, except `exceptIdHash` (the one changing its password). */
@@ -144,14 +147,14 @@ export class WebSessions {
         ended.push(idHash);
       }
     }
-    if (ended.length > 0) this.emit(ended, reason);
+    if (ended.length > 0) await this.emit(ended, reason);
   }
 
   /** Deletes expired sessions (run periodically) and tells the listeners. */
   async sweep(): Promise<void> {
     const now = this.now();
     const ended = await this.store.sessions.removeExpired(now, now - this.limits.idleMs);
-    if (ended.length > 0) this.emit(ended, 'the sign-in session expired');
+    if (ended.length > 0) await this.emit(ended, 'the sign-in session expired');
   }
 
   private async fromStore(idHash: string): Promise<ActiveSession | undefined> {
@@ -182,14 +185,19 @@ export class WebSessions {
    * what this bridge has open under them.
    */
   endedElsewhere(idHashes: readonly string[], reason: string): void {
-    this.emit(idHashes, reason, 'site');
+    void this.emit(idHashes, reason, 'site');
   }
 
-  private emit(
+  private async emit(
     idHashes: readonly string[],
     reason: string,
     origin: 'here' | 'site' = 'here',
-  ): void {
-    for (const listener of this.listeners) listener(idHashes, reason, origin);
+  ): Promise<void> {
+    const settling: Promise<void>[] = [];
+    for (const listener of this.listeners) {
+      const result = listener(idHashes, reason, origin);
+      if (result instanceof Promise) settling.push(result);
+    }
+    await Promise.all(settling);
   }
 }

@@ -46,8 +46,11 @@ export interface Site {
   readonly bus: SiteBus;
   /** Control-window leases and forwarded calls. */
   readonly remote: RemoteControl;
-  /** Ends MCP sessions of a token or person on every bridge (this one included). */
-  endMcpSessions(match: TokenMatch, reason: string): number;
+  /**
+   * Ends MCP sessions of a token or person on every bridge (this one included); settles once the
+   * others said they did (bounded: siteAcks.ts). The count is this bridge's.
+   */
+  endMcpSessions(match: TokenMatch, reason: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -78,14 +81,19 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
   // What happens here, told to the others.
   const unlisten = [
     access.tokens.onInvalidated((match) => acks.publish({ type: 'tokens_invalidated', ...match })),
-    access.sessions.onEnded((idHashes, reason, origin) => {
+    // A sign-out returns once the other bridges closed that session's sockets (bounded).
+    access.sessions.onEnded(async (idHashes, reason, origin) => {
       if (origin !== 'here') return;
+      const told: Promise<void>[] = [];
       for (let i = 0; i < idHashes.length; i += 1000)
-        void acks.publish({
-          type: 'sign_in_sessions_ended',
-          idHashes: idHashes.slice(i, i + 1000),
-          reason: reason.slice(0, 500),
-        });
+        told.push(
+          acks.publish({
+            type: 'sign_in_sessions_ended',
+            idHashes: idHashes.slice(i, i + 1000),
+            reason: reason.slice(0, 500),
+          }),
+        );
+      await Promise.all(told);
     }),
   ];
   // A page may ask one bridge for a socket ticket and connect to another.
@@ -258,9 +266,16 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
   return {
     bus,
     remote,
-    endMcpSessions: (match, reason) => {
-      void acks.publish({ type: 'mcp_sessions_ended', ...match, reason: reason.slice(0, 500) });
-      return sessions.endWhere(match, reason);
+    endMcpSessions: async (match, reason) => {
+      const told = acks.publish({
+        type: 'mcp_sessions_ended',
+        ...match,
+        reason: reason.slice(0, 500),
+      });
+      const ended = sessions.endWhere(match, reason);
+      // Settles once the other bridges ended theirs too (bounded, as a revocation).
+      await told;
+      return ended;
     },
     close: () =>
       (closing ??= (async () => {

@@ -4,11 +4,18 @@
 // its database — answering every broadcast at once with an empty answer, an envelope whose tag it
 // made up, and the genuine "applied" answers it saw before. A token's DELETE answers only after
 // the slow member applied the revocation, whatever the intruder says; and a bridge alone does not
-// wait for anyone (NATS says nobody listens).
+// wait for anyone (NATS says nobody listens). The reply subject is sealed with the broadcast: a
+// captured one sent again with another reply subject to a member that never saw it (a restarted
+// bridge) opens nowhere and is answered by nobody; NATS's "no responders" forged by the intruder
+// ends no wait while a member is known. A sign-out and ended MCP sessions (a token's DELETE) also
+// answer only once the other member applied them.
 import { API } from '@overlay-companion/protocol';
-import { connect, type Msg, type NatsConnection } from 'nats';
+import { connect, headers, type Msg, type NatsConnection } from 'nats';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { silentLogger } from '../logger.js';
+import { signIn } from '../testing/browserSession.js';
+import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../testing/testAccess.js';
 import type { SiteEvent } from './messages.js';
 import { APPLIED_WAIT_MS, SiteAcks } from './siteAcks.js';
 import { SiteBus } from './siteBus.js';
@@ -28,8 +35,9 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
   let intruder: NatsConnection;
   /** What happened, in order: the slow member's apply and the DELETE's answer. */
   const order: string[] = [];
-  /** The slow member holds its apply of a revocation this long (within the sender's wait). */
+  /** The slow member holds its apply of `holdType` this long (within the sender's wait). */
   let holdMs = 0;
+  let holdType: SiteEvent['type'] = 'tokens_invalidated';
   let heldEvents = 0;
   /** Genuine "applied" answers seen on the bus (the intruder replays them). */
   const captured: Uint8Array[] = [];
@@ -60,7 +68,7 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
     });
     slowAcks = new SiteAcks(slow, silentLogger());
     const slowApply = async (event: SiteEvent): Promise<void> => {
-      if (event.type !== 'tokens_invalidated' || holdMs === 0) return;
+      if (event.type !== holdType || holdMs === 0) return;
       heldEvents += 1;
       await new Promise((resolve) => setTimeout(resolve, holdMs));
       order.push('applied on the slow member');
@@ -96,6 +104,8 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
     const answer = (msg: Msg): void => {
       if (msg.reply === undefined) return;
       intruder.publish(msg.reply, new Uint8Array(0));
+      // NATS's own "nobody listens", which cannot be sealed.
+      intruder.publish(msg.reply, new Uint8Array(0), { headers: headers(503, 'No Responders') });
       intruder.publish(msg.reply, badlySealed({ type: 'applied', from: 'bintruder' }));
       for (const genuine of captured) intruder.publish(msg.reply, genuine);
       answeredByIntruder += 1;
@@ -119,10 +129,87 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
     expect(log).toContain('"error":"not sealed"');
   });
 
+  test('a sign-out answers after the other member applied it', async () => {
+    const other = await signIn(one.url, ADMIN_USERNAME, ADMIN_PASSWORD);
+    order.length = 0;
+    heldEvents = 0;
+    holdType = 'sign_in_sessions_ended';
+    holdMs = APPLIED_WAIT_MS / 4;
+    const out = await other.request(API.signOut, { body: {} });
+    order.push('DELETE answered');
+    expect(out.status).toBeLessThan(300);
+    expect(heldEvents).toBe(1);
+    expect(order).toEqual(['applied on the slow member', 'DELETE answered']);
+  });
+
+  test('ended MCP sessions (a token revoked) answer after the other member applied them', async () => {
+    order.length = 0;
+    heldEvents = 0;
+    holdType = 'mcp_sessions_ended';
+    holdMs = APPLIED_WAIT_MS / 4;
+    await revoke('its MCP sessions held');
+    expect(heldEvents).toBe(1);
+    expect(order).toEqual(['applied on the slow member', 'DELETE answered']);
+    holdType = 'tokens_invalidated';
+  });
+
+  test('a captured broadcast sent with another reply subject opens on no member', async () => {
+    holdMs = 0;
+    const siteId = (await one.access.store.settings.get('site_id')) as string;
+    const broadcasts: Msg[] = [];
+    const listening = intruder.subscribe(`oc.${siteId}.events`, {
+      callback: (_err, msg) => {
+        if (msg.reply !== undefined) broadcasts.push(msg);
+      },
+    });
+    await intruder.flush();
+    await revoke('captured');
+    await waitUntil(() => broadcasts.length > 0);
+    listening.unsubscribe();
+    // A member that never saw it (a bridge restarted since: its replay memory is new).
+    const freshLog: string[] = [];
+    const fresh = await SiteBus.join({
+      config: { servers: [n.address], token: n.token },
+      siteId,
+      logger: pino({ level: 'warn' }, { write: (line: string) => void freshLog.push(line) }),
+      keys: await SiteKeys.load(one.access.store.settings, siteId),
+    });
+    const freshAcks = new SiteAcks(fresh, silentLogger());
+    let applied = 0;
+    fresh.onEvent((event, msg) =>
+      freshAcks.answerOnceApplied(
+        event,
+        msg,
+        Promise.resolve().then(() => void (applied += 1)),
+      ),
+    );
+    await fresh.nc.flush(); // its subscription is in place before the intruder speaks
+    const forged = `${slow.bridgeSubject(one.site!.bus.bridgeId, 'applied')}.forged`;
+    let answers = 0;
+    intruder.subscribe(forged, { callback: () => void (answers += 1) });
+    try {
+      for (const msg of broadcasts) intruder.publish(msg.subject, msg.data, { reply: forged });
+      intruder.publish(broadcasts[0]!.subject, broadcasts[0]!.data); // and with none
+      await intruder.flush();
+      await waitUntil(
+        () => freshLog.filter((line) => line.includes('failed its seal or schema')).length >= 2,
+      );
+      expect(freshLog.join('')).toContain("not sealed with the site's key");
+      expect(answers).toBe(0);
+      expect(applied).toBe(0);
+    } finally {
+      freshAcks.close();
+      await fresh.close();
+    }
+  });
+
   test('a bridge alone waits for nobody', async () => {
     holdMs = 0;
     slowAcks.close();
     await slow.close();
+    // The first broadcast after the member left waits for it once (and names it); then it is
+    // forgotten, and NATS's "no responders" ends each wait at once.
+    await revoke('just left');
     const before = one.log.text().length;
     order.length = 0;
     await revoke('alone');

@@ -5,14 +5,20 @@
 // racing the broadcast's delivery. Each answer is sealed for the broadcast's own reply subject
 // (siteSeal.ts) and counted only if it opens: someone with the NATS credentials but not the
 // site's key cannot fake one (and acks only end a wait early; a missing one costs at most
-// APPLIED_WAIT_MS, never the request). A bridge answers only to the sender's own `applied`
-// subjects (named after the sealed `from`), so a broadcast replayed with another reply subject
-// makes it answer nobody else.
+// APPLIED_WAIT_MS, never the request). The reply subject is sealed with the broadcast
+// (broadcastWhere): one sent again with another reply subject, or none, does not open. It is
+// this run's own (a random part: a restarted bridge never asks at a subject it asked at before,
+// so an answer captured then ends no wait now), and a bridge answers only to the sender's own
+// `applied` subjects (named after the sealed `from`).
+// What cannot be sealed: NATS's own "no responders" status, which anyone with the credentials can
+// also send. It ends a wait at once only while no other bridge was heard from lately (a bridge
+// alone); otherwise it is ignored and the answers, or the deadline, end the wait.
 // The wait ends when NATS says nobody listens (a bridge alone: at once), at APPLIED_WAIT_MS, or
 // once every bridge this one has heard from lately has answered and no new answer came for
 // APPLIED_STALL_MS. A known bridge that does not answer is named in a warning and forgotten until
 // heard from again (so a dead bridge slows one revocation, not each); its token cache ends on
 // its own within CACHE_MS (auth/apiTokens.ts).
+import { randomBytes } from 'node:crypto';
 import type { Msg, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
@@ -50,6 +56,9 @@ export class SiteAcks {
   /** Bridges heard from (any broadcast or answer), by when. */
   private readonly known = new Map<string, number>();
   private readonly gathering = new Map<string, Gathering>();
+  /** This bridge's `applied` subjects (`<subjects><run><counter>`). */
+  private readonly subjects: string;
+  /** This run's: `subjects` and a random part. */
   private readonly prefix: string;
   private readonly subscription: Subscription;
   private asked = 0;
@@ -58,8 +67,10 @@ export class SiteAcks {
     private readonly bus: SiteBus,
     private readonly logger: Logger,
   ) {
-    this.prefix = `${bus.bridgeSubject(bus.bridgeId, 'applied')}.`;
-    this.subscription = bus.nc.subscribe(`${this.prefix}*`, {
+    this.subjects = `${bus.bridgeSubject(bus.bridgeId, 'applied')}.`;
+    // One token (no dot) of 8 base64url characters, then the counter.
+    this.prefix = this.subjects + randomBytes(6).toString('base64url');
+    this.subscription = bus.nc.subscribe(`${this.subjects}*`, {
       callback: (_err, msg) => this.answered(msg),
     });
   }
@@ -128,7 +139,8 @@ export class SiteAcks {
     if (waiting === undefined) return;
     // NATS's status for a message nobody listens for: no other bridge is there.
     if (msg.data.byteLength === 0 && msg.headers?.code === 503) {
-      waiting.end('no responders');
+      // Anyone can send this status: believed only by a bridge that knows no other.
+      if (this.waitingFor(waiting.answered).length === 0) waiting.end('no responders');
       return;
     }
     const opened = this.bus.openReply(EventApplied, msg);

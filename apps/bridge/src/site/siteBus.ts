@@ -67,6 +67,15 @@ export const MAX_BUCKET_REPLICAS = 3;
 export type BridgeSubject =
   'call' | 'approve' | 'cancel' | 'answer' | 'ping' | 'overlays' | 'reply' | 'applied';
 
+/**
+ * What a broadcast is sealed for: its subject and, when it asks for "applied" answers, the reply
+ * subject too (a space cannot be in a NATS subject), so nobody without the site's key can send
+ * it again with another reply subject, nor strip it (siteAcks.ts).
+ */
+export function broadcastWhere(subject: string, reply: string | undefined): string {
+  return reply === undefined || reply === '' ? subject : `${subject} ${reply}`;
+}
+
 /** `msg` is the broadcast as it came (its reply subject asks for "applied": siteAcks.ts). */
 export type SiteEventHandler = (event: SiteEvent, msg: Msg) => void | Promise<void>;
 
@@ -180,7 +189,7 @@ export class SiteBus {
       const subject = this.subject('events');
       this.nc.publish(
         subject,
-        this.seal(subject, { ...event, from: this.bridgeId }),
+        this.seal(broadcastWhere(subject, reply), { ...event, from: this.bridgeId }),
         reply === undefined ? undefined : { reply },
       );
       let timer: NodeJS.Timeout | undefined;
@@ -294,10 +303,15 @@ export class SiteBus {
 
   /** Acts on every valid broadcast of the other bridges. */
   onEvent(handler: SiteEventHandler): void {
-    this.listen(this.subject('events'), SiteEvent, (event, msg) => {
-      if (event.from === this.bridgeId) return;
-      return handler(event, msg);
-    });
+    this.listen(
+      this.subject('events'),
+      SiteEvent,
+      (event, msg) => {
+        if (event.from === this.bridgeId) return;
+        return handler(event, msg);
+      },
+      (msg) => broadcastWhere(msg.subject, msg.reply),
+    );
   }
 
   /**
@@ -309,6 +323,8 @@ export class SiteBus {
     subject: string,
     schema: S,
     handle: (message: z.output<S>, msg: Msg) => void | Promise<void>,
+    /** What its messages are sealed for (default: the subject they came on). */
+    whereOf: (msg: Msg) => string = (msg) => msg.subject,
   ): void {
     const seen = new SeenSeals();
     const subscription = this.nc.subscribe(subject, {
@@ -320,7 +336,7 @@ export class SiteBus {
           );
           return;
         }
-        const parsed = this.sealer.open(msg.subject, schema, msg.data, { seen });
+        const parsed = this.sealer.open(whereOf(msg), schema, msg.data, { seen });
         if (!parsed.ok) {
           this.options.logger.warn(
             { subject, error: parsed.error, bytes: msg.data.byteLength },

@@ -12,6 +12,11 @@
 // say which one a bridge seals with and which others it still (or already) opens. An envelope
 // carries the id of the key it was sealed with (siteSeal.ts); one under a key a bridge was not
 // given is refused, so a retired key opens nothing once no bridge is given it any more.
+// The MAC keys ('approval answers', 'sign-in devices') do not rotate with the bus key, on
+// purpose: they stay derived from the database's secret, so a holder of a bus key (given to every
+// bridge in its environment, the key rotation is for) who cannot read the database can still not
+// approve an AI's request nor mint a device cookie. They are never sent; only their MACs are (an
+// approval answer's inside a sealed envelope). Rotating them means a new site_secret.
 import {
   createHmac,
   createSecretKey,

@@ -19,6 +19,7 @@ import { connectClient, screenshotResult, TINY_PNG_BASE64 } from '../mcp/testing
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { openKey } from '../limits/openElsewhere.js';
 import { natsRequired } from './testing/natsServer.js';
+import { broadcastWhere } from './siteBus.js';
 import { FROM_AN_OLDER_BRIDGE } from './siteSeal.js';
 import { badlySealed, sealedBody } from './testing/sealed.js';
 import { startSiteServers } from './testing/siteServers.js';
@@ -137,7 +138,7 @@ describe.runIf(missing === undefined)("the site's bus, sealed against its NATS c
     // The test (not the intruder: it cannot read them) picks the "passive" out with the key.
     listener.subscribe(one.site!.bus.subject('events'), {
       callback: (_err, msg) =>
-        void sealedBody(one, msg.subject, msg.data).then((body) => {
+        void sealedBody(one, broadcastWhere(msg.subject, msg.reply), msg.data).then((body) => {
           const event = body as { type: string; mode?: string };
           if (event.type === 'mode_changed' && event.mode === 'passive') captured.push(msg.data);
         }),
