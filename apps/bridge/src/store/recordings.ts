@@ -1,5 +1,5 @@
 // The recordings table (one row per session recording; its files are in the data dir's
-// recordings folder under the row's id) and each desktop's recording setting (desktops.recording).
+// recordings folder under the row's id, or on an S3 store under the bucket and prefix it names) and each desktop's recording setting (desktops.recording).
 import type { RepoContext } from './context.js';
 import type {
   RecordingGap,
@@ -36,6 +36,8 @@ export function recordingRepo({ db }: RepoContext): RecordingRepo {
           ...(patch.gaps === undefined ? {} : { gaps: JSON.stringify(patch.gaps) }),
           ...(patch.storedBytes === undefined ? {} : { stored_bytes: patch.storedBytes }),
           ...(patch.location === undefined ? {} : { location: patch.location }),
+          ...(patch.s3Bucket === undefined ? {} : { s3_bucket: patch.s3Bucket }),
+          ...(patch.s3Prefix === undefined ? {} : { s3_prefix: patch.s3Prefix }),
         })
         .where('id', '=', id)
         .execute();
@@ -96,6 +98,8 @@ function toRecord(row: {
   gaps: string;
   stored_bytes: number;
   location: string;
+  s3_bucket: string | null;
+  s3_prefix: string | null;
 }): RecordingRecord {
   return {
     id: row.id,
@@ -107,6 +111,8 @@ function toRecord(row: {
     gaps: parseGaps(row.gaps),
     storedBytes: Number(row.stored_bytes),
     location: (LOCATIONS.includes(row.location) ? row.location : 'local') as RecordingLocation,
+    s3Bucket: row.s3_bucket,
+    s3Prefix: row.s3_prefix,
   };
 }
 

@@ -143,6 +143,9 @@ export interface RecordingsTable {
   stored_bytes: ColumnType<number, number | undefined, number>;
   /** 'local' | 's3' (migration 0006). */
   location: ColumnType<string, string | undefined, string>;
+  /** The bucket and key prefix of one on an S3 store (migration 0009); null otherwise. */
+  s3_bucket: ColumnType<string | null, string | null | undefined, string | null>;
+  s3_prefix: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface DesktopPolicyTable {

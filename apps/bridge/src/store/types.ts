@@ -298,6 +298,12 @@ export interface RecordingRecord {
   storedBytes: number;
   /** Where its files are: the data dir's recordings folder, or the configured S3 bucket. */
   location: RecordingLocation;
+  /**
+   * On an S3 store: the bucket and key prefix it was moved to (migration 0009). Null while it is
+   * local, and on one a bridge moved before bridges recorded them.
+   */
+  s3Bucket: string | null;
+  s3Prefix: string | null;
 }
 
 export type RecordingLocation = 'local' | 's3';
@@ -309,7 +315,10 @@ export interface RecordingRepo {
   update(
     id: string,
     patch: Partial<
-      Pick<RecordingRecord, 'endedAt' | 'bytes' | 'gaps' | 'storedBytes' | 'location'>
+      Pick<
+        RecordingRecord,
+        'endedAt' | 'bytes' | 'gaps' | 'storedBytes' | 'location' | 's3Bucket' | 's3Prefix'
+      >
     >,
   ): Promise<void>;
   byId(id: string): Promise<RecordingRecord | undefined>;

@@ -39,6 +39,14 @@ export class LocalFiles implements RecordingFiles {
     );
   }
 
+  /** Whether the recording's picture file is here (every recording written here has one). */
+  async has(id: string): Promise<boolean> {
+    return stat(recordingPaths(this.dir, id).recording).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Bytes of every file of the recording (0 for those missing). */
   async bytes(id: string): Promise<number> {
     const sizes = await Promise.all(

@@ -33,3 +33,11 @@ export interface RecordingFiles {
   /** Deletes every file of the recording (those already gone are no error). */
   remove(id: string): Promise<void>;
 }
+
+/** A recording's file names: its random id (22 base64url characters) and what the file is. */
+const RECORDING_FILE = /^([A-Za-z0-9_-]{22})\.(guac|keys|index\.jsonl|events\.jsonl)$/;
+
+/** The recording a file (or object, its prefix taken off) belongs to; undefined: none of ours. */
+export function recordingIdOf(name: string): string | undefined {
+  return RECORDING_FILE.exec(name)?.[1];
+}

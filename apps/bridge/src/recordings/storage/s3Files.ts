@@ -6,14 +6,20 @@
 // just one keyframe and the stretch after it (pictureRanges.ts) into a scratch folder laid out
 // like the recordings folder (the picture file sparse: only the fetched stretch holds bytes),
 // so the package's RecordingReader answers exactly as it does for a local recording. A video
-// export fetches it whole into the scratch folder first.
+// export fetches it whole into the scratch folder first. A recording moved under another prefix
+// of the same bucket (the configuration changed since) is read and deleted through at(prefix),
+// the same client. It also lists and aborts the multipart uploads under the prefix
+// (abandonedUploads.ts decides which).
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, open, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
   NoSuchKey,
   type GetObjectCommandOutput,
   PutObjectCommand,
@@ -98,6 +104,56 @@ export class S3Files implements RecordingFiles {
     const text = await got.Body?.transformToString();
     await this.client.send(new DeleteObjectCommand({ Bucket: this.target.bucket, Key: key }));
     if (text !== body) throw new Error('an object written there read back different');
+  }
+
+  /** The same bucket and client, with the objects under `prefix` (a row's own). */
+  at(prefix: string): S3Files {
+    if (prefix === this.target.prefix) return this;
+    return new S3Files({ ...this.target, prefix }, this.client, this.scratchRoot);
+  }
+
+  /** Whether the recording's objects are here (its index: every finished recording has one). */
+  async has(id: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new HeadObjectCommand({ Bucket: this.target.bucket, Key: this.key(id, 'index') }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof NoSuchKey || statusOf(err) === 404) return false;
+      throw err;
+    }
+  }
+
+  /** The multipart uploads begun under the prefix and neither completed nor aborted. */
+  async uploads(): Promise<{ key: string; uploadId: string; initiated: Date | undefined }[]> {
+    const out: { key: string; uploadId: string; initiated: Date | undefined }[] = [];
+    let keyMarker: string | undefined;
+    let uploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: this.target.bucket,
+          Prefix: this.target.prefix,
+          KeyMarker: keyMarker,
+          UploadIdMarker: uploadIdMarker,
+        }),
+      );
+      for (const upload of page.Uploads ?? [])
+        if (upload.Key !== undefined && upload.UploadId !== undefined)
+          out.push({ key: upload.Key, uploadId: upload.UploadId, initiated: upload.Initiated });
+      if (page.IsTruncated !== true) return out;
+      keyMarker = page.NextKeyMarker;
+      uploadIdMarker = page.NextUploadIdMarker;
+      if (keyMarker === undefined && uploadIdMarker === undefined) return out;
+    }
+  }
+
+  /** Aborts a multipart upload: its parts are deleted and stop being billed. */
+  async abortUpload(key: string, uploadId: string): Promise<void> {
+    await this.client.send(
+      new AbortMultipartUploadCommand({ Bucket: this.target.bucket, Key: key, UploadId: uploadId }),
+    );
   }
 
   /** The object key of one file of a recording (its name in the recordings folder). */
@@ -239,6 +295,7 @@ export class S3Files implements RecordingFiles {
     }
   }
 
+  /** Closes the client (the one S3Files connect() made: its views from at() share it). */
   close(): void {
     this.client.destroy();
   }

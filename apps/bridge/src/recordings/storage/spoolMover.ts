@@ -4,6 +4,8 @@
 // leaves the recording readable (its row still `local` with the files on disk; or `s3` with
 // the objects in place) and the next run finishes the move. One move at a time (they share the
 // uplink); a recording being deleted is taken out of the queue, or its move waited for, first.
+// The row records the bucket and prefix it went to; a recording whose files are not in this
+// spool is another bridge's (a site shares the store) and is not this one's to move.
 import type { Logger } from 'pino';
 import type { Store } from '../../store/types.js';
 import type { LocalFiles } from './localFiles.js';
@@ -85,8 +87,17 @@ export class SpoolMover {
       await this.local.remove(id);
       return;
     }
+    // Not in this spool: another bridge of the site (sharing the store) wrote it and moves it.
+    if (!(await this.local.has(id))) return;
     const storedBytes = await this.s3.upload(this.local.dir, id);
-    await this.store.recordings.update(id, { location: 's3', storedBytes });
+    // Where it now lives, on its row: a later --recordings-s3 elsewhere still finds it.
+    const { bucket, prefix } = this.s3.target;
+    await this.store.recordings.update(id, {
+      location: 's3',
+      storedBytes,
+      s3Bucket: bucket,
+      s3Prefix: prefix,
+    });
     await this.local.remove(id);
     this.logger.info({ recording: id, bytes: storedBytes }, 'recording moved to the S3 store');
   }

@@ -10,6 +10,7 @@ import { siteMigration } from './0005_site.js';
 import { recordingStorageMigration } from './0006_recording_storage.js';
 import { siteSecretMigration } from './0007_site_secret.js';
 import { transferPolicyMigration } from './0008_transfer_policy.js';
+import { recordingS3PlaceMigration } from './0009_recording_s3_place.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -25,6 +26,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0006_recording_storage': recordingStorageMigration(),
         '0007_site_secret': siteSecretMigration(),
         '0008_transfer_policy': transferPolicyMigration(),
+        '0009_recording_s3_place': recordingS3PlaceMigration(),
       });
     },
   };

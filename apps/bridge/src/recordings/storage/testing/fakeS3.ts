@@ -5,8 +5,10 @@
 // answered), so tests can see that a seek is a ranged read; it can refuse chosen requests (a
 // bucket policy's 403, so a test can make an upload fail part-way), and it answers
 // AbortMultipartUpload itself (s3rver does not implement it: 405), logging it, so a test sees an
-// abandoned upload being aborted. The fake gets an access key of the test's own, so a log scan
-// can look for its secret.
+// abandoned upload being aborted. s3rver has no ListMultipartUploads either: the proxy keeps the
+// uploads it saw begin (until completed or aborted) and answers that listing itself; a test may
+// backdate one (`uploads[i].initiated`) to stand for an upload a bridge killed long ago left.
+// The fake gets an access key of the test's own, so a log scan can look for its secret.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, request, type Server } from 'node:http';
@@ -53,9 +55,18 @@ export interface FakeS3 {
   secretAccessKey: string;
   /** Every request through the proxy, in order. */
   log: LoggedRequest[];
+  /** Multipart uploads begun and neither completed nor aborted (the proxy's own record). */
+  uploads: FakeUpload[];
   /** Requests answered 403 AccessDenied instead of being passed on (none when undefined). */
   refuse: ((request: LoggedRequest) => boolean) | undefined;
   stop(): Promise<void>;
+}
+
+export interface FakeUpload {
+  key: string;
+  uploadId: string;
+  /** When it began (a test may set it earlier). */
+  initiated: Date;
 }
 
 export async function startFakeS3(bucket: string): Promise<FakeS3> {
@@ -74,6 +85,12 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
   });
   const { port } = await s3.run();
   const log: LoggedRequest[] = [];
+  const uploads: FakeUpload[] = [];
+  const forget = (query: string) => {
+    const id = new URLSearchParams(query).get('uploadId');
+    const at = uploads.findIndex((u) => u.uploadId === id);
+    if (at >= 0) uploads.splice(at, 1);
+  };
   const control: Pick<FakeS3, 'refuse'> = { refuse: undefined };
   // Forwards as is (the Host header too: the request's signature covers it).
   const proxy: Server = createServer((req, res) => {
@@ -96,14 +113,35 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
         403,
         '<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
       );
-    if (entry.method === 'DELETE' && /(^|&)uploadId=/.test(entry.query)) return answer(204);
+    if (entry.method === 'DELETE' && /(^|&)uploadId=/.test(entry.query)) {
+      forget(entry.query);
+      return answer(204);
+    }
+    if (
+      entry.method === 'GET' &&
+      (entry.key === `/${bucket}` || entry.key === '') &&
+      /(^|&)uploads(=|&|$)/.test(entry.query)
+    )
+      return answer(200, listUploads(bucket, uploads, new URLSearchParams(entry.query)));
     const upstream = request(
       { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         entry.status = answer.statusCode ?? 0;
         res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const body: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => {
           entry.bytes += chunk.length;
+          if (entry.method === 'POST') body.push(chunk);
+        });
+        answer.on('end', () => {
+          if (entry.method !== 'POST' || entry.status !== 200) return;
+          if (/(^|&)uploads(=|&|$)/.test(entry.query)) {
+            const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(
+              Buffer.concat(body).toString(),
+            )?.[1];
+            if (uploadId !== undefined)
+              uploads.push({ key: entry.key, uploadId, initiated: new Date() });
+          } else if (/(^|&)uploadId=/.test(entry.query)) forget(entry.query);
         });
         answer.pipe(res);
       },
@@ -119,6 +157,7 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
     accessKeyId,
     secretAccessKey,
     log,
+    uploads,
     get refuse() {
       return control.refuse;
     },
@@ -132,4 +171,19 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** ListMultipartUploadsResult for the uploads under the request's prefix (one page: tests are small). */
+function listUploads(bucket: string, uploads: FakeUpload[], query: URLSearchParams): string {
+  const prefix = query.get('prefix') ?? '';
+  const escape = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const rows = uploads
+    .filter((u) => u.key.startsWith(prefix))
+    .map(
+      (u) =>
+        `<Upload><Key>${escape(u.key)}</Key><UploadId>${escape(u.uploadId)}</UploadId><Initiated>${u.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+    )
+    .join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Bucket>${bucket}</Bucket><Prefix>${escape(prefix)}</Prefix><MaxUploads>1000</MaxUploads><IsTruncated>false</IsTruncated>${rows}</ListMultipartUploadsResult>`;
 }

@@ -1,7 +1,7 @@
 // Storage suite, session recordings: a row per recording (added while recording, finished with
-// its end, size and gaps; what all its files take and where they are), newest first, removed on
-// its own; and each desktop's recording setting (null: the bridge's default), which outlives
-// neither its desktop nor a bad value.
+// its end, size and gaps; what all its files take and where they are, an S3 bucket and prefix
+// included), newest first, removed on its own; and each desktop's recording setting (null: the
+// bridge's default), which outlives neither its desktop nor a bad value.
 import { expect, test } from 'vitest';
 import { newId } from '../../ids.js';
 import { addPerson, type Backend } from '../fixture.js';
@@ -27,6 +27,8 @@ export function recordingsSuite(backend: Backend): void {
       gaps: [],
       storedBytes: 0,
       location: 'local',
+      s3Bucket: null,
+      s3Prefix: null,
     });
     const gaps = [{ from: 1_500, to: 1_600, reason: 'the disk is too slow' }];
     await store.recordings.update('r1', { endedAt: 1_700_000_000_000, bytes: 5_000_000_000, gaps });
@@ -42,6 +44,18 @@ export function recordingsSuite(backend: Backend): void {
       storedBytes: 12_000_000_000,
       location: 's3',
       gaps,
+    });
+    // The bucket and prefix it lives under (migration 0009); other fields untouched.
+    await store.recordings.update('r1', { s3Bucket: 'oc-recordings', s3Prefix: 'team-a/' });
+    expect(await store.recordings.byId('r1')).toMatchObject({
+      location: 's3',
+      storedBytes: 12_000_000_000,
+      s3Bucket: 'oc-recordings',
+      s3Prefix: 'team-a/',
+    });
+    expect((await store.recordings.list()).find((r) => r.id === 'r1')).toMatchObject({
+      s3Bucket: 'oc-recordings',
+      s3Prefix: 'team-a/',
     });
     expect((await store.recordings.list()).map((r) => r.id)).toEqual(['r2', 'r1']);
     expect(await store.recordings.remove('r2')).toBe(true);
