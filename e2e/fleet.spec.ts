@@ -4,30 +4,25 @@
 // live (pixels on each tile's canvas, changing when the desktop does); an approval from Second is
 // answered from the fleet page by keyboard and its click reaches Second's X only (xdotool
 // getmouselocation on each display); an approval raised on Second while the person is in
-// Desktop's full viewer is shown and answered there; Stop all stops both (nothing more reaches
+// Desktop's full viewer is reached there by keyboard alone — the menu chord from the desktop area,
+// or Tab from the bar's last control — with its focus ring drawn, and answered by Enter (the
+// click reaches Second's X) or Space (denied); Stop all stops both (nothing more reaches
 // either X); a tile opens the full viewer; tiles and buttons are reached by Tab; axe finds nothing
 // serious at 390, 1280 and 3840 px, and screenshots of the page at those widths are attached.
 /// <reference lib="dom" />
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
-import { API, type DesktopView } from '@overlay-companion/protocol';
-import type { BrowserContext, Page } from '@playwright/test';
+import type { TcpLocalDesktop } from '@overlay-companion/gateway';
+import type { BrowserContext, Locator, Page } from '@playwright/test';
 import { registerSecret } from '../apps/bridge/src/testing/testLogs.js';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
-import {
-  callTool,
-  connectMcp,
-  connectMcpWithToken,
-  openViewerAt,
-  setViewerMode,
-  viewerRole,
-} from './support/controlPlane.js';
-import { adminSession, signInContextAs } from './support/signIn.js';
-import { fleetTile, listDesktops, removeDesktopsBut } from './support/fleetPage.js';
+import { callTool, connectMcpWithToken, setViewerMode } from './support/controlPlane.js';
+import { fleetTile } from './support/fleetPage.js';
+import { countedKeyboard } from './support/countedKeyboard.js';
+import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
 import { pointerLocation } from './support/xdesktop.js';
 import { captureRoot } from '@overlay-companion/gateway/testing';
 
@@ -49,54 +44,27 @@ let viewer1: Page;
 let viewer2: Page;
 let fleet: Page;
 
+let two: TwoDesktops | undefined;
+
 test.beforeAll(async ({ browser, stack: running }) => {
   test.setTimeout(120_000);
   stack = running;
-  second = await startLocalDesktop({ rfbTcp: true, password: SECOND_PASSWORD, xterm: true });
   registerSecret(SECOND_PASSWORD);
-  await run('xsetroot', ['-solid', SECOND_ROOT], { env: second.env });
-  const admin = await adminSession(stack);
-  const added = await admin.request(API.desktops, {
-    body: {
-      name: 'Second',
-      kind: 'vnc',
-      params: { host: '127.0.0.1', port: second.port },
-      secrets: { password: SECOND_PASSWORD },
+  two = await openTwoDesktops(browser, stack, {
+    password: SECOND_PASSWORD,
+    viewport: { width: 1280, height: 800 },
+    prepare: async (desktop) => {
+      await run('xsetroot', ['-solid', SECOND_ROOT], { env: desktop.env });
     },
   });
-  expect(added.status, await added.clone().text()).toBe(201);
-  secondId = ((await added.json()) as DesktopView).id;
-  // The command line's desktop is made when the directory first loads (an AI call does it).
-  ai1 = await connectMcp(stack);
-  expect((await callTool(ai1, 'list_desktops', {})).isError).toBe(false);
-  const listed = await listDesktops(admin);
-  const first = listed.find((d) => d.id !== secondId);
-  if (first === undefined) throw new Error(`no first desktop: ${JSON.stringify(listed)}`);
-  firstId = first.id;
-  expect((await callTool(ai1, 'select_desktop', { desktop: firstId })).isError).toBe(false);
-  ai2 = await connectMcp(stack);
-  expect((await callTool(ai2, 'select_desktop', { desktop: secondId })).isError).toBe(false);
-
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  await signInContextAs(context, stack.url, stack.admin);
-  // One control window per desktop: they run each desktop's AI calls and ask its approvals.
-  viewer1 = await context.newPage();
-  await openViewerAt(viewer1, stack, `/?desktop=${firstId}`);
-  viewer2 = await context.newPage();
-  await openViewerAt(viewer2, stack, `/?desktop=${secondId}`);
-  await expect.poll(() => viewerRole(viewer1)).toBe('control');
-  await expect.poll(() => viewerRole(viewer2)).toBe('control');
+  ({ second, firstId, secondId, ai1, ai2, context, viewer1, viewer2 } = two);
   for (const page of [viewer1, viewer2]) await setViewerMode(page, 'assist');
   fleet = await context.newPage();
   await fleet.goto(new URL('/fleet', stack.url).toString());
 });
 
 test.afterAll(async () => {
-  await ai1?.close();
-  await ai2?.close();
-  await context?.close();
-  await removeDesktopsBut(await adminSession(stack), firstId);
-  await second?.stop();
+  await two?.close();
 });
 
 const tile = fleetTile;
@@ -233,24 +201,65 @@ test("an approval from Second is answered on the fleet page by keyboard; its cli
   await expect(viewer2.getByTestId('confirm-panel')).toHaveCount(0);
 });
 
-test("an approval raised on Second while the person is in Desktop's full viewer is shown and answered there", async () => {
+test("an approval raised on Second while the person works in Desktop's full viewer is reached and answered there by keyboard alone", async () => {
   await viewer1.bringToFront();
   const firstBefore = await pointerLocation(stack.xEnv);
+  const desktopArea = viewer1.locator('[data-remote-display]');
+  const keys = countedKeyboard(viewer1);
+  const keyboardOnDesktop = () =>
+    viewer1.evaluate(() => document.activeElement?.hasAttribute('data-remote-display') ?? false);
+  /** Focused by the keyboard, with its ring drawn (2 px or more, not none). */
+  const ringShown = (button: Locator) =>
+    button.evaluate((el) => {
+      const style = getComputedStyle(el);
+      return (
+        el.matches(':focus-visible') &&
+        style.outlineStyle !== 'none' &&
+        parseFloat(style.outlineWidth) >= 2
+      );
+    });
+
+  // Approve: the chord from the desktop area (which keeps Tab for the desktop), Tab, Enter.
+  await desktopArea.focus();
   const target = { x: 210, y: 190 };
-  const pending = callTool(ai2, 'click_at', target);
+  const pending = callTool(ai2, 'click_at', { ...target, intent: 'Press the button' });
   const shown = viewer1.getByTestId('fleet-approval');
   await expect(shown).toHaveCount(1, { timeout: 10_000 });
   await expect(shown).toContainText('Second');
   // Desktop's own approval panel is not involved: the question is Second's.
   await expect(viewer1.getByTestId('confirm-panel')).toHaveCount(0);
+  const deny = shown.getByTestId('fleet-approval-deny');
   const approve = shown.getByTestId('fleet-approval-approve');
+  await keys.chord();
+  await expect(deny).toBeFocused();
+  expect(await ringShown(deny), 'a focus ring on Deny').toBe(true);
+  await expect(viewer1.getByTestId('client-menu')).toHaveCount(0);
+  await keys.press('Tab');
+  await expect(approve).toBeFocused();
+  expect(await ringShown(approve), 'a focus ring on Approve').toBe(true);
   await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
-  await approve.click();
+  await keys.press('Enter');
   const clicked = await pending;
   expect(clicked.isError, clicked.text).toBe(false);
+  expect(keys.presses()).toBe(3);
   await expect.poll(() => pointerLocation(second.env)).toEqual(target);
   expect(await pointerLocation(stack.xEnv)).toEqual(firstBefore);
   await expect(shown).toHaveCount(0);
+  await expect.poll(keyboardOnDesktop, 'the keyboard back in the desktop area').toBe(true);
+
+  // Deny: by Tab from the bar — the bar's last control, then Second's question before the desktop
+  // area — and Space.
+  const denied = callTool(ai2, 'click_at', { x: 30, y: 40 });
+  await expect(shown).toHaveCount(1, { timeout: 10_000 });
+  await viewer1.getByRole('button', { name: /^Account/ }).focus();
+  await viewer1.keyboard.press('Tab');
+  await expect(deny).toBeFocused();
+  expect(await ringShown(deny), 'a focus ring on Deny reached by Tab').toBe(true);
+  await viewer1.keyboard.press('Space');
+  const answer = await denied;
+  expect(answer.text).toMatch(/^permission_denied: /);
+  await expect(shown).toHaveCount(0);
+  expect(await pointerLocation(second.env)).toEqual(target);
 });
 
 test('tiles and their buttons are reached by Tab; a tile opens the full viewer', async () => {

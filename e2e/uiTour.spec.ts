@@ -8,43 +8,29 @@
 // bar must be on screen without scrolling, and axe finds nothing serious in the states the other
 // specs do not check (the live timeline, the menu, the files panel, the player, a list of
 // recordings).
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
-import { API, PAGES, type DesktopView } from '@overlay-companion/protocol';
+import { PAGES } from '@overlay-companion/protocol';
 import type { BrowserContext, Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
-import {
-  callTool,
-  connectMcp,
-  openViewerAt,
-  setViewerMode,
-  viewerRole,
-} from './support/controlPlane.js';
-import { adminSession, signInContextAs } from './support/signIn.js';
-import { listDesktops, removeDesktopsBut } from './support/fleetPage.js';
+import { callTool, setViewerMode } from './support/controlPlane.js';
+import { adminSession } from './support/signIn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
+import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
+import { UI_SIZES, expectNoSidewaysScroll, shot } from './support/uiShots.js';
 
 test.describe.configure({ mode: 'serial' });
 
-const SIZES = [
-  { width: 390, height: 844 },
-  { width: 1280, height: 800 },
-  { width: 3840, height: 2160 },
-];
+const SIZES = UI_SIZES;
 
 let stack: RunningStack;
-let second: TcpLocalDesktop;
-let firstId: string;
-let secondId: string;
 let ai1: Client;
 let ai2: Client;
 let context: BrowserContext;
 let viewer1: Page;
-let viewer2: Page;
 let recordingWas: unknown;
+
+let two: TwoDesktops | undefined;
 
 test.beforeAll(async ({ browser, stack: running }) => {
   test.setTimeout(150_000);
@@ -56,62 +42,16 @@ test.beforeAll(async ({ browser, stack: running }) => {
     body: { default_mode: 'on' },
   });
   expect(on.ok).toBe(true);
-  second = await startLocalDesktop({ rfbTcp: true, password: 'tour!pw', xterm: true });
-  const added = await admin.request(API.desktops, {
-    body: {
-      name: 'Second',
-      kind: 'vnc',
-      params: { host: '127.0.0.1', port: second.port },
-      secrets: { password: 'tour!pw' },
-    },
-  });
-  expect(added.status).toBe(201);
-  secondId = ((await added.json()) as DesktopView).id;
-  ai1 = await connectMcp(stack);
-  expect((await callTool(ai1, 'list_desktops', {})).isError).toBe(false);
-  firstId = (await listDesktops(admin)).find((d) => d.id !== secondId)?.id ?? '';
-  expect((await callTool(ai1, 'select_desktop', { desktop: firstId })).isError).toBe(false);
-  ai2 = await connectMcp(stack);
-  expect((await callTool(ai2, 'select_desktop', { desktop: secondId })).isError).toBe(false);
-
-  context = await browser.newContext({ viewport: SIZES[1]! });
-  await signInContextAs(context, stack.url, stack.admin);
-  viewer1 = await context.newPage();
-  await openViewerAt(viewer1, stack, `/?desktop=${firstId}`);
-  viewer2 = await context.newPage();
-  await openViewerAt(viewer2, stack, `/?desktop=${secondId}`);
-  await expect.poll(() => viewerRole(viewer1)).toBe('control');
-  await expect.poll(() => viewerRole(viewer2)).toBe('control');
-  await setViewerMode(viewer2, 'assist');
+  two = await openTwoDesktops(browser, stack, { password: 'tour!pw', viewport: SIZES[1] });
+  ({ ai1, ai2, context, viewer1 } = two);
+  await setViewerMode(two.viewer2, 'assist');
 });
 
 test.afterAll(async () => {
-  await ai1?.close();
-  await ai2?.close();
-  await context?.close();
+  await two?.close();
   const admin = await adminSession(stack);
   await admin.request('/api/settings/recording', { method: 'PUT', body: recordingWas });
-  await removeDesktopsBut(admin, firstId);
-  await second?.stop();
 });
-
-async function shot(page: Page, name: string): Promise<void> {
-  const picture = await page.screenshot();
-  await test.info().attach(name, { body: picture, contentType: 'image/png' });
-  const dir = process.env['OC_UI_SHOTS'];
-  if (dir !== undefined && dir !== '') {
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, `${name}.png`), picture);
-  }
-}
-
-/** The page does not scroll sideways: nothing sticks out past the window's right edge. */
-async function expectNoSidewaysScroll(page: Page, what: string): Promise<void> {
-  const over = await page.evaluate(
-    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-  );
-  expect(over, `${what} scrolls sideways by ${over} px`).toBeLessThanOrEqual(0);
-}
 
 /** Stop is whole inside the window. */
 async function expectStopOnScreen(page: Page, size: { width: number; height: number }) {

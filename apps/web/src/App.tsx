@@ -97,6 +97,10 @@ export function App({ session }: AppProps) {
       />
       <div className="app__body">
         <main className="app__desktop">
+          {/* Before the display in Tab order (the desktop area keeps Tab for the desktop): the
+              bar's last control is followed by another desktop's waiting question. Drawn above
+              the display all the same (fleet.css z-index). */}
+          <OtherDesktopsApprovals />
           <RemoteDisplay onHotkey={onHotkey} />
           {/* Siblings of the display, above it, click-through. */}
           <OverlayLayer />
@@ -105,7 +109,6 @@ export function App({ session }: AppProps) {
           <ReconnectNotice onReconnectNow={() => session.reconnectNow()} />
           <TakeOverBanner />
           <ApprovalsElsewhere onStop={control.stop} onAnswer={control.answerElsewhere} />
-          <OtherDesktopsApprovals />
           {/* Teach mode (request_annotation): takes the pointer over the display, never inside it. */}
           <TeachLayer />
           <TeachPanel />

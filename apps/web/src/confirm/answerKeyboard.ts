@@ -16,6 +16,8 @@ import { viewerPrefsStore } from '../store/viewerPrefs.js';
 export const APPROVAL_PANEL_ATTRIBUTE = 'data-approval-panel';
 /** On Deny and Approve; the first one in reading order (Deny) gets the keyboard. */
 export const APPROVAL_ANSWER_ATTRIBUTE = 'data-approval-answer';
+/** On the root of the approvals waiting on the person's other desktops, in a viewer. */
+export const OTHER_DESKTOPS_ATTRIBUTE = 'data-other-desktops-approvals';
 /** On the client menu's root (menu/ClientMenu.tsx). */
 export const CLIENT_MENU_ATTRIBUTE = 'data-client-menu';
 
@@ -88,9 +90,13 @@ export function approvalFocused(from: EventTarget | null): void {
  */
 export function focusFirstAnswer(doc: Document): boolean {
   const panel = doc.querySelector(`[${APPROVAL_PANEL_ATTRIBUTE}]`);
-  const inPanel = keyboardPlace(doc.activeElement) === 'approval';
-  if (menuChordTarget(panel !== null, inPanel) !== 'approval') return false;
-  const first = panel?.querySelector<HTMLElement>(`[${APPROVAL_ANSWER_ATTRIBUTE}]`);
+  // This desktop's own question first; else the oldest waiting on another of the person's
+  // desktops (fleet/OtherDesktopsApprovals.tsx), which the desktop area's Tab never reaches.
+  const others = panel === null ? doc.querySelector(`[${OTHER_DESKTOPS_ATTRIBUTE}]`) : null;
+  const asking = panel ?? others;
+  const inPanel = asking !== null && asking.contains(doc.activeElement);
+  if (menuChordTarget(asking !== null, inPanel) !== 'approval') return false;
+  const first = asking?.querySelector<HTMLElement>(`[${APPROVAL_ANSWER_ATTRIBUTE}]`);
   if (first === null || first === undefined) return false;
   approvalFocused(doc.activeElement);
   first.focus({ preventScroll: true });

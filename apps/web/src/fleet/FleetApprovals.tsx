@@ -8,6 +8,7 @@
 // desktop's own approval panel does.
 import { useState } from 'react';
 import { pressAnswers } from '../confirm/answerElsewhere.js';
+import { APPROVAL_ANSWER_ATTRIBUTE, OTHER_DESKTOPS_ATTRIBUTE } from '../confirm/answerKeyboard.js';
 import { APPROVE_ARM_MS } from '../confirm/ConfirmDialog.js';
 import { intentText } from '../confirm/describe.js';
 import { PreviewMagnifier } from '../confirm/Magnifier.js';
@@ -23,6 +24,8 @@ export interface FleetApprovalsProps {
   /** A heading level for where it is shown. */
   heading?: 'h2' | 'h3';
   className?: string;
+  /** In a viewer: the menu chord puts the keyboard on the first Deny here (answerKeyboard.ts). */
+  chordTarget?: boolean;
 }
 
 const key = (a: QueuedApproval): string => `${a.desktop.id}/${a.request_id ?? a.asked_at}`;
@@ -32,6 +35,7 @@ export function FleetApprovals({
   onAnswer,
   heading: Heading = 'h2',
   className = '',
+  chordTarget = false,
 }: FleetApprovalsProps) {
   const now = useNow(queue.length > 0, 200);
   if (queue.length === 0) return null;
@@ -40,6 +44,7 @@ export function FleetApprovals({
       className={`fleet-approvals ${className}`}
       aria-labelledby="fleet-approvals-heading"
       data-testid="fleet-approvals"
+      {...(chordTarget ? { [OTHER_DESKTOPS_ATTRIBUTE]: '' } : {})}
     >
       <Heading id="fleet-approvals-heading" className="fleet-approvals__heading">
         {queue.length === 1
@@ -104,6 +109,7 @@ function ApprovalRow({
             className="button"
             data-testid="fleet-approval-deny"
             onClick={press(false)}
+            {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
           >
             Deny<span className="visually-hidden"> on {a.desktop.name}</span>
           </button>
@@ -113,6 +119,7 @@ function ApprovalRow({
             data-testid="fleet-approval-approve"
             aria-disabled={!armed}
             onClick={press(true)}
+            {...{ [APPROVAL_ANSWER_ATTRIBUTE]: '' }}
           >
             Approve<span className="visually-hidden"> on {a.desktop.name}</span>
           </button>

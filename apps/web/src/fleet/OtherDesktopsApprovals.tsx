@@ -8,6 +8,7 @@ import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
 import { desktopStateStore } from '../store/desktopState.js';
 import { FleetApprovals } from './FleetApprovals.js';
+import { returnKeyboard } from '../confirm/answerKeyboard.js';
 import { approvalQueue } from './fleetOrder.js';
 import { openFleetFeed, type FleetFeed } from './fleetSocket.js';
 import { createFleetStore } from './fleetStore.js';
@@ -37,15 +38,19 @@ export function OtherDesktopsApprovals() {
     <FleetApprovals
       className="fleet-approvals--floating"
       heading="h3"
+      chordTarget
       queue={queue}
-      onAnswer={(desktopId, requestId, approved) =>
+      onAnswer={(desktopId, requestId, approved) => {
         feed.current?.send({
           type: 'fleet_answer',
           desktop_id: desktopId,
           request_id: requestId,
           approved,
-        })
-      }
+        });
+        // As after this desktop's own panel: the keyboard goes back where it came from (or to
+        // the desktop) rather than to nothing when the row goes.
+        returnKeyboard(document);
+      }}
     />
   );
 }
