@@ -20,7 +20,9 @@
 // (backlog.ts: it never decodes, encodes or awaits), image decoding runs on sharp's thread pool,
 // and writes are batched into one file write per frame: the live stream never waits. If the
 // queue falls hopelessly behind (more than `maxBacklog` instructions) the recording stops rather
-// than grow without bound. Keyframes and their index lines: keyframes.ts.
+// than grow without bound. Keyframes and their index lines: keyframes.ts; the pictures the
+// writer composes itself: composedFrames.ts; which server instructions pass: serverStreams.ts;
+// how a gap is told: gapLog.ts.
 //
 // The disk never slows the live stream either: the file takes at most `maxPendingBytes` not yet
 // written. When that is spent, or the disk fails (ENOSPC, EACCES, EIO), the writer drops frames,
@@ -35,16 +37,18 @@ import { mkdir } from 'node:fs/promises';
 import { encodeInstruction, type GuacInstruction } from '@overlay-companion/guac';
 import { Backlog } from './backlog.js';
 import { BoundedFile } from './boundedFile.js';
+import { ComposedFrames } from './composedFrames.js';
 import { DisplayModel } from './displayModel.js';
-import { DRAWING, drawsPicture } from './drawing.js';
+import { drawsPicture } from './drawing.js';
 import { RecordingEventSchema } from './events.js';
 import { FileFollowingModel } from './fileFollowingModel.js';
-import { encodePng, imageText, maskedRegion } from './frames.js';
+import { GapLog, type Gap } from './gapLog.js';
 import { INDEX_VERSION, recordingPaths, type IndexEntry } from './indexFormat.js';
 import { JsonLinesFile } from './jsonLinesFile.js';
-import { Keyframes, dims } from './keyframes.js';
-import { clip, CompositeMask, isEmpty, type Rect } from './layers.js';
+import { Keyframes } from './keyframes.js';
+import { isEmpty, type Rect } from './layers.js';
 import { MaskTaint } from './maskTaint.js';
+import { ServerStreams } from './serverStreams.js';
 import {
   WRITER_DEFAULTS,
   type RecordingEventInput,
@@ -87,20 +91,17 @@ export class RecordingWriter {
   private readonly taint = new MaskTaint();
   /** Surfaces other than layer 0 drawn on while composing (the file has not seen it). */
   private readonly touchedWhileComposing = new Set<number>();
-  /** Server image streams open in the model / in the file. */
-  private readonly imageStreams = new Set<number>();
-  private readonly fileStreams = new Set<number>();
+  private readonly streams = new ServerStreams();
+  private readonly composed: ComposedFrames;
+  private readonly gapLog: GapLog;
 
   private out = '';
-  /** Layer 0's size as the file last set it. */
-  private fileScreen = { width: -1, height: -1 };
   private lastSync = 0;
   private startT: number | undefined;
   private frames = 0;
-  private gap: { from: number; reason: string } | undefined;
+  private gap: Gap | undefined;
   /** A gap whose resume keyframe is written but not yet confirmed on disk. */
-  private resuming: { gap: { from: number; reason: string }; to: number } | undefined;
-  private readonly gaps: { from: number; to: number; reason: string }[] = [];
+  private resuming: { gap: Gap; to: number } | undefined;
   private retrying = false;
   private lastRetry = 0;
 
@@ -133,6 +134,8 @@ export class RecordingWriter {
         if (this.composing) this.touchedWhileComposing.add(layer);
       },
     });
+    this.composed = new ComposedFrames(this.model, this.taint);
+    this.gapLog = new GapLog((entry) => this.indexEntry(entry), events, this.onStatus);
     this.keyframes = new Keyframes({
       keyframeIntervalMs,
       maxKeyframeIntervalMs: Math.max(
@@ -273,7 +276,7 @@ export class RecordingWriter {
       bytes: this.file.confirmed,
       start: this.startT ?? end,
       end,
-      gaps: [...this.gaps],
+      gaps: [...this.gapLog.closed],
       keyframes: this.keyframes.count,
       frames: this.frames,
     };
@@ -335,7 +338,7 @@ export class RecordingWriter {
     // The track says why it stopped for good, also when a gap was already open (for another reason).
     if (this.gap !== undefined) this.events.append({ t, kind: 'recording.stopped', reason });
     this.startGap(t, reason);
-    this.onStatus?.({ state: 'failed', at: t, reason });
+    this.gapLog.failed(t, reason);
   }
 
   // ---- instructions ---------------------------------------------------------------------
@@ -347,15 +350,7 @@ export class RecordingWriter {
       this.startT = t;
       this.indexEntry({ type: 'start', version: INDEX_VERSION, t });
     }
-    let passes = DRAWING.has(opcode);
-    if (opcode === 'img') this.imageStreams.add(Number(args[0]));
-    else if (opcode === 'blob' || opcode === 'end') {
-      const stream = Number(args[0]);
-      passes = this.imageStreams.has(stream);
-      if (opcode === 'end') this.imageStreams.delete(stream);
-      if (passes && !this.fileStreams.has(stream)) passes = false;
-      if (opcode === 'end') this.fileStreams.delete(stream);
-    }
+    const passes = this.streams.passes(opcode, args);
     // While lazy the model catches up from the file later (this instruction goes into it below).
     const live = !this.follower.following;
     const applied = live ? this.model.apply(instruction) : undefined;
@@ -365,9 +360,9 @@ export class RecordingWriter {
       return applied ? applied.then(frameEnd) : frameEnd();
     }
     if (passes && !this.composing && this.gap === undefined) {
-      if (opcode === 'img') this.fileStreams.add(Number(args[0]));
+      this.streams.written(opcode, args);
       if (opcode === 'size' && Number(args[0]) === 0)
-        this.fileScreen = { width: Number(args[1]), height: Number(args[2]) };
+        this.composed.screenSized(Number(args[1]), Number(args[2]));
       this.out += encodeInstruction(opcode, ...args);
       if (this.out.length >= FLUSH_BYTES) this.flush(t);
     }
@@ -392,16 +387,15 @@ export class RecordingWriter {
     if (rects.length > 0 && !this.composing) {
       this.composing = true;
       // The server's image streams open now must not reach the file any further.
-      for (const stream of this.fileStreams) this.out += encodeInstruction('end', stream);
-      this.fileStreams.clear();
+      this.out += this.streams.endAllInFile();
     }
     if (!this.composing) return;
     if (rects.length === 0) {
-      await this.writeBuffers([...this.touchedWhileComposing]);
+      this.out += await this.composed.buffers([...this.touchedWhileComposing]);
       this.touchedWhileComposing.clear();
       this.composing = false;
     }
-    await this.writeScreen(this.model.takeDirty());
+    this.out += await this.composed.screen(this.model.takeDirty(), this.masks);
     const ts = Math.max(this.lastSync, Math.round(t));
     this.lastSync = ts;
     this.out += encodeInstruction('sync', ts);
@@ -416,7 +410,7 @@ export class RecordingWriter {
       await this.tryResume(ts);
       if (this.gap !== undefined) return;
     } else if (this.composing) {
-      await this.writeScreen(this.model.takeDirty());
+      this.out += await this.composed.screen(this.model.takeDirty(), this.masks);
     } else if (!this.follower.following) {
       this.model.takeDirty();
     }
@@ -485,52 +479,6 @@ export class RecordingWriter {
     this.follower.stopFollowing();
   }
 
-  // ---- composed pictures ----------------------------------------------------------------
-
-  /** Layer 0's `area` (undefined: nothing) with the masks painted black, as one image. */
-  private async writeScreen(area: Rect | undefined): Promise<void> {
-    const screen = this.model.screen;
-    if (screen.width !== this.fileScreen.width || screen.height !== this.fileScreen.height) {
-      // The server resized the desktop while its instructions were not passed through.
-      this.out += encodeInstruction('size', 0, screen.width, screen.height);
-      this.fileScreen = dims(screen);
-    }
-    if (area === undefined) return;
-    const rect = clip(area, screen.width, screen.height);
-    if (isEmpty(rect)) return;
-    const region = maskedRegion(screen, rect, this.masks);
-    const png = await encodePng(region.rgba, region.rect.width, region.rect.height);
-    this.out += imageText(0, region.rect.x, region.rect.y, png, CompositeMask.OVER);
-  }
-
-  /** Buffers (and other layers) brought up to date in the file, tainted pixels blacked first. */
-  private async writeBuffers(indices: number[]): Promise<void> {
-    for (const index of indices) {
-      if (index === 0) continue;
-      this.taint.sanitize(index, this.model.surfaces.get(index));
-      const surface = this.model.surfaces.get(index);
-      if (surface === undefined) {
-        this.out += encodeInstruction('dispose', index);
-        continue;
-      }
-      this.out += encodeInstruction('size', index, surface.width, surface.height);
-      if (surface.width === 0 || surface.height === 0) continue;
-      const png = await encodePng(surface.rgba, surface.width, surface.height);
-      this.out += imageText(index, 0, 0, png, CompositeMask.SRC);
-    }
-  }
-
-  /** Every surface, in full: after a gap, the file's picture starts over from this. */
-  private async writeEverything(): Promise<void> {
-    for (const stream of this.fileStreams) this.out += encodeInstruction('end', stream);
-    this.fileStreams.clear();
-    await this.writeBuffers([...this.model.surfaces.keys()].filter((i) => i !== 0));
-    const screen = this.model.screen;
-    this.fileScreen = { width: -1, height: -1 };
-    this.model.takeDirty();
-    await this.writeScreen({ x: 0, y: 0, width: screen.width, height: screen.height });
-  }
-
   // ---- keyframes ------------------------------------------------------------------------
 
   /** The model's picture as the keyframe at `t`, `offset` (masks and taint painted black). */
@@ -552,22 +500,14 @@ export class RecordingWriter {
     }
     this.gap = { from: t, reason };
     this.out = '';
-    this.indexEntry({ type: 'gap', from: t, to: null, reason });
-    this.events.append({ t, kind: 'recording.stopped', reason });
-    this.onStatus?.({ state: 'stopped', from: t, reason });
+    this.gapLog.opened(this.gap);
   }
 
   private endGap(to: number): void {
     const gap = this.gap;
     if (gap === undefined) return;
     this.gap = undefined;
-    this.recordGap(gap, to);
-  }
-
-  private recordGap(gap: { from: number; reason: string }, to: number): void {
-    this.gaps.push({ from: gap.from, to, reason: gap.reason });
-    this.indexEntry({ type: 'gap', from: gap.from, to, reason: gap.reason });
-    this.events.append({ t: to, kind: 'gap', from: gap.from, to, reason: gap.reason });
+    this.gapLog.close(gap, to);
   }
 
   private async tryResume(t: number): Promise<void> {
@@ -590,17 +530,18 @@ export class RecordingWriter {
     // gap closes, and the resume is reported, once that keyframe is on disk: a disk that takes
     // the reopening but not the data (still full) must not make the status flap.
     this.resuming = { gap, to: t };
-    await this.writeEverything();
+    // Image streams open in the file are ended there first; the file's picture starts over.
+    this.out += this.streams.endAllInFile();
+    this.out += await this.composed.everything(this.masks);
     this.composing = this.masks.length > 0;
     this.touchedWhileComposing.clear();
     this.keyframes.restart();
   }
 
-  private resumed(resuming: { gap: { from: number; reason: string }; to: number }): void {
+  private resumed(resuming: { gap: Gap; to: number }): void {
     if (this.resuming !== resuming) return;
     this.resuming = undefined;
-    this.recordGap(resuming.gap, resuming.to);
-    this.onStatus?.({ state: 'resumed', from: resuming.gap.from, to: resuming.to });
+    this.gapLog.resumed(resuming.gap, resuming.to);
   }
 
   private indexEntry(entry: IndexEntry): void {
