@@ -4,7 +4,8 @@
 // control, or (in a site) the site's lease decides (controlElsewhere, claimControl,
 // yieldControl). When the control role moves, what the old window held fails and its questions
 // go. The hub also applies Stop and mirrors the mode and the person's shared state to every
-// window. Its parts: the windows and who may hear what (viewerList.ts), hello (viewerHello.ts),
+// window. Its parts: the windows and who may hear what (viewerList.ts), which one controls and
+// how that moves (controlRole.ts), hello (viewerHello.ts),
 // routing a window's messages (viewerMessages.ts), relaying calls and approvals (callRelay.ts),
 // the overlay store (overlayRelay.ts), what the windows share (windowsShared.ts), the event
 // interest (eventInterest.ts), the "no viewer" answer (noViewer.ts), mode_set
@@ -38,6 +39,7 @@ import { NoViewer } from './noViewer.js';
 import { interestFor, sendHello, type HelloSources } from './viewerHello.js';
 import { routeViewerMessage, type MessageRoutes } from './viewerMessages.js';
 import { ViewerList } from './viewerList.js';
+import { ControlRole } from './controlRole.js';
 import type { ViewerPeer, ViewerRole } from './viewerPeer.js';
 import type { ApprovalOutcome, HubListener, ViewerHubOptions } from './hubWiring.js';
 import { maskScreenshot } from '../layouts/privacyMasks.js';
@@ -80,6 +82,8 @@ export class ViewerHub {
   private readonly interest = new EventInterest();
   /** What every window is told about the others (and each new one after hello). */
   private readonly shared = new SharedWindowState();
+  /** Which window controls, and moving that role (controlRole.ts). */
+  private readonly role: ControlRole;
   /** What the other bridges of a site tell this hub, and answers sent to them (hubSite.ts). */
   readonly site = new HubSite({
     control: () => this.control,
@@ -96,6 +100,16 @@ export class ViewerHub {
   private readonly routes: MessageRoutes;
 
   constructor(private readonly options: ViewerHubOptions) {
+    this.role = new ControlRole({
+      windows: this.windows,
+      calls: this.calls,
+      shared: this.shared,
+      noViewer: this.noViewer,
+      options,
+      sendHello: (peer, role) => this.sendHello(peer, role),
+      approvalsChanged: (message) => this.approvalsChanged(message),
+      desktopChanged: () => this.desktopChanged(),
+    });
     this.helloSources = {
       mode: options.mode,
       permissions: () => options.permissions(),
@@ -116,7 +130,7 @@ export class ViewerHub {
       logger: options.logger,
       inCharge: () => options.inCharge(),
       permissions: () => options.permissions(),
-      takeControl: (peer) => this.takeControl(peer),
+      takeControl: (peer) => this.role.take(peer),
       answer: (peer, message) => this.answerElsewhere(peer, message),
       stop: (reason, byPersonId) => this.stop(reason, byPersonId),
       requestModeApproval: (request, options) => this.requestModeApproval(request, options),
@@ -223,32 +237,7 @@ export class ViewerHub {
 
   attach(peer: ViewerPeer): ViewerRole {
     this.windows.all.push(peer);
-    // Only a window of the person in charge controls: runs the AI's calls and asks for approval.
-    // One per site: not while another bridge has it.
-    if (
-      this.windows.controlId === undefined &&
-      peer.personId === this.options.inCharge() &&
-      this.options.controlElsewhere?.() !== true
-    )
-      this.windows.controlId = peer.id;
-    // A person's own window takes the role from the headless viewer: with someone there to ask,
-    // nothing is asked of the MCP client, and the person sees every request.
-    if (
-      this.control?.headless === true &&
-      !peer.headless &&
-      peer.personId === this.options.inCharge()
-    ) {
-      // (its hello as control follows below)
-      this.moveControl(
-        peer,
-        () =>
-          new ProtocolError(
-            'viewer_unavailable',
-            'The person opened a viewer window, which took over from the headless viewer before this call ran; call again and the person is asked there.',
-          ),
-        false,
-      );
-    }
+    this.role.joined(peer);
     const role = this.roleOf(peer.id) ?? 'mirror';
     this.sendHello(peer, role);
     // The control window is on another bridge: its overlays, as that bridge keeps them, come here
@@ -274,37 +263,10 @@ export class ViewerHub {
    * the previous person), and control goes to the oldest window of the new person, if any.
    */
   chargeChanged(reason: string): void {
-    const inCharge = this.options.inCharge();
-    if (this.control?.personId !== inCharge) {
-      this.moveControl(
-        this.windows.all.find((v) => v.personId === inCharge),
-        () =>
-          new ProtocolError(
-            'cancelled',
-            `${reason} Nothing of this call ran. Check list_desktops, then ask the person in charge.`,
-          ),
-        true,
-      );
-    }
+    this.role.chargeMoved(reason);
     // The new person's windows stream what is asked; the previous person's stop.
     this.tellInterest();
     this.desktopChanged();
-  }
-
-  /**
-   * Moves the control role from the control window (if any) to `to` (none: no window controls):
-   * what the old one held fails with `why`, its questions go (every window is told), it hears
-   * hello as a mirror, and `to` hears hello as control (with the bridge's overlays) when `greet`.
-   */
-  private moveControl(to: ViewerPeer | undefined, why: () => ProtocolError, greet: boolean): void {
-    const previous = this.control;
-    this.windows.controlId = to?.id;
-    if (previous !== undefined && previous.id !== to?.id) {
-      this.calls.rejectForViewer(previous.id, why);
-      this.approvalsChanged(this.shared.controlLeft());
-      this.sendHello(previous, 'mirror');
-    }
-    if (to !== undefined && greet) this.sendHello(to, 'control');
   }
 
   /** A window of the person in charge answered a request the control window lists. */
@@ -339,71 +301,16 @@ export class ViewerHub {
 
   /**
    * The site's control window was on another bridge and is gone (its lease expired or was given
-   * up): the oldest window here of the person in charge becomes the control window (a person's
-   * own before the headless viewer). Returns whether one did.
+   * up): a window here of the person in charge becomes the control window (controlRole.ts).
+   * Returns whether one did.
    */
   claimControl(): boolean {
-    if (this.control !== undefined) return false;
-    const inCharge = this.options.inCharge();
-    const mine = this.windows.all.filter((v) => v.personId === inCharge);
-    const next = mine.find((v) => !v.headless) ?? mine[0];
-    if (next === undefined) return false;
-    this.windows.controlId = next.id;
-    this.sendHello(next, 'control');
-    this.options.logger.info(
-      { viewerId: next.id },
-      'site: a window here became the control window',
-    );
-    this.desktopChanged();
-    return true;
+    return this.role.claim();
   }
 
-  /**
-   * Another bridge of the site holds the control window (it came first): the one here becomes a
-   * mirror, failing what it held (nothing should reach it while another one controls).
-   */
+  /** Another bridge of the site holds the control window: the one here becomes a mirror. */
   yieldControl(): void {
-    if (this.control === undefined) return;
-    this.options.logger.info(
-      { viewerId: this.windows.controlId },
-      'site: the control window is on another bridge; this one is a mirror',
-    );
-    this.moveControl(
-      undefined,
-      () =>
-        new ProtocolError(
-          'viewer_unavailable',
-          "Another of the person's windows, on another bridge of the site, is the control window; call again and it runs there.",
-        ),
-      false,
-    );
-    this.desktopChanged();
-  }
-
-  /**
-   * "Make this the control window": `peer` runs the AI's calls and asks the approvals from now
-   * on. What the old control window held fails at once (as when it closes); it becomes a mirror.
-   */
-  private takeControl(peer: ViewerPeer): string | undefined {
-    const refused = this.windows.notInCharge(peer, 'take_control');
-    if (refused !== undefined) return refused;
-    const previous = this.control;
-    if (previous?.id === peer.id) return undefined;
-    if (previous === undefined && this.options.controlElsewhere?.() === true)
-      return "take_control: the control window is one of the person's windows on another bridge of the site; close that one, and this one takes over.";
-    // hello hands the new control window the bridge's overlay copy (sendHello).
-    this.moveControl(
-      peer,
-      () =>
-        new ProtocolError(
-          'viewer_unavailable',
-          'The person made another of their windows the control window before this call finished, so it may or may not have happened. Take a screenshot to check, then call again: the new window asks them.',
-        ),
-      true,
-    );
-    this.options.logger.info({ viewerId: peer.id, from: previous?.id }, 'control window moved');
-    this.desktopChanged();
-    return undefined;
+    this.role.yield();
   }
 
   /** Tells every window the desktop_state as it is now (each its own: `you` differs). */
@@ -435,28 +342,7 @@ export class ViewerHub {
     const wasControl = viewerId === this.windows.controlId;
     this.options.logger.info({ viewerId, wasControl }, 'viewer left');
     this.windowsChanged();
-    if (!wasControl) return;
-    this.windows.controlId = undefined;
-    if (left?.headless === true) this.noViewer.headlessLeft();
-    // Fail what it held at once: the AI should not wait out a timeout for a closed window.
-    const gone = (): ProtocolError => {
-      const noViewer = this.noViewerError();
-      return new ProtocolError(
-        'viewer_unavailable',
-        `The viewer disconnected before answering, so the action may or may not have happened. Take a screenshot to check. ${noViewer.message}`,
-        noViewer.retryAfterMs,
-      );
-    };
-    this.calls.rejectForViewer(viewerId, gone);
-    // Its questions went with it: tell the other windows nothing waits any more.
-    this.approvalsChanged(this.shared.controlLeft());
-    const inCharge = this.options.inCharge();
-    const next = this.windows.all.find((v) => v.personId === inCharge);
-    if (next !== undefined) {
-      this.windows.controlId = next.id;
-      this.sendHello(next, 'control');
-      this.options.logger.info({ viewerId: next.id }, 'mirror promoted to control');
-    }
+    if (wasControl && left !== undefined) this.role.left(left);
   }
 
   /** A call finds no window to run it: viewer_unavailable, with a wait when one is coming. */
