@@ -121,6 +121,10 @@ export async function openStreamViewer(
     source: ['--vnc', `127.0.0.1:${String(options.vncPort)}`],
     flags: ['--guacd', `127.0.0.1:${String(options.guacdPort)}`, ...(options.flags ?? [])],
     mcp: false,
+    // OC_BENCH_BRIDGE_PROFILE=<dir>: the bridge writes a V8 CPU profile there when it stops.
+    nodeArgs: process.env.OC_BENCH_BRIDGE_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.OC_BENCH_BRIDGE_PROFILE}`]
+      : [],
   });
   let page: CdpPage | undefined;
   const stop = async () => {
