@@ -1,53 +1,45 @@
-// The bridge's session recordings: which desktops are recorded (recordingPolicy.ts), a recorder
-// on each open desktop connection while its recording is on (recorder.ts: the bridge joins the
-// connection as its own Guacamole user), the desktop's privacy masks handed to the writer
-// whenever they change, the event track fed from what the bridge audits, one row per recording
-// in the store, and what each window's desktop_state says about it. A recording starts when a
-// desktop's connection opens (or its recording is turned on while open) and ends with the
-// connection (or when it is turned off); the files are in `<dataDir>/recordings` (0700), named by
-// a random id only. With an S3 store configured (storage/), that folder is the spool: a
-// recording is moved to the bucket once it has ended (and at start, what a previous run left),
-// and read from there through the same RecordingFiles as a local one.
+// The bridge's session recordings, their lifecycle: which desktops are recorded
+// (recordingPolicy.ts), a recorder on each open desktop connection while its recording is on
+// (recorder.ts: the bridge joins the connection as its own Guacamole user), the desktop's privacy
+// masks handed to the writer whenever they change, the event track fed from what the bridge
+// audits, one row per recording in the store, and what each window's desktop_state says about
+// it. A recording starts when a desktop's connection opens (or its recording is turned on while
+// open) and ends with the connection (or when it is turned off); a rotation ends it and goes on
+// in a new one (the new one first, so nothing of the desktop is missed between them). The files
+// are in `<dataDir>/recordings` (0700), named by a random id only.
 //
-// Keeping them (retention.ts has the rules): at start, every minute and whenever the recordings
-// being written have grown by another step, the recordings past the admin's limits (age, total
-// size, size per desktop) are deleted, oldest first and audited; a recording being written is
-// never deleted but rotated — ended, and a new one of the same connection started. Below the
-// free space to keep, recordings stop writing (a gap, and the windows say why) until there is
-// room again.
-import { mkdir, readdir, stat, statfs } from 'node:fs/promises';
+// Keeping them (retention, rotation for size, holding for the disk's free space) is keeping.ts's;
+// where they are kept (the data dir, or an S3 store they are moved to once ended) and how they
+// are read is storage/keptFiles.ts's. This class is the one the rest of the bridge holds.
+import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { DesktopStateMessage } from '@overlay-companion/protocol';
 import {
-  RecordingReader,
   RecordingWriter,
-  recordingPaths,
   type Rect,
   type RecordingEventInput,
   type RecordingStatus,
   type RecordingWriterOptions,
 } from '@overlay-companion/recording';
 import type { AuditInput } from '../audit/auditLog.js';
-import type { OverlayChange } from '../relay/overlayRelay.js';
 import type { RecordingRecord, Store } from '../store/types.js';
 import type { ConnectionJoin, ConnectionObserver } from '../tunnel/desktopConnections.js';
+import {
+  Keeping,
+  type DiskSpace,
+  type RetentionOutcome,
+  type RetentionTiming,
+  type WrittenRecording,
+} from './keeping.js';
 import { OverlayTrack } from './overlayTrack.js';
 import { ConnectionRecorder } from './recorder.js';
 import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
-import { LocalFiles } from './storage/localFiles.js';
-import { MovingFiles } from './storage/movingFiles.js';
+import type { RetentionLimits } from './retention.js';
+import { KeptFiles } from './storage/keptFiles.js';
 import type { RecordingFiles } from './storage/recordingFiles.js';
-import { S3NotConfigured, outOfReach } from './storage/s3NotConfigured.js';
 import type { S3Files } from './storage/s3Files.js';
-import { SpoolMover } from './storage/spoolMover.js';
-import {
-  MIN_PIECE_MS,
-  formatBytes,
-  planRetention,
-  rotationDue,
-  smallestCap,
-  type RetentionLimits,
-} from './retention.js';
+
+export type { DiskSpace, RetentionOutcome, RetentionTiming } from './keeping.js';
 
 export type RecordingIndicator = NonNullable<DesktopStateMessage['recording']>;
 
@@ -72,43 +64,11 @@ export interface RecordingsOptions {
   s3?: S3Files | undefined;
 }
 
-export interface RetentionTiming {
-  /** How often retention runs besides at start and as recordings grow (default 60 s). */
-  intervalMs?: number | undefined;
-  /** How young a recording may be rotated for its size (default MIN_PIECE_MS, 5 s). */
-  minPieceMs?: number | undefined;
-}
-
-export interface DiskSpace {
-  freeBytes: number;
-  sizeBytes: number;
-}
-
-/** What one retention pass did. */
-export interface RetentionOutcome {
-  removed: { id: string; desktopId: string; bytes: number; reason: string }[];
-  rotated: { desktopId: string; reason: string }[];
-  /** Why recordings are held (the disk is nearly full); null when they may write. */
-  held: string | null;
-}
-
-const RETENTION_INTERVAL_MS = 60_000;
-/** A recording's files, named by its random id (22 base64url characters). */
-const RECORDING_FILE = /^([A-Za-z0-9_-]{22})\.(guac|keys|index\.jsonl|events\.jsonl)$/;
-
-interface Active {
-  id: string;
-  since: number;
+interface Active extends WrittenRecording {
   writer: RecordingWriter;
   recorder: ConnectionRecorder | undefined;
   /** Why writing stopped (disk full, fell behind), while it is stopped. */
   stoppedReason: string | null;
-  /** Bytes its files take, as the writer last said. */
-  bytes: number;
-  /** A rotation of it is queued or under way. */
-  rotating: boolean;
-  /** Held for lack of free space (writer.hold). */
-  held: boolean;
 }
 
 export class Recordings implements ConnectionObserver {
@@ -129,28 +89,32 @@ export class Recordings implements ConnectionObserver {
   private readonly maskChanges = new Map<string, number>();
   private readonly latestMasks = new Map<string, readonly Rect[]>();
   private closed = false;
-  /** Retention: the limits last read, the pass under way and whether another is wanted. */
-  private limits: RetentionLimits | undefined;
-  private pass: Promise<RetentionOutcome> | undefined;
-  private passAgain = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** Bytes the recordings being written have grown by since the last pass. */
-  private grown = 0;
-  /** Why recordings are held for lack of free space (null: they are not). */
-  private heldFor: string | null = null;
-  private readonly local: LocalFiles;
-  /** Moves ended recordings to the S3 store, when there is one. */
-  private readonly mover: SpoolMover | undefined;
-  private moving: MovingFiles | undefined;
-  private noS3: S3NotConfigured | undefined;
+  private readonly kept: KeptFiles;
+  private readonly keeping: Keeping;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
-    this.local = new LocalFiles(options.dir);
-    this.mover =
-      options.s3 === undefined
-        ? undefined
-        : new SpoolMover(options.s3, this.local, options.store, options.logger);
+    this.kept = new KeptFiles(options.dir, options.store, options.logger, options.s3);
+    // What keeping sees of the recordings being written (and may have rotated).
+    this.keeping = new Keeping(
+      {
+        store: options.store,
+        dir: options.dir,
+        logger: options.logger,
+        policy: this.policy,
+        kept: this.kept,
+        audit: options.audit,
+        retention: options.retention,
+        diskSpace: options.diskSpace,
+      },
+      {
+        active: () => this.active,
+        liveIds: () => this.liveIds(),
+        rotate: (desktopId, active, reason) =>
+          void this.rotate(desktopId, active as Active, reason),
+        isClosed: () => this.closed,
+      },
+    );
   }
 
   get dir(): string {
@@ -159,75 +123,32 @@ export class Recordings implements ConnectionObserver {
 
   /** Where finished recordings are kept: the data dir ('local'), or an S3 bucket ('s3'). */
   get location(): 'local' | 's3' {
-    return this.options.s3 === undefined ? 'local' : 's3';
+    return this.kept.location;
   }
 
   /** Where the recording's files are read from (its row says where they are). */
   files(recording: Pick<RecordingRecord, 'location'>): RecordingFiles {
-    const { s3 } = this.options;
-    if (s3 === undefined)
-      return recording.location === 's3' ? (this.noS3 ??= new S3NotConfigured()) : this.local;
-    // A local one may be moved while it is read: the bucket has it once the local copy is gone.
-    return recording.location === 's3' ? s3 : (this.moving ??= new MovingFiles(this.local, s3));
+    return this.kept.files(recording);
   }
 
   /** Every move to the S3 store queued so far, done (tests). */
   async moved(): Promise<void> {
-    await this.mover?.settled();
+    await this.kept.moved();
   }
 
   /** Why recordings are not writing for lack of free space now (null: they may write). */
   heldReason(): string | null {
-    return this.heldFor;
+    return this.keeping.heldReason();
   }
 
   /**
-   * Closes the rows a previous run left open (the bridge stopped without finishing them): their
-   * end, size and gaps as the files say; removes files no row lists (a recording whose start
-   * was cut short); then runs retention once (which also measures the rows of an older bridge
-   * that did not count every file) and every minute from now on. Call once at start, before any connection
+   * Closes the rows a previous run left open, removes files no row lists, then runs retention
+   * once and every minute from now on (keeping.ts). Call once at start, before any connection
    * opens.
    */
   async recover(): Promise<void> {
-    const { store, dir } = this.options;
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const rows = await store.recordings.list();
-    for (const row of rows) {
-      if (this.liveIds().has(row.id) || row.location !== 'local' || row.endedAt !== null) continue;
-      const reader = await RecordingReader.open(dir, row.id).catch(() => undefined);
-      const end = Math.max(reader?.end ?? row.startedAt, row.startedAt);
-      await store.recordings.update(row.id, {
-        endedAt: end,
-        bytes: await stat(recordingPaths(dir, row.id).recording).then(
-          (s) => s.size,
-          () => 0,
-        ),
-        gaps: (reader?.gaps ?? []).map((g) => ({
-          from: g.from,
-          to: g.to ?? end,
-          reason: g.reason,
-        })),
-        storedBytes: await this.local.bytes(row.id),
-      });
-    }
-    await this.removeUnlisted(new Set(rows.map((r) => r.id)));
-    const unreachable = rows.filter((r) => outOfReach(r, this.location)).length;
-    if (unreachable > 0)
-      this.options.logger.warn(
-        { recordings: unreachable },
-        'recordings kept on an S3 store cannot be played, exported or deleted (nor aged out by retention): start the bridge with the same --recordings-s3 (or OC_RECORDINGS_S3_URL) it had when they were moved there',
-      );
-    // With an S3 store, what a previous run left in the spool goes there now (retention moves
-    // what is still left at each pass); an `s3` row's local leftovers (a move cut short after
-    // its row was marked) are removed by the same move.
-    for (const row of rows)
-      if (row.location === 's3' && (await this.local.bytes(row.id)) > 0) this.mover?.move(row.id);
-    await this.enforceRetention();
-    this.timer ??= setInterval(
-      () => void this.enforceRetention().catch(() => undefined),
-      this.options.retention?.intervalMs ?? RETENTION_INTERVAL_MS,
-    );
-    this.timer.unref();
+    await mkdir(this.options.dir, { recursive: true, mode: 0o700 });
+    await this.keeping.recover();
   }
 
   /**
@@ -236,33 +157,12 @@ export class Recordings implements ConnectionObserver {
    * disk's free space. Resolves with what the pass did.
    */
   enforceRetention(): Promise<RetentionOutcome> {
-    if (this.pass !== undefined) {
-      this.passAgain = true;
-      return this.pass;
-    }
-    const pass = (async (): Promise<RetentionOutcome> => {
-      let outcome: RetentionOutcome;
-      do {
-        this.passAgain = false;
-        this.grown = 0;
-        outcome = await this.retentionPass().catch((err: unknown) => {
-          this.options.logger.warn({ err }, 'recordings retention failed; it runs again later');
-          return { removed: [], rotated: [], held: this.heldFor };
-        });
-      } while (this.passAgain && !this.closed);
-      return outcome;
-    })();
-    this.pass = pass;
-    void pass.finally(() => {
-      if (this.pass === pass) this.pass = undefined;
-    });
-    return pass;
+    return this.keeping.enforceRetention();
   }
 
   /** The limits in force (read at each pass; the settings API changes them). */
-  async retentionLimits(): Promise<RetentionLimits> {
-    this.limits = await this.policy.retention();
-    return this.limits;
+  retentionLimits(): Promise<RetentionLimits> {
+    return this.keeping.retentionLimits();
   }
 
   /** Bytes each recording being written takes now, by id. */
@@ -271,25 +171,16 @@ export class Recordings implements ConnectionObserver {
   }
 
   /** Free and total bytes of the recordings' disk (undefined when it cannot be read). */
-  async diskSpace(): Promise<DiskSpace | undefined> {
-    const read = this.options.diskSpace ?? statfsSpace;
-    return read(this.options.dir).catch(() => undefined);
+  diskSpace(): Promise<DiskSpace | undefined> {
+    return this.keeping.diskSpace();
   }
 
   /**
    * Deletes a finished recording's files and its row. Returns false (and deletes nothing) while
    * it is being written. Auditing is the caller's.
    */
-  async remove(recording: RecordingRecord): Promise<boolean> {
-    if (this.liveIds().has(recording.id)) return false;
-    // Not while it is being moved: its objects would be put back after they were deleted.
-    await this.mover?.cancel(recording.id);
-    const current = await this.options.store.recordings.byId(recording.id);
-    // Every copy where it may be (the bucket's too); refused when this bridge cannot reach it.
-    await this.files(current ?? recording).remove(recording.id);
-    await this.local.remove(recording.id);
-    await this.options.store.recordings.remove(recording.id);
-    return true;
+  remove(recording: RecordingRecord): Promise<boolean> {
+    return this.keeping.remove(recording);
   }
 
   /** Called whenever a desktop's recording indicator changes (desktop_state follows). */
@@ -352,7 +243,7 @@ export class Recordings implements ConnectionObserver {
   }
 
   /** A desktop's overlays changed (its hub's copy): drawn and removed events follow. */
-  overlaysChanged(desktopId: string, change: OverlayChange): void {
+  overlaysChanged(desktopId: string, change: Parameters<OverlayTrack['changed']>[1]): void {
     for (const event of this.overlays.changed(desktopId, change)) this.event(desktopId, event);
   }
 
@@ -381,14 +272,12 @@ export class Recordings implements ConnectionObserver {
   /** Stops every recording (the bridge is closing) and waits for the files. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) clearInterval(this.timer);
-    this.timer = undefined;
+    const keeping = this.keeping.close();
     this.joins.clear();
     for (const desktopId of [...this.active.keys()]) void this.reconsider(desktopId);
     await this.settled();
-    await this.pass?.catch(() => undefined);
-    await this.mover?.close();
-    this.options.s3?.close();
+    await keeping;
+    await this.kept.close();
   }
 
   private async apply(desktopId: string): Promise<void> {
@@ -419,7 +308,7 @@ export class Recordings implements ConnectionObserver {
         if (made.active !== undefined) this.statusChanged(desktopId, made.active, status, log);
       },
       onWritten: (bytes) => {
-        if (made.active !== undefined) this.written(desktopId, made.active, bytes);
+        if (made.active !== undefined) this.keeping.written(desktopId, made.active, bytes);
       },
     });
     const since = Date.now();
@@ -479,18 +368,7 @@ export class Recordings implements ConnectionObserver {
    */
   private enter(desktopId: string, active: Active, since?: number): void {
     this.active.set(desktopId, active);
-    this.applyHold(active, since);
-  }
-
-  /** Holds or releases one recording being written to match heldFor. */
-  private applyHold(active: Active, t?: number): void {
-    if (this.heldFor !== null && !active.held) {
-      active.held = true;
-      active.writer.hold(this.heldFor, t);
-    } else if (this.heldFor === null && active.held) {
-      active.held = false;
-      active.writer.release(t);
-    }
+    this.keeping.applyHold(active, since);
   }
 
   private async stop(desktopId: string, active: Active): Promise<void> {
@@ -517,33 +395,9 @@ export class Recordings implements ConnectionObserver {
       endedAt: Math.max(summary.end, active.since),
       bytes: summary.bytes,
       gaps: summary.gaps,
-      storedBytes: await this.local.bytes(active.id),
+      storedBytes: await this.kept.local.bytes(active.id),
     });
-    this.mover?.move(active.id);
-  }
-
-  // ---- keeping them ---------------------------------------------------------------------
-
-  /** A recording being written took more room: rotate it, or run retention, when due. */
-  private written(desktopId: string, active: Active, bytes: number): void {
-    this.grown += Math.max(0, bytes - active.bytes);
-    active.bytes = bytes;
-    const limits = this.limits;
-    if (limits === undefined || this.closed) return;
-    if (!active.rotating) {
-      const due = rotationDue(
-        { startedAt: active.since, bytes },
-        limits,
-        Date.now(),
-        this.minPieceMs(),
-      );
-      if (due !== undefined) void this.rotate(desktopId, active, due);
-    }
-    if (this.grown >= growthStep(limits)) void this.enforceRetention();
-  }
-
-  private minPieceMs(): number {
-    return this.options.retention?.minPieceMs ?? MIN_PIECE_MS;
+    this.kept.move(active.id);
   }
 
   /**
@@ -575,117 +429,8 @@ export class Recordings implements ConnectionObserver {
         this.finishing.delete(active.id);
         active.rotating = false;
       }
-      void this.enforceRetention();
+      void this.keeping.enforceRetention();
     });
-  }
-
-  private async retentionPass(): Promise<RetentionOutcome> {
-    const { store, logger } = this.options;
-    const limits = await this.retentionLimits();
-    const now = Date.now();
-    const live = new Map(
-      [...this.active.entries()].map(([desktopId, a]) => [a.id, { desktopId, a }]),
-    );
-    // Recordings kept on an S3 store this bridge was started without are out of its reach:
-    // neither deleted (their objects would be left behind) nor counted against the caps (local
-    // ones would be deleted to make room for them).
-    const rows = (await store.recordings.list()).filter((r) => !outOfReach(r, this.location));
-    // Rows not measured yet (an older bridge's, or listed by hand): their files, counted once.
-    for (const row of rows) {
-      if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;
-      if (row.endedAt === null) continue;
-      row.storedBytes = await this.local.bytes(row.id);
-      if (row.storedBytes > 0)
-        await store.recordings.update(row.id, { storedBytes: row.storedBytes });
-    }
-    // Ended recordings still in the spool (left by a previous run, or a move that failed).
-    for (const row of rows)
-      if (row.location === 'local' && row.endedAt !== null && !this.liveIds().has(row.id))
-        this.mover?.move(row.id);
-    const plan = planRetention(
-      rows.map((row) => {
-        const writing = live.get(row.id);
-        return {
-          id: row.id,
-          desktopId: row.desktopId,
-          startedAt: row.startedAt,
-          endedAt: writing === undefined ? row.endedAt : null,
-          bytes: writing === undefined ? row.storedBytes : writing.a.bytes,
-          live: writing !== undefined,
-        };
-      }),
-      limits,
-      now,
-      this.minPieceMs(),
-    );
-    const outcome: RetentionOutcome = { removed: [], rotated: [], held: null };
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    for (const { item, reason } of plan.remove) {
-      const row = byId.get(item.id);
-      if (row === undefined || !(await this.remove(row))) continue;
-      outcome.removed.push({ id: row.id, desktopId: row.desktopId, bytes: item.bytes, reason });
-      logger.info(
-        { recording: row.id, desktopId: row.desktopId, bytes: item.bytes, reason },
-        'recording deleted by retention',
-      );
-      const desktop = await store.desktops.byId(row.desktopId).catch(() => undefined);
-      this.options.audit?.({
-        kind: 'recording_deleted',
-        actor: 'system',
-        personId: null,
-        personName: null,
-        summary: `recording ${row.id} of desktop "${desktop?.name ?? row.desktopId}"`,
-        outcome: 'ok',
-        detail: `recording deleted by retention: ${reason} (${formatBytes(item.bytes)})`,
-      });
-    }
-    for (const { desktopId, reason } of plan.rotate) {
-      const active = this.active.get(desktopId);
-      if (active === undefined || active.rotating) continue;
-      outcome.rotated.push({ desktopId, reason });
-      void this.rotate(desktopId, active, reason);
-    }
-    outcome.held = await this.watchFreeSpace(limits);
-    return outcome;
-  }
-
-  /**
-   * Holds every recording while the disk has less free than the limit keeps (and any that starts
-   * meanwhile), and lets them write again once it has the limit and a tenth more.
-   */
-  private async watchFreeSpace(limits: RetentionLimits): Promise<string | null> {
-    const space = limits.minFreeBytes > 0 ? await this.diskSpace() : undefined;
-    if (space !== undefined && space.freeBytes < limits.minFreeBytes) {
-      const reason = `the disk is nearly full (${formatBytes(space.freeBytes)} free; recordings keep ${formatBytes(limits.minFreeBytes)} free)`;
-      if (this.heldFor === null)
-        this.options.logger.warn(
-          { free: space.freeBytes },
-          'recordings held: the disk is nearly full',
-        );
-      this.heldFor = reason;
-    } else if (
-      this.heldFor !== null &&
-      (space === undefined || space.freeBytes >= limits.minFreeBytes * 1.1)
-    ) {
-      this.heldFor = null;
-      this.options.logger.info('recordings write again: the disk has room');
-    }
-    for (const active of this.active.values()) this.applyHold(active);
-    return this.heldFor;
-  }
-
-  /** Files in the folder that no row lists (a start cut short before its row was written). */
-  private async removeUnlisted(listed: ReadonlySet<string>): Promise<void> {
-    const names = await readdir(this.options.dir).catch(() => [] as string[]);
-    const orphans = new Set<string>();
-    for (const name of names) {
-      const id = RECORDING_FILE.exec(name)?.[1];
-      if (id !== undefined && !listed.has(id) && !this.liveIds().has(id)) orphans.add(id);
-    }
-    for (const id of orphans) {
-      await this.local.remove(id);
-      this.options.logger.info({ recording: id }, 'removed the files of a recording never listed');
-    }
   }
 
   private statusChanged(
@@ -712,18 +457,4 @@ export class Recordings implements ConnectionObserver {
 function mayPersonChange(decision: RecordingDecision | undefined): boolean {
   if (decision === undefined || decision.mode !== 'person') return false;
   return decision.personMayTurnOff || !decision.on;
-}
-
-async function statfsSpace(dir: string): Promise<DiskSpace> {
-  const s = await statfs(dir);
-  return { freeBytes: s.bavail * s.bsize, sizeBytes: s.blocks * s.bsize };
-}
-
-/** Growth of the recordings being written between two passes: 1/32 of the smallest cap. */
-function growthStep(limits: RetentionLimits): number {
-  const smallest = smallestCap(limits);
-  const MiB = 1024 * 1024;
-  return Number.isFinite(smallest)
-    ? Math.min(64 * MiB, Math.max(256 * 1024, smallest / 32))
-    : 64 * MiB;
 }

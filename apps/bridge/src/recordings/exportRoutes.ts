@@ -1,0 +1,85 @@
+// A recording's exports over HTTP, both audited: its event track as JSON lines, and a WebM video
+// rendered on this machine (the package's exportVideo: overlays and the AI's pointer composited)
+// — one video export at a time for the whole bridge, and only once the recording has ended.
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ExportError, exportVideo } from '@overlay-companion/recording';
+import type { Hono } from 'hono';
+import { apiError } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
+import {
+  RECORDINGS_BASE as BASE,
+  type RecordingRoutesDeps,
+  type RouteAccess,
+} from './routeAccess.js';
+
+export function mountExportRoutes(
+  app: Hono<BridgeEnv>,
+  { recordings }: RecordingRoutesDeps,
+  { load, audit, eventsOf }: RouteAccess,
+): void {
+  app.get(`${BASE}/:id/export.jsonl`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    const events = await eventsOf(found.recording);
+    if (events === undefined) return apiError(c, 404, 'The recording’s files are gone.');
+    audit(found, 'recording_exported', 'exported (event track, JSON lines)');
+    const text = events.map((e) => JSON.stringify(e)).join('\n');
+    return c.body(events.length === 0 ? '' : `${text}\n`, 200, {
+      'Content-Type': 'application/jsonl; charset=utf-8',
+      'Content-Disposition': `attachment; filename="recording-${found.recording.id}.jsonl"`,
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  // A video export renders every frame on this machine: one at a time for the whole bridge.
+  let exporting = false;
+  app.get(`${BASE}/:id/export.webm`, async (c) => {
+    const found = await load(c);
+    if (!found.ok) return found.response;
+    if (recordings.liveIds().has(found.recording.id))
+      return apiError(c, 409, 'This recording is still being made: export it once it has ended.');
+    if (exporting)
+      return apiError(c, 429, 'Another video export is running; try again when it has finished.', {
+        retryAfterMs: 10_000,
+      });
+    // Taken before the first await, so requests arriving together cannot all pass the check.
+    exporting = true;
+    let work: string | undefined;
+    let out: string;
+    try {
+      work = await mkdtemp(join(tmpdir(), 'oc-export-'));
+      const target = join(work, 'recording.webm');
+      const rendered = await recordings
+        .files(found.recording)
+        .read(found.recording.id, { kind: 'all' }, (reader) =>
+          exportVideo(reader, target, { format: 'webm' }),
+        );
+      if (rendered === undefined) {
+        await rm(work, { recursive: true, force: true });
+        return apiError(c, 404, 'The recording’s files are gone.');
+      }
+      out = target;
+    } catch (err) {
+      if (work !== undefined) await rm(work, { recursive: true, force: true });
+      if (err instanceof ExportError) return apiError(c, 503, err.message);
+      throw err;
+    } finally {
+      exporting = false;
+    }
+    const done = work;
+    audit(found, 'recording_exported', 'exported (video, WebM)');
+    const size = (await stat(out)).size;
+    const file = createReadStream(out);
+    file.once('close', () => void rm(done, { recursive: true, force: true }));
+    return c.body(Readable.toWeb(file) as ReadableStream, 200, {
+      'Content-Type': 'video/webm',
+      'Content-Length': String(size),
+      'Content-Disposition': `attachment; filename="recording-${found.recording.id}.webm"`,
+      'Cache-Control': 'no-store',
+    });
+  });
+}

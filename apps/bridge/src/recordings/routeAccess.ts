@@ -1,0 +1,115 @@
+// What the recordings' routes share: who may see which recording (of a desktop they may view; a
+// removed desktop's, its owner's at the time and admins'; anything else answers 404, like a
+// recording that does not exist), who may delete it (the desktop's owner or an admin), and how a
+// person's viewing, exporting and deleting and their changes to a desktop's recording setting
+// are audited.
+import type { AuditKind } from '@overlay-companion/protocol';
+import type { Context } from 'hono';
+import type { Logger } from 'pino';
+import type { Access } from '../auth/access.js';
+import { accessOf, mayManage } from '../desktops/desktopAccess.js';
+import { apiError } from '../http/apiError.js';
+import type { BridgeEnv } from '../http/env.js';
+import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
+import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
+import type { Recordings } from './recordings.js';
+
+export interface RecordingRoutesDeps {
+  access: Access;
+  recordings: Recordings;
+  planes: DesktopPlanes;
+  logger: Logger;
+}
+
+export const RECORDINGS_BASE = '/api/recordings';
+export const NO_DESKTOP = 'No such desktop of yours; reload the list.';
+const NOT_FOUND = 'No such recording of yours; reload the list.';
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** What a person did with a recording, as the audit names it. */
+type RecordingAuditKind = Extract<AuditKind, `recording_${string}`>;
+
+/** A recording the signed-in person may see, with its desktop and whether they may delete it. */
+export interface Found {
+  ok: true;
+  person: PersonRecord;
+  recording: RecordingRecord;
+  desktop: DesktopRecord | undefined;
+  mayDelete: boolean;
+}
+
+export type RouteAccess = ReturnType<typeof routeAccess>;
+
+export function routeAccess(deps: RecordingRoutesDeps) {
+  const { access, recordings } = deps;
+  const store = access.store;
+
+  /** The desktop and what the person may do with it; `access` null: not theirs to see. */
+  const desktopFor = async (
+    person: PersonRecord,
+    desktopId: string,
+  ): Promise<{ desktop: DesktopRecord | undefined; access: ReturnType<typeof accessOf> }> => {
+    const desktop = await store.desktops.byId(desktopId);
+    if (desktop === undefined) return { desktop, access: null };
+    return { desktop, access: accessOf(person, desktop, await store.desktops.grants(desktopId)) };
+  };
+
+  /** Whether the person sees the recording: they may view its desktop (or owned it, if gone). */
+  const visible = async (
+    person: PersonRecord,
+    recording: RecordingRecord,
+  ): Promise<{ desktop: DesktopRecord | undefined; mayDelete: boolean } | undefined> => {
+    const { desktop, access: level } = await desktopFor(person, recording.desktopId);
+    if (desktop === undefined) {
+      const mine = person.role === 'admin' || recording.ownerId === person.id;
+      return mine ? { desktop, mayDelete: true } : undefined;
+    }
+    return level === null ? undefined : { desktop, mayDelete: mayManage(level) };
+  };
+
+  /** The signed-in person and the recording they may see, or the 404 to answer with. */
+  const load = async (
+    c: Context<BridgeEnv>,
+  ): Promise<Found | { ok: false; response: Response }> => {
+    const person = c.get('signedIn')?.person;
+    if (person === undefined) return { ok: false, response: apiError(c, 401, 'Sign in first.') };
+    const id = c.req.param('id') ?? '';
+    const recording = ID.test(id) ? await store.recordings.byId(id) : undefined;
+    const seen = recording === undefined ? undefined : await visible(person, recording);
+    if (recording === undefined || seen === undefined)
+      return { ok: false, response: apiError(c, 404, NOT_FOUND) };
+    return { ok: true, person, recording, ...seen };
+  };
+
+  const audit = (found: Found, kind: RecordingAuditKind, what: string): void => {
+    const { person, recording, desktop } = found;
+    access.audit.record({
+      kind,
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `recording ${recording.id} of desktop "${desktop?.name ?? recording.desktopId}"`,
+      outcome: 'ok',
+      detail: `recording ${what}`,
+    });
+  };
+
+  /** A change to a desktop's recording setting, as the audit names desktop changes. */
+  const auditSetting = (person: PersonRecord, desktop: DesktopRecord, detail: string): void => {
+    access.audit.record({
+      kind: 'desktop_changed',
+      actor: 'person',
+      personId: person.id,
+      personName: person.displayName,
+      summary: `desktop "${desktop.name}" (${desktop.id})`,
+      outcome: 'ok',
+      detail,
+    });
+  };
+
+  /** The recording's event track; undefined when its files are gone. */
+  const eventsOf = (recording: RecordingRecord) =>
+    recordings.files(recording).read(recording.id, { kind: 'events' }, (reader) => reader.events());
+
+  return { desktopFor, load, audit, auditSetting, eventsOf };
+}
