@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway';
 import type { Logger } from 'pino';
+import type { CliDesktopHome } from '../desktops/cliDesktopHome.js';
 import { DesktopSupervisor } from '../desktops/desktopSupervisor.js';
 import type { ConnectionConfig } from '../config.js';
 import { StartupError, errorMessage } from '../errors.js';
@@ -43,6 +44,8 @@ export async function prepareSource(
   /** Whether the bridge reaches desktops through Apache guacd (serve --guacd). */
   guacd: boolean,
   logger: Logger,
+  /** The local desktop's HOME and user, as a desktop record's (absent: a fresh HOME each start). */
+  home?: CliDesktopHome,
 ): Promise<PreparedSource> {
   switch (source.kind) {
     case 'local': {
@@ -55,16 +58,20 @@ export async function prepareSource(
       let supervisor: DesktopSupervisor;
       try {
         supervisor = await DesktopSupervisor.start({
-          start: () =>
-            startLocalDesktop({
+          start: async () => {
+            const desktop = await startLocalDesktop({
               xterm: true,
               windowManager: true,
               password,
               // The AI types into this desktop's shell: it runs in a sandbox, unprivileged, with
-              // none of the bridge's environment, files or processes in reach (P8).
-              sandbox: true,
+              // none of the bridge's environment, files or processes in reach (P8), as a uid of
+              // its own with its HOME kept (cliDesktopHome.ts).
+              sandbox: (await home?.take()) ?? true,
               ...(size === undefined ? {} : { width: size.width, height: size.height }),
-            }),
+            });
+            void desktop.exited.then(() => home?.release());
+            return desktop;
+          },
           allowSocket: (path) => late.allow?.(path) ?? (() => undefined),
           logger: logger.child({ part: 'local-desktop' }),
         });

@@ -20,6 +20,10 @@ import {
   type ControlledBridge,
   type ControlledBridgeOptions,
 } from '../bridge.js';
+import { CliDesktopHome } from '../desktops/cliDesktopHome.js';
+import { DesktopDirectory } from '../desktops/desktopDirectory.js';
+import { DESKTOP_HOMES_DIR, DesktopHomes } from '../desktops/desktopHomes.js';
+import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES } from '../desktops/homeQuota.js';
 import { LocalDesktopPool } from '../desktops/localDesktopPool.js';
 import { BridgeMetrics } from '../metrics/bridgeMetrics.js';
 import { openStore, prepareDataDir } from '../store/index.js';
@@ -93,11 +97,35 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
       );
     }
 
+    // Local desktops' HOMEs and uids, the command line's among them (desktops/desktopHomes.ts).
+    const homes = new DesktopHomes(join(dataDir, DESKTOP_HOMES_DIR));
+    const cliHome =
+      options.source.kind === 'local'
+        ? new CliDesktopHome({
+            homes,
+            store,
+            quotaBytes: options.desktopHomeQuotaBytes ?? DEFAULT_DESKTOP_HOME_QUOTA_BYTES,
+            logger: logger.child({ part: 'local-desktop' }),
+          })
+        : undefined;
+    if (cliHome !== undefined) {
+      stops.push(() => cliHome.release());
+      // Its record made now when an admin exists (the bridge's directory finds it), so the desktop
+      // starts as that record's: a first run before setup starts on a fresh HOME this time.
+      await new DesktopDirectory({
+        store,
+        logger: logger.child({ part: 'desktops' }),
+        cliDesktop: { name: options.desktopName ?? 'Desktop', kind: 'local', params: {} },
+      })
+        .cliDesktopId()
+        .catch(() => undefined);
+    }
     const source = await prepareSource(
       options.source,
       options.desktopSize,
       options.guacd !== undefined,
       logger,
+      cliHome,
     );
     const { supervisor } = source;
     if (supervisor) stops.push(() => supervisor.stop());
@@ -136,6 +164,22 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
           inUse: (desktopId) => bridgeRef.current?.tunnels.inUse(desktopId) ?? false,
           size: options.desktopSize,
           dataDir,
+          homes,
+          // Given away or removed, the command line's desktop starts again on a fresh HOME.
+          elsewhere:
+            cliHome === undefined || supervisor === undefined
+              ? undefined
+              : {
+                  has: (desktopId) => desktopId === cliHome.desktopId,
+                  reconcile: async (desktopId, ownerId) => {
+                    const changed = (): boolean => !cliHome.stillOwnedBy(desktopId, ownerId);
+                    if (changed())
+                      await supervisor.restartNow(
+                        'the command line desktop changed hands',
+                        changed,
+                      );
+                  },
+                },
           recordOwner: async (desktopId) => (await store.desktops.byId(desktopId))?.ownerId,
           homeQuotaBytes: options.desktopHomeQuotaBytes,
           onOverQuota: (desktopId, used, quota) =>

@@ -72,6 +72,20 @@ export class DesktopSupervisor {
     return greets(this.desktop.rfbPath, timeoutMs);
   }
 
+  /**
+   * Starts a fresh desktop in place of the running one now (not counted as a restart: it was
+   * asked for, e.g. the desktop was given to another person and must not keep its HOME), once
+   * any restart under way is over and if `needed()` still says so.
+   */
+  async restartNow(reason: string, needed: () => boolean = () => true): Promise<void> {
+    await this.restarting?.catch(() => undefined);
+    // Asked twice while a restart ran: the one that ran may have done it.
+    if (this.stopping || !needed()) return;
+    this.options.logger.info({ reason }, 'starting the local desktop again');
+    this.restarting = this.replace();
+    await this.restarting;
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     await this.restarting?.catch(() => undefined);
@@ -100,15 +114,21 @@ export class DesktopSupervisor {
       );
       return;
     }
-    this.stateNow = 'restarting';
     this.restartsAt.push(now);
     logger.warn(
       { code: how.code, signal: how.signal, restart: this.restartsAt.length },
       'the local desktop stopped by itself; starting it again',
     );
+    await this.replace(RESTART_DELAY_MS);
+  }
+
+  /** Stops the desktop (if still running) and starts a fresh one after `delayMs`. */
+  private async replace(delayMs = 0): Promise<void> {
+    const { logger } = this.options;
+    this.stateNow = 'restarting';
     // Its sockets are gone with it; clean up what it left (work dir, display link) first.
     await this.desktop.stop().catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS));
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (this.stopping) return;
     try {
       const fresh = await this.options.start();

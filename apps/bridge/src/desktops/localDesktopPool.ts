@@ -53,6 +53,18 @@ export interface LocalDesktopPoolOptions {
   recordOwner?: ((desktopId: string) => Promise<string | undefined>) | undefined;
   /** Bytes one HOME may hold (OC_DESKTOP_HOME_QUOTA); default DEFAULT_DESKTOP_HOME_QUOTA_BYTES. */
   homeQuotaBytes?: number | undefined;
+  /** The HOMEs to use (serve shares them with the command line's desktop); default: dataDir's. */
+  homes?: DesktopHomes | undefined;
+  /**
+   * A desktop this pool does not run whose HOME is among `homes` (serve's command-line desktop):
+   * reconcile hands it its record's owner (undefined: gone) instead of deleting its HOME.
+   */
+  elsewhere?:
+    | {
+        has(desktopId: string): boolean;
+        reconcile(desktopId: string, ownerId: string | undefined): Promise<void>;
+      }
+    | undefined;
   /** Measure HOMEs against the quota even as root, instead of a file system each (tests). */
   measureHomes?: boolean | undefined;
   /** A desktop whose HOME was measured over its quota was stopped (serve audits it). */
@@ -80,11 +92,12 @@ export class LocalDesktopPool {
 
   constructor(private readonly options: LocalDesktopPoolOptions) {
     this.homes =
-      options.dataDir === undefined
+      options.homes ??
+      (options.dataDir === undefined
         ? undefined
         : new DesktopHomes(join(options.dataDir, DESKTOP_HOMES_DIR), {
             measureOnly: options.measureHomes === true,
-          });
+          }));
     this.sweep = setInterval(() => void this.stopIdle(Date.now()), IDLE_SWEEP_MS);
     this.sweep.unref();
   }
@@ -163,6 +176,11 @@ export class LocalDesktopPool {
       () => undefined,
     );
     if (owner === undefined) return false;
+    const elsewhere = this.options.elsewhere;
+    if (elsewhere?.has(desktopId) === true) {
+      await elsewhere.reconcile(desktopId, owner.found);
+      return false;
+    }
     if (owner.found === undefined) {
       this.options.logger.info({ desktopId }, 'removing a local desktop whose record is gone');
       await this.remove(desktopId);
