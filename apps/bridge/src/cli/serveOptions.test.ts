@@ -82,6 +82,21 @@ describe('serve control-plane flags', () => {
   );
 });
 
+describe('OC_DESKTOP_HOME_QUOTA', () => {
+  it('takes a whole number of bytes of at least 16 MiB, and refuses anything else with what to write', () => {
+    expect(parse('serve')).not.toHaveProperty('options.desktopHomeQuotaBytes');
+    expect(parse('serve', { OC_DESKTOP_HOME_QUOTA: '5368709120' })).toMatchObject({
+      options: { desktopHomeQuotaBytes: 5 * 1024 ** 3 },
+    });
+    for (const bad of ['5G', '-5', '1e9', '1048576'])
+      expect(() => parse('serve', { OC_DESKTOP_HOME_QUOTA: bad }), bad).toThrow(
+        new UsageError(
+          `OC_DESKTOP_HOME_QUOTA is the bytes one local desktop's home folder may hold, a whole number of at least 16777216 (16 MiB; the default is 2147483648, 2 GiB; 10737418240 is 10 GiB), got "${bad}".`,
+        ),
+      );
+  });
+});
+
 describe('OC_RDP_DRIVE_QUOTA', () => {
   it('takes a whole number of bytes, and refuses anything else with what to write', () => {
     expect(parse('serve')).not.toHaveProperty('options.rdpDriveQuotaBytes');
