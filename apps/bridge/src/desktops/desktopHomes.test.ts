@@ -57,6 +57,15 @@ const newPool = (): LocalDesktopPool =>
     recordOwner: async (id) => (await bridge.access.store.desktops.byId(id))?.ownerId,
   });
 
+/** A member without a password (the store's, as an admin would add one). */
+const addMember = (username: string) =>
+  bridge.access.store.people.add({
+    username,
+    displayName: username,
+    passwordHash: null,
+    role: 'member',
+  });
+
 /** A local desktop record made through the API (so deleting it is the real path). */
 async function addDesktop(name: string): Promise<string> {
   const made = await bridge.session.request(API.desktops, {
@@ -237,12 +246,7 @@ describe('a local desktop’s HOME and user', () => {
 describe('a local desktop given to another person', () => {
   it('starts for the new owner with a fresh uid and an empty HOME: the old owner’s files are deleted, said in the answer and the audit', async () => {
     const { store } = bridge.access;
-    const heir = await store.people.add({
-      username: 'heir',
-      displayName: 'Heir',
-      passwordHash: null,
-      role: 'member',
-    });
+    const heir = await addMember('heir');
     const id = await addDesktop('Handed on');
     const old = await running(id);
     await typeInDesktop(await shellOf(id), 'echo "old owner’s secret" > ~/old-owner.txt');
@@ -298,12 +302,7 @@ describe('a local desktop given to another person', () => {
 describe('a removed person’s local desktop', () => {
   it('is stopped and its HOME deleted at the next sweep (the store deletes their desktops)', async () => {
     const { store } = bridge.access;
-    const person = await store.people.add({
-      username: 'leaver',
-      displayName: 'Leaver',
-      passwordHash: null,
-      role: 'member',
-    });
+    const person = await addMember('leaver');
     const id = newId('dsk');
     await store.desktops.add({
       id,
