@@ -31,6 +31,8 @@ export interface McpSection {
     click_p50_vs_no_settle: number | null;
     /** Our draw_overlay round trip / the MCP SDK's own no-op tool in JSON mode, p50. */
     draw_overlay_p50_to_sdk_floor: number | null;
+    /** The same against the floor measured before the stack started (sdk_floor_without_stack). */
+    draw_overlay_p50_to_sdk_floor_without_stack: number | null;
     /** Our mouse_move round trip (input confirmed) / browser_mouse_move_xy, p50. */
     mouse_move_p50: number | null;
   };
@@ -81,6 +83,10 @@ export async function benchMcpSection(options: {
       click_p50: both(click?.round_trip_ms.p50, p?.mouse_click_xy_ms.p50),
       click_p50_vs_no_settle: both(click?.round_trip_ms.p50, pn?.mouse_click_xy_ms.p50),
       draw_overlay_p50_to_sdk_floor: drawToFloor,
+      draw_overlay_p50_to_sdk_floor_without_stack: both(
+        draw?.round_trip_ms.p50,
+        ok(ours.sdk_floor_without_stack)?.json.round_trip_ms.p50,
+      ),
       mouse_move_p50: moveRatio,
     },
     targets: {
