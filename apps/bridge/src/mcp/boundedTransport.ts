@@ -84,6 +84,8 @@ export class BoundedStreamableHttpTransport extends WebStandardStreamableHTTPSer
     const deliver = this.onmessage;
     this.onmessage = (message, extra) => {
       deliver?.(message, extra);
+      // Only a cancellation is parsed (every tool call passes here).
+      if (!('method' in message) || message.method !== 'notifications/cancelled') return;
       const cancelled = CancelledNotificationSchema.safeParse(message);
       const id = cancelled.success ? cancelled.data.params.requestId : undefined;
       // After a macrotask: the server aborts the handler in a microtask of its own, and once it
