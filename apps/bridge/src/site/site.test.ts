@@ -6,16 +6,10 @@
 // bridge 1 (the time is measured and printed), sign-out, toggles, mode and Stop reach the windows
 // and planes of the other bridges, and the mode survives a restart of every bridge.
 // Without nats-server or PostgreSQL the suite is skipped with the reason, unless CI requires them.
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { API } from '@overlay-companion/protocol';
 import { connect, type Msg } from 'nats';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  connectClient,
-  INITIALIZE_REQUEST,
-  screenshotResult,
-  TINY_PNG_BASE64,
-} from '../mcp/testing/fixtures.js';
+import { connectClient, INITIALIZE_REQUEST, screenshotResult } from '../mcp/testing/fixtures.js';
 import { callTool, errorOf, textOf } from '../mcp/testing/calls.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { postgresRequired } from '../store/testing/postgres.js';
@@ -26,6 +20,7 @@ import { natsRequired } from './testing/natsServer.js';
 import { startSiteServers } from './testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from './testing/siteBridges.js';
 import { waitUntil } from './testing/waitUntil.js';
+import { aiWithBackgroundCaptures, tooLargeForNats } from './testing/backgroundCaptures.js';
 import { argX } from './testing/relayedArgs.js';
 import { openKey } from '../limits/openElsewhere.js';
 import { MAX_SESSIONS_PER_TOKEN } from '../mcp/sessions.js';
@@ -435,12 +430,7 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
 
   test('a screenshot larger than NATS takes comes back as an error that says so', async () => {
     const window = await ScriptedViewer.connect(one);
-    // A PNG header and 1.2 MB of filler: more than the test server's max_payload (1 MB).
-    const big = Buffer.concat([
-      Buffer.from(TINY_PNG_BASE64, 'base64'),
-      Buffer.alloc(1_200_000, 7),
-    ]).toString('base64');
-    window.on('take_screenshot', { result: screenshotResult(big) });
+    window.on('take_screenshot', { result: screenshotResult(tooLargeForNats()) });
     await holderSeen(true);
     const ai = await connectClient(two, { token: TOKEN });
     const shot = await callTool(ai.client, 'take_screenshot');
@@ -457,17 +447,8 @@ describe.runIf(missing === undefined)('tool calls across the bridges of a site',
     const pixels = Buffer.from('pixels seen through bridge 1').toString('base64');
     window.on('take_screenshot', { result: screenshotResult(pixels) });
     await holderSeen(true);
-    const ai = await connectClient(two, { token: TOKEN });
-    const updates: string[] = [];
-    ai.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      updates.push(n.params.uri);
-    });
-    await ai.client.subscribeResource({ uri: 'screenshot://latest' });
-    const set = await callTool(ai.client, 'set_screenshot_frequency', {
-      mode: 'periodic',
-      interval_ms: 250,
-    });
-    expect(set.isError).toBeFalsy();
+    const ai = await aiWithBackgroundCaptures(two);
+    const { updates } = ai;
     // The capture is asked of the window on bridge 1 and lands in the session on bridge 2.
     await waitUntil(() => updates.includes('screenshot://latest'), 5000);
     expect(window.toolCalls('take_screenshot')[0]?.args).toMatchObject({ full_screen: true });

@@ -5,15 +5,18 @@
 // silence: the subscribed client is told screenshot://latest changed, and reading it fails with
 // the reason and what to do instead; once captures fit again, reading it gives the capture.
 // Without nats-server or PostgreSQL the suite is skipped with the reason, unless CI requires them.
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { postgresRequired } from '../../store/testing/postgres.js';
 import { natsRequired } from '../../site/testing/natsServer.js';
 import { startSiteServers } from '../../site/testing/siteServers.js';
-import { startSiteBridge, TOKEN, type SiteBridge } from '../../site/testing/siteBridges.js';
+import {
+  aiWithBackgroundCaptures,
+  tooLargeForNats,
+} from '../../site/testing/backgroundCaptures.js';
+import { startSiteBridge, type SiteBridge } from '../../site/testing/siteBridges.js';
 import { waitUntil } from '../../site/testing/waitUntil.js';
 import { callTool } from '../testing/calls.js';
-import { connectClient, screenshotResult, TINY_PNG_BASE64 } from '../testing/fixtures.js';
+import { screenshotResult } from '../testing/fixtures.js';
 import { ScriptedViewer } from '../testing/scriptedViewer.js';
 
 const { nats, postgres, missing } = await startSiteServers();
@@ -45,25 +48,11 @@ describe.runIf(missing === undefined)('background captures larger than NATS take
   test('fail with words for the AI, not in silence, and recover once captures fit', async () => {
     const [one, two] = bridges as [SiteBridge, SiteBridge];
     const window = await ScriptedViewer.connect(one);
-    // A PNG header and 1.2 MB of filler: more than the test server's max_payload (1 MB).
-    const big = Buffer.concat([
-      Buffer.from(TINY_PNG_BASE64, 'base64'),
-      Buffer.alloc(1_200_000, 7),
-    ]).toString('base64');
-    window.on('take_screenshot', { result: screenshotResult(big) });
+    window.on('take_screenshot', { result: screenshotResult(tooLargeForNats()) });
     await waitUntil(async () => (await two.site!.remote.holder(two.desktopId)) !== undefined, 5000);
-    const ai = await connectClient(two, { token: TOKEN });
+    const ai = await aiWithBackgroundCaptures(two);
+    const { updates } = ai;
     try {
-      const updates: string[] = [];
-      ai.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-        updates.push(n.params.uri);
-      });
-      await ai.client.subscribeResource({ uri: 'screenshot://latest' });
-      const set = await callTool(ai.client, 'set_screenshot_frequency', {
-        mode: 'periodic',
-        interval_ms: 250,
-      });
-      expect(set.isError).toBeFalsy();
       // The client is told, and reading says why and what to do instead.
       await waitUntil(() => updates.includes('screenshot://latest'), 5000);
       expect(window.toolCalls('take_screenshot').length).toBeGreaterThan(0);
