@@ -5,7 +5,8 @@
 // next piece). Below the free space to keep, every recording being written is held (a gap, and
 // the windows say why) until there is room again — including one that takes its place while the
 // hold is decided. At start, the rows a previous run left open are closed and files no row lists
-// removed. Where the files are kept (the data dir, an S3 store) is storage/keptFiles.ts's.
+// removed; at start and at each pass, the multipart uploads a killed bridge left in the S3 store
+// are aborted. Where the files are kept (the data dir, an S3 store) is storage/keptFiles.ts's.
 import { readdir, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import {
@@ -17,7 +18,7 @@ import type { AuditInput } from '../audit/auditLog.js';
 import type { RecordingRecord, Store } from '../store/types.js';
 import type { RecordingPolicy } from './recordingPolicy.js';
 import type { KeptFiles } from './storage/keptFiles.js';
-import { outOfReach } from './storage/s3NotConfigured.js';
+import { recordingIdOf } from './storage/recordingFiles.js';
 import {
   MIN_PIECE_MS,
   formatBytes,
@@ -84,8 +85,6 @@ export interface KeepingOptions {
 }
 
 const RETENTION_INTERVAL_MS = 60_000;
-/** A recording's files, named by its random id (22 base64url characters). */
-const RECORDING_FILE = /^([A-Za-z0-9_-]{22})\.(guac|keys|index\.jsonl|events\.jsonl)$/;
 
 export class Keeping {
   /** The limits last read, the pass under way and whether another is wanted. */
@@ -118,9 +117,14 @@ export class Keeping {
   async recover(): Promise<void> {
     const { store, dir, kept } = this.options;
     const rows = await store.recordings.list();
+    await kept.placeOlderRows(rows);
     for (const row of rows) {
       if (this.writing.liveIds().has(row.id) || row.location !== 'local' || row.endedAt !== null)
         continue;
+      // Its files are not here: another bridge of the site (sharing the store, with a data dir
+      // of its own) is writing it, and closes it itself; or they are gone, and nothing can say
+      // where it ended.
+      if (!(await kept.local.has(row.id))) continue;
       const reader = await RecordingReader.open(dir, row.id).catch(() => undefined);
       const end = Math.max(reader?.end ?? row.startedAt, row.startedAt);
       await store.recordings.update(row.id, {
@@ -138,7 +142,7 @@ export class Keeping {
       });
     }
     await this.removeUnlisted(new Set(rows.map((r) => r.id)));
-    const unreachable = rows.filter((r) => outOfReach(r, kept.location)).length;
+    const unreachable = rows.filter((r) => kept.unreachable(r) !== undefined).length;
     if (unreachable > 0)
       this.options.logger.warn(
         { recordings: unreachable },
@@ -149,6 +153,8 @@ export class Keeping {
     // its row was marked) are removed by the same move.
     for (const row of rows)
       if (row.location === 's3' && (await kept.local.bytes(row.id)) > 0) kept.move(row.id);
+    // Multipart uploads a killed run left, before this run's moves begin.
+    await kept.sweepUploads();
     await this.enforceRetention();
     if (this.stopped) return;
     this.timer ??= setInterval(
@@ -264,7 +270,7 @@ export class Keeping {
     // Recordings kept on an S3 store this bridge was started without are out of its reach:
     // neither deleted (their objects would be left behind) nor counted against the caps (local
     // ones would be deleted to make room for them).
-    const rows = (await store.recordings.list()).filter((r) => !outOfReach(r, kept.location));
+    const rows = (await store.recordings.list()).filter((r) => kept.unreachable(r) === undefined);
     // Rows not measured yet (an older bridge's, or listed by hand): their files, counted once.
     for (const row of rows) {
       if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;
@@ -321,6 +327,8 @@ export class Keeping {
       this.writing.rotate(desktopId, active, reason);
     }
     outcome.held = await this.watchFreeSpace(limits);
+    // After the moves are queued: an upload of one of them is this bridge's own, left alone.
+    await kept.sweepUploads();
     return outcome;
   }
 
@@ -354,7 +362,7 @@ export class Keeping {
     const names = await readdir(this.options.dir).catch(() => [] as string[]);
     const orphans = new Set<string>();
     for (const name of names) {
-      const id = RECORDING_FILE.exec(name)?.[1];
+      const id = recordingIdOf(name);
       if (id !== undefined && !listed.has(id) && !this.writing.liveIds().has(id)) orphans.add(id);
     }
     for (const id of orphans) {

@@ -1,7 +1,9 @@
 // The recordings themselves over HTTP: the list of those the person may see (routeAccess.ts;
 // one kept where this bridge cannot reach says why it cannot be played), each one's Guacamole
 // stream (for Guacamole.SessionRecording; viewing is audited), its event track, and its deletion
-// by the desktop's owner or an admin (audited; refused while it is being made).
+// by the desktop's owner or an admin (audited; refused while it is being made). One out of this
+// bridge's reach (storage/unreachable.ts) an admin alone removes from the list: its objects stay
+// where they are, which the audit says.
 import { stat } from 'node:fs/promises';
 import { recordingPaths } from '@overlay-companion/recording';
 import type { Hono } from 'hono';
@@ -14,7 +16,7 @@ import {
   type RecordingRoutesDeps,
   type RouteAccess,
 } from './routeAccess.js';
-import { S3_NOT_CONFIGURED, outOfReach } from './storage/s3NotConfigured.js';
+import { placeText } from './storage/unreachable.js';
 
 const STILL_BEING_MADE =
   'This recording is still being made: turn the desktop’s recording off (or close it) first.';
@@ -29,6 +31,7 @@ export function mountReadRoutes(
 
   const view = (recording: RecordingRecord, name: string, live: ReadonlySet<string>) => {
     const isLive = live.has(recording.id);
+    const unavailable = recordings.unreachable(recording);
     const end = recording.endedAt ?? (isLive ? Date.now() : recording.startedAt);
     return {
       id: recording.id,
@@ -40,7 +43,7 @@ export function mountReadRoutes(
       gaps: recording.gaps.map((g) => ({ from: g.from, to: g.to, reason: g.reason })),
       live: isLive,
       // Only when it cannot be played here: why (the list offers no play link then).
-      ...(outOfReach(recording, recordings.location) ? { unavailable: S3_NOT_CONFIGURED } : {}),
+      ...(unavailable === undefined ? {} : { unavailable }),
     };
   };
 
@@ -96,9 +99,24 @@ export function mountReadRoutes(
     if (!found.ok) return found.response;
     if (!found.mayDelete)
       return apiError(c, 403, 'Only the desktop’s owner or an admin can delete its recordings.');
+    // Out of reach, only its row can go: leaving its objects unlisted is an admin's call.
+    const unreachable = recordings.unreachable(found.recording);
+    if (unreachable !== undefined && found.person.role !== 'admin')
+      return apiError(
+        c,
+        403,
+        `Only an admin can remove this recording from the list (its objects would stay where they are). ${unreachable}`,
+      );
     if (recordings.liveIds().has(found.recording.id)) return apiError(c, 409, STILL_BEING_MADE);
     if (!(await recordings.remove(found.recording))) return apiError(c, 409, STILL_BEING_MADE);
-    audit(found, 'recording_deleted', 'deleted');
+    const where = placeText(found.recording) ?? 'on the S3 store it was moved to';
+    audit(
+      found,
+      'recording_deleted',
+      unreachable === undefined
+        ? 'deleted'
+        : `removed from the list; its objects were not deleted (${where}, out of this bridge's reach)`,
+    );
     return c.body(null, 204);
   });
 }

@@ -38,6 +38,7 @@ import type { RetentionLimits } from './retention.js';
 import { KeptFiles } from './storage/keptFiles.js';
 import type { RecordingFiles } from './storage/recordingFiles.js';
 import type { S3Files } from './storage/s3Files.js';
+import type { Place } from './storage/unreachable.js';
 
 export type { DiskSpace, RetentionOutcome, RetentionTiming } from './keeping.js';
 
@@ -127,8 +128,13 @@ export class Recordings implements ConnectionObserver {
   }
 
   /** Where the recording's files are read from (its row says where they are). */
-  files(recording: Pick<RecordingRecord, 'location'>): RecordingFiles {
+  files(recording: Place & { id?: string }): RecordingFiles {
     return this.kept.files(recording);
+  }
+
+  /** Why this bridge cannot reach the recording's files (undefined: it can). */
+  unreachable(recording: Place & { id?: string }): string | undefined {
+    return this.kept.unreachable(recording);
   }
 
   /** Every move to the S3 store queued so far, done (tests). */

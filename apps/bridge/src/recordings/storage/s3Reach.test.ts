@@ -5,9 +5,10 @@
 //
 // - A bridge started without --recordings-s3 meets recordings an earlier run moved to the
 //   bucket: every route answers 503 saying to start it with --recordings-s3 (not a 404), the
-//   list says so instead of offering them to play, deleting one is refused (its row stays, so
-//   its objects are not left behind unlisted), and retention neither deletes them nor counts
-//   them against the caps — while still deleting a local recording past the limits.
+//   list says so instead of offering them to play, an admin may remove one from the list (its
+//   objects stay, and the audit says so; the other tests of s3Place.test.ts), and retention
+//   neither deletes them nor counts them against the caps — while still deleting a local
+//   recording past the limits.
 // - A move that failed part-way leaves objects in the bucket while the row still says `local`:
 //   retention deleting that recording deletes those objects too.
 // - A multipart upload whose part is refused is aborted (no parts left behind).
@@ -29,7 +30,7 @@ import { writeNoiseRecording, writeSampleRecording } from '../testing/sampleReco
 import { LocalFiles } from './localFiles.js';
 import { parseS3Target, type S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
-import { S3_NOT_CONFIGURED } from './s3NotConfigured.js';
+import { S3_NOT_CONFIGURED } from './unreachable.js';
 import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
 import { openSpoolStore } from './testing/spoolStore.js';
 
@@ -128,12 +129,21 @@ describe('recordings kept on S3 at the edges of its reach (s3rver, a fake S3 ser
       }
     });
 
-    it('refuses to delete it (the row stays with its objects), saying what to do', async () => {
-      const res = await bridge.session.request(`/api/recordings/${onS3}`, { method: 'DELETE' });
-      expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ error: S3_NOT_CONFIGURED });
-      expect(await bridge.access.store.recordings.byId(onS3)).toMatchObject({ location: 's3' });
-      expect(await objectsOf(onS3)).toHaveLength(4);
+    it('an admin removes one from the list: its row goes, its objects stay (this bridge cannot reach them), and the audit says so', async () => {
+      const { store } = bridge.access;
+      const another = await writeSampleRecording(bridge, desktopId, Date.now() - 8_000);
+      const storedBytes = await files.upload(bridge.recordings.dir, another);
+      await new LocalFiles(bridge.recordings.dir).remove(another);
+      await store.recordings.update(another, { location: 's3', storedBytes });
+      const res = await bridge.session.request(`/api/recordings/${another}`, { method: 'DELETE' });
+      expect(res.status).toBe(204);
+      expect(await store.recordings.byId(another)).toBeUndefined();
+      expect(await objectsOf(another)).toHaveLength(4);
+      await bridge.access.audit.flush();
+      const entry = (await store.audit.query({ limit: 20 })).find(
+        (e) => e.kind === 'recording_deleted' && e.summary?.includes(another),
+      );
+      expect(entry?.detail).toMatch(/removed from the list; its objects were not deleted/);
     });
 
     it('retention neither deletes it nor counts it, and still deletes a local one past the limits', async () => {
