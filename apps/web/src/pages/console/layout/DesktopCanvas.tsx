@@ -5,7 +5,7 @@
 // the focused rectangle. Pointer moves arrive at most once a frame (the browser coalesces them),
 // so each one is an editor event; the picture's world and scale are held still while a drag lasts
 // and follow the layout after the drop.
-import { layoutBounds, monitorScale } from '@overlay-companion/protocol';
+import { layoutBounds } from '@overlay-companion/protocol';
 import {
   useEffect,
   useId,
@@ -17,6 +17,7 @@ import {
   type RefObject,
 } from 'react';
 import { RectBox } from './RectBox.js';
+import { maskLines, monitorLines, pictureLabels } from './pictureLabels.js';
 import type { EditorEvent, EditorState, Target } from './editorState.js';
 import { targetName } from './editorState.js';
 import {
@@ -234,6 +235,13 @@ export function DesktopCanvas({
   const px = (value: number) => Math.round(value * scale);
   const showBounds =
     desktop === null || bounds.width !== desktop.width || bounds.height !== desktop.height;
+  const labels = pictureLabels({
+    state,
+    desktop,
+    bounds: showBounds && state.monitors.length > 0 ? bounds : null,
+    scale,
+    area: { width: px(world.width), height: px(world.height) },
+  });
 
   return (
     <div ref={frame} className="layout-canvas-frame">
@@ -258,25 +266,16 @@ export function DesktopCanvas({
           <div
             className="layout-extent layout-extent--desktop"
             style={{ width: px(desktop.width), height: px(desktop.height) }}
-          >
-            <span className="layout-extent__label">
-              Desktop now: {desktop.width} × {desktop.height}
-            </span>
-          </div>
+          />
         ) : null}
         {showBounds && state.monitors.length > 0 ? (
           <div
             className="layout-extent layout-extent--bounds"
             style={{ width: px(bounds.width), height: px(bounds.height) }}
-          >
-            <span className="layout-extent__label">
-              This layout: {bounds.width} × {bounds.height}
-            </span>
-          </div>
+          />
         ) : null}
         {state.monitors.map((m, index) => {
           const target: Target = { kind: 'monitor', index };
-          const s = monitorScale({ width: m.width, screen: m.screen ?? undefined });
           return (
             <RectBox
               key={`monitor-${index}`}
@@ -284,12 +283,7 @@ export function DesktopCanvas({
               rect={m}
               scale={scale}
               name={targetName('monitor', index, m.label)}
-              lines={[
-                `${m.width} × ${m.height} at ${m.x}, ${m.y}`,
-                s === undefined
-                  ? 'fits the window'
-                  : `screen ${m.screen?.width ?? 0} × ${m.screen?.height ?? 0}, scale ${s}`,
-              ]}
+              lines={monitorLines(m)}
               conflict={conflicts.has(index)}
               helpId={helpId}
               onDragStart={(kind, event) => startEdit(target, kind, event)}
@@ -313,13 +307,29 @@ export function DesktopCanvas({
               rect={m}
               scale={scale}
               name={targetName('mask', index, m.label)}
-              lines={[`${m.width} × ${m.height}`]}
+              lines={maskLines(m)}
               helpId={helpId}
               onDragStart={(kind, event) => startEdit(target, kind, event)}
               onKeyDown={(event) => onKeyDown(target, event)}
             />
           );
         })}
+        <div className="layout-labels" aria-hidden="true">
+          {labels.map((label) => (
+            <span
+              key={label.key}
+              className={`layout-label layout-label--${label.kind}${label.inside ? '' : ' layout-label--outside'}`}
+              data-testid={label.kind === 'extent' ? 'layout-extent-label' : 'layout-label'}
+              style={{ left: label.x, top: label.y, width: label.width, height: label.height }}
+            >
+              {label.lines.map((line) => (
+                <span key={line} className="layout-label__line">
+                  {line}
+                </span>
+              ))}
+            </span>
+          ))}
+        </div>
         {draft !== null ? (
           <div
             className="layout-rect layout-rect--mask layout-rect--draft"

@@ -1,8 +1,9 @@
 // One rectangle on the editor's desktop — a monitor or a privacy mask — placed at the view's
 // scale: focusable with a visible focus ring and a name that says what and where it is, moved by
 // the arrow keys (Shift: 10 px; Alt: resize), dragged by its body and resized by the handles on
-// its corners and edges. The words on it are rendered as text.
-import type { KeyboardEvent, PointerEvent } from 'react';
+// its corners and edges. Its words on the picture are DesktopCanvas's labels (labelSpots.ts),
+// placed so none covers another; the full name is its accessible name and its tooltip.
+import { useId, type KeyboardEvent, type PointerEvent } from 'react';
 import { HANDLES, type DragKind, type Rect } from './geometry.js';
 import type { TargetKind } from './editorState.js';
 
@@ -13,7 +14,8 @@ export interface RectBoxProps {
   scale: number;
   /** "Monitor 1 “left”". */
   name: string;
-  /** Lines shown inside, under the name (sizes, scale). */
+  /** Its details (sizes, scale): its description for screen readers; the picture shows them
+   * when there is room (pictureLabels.ts). */
   lines: readonly string[];
   /** Drawn as a conflict (overlapping another monitor). */
   conflict?: boolean;
@@ -34,6 +36,7 @@ export function RectBox({
   onDragStart,
   onKeyDown,
 }: RectBoxProps) {
+  const detailsId = useId();
   const where = `${rect.width} × ${rect.height} at ${rect.x}, ${rect.y}`;
   return (
     <div
@@ -41,7 +44,9 @@ export function RectBox({
       tabIndex={0}
       aria-roledescription={kind === 'monitor' ? 'movable monitor' : 'movable privacy mask'}
       aria-label={`${name}: ${where}${conflict ? ', overlaps another monitor' : ''}`}
-      aria-describedby={helpId}
+      aria-describedby={`${detailsId} ${helpId}`}
+      // The picture may show a short name or none (labelSpots.ts): the full one on hover.
+      title={name}
       className={[
         'layout-rect',
         `layout-rect--${kind}`,
@@ -60,13 +65,8 @@ export function RectBox({
       onPointerDown={(event) => onDragStart('move', event)}
       onKeyDown={onKeyDown}
     >
-      <span className="layout-rect__text" aria-hidden="true">
-        <span className="layout-rect__name">{name}</span>
-        {lines.map((line) => (
-          <span key={line} className="layout-rect__line">
-            {line}
-          </span>
-        ))}
+      <span id={detailsId} className="visually-hidden">
+        {lines.join(', ')}
       </span>
       {HANDLES.map((handle) => (
         <span
