@@ -14,9 +14,9 @@ import { silentLogger } from '../../logger.js';
 import { Recordings } from '../recordings.js';
 import { writeNoiseRecording } from '../testing/sampleRecording.js';
 import { ABANDONED_UPLOAD_AGE_MS } from './abandonedUploads.js';
-import { parseS3Target, type S3Target } from './s3Config.js';
+import type { S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
-import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
+import { fakeS3Access, startFakeS3, type FakeS3 } from './testing/fakeS3.js';
 import { openSpoolStore, type SpoolStore } from './testing/spoolStore.js';
 
 const BUCKET = 'oc-parts';
@@ -62,10 +62,7 @@ describe('abandoned multipart uploads (s3rver, a fake S3 server)', () => {
 
   beforeAll(async () => {
     s3 = await startFakeS3(BUCKET);
-    process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = s3.secretAccessKey;
-    target = parseS3Target(`s3://${BUCKET}/rec`, { OC_S3_ENDPOINT: s3.endpoint }) as S3Target;
-    client = new S3Client({ region: target.region, endpoint: s3.endpoint, forcePathStyle: true });
+    ({ target, client } = fakeS3Access(s3, `s3://${BUCKET}/rec`));
     spool = await openSpoolStore('s3-parts');
   });
 

@@ -28,10 +28,10 @@ import { Recordings } from '../recordings.js';
 import { DAY_MS } from '../retention.js';
 import { writeNoiseRecording, writeSampleRecording } from '../testing/sampleRecording.js';
 import { LocalFiles } from './localFiles.js';
-import { parseS3Target, type S3Target } from './s3Config.js';
+import type { S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
 import { S3_NOT_CONFIGURED } from './unreachable.js';
-import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
+import { fakeS3Access, startFakeS3, type FakeS3 } from './testing/fakeS3.js';
 import { openSpoolStore } from './testing/spoolStore.js';
 
 const BUCKET = 'oc-reach';
@@ -50,10 +50,7 @@ describe('recordings kept on S3 at the edges of its reach (s3rver, a fake S3 ser
 
   beforeAll(async () => {
     s3 = await startFakeS3(BUCKET);
-    process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;
-    process.env.AWS_SECRET_ACCESS_KEY = s3.secretAccessKey;
-    target = parseS3Target(`s3://${BUCKET}/rec`, { OC_S3_ENDPOINT: s3.endpoint }) as S3Target;
-    client = new S3Client({ region: target.region, endpoint: s3.endpoint, forcePathStyle: true });
+    ({ target, client } = fakeS3Access(s3, `s3://${BUCKET}/rec`));
     scratch = await mkdtemp(join(tmpdir(), 'oc-s3-reach-'));
     files = await S3Files.connect(target, scratch, silentLogger());
   });

@@ -16,6 +16,8 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
+import { parseS3Target, type S3Target } from '../s3Config.js';
 
 interface S3rverInstance {
   run(): Promise<{ port: number }>;
@@ -67,6 +69,23 @@ export interface FakeUpload {
   uploadId: string;
   /** When it began (a test may set it earlier). */
   initiated: Date;
+}
+
+/**
+ * What a test needs to reach the fake: the AWS SDK's credential chain set to its key (as a
+ * server's environment would be), the bridge's target for `url` (s3://BUCKET/PREFIX) at its
+ * endpoint, and a client of the test's own to look at the bucket.
+ */
+export function fakeS3Access(s3: FakeS3, url: string): { target: S3Target; client: S3Client } {
+  process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = s3.secretAccessKey;
+  const target = parseS3Target(url, { OC_S3_ENDPOINT: s3.endpoint }) as S3Target;
+  const client = new S3Client({
+    region: target.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+  });
+  return { target, client };
 }
 
 export async function startFakeS3(bucket: string): Promise<FakeS3> {
