@@ -9,6 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
 import { recordingPaths } from '@overlay-companion/recording';
+import { Writable } from 'node:stream';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../logger.js';
 import { Recordings } from '../recordings.js';
@@ -154,5 +156,41 @@ describe('abandoned multipart uploads (s3rver, a fake S3 server)', () => {
     expect(open()).not.toContain(left);
     expect(await store.recordings.byId(mine.id)).toMatchObject({ location: 's3' });
     expect(existsSync(recordingPaths(dir, mine.id).recording)).toBe(false);
+  });
+
+  it('a store that refuses the listing: retention goes on, and the warning is said once', async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: 'debug' },
+      new Writable({
+        write(chunk: Buffer, _enc, done) {
+          lines.push(chunk.toString());
+          done();
+        },
+      }),
+    );
+    const refusing = new Recordings({
+      store: spool.store,
+      dir: spool.dir,
+      logger,
+      masks: () => Promise.resolve([]),
+      s3: await S3Files.connect(target, spool.dir, silentLogger()),
+      retention: { intervalMs: 3_600_000 },
+    });
+    s3.refuse = (r) => r.method === 'GET' && /(^|&)uploads(=|&|$)/.test(r.query);
+    try {
+      await refusing.recover();
+      await refusing.enforceRetention();
+      await refusing.enforceRetention();
+      const said = lines
+        .map((l) => JSON.parse(l) as { level: number; msg: string })
+        .filter((l) =>
+          l.msg.startsWith('multipart uploads left in the S3 store could not be listed'),
+        );
+      expect(said.map((l) => l.level)).toEqual([40, 20, 20, 20]);
+    } finally {
+      s3.refuse = undefined;
+      await refusing.close();
+    }
   });
 });

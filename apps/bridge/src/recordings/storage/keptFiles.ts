@@ -24,6 +24,8 @@ export class KeptFiles {
   /** Rows an older bridge moved without a bucket, whose objects are not under ours (at start). */
   private readonly notFound = new Set<string>();
   private sweeping: Promise<unknown> | undefined;
+  /** The sweep's listing failed before (a store or policy without it): said once, not each pass. */
+  private sweepFailed = false;
 
   constructor(
     dir: string,
@@ -122,9 +124,15 @@ export class KeptFiles {
       logger: this.logger,
       moving: (id) => mover.pending(id),
     })
-      .catch((err: unknown) =>
-        this.logger.warn({ err }, 'multipart uploads left in the S3 store could not be listed'),
-      )
+      .catch((err: unknown) => {
+        // Each pass would say it again (every minute): once at warn, then at debug.
+        const level = this.sweepFailed ? 'debug' : 'warn';
+        this.sweepFailed = true;
+        this.logger[level](
+          { err },
+          'multipart uploads left in the S3 store could not be listed (s3:ListBucketMultipartUploads); parts a killed bridge left stay until it can',
+        );
+      })
       .finally(() => {
         this.sweeping = undefined;
       });
