@@ -13,7 +13,9 @@
 // asserted. And seeking: a one-hour office session (a 1280×800 desktop, a line of text typed every
 // second, a window redrawn every ten, a screenful every five minutes) written by the real writer
 // on a fast clock, its keyframes built at close (the model follows the file), then the picture
-// at the middle asked of the reader, as the player's thumbnails and the export do (target 500 ms).
+// at the middle asked of the reader, as the player's thumbnails and the export do (target 500 ms);
+// and, after each recorded scroll, the picture at the scroll's end asked of that recording: a
+// seek that replays the whole scroll from the keyframe before it.
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +49,12 @@ export interface RecordingRun {
   window_bridge_cpu_s_per_s: number;
   /** Bytes the recording's files grew by per second (0 without recording). */
   recording_bytes_per_s: number;
+  /**
+   * With recording: the reader's picture at the scroll's end (the median of 3), asked of the
+   * recording being made once the bridge is idle — a seek that replays the whole scroll from the
+   * keyframe before it (keyframes come at most every 15 s), as a timeline thumbnail does.
+   */
+  scroll_end_seek_ms?: number;
 }
 
 export interface RecordingResults {
@@ -99,6 +107,21 @@ async function settled(pid: number): Promise<void> {
     if (now - last < 10) return;
     last = now;
   }
+}
+
+/** The reader's picture at `t` of the one recording in `dir` (still being made): median of 3, ms. */
+async function seekScrollEnd(dir: string, t: number): Promise<number> {
+  const names = await readdir(dir);
+  const id = names.find((n) => n.endsWith('.guac'))?.slice(0, -'.guac'.length);
+  if (id === undefined) return Number.NaN;
+  const samples: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const reader = await RecordingReader.open(dir, id);
+    const start = performance.now();
+    await reader.pictureAt(t);
+    samples.push(performance.now() - start);
+  }
+  return round([...samples].sort((a, b) => a - b)[1] ?? Number.NaN, 1);
 }
 
 export interface SeekResults {
@@ -231,6 +254,7 @@ export async function benchRecording(options: {
         const bytesAfter = await dirBytes(dir);
         const seconds = (performance.now() - start) / 1000;
         await desktop.scroll(false);
+        const scrollEndEpoch = Date.now();
         const scrollSeconds = (performance.now() - scrollStart) / 1000;
         // The recorder's model catches up with the file once the desktop is still (quietMs), or
         // a minute later: that work is the scrolling's cost too, so the CPU counted is all the
@@ -239,6 +263,7 @@ export async function benchRecording(options: {
         await settled(viewer.stack.pid);
         const gatewayEnd = treeCpuMs(server.pid);
         const bridgeEnd = treeCpuMs(viewer.stack.pid);
+        const seekMs = recording ? await seekScrollEnd(dir, scrollEndEpoch) : undefined;
         const gateway = (gatewayEnd - gatewayStart) / 1000 / scrollSeconds;
         const bridge = (bridgeEnd - bridgeStart) / 1000 / scrollSeconds;
         return {
@@ -251,6 +276,7 @@ export async function benchRecording(options: {
           window_gateway_cpu_s_per_s: round((gatewayAfter - gatewayBefore) / 1000 / seconds),
           window_bridge_cpu_s_per_s: round((bridgeAfter - bridgeBefore) / 1000 / seconds),
           recording_bytes_per_s: Math.round((bytesAfter - bytesBefore) / seconds),
+          ...(seekMs === undefined ? {} : { scroll_end_seek_ms: seekMs }),
         };
       } finally {
         await viewer.stop();
@@ -277,6 +303,7 @@ export async function benchRecording(options: {
       window_gateway_cpu_s_per_s: m((r) => r.window_gateway_cpu_s_per_s),
       window_bridge_cpu_s_per_s: m((r) => r.window_bridge_cpu_s_per_s),
       recording_bytes_per_s: m((r) => r.recording_bytes_per_s),
+      ...(recording ? { scroll_end_seek_ms: m((r) => r.scroll_end_seek_ms ?? Number.NaN) } : {}),
     };
   };
   const seek = await benchSeek(options.log);
