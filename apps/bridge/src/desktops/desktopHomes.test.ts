@@ -6,7 +6,7 @@
 // deletes its HOME, audited, and its uid is never handed out again; a removed person's desktop
 // (deleted by the store, not the desktops API) is stopped and its HOME deleted at the next sweep.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '@overlay-companion/gateway/testing';
@@ -354,6 +354,28 @@ describe('DesktopHomes', () => {
       await rm(root, { recursive: true, force: true });
     }
   });
+
+  it.skipIf(!isRoot)(
+    'refuses to start a desktop on the empty folder when its home’s file system does not mount',
+    async () => {
+      const root = await mkdtemp('/var/tmp/oc-homes-unit-');
+      const homes = new DesktopHomes(root);
+      try {
+        const home = await homes.ensure('dsk_c', 'prs_p', QUOTA);
+        await writeFile(join(home.dir, 'kept.txt'), 'in the image');
+        await homes.release('dsk_c');
+        // Its superblock overwritten: the image no longer mounts.
+        const image = join(dirname(home.dir), 'home.img');
+        const handle = await open(image, 'r+');
+        await handle.write(Buffer.alloc(4096), 0, 4096, 0);
+        await handle.close();
+        await expect(homes.ensure('dsk_c', 'prs_p', QUOTA)).rejects.toThrow(/could not be mounted/);
+      } finally {
+        await homes.remove('dsk_c');
+        await rm(root, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('hands a desktop given to another owner a new uid and an empty HOME, the old one deleted', async () => {
     const root = await mkdtemp('/var/tmp/oc-homes-unit-');

@@ -19,7 +19,17 @@
 // the bridge is not root, HOMEs are the bridge's own and `user` is undefined (the sandbox then
 // runs as the bridge's user in a user namespace).
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { mountImageHome, unmountHome, type HomeLimit } from './homeQuota.js';
@@ -102,17 +112,21 @@ export class DesktopHomes {
         const why = 'measuring was asked for';
         return { dir, user, limit: { kind: 'measured', why }, replacedEarlierOwners };
       }
-      const limit = await mountImageHome(
-        dir,
-        join(this.root, String(uid), IMAGE_FILE),
-        quotaBytes,
-        uid,
-      ).then(
+      const image = join(this.root, String(uid), IMAGE_FILE);
+      const limit = await mountImageHome(dir, image, quotaBytes, uid).then(
         () => ({ kind: 'image' as const }),
-        (err: unknown) => ({
-          kind: 'measured' as const,
-          why: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err),
-        }),
+        async (err: unknown) => {
+          const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
+          // Its files are in the image: never start it on the empty folder under it instead.
+          if (
+            await stat(image).then(
+              () => true,
+              () => false,
+            )
+          )
+            throw new Error(`The desktop's home (${image}) could not be mounted: ${why}`);
+          return { kind: 'measured' as const, why };
+        },
       );
       return { dir, user, limit, replacedEarlierOwners };
     });
