@@ -53,6 +53,20 @@ describe('AuditLog', () => {
     expect(ats(rows)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
   });
 
+  it('writes a lone entry at the end of the turn that recorded it, not after a timer', async () => {
+    const { store, batches } = await storeCountingWrites();
+    const log = new AuditLog(store, pino({ level: 'silent' }));
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    log.record(entry(1));
+    log.record(entry(2));
+    expect(batches).toEqual([]);
+    // A paced AI's next call comes a few milliseconds later: the INSERT is done before it.
+    await nextTurn();
+    await nextTurn();
+    expect(batches).toEqual([2]);
+    await log.stop();
+  });
+
   it('gathers entries recorded over several turns into one write; flush() writes them at once', async () => {
     const { store, batches } = await storeCountingWrites();
     // A wait far longer than the test: only flush() can end it.
