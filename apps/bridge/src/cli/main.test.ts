@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type CliProcess } from '../headless/testing/cliProcess.js';
-import { eventually } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 
 const run = promisify(execFile);
 let dataRoot: string;
@@ -131,9 +131,9 @@ describe('overlay-companion', () => {
       const dataDir = join(dataRoot, 'data');
       const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
       await eventually(
+        'the bridge to be ready',
         () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
-        'the bridge to be ready',
       );
       const stdout = serve.stdout();
       const url = /Open: +(http:\/\/\S+)/.exec(stdout)?.[1];
@@ -179,9 +179,9 @@ describe('overlay-companion', () => {
         run('xdotool', ['getmouselocation'], { env: { ...noCookie, HOME: dataRoot } }),
       ).rejects.toThrow();
       await eventually(
+        'openbox and xterm to start',
         async () => (await desktopClients(display)).length === 2,
         20_000,
-        'openbox and xterm to start',
       );
 
       serve.child.kill('SIGINT');
@@ -202,16 +202,16 @@ describe('overlay-companion', () => {
       const dataDir = join(dataRoot, `gone-${signal}`);
       const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
       await eventually(
+        'the bridge to be ready',
         () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
-        'the bridge to be ready',
       );
       const { display, xauthority } = desktopLine(serve.stdout());
       expect(await xvncFor(xauthority), serve.stderr()).toBeDefined();
       await eventually(
+        'openbox and xterm to start',
         async () => (await desktopClients(display)).length === 2,
         20_000,
-        'openbox and xterm to start',
       );
       // The reading ends of its stdout and stderr close: every later write fails with EPIPE,
       // as when the terminal or the process that started it went away.
@@ -220,9 +220,9 @@ describe('overlay-companion', () => {
       serve.child.kill(signal);
       await serve.exited;
       await eventually(
+        'Xvnc to be stopped',
         async () => (await xvncFor(xauthority)) === undefined,
         10_000,
-        'Xvnc to be stopped',
       );
       expect(await desktopClients(display)).toEqual([]);
     },
@@ -235,26 +235,26 @@ describe('overlay-companion', () => {
       const dataDir = join(dataRoot, 'dies');
       const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
       await eventually(
+        'the bridge to be ready',
         () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
-        'the bridge to be ready',
       );
       const url = /Open: +(http:\/\/\S+)/.exec(serve.stdout())?.[1] ?? '';
       const readyz = async () => (await fetch(new URL('readyz', url))).status;
-      await eventually(async () => (await readyz()) === 200, 10_000, '/readyz to answer 200');
+      await eventually('/readyz to answer 200', async () => (await readyz()) === 200, 10_000);
       const { xauthority } = desktopLine(serve.stdout());
       const xvnc = await xvncProcess(xauthority);
       expect(xvnc, serve.stderr()).toBeDefined();
       const xvncPid = xvnc?.pid ?? 0;
       const killedAt = Date.now();
       process.kill(xvncPid, 'SIGKILL');
-      await eventually(async () => (await readyz()) === 503, 2_000, '/readyz to answer 503');
+      await eventually('/readyz to answer 503', async () => (await readyz()) === 503, 2_000);
       expect(Date.now() - killedAt).toBeLessThan(2_000);
       // It says what is wrong, in words that name no path.
       const why = await (await fetch(new URL('readyz', url))).text();
       if (why !== 'ready') expect(why).toMatch(/local desktop does not answer/);
       // Back by itself: a new desktop, greeting on its new socket.
-      await eventually(async () => (await readyz()) === 200, 20_000, 'the desktop to be back');
+      await eventually('the desktop to be back', async () => (await readyz()) === 200, 20_000);
       serve.child.kill('SIGINT');
       await serve.exited;
     },
@@ -266,9 +266,9 @@ describe('overlay-companion', () => {
     async () => {
       const gateway = cli(['gateway', '--listen', '127.0.0.1:0']);
       await eventually(
+        'the gateway',
         () => /listening on/.test(gateway.stdout()) || gateway.child.exitCode !== null,
         20_000,
-        'the gateway',
       );
       const port = Number(/listening on 127\.0\.0\.1:(\d+)/.exec(gateway.stdout())?.[1]);
       expect(port, gateway.stderr()).toBeGreaterThan(0);

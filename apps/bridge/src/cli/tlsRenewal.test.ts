@@ -12,10 +12,14 @@ import { join } from 'node:path';
 import { connect as connectTls, createServer, type Server, type TLSSocket } from 'node:tls';
 import { encodeInstruction } from '@overlay-companion/guac';
 import { POOL_AUTH_OPCODE } from '@overlay-companion/gateway';
-import { makeThrowawayPki, type ThrowawayPki } from '@overlay-companion/gateway/testing';
+import {
+  makeThrowawayPki,
+  type ThrowawayPki,
+  eventually,
+} from '@overlay-companion/gateway/testing';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../testing/tunnelClient.js';
+
 import { connectPoolTls } from '../tunnel/poolTls.js';
 import { parseCommandLine } from './args.js';
 import { runGateway } from './gatewayCommand.js';
@@ -100,9 +104,9 @@ describe('renewed TLS certificates', () => {
       await writeFile(certFile, renewed.cert);
       await writeFile(keyFile, renewed.key);
       await eventually(
+        'new links to get the renewed certificate',
         async () => (await servedSerial()) === serialOf(renewed.cert),
         10_000,
-        'new links to get the renewed certificate',
       );
       expect(lines.join('')).toContain('links opened from now on use the new certificate');
       // The link opened before the renewal still does its handshake, on the old certificate.
@@ -118,9 +122,9 @@ describe('renewed TLS certificates', () => {
         const warned = lines.length;
         await writeFile(file, content);
         await eventually(
+          'the unusable files to be refused',
           () => lines.slice(warned).some((l) => l.includes('still serving the previous')),
           10_000,
-          'the unusable files to be refused',
         );
         expect(await servedSerial()).toBe(serialOf(renewed.cert));
       }
@@ -181,9 +185,9 @@ describe('renewed TLS certificates', () => {
       await writeFile(certFile, renewed.cert);
       await writeFile(keyFile, renewed.key);
       await eventually(
+        'new links to show the renewed certificate',
         async () => (await newLinkShows()) === serialOf(renewed.cert),
         10_000,
-        'new links to show the renewed certificate',
       );
       expect(lines.join('')).toContain("the pool's TLS files changed: links opened from now on");
       expect(await echoes(before)).toBe('still here');
@@ -193,9 +197,9 @@ describe('renewed TLS certificates', () => {
         const warned = lines.length;
         await writeFile(certFile, content);
         await eventually(
+          'the unusable files to be refused',
           () => lines.slice(warned).some((l) => l.includes('links keep using the previous ones')),
           10_000,
-          'the unusable files to be refused',
         );
         expect(await newLinkShows()).toBe(serialOf(renewed.cert));
       }

@@ -31,7 +31,8 @@ import { connectClient, startTestBridge, TOKEN, type TestBridge } from '../mcp/t
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { writeSampleRecording } from '../recordings/testing/sampleRecording.js';
 import { rawRequest } from './testing/http.js';
 import { addPerson, type OtherPerson } from './testing/people.js';
@@ -500,7 +501,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
       timeoutMs: 60_000,
       what: "the desktop's size",
     });
-    await eventually(() => bridge.recordings.liveOn(desktopId) !== undefined, 20_000, 'recording');
+    await eventually('recording', () => bridge.recordings.liveOn(desktopId) !== undefined, 20_000);
     recordingId = bridge.recordings.liveOn(desktopId) ?? '';
 
     // The AI types a password and puts text on the clipboard (a scripted control window runs
@@ -548,7 +549,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     await client.close();
     await viewer.close();
     await live.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
     const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
     maskEvents = (await reader.events())
@@ -612,14 +613,14 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
       what: "the desktop's size",
     });
     await eventually(
+      'the second recording',
       () => ![undefined, recordingId].includes(bridge.recordings.liveOn(desktopId)),
       20_000,
-      'the second recording',
     );
     const second = bridge.recordings.liveOn(desktopId) ?? '';
     await sleep(800);
     await live.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
     const reader = await RecordingReader.open(bridge.recordings.dir, second);
     const events = await reader.events();
@@ -635,9 +636,9 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     // read the masks for it, before the recording was registered (its store row being written).
     expect((await bridge.session.request(API.layout, { method: 'DELETE' })).status).toBe(200);
     await eventually(
+      'recording on',
       async () => (await bridge.recordings.policy.decide(desktopId)).on,
       5_000,
-      'recording on',
     );
     const size = (await (await bridge.session.request(API.layout)).json()) as {
       desktop: { width: number; height: number } | null;
@@ -663,7 +664,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
         body: { layout: { monitors: [monitor], masks: [MASK] } },
       });
       expect(saved.status).toBe(200);
-      await eventually(() => maskApplied, 5_000, 'the layout to be applied');
+      await eventually('the layout to be applied', () => maskApplied, 5_000);
       return add(row);
     };
     try {
@@ -674,17 +675,17 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
         what: "the desktop's size",
       });
       await eventually(
+        'the new recording',
         async () =>
           (await bridge.access.store.recordings.list()).some(
             (r) => !before.has(r.id) && bridge.recordings.liveIds().has(r.id),
           ),
         20_000,
-        'the new recording',
       );
       const id = bridge.recordings.liveOn(desktopId) ?? '';
       await sleep(1_000);
       await live.close();
-      await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+      await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
       await bridge.recordings.settled();
       const reader = await RecordingReader.open(bridge.recordings.dir, id);
       const end = await reader.pictureAt(reader.end);
@@ -719,9 +720,9 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     const viewer = await ScriptedViewer.connect(watcher.session);
     try {
       await eventually(
+        'the watcher told of the recording',
         () => viewer.desktopStates.at(-1)?.recording?.on === true,
         20_000,
-        'the watcher told of the recording',
       );
       expect(viewer.desktopStates.at(-1)?.recording).toMatchObject({ on: true, may_change: false });
       const refused = await watcher.session.request(`/api/desktops/${desktopId}/recording`, {
@@ -733,7 +734,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
     } finally {
       await viewer.close();
       await live.close();
-      await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+      await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
       await bridge.recordings.settled();
     }
   });
@@ -750,7 +751,7 @@ describe('a recording made on a real desktop (gateway → Xvnc), from inside and
       const xterm = await visibleXterm(desktop.env);
       await run('xdotool', ['windowactivate', '--sync', xterm], { env: desktop.env });
       await run('xdotool', ['type', '--delay', '4', '--window', xterm, line], { env: desktop.env });
-      await eventually(() => existsSync(join(home, 'done.txt')), 30_000, 'the typed line');
+      await eventually('the typed line', () => existsSync(join(home, 'done.txt')), 30_000);
       const report = await readFile(join(home, 'report.txt'), 'utf8');
       expect(report).toContain('ran=1');
       expect(report).not.toMatch(/^ls=0$/m);

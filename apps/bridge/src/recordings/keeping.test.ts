@@ -24,7 +24,8 @@ import type { Store } from '../store/types.js';
 import { postgresRequired, startTestPostgres } from '../store/testing/postgres.js';
 import { signIn } from '../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { RECORDING_RETENTION_KEY } from './recordingPolicy.js';
 import { Recordings, type DiskSpace } from './recordings.js';
 import { DAY_MS } from './retention.js';
@@ -184,7 +185,7 @@ describe.each(backends.map((b) => [b.name, b] as const))(
           });
         const old = await write(now - 8 * DAY_MS);
         const recent = await write(now - 6 * DAY_MS);
-        await eventually(() => goneFromDisk(f.dir, old.id), 5_000, 'the old recording to go');
+        await eventually('the old recording to go', () => goneFromDisk(f.dir, old.id), 5_000);
         expect((await f.store.recordings.list()).map((r) => r.id)).toEqual([recent.id]);
         expect(f.audits.map((e) => e.summary)).toEqual([
           `recording ${old.id} of desktop "Office PC"`,
@@ -420,9 +421,9 @@ describe.each(backends.map((b) => [b.name, b] as const))(
 
         client = await TunnelClient.open(b.url, await b.session.ticket('tunnel'));
         await eventually(
+          'the recording to start',
           () => b.recordings.liveOn(desktopId) !== undefined,
           20_000,
-          'the recording to start',
         );
         const firstId = b.recordings.liveOn(desktopId) ?? '';
         // The AI's busy desktop: a full-screen terminal scrolling random text.
@@ -507,7 +508,7 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         // awaits and the hold came during them), and the held piece is no longer live once it
         // is replaced: no test may assume the recording live when the hold began stays live.
         const gate = holdBackRecordingAdds(b.access.store);
-        await eventually(() => gate.waiting, 20_000, 'a rotation to be under way');
+        await eventually('a rotation to be under way', () => gate.waiting, 20_000);
         const replacedId = b.recordings.liveOn(desktopId) ?? '';
         expect(b.recordings.liveBytes().has(replacedId)).toBe(true);
         // Limits raised first, so no rotation follows this one: what comes next stays in one piece.
@@ -519,9 +520,9 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         space.freeBytes = 100 * MiB;
         expect((await b.recordings.enforceRetention()).held).toMatch(/nearly full/);
         await eventually(
+          'the indicator to say recording stopped',
           () => b.recordings.indicator(desktopId, { inCharge: true }).stopped_reason !== null,
           10_000,
-          'the indicator to say recording stopped',
         );
         gate.open();
         await b.recordings.settled();
@@ -529,9 +530,9 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         expect(heldId).not.toBe(replacedId);
         expect(b.recordings.liveBytes().has(replacedId)).toBe(false);
         await eventually(
+          'the new piece to say recording stopped (it starts held)',
           () => b.recordings.indicator(desktopId, { inCharge: true }).stopped_reason !== null,
           10_000,
-          'the new piece to say recording stopped (it starts held)',
         );
         expect(b.recordings.indicator(desktopId, { inCharge: true })).toMatchObject({
           on: true,
@@ -558,14 +559,14 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         space.freeBytes = 50 * 1024 * MiB;
         await b.recordings.enforceRetention();
         await eventually(
+          'the recording to resume',
           () => b.recordings.indicator(desktopId, { inCharge: true }).stopped_reason === null,
           10_000,
-          'the recording to resume',
         );
         await eventually(
+          'it to grow again',
           () => (b.recordings.liveBytes().get(heldId) ?? 0) > (heldAt ?? Infinity),
           10_000,
-          'it to grow again',
         );
         scroller.kill();
         await client.close();

@@ -11,7 +11,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import type { DesktopStateMessage } from '@overlay-companion/protocol';
 import { recordingPaths } from '@overlay-companion/recording';
 import { promisify } from 'node:util';
-import { captureRoot, compareRgba, type RgbaImage } from '@overlay-companion/gateway/testing';
+import {
+  captureRoot,
+  compareRgba,
+  type RgbaImage,
+  eventually,
+} from '@overlay-companion/gateway/testing';
 import { RecordingReader } from '@overlay-companion/recording';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { callTool } from '../mcp/testing/calls.js';
@@ -24,7 +29,7 @@ import {
   type DesktopPathName,
 } from '../testing/desktopPaths.js';
 import { skipOrFail } from '../testing/guacd.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
 
 const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -107,9 +112,9 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     live = client;
     xEnv = await path.xEnv();
     await eventually(
+      'the recording to start',
       () => bridge.recordings.liveOn(desktopId) !== undefined,
       20_000,
-      'the recording to start',
     );
     recordingId = bridge.recordings.liveOn(desktopId) ?? '';
     await capture('as opened');
@@ -122,7 +127,7 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     await run('xsetroot', ['-solid', '#603030'], { env: xEnv });
     await sleep(SETTLE_MS);
     await client.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
   }, 180_000);
 
@@ -132,7 +137,7 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     viewer
       .on('click_at', { result: { success: true, was_confirmed: false } })
       .on('type_text', { result: { success: true, typed_length: SECRET.length } });
-    await eventually(() => viewer.desktopStates.length > 0, 5_000, 'a desktop_state');
+    await eventually('a desktop_state', () => viewer.desktopStates.length > 0, 5_000);
     stateSeen = viewer.desktopStates.at(-1);
     bridge.adminPlane.mode.set('autopilot', undefined, 'person');
     const { client } = await connectClient(bridge);
@@ -211,7 +216,7 @@ describe.each(DESKTOP_PATHS)('recording a desktop over %s', (name: DesktopPathNa
     await sleep(1_500);
     expect(bridge.recordings.liveOn(desktopId)).toBeUndefined();
     await client.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
     expect((await bridge.access.store.recordings.list()).map((r) => r.id)).toEqual([recordingId]);
     const files = await readdir(bridge.recordings.dir);

@@ -16,7 +16,8 @@ import {
   type PoolParts,
 } from '../testing/gatewayPoolParts.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { SINGLE_DESKTOP_ID } from '../tunnel/tunnelEndpoint.js';
 import { GatewayLeases } from './gatewayLeases.js';
 import { SiteBus } from './siteBus.js';
@@ -77,7 +78,7 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
-    await eventually(() => connections().length === 0, 10_000, 'every connection to end');
+    await eventually('every connection to end', () => connections().length === 0, 10_000);
   });
 
   afterAll(async () => {
@@ -95,9 +96,9 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     expect(connections()).toHaveLength(1);
     // B hears of the place through NATS.
     await eventually(
+      'bridge B to know where the connection lives',
       async () => (await places[1]!.get(SINGLE_DESKTOP_ID))?.connectionId === opened,
       10_000,
-      'bridge B to know where the connection lives',
     );
     const second = await window(b);
     expect(connections()).toEqual([opened]);
@@ -141,9 +142,9 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
     for (const [value, seen] of forged) {
       await kv.put(key, value);
       await eventually(
+        'bridge B to have the forged place',
         async () => (await places[1]!.get(SINGLE_DESKTOP_ID))?.member === seen,
         10_000,
-        'bridge B to have the forged place',
       );
       const client = await window(bridges[1]!);
       // A connection of its own, on a gateway of the pool.
@@ -151,7 +152,7 @@ describe.skipIf(skip !== undefined)('the gateway pool across a site (NATS places
       await lands(client, 33, 44);
       await client.close();
       clients.splice(clients.indexOf(client), 1);
-      await eventually(() => connections().length === 0, 10_000, 'the connection to end');
+      await eventually('the connection to end', () => connections().length === 0, 10_000);
     }
   }, 60_000);
 });

@@ -14,7 +14,8 @@ import { expect } from 'vitest';
 import type { BridgeConfigInput } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { registerSecret } from './testLogs.js';
-import { TunnelClient, eventually } from './tunnelClient.js';
+import { TunnelClient } from './tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { pointer } from './xside.js';
 
 export interface PoolParts {
@@ -85,12 +86,12 @@ export async function pointerLands(
 ): Promise<void> {
   client.send('mouse', x, y, 0);
   await eventually(
+    `the X pointer at ${String(x)},${String(y)}`,
     async () => {
       const at = await pointer(env);
       return at.x === x && at.y === y;
     },
     10_000,
-    `the X pointer at ${String(x)},${String(y)}`,
   ).catch(() => undefined);
   expect(await pointer(env)).toEqual({ x, y });
 }

@@ -182,17 +182,3 @@ export function refusedUpgrade(
     req.end();
   });
 }
-
-/** Polls `probe` until it returns true. */
-export async function eventually(
-  probe: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-}

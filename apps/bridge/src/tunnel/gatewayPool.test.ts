@@ -17,7 +17,8 @@ import {
   startPoolParts,
   type PoolParts,
 } from '../testing/gatewayPoolParts.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { GatewayPool, memberKey, type PoolMember } from './gatewayPool.js';
 import { MemoryGatewayPlaces } from './gatewayPlaces.js';
 
@@ -63,9 +64,9 @@ describe('a bridge with a pool of two gateways', () => {
 
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'every tunnel to end');
+    await eventually('every tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     // A gateway ends a connection once its last user has left: let it, before the next test.
-    await eventually(() => parts.counts().every((n) => n === 0), 10_000, 'every connection to end');
+    await eventually('every connection to end', () => parts.counts().every((n) => n === 0), 10_000);
   });
 
   afterAll(async () => {

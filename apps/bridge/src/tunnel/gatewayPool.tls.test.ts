@@ -21,7 +21,11 @@ import {
   type TcpGateway,
   type TcpLocalDesktop,
 } from '@overlay-companion/gateway';
-import { makeThrowawayPki, type ThrowawayPki } from '@overlay-companion/gateway/testing';
+import {
+  makeThrowawayPki,
+  type ThrowawayPki,
+  eventually,
+} from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { parseGatewayPool } from '../cli/gatewayPoolOptions.js';
@@ -31,7 +35,7 @@ import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { openShowing, pointerLands } from '../testing/gatewayPoolParts.js';
 import { skipOrFail, startTestGuacd, type TestGuacd } from '../testing/guacd.js';
 import { registerSecret } from '../testing/testLogs.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
 import { TLS_FAILURES } from './poolTls.js';
 
 const SECRET = randomBytes(32).toString('base64url');
@@ -154,12 +158,12 @@ describe('TLS on the links of the gateway pool', () => {
   async function outAt(bridge: RunningBridge, positions: number[]): Promise<string> {
     let text = '';
     await eventually(
+      `members ${positions.join(', ')} out in /readyz`,
       async () => {
         text = await readyz(bridge);
         return positions.every((p) => text.includes(`gateway ${String(p)} of`));
       },
       15_000,
-      `members ${positions.join(', ')} out in /readyz`,
     ).catch(() => undefined);
     return text;
   }

@@ -14,7 +14,8 @@ import { ScriptedViewer, type Script } from '../mcp/testing/scriptedViewer.js';
 import { startSiteServers } from '../site/testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from '../site/testing/siteBridges.js';
 import { openShowing, startPoolParts, type PoolParts } from '../testing/gatewayPoolParts.js';
-import { eventually, type TunnelClient } from '../testing/tunnelClient.js';
+import { type TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { pointer } from '../testing/xside.js';
 
 const { nats, postgres, missing } = await startSiteServers();
@@ -69,15 +70,15 @@ describe.runIf(missing === undefined)('a gateway of the pool killed under the AI
       return { result: { success: true, was_confirmed: false } };
     });
     await eventually(
+      'bridge 2 to see the control window on bridge 1',
       () => two.site!.remote.controlElsewhere(two.desktopId),
       10_000,
-      'bridge 2 to see the control window on bridge 1',
     );
     const ai = await connectClient(two, { token: TOKEN });
     const click = async (x: number, y: number): Promise<void> => {
       const result = await callTool(ai.client, 'click_at', { x, y });
       expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
-      await eventually(() => at(x, y), 10_000, `the X pointer at ${String(x)},${String(y)}`);
+      await eventually(`the X pointer at ${String(x)},${String(y)}`, () => at(x, y), 10_000);
     };
     await click(120, 70);
 

@@ -17,7 +17,8 @@ import type { ConnectionConfig, GuacdAddress } from '../config.js';
 import { silentLogger } from '../logger.js';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { TunnelClient, eventually, refusedUpgrade } from '../testing/tunnelClient.js';
+import { TunnelClient, refusedUpgrade } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { statusFromClose } from './closeStatus.js';
 
 let workDir: string;
@@ -82,7 +83,7 @@ describe('tunnel failures', () => {
     expect(closed.code).toBe(4000 + GuacStatus.UPSTREAM_NOT_FOUND);
     expect(client.messages[0]?.text).toMatch(/^0\.,36\.[0-9a-f-]{36};$/);
     expect(client.framingErrors).toEqual([]);
-    await eventually(() => bridge.tunnels.size === 0, 5000, 'the bridge to forget the tunnel');
+    await eventually('the bridge to forget the tunnel', () => bridge.tunnels.size === 0, 5000);
   });
 
   it('relays the error and closes the browser when the desktop dies under an open tunnel', async () => {
@@ -105,11 +106,11 @@ describe('tunnel failures', () => {
     expect(statusFromClose(closed.code, closed.reason)).toBe(Number(error?.args[1]));
     expect(closed.reason).toMatch(/^5\d\d /);
     await eventually(
+      'the gateway to drop it',
       () => !desktopGateway.connectionIds().includes(connectionId ?? ''),
       5000,
-      'the gateway to drop it',
     );
-    await eventually(() => bridge.tunnels.size === 0, 5000, 'the bridge to forget the tunnel');
+    await eventually('the bridge to forget the tunnel', () => bridge.tunnels.size === 0, 5000);
   });
 
   it('closes the browser when the guacd side ends the connection', async () => {
@@ -138,7 +139,7 @@ describe('tunnel failures', () => {
     const expected = error ? Number(error.args[1]) : GuacStatus.SUCCESS;
     expect(statusFromClose(closed.code, closed.reason)).toBe(expected);
     expect(closed.code).toBe(expected === 0 ? 1000 : 4000 + expected);
-    await eventually(() => bridge.tunnels.size === 0, 5000, 'the bridge to forget the tunnel');
+    await eventually('the bridge to forget the tunnel', () => bridge.tunnels.size === 0, 5000);
   });
 
   it('closes the browser at once when a gateway on a Unix socket goes away under a busy tunnel', async () => {
@@ -160,7 +161,7 @@ describe('tunnel failures', () => {
     expect(Date.now() - goneAt).toBeLessThan(5000);
     const status = statusFromClose(closed.code, closed.reason);
     expect(closed.code).toBe(status === 0 ? 1000 : 4000 + status);
-    await eventually(() => bridge.tunnels.size === 0, 5000, 'the bridge to forget the tunnel');
+    await eventually('the bridge to forget the tunnel', () => bridge.tunnels.size === 0, 5000);
   });
 
   it('tells the browser when guacd itself cannot be reached', async () => {

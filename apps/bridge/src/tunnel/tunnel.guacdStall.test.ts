@@ -7,7 +7,8 @@
 import { GuacStatus } from '@overlay-companion/guac';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readyz, startGuacdStallStack, type GuacdStallStack } from '../testing/guacdStallStack.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { statusFromClose } from './closeStatus.js';
 import { LINK_STALL_DEADLINE_MS } from './linkWatch.js';
 
@@ -36,13 +37,13 @@ async function quiet(client: TunnelClient, ms: number): Promise<void> {
   let seen = drawn();
   let since = Date.now();
   await eventually(
+    'the desktop to stop drawing',
     () => {
       const now = drawn();
       if (now !== seen) [seen, since] = [now, Date.now()];
       return Promise.resolve(Date.now() - since >= ms);
     },
     20_000,
-    'the desktop to stop drawing',
   );
 }
 
@@ -104,9 +105,9 @@ describe.each(['vnc', 'rdp'] as const)(
         );
         expect(lost.map((i) => i.args[1])).toEqual(['lost']);
         await eventually(
+          '/readyz to turn 503',
           async () => (await readyz(stack.bridge)).status === 503,
           3_000,
-          '/readyz to turn 503',
         );
         expect((await readyz(stack.bridge)).body).toMatch(/desktop stopped answering/);
 
@@ -116,6 +117,7 @@ describe.each(['vnc', 'rdp'] as const)(
         const resumedAt = Date.now();
         const failures: string[] = [];
         await eventually(
+          'a reopened tunnel to show the desktop',
           () =>
             showing(stack).then(
               () => true,
@@ -126,7 +128,6 @@ describe.each(['vnc', 'rdp'] as const)(
               },
             ),
           20_000,
-          'a reopened tunnel to show the desktop',
         );
         if (failures.length > 0)
           console.log(`guacd ${kind}: reopening failed first: ${failures.join('; ')}`);
@@ -134,9 +135,9 @@ describe.each(['vnc', 'rdp'] as const)(
           `guacd ${kind}: usable again ${Date.now() - resumedAt} ms after the link resumed`,
         );
         await eventually(
+          '/readyz to be 200',
           async () => (await readyz(stack.bridge)).status === 200,
           3_000,
-          '/readyz to be 200',
         );
       },
     );

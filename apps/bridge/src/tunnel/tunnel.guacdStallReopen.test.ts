@@ -10,7 +10,8 @@
 // the desktop's.
 import { afterAll, expect, it } from 'vitest';
 import { readyz, startGuacdStallStack } from '../testing/guacdStallStack.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { LINK_STALL_DEADLINE_MS } from './linkWatch.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -41,9 +42,9 @@ it(
     stack.proxy.pause();
     await first.closed;
     await eventually(
+      '/readyz to turn 503',
       async () => (await readyz(stack.bridge)).status === 503,
       LINK_STALL_DEADLINE_MS,
-      '/readyz to turn 503',
     );
 
     let greeted = 0;

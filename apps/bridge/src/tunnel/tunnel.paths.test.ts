@@ -20,7 +20,8 @@ import {
 } from '../testing/desktopPaths.js';
 import { skipOrFail } from '../testing/guacd.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { ownClipboard, pointer, readClipboard, screenSize, windowRect } from '../testing/xside.js';
 import type { DesktopSize } from '../desktops/desktopSize.js';
 
@@ -64,7 +65,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
     // The server ends a connection once its last user has left: let it, before the next test.
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'every tunnel to end');
+    await eventually('every tunnel to end', () => bridge.tunnels.size === 0, 10_000);
   });
 
   afterAll(async () => {
@@ -130,9 +131,9 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
 
   async function xSizeBecomes(text: string): Promise<void> {
     await eventually(
+      `the X screen to be ${text}`,
       async () => sizeText(await screenSize(xEnv)) === text,
       15_000,
-      `the X screen to be ${text}`,
     ).catch(() => undefined);
     expect(sizeText(await screenSize(xEnv))).toBe(text);
   }
@@ -142,12 +143,12 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     client.send('mouse', x, y, 1);
     client.send('mouse', x, y, 0);
     await eventually(
+      `the X pointer to reach (${x}, ${y})`,
       async () => {
         const at = await pointer(xEnv);
         return at.x === x && at.y === y;
       },
       10_000,
-      `the X pointer to reach (${x}, ${y})`,
     );
   }
 
@@ -179,7 +180,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
         client.send('key', keysym, 0);
       }
       const text = () => readFile(typed, 'utf8').catch(() => '');
-      await eventually(async () => (await text()) === 'äöa\n', 10_000, 'the keys to arrive').catch(
+      await eventually('the keys to arrive', async () => (await text()) === 'äöa\n', 10_000).catch(
         () => undefined,
       );
       expect(await text()).toBe('äöa\n');
@@ -209,7 +210,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     const second = await openShowing();
     const id = connectionOf(second);
     await first.close();
-    await eventually(() => bridge.tunnels.size === 1, 5_000, 'the first tunnel to end');
+    await eventually('the first tunnel to end', () => bridge.tunnels.size === 1, 5_000);
     // Input from the remaining window reaches the desktop...
     await click(second, 321, 234);
     // ...and its pictures keep coming.
@@ -249,7 +250,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
         size: decided,
       });
       // The bridge saw the size on its way to the browser, which gets it a moment later.
-      await eventually(() => layerSizes(client).includes('1024x768'), 5_000, 'the new size');
+      await eventually('the new size', () => layerSizes(client).includes('1024x768'), 5_000);
       expect(bridge.tunnels.desktopSize(SINGLE_DESKTOP_ID)).toEqual(decided);
       // xrdp tells the RDP client before X has resized: watch X until it has.
       await xSizeBecomes('1024x768');
@@ -264,13 +265,13 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     skipIfMissing(ctx);
     await openShowing(); // logs an RDP session in, so the X side can be watched
     await Promise.all(clients.splice(0).map((c) => c.close()));
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     wanted = { width: 1100, height: 700 };
     try {
       await openShowing();
       await xSizeBecomes('1100x700');
       await Promise.all(clients.splice(0).map((c) => c.close()));
-      await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+      await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
 
       const operator = { width: 1200, height: 720 };
       const fixed = await startPathBridge(operator);
@@ -283,9 +284,9 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       expect(await screenSize(xEnv)).toEqual(operator);
       await Promise.all(clients.splice(0).map((c) => c.close()));
       await eventually(
+        "the operator bridge's tunnel to end",
         () => fixed.tunnels.size === 0,
         10_000,
-        "the operator bridge's tunnel to end",
       );
     } finally {
       wanted = undefined;
@@ -308,9 +309,9 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     client.send('blob', 7, Buffer.from(toDesktop, 'utf8').toString('base64'));
     client.send('end', 7);
     await eventually(
+      'xclip to read it',
       async () => (await readClipboard(xEnv)) === toDesktop,
       10_000,
-      'xclip to read it',
     );
 
     const fromDesktop = `from-desktop-${randomUUID()} ${text}`;

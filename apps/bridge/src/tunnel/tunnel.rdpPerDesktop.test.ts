@@ -18,7 +18,8 @@ import { skipOrFail, startTestGuacd, type TestGuacd } from '../testing/guacd.js'
 import { ADMIN_PASSWORD, ADMIN_USERNAME, startTestAccess } from '../testing/testAccess.js';
 import type { TestAccess } from '../testing/testAccess.js';
 import { registerSecret } from '../testing/testLogs.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { startTestXrdp, type TestXrdp, type XrdpSession } from '../testing/xrdp.js';
 import {
   addXrdpAccount,
@@ -149,12 +150,12 @@ async function clickThrough(client: TunnelClient, display: XrdpSession, x: numbe
   client.send('mouse', x, y, 1);
   client.send('mouse', x, y, 0);
   await eventually(
+    `the pointer of ${display.display} to reach (${x}, ${y})`,
     async () => {
       const at = await pointer(display.env);
       return at.x === x && at.y === y;
     },
     15_000,
-    `the pointer of ${display.display} to reach (${x}, ${y})`,
   );
 }
 

@@ -15,7 +15,8 @@ import { silentLogger } from '../logger.js';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { StallProxy } from '../testing/stallProxy.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { statusFromClose } from './closeStatus.js';
 
 /** The gateway's defaults: a probe after 2 s of silence, 4 s for the answer (silenceWatch.ts). */
@@ -130,7 +131,7 @@ describe('a stalled desktop link', () => {
     expect(lost.map((i) => i.args[1])).toEqual(['lost']);
 
     // /readyz caches for 1 s.
-    await eventually(async () => (await readyz()).status === 503, 3000, '/readyz to turn 503');
+    await eventually('/readyz to turn 503', async () => (await readyz()).status === 503, 3000);
     expect((await readyz()).body).toMatch(/desktop stopped answering/);
 
     // Resume, and reconnect as guacamole-common-js's page does after an error.
@@ -141,6 +142,6 @@ describe('a stalled desktop link', () => {
     const usableMs = Date.now() - resumedAt;
     console.log(`usable again ${usableMs} ms after the link resumed`);
     expect(usableMs).toBeLessThan(3000);
-    await eventually(async () => (await readyz()).status === 200, 3000, '/readyz to be 200');
+    await eventually('/readyz to be 200', async () => (await readyz()).status === 200, 3000);
   }, 60_000);
 });

@@ -18,7 +18,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { startBridge, type RunningBridge } from '../bridge.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
-import { TunnelClient, eventually } from '../testing/tunnelClient.js';
+import { TunnelClient } from '../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 
 const run = promisify(execFile);
 const UUID_MESSAGE = /^0\.,36\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12};$/;
@@ -147,6 +148,7 @@ describe('the /tunnel relay', () => {
     async () => {
       // xterm takes a few seconds to map on a busy machine (font loading); wait for its window.
       await eventually(
+        'the xterm window to appear',
         async () =>
           (
             await run('xdotool', ['search', '--onlyvisible', '--class', 'xterm'], {
@@ -154,7 +156,6 @@ describe('the /tunnel relay', () => {
             }).catch(() => ({ stdout: '' }))
           ).stdout.trim() !== '',
         20_000,
-        'the xterm window to appear',
       );
       const client = await openTunnel();
       await client.waitForOpcode('img');
@@ -167,9 +168,9 @@ describe('the /tunnel relay', () => {
         client.send('key', keysym, 0);
       }
       await eventually(
+        '"hi" typed through the tunnel to reach the file',
         async () => (await readFile(typedFile, 'utf8').catch(() => '')).includes('hi\n'),
         10_000,
-        '"hi" typed through the tunnel to reach the file',
       );
     },
   );
@@ -226,20 +227,20 @@ describe('the /tunnel relay', () => {
     const id = connectionIdOf(ready.args[0]);
     expect(id).toBeDefined();
     await eventually(
+      'gateway to list the connection',
       () => gateway.connectionIds().includes(id ?? ''),
       5000,
-      'gateway to list the connection',
     );
     await client.close();
     await eventually(
+      'gateway to drop the connection',
       () => !gateway.connectionIds().includes(id ?? ''),
       5000,
-      'gateway to drop the connection',
     );
     await eventually(
+      'bridge to forget the tunnel',
       () => !bridge.tunnels.connectionIds().includes(id ?? ''),
       5000,
-      'bridge to forget the tunnel',
     );
   });
 });

@@ -24,24 +24,35 @@ export function nextEvent<T extends unknown[] = unknown[]>(
   });
 }
 
-/** Polls `check` until it returns a value other than undefined, or throws after `timeoutMs`. */
+/** What a check returns while the awaited thing has not happened yet. */
+type NotYet = undefined | null | false;
+
+/**
+ * Polls `check` until it returns something other than `undefined`, `null` or `false` — so a
+ * check written as `() => done` waits for `done` and a check that finds data returns it — or
+ * throws after `timeoutMs`. A check that throws counts as "not yet" (its last error is in the
+ * failure's message). The one definition every package's tests use (the bridge imports it from
+ * `@overlay-companion/gateway/testing`): a second helper of this name with other rules let checks
+ * returning `false` end at once and assert nothing.
+ */
 export async function eventually<T>(
   what: string,
-  check: () => Promise<T | undefined>,
-  timeoutMs = 5000,
-): Promise<T> {
+  check: () => T | NotYet | Promise<T | NotYet>,
+  timeoutMs = 10_000,
+): Promise<Exclude<T, NotYet>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const value = await check();
-      if (value !== undefined) return value;
+      if (value !== undefined && value !== null && value !== false)
+        return value as Exclude<T, NotYet>;
     } catch (error) {
       last = error;
     }
     if (Date.now() > deadline)
       throw new Error(
-        `${what} did not happen within ${timeoutMs} ms${last instanceof Error ? ` (${last.message})` : ''}`,
+        `${what} did not happen within ${String(timeoutMs)} ms${last instanceof Error ? ` (${last.message})` : ''}`,
       );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

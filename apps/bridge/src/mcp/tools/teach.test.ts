@@ -10,7 +10,8 @@ import { RecordingReader, recordingPaths } from '@overlay-companion/recording';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDesktopPath, type DesktopPath } from '../../testing/desktopPaths.js';
-import { TunnelClient, eventually } from '../../testing/tunnelClient.js';
+import { TunnelClient } from '../../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { callTool } from '../testing/calls.js';
 import { connectClient, startTestBridge, type TestBridge } from '../testing/fixtures.js';
 import { ScriptedViewer } from '../testing/scriptedViewer.js';
@@ -77,7 +78,7 @@ describe('request_annotation on a recorded desktop', () => {
       timeoutMs: 60_000,
       what: "the desktop's size",
     });
-    await eventually(() => bridge.recordings.liveOn(desktopId) !== undefined, 20_000, 'recording');
+    await eventually('recording', () => bridge.recordings.liveOn(desktopId) !== undefined, 20_000);
     recordingId = bridge.recordings.liveOn(desktopId) ?? '';
 
     // The person's control window: each request is answered with the next scripted answer.
@@ -199,7 +200,7 @@ describe('request_annotation on a recorded desktop', () => {
 
     // And in the files themselves, once the recording is finished: no note, anywhere.
     await live.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
     const reader = await RecordingReader.open(bridge.recordings.dir, recordingId);
     expect((await reader.events()).filter((e) => e.kind === 'teach.answer')).toHaveLength(3);

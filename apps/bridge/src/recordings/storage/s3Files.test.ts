@@ -32,7 +32,8 @@ import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../../testing/desktopPaths.js';
-import { TunnelClient, eventually } from '../../testing/tunnelClient.js';
+import { TunnelClient } from '../../testing/tunnelClient.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 import { Recordings } from '../recordings.js';
 import { writeSampleRecording } from '../testing/sampleRecording.js';
 import { DAY_MS } from '../retention.js';
@@ -121,9 +122,9 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
       what: "the desktop's size",
     });
     await eventually(
+      'the recording to start',
       () => bridge.recordings.liveOn(desktopId) !== undefined,
       20_000,
-      'the recording to start',
     );
     recordingId = bridge.recordings.liveOn(desktopId) ?? '';
     for (const colour of COLOURS) {
@@ -137,7 +138,7 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
       shown.push({ t: Date.now() - 100, rgb });
     }
     await window.close();
-    await eventually(() => bridge.tunnels.size === 0, 10_000, 'the tunnel to end');
+    await eventually('the tunnel to end', () => bridge.tunnels.size === 0, 10_000);
     await bridge.recordings.settled();
     await bridge.recordings.moved();
   }, 180_000);
