@@ -25,6 +25,7 @@ export type {
 } from './desktop/localDesktop.js';
 export { DESKTOP_USER } from './desktop/desktopUser.js';
 export { freePort } from './desktop/freePort.js';
+export { SANDBOX_SHM_BYTES, SANDBOX_TMP_BYTES } from './desktop/sandbox.js';
 export { encodeRegionPng, encodePng, extractRegion } from './encode/png.js';
 export type { PngOptions } from './encode/png.js';
 export { measureRegionEncode } from './encode/measure.js';

@@ -19,6 +19,13 @@
 //   it every xterm rebuilds the cache: seconds): programs to run, nothing to change. Nothing of
 //   /root, /home, /work, /var, /opt or the bridge's data dir exists inside.
 // - `--proc /proc`, `--dev /dev`, `--tmpfs /tmp`: fresh ones that show only the sandbox.
+// - Every place inside that the desktop's user can write and that is not its HOME (which has a
+//   quota of its own) is held in memory, so each has a size: `--size` before the `--tmpfs` of
+//   /tmp and of /dev/shm (its own mount, 1777 as on any host, so shared memory works for the
+//   desktop's user and cannot grow past its size), then `--remount-ro` of / and /dev, which
+//   are bwrap's own tmpfs mounts: without a user namespace they belong to root, but with one
+//   (a bridge not run as root) they belong to the desktop's user, who could otherwise fill
+//   memory through /run or /home as well as /tmp.
 // - `--bind` HOME, the X socket dir (onto /tmp/.X11-unix, where Xvnc puts its socket) and the
 //   RFB socket dir: the only host dirs it can write, all in the desktop's own 0700 work dir.
 // - `--ro-bind-data` for the cookie and the VNC password: copies, so the host files (0600, the
@@ -32,6 +39,16 @@ export const SANDBOX_PASSWORD_FILE = '/run/desktop/passwd';
 export const SANDBOX_RFB_DIR = '/run/desktop/rfb';
 export const SANDBOX_X11_DIR = '/tmp/.X11-unix';
 export const SANDBOX_USER_DEFAULT = 'desktop';
+
+/**
+ * The size of the sandbox's /tmp, in bytes: a tmpfs, so it is memory, and without a size an AI
+ * typing `dd if=/dev/zero of=/tmp/x` would fill the machine's. A constant, not a setting: files
+ * a person keeps belong in HOME (its own quota, OC_DESKTOP_HOME_QUOTA), and /tmp needs room for
+ * what programs unpack and spool for a while, not for files.
+ */
+export const SANDBOX_TMP_BYTES = 256 * 1024 * 1024;
+/** The size of the sandbox's /dev/shm (memory as well): a browser's shared buffers fit. */
+export const SANDBOX_SHM_BYTES = 256 * 1024 * 1024;
 
 /** System directories the desktop's programs need, read-only; absent ones are skipped. */
 export const SANDBOX_READ_ONLY_DIRS = ['/usr', '/etc', '/var/cache/fontconfig'] as const;
@@ -101,8 +118,16 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
     // As root bwrap makes its tmpfs 0755 root: the desktop's user needs /tmp like anywhere.
     '--perms',
     '1777',
+    '--size',
+    String(SANDBOX_TMP_BYTES),
     '--tmpfs',
     '/tmp',
+    '--perms',
+    '1777',
+    '--size',
+    String(SANDBOX_SHM_BYTES),
+    '--tmpfs',
+    '/dev/shm',
     // bwrap makes the dirs it creates 0700 root; the desktop's user must get through them.
     '--perms',
     '0755',
@@ -144,6 +169,11 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
           String(options.accountFds.group),
           '/etc/group',
         ]),
+    // Last: what was made in them above is in place; nothing more can be written there.
+    '--remount-ro',
+    '/dev',
+    '--remount-ro',
+    '/',
     '--chdir',
     user === undefined ? SANDBOX_HOME : '/',
     '--',
