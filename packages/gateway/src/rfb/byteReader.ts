@@ -71,6 +71,20 @@ export class ByteReader {
     });
   }
 
+  /**
+   * Resolves with between 1 and `max` bytes, as a view of what arrived (no copy): a large
+   * payload is consumed piece by piece as it comes, instead of being gathered into one buffer.
+   */
+  readSome(max: number): Promise<Buffer> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const first = this.chunks[0];
+    if (first !== undefined) {
+      return Promise.resolve(this.take(Math.min(max, first.length - this.head)));
+    }
+    // Nothing buffered: the first byte to arrive (the rest of its chunk goes to the next call).
+    return this.read(1);
+  }
+
   async u8(): Promise<number> {
     return (await this.read(1))[0]!;
   }

@@ -35,14 +35,25 @@ export class Framebuffer {
     return x + width <= this.width && y + height <= this.height;
   }
 
-  /** Raw encoding: rows of R, G, B, pad bytes (our pixel format); alpha forced to 255. */
-  writeRaw(data: Buffer, x: number, y: number, width: number, height: number): void {
+  /**
+   * Part of a Raw rectangle's pixel data (rows of `width` pixels of R, G, B and a pad byte, our
+   * pixel format), written as it arrives: `data` holds its bytes from `offset` on. Alpha is
+   * forced to 255.
+   */
+  writeRawPart(data: Buffer, x: number, y: number, width: number, offset: number): void {
     const fb = this.buffer;
     const rowBytes = width * 4;
-    for (let row = 0; row < height; row++) {
-      const o = ((y + row) * this.width + x) * 4;
-      data.copy(fb, o, row * rowBytes, (row + 1) * rowBytes);
-      for (let a = o + 3, end = o + rowBytes; a < end; a += 4) fb[a] = 255;
+    let at = 0;
+    while (at < data.length) {
+      const inRect = offset + at;
+      const row = Math.floor(inRect / rowBytes);
+      const col = inRect - row * rowBytes;
+      const n = Math.min(rowBytes - col, data.length - at);
+      const o = ((y + row) * this.width + x) * 4 + col;
+      data.copy(fb, o, at, at + n);
+      // Alpha bytes are every fourth, the pixel's last: the first one at or after `col`.
+      for (let a = o + ((3 - (col & 3) + 4) & 3), end = o + n; a < end; a += 4) fb[a] = 255;
+      at += n;
     }
   }
 

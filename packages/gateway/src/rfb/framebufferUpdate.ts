@@ -89,10 +89,16 @@ async function readRect(
   switch (encoding) {
     case Encoding.Raw: {
       inside();
-      const data = await reader.read(width * height * 4);
-      const start = performance.now();
-      fb.writeRaw(data, x, y, width, height);
-      ctx.stats.decodeMs += performance.now() - start;
+      // Written as the bytes arrive (views of the socket's chunks): a large rectangle is never
+      // gathered into a buffer of its own first.
+      const size = width * height * 4;
+      for (let offset = 0; offset < size;) {
+        const data = await reader.readSome(size - offset);
+        const start = performance.now();
+        fb.writeRawPart(data, x, y, width, offset);
+        ctx.stats.decodeMs += performance.now() - start;
+        offset += data.length;
+      }
       ctx.stats.rects++;
       ctx.stats.raw++;
       ctx.rect({ x, y, width, height });

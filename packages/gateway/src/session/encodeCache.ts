@@ -102,7 +102,15 @@ function modeKey(mode: EncodeMode): string {
  */
 export function copyRegion(framebuffer: Buffer, stride: number, rect: Rect): ArrayBuffer {
   const rowBytes = rect.width * 4;
-  const out = new Uint8Array(rowBytes * rect.height);
+  // Not zero-filled first (every byte is written below), and never from Buffer's shared pool:
+  // its ArrayBuffer is this region's alone, as a transfer needs.
+  const out = Buffer.allocUnsafeSlow(rowBytes * rect.height);
+  if (rect.x === 0 && rect.width === stride) {
+    // Whole rows are one run of the framebuffer.
+    const at = rect.y * rowBytes;
+    out.set(framebuffer.subarray(at, at + out.length));
+    return out.buffer;
+  }
   for (let row = 0; row < rect.height; row++) {
     const at = ((rect.y + row) * stride + rect.x) * 4;
     out.set(framebuffer.subarray(at, at + rowBytes), row * rowBytes);
