@@ -53,29 +53,42 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
+const cmdlineOf = (pid: string) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+const parentOf = async (pid: string) =>
+  /^PPid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1];
+
 /**
- * The live Xvnc of the desktop whose cookie file is `xauthority`: its pid and command line. The
- * desktop runs sandboxed (its Xvnc sees its own paths), so it is found as a descendant of the
- * bubblewrap process whose mounts name that desktop's work dir.
+ * The live processes running `program` (xterm, Xvnc…) in the desktop whose cookie file is
+ * `xauthority`: the desktop runs sandboxed (its programs see its own paths), so they are found
+ * as descendants of the bubblewrap process whose mounts name that desktop's work dir — never by
+ * display number, which another test's desktop may take as soon as this one frees it.
  */
-async function xvncProcess(
+async function desktopProcesses(
   xauthority: string,
-): Promise<{ pid: number; args: string[] } | undefined> {
+  program: RegExp,
+): Promise<Array<{ pid: number; args: string[] }>> {
   const workDir = dirname(xauthority);
-  const cmdlineOf = (pid: string) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-  const parentOf = async (pid: string) =>
-    /^PPid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1];
+  const found: Array<{ pid: number; args: string[] }> = [];
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const cmdline = await cmdlineOf(pid);
-    if (!cmdline.startsWith('Xvnc\0')) continue;
+    if (!program.test(cmdline)) continue;
     for (let up = await parentOf(pid), depth = 0; up !== undefined && depth < 6; depth++) {
-      if ((await cmdlineOf(up)).includes(`${workDir}/`))
-        return { pid: Number(pid), args: cmdline.split('\0') };
+      if ((await cmdlineOf(up)).includes(`${workDir}/`)) {
+        found.push({ pid: Number(pid), args: cmdline.split('\0') });
+        break;
+      }
       up = await parentOf(up);
     }
   }
-  return undefined;
+  return found;
+}
+
+/** The live Xvnc of the desktop whose cookie file is `xauthority`: its pid and command line. */
+async function xvncProcess(
+  xauthority: string,
+): Promise<{ pid: number; args: string[] } | undefined> {
+  return (await desktopProcesses(xauthority, /^Xvnc\0/))[0];
 }
 
 /** The command line (arguments) of that Xvnc, if it runs. */
@@ -89,17 +102,17 @@ function desktopLine(stdout: string): { display: number; xauthority: string } {
   return { display: Number(match?.[1]), xauthority: match?.[2] ?? '' };
 }
 
-/** Pids of X clients (xterm, openbox) started for display `:n`, found by their environment. */
-async function desktopClients(display: number): Promise<string[]> {
-  const found: string[] = [];
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    if (!/^(xterm|openbox)\0/.test(cmdline)) continue;
-    const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
-    if (environ.split('\0').includes(`DISPLAY=:${display}`)) found.push(pid);
-  }
-  return found;
+/** Pids of the X clients (xterm, openbox) of the desktop whose cookie file is `xauthority`. */
+async function desktopClients(xauthority: string): Promise<number[]> {
+  return (await desktopProcesses(xauthority, /^(xterm|openbox)\0/)).map((p) => p.pid);
+}
+
+/** Which of `pids` still run an xterm or openbox (a reused pid runs another program). */
+async function stillRunning(pids: number[]): Promise<number[]> {
+  const left: number[] = [];
+  for (const pid of pids)
+    if (/^(xterm|openbox)\0/.test(await cmdlineOf(String(pid)))) left.push(pid);
+  return left;
 }
 
 beforeAll(async () => {
@@ -178,16 +191,19 @@ describe('overlay-companion', () => {
       await expect(
         run('xdotool', ['getmouselocation'], { env: { ...noCookie, HOME: dataRoot } }),
       ).rejects.toThrow();
-      await eventually(
+      const clients = await eventually(
         'openbox and xterm to start',
-        async () => (await desktopClients(display)).length === 2,
+        async () => {
+          const found = await desktopClients(xauthority);
+          return found.length === 2 && found;
+        },
         20_000,
       );
 
       serve.child.kill('SIGINT');
       expect(await serve.exited).toEqual({ code: 0, signal: null });
       expect(await xvncFor(xauthority)).toBeUndefined();
-      expect(await desktopClients(display)).toEqual([]);
+      expect(await stillRunning(clients)).toEqual([]);
       expect(existsSync(rfbPath)).toBe(false);
       expect(existsSync(gatewaySocket)).toBe(false);
       expect(existsSync(`/tmp/.X11-unix/X${display}`)).toBe(false);
@@ -206,11 +222,14 @@ describe('overlay-companion', () => {
         () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
         40_000,
       );
-      const { display, xauthority } = desktopLine(serve.stdout());
+      const { xauthority } = desktopLine(serve.stdout());
       expect(await xvncFor(xauthority), serve.stderr()).toBeDefined();
-      await eventually(
+      const clients = await eventually(
         'openbox and xterm to start',
-        async () => (await desktopClients(display)).length === 2,
+        async () => {
+          const found = await desktopClients(xauthority);
+          return found.length === 2 && found;
+        },
         20_000,
       );
       // The reading ends of its stdout and stderr close: every later write fails with EPIPE,
@@ -224,7 +243,12 @@ describe('overlay-companion', () => {
         async () => (await xvncFor(xauthority)) === undefined,
         10_000,
       );
-      expect(await desktopClients(display)).toEqual([]);
+      // They go with their sandbox's pid namespace, a moment after Xvnc.
+      await eventually(
+        'openbox and xterm to be gone',
+        async () => (await stillRunning(clients)).length === 0,
+        10_000,
+      );
     },
   );
 
