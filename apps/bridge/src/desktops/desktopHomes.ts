@@ -32,7 +32,13 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { mountImageHome, unmountHome, type HomeLimit } from './homeQuota.js';
+import {
+  isMounted,
+  mountedElsewhere,
+  mountImageHome,
+  unmountHome,
+  type HomeLimit,
+} from './homeQuota.js';
 
 const run = promisify(execFile);
 
@@ -77,7 +83,10 @@ export class DesktopHomes {
   constructor(
     readonly root: string,
     private readonly options: { measureOnly?: boolean } = {},
-  ) {}
+  ) {
+    // First in the queue: what a killed bridge left mounted goes before anything is started.
+    this.queue = this.unmountStale().catch(() => undefined);
+  }
 
   /**
    * The desktop's HOME and user for `ownerId`, made on first use (and owned by the user again each
@@ -172,6 +181,31 @@ export class DesktopHomes {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * A bridge killed without stopping (SIGKILL, a crash, power) leaves the HOMEs of its running
+   * desktops mounted: their sandboxes died with it, the mounts did not. When made (the bridge starts)
+   * it unmounts each HOME that no sandbox has mounted (and each half-made one, `home.new`):
+   * ensure() then mounts it afresh, the quota as now configured, and a data dir whose
+   * desktops are stopped holds no mount (`rm -rf` of it would fail with EBUSY). A HOME a sandbox still
+   * has (its desktop outlived the bridge) stays mounted and ensure() reuses it, never mounting
+   * its image a second time.
+   */
+  private async unmountStale(): Promise<void> {
+    if (!isRoot()) return;
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      if (!/^\d+$/.test(name)) continue;
+      const home = join(this.root, name, HOME_DIR);
+      if (!(await isMounted(home)) || (await mountedElsewhere(home))) continue;
+      await unmountHome(home);
+    }
+    for (const name of await readdir(this.root).catch(() => [] as string[])) {
+      const staging = join(this.root, name, `${HOME_DIR}.new`);
+      if (!/^\d+$/.test(name) || !(await isMounted(staging))) continue;
+      await unmountHome(staging);
+      await rm(staging, { recursive: true, force: true });
+    }
   }
 
   /** Unmounts and deletes a claimed folder (its uid stays used: see allocate). */

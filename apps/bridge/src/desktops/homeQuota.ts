@@ -10,7 +10,17 @@
 // Where that cannot be done (not root, no loop devices), the pool measures instead (usedBytes): a
 // desktop found over its limit is stopped and refused a start, saying why (localDesktopPool.ts).
 import { execFile } from 'node:child_process';
-import { chmod, chown, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rename,
+  rm,
+  stat,
+} from 'node:fs/promises';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -54,6 +64,29 @@ export async function mountImageHome(
   // The file system's root is the HOME: the desktop's user's alone.
   await chown(dir, uid, uid);
   await chmod(dir, 0o700);
+}
+
+/**
+ * Whether the file system mounted at `dir` is also mounted in another mount namespace: a running
+ * desktop's sandbox has its HOME bind-mounted in its own. (Not "a process runs as its uid": uids
+ * are handed out per data dir, so another bridge's desktop on this machine may have the same.)
+ */
+export async function mountedElsewhere(dir: string): Promise<boolean> {
+  // mountinfo field 3 is the file system's device (major:minor), field 5 the mount point.
+  const fields = (table: string) => table.split('\n').map((line) => line.split(' '));
+  const own = await readFile('/proc/self/mountinfo', 'utf8');
+  const device = fields(own).find((f) => f[4] === dir)?.[2];
+  if (device === undefined) return false;
+  const seen = new Set([await readlink('/proc/self/ns/mnt')]);
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const namespace = await readlink(`/proc/${pid}/ns/mnt`).catch(() => undefined);
+    if (namespace === undefined || seen.has(namespace)) continue;
+    seen.add(namespace);
+    const table = await readFile(`/proc/${pid}/mountinfo`, 'utf8').catch(() => '');
+    if (fields(table).some((f) => f[2] === device)) return true;
+  }
+  return false;
 }
 
 /** Unmounts the HOME (lazily when something still holds it: the desktop's processes are gone). */
@@ -108,7 +141,11 @@ async function makeImage(dir: string, image: string, bytes: number, uid: number)
 }
 
 async function growImage(image: string, bytes: number): Promise<void> {
-  await run('e2fsck', ['-f', '-p', image]);
+  // Exit 1 is "errors corrected": always so here, since makeImage removes lost+found and e2fsck
+  // makes it again. Taken as a failure, it left every HOME unstartable once the quota was raised.
+  await run('e2fsck', ['-f', '-p', image]).catch((err: unknown) => {
+    if ((err as { code?: unknown }).code !== 1) throw err;
+  });
   await run('truncate', ['-s', String(bytes), image]);
   await run('resize2fs', [image]);
 }
