@@ -15,7 +15,7 @@
 // Default size scaled to this 2-core machine; `--site-full` runs the issue's 20 × 20 at 10
 // calls/s for 5 minutes.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,6 +34,7 @@ import { pointer } from '../apps/bridge/src/testing/xside.js';
 import { callTool, closeHttp, connectHttp, sleep } from './mcpClient.js';
 import { rssMb, SITE_BRIDGES, SITE_GATEWAYS, startSiteStack, type SiteStack } from './siteStack.js';
 import { summarize, type Summary } from './stats.js';
+import { removeDataDir } from '../apps/bridge/src/testing/dataDirs.js';
 
 export interface SiteSize {
   desktops: number;
@@ -244,7 +245,7 @@ export async function benchSite(size: SiteSize, log: (line: string) => void): Pr
     }
     await stack?.stop();
     for (const desktop of desktops) await desktop.stop().catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   }
 }
 

@@ -10,7 +10,7 @@
 // offers the same windows for a two-monitor layout (Stop still on top); "Detect my screens" reads
 // the Window Management API when granted and says so when not; the page is axe-clean and fits at a
 // phone's, a laptop's and a 4K width (screenshots attached).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,6 +27,7 @@ import { LayoutPage, type DesktopRect } from './pages/LayoutPage.js';
 import { expectNoSeriousViolations, tabTo } from './support/a11y.js';
 import { startStack, type RunningStack } from './support/bridgeProcess.js';
 import { signInContextAs } from './support/signIn.js';
+import { removeDataDir } from '../apps/bridge/src/testing/dataDirs.js';
 
 let stack: RunningStack;
 let dataDir: string;
@@ -44,7 +45,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await stack.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 test.afterEach(async () => {

@@ -8,10 +8,11 @@
 // Ctrl-C would.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { keepChildOutput, registerSecret } from '../../apps/bridge/src/testing/testLogs.js';
 import { join, resolve } from 'node:path';
+import { removeDataDir } from '../../apps/bridge/src/testing/dataDirs.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const BRIDGE_MAIN = join(REPO_ROOT, 'apps/bridge/dist/cli/main.js');
@@ -161,7 +162,7 @@ async function launch(
 
   const stop = async () => {
     await stopChild(child);
-    if (ownDataDir) await rm(dataDir, { recursive: true, force: true });
+    if (ownDataDir) await removeDataDir(dataDir);
   };
 
   try {

@@ -4,7 +4,7 @@
 // shared oc-desktop), its HOME is kept in the data dir and survives a restart of the bridge, and
 // once the command line's desktop is given to another person through the API it starts again with
 // a fresh uid and an empty HOME, the old owner's file gone from disk.
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { eventually } from '@overlay-companion/gateway/testing';
 import { API } from '@overlay-companion/protocol';
@@ -16,6 +16,7 @@ import { silentLogger } from '../logger.js';
 import { signIn } from '../testing/browserSession.js';
 import { parseCommandLine } from './args.js';
 import { runServe, type ServeHandle } from './serve.js';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const isRoot = process.getuid?.() === 0;
 const ADMIN = { OC_ADMIN_USER: 'cliadmin', OC_ADMIN_PASSWORD: 'a long enough password 1' };
@@ -50,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const handle of running.splice(0)) await handle.stop().catch(() => undefined);
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 describe('serve --desktop local: a uid and a kept HOME of its own', () => {

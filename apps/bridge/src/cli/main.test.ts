@@ -6,7 +6,7 @@
 // leaving no Xvnc behind; usage errors exit 2 with the usage text.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnCli, type CliProcess } from '../headless/testing/cliProcess.js';
 import { eventually } from '@overlay-companion/gateway/testing';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const run = promisify(execFile);
 let dataRoot: string;
@@ -133,7 +134,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await rm(dataRoot, { recursive: true, force: true });
+  await removeDataDir(dataRoot);
 });
 
 describe('overlay-companion', () => {

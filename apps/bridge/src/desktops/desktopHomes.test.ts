@@ -6,7 +6,7 @@
 // deletes its HOME, audited, and its uid is never handed out again; a removed person's desktop
 // (deleted by the store, not the desktops API) is stopped and its HOME deleted at the next sweep.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '@overlay-companion/gateway/testing';
@@ -18,6 +18,7 @@ import { silentLogger } from '../logger.js';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { DESKTOP_HOMES_DIR, DESKTOP_UID_FIRST, DesktopHomes } from './desktopHomes.js';
 import { LocalDesktopPool } from './localDesktopPool.js';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const run = promisify(execFile);
 /** The HOMEs' quota here: the default's size would do too (images are sparse). */
@@ -106,7 +107,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await bridge?.close();
   await pool?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 describe('a local desktop’s HOME and user', () => {
@@ -351,7 +352,7 @@ describe('DesktopHomes', () => {
       expect((await new DesktopHomes(root).ensure('dsk_x', 'prs_p', QUOTA)).dir).toBe(x1.dir);
     } finally {
       await Promise.all(['dsk_x', 'dsk_y'].map((id) => homes.remove(id)));
-      await rm(root, { recursive: true, force: true });
+      await removeDataDir(root);
     }
   });
 
@@ -372,7 +373,7 @@ describe('DesktopHomes', () => {
         await expect(homes.ensure('dsk_c', 'prs_p', QUOTA)).rejects.toThrow(/could not be mounted/);
       } finally {
         await homes.remove('dsk_c');
-        await rm(root, { recursive: true, force: true });
+        await removeDataDir(root);
       }
     },
   );
@@ -395,7 +396,7 @@ describe('DesktopHomes', () => {
       expect(await readdir(after.dir)).toEqual([]);
     } finally {
       await homes.remove('dsk_x');
-      await rm(root, { recursive: true, force: true });
+      await removeDataDir(root);
     }
   });
 });

@@ -4,7 +4,7 @@
 // the limit is only measured, a desktop over it is stopped at the sweep (reported for the audit)
 // and refused a start in words, and the other desktop keeps running.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { typeInDesktop } from '../files/testing/desktopShell.js';
 import { silentLogger } from '../logger.js';
 import { DesktopReachError } from './errors.js';
 import { LocalDesktopPool } from './localDesktopPool.js';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -57,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const pool of pools) await pool.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 describe('a HOME’s quota as root: its own file system', () => {

@@ -3,13 +3,14 @@
 // `dd if=/dev/zero of=/tmp/x` stops at it with ENOSPC ("No space left on device") instead of
 // filling the machine's memory; /, /run, /home and /dev take nothing; the desktop, another one
 // and the bridge go on.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SANDBOX_SHM_BYTES, SANDBOX_TMP_BYTES } from '@overlay-companion/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { typeInDesktop } from '../files/testing/desktopShell.js';
 import { silentLogger } from '../logger.js';
 import { LocalDesktopPool } from './localDesktopPool.js';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const MiB = 1024 * 1024;
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pool.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await removeDataDir(dataDir);
 });
 
 async function shellOf(id: string) {

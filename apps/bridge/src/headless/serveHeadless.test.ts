@@ -6,7 +6,7 @@
 // client without elicitation; the MCP Inspector CLI (a client no one here wrote) lists tools and
 // reads the real display; Ctrl-C (SIGINT) exits 0 and takes Chromium down with it.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,7 @@ import {
   type CliProcess,
 } from './testing/cliProcess.js';
 import { chromiumChildren, isAlive } from './testing/processes.js';
+import { removeDataDir } from '../testing/dataDirs.js';
 
 const run = promisify(execFile);
 const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
@@ -75,7 +76,7 @@ describe('serve --headless-viewer without an admin', () => {
         expect(run.stderr()).toMatch(/--headless-viewer acts for the admin.*OC_ADMIN_USER/);
         expect(run.stdout()).not.toMatch(/Open:/);
       } finally {
-        await rm(dataDir, { recursive: true, force: true });
+        await removeDataDir(dataDir);
       }
     },
   );
@@ -128,7 +129,7 @@ describe('serve --headless-viewer (real process, desktop and Chromium)', () => {
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
     await cli?.shutdown();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
   });
 
   it('starts Chromium and the headless page answers get_display_info from the desktop', async () => {

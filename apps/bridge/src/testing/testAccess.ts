@@ -1,7 +1,7 @@
 // Test support: a real Access (SQLite store in a temporary data dir, sessions, tickets, audit)
 // with an admin person, for tests that start the bridge or its parts without the CLI. The admin's
 // password hash is computed once per test file (argon2 is deliberately slow).
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TicketSocket } from '@overlay-companion/protocol';
@@ -13,6 +13,7 @@ import { hashPassword } from '../auth/passwords.js';
 import { registerSecret, testLogger } from './testLogs.js';
 import { openStore } from '../store/openStore.js';
 import type { PersonRecord, Store } from '../store/types.js';
+import { removeDataDir } from './dataDirs.js';
 
 export const ADMIN_USERNAME = 'admin';
 export const ADMIN_PASSWORD = 'admin-password-0123456789';
@@ -100,7 +101,7 @@ export async function startTestAccess(options: TestAccessOptions = {}): Promise<
     close: async () => {
       await access.close();
       await store.close();
-      if (ownDir) await rm(dataDir, { recursive: true, force: true });
+      if (ownDir) await removeDataDir(dataDir);
     },
   };
 }

@@ -4,7 +4,7 @@
 // find them in the database, as a bridge started beside a running site does. Each bridge's log
 // goes into memory (`log.text()`) and to the run's log dir.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Mode } from '@overlay-companion/protocol';
@@ -28,6 +28,7 @@ import type { BridgeConfigInput } from '../../config.js';
 import { TOKEN } from '../../mcp/testing/fixtures.js';
 import type { SiteConfig } from '../siteConfig.js';
 import type { SharedLimits } from '../../limits/rateLimit.js';
+import { removeDataDir } from '../../testing/dataDirs.js';
 
 export { TOKEN };
 
@@ -132,7 +133,7 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
   } catch (err) {
     await access.close();
     await store.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDataDir(dataDir);
     throw err;
   }
   const session = await signIn(bridge.url, ADMIN_USERNAME, ADMIN_PASSWORD);
@@ -150,7 +151,7 @@ export async function startSiteBridge(options: SiteBridgeOptions): Promise<SiteB
       await bridge.close();
       await access.close();
       await store.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDataDir(dataDir);
     },
   };
 }
