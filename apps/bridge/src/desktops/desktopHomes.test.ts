@@ -218,7 +218,7 @@ describe('a local desktop’s HOME and user', () => {
     expect(removed.status).toBe(200);
     await eventually('the deleted desktop’s HOME gone', () =>
       stat(claim).then(
-        () => undefined,
+        () => false,
         () => true,
       ),
     );
@@ -268,9 +268,8 @@ describe('a local desktop given to another person', () => {
     expect(entry.detail).toMatch(/not transferred: they are deleted/);
     // The runtime stops the old owner’s desktop and deletes its HOME (on disk: nothing left).
     await eventually('the old owner’s HOME gone', () =>
-      // eventually() ends on anything but undefined.
       stat(dirname(oldHome)).then(
-        () => undefined,
+        () => false,
         () => true,
       ),
     );
