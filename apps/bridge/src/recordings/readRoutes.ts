@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { accessOf } from '../desktops/desktopAccess.js';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
-import type { RecordingRecord } from '../store/types.js';
+import type { PersonRecord, RecordingRecord } from '../store/types.js';
 import {
   RECORDINGS_BASE as BASE,
   type RecordingRoutesDeps,
@@ -24,14 +24,19 @@ const STILL_BEING_MADE =
 export function mountReadRoutes(
   app: Hono<BridgeEnv>,
   deps: RecordingRoutesDeps,
-  { load, audit, eventsOf }: RouteAccess,
+  { load, unavailableFor, audit, eventsOf }: RouteAccess,
 ): void {
   const { access, recordings } = deps;
   const store = access.store;
 
-  const view = (recording: RecordingRecord, name: string, live: ReadonlySet<string>) => {
+  const view = (
+    person: PersonRecord,
+    recording: RecordingRecord,
+    name: string,
+    live: ReadonlySet<string>,
+  ) => {
     const isLive = live.has(recording.id);
-    const unavailable = recordings.unreachable(recording);
+    const unavailable = unavailableFor(person, recording);
     const end = recording.endedAt ?? (isLive ? Date.now() : recording.startedAt);
     return {
       id: recording.id,
@@ -64,7 +69,7 @@ export function mountReadRoutes(
       const row = live.has(recording.id)
         ? { ...recording, bytes: await fileSize(recordings.dir, recording.id) }
         : recording;
-      out.push(view(row, desktop?.name ?? '(removed desktop)', live));
+      out.push(view(person, row, desktop?.name ?? '(removed desktop)', live));
     }
     c.header('Cache-Control', 'no-store');
     return c.json({ recordings: out });
@@ -95,7 +100,7 @@ export function mountReadRoutes(
   });
 
   app.delete(`${BASE}/:id`, async (c) => {
-    const found = await load(c);
+    const found = await load(c, { toDelete: true });
     if (!found.ok) return found.response;
     if (!found.mayDelete)
       return apiError(c, 403, 'Only the desktop’s owner or an admin can delete its recordings.');
@@ -105,7 +110,7 @@ export function mountReadRoutes(
       return apiError(
         c,
         403,
-        `Only an admin can remove this recording from the list (its objects would stay where they are). ${unreachable}`,
+        'Only an admin can remove this recording from the list: this bridge cannot reach its files to delete them, so they would stay where they are.',
       );
     if (recordings.liveIds().has(found.recording.id)) return apiError(c, 409, STILL_BEING_MADE);
     if (!(await recordings.remove(found.recording))) return apiError(c, 409, STILL_BEING_MADE);

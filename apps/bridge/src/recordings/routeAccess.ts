@@ -2,7 +2,8 @@
 // removed desktop's, its owner's at the time and admins'; anything else answers 404, like a
 // recording that does not exist), who may delete it (the desktop's owner or an admin), and how a
 // person's viewing, exporting and deleting and their changes to a desktop's recording setting
-// are audited.
+// are audited. A recording out of this bridge's reach is refused to every read with a 503 saying
+// why — where it is to an admin, only that an admin can help to anyone else.
 import type { AuditKind } from '@overlay-companion/protocol';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
@@ -13,6 +14,7 @@ import type { BridgeEnv } from '../http/env.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
 import type { Recordings } from './recordings.js';
+import { UNREACHABLE_FOR_MEMBERS } from './storage/unreachable.js';
 
 export interface RecordingRoutesDeps {
   access: Access;
@@ -67,9 +69,14 @@ export function routeAccess(deps: RecordingRoutesDeps) {
     return level === null ? undefined : { desktop, mayDelete: mayManage(level) };
   };
 
-  /** The signed-in person and the recording they may see, or the 404 to answer with. */
+  /**
+   * The signed-in person and the recording they may see, or the 404 to answer with — or, for a
+   * read, the 503 of a recording out of this bridge's reach, saying why as the person may read
+   * it (`toDelete`: the caller decides about such a one).
+   */
   const load = async (
     c: Context<BridgeEnv>,
+    { toDelete = false }: { toDelete?: boolean } = {},
   ): Promise<Found | { ok: false; response: Response }> => {
     const person = c.get('signedIn')?.person;
     if (person === undefined) return { ok: false, response: apiError(c, 401, 'Sign in first.') };
@@ -78,7 +85,23 @@ export function routeAccess(deps: RecordingRoutesDeps) {
     const seen = recording === undefined ? undefined : await visible(person, recording);
     if (recording === undefined || seen === undefined)
       return { ok: false, response: apiError(c, 404, NOT_FOUND) };
+    const unavailable = unavailableFor(person, recording);
+    if (unavailable !== undefined && !toDelete) {
+      c.header('Cache-Control', 'no-store');
+      return { ok: false, response: apiError(c, 503, unavailable) };
+    }
     return { ok: true, person, recording, ...seen };
+  };
+
+  /**
+   * Why the recording cannot be played here, as `person` reads it (undefined: it can): where it
+   * is and what to do for an admin; for anyone else, that it is out of reach and an admin can
+   * help — the S3 store's bucket and prefix are the admins' to know.
+   */
+  const unavailableFor = (person: PersonRecord, recording: RecordingRecord): string | undefined => {
+    const reason = recordings.unreachable(recording);
+    if (reason === undefined || person.role === 'admin') return reason;
+    return UNREACHABLE_FOR_MEMBERS;
   };
 
   const audit = (found: Found, kind: RecordingAuditKind, what: string): void => {
@@ -111,5 +134,5 @@ export function routeAccess(deps: RecordingRoutesDeps) {
   const eventsOf = (recording: RecordingRecord) =>
     recordings.files(recording).read(recording.id, { kind: 'events' }, (reader) => reader.events());
 
-  return { desktopFor, load, audit, auditSetting, eventsOf };
+  return { desktopFor, load, unavailableFor, audit, auditSetting, eventsOf };
 }

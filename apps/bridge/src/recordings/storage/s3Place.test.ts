@@ -1,10 +1,11 @@
 // Each recording on an S3 store remembers where it lives (bucket and key prefix, migration
 // 0009), so changing --recordings-s3 neither orphans nor misreads the recordings moved before:
 // one under another prefix of the same bucket is read, counted and deleted there; one in a
-// bucket this bridge is not configured for is listed as unavailable saying where it is, refused
-// to readers with that, left alone by retention, and removed from the list by an admin only
-// (its objects stay where they are, which the audit says); rows an older bridge moved without
-// saying where are filled in at start when the objects are under the configured prefix.
+// bucket this bridge is not configured for is listed as unavailable saying where it is (to
+// admins; to others only that an admin can help), refused to readers with that, left alone by
+// retention, and removed from the list by an admin only (its objects stay where they are,
+// which the audit says); rows an older bridge moved without saying where are filled in at
+// start when the objects are under the configured prefix.
 // THE S3 EDGE IS A FAKE: s3rver (npm), a fake S3 server (testing/fakeS3.ts); not verified against
 // AWS or MinIO. Real: a bridge with real sign-in over HTTP, SQLite, the AWS SDK.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import { LocalFiles } from './localFiles.js';
 import { parseS3Target, type S3Target } from './s3Config.js';
 import { S3Files } from './s3Files.js';
 import { startFakeS3, type FakeS3 } from './testing/fakeS3.js';
+import { UNREACHABLE_FOR_MEMBERS } from './unreachable.js';
 import { openSpoolStore } from './testing/spoolStore.js';
 
 const BUCKET = 'oc-place';
@@ -165,17 +167,30 @@ describe('where a recording on S3 lives (s3rver, a fake S3 server)', () => {
       Date.now() - 40 * DAY_MS,
     );
     await store.recordings.update(id, { endedAt: Date.now() - 40 * DAY_MS });
-    for (const session of [bridge.session, bea]) {
-      const row = (await list(session)).find((r) => r.id === id);
-      expect(row?.unavailable).toContain('s3://oc-elsewhere/team-b/');
-      expect(row?.unavailable).toMatch(/not configured/);
-    }
-    for (const path of ['stream', 'events', 'export.jsonl', `frame?t=${Date.now()}`]) {
-      const res = await bea.request(`/api/recordings/${id}/${path}`);
-      expect(res.status, path).toBe(503);
-      expect(((await res.json()) as { error: string }).error).toContain(
-        's3://oc-elsewhere/team-b/',
-      );
+    // An admin is told where it is and what to do; its owner that an admin can help (the S3
+    // store's bucket and prefix are the admins' to know).
+    const forAdmin = (await list()).find((r) => r.id === id)?.unavailable;
+    expect(forAdmin).toContain('s3://oc-elsewhere/team-b/');
+    expect(forAdmin).toMatch(/not configured/);
+    const forOwner = (await list(bea)).find((r) => r.id === id)?.unavailable;
+    expect(forOwner).toBe(UNREACHABLE_FOR_MEMBERS);
+    expect(forOwner).not.toContain('oc-elsewhere');
+    for (const path of [
+      'stream',
+      'events',
+      'export.jsonl',
+      'export.webm',
+      `frame?t=${Date.now()}`,
+    ]) {
+      for (const [session, error] of [
+        [bea, UNREACHABLE_FOR_MEMBERS],
+        [bridge.session, forAdmin],
+      ] as const) {
+        const res = await session.request(`/api/recordings/${id}/${path}`);
+        expect(res.status, path).toBe(503);
+        expect(res.headers.get('cache-control'), path).toBe('no-store');
+        expect(((await res.json()) as { error: string }).error, path).toBe(error);
+      }
     }
     // Past the age limit, yet retention cannot delete its objects: it leaves it (and the row).
     const outcome = await bridge.recordings.enforceRetention();

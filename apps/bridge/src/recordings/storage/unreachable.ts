@@ -17,6 +17,10 @@ import type { S3Target } from './s3Config.js';
 const ADMIN_NOTE =
   'An admin can remove it from the list; its objects then stay where they are, not deleted.';
 
+/** What a person who is not an admin is told about any such recording (where it is: admins'). */
+export const UNREACHABLE_FOR_MEMBERS =
+  'This recording is kept on an S3 store this bridge cannot reach, so it cannot be played here. An admin can make it playable again, or remove it from the list.';
+
 /** Why a recording moved by an older bridge (no bucket recorded) cannot be played here. */
 export const S3_NOT_CONFIGURED = `This recording is kept on an S3 store and this bridge was started without one: start it with the same --recordings-s3 s3://BUCKET/PREFIX (or OC_RECORDINGS_S3_URL) it had when the recording was moved there, to play, export or delete it. ${ADMIN_NOTE}`;
 
