@@ -24,7 +24,6 @@ import { FilesButton } from '../files/FilesPanel.js';
 import { statsStore } from '../display/connectionStats.js';
 import { OverlayList } from './OverlayList.js';
 import { MenuAiClients } from './MenuAiClients.js';
-import { AccountLinks } from '../ui/AccountMenu.js';
 import './menu.css';
 
 export interface MenuClipboard {
@@ -313,11 +312,6 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
             </button>
           )}
         </div>
-      </section>
-      {/* On a phone the bar has no room for the account (styles.css): it is here instead. */}
-      <section className="client-menu__section client-menu__account" aria-labelledby="menu-account">
-        <h3 id="menu-account">Account</h3>
-        <AccountLinks />
       </section>
     </aside>
   );

@@ -17,10 +17,9 @@ const LINKS = [
   { href: PAGES.audit, label: 'Audit' },
 ] as const;
 
-/** Config & tokens, Monitor layout (this desktop's, when the person arranges it), Settings,
- * Audit, each in a new tab, and Sign out: in the bar's account menu, and in the viewer's menu on a
- * phone, where the bar has no room for the account (styles.css). */
-export function AccountLinks() {
+export function AccountMenu() {
+  const { me, error } = useMe();
+  const { open, setOpen, area, button } = useDisclosure();
   const desktop = useStore(desktopStateStore, (s) => s.people);
   // This window's desktop, when the person arranges it (its owner, an admin): the layout page
   // opens on that desktop's own layout.
@@ -28,30 +27,6 @@ export function AccountLinks() {
     desktop !== null && (desktop.you.access === 'owner' || desktop.you.access === 'admin')
       ? `${PAGES.layout}?desktop=${encodeURIComponent(desktop.desktop.id)}`
       : PAGES.layout;
-  return (
-    <>
-      <ul className="account__links">
-        {LINKS.map((link) => (
-          <li key={link.href}>
-            <a
-              href={link.href === PAGES.layout ? layoutHref : link.href}
-              target="_blank"
-              rel="noopener noreferrer"
-            >
-              {link.label}
-              <span className="visually-hidden"> (opens in a new tab)</span>
-            </a>
-          </li>
-        ))}
-      </ul>
-      <SignOutButton className="status-bar__button account__sign-out" />
-    </>
-  );
-}
-
-export function AccountMenu() {
-  const { me, error } = useMe();
-  const { open, setOpen, area, button } = useDisclosure();
 
   const name = me?.person.display_name ?? (error !== null ? 'Account' : '…');
   return (
@@ -82,7 +57,21 @@ export function AccountMenu() {
               {error}
             </p>
           ) : null}
-          <AccountLinks />
+          <ul className="account__links">
+            {LINKS.map((link) => (
+              <li key={link.href}>
+                <a
+                  href={link.href === PAGES.layout ? layoutHref : link.href}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                >
+                  {link.label}
+                  <span className="visually-hidden"> (opens in a new tab)</span>
+                </a>
+              </li>
+            ))}
+          </ul>
+          <SignOutButton className="status-bar__button account__sign-out" />
         </div>
       ) : null}
     </div>
