@@ -58,8 +58,8 @@ async function inSandbox(script: string): Promise<string> {
     );
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, err).toBe(0);
     return out;
