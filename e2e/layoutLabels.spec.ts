@@ -23,15 +23,16 @@ test('labels on the layout picture: none covers another, none cut, every name re
 }) => {
   test.setTimeout(90_000);
   await saveLayout(stack, {
+    // Within the stack's 1280×800 desktop, so saving it resizes nothing the later specs see.
     monitors: [
-      { x: 0, y: 0, width: 1920, height: 1080, label: 'the big one on the left' },
-      { x: 1920, y: 0, width: 320, height: 240, label: 'small top' },
-      { x: 1920, y: 240, width: 320, height: 240, label: 'small bottom' },
-      { x: 2240, y: 0, width: 40, height: 40, label: 'tiny' },
+      { x: 0, y: 0, width: 1000, height: 800, label: 'the big one on the left' },
+      { x: 1000, y: 0, width: 280, height: 200, label: 'small top' },
+      { x: 1000, y: 200, width: 280, height: 200, label: 'small bottom' },
+      { x: 1240, y: 400, width: 40, height: 40, label: 'tiny' },
     ],
     masks: [
       { x: 0, y: 0, width: 300, height: 90, label: 'mail' },
-      { x: 1930, y: 10, width: 60, height: 30, label: 'chat' },
+      { x: 1010, y: 10, width: 60, height: 30, label: 'chat' },
     ],
   });
   await signInContext(page.context(), stack);
