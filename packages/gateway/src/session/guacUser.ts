@@ -154,6 +154,14 @@ export class GuacUser implements StepMember {
     return (this.encoding || this.windowFull || this.paced) && this.state.hasPending;
   }
 
+  /**
+   * The earliest time (performance.now()) this browser takes its next frame, as far as pacing
+   * goes (a past time when it is not paced).
+   */
+  get pacedUntil(): number {
+    return this.shared !== undefined ? this.shared.pacedUntil : this.notBefore;
+  }
+
   /** Which images this browser's frames are made of: users of one kind can share a stream. */
   get encoderKind(): string {
     return this.encoder.kind;

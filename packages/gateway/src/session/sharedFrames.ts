@@ -117,6 +117,11 @@ export class SharedFrames<Member extends StepMember> {
     );
   }
 
+  /** No frame is taken before this time (performance.now()): the last one was heavy. */
+  get pacedUntil(): number {
+    return this.heavyUntil;
+  }
+
   /** True when frames wait and none can go out now (the session may stop pulling updates). */
   get lagging(): boolean {
     if (!this.state.hasPending) return false;
