@@ -197,7 +197,7 @@ export function ClientMenu({ clipboard, onDisconnect, onReconnect }: ClientMenuP
       <p className="client-menu__hint">
         {HOTKEY_HELP.menu} opens and closes this menu, even while the desktop has the keyboard;{' '}
         {HOTKEY_HELP.stop} is Stop. Tab moves between controls; Escape gives the keyboard back to
-        the desktop. {APPROVAL_KEYS_HELP}
+        where it was (the desktop, or the Menu button). {APPROVAL_KEYS_HELP}
       </p>
       <section className="client-menu__section" aria-labelledby="menu-ai">
         <h3 id="menu-ai">The AI</h3>
