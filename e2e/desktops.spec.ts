@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startLocalDesktop, type TcpLocalDesktop } from '@overlay-companion/gateway';
@@ -26,9 +26,11 @@ import {
 import { expect, test, type BrowserContext, type Page } from '@playwright/test';
 import sharp from 'sharp';
 import { captureRoot } from '../packages/gateway/src/testing/desktopCapture.js';
+import { SANDBOX_USER_DEFAULT } from '../packages/gateway/src/desktop/sandbox.js';
 import type { BrowserSession } from '../apps/bridge/src/testing/browserSession.js';
 import { registerSecret } from '../apps/bridge/src/testing/testLogs.js';
 import { BRIDGE_MAIN, startStack, type RunningStack } from './support/bridgeProcess.js';
+import { desktopFile } from './support/desktopFiles.js';
 import {
   callTool,
   connectMcp,
@@ -423,9 +425,8 @@ test("an AI typing the sandbox attack into the admin's local desktop finds nothi
   const meBefore = await meOf();
   const port = new URL(stack.url).port;
   const dataDir = join(work, 'data');
-  // The desktop's HOME, as the host sees it: `home` in its work dir (where its X cookie is).
-  const homeOnHost = join(dirname(stack.xEnv.XAUTHORITY ?? ''), 'home');
-  const outFile = join(homeOnHost, 'attack.txt');
+  // The desktop's HOME, as the host sees it.
+  const outFile = desktopFile(stack.xEnv, 'attack.txt').onHost;
 
   const page = await adminContext.newPage();
   await openOn(page, desktopId);
@@ -465,7 +466,8 @@ test("an AI typing the sandbox attack into the admin's local desktop finds nothi
   const status = (name: string) => Number(new RegExp(`^${name}=(\\d+)$`, 'm').exec(out)?.[1]);
 
   // The line ran, in the sandbox, as its unprivileged user, with a clean environment.
-  expect(out).toMatch(/^oc-desktop$/m);
+  // A uid of its own, named as the sandbox's accounts name it (not a host account).
+  expect(out).toMatch(new RegExp(`^${SANDBOX_USER_DEFAULT}$`, 'm'));
   expect(out).toMatch(/^HOME=\/home\/desktop$/m);
   expect(out).not.toMatch(/^OC_/m);
   for (const secret of [stack.admin.password, stack.mcpToken ?? 'none', bobToken, BOB.password]) {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { keepChildOutput, registerSecret } from '../../apps/bridge/src/testing/testLogs.js';
 import { join, resolve } from 'node:path';
 import { removeDataDir } from '../../apps/bridge/src/testing/dataDirs.js';
+import { DESKTOP_HOME_ON_HOST } from './desktopFiles.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const BRIDGE_MAIN = join(REPO_ROOT, 'apps/bridge/dist/cli/main.js');
@@ -38,7 +39,7 @@ export interface RunningStack {
 // Lines printed by apps/bridge/src/cli/main.ts once everything is up (the desktop line comes
 // from apps/bridge/src/cli/desktopSource.ts).
 const URL_LINE = /^\s*Open:\s+(https?:\/\/\S+)/m;
-const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+) \(XAUTHORITY=([^;\s]+);/m;
+const DISPLAY_LINE = /^\s*Desktop:.*\bdisplay (:\d+) \(XAUTHORITY=([^;\s]+);(?: HOME=([^;]+);)?/m;
 // From apps/bridge/src/cli/serveBanner.ts, on a bridge with no admin yet.
 const SETUP_LINE = /^\s*First run: open (https?:\/\/\S+\/setup#code=\S+)/m;
 
@@ -168,7 +169,7 @@ async function launch(
   try {
     const { url, printedDisplay, setupUrl } = await new Promise<{
       url: string;
-      printedDisplay: { display: string; xauthority: string } | undefined;
+      printedDisplay: { display: string; xauthority: string; home: string | undefined } | undefined;
       setupUrl: string | undefined;
     }>((ok, fail) => {
       const timer = setTimeout(
@@ -192,7 +193,7 @@ async function launch(
           printedDisplay:
             desktop?.[1] === undefined || desktop[2] === undefined
               ? undefined
-              : { display: desktop[1], xauthority: desktop[2] },
+              : { display: desktop[1], xauthority: desktop[2], home: desktop[3] },
           setupUrl: also,
         });
       });
@@ -220,14 +221,12 @@ async function launch(
         `The bridge printed no "Desktop: ... display :N (XAUTHORITY=...;" line; the e2e tests need the display and its X cookie for X-side checks.\n${output()}`,
       );
     }
-    const { display, xauthority } = printedDisplay;
+    const { display, xauthority, home } = printedDisplay;
     // X clients (xdotool, xwd, xclip, xev) need the display's cookie: the desktop refuses
-    // anyone without it.
-    return {
-      base,
-      x: { display, xEnv: { ...process.env, DISPLAY: display, XAUTHORITY: xauthority } },
-      setupUrl,
-    };
+    // anyone without it. Where the desktop keeps its files rides along for desktopFile().
+    const xEnv: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display, XAUTHORITY: xauthority };
+    if (home !== undefined) xEnv[DESKTOP_HOME_ON_HOST] = home;
+    return { base, x: { display, xEnv }, setupUrl };
   } catch (err) {
     await stop();
     throw err;

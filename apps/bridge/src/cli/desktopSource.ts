@@ -88,8 +88,8 @@ export async function prepareSource(
         connection: { protocol: 'vnc', params: { hostname: desktop.rfbPath, password } },
         record: { kind: 'local', params: {} },
         // X clients outside this process need the display's cookie: say where it is (the
-        // path only; the file is the owner's alone).
-        description: `local desktop on display ${desktop.display} (XAUTHORITY=${desktop.xauthority}; VNC on a Unix socket, no TCP port)`,
+        // path only; the file is the owner's alone), and where the desktop's files are kept.
+        description: `local desktop on display ${desktop.display} (XAUTHORITY=${desktop.xauthority};${desktop.sandbox === undefined ? '' : ` HOME=${desktop.sandbox.homeDir};`} VNC on a Unix socket, no TCP port)`,
         desktop,
         vncUnixSockets: [desktop.rfbPath],
       };

@@ -82,7 +82,11 @@ beforeAll(async () => {
   });
   expect(made.status).toBe(201);
   desktopId = ((await made.json()) as { id: string }).id;
-  await pool.ensure(desktopId, {}, (await bridge.access.store.desktops.byId(desktopId))?.ownerId ?? '');
+  await pool.ensure(
+    desktopId,
+    {},
+    (await bridge.access.store.desktops.byId(desktopId))?.ownerId ?? '',
+  );
   const running = await pool.get(desktopId);
   if (running?.sandbox === undefined) throw new Error('the local desktop did not start sandboxed');
   desktop = running;

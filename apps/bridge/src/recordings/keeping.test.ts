@@ -185,7 +185,10 @@ describe.each(backends.map((b) => [b.name, b] as const))(
           });
         const old = await write(now - 8 * DAY_MS);
         const recent = await write(now - 6 * DAY_MS);
-        await eventually('the old recording to go', () => goneFromDisk(f.dir, old.id), 5_000);
+        // Its files go first, then its row, then the audit entry (keeping.ts remove, then its
+        // caller): wait for the last.
+        await eventually('the old recording to go', () => f.audits.length > 0, 5_000);
+        expect(goneFromDisk(f.dir, old.id)).toBe(true);
         expect((await f.store.recordings.list()).map((r) => r.id)).toEqual([recent.id]);
         expect(f.audits.map((e) => e.summary)).toEqual([
           `recording ${old.id} of desktop "Office PC"`,

@@ -297,7 +297,8 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.subarray(0, 4).toString('hex')).toBe('1a45dfa3');
     expect(bytes.length).toBeGreaterThan(1_000);
-  });
+    // ffmpeg renders the whole recording: on a loaded CI machine that took over the default 30 s.
+  }, 120_000);
 
   it('refuses deletion to another person; its owner deletes it, every object with it', async () => {
     const refused = await watcher.request(`/api/recordings/${recordingId}`, { method: 'DELETE' });
