@@ -15,6 +15,7 @@ import {
   type DesktopView,
 } from '@overlay-companion/protocol';
 import type { Context, Hono } from 'hono';
+import { auditDesktopChange, type DesktopChangeKind } from '../audit/desktopChange.js';
 import { accessOf, mayManage } from '../desktops/desktopAccess.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
@@ -71,20 +72,10 @@ export function mountDesktopRoutes(
 
   const audit = (
     person: PersonRecord,
-    kind: 'desktop_created' | 'desktop_changed' | 'desktop_removed' | 'desktop_grant_changed',
+    kind: DesktopChangeKind,
     desktop: Pick<DesktopRecord, 'id' | 'name'>,
     detail: string,
-  ): void => {
-    access.audit.record({
-      kind,
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      summary: `desktop "${desktop.name}" (${desktop.id})`,
-      outcome: 'ok',
-      detail,
-    });
-  };
+  ): void => auditDesktopChange(access.audit, person, kind, desktop, detail);
 
   /** Display names by id, for the views (one query per answer). */
   const names = async (): Promise<(personId: string) => string> => {

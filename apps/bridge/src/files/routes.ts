@@ -19,6 +19,7 @@ import {
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { Logger } from 'pino';
+import { auditDesktopChange } from '../audit/desktopChange.js';
 import type { Access } from '../auth/access.js';
 import { apiError, parseJsonBody } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
@@ -139,18 +140,16 @@ export function mountFileRoutes(app: Hono<BridgeEnv>, deps: FileRoutesDeps): voi
         409,
         `You are no longer in charge of "${desktop.name}"; reload it to see who is.`,
       );
-    access.audit.record({
-      kind: 'desktop_changed',
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      summary: `desktop "${desktop.name}" (${desktop.id})`,
-      outcome: 'ok',
-      detail: body.value.others_may_transfer
+    auditDesktopChange(
+      access.audit,
+      person,
+      'desktop_changed',
+      desktop,
+      body.value.others_may_transfer
         ? 'others with access may transfer files'
         : 'only the person in charge may transfer files',
-      desktopId: desktop.id,
-    });
+      { tapped: true },
+    );
     return c.json({ others_may_transfer: body.value.others_may_transfer });
   });
 

@@ -7,6 +7,7 @@
 import type { AuditKind } from '@overlay-companion/protocol';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
+import { auditDesktopChange } from '../audit/desktopChange.js';
 import type { Access } from '../auth/access.js';
 import { accessOf, mayManage } from '../desktops/desktopAccess.js';
 import { apiError } from '../http/apiError.js';
@@ -118,17 +119,8 @@ export function routeAccess(deps: RecordingRoutesDeps) {
   };
 
   /** A change to a desktop's recording setting, as the audit names desktop changes. */
-  const auditSetting = (person: PersonRecord, desktop: DesktopRecord, detail: string): void => {
-    access.audit.record({
-      kind: 'desktop_changed',
-      actor: 'person',
-      personId: person.id,
-      personName: person.displayName,
-      summary: `desktop "${desktop.name}" (${desktop.id})`,
-      outcome: 'ok',
-      detail,
-    });
-  };
+  const auditSetting = (person: PersonRecord, desktop: DesktopRecord, detail: string): void =>
+    auditDesktopChange(access.audit, person, 'desktop_changed', desktop, detail);
 
   /** The recording's event track; undefined when its files are gone. */
   const eventsOf = (recording: RecordingRecord) =>
