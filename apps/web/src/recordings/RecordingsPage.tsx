@@ -1,8 +1,9 @@
 // /recordings: the recordings the signed-in person may see (desktop, start, length, size, live,
-// gaps), and /recordings/<id>?t=<ms> plays one from that moment — the player, the list of its
-// events beside it (click one to jump there) and the AI's timeline under it. The file and the
-// event track are read once per recording; the player seeks within them. Admins also see what the
-// recordings take (StorageSection).
+// gaps; one this bridge cannot reach says why, and an admin may remove it from the list:
+// UnavailableRecording.tsx), and /recordings/<id>?t=<ms> plays one from that moment — the
+// player, the list of its events beside it (click one to jump there) and the AI's timeline under
+// it. The file and the event track are read once per recording; the player seeks within them.
+// Admins also see what the recordings take (StorageSection).
 import { useCallback, useEffect, useState } from 'react';
 import { api, AnyAnswer } from '../net/api.js';
 import { ErrorMessage } from '../pages/common/Alert.js';
@@ -17,6 +18,7 @@ import { AiTimeline } from './AiTimeline.js';
 import { EventList } from './EventList.js';
 import { RecordingPlayer } from './RecordingPlayer.js';
 import { StorageSection } from './StorageSection.js';
+import { RemoveFromList, UnavailableReason, UnavailableView } from './UnavailableRecording.js';
 import { formatBytes, formatElapsed } from './recordingText.js';
 import {
   RECORDINGS_API,
@@ -39,6 +41,12 @@ export function RecordingsPage() {
   const recordings = list.data?.recordings ?? [];
   const chosen = id === null ? undefined : recordings.find((r) => r.id === id);
   const { me } = useMe();
+  const isAdmin = me?.person.role === 'admin';
+  const { reload } = list;
+  const removed = useCallback(() => {
+    navigate(RECORDINGS_PAGE);
+    reload();
+  }, [reload]);
 
   return (
     <div className="recordings-page">
@@ -48,8 +56,10 @@ export function RecordingsPage() {
         opens the moment of that action.
       </p>
       {list.error !== null ? <ErrorMessage message={list.error} /> : null}
-      {id !== null && chosen !== undefined ? (
-        <RecordingView key={id} recording={chosen} startAt={t} onDeleted={list.reload} />
+      {id !== null && chosen?.unavailable !== undefined ? (
+        <UnavailableView key={id} recording={chosen} isAdmin={isAdmin} onRemoved={removed} />
+      ) : id !== null && chosen !== undefined ? (
+        <RecordingView key={id} recording={chosen} startAt={t} onDeleted={removed} />
       ) : id !== null && list.data !== undefined ? (
         <ErrorMessage
           message={`There is no recording ${id} you may see (it may have been deleted). Pick one from the list below.`}
@@ -59,10 +69,15 @@ export function RecordingsPage() {
       {list.data !== undefined ? (
         <>
           {id !== null ? <h2 className="recordings-page__list-title">All recordings</h2> : null}
-          <RecordingTable recordings={recordings} current={id} />
+          <RecordingTable
+            recordings={recordings}
+            current={id}
+            isAdmin={isAdmin}
+            onRemoved={removed}
+          />
         </>
       ) : null}
-      {me?.person.role === 'admin' && id === null ? <StorageSection /> : null}
+      {isAdmin && id === null ? <StorageSection /> : null}
     </div>
   );
 }
@@ -73,12 +88,17 @@ function gapsText(recording: RecordingSummary): string {
   return `${recording.gaps.length} (${Math.round(seconds)} s): ${recording.gaps.map((g) => g.reason).join('; ')}`;
 }
 
-function RecordingTable({
+export function RecordingTable({
   recordings,
   current,
+  isAdmin,
+  onRemoved,
 }: {
   recordings: readonly RecordingSummary[];
   current: string | null;
+  /** Admins may remove a recording this bridge cannot reach from the list. */
+  isAdmin: boolean;
+  onRemoved: () => void;
 }) {
   if (recordings.length === 0) {
     return <p>No recordings yet. A desktop is recorded when its policy says so.</p>;
@@ -120,9 +140,14 @@ function RecordingTable({
                 <td>{gapsText(recording)}</td>
                 <td>
                   {recording.unavailable !== undefined ? (
-                    <span data-testid="recording-unavailable">
-                      Cannot be played here. {recording.unavailable}
-                    </span>
+                    <>
+                      <UnavailableReason recording={recording} />{' '}
+                      <RemoveFromList
+                        recording={recording}
+                        isAdmin={isAdmin}
+                        onRemoved={onRemoved}
+                      />
+                    </>
                   ) : (
                     <a
                       href={href}
@@ -218,13 +243,9 @@ function RecordingView({
   }, [loaded, startAt]);
 
   const remove = useCallback(() => {
-    api.del(recordingPath(recording.id), undefined, AnyAnswer).then(
-      () => {
-        navigate(RECORDINGS_PAGE);
-        onDeleted();
-      },
-      (thrown: unknown) => setDeleteError(errorText(thrown)),
-    );
+    api
+      .del(recordingPath(recording.id), undefined, AnyAnswer)
+      .then(onDeleted, (thrown: unknown) => setDeleteError(errorText(thrown)));
   }, [recording.id, onDeleted]);
 
   return (
