@@ -4,10 +4,10 @@
 // desktops and an approval there, /recordings with the player, the layout editor and the console
 // pages — on the real stack (bridge, gateway, two Xvnc desktops, Chromium). Each picture is
 // attached to the report (and written to OC_UI_SHOTS when set, for a person to look through); at
-// each size the page must not scroll sideways, Stop must be on screen, the player's Play and seek
-// bar must be on screen without scrolling, and axe finds nothing serious in the states the other
-// specs do not check (the live timeline, the menu, the files panel, the player, a list of
-// recordings).
+// each size the page must not scroll sideways, Stop must be on screen, the player opened from the
+// list must show the desktop's picture (not black), its Play and seek bar must be on screen
+// without scrolling, and axe finds nothing serious in the states the other specs do not check
+// (the live timeline, the menu, the files panel, the player, a list of recordings).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PAGES } from '@overlay-companion/protocol';
 import type { BrowserContext, Page } from '@playwright/test';
@@ -17,11 +17,16 @@ import { callTool, setViewerMode } from './support/controlPlane.js';
 import { adminSession } from './support/signIn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
-import { UI_SIZES, expectNoSidewaysScroll, shot } from './support/uiShots.js';
+import { UI_SIZES, expectNoSidewaysScroll, playerPictureLit, shot } from './support/uiShots.js';
 
 test.describe.configure({ mode: 'serial' });
 
 const SIZES = UI_SIZES;
+/**
+ * Of the player's picture, at least this share is not black: the recorded desktop's xterm alone
+ * is far more (about 40 % at 1280×800); a picture not drawn at all is 0.
+ */
+const MIN_PICTURE_LIT = 0.02;
 
 let stack: RunningStack;
 let ai1: Client;
@@ -175,7 +180,14 @@ for (const size of SIZES) {
       await expect(firstRecording).toBeVisible({ timeout: 10_000 });
       await firstRecording.click();
       await expect(page.getByTestId('player-seek')).toBeVisible({ timeout: 30_000 });
-      await page.waitForTimeout(1_500);
+      // Opened from the list, the player shows the desktop's picture (an xterm on its desktop),
+      // not black: the shot waits for it, and fails if it never comes.
+      await expect
+        .poll(() => playerPictureLit(page), {
+          message: `the player's picture at ${tag} (share of it not black)`,
+          timeout: 15_000,
+        })
+        .toBeGreaterThan(MIN_PICTURE_LIT);
       await shot(page, `player-${tag}`);
       await expectNoSeriousViolations(page, `the player (${tag})`);
       // Play and the seek bar are on screen without scrolling.

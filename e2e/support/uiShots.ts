@@ -1,11 +1,13 @@
 // Looking at the web app at a phone's, a laptop's and a 4K size: the sizes, a screenshot attached
 // to the report (and written to OC_UI_SHOTS when set, for a person to look through), and the
 // layout checks that measure what a person sees — no sideways scroll, the viewer's bar in its
-// rows with nothing cut off or overlapping, boxes that do not intersect.
+// rows with nothing cut off or overlapping, boxes that do not intersect — and whether the
+// recording player shows a picture at all.
 /// <reference lib="dom" />
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import sharp from 'sharp';
 
 export const UI_SIZES = [
   { width: 390, height: 844 },
@@ -24,6 +26,25 @@ export async function shot(page: Page, name: string): Promise<void> {
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `${name}.png`), picture);
   }
+}
+
+/**
+ * The share (0–1) of the player's recorded screen, as the page draws it, that is not black: the
+ * screen's own box (the recording's size as scaled), not the stage around it, whose border and
+ * background would count as a picture when the recording draws nothing.
+ */
+export async function playerPictureLit(page: Page): Promise<number> {
+  const screen = page.getByTestId('player-screen');
+  const box = await screen.boundingBox();
+  if (box === null || box.width < 1 || box.height < 1) return 0;
+  const { data, info } = await sharp(await screen.screenshot())
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  let lit = 0;
+  for (let i = 0; i < data.length; i += info.channels)
+    if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit += 1;
+  return lit / (info.width * info.height);
 }
 
 /** The page does not scroll sideways: nothing sticks out past the window's right edge. */

@@ -154,6 +154,7 @@ export function RecordingPlayer({ playback, events, label }: RecordingPlayerProp
         <div
           className="player__screen"
           ref={screen}
+          data-testid="player-screen"
           style={{ width: size.width * size.scale, height: size.height * size.scale }}
         >
           <canvas

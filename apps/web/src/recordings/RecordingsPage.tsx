@@ -13,7 +13,7 @@ import { formatDateTime, isoTime } from '../pages/common/time.js';
 import { useLoad } from '../pages/common/useLoad.js';
 import { useMe } from '../pages/common/useMe.js';
 import { followInApp, navigate, useLocationPath } from '../pages/console/navigation.js';
-import { Playback, frameTimes } from './playback.js';
+import { Playback, frameTimes, openingAt } from './playback.js';
 import { AiTimeline } from './AiTimeline.js';
 import { EventList } from './EventList.js';
 import { RecordingPlayer } from './RecordingPlayer.js';
@@ -170,6 +170,8 @@ export function RecordingTable({
 interface Loaded {
   playback: Playback;
   events: PlayerEvent[];
+  /** Where it opens without a moment asked for: its first picture (openingAt). */
+  opening: number;
 }
 
 /** Reads the file and the event track, and makes the playback (disposed when left). */
@@ -200,7 +202,7 @@ function useRecording(recording: RecordingSummary): {
       // The library's duration is its last frame's time, keep-alives included.
       const activity = [...frames.drawn, ...events.map((e) => e.t)];
       playback.setIdleStretches(idleStretches(activity, origin, Infinity));
-      setLoaded({ playback, events });
+      setLoaded({ playback, events, opening: openingAt(frames, origin) });
     };
     read().catch((thrown: unknown) => {
       if (live) setError(errorText(thrown));
@@ -226,16 +228,18 @@ function RecordingView({
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const label = `Recording of ${recording.desktop.name}, ${formatDateTime(recording.started_at)}`;
 
-  // Open at the moment asked for (a "Show me" link) once the frames up to it are parsed.
+  // Open at the moment asked for (a "Show me" link), or else at the first picture, once the
+  // frames up to it are parsed: the player draws nothing until it is seeked.
   useEffect(() => {
-    if (loaded === null || startAt === null) return undefined;
+    if (loaded === null) return undefined;
     const { playback } = loaded;
+    const target = startAt ?? loaded.opening;
     let done = false;
     const goWhenThere = () => {
       const state = playback.getState();
-      if (done || (state.end < startAt && !state.loaded)) return;
+      if (done || (state.end < target && !state.loaded)) return;
       done = true;
-      playback.seek(startAt);
+      playback.seek(target);
     };
     goWhenThere();
     const stop = playback.subscribe(goWhenThere);

@@ -62,6 +62,18 @@ export function frameTimes(text: string): { first: number | null; drawn: number[
 }
 
 /**
+ * Where a recording opened without a moment (from the list) is shown: its first frame that draws
+ * a picture — Guacamole.SessionRecording draws nothing until it is seeked, and a recording may
+ * begin with frames that draw nothing yet (black) — else its first frame, else `origin`.
+ */
+export function openingAt(
+  frames: { first: number | null; drawn: number[] },
+  origin: number,
+): number {
+  return frames.drawn[0] ?? frames.first ?? origin;
+}
+
+/**
  * The screen's size as the recording first sets it (its first `size` of layer 0), or 0 × 0 when
  * it sets none.
  */

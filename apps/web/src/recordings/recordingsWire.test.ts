@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordingEvents } from './recordingsWire.js';
-import { frameTimes } from './playback.js';
+import { frameTimes, openingAt } from './playback.js';
 
 describe('the event track as the player reads it', () => {
   it('keeps known kinds, sorts by time, and keeps a kind it does not know as other', () => {
@@ -64,5 +64,18 @@ describe('frameTimes', () => {
       `${image}4.sync,13.1700000009000;`;
     expect(frameTimes(text)).toEqual({ first: 1_700_000_000_000, drawn: [1_700_000_009_000] });
     expect(frameTimes('')).toEqual({ first: null, drawn: [] });
+  });
+});
+
+describe('openingAt: where a recording opened from the list is shown', () => {
+  it('is its first frame that draws a picture, not the black frames before it', () => {
+    const image = `3.img,1.1,2.14,1.0,9.image/png,1.0,1.0;4.blob,1.1,200.${'A'.repeat(200)};3.end,1.1;`;
+    const blackFirst = `4.sync,13.1700000000000;3.nop;4.sync,13.1700000001000;${image}4.sync,13.1700000002000;`;
+    expect(openingAt(frameTimes(blackFirst), 5)).toBe(1_700_000_002_000);
+    const pictureFirst = `${image}4.sync,13.1700000000000;4.sync,13.1700000001000;`;
+    expect(openingAt(frameTimes(pictureFirst), 5)).toBe(1_700_000_000_000);
+    // Nothing drawn at all: its first frame; no frame: the origin given.
+    expect(openingAt(frameTimes('4.sync,13.1700000000000;'), 5)).toBe(1_700_000_000_000);
+    expect(openingAt(frameTimes(''), 5)).toBe(5);
   });
 });
