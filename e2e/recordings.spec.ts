@@ -8,12 +8,12 @@
 // real: bridge, gateway, Xvnc, Chromium, the recording the bridge wrote.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Locator, Page } from '@playwright/test';
-import sharp from 'sharp';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
 import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
 import { adminSession } from './support/signIn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
+import { MIN_PICTURE_LIT, playerPictureLit } from './support/uiShots.js';
 
 let mcp: Client | undefined;
 
@@ -129,10 +129,14 @@ test('"Show me" on an audit row opens the recording at that moment; keys and spe
 
   // Opened without a moment (as from the list), the player shows the first frame, not black
   // (the picture at the moment asked for shows first: the probe sees a picture when there is one).
-  await expect.poll(() => stageLitPixels(page), { timeout: 15_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => playerPictureLit(page), { timeout: 15_000 })
+    .toBeGreaterThan(MIN_PICTURE_LIT);
   await page.goto(new URL(new URL(page.url()).pathname, stack.url).toString());
   await expect(page.getByTestId('player-seek')).toBeVisible({ timeout: 30_000 });
-  await expect.poll(() => stageLitPixels(page), { timeout: 15_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(() => playerPictureLit(page), { timeout: 15_000 })
+    .toBeGreaterThan(MIN_PICTURE_LIT);
 
   for (const viewport of [
     { width: 390, height: 844 },
@@ -182,16 +186,3 @@ test('the player composites the AI overlay and pointer from the event track', as
   await expect(card).toContainText('Point at the box');
   await expect(card).toHaveAttribute('data-decision', 'allowed');
 });
-
-/** How many pixels of the player's picture, as the page shows it, are not black. */
-async function stageLitPixels(page: Page): Promise<number> {
-  const shot = await page.getByTestId('player-stage').screenshot();
-  const { data, info } = await sharp(shot)
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  let lit = 0;
-  for (let i = 0; i < data.length; i += info.channels)
-    if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit += 1;
-  return lit;
-}

@@ -17,16 +17,17 @@ import { callTool, setViewerMode } from './support/controlPlane.js';
 import { adminSession } from './support/signIn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
-import { UI_SIZES, expectNoSidewaysScroll, playerPictureLit, shot } from './support/uiShots.js';
+import {
+  MIN_PICTURE_LIT,
+  UI_SIZES,
+  expectNoSidewaysScroll,
+  playerPictureLit,
+  shot,
+} from './support/uiShots.js';
 
 test.describe.configure({ mode: 'serial' });
 
 const SIZES = UI_SIZES;
-/**
- * Of the player's picture, at least this share is not black: the recorded desktop's xterm alone
- * is far more (about 40 % at 1280×800); a picture not drawn at all is 0.
- */
-const MIN_PICTURE_LIT = 0.02;
 
 let stack: RunningStack;
 let ai1: Client;

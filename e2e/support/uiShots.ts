@@ -29,6 +29,12 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 /**
+ * Of the player's picture of the e2e desktops, at least this share is not black: their xterm
+ * alone is far more (about 40 %); a picture not drawn at all is 0.
+ */
+export const MIN_PICTURE_LIT = 0.02;
+
+/**
  * The share (0–1) of the player's recorded screen, as the page draws it, that is not black: the
  * screen's own box (the recording's size as scaled), not the stage around it, whose border and
  * background would count as a picture when the recording draws nothing.

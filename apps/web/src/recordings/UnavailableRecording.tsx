@@ -15,6 +15,14 @@ import { recordingPath, type RecordingSummary } from './recordingsWire.js';
 export const REMOVE_QUESTION =
   'Remove this recording from the list? Its files are not deleted: they stay where they are (this bridge cannot reach them), and the audit says where.';
 
+export interface UnavailableProps {
+  recording: RecordingSummary;
+  /** The bridge lets an admin alone remove such a recording from the list. */
+  isAdmin: boolean;
+  /** After the bridge removed it: back to the list, read again. */
+  onRemoved: () => void;
+}
+
 /** Why it cannot be played here, as the bridge said it to this person. */
 export function UnavailableReason({ recording }: { recording: RecordingSummary }) {
   return (
@@ -25,15 +33,7 @@ export function UnavailableReason({ recording }: { recording: RecordingSummary }
 }
 
 /** "Remove from list" for an admin; nothing for anyone else (the bridge would refuse them). */
-export function RemoveFromList({
-  recording,
-  isAdmin,
-  onRemoved,
-}: {
-  recording: RecordingSummary;
-  isAdmin: boolean;
-  onRemoved: () => void;
-}) {
+export function RemoveFromList({ recording, isAdmin, onRemoved }: UnavailableProps) {
   const [error, setError] = useState<string | null>(null);
   const remove = useCallback(() => {
     setError(null);
@@ -57,15 +57,7 @@ export function RemoveFromList({
 }
 
 /** /recordings/<id> of such a recording: why, and the removal, instead of the player. */
-export function UnavailableView({
-  recording,
-  isAdmin,
-  onRemoved,
-}: {
-  recording: RecordingSummary;
-  isAdmin: boolean;
-  onRemoved: () => void;
-}) {
+export function UnavailableView({ recording, isAdmin, onRemoved }: UnavailableProps) {
   return (
     <div className="recording-view" data-testid="recording-unavailable-view">
       <h2 className="recording-view__title">
