@@ -65,7 +65,7 @@ describe('serve --desktop local: a uid and a kept HOME of its own', () => {
       expect(first.sandbox.uid).toBeGreaterThanOrEqual(DESKTOP_UID_FIRST);
       expect((await stat(first.sandbox.homeDir)).uid).toBe(first.sandbox.uid);
     }
-    await typeInDesktop(first.shell, 'echo "the admin’s notes" > ~/notes.txt');
+    await typeInDesktop(first.shell, 'echo "the admin notes" > ~/notes.txt');
 
     // The bridge restarted: the same uid and HOME, the file still there.
     await handle.stop();
@@ -75,7 +75,7 @@ describe('serve --desktop local: a uid and a kept HOME of its own', () => {
     expect(again.sandbox.homeDir).toBe(first.sandbox.homeDir);
     expect(again.sandbox.uid).toBe(first.sandbox.uid);
     expect(await readFile(join(again.sandbox.homeDir, 'notes.txt'), 'utf8')).toBe(
-      'the admin’s notes\n',
+      'the admin notes\n',
     );
 
     // Given to another person: it starts again, fresh, and the old HOME is gone.
@@ -111,7 +111,7 @@ describe('serve --desktop local: a uid and a kept HOME of its own', () => {
       'ls -A ~ > ~/listing.txt; cat ~/notes.txt >> ~/listing.txt 2>&1',
     );
     const listing = await readFile(join(fresh.sandbox.homeDir, 'listing.txt'), 'utf8');
-    expect(listing).not.toContain('the admin’s notes');
+    expect(listing).not.toContain('the admin notes');
     expect(listing).toMatch(/No such file/);
   }, 180_000);
 });

@@ -496,12 +496,20 @@ describe.each(backends.map((b) => [b.name, b] as const))(
         expect(rotated).toMatchObject({ kind: 'recording.rotated' });
         const previousId = rotated?.kind === 'recording.rotated' ? (rotated.previous ?? '') : '';
         if (onDisk(b.recordings.dir, previousId)) {
-          const before = await (await RecordingReader.open(b.recordings.dir, previousId)).events();
-          expect(
-            before.find((e) => e.kind === 'recording.rotated' && e.next !== undefined),
-          ).toMatchObject({
-            next: liveId,
-          });
+          // The piece before writes its end (naming the next) as it closes, which may come
+          // after the new piece started: wait for it (CI once read its track before).
+          const named = await eventually(
+            'the piece before to name the next',
+            async () => {
+              if (!onDisk(b.recordings.dir, previousId)) return { next: liveId };
+              const before = await (
+                await RecordingReader.open(b.recordings.dir, previousId)
+              ).events();
+              return before.find((e) => e.kind === 'recording.rotated' && e.next !== undefined);
+            },
+            10_000,
+          );
+          expect(named).toMatchObject({ next: liveId });
         }
 
         // The disk nearly full while a rotation is under way: the new piece's row is being
