@@ -2,6 +2,8 @@
 // test checks what really happened on the desktop rather than what the tunnel relayed.
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { eventually } from '@overlay-companion/gateway/testing';
+import { expect } from 'vitest';
 
 const run = promisify(execFile);
 
@@ -30,6 +32,25 @@ export async function screenSize(
   const [width, height] = stdout.trim().split(/\s+/).map(Number);
   if (!width || !height) throw new Error(`xdotool getdisplaygeometry printed "${stdout.trim()}"`);
   return { width, height };
+}
+
+/** A size as `WIDTHxHEIGHT`, as the X side's size is compared in tests. */
+export function sizeText(size: { width: number; height: number }): string {
+  return `${size.width}x${size.height}`;
+}
+
+/**
+ * Waits (up to 15 s) for the X screen to be `text` (`WIDTHxHEIGHT`), then checks it: a failure
+ * says the size it has. A resize reaches X a moment after the bridge hears of it (xrdp tells
+ * the RDP client before X has resized).
+ */
+export async function screenSizeBecomes(env: NodeJS.ProcessEnv, text: string): Promise<void> {
+  await eventually(
+    `the X screen to be ${text}`,
+    async () => sizeText(await screenSize(env)) === text,
+    15_000,
+  ).catch(() => undefined);
+  expect(sizeText(await screenSize(env))).toBe(text);
 }
 
 /** The first visible window of an X class, waiting for one to be mapped. */

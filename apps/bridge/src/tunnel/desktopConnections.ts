@@ -13,7 +13,9 @@
 // the desktop's provider (its owner's layout; RDP: the session is opened at that size; VNC: the
 // desktop is resized once it shows a different one), and later through resizeDesktop(). Browser
 // `size` instructions never reach the server (tunnelSession.ts drops them). The size each
-// desktop last reported is kept for the layout editor.
+// desktop last reported is kept for the layout editor, and the size it had before the bridge
+// first resized it, to go back to when nothing decides its size any more (restoreDesktopSize:
+// a layout cleared).
 //
 // With a gateway pool (--gateways, gatewayPool.ts), a desktop the pool can reach (all but local
 // desktops on Unix sockets) is opened on the pool's least-loaded healthy member instead, and joined where the site's places say its
@@ -45,6 +47,7 @@ import {
   resizeVncDesktop,
   sharedVncParams,
   type ResizeOutcome,
+  type VncResizeOutcome,
 } from './vncResizer.js';
 
 export type { ResizeOutcome } from './vncResizer.js';
@@ -120,6 +123,11 @@ export class DesktopConnections {
   /** Connections by desktop id. */
   private readonly desktops = new Map<string, Entry>();
   private readonly seen = new Map<string, DesktopSize>();
+  /**
+   * The size each desktop had before the bridge first resized it (its own: the server's, or the
+   * local desktop's start size), kept in memory until it is restored.
+   */
+  private readonly ownSizes = new Map<string, DesktopSize>();
   /**
    * New connections to one server are opened one at a time, each once the last one is `ready`:
    * guacd forks a process per connection from a multithreaded daemon, and two `select`s in the
@@ -265,7 +273,35 @@ export class DesktopConnections {
     return this.apply(desktopId, valid.data);
   }
 
+  /**
+   * Nothing decides the desktop's size any more (its layout was cleared): it goes back to the
+   * size it had before the bridge first resized it — unless the operator's size or the
+   * provider (a record's fixed size) still decides one, which it takes instead.
+   */
+  async restoreDesktopSize(desktopId: string): Promise<ResizeOutcome> {
+    const size = (await this.decidedSize(desktopId)) ?? this.ownSizes.get(desktopId);
+    if (size === undefined)
+      return {
+        applied: false,
+        reason: 'The bridge has not resized this desktop since it started: it keeps its size.',
+      };
+    const outcome = await this.resizeDesktop(desktopId, size);
+    if (outcome.applied) this.ownSizes.delete(desktopId);
+    return outcome;
+  }
+
   private async apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
+    const seenBefore = this.seen.get(desktopId);
+    const { before, ...outcome } = await this.resize(desktopId, size);
+    // The first resize remembers the desktop's own size (a VNC resize saw it on its own
+    // connection, fresher than the last size a window saw).
+    const own = before ?? seenBefore;
+    if (!this.ownSizes.has(desktopId) && own !== undefined && !sameSize(own, size))
+      this.ownSizes.set(desktopId, own);
+    return outcome;
+  }
+
+  private async resize(desktopId: string, size: DesktopSize): Promise<VncResizeOutcome> {
     const { logger } = this.options;
     const target = this.desktops.get(desktopId)?.target ?? (await this.placedTarget(desktopId));
     const { connection } = target;

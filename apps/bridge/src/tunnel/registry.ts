@@ -82,6 +82,14 @@ export class TunnelRegistry {
     return this.connections.resizeDesktop(desktopId, size);
   }
 
+  /**
+   * Nothing decides the desktop's size any more (its layout was cleared): back to the size it
+   * had before the bridge first resized it, or the reason it keeps its size.
+   */
+  restoreDesktopSize(desktopId: string): Promise<ResizeOutcome> {
+    return this.connections.restoreDesktopSize(desktopId);
+  }
+
   /** A tunnel ended because the desktop server timed out waiting for the desktop (514). */
   linkTimedOut(now = Date.now()): void {
     this.stall = { since: this.stall?.since ?? now, lastSeen: now };

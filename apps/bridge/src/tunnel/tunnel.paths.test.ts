@@ -22,7 +22,15 @@ import { skipOrFail } from '../testing/guacd.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { TunnelClient } from '../testing/tunnelClient.js';
 import { eventually } from '@overlay-companion/gateway/testing';
-import { ownClipboard, pointer, readClipboard, screenSize, windowRect } from '../testing/xside.js';
+import {
+  ownClipboard,
+  pointer,
+  readClipboard,
+  screenSize,
+  screenSizeBecomes,
+  sizeText,
+  windowRect,
+} from '../testing/xside.js';
 import type { DesktopSize } from '../desktops/desktopSize.js';
 
 const KEY = { a: 0x61, adiaeresis: 0xe4, odiaeresis: 0xf6, Return: 0xff0d };
@@ -129,14 +137,7 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
       .map((i) => `${i.args[1] ?? ''}x${i.args[2] ?? ''}`);
   }
 
-  async function xSizeBecomes(text: string): Promise<void> {
-    await eventually(
-      `the X screen to be ${text}`,
-      async () => sizeText(await screenSize(xEnv)) === text,
-      15_000,
-    ).catch(() => undefined);
-    expect(sizeText(await screenSize(xEnv))).toBe(text);
-  }
+  const xSizeBecomes = (text: string) => screenSizeBecomes(xEnv, text);
 
   async function click(client: TunnelClient, x: number, y: number): Promise<void> {
     client.send('mouse', x, y, 0);
@@ -333,7 +334,3 @@ describe.each(DESKTOP_PATHS)('the tunnel over %s', (name: DesktopPathName) => {
     }
   });
 });
-
-function sizeText(size: DesktopSize): string {
-  return `${size.width}x${size.height}`;
-}

@@ -23,6 +23,13 @@ const RESIZE_RESEND_MS = 1_000;
 export type ResizeOutcome =
   { applied: true; size: DesktopSize } | { applied: false; reason: string; size?: DesktopSize };
 
+/**
+ * A VNC resize's outcome with `before`, the first size the desktop showed on the resize's own
+ * connection: the size it had, when that differs from the size asked (guacd may apply the
+ * handshake's size before it shows any).
+ */
+export type VncResizeOutcome = ResizeOutcome & { before?: DesktopSize };
+
 export interface VncResizeTarget {
   guacd: GuacdAddress;
   connection: ConnectionConfig;
@@ -38,7 +45,7 @@ export async function resizeVncDesktop(
   target: VncResizeTarget,
   size: DesktopSize,
   logger: Logger,
-): Promise<ResizeOutcome> {
+): Promise<VncResizeOutcome> {
   let upstream;
   try {
     upstream = await openUpstream(target.guacd, {
@@ -53,17 +60,20 @@ export async function resizeVncDesktop(
     return { applied: false, reason };
   }
   const { conn } = upstream;
-  return new Promise<ResizeOutcome>((resolve) => {
+  return new Promise<VncResizeOutcome>((resolve) => {
     let asked = false;
     let last: DesktopSize | undefined;
+    /** The first size the desktop shows on this connection: its size before the resize. */
+    let before: DesktopSize | undefined;
     let resend: NodeJS.Timeout | undefined;
-    const finish = (outcome: ResizeOutcome) => {
+    const finish = (outcome: VncResizeOutcome) => {
       clearTimeout(timer);
       clearInterval(resend);
       conn.off('instruction', onInstruction);
       conn.off('close', onClose);
       if (!conn.isClosed) conn.send('disconnect');
       conn.close();
+      if (before !== undefined && !sameSize(before, size)) outcome.before = before;
       if (outcome.applied) logger.info({ size: describeSize(outcome.size) }, 'desktop resized');
       else logger.warn({ why: outcome.reason }, 'desktop resize failed');
       resolve(outcome);
@@ -80,6 +90,7 @@ export async function resizeVncDesktop(
       }
       if (instruction.opcode !== 'size' || instruction.args[0] !== '0') return;
       last = { width: Number(instruction.args[1]), height: Number(instruction.args[2]) };
+      before ??= last;
       if (sameSize(last, size)) {
         finish({ applied: true, size: last });
       } else if (!asked) {
