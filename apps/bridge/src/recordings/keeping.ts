@@ -7,6 +7,13 @@
 // hold is decided. At start, the rows a previous run left open are closed and files no row lists
 // removed; at start and at each pass, the multipart uploads a killed bridge left in the S3 store
 // are aborted. Where the files are kept (the data dir, an S3 store) is storage/keptFiles.ts's.
+//
+// On a site (bridges sharing the store, each with a data dir of its own) every bridge plans over
+// every row, so the caps are the site's, and deletes only what it can delete completely: the
+// recordings in its own data dir and those on the S3 store. Another bridge's local recording is
+// left to that bridge, which runs the same plan — deleting its row here would leave its files
+// there, unlisted. Files in this data dir whose row is gone (deleted through another bridge's
+// API, which cannot reach them) are removed at the next pass.
 import { readdir, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import {
@@ -85,6 +92,8 @@ export interface KeepingOptions {
 }
 
 const RETENTION_INTERVAL_MS = 60_000;
+/** Files no row lists are removed by a pass only once unchanged this long (see removeUnlisted). */
+const UNLISTED_MIN_AGE_MS = 60_000;
 
 export class Keeping {
   /** The limits last read, the pass under way and whether another is wanted. */
@@ -270,7 +279,8 @@ export class Keeping {
     // Recordings kept on an S3 store this bridge was started without are out of its reach:
     // neither deleted (their objects would be left behind) nor counted against the caps (local
     // ones would be deleted to make room for them).
-    const rows = (await store.recordings.list()).filter((r) => kept.unreachable(r) === undefined);
+    const listed = await store.recordings.list();
+    const rows = listed.filter((r) => kept.unreachable(r) === undefined);
     // Rows not measured yet (an older bridge's, or listed by hand): their files, counted once.
     for (const row of rows) {
       if (live.has(row.id) || row.location !== 'local' || row.storedBytes > 0) continue;
@@ -303,7 +313,10 @@ export class Keeping {
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const { item, reason } of plan.remove) {
       const row = byId.get(item.id);
-      if (row === undefined || !(await this.remove(row))) continue;
+      if (row === undefined) continue;
+      // Another bridge's (its files are in its data dir): that bridge deletes it, files and row.
+      if (row.location === 'local' && !(await kept.local.has(row.id))) continue;
+      if (!(await this.remove(row))) continue;
       outcome.removed.push({ id: row.id, desktopId: row.desktopId, bytes: item.bytes, reason });
       logger.info(
         { recording: row.id, desktopId: row.desktopId, bytes: item.bytes, reason },
@@ -327,6 +340,7 @@ export class Keeping {
       this.writing.rotate(desktopId, active, reason);
     }
     outcome.held = await this.watchFreeSpace(limits);
+    await this.removeUnlisted(new Set(listed.map((r) => r.id)), UNLISTED_MIN_AGE_MS);
     // After the moves are queued: an upload of one of them is this bridge's own, left alone.
     await kept.sweepUploads();
     return outcome;
@@ -357,8 +371,14 @@ export class Keeping {
     return this.heldFor;
   }
 
-  /** Files in the folder that no row lists (a start cut short before its row was written). */
-  private async removeUnlisted(listed: ReadonlySet<string>): Promise<void> {
+  /**
+   * Files in the folder that no row lists: a start cut short before its row was written, or a
+   * recording deleted through another bridge of the site (which could delete its row only).
+   * One listed meanwhile (a recording that began and ended since `listed` was read) is kept, and
+   * so is one whose files changed less than `minAgeMs` ago (a writer creates its files before its
+   * row is written: a pass between the two must not take them for a deleted recording's).
+   */
+  private async removeUnlisted(listed: ReadonlySet<string>, minAgeMs = 0): Promise<void> {
     const names = await readdir(this.options.dir).catch(() => [] as string[]);
     const orphans = new Set<string>();
     for (const name of names) {
@@ -366,10 +386,27 @@ export class Keeping {
       if (id !== undefined && !listed.has(id) && !this.writing.liveIds().has(id)) orphans.add(id);
     }
     for (const id of orphans) {
+      if (this.writing.liveIds().has(id)) continue;
+      if (minAgeMs > 0 && Date.now() - (await lastChange(this.options.dir, id)) < minAgeMs)
+        continue;
+      if ((await this.options.store.recordings.byId(id)) !== undefined) continue;
       await this.options.kept.local.remove(id);
       this.options.logger.info({ recording: id }, 'removed the files of a recording never listed');
     }
   }
+}
+
+/** When any file of the recording last changed (ms; 0 when none is there). */
+async function lastChange(dir: string, id: string): Promise<number> {
+  const times = await Promise.all(
+    Object.values(recordingPaths(dir, id)).map((p) =>
+      stat(p).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    ),
+  );
+  return Math.max(0, ...times);
 }
 
 async function statfsSpace(dir: string): Promise<DiskSpace> {

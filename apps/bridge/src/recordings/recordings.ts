@@ -81,6 +81,11 @@ export class Recordings implements ConnectionObserver {
    * (not deletable, not listed as ended before their end and gaps are written).
    */
   private readonly finishing = new Set<string>();
+  /**
+   * Recordings whose files exist but whose row is not written yet: live to keeping, which would
+   * otherwise take their files for those of a recording deleted through another bridge.
+   */
+  private readonly starting = new Set<string>();
   /** Per desktop, the work in flight (start, stop), so they happen one after the other. */
   private readonly queues = new Map<string, Promise<void>>();
   private readonly listeners = new Set<(desktopId: string) => void>();
@@ -255,7 +260,11 @@ export class Recordings implements ConnectionObserver {
 
   /** Ids of the recordings being made now (or being finished). */
   liveIds(): ReadonlySet<string> {
-    return new Set([...[...this.active.values()].map((a) => a.id), ...this.finishing]);
+    return new Set([
+      ...[...this.active.values()].map((a) => a.id),
+      ...this.finishing,
+      ...this.starting,
+    ]);
   }
 
   /** The desktop's recording id being made now, if any. */
@@ -329,16 +338,21 @@ export class Recordings implements ConnectionObserver {
       held: false,
     };
     made.active = active;
-    // Masks first: nothing of the desktop reaches the writer before it knows what to black out.
-    writer.setMasks(await this.options.masks(desktopId).catch(() => []));
-    const owner = await store.desktops.byId(desktopId);
-    await store.recordings.add({
-      id: writer.id,
-      desktopId,
-      ownerId: owner?.ownerId ?? null,
-      startedAt: since,
-    });
-    this.enter(desktopId, active, since);
+    this.starting.add(writer.id);
+    try {
+      // Masks first: nothing of the desktop reaches the writer before it knows what to black out.
+      writer.setMasks(await this.options.masks(desktopId).catch(() => []));
+      const owner = await store.desktops.byId(desktopId);
+      await store.recordings.add({
+        id: writer.id,
+        desktopId,
+        ownerId: owner?.ownerId ?? null,
+        startedAt: since,
+      });
+      this.enter(desktopId, active, since);
+    } finally {
+      this.starting.delete(writer.id);
+    }
     // A layout saved while this was starting found no recording to tell: its masks win over
     // the ones read above (still before the writer has seen anything of the desktop).
     if ((this.maskChanges.get(desktopId) ?? 0) !== maskChangesBefore)

@@ -1,13 +1,20 @@
 // Multipart uploads a killed bridge left in the bucket are aborted — at start and at each
 // retention pass — and only those: not one of a recording another bridge of the site is still
 // writing or has not finished moving, not a young one, not one outside our prefix or not named
-// as a recording's file. THE S3 EDGE IS A FAKE: s3rver (npm) behind a proxy that keeps and
+// as a recording's file — nor this bridge's own move under way for longer than the age (a slow
+// uplink), even once another bridge deleted its row (the move then deletes what it uploaded). THE S3 EDGE IS A FAKE: s3rver (npm) behind a proxy that keeps and
 // lists multipart uploads, which s3rver cannot (testing/fakeS3.ts); not verified against AWS or
 // MinIO. Real: the store (SQLite), Recordings, the AWS SDK's requests. An upload's age is its
 // Initiated date as the store lists it: the test backdates the fake's record, not a clock.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { CreateMultipartUploadCommand, S3Client, UploadPartCommand } from '@aws-sdk/client-s3';
+import { writeFile } from 'node:fs/promises';
+import {
+  CreateMultipartUploadCommand,
+  ListObjectsV2Command,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { recordingPaths } from '@overlay-companion/recording';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -156,6 +163,58 @@ describe('abandoned multipart uploads (s3rver, a fake S3 server)', () => {
     expect(open()).not.toContain(left);
     expect(await store.recordings.byId(mine.id)).toMatchObject({ location: 's3' });
     expect(existsSync(recordingPaths(dir, mine.id).recording)).toBe(false);
+  });
+
+  it('a move under way for longer than the age (a slow uplink) is not aborted — while its row says it is not moved yet, nor once its row is deleted on another bridge of the site; the move then deletes what it uploaded', async () => {
+    const r = recordings as Recordings;
+    const { store, dir, owner, desktop } = spool;
+    // The picture's second part waits (a slow uplink) until the test lets it through.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let reached = (): void => undefined;
+    const partTwo = new Promise<void>((resolve) => (reached = resolve));
+    s3.hold = (req) => {
+      if (req.method !== 'PUT' || !/(^|&)partNumber=2(&|$)/.test(req.query)) return undefined;
+      reached();
+      return released;
+    };
+    try {
+      const big = await writeNoiseRecording(store, dir, {
+        desktopId: desktop.id,
+        ownerId: owner.id,
+        t0: Date.now() - 120_000,
+        approxBytes: 32 * 1024,
+      });
+      // Its picture file over one part (8 MiB), so it goes up in parts (the move reads bytes only).
+      await writeFile(recordingPaths(dir, big.id).recording, randomBytes(19 * 1024 * 1024));
+      const key = `rec/${big.id}.guac`;
+      await r.enforceRetention(); // queues its move
+      await partTwo;
+      // Begun longer ago than the age: only its move being under way says it is not abandoned.
+      backdate(key, OLD);
+      s3.log.length = 0;
+      await r.enforceRetention();
+      expect(aborted()).toEqual([]);
+      expect(open()).toContain(key);
+      // Another bridge of the site (sharing the store) deletes its row meanwhile.
+      await store.recordings.remove(big.id);
+      await r.enforceRetention();
+      expect(aborted()).toEqual([]);
+      expect(open()).toContain(key);
+
+      release();
+      await r.moved();
+      // The move found no row: what it uploaded is deleted, nothing is left anywhere.
+      expect(open()).not.toContain(key);
+      const listed = await client.send(
+        new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `rec/${big.id}` }),
+      );
+      expect(listed.Contents ?? []).toEqual([]);
+      expect(existsSync(recordingPaths(dir, big.id).recording)).toBe(false);
+    } finally {
+      s3.hold = undefined;
+      release();
+    }
   });
 
   it('a store that refuses the listing: retention goes on, and the warning is said once', async () => {

@@ -5,7 +5,10 @@
 // the objects in place) and the next run finishes the move. One move at a time (they share the
 // uplink); a recording being deleted is taken out of the queue, or its move waited for, first.
 // The row records the bucket and prefix it went to; a recording whose files are not in this
-// spool is another bridge's (a site shares the store) and is not this one's to move.
+// spool is another bridge's (a site shares the store) and is not this one's to move. One whose
+// row is deleted before or while it is moved (through another bridge of the site, which cannot
+// reach this spool) is deleted here too: its files, and the objects just uploaded, which no row
+// would list.
 import type { Logger } from 'pino';
 import type { Store } from '../../store/types.js';
 import type { LocalFiles } from './localFiles.js';
@@ -81,7 +84,12 @@ export class SpoolMover {
 
   private async moveNow(id: string): Promise<void> {
     const row = await this.store.recordings.byId(id);
-    if (row === undefined || row.endedAt === null) return;
+    // Queued once its row was closed: no row now means it was deleted meanwhile.
+    if (row === undefined) {
+      await this.local.remove(id);
+      return;
+    }
+    if (row.endedAt === null) return;
     if (row.location === 's3') {
       // Moved before, and the bridge stopped before the local copy was removed.
       await this.local.remove(id);
@@ -98,6 +106,12 @@ export class SpoolMover {
       s3Bucket: bucket,
       s3Prefix: prefix,
     });
+    if ((await this.store.recordings.byId(id)) === undefined) {
+      await this.s3.remove(id);
+      await this.local.remove(id);
+      this.logger.info({ recording: id }, 'recording deleted while it was moved to the S3 store');
+      return;
+    }
     await this.local.remove(id);
     this.logger.info({ recording: id, bytes: storedBytes }, 'recording moved to the S3 store');
   }

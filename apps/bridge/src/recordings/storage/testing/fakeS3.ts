@@ -3,7 +3,8 @@
 // tested against it only; not verified against AWS or MinIO. In front of it, a recording proxy
 // (node:http) that logs every request the bridge makes (method, key, Range header, bytes
 // answered), so tests can see that a seek is a ranged read; it can refuse chosen requests (a
-// bucket policy's 403, so a test can make an upload fail part-way), and it answers
+// bucket policy's 403, so a test can make an upload fail part-way) or hold them until the test
+// lets them through (a slow uplink, so a test can look at a move under way), and it answers
 // AbortMultipartUpload itself (s3rver does not implement it: 405), logging it, so a test sees an
 // abandoned upload being aborted. s3rver has no ListMultipartUploads either: the proxy keeps the
 // uploads it saw begin (until completed or aborted) and answers that listing itself; a test may
@@ -61,6 +62,8 @@ export interface FakeS3 {
   uploads: FakeUpload[];
   /** Requests answered 403 AccessDenied instead of being passed on (none when undefined). */
   refuse: ((request: LoggedRequest) => boolean) | undefined;
+  /** Requests passed on only once the promise given for them settles (none held when undefined). */
+  hold: ((request: LoggedRequest) => Promise<void> | undefined) | undefined;
   stop(): Promise<void>;
 }
 
@@ -110,7 +113,7 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
     const at = uploads.findIndex((u) => u.uploadId === id);
     if (at >= 0) uploads.splice(at, 1);
   };
-  const control: Pick<FakeS3, 'refuse'> = { refuse: undefined };
+  const control: Pick<FakeS3, 'refuse' | 'hold'> = { refuse: undefined, hold: undefined };
   // Forwards as is (the Host header too: the request's signature covers it).
   const proxy: Server = createServer((req, res) => {
     const entry: LoggedRequest = {
@@ -142,31 +145,37 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
       /(^|&)uploads(=|&|$)/.test(entry.query)
     )
       return answer(200, listUploads(bucket, uploads, new URLSearchParams(entry.query)));
-    const upstream = request(
-      { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        entry.status = answer.statusCode ?? 0;
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        const body: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => {
-          entry.bytes += chunk.length;
-          if (entry.method === 'POST') body.push(chunk);
-        });
-        answer.on('end', () => {
-          if (entry.method !== 'POST' || entry.status !== 200) return;
-          if (/(^|&)uploads(=|&|$)/.test(entry.query)) {
-            const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(
-              Buffer.concat(body).toString(),
-            )?.[1];
-            if (uploadId !== undefined)
-              uploads.push({ key: entry.key, uploadId, initiated: new Date() });
-          } else if (/(^|&)uploadId=/.test(entry.query)) forget(entry.query);
-        });
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    // Sent on to s3rver (once the test lets it through, if held).
+    const forward = (): void => {
+      const upstream = request(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          entry.status = answer.statusCode ?? 0;
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          const body: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => {
+            entry.bytes += chunk.length;
+            if (entry.method === 'POST') body.push(chunk);
+          });
+          answer.on('end', () => {
+            if (entry.method !== 'POST' || entry.status !== 200) return;
+            if (/(^|&)uploads(=|&|$)/.test(entry.query)) {
+              const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(
+                Buffer.concat(body).toString(),
+              )?.[1];
+              if (uploadId !== undefined)
+                uploads.push({ key: entry.key, uploadId, initiated: new Date() });
+            } else if (/(^|&)uploadId=/.test(entry.query)) forget(entry.query);
+          });
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    };
+    const held = control.hold?.(entry);
+    if (held === undefined) forward();
+    else void held.then(forward, forward);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const proxyPort = (proxy.address() as AddressInfo).port;
@@ -177,6 +186,12 @@ export async function startFakeS3(bucket: string): Promise<FakeS3> {
     secretAccessKey,
     log,
     uploads,
+    get hold() {
+      return control.hold;
+    },
+    set hold(predicate) {
+      control.hold = predicate;
+    },
     get refuse() {
       return control.refuse;
     },
