@@ -15,7 +15,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
 import { claimDisplay } from './displayClaim.js';
 import { freePort } from './freePort.js';
@@ -28,6 +28,7 @@ import {
 import {
   findDescendant,
   killSandboxInit,
+  lockSandbox,
   onPath,
   prepareSandbox,
   spawnSandbox,
@@ -89,6 +90,11 @@ export interface DesktopSandbox {
   uid: number;
   /** bwrap's process id (the sandbox dies with it). */
   bwrapPid: number;
+  /**
+   * Whether its socket dirs are read-only and its /tmp and /dev/shm limited in files (lockSandbox
+   * in sandboxProcess.ts): only when the bridge is root.
+   */
+  locked: boolean;
 }
 
 export interface LocalDesktop {
@@ -299,6 +305,10 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
         `Xvnc reported display ${display} but no RFB socket at ${rfbPath}.\n${stderr}`,
       );
     }
+    // Its socket dirs read-only and its /tmp's files limited before anything else runs in it.
+    const locked =
+      box !== undefined &&
+      (await lockSandbox(xvnc, box, { x11: `X${String(displayNumber)}`, rfb: basename(rfbPath) }));
     const env = { ...process.env, DISPLAY: display, XAUTHORITY: xauthority };
     const spawnClient = (
       command: string,
@@ -339,6 +349,7 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
               homeInDesktop: SANDBOX_HOME,
               uid: box.user?.uid ?? process.getuid?.() ?? 0,
               bwrapPid: xvnc.pid ?? 0,
+              locked,
             },
       password: options.password,
       width,

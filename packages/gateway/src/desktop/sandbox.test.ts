@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RfbClient } from '../rfb/index.js';
-import { waitForVisibleWindow } from '../testing/xWindows.js';
+import { status, typeInXterm } from '../testing/sandboxShell.js';
 import { LocalDesktopError, startLocalDesktop, type LocalDesktop } from './localDesktop.js';
 import { sandboxArgv, SANDBOX_HOME, SANDBOX_XAUTHORITY } from './sandbox.js';
 
@@ -31,29 +31,6 @@ const exists = (path: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-
-/** Types `line` into the desktop's xterm and waits until it has written `doneFile` in HOME. */
-async function typeInXterm(desktop: LocalDesktop, line: string, doneFile: string): Promise<void> {
-  const xterm = await waitForVisibleWindow(desktop.env, 'xterm');
-  await run('xdotool', ['windowactivate', '--sync', xterm], { env: desktop.env });
-  await run(
-    'xdotool',
-    ['type', '--delay', '4', '--window', xterm, `${line}; echo ok > ~/${doneFile}\n`],
-    {
-      env: desktop.env,
-    },
-  );
-  const done = join(desktop.sandbox?.homeDir ?? '', doneFile);
-  const deadline = Date.now() + 30_000;
-  while (!(await exists(done))) {
-    if (Date.now() > deadline) throw new Error(`the typed line did not finish (${done})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** The value after `name=` in lines like `name=1` that the typed line writes. */
-const status = (report: string, name: string): string | undefined =>
-  new RegExp(`^${name}=(.*)$`, 'm').exec(report)?.[1];
 
 describe('a sandboxed desktop, attacked from its own xterm', () => {
   const secrets = {

@@ -33,6 +33,11 @@
 //   desktop runs as a uid of its own that the host has no entry for (the host's plus its line).
 // - When we are root: `setpriv` to the desktop's own unprivileged user with no capabilities,
 //   no supplementary groups and no_new_privs (so no setuid program can give root back).
+// - Once Xvnc's sockets exist, and before anything but Xvnc runs (the launcher waits for a line
+//   on its stdin), the bridge locks the sandbox from outside (lockSandbox in sandboxProcess.ts):
+//   the X socket and RFB dirs become read-only (Unix sockets still connect on a read-only
+//   mount), so the desktop can neither fill the host's disk there nor replace a socket with one
+//   of its own, and /tmp and /dev/shm get a limit on their number of files.
 export const SANDBOX_HOME = '/home/desktop';
 export const SANDBOX_XAUTHORITY = '/run/desktop/Xauthority';
 export const SANDBOX_PASSWORD_FILE = '/run/desktop/passwd';
@@ -49,6 +54,15 @@ export const SANDBOX_USER_DEFAULT = 'desktop';
 export const SANDBOX_TMP_BYTES = 256 * 1024 * 1024;
 /** The size of the sandbox's /dev/shm (memory as well): a browser's shared buffers fit. */
 export const SANDBOX_SHM_BYTES = 256 * 1024 * 1024;
+/**
+ * Files (inodes) the sandbox's /tmp may hold. An empty file takes none of the size above but
+ * about 1 KiB of the kernel's memory, and tmpfs allows half the machine's pages by default: a
+ * loop of `touch` would eat gigabytes. Set after the start (lockSandbox in sandboxProcess.ts:
+ * bwrap has no flag for it), room for unpacking an archive or two.
+ */
+export const SANDBOX_TMP_INODES = 32_768;
+/** Files the sandbox's /dev/shm may hold: shared-memory segments, a few per program. */
+export const SANDBOX_SHM_INODES = 4_096;
 
 /** System directories the desktop's programs need, read-only; absent ones are skipped. */
 export const SANDBOX_READ_ONLY_DIRS = ['/usr', '/etc', '/var/cache/fontconfig'] as const;
@@ -194,8 +208,8 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
 }
 
 /**
- * What runs inside: Xvnc, then (once its X socket exists) the window manager, then (once that
- * has announced itself, as in localDesktop.ts) the xterm. The sandbox lives as long as Xvnc.
+ * What runs inside: Xvnc, then (once the bridge has locked the sandbox, see lockSandbox) the
+ * window manager, then (once that has announced itself, as in localDesktop.ts) the xterm. The sandbox lives as long as Xvnc.
  * Arguments: display, "1"/"0" for the window manager, the xterm's argument count n (0: none),
  * its n arguments, then Xvnc's arguments. fd 3 is Xvnc's -displayfd, read by the bridge.
  */
@@ -205,7 +219,7 @@ export const LAUNCHER_SCRIPT = [
   'shift 3',
   'xterm=("${@:1:nx}")',
   'shift "$nx"',
-  'Xvnc "$display" "$@" &',
+  'Xvnc "$display" "$@" </dev/null &',
   'xvnc=$!',
   'exec 3>&-',
   // Until Xvnc's socket exists; if Xvnc exits first, so does the sandbox, with its status.
@@ -214,6 +228,11 @@ export const LAUNCHER_SCRIPT = [
   '  kill -0 "$xvnc" 2>/dev/null || { wait "$xvnc"; exit; }',
   '  sleep 0.01',
   'done',
+  // Nothing else runs until the bridge has locked the sandbox (sandboxProcess.ts lockSandbox) and
+  // says so on stdin; a bridge gone meanwhile (EOF) ends the sandbox.
+  'read -r go || exit 1',
+  '[[ $go == locked ]] || exit 1',
+  'exec </dev/null',
   'if [[ $wm == 1 ]]; then',
   '  openbox --sm-disable >/dev/null 2>&1 &',
   '  for ((i = 0; i < 250; i++)); do',

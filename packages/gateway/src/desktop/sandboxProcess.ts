@@ -1,28 +1,36 @@
 // Starting and ending a desktop's bubblewrap sandbox on the host (see sandbox.ts for what is in
 // it): the dirs it may write, owned by the user it runs as; bwrap itself, with the cookie and
-// VNC password handed over as copies through fds; the host pids of what runs inside; and an end
-// that leaves neither processes nor zombies.
-import { spawn, type ChildProcess } from 'node:child_process';
+// VNC password handed over as copies through fds; the lock put on it once Xvnc's sockets exist;
+// the host pids of what runs inside; and an end that leaves neither processes nor zombies.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import {
   access,
   chown,
   constants,
   mkdir,
   open,
+  readdir,
   readFile,
   stat,
   writeFile,
   type FileHandle,
 } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
 import { ensureDesktopUser, type DesktopUser } from './desktopUser.js';
 import {
   launcherCommand,
   SANDBOX_HOME,
   SANDBOX_READ_ONLY_DIRS,
+  SANDBOX_RFB_DIR,
+  SANDBOX_SHM_INODES,
+  SANDBOX_TMP_INODES,
   SANDBOX_USER_DEFAULT,
+  SANDBOX_X11_DIR,
   sandboxArgv,
 } from './sandbox.js';
+
+const run = promisify(execFile);
 
 export interface PreparedSandbox {
   workDir: string;
@@ -111,14 +119,69 @@ export async function spawnSandbox(
       readOnlyDirs,
       command: launcherCommand(box.display, options.windowManager, options.xterm, xvncArgs),
     });
-    return spawn('bwrap', argv, {
+    const bwrap = spawn('bwrap', argv, {
       // Only what finding bwrap needs; the sandbox clears its environment anyway.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...files.map((file) => file.fd)],
+      // stdin: the launcher waits on it for lockSandbox's word before it starts anything else.
+      stdio: ['pipe', 'ignore', 'pipe', 'pipe', ...files.map((file) => file.fd)],
     });
+    bwrap.stdin?.on('error', () => undefined); // a sandbox that ended before the word: EPIPE
+    return bwrap;
   } finally {
     await Promise.all(files.map((file) => file.close()));
   }
+}
+
+/**
+ * Locks the sandbox once Xvnc has made its sockets, from outside (in its mount namespace, as
+ * root), then lets the launcher go on (sandbox.ts): the socket dirs become read-only — the
+ * desktop can no longer write files there (on the host's disk, unlimited) nor replace Xvnc's
+ * sockets with its own for the gateway or the bridge's X clients to talk to — and /tmp and
+ * /dev/shm get their file limits (SANDBOX_TMP_INODES). Then each socket dir must hold its one
+ * socket and nothing else, or the start fails.
+ *
+ * Without root there is no lock: bwrap puts the sandbox's mounts in a user namespace of its
+ * own that nothing outside can enter with util-linux 2.38's nsenter (2.39 has --user-parent),
+ * and the desktop's programs run as the bridge's user, the dirs' owner. The launcher is let go
+ * all the same. Returns whether it locked.
+ */
+export async function lockSandbox(
+  bwrap: ChildProcess,
+  box: PreparedSandbox,
+  sockets: { x11: string; rfb: string },
+): Promise<boolean> {
+  const locked = box.user !== undefined;
+  if (locked) {
+    const init = await sandboxInit(bwrap);
+    const inSandbox = (args: string[]) => run('nsenter', ['-t', String(init), '-m', '--', ...args]);
+    // A bind remount sets every flag anew: the ones bwrap gave its binds are said again.
+    for (const dir of [SANDBOX_X11_DIR, SANDBOX_RFB_DIR]) {
+      await inSandbox(['mount', '-o', 'remount,bind,ro,nosuid,nodev,noexec', dir]);
+    }
+    await inSandbox(['mount', '-o', `remount,nr_inodes=${String(SANDBOX_TMP_INODES)}`, '/tmp']);
+    await inSandbox(['mount', '-o', `remount,nr_inodes=${String(SANDBOX_SHM_INODES)}`, '/dev/shm']);
+    // Anything else was put there before the lock (nothing but Xvnc ran): refuse to go on.
+    for (const [dir, name] of [
+      [box.x11Dir, sockets.x11],
+      [box.rfbDir, sockets.rfb],
+    ] as const) {
+      const names = await readdir(dir);
+      if (names.length !== 1 || names[0] !== name) {
+        throw new Error(`The sandbox's ${dir} holds ${names.join(', ')}, not only ${name}.`);
+      }
+    }
+  }
+  bwrap.stdin?.end('locked\n');
+  return locked;
+}
+
+/** The sandbox's pid 1 (bwrap's child), in the sandbox's namespaces. */
+async function sandboxInit(bwrap: ChildProcess): Promise<number> {
+  const pid = String(bwrap.pid ?? 0);
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const init = Number(children.trim().split(' ')[0]);
+  if (!Number.isSafeInteger(init) || init <= 0) throw new Error('The sandbox has no process.');
+  return init;
 }
 
 /** The host's passwd and group files plus the desktop user's lines, opened for bwrap. */
