@@ -4,7 +4,8 @@
 // 1280×800 and 4K (3840×2160 at scale 1). At each size every label's box is measured as drawn:
 // no two intersect (the extents' labels included), none is cut, each monitor has its name on the
 // picture in full or short, and each rectangle keeps its full name as its accessible name and
-// tooltip. axe on the page; screenshots attached (and written to OC_UI_SHOTS).
+// tooltip. axe on the page; screenshots attached (and written to OC_UI_SHOTS). The layout is
+// wider than the desktop, which it resizes; cleared, the desktop is back at its own size (X side).
 /// <reference lib="dom" />
 import { PAGES } from '@overlay-companion/protocol';
 import { expect, test } from './fixtures.js';
@@ -12,6 +13,7 @@ import { expectNoSeriousViolations } from './support/a11y.js';
 import { clearLayout, saveLayout } from './support/layouts.js';
 import { signInContext } from './support/signIn.js';
 import { UI_SIZES, intersecting, shot, sizeTag, type Box } from './support/uiShots.js';
+import { screenSize } from './support/xdesktop.js';
 
 test.afterEach(async ({ stack }) => {
   await clearLayout(stack);
@@ -22,19 +24,24 @@ test('labels on the layout picture: none covers another, none cut, every name re
   stack,
 }) => {
   test.setTimeout(90_000);
+  const own = await screenSize(stack.xEnv);
   await saveLayout(stack, {
-    // Within the stack's 1280×800 desktop, so saving it resizes nothing the later specs see.
+    // Wider than the stack's desktop: saving it resizes the desktop, and clearing it (below)
+    // gives the desktop back its size for the later specs.
     monitors: [
       { x: 0, y: 0, width: 1000, height: 800, label: 'the big one on the left' },
-      { x: 1000, y: 0, width: 280, height: 200, label: 'small top' },
-      { x: 1000, y: 200, width: 280, height: 200, label: 'small bottom' },
-      { x: 1240, y: 400, width: 40, height: 40, label: 'tiny' },
+      { x: 1000, y: 0, width: 400, height: 200, label: 'small top' },
+      { x: 1000, y: 200, width: 400, height: 200, label: 'small bottom' },
+      { x: 1360, y: 400, width: 40, height: 40, label: 'tiny' },
     ],
     masks: [
       { x: 0, y: 0, width: 300, height: 90, label: 'mail' },
       { x: 1010, y: 10, width: 60, height: 30, label: 'chat' },
     ],
   });
+  await expect
+    .poll(() => screenSize(stack.xEnv), { message: 'the desktop sized to the layout' })
+    .toEqual({ width: 1400, height: 800 });
   await signInContext(page.context(), stack);
   for (const size of UI_SIZES) {
     const tag = sizeTag(size);
@@ -85,4 +92,9 @@ test('labels on the layout picture: none covers another, none cut, every name re
     }
     await expectNoSeriousViolations(page, `the layout editor with cramped monitors (${tag})`);
   }
+  // Cleared, the layout gives the desktop back the size it had.
+  await clearLayout(stack);
+  await expect
+    .poll(() => screenSize(stack.xEnv), { message: 'the desktop back at its own size' })
+    .toEqual(own);
 });
