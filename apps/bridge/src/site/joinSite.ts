@@ -218,6 +218,9 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       case 'resync':
         await catchUp().catch(caughtUp);
         return;
+      case 'bridge_here':
+        // Heard (acks.answerOnceApplied): nothing else to do.
+        return;
       case 'desktop_changed':
         await planes.desktopChanged(event.desktopId, true);
         return;
@@ -244,6 +247,8 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
     }
   };
   bus.onEvent((event, msg) => acks.answerOnceApplied(event, msg, apply(event)));
+  // The bridges there know this one (and it knows them) before it serves anything.
+  await acks.announced;
   // NATS is at-most-once: what was said while a bridge was away from it is lost, both ways. What
   // lasts is in the store: the bridge that is back reads it again and asks the others to.
   const catchUp = async (): Promise<void> => {

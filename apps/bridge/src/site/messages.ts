@@ -89,6 +89,11 @@ export const SiteEvent = z.discriminatedUnion('type', [
    * bridge reads again from the store what lasts (records, charges, toggles, modes, standing).
    */
   z.strictObject({ type: z.literal('resync'), from: From }),
+  /**
+   * A bridge is in the site (said as it joins, asking every other to answer, and every minute):
+   * the sealed presence that tells a bridge it is alone, which NATS's "no responders" cannot.
+   */
+  z.strictObject({ type: z.literal('bridge_here'), from: From }),
   /** A desktop's record, grants or charge changed, or it was removed: reload it from the store. */
   z.strictObject({ type: z.literal('desktop_changed'), from: From, desktopId: Id }),
   /** A socket ticket issued on a bridge (its hash and claims): it may be used on any. */

@@ -8,7 +8,9 @@
 // captured one sent again with another reply subject to a member that never saw it (a restarted
 // bridge) opens nowhere and is answered by nobody; NATS's "no responders" forged by the intruder
 // ends no wait while a member is known. A sign-out and ended MCP sessions (a token's DELETE) also
-// answer only once the other member applied them.
+// answer only once the other member applied them. A bridge alone waits for nobody even while
+// someone with the NATS credentials listens in silence (so NATS never says "no responders"):
+// alone is told by the site's sealed presence (bridge_here), not by NATS.
 import { API } from '@overlay-companion/protocol';
 import { connect, headers, type Msg, type NatsConnection } from 'nats';
 import { pino } from 'pino';
@@ -42,17 +44,19 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
   /** Genuine "applied" answers seen on the bus (the intruder replays them). */
   const captured: Uint8Array[] = [];
 
-  const revoke = async (name: string): Promise<void> => {
-    const made = await one.session.request(API.tokens, { body: { name } });
+  let databaseUrl = '';
+
+  const revoke = async (name: string, on: SiteBridge = one): Promise<void> => {
+    const made = await on.session.request(API.tokens, { body: { name } });
     expect(made.status).toBe(201);
     const { token } = (await made.json()) as { token: { id: string } };
-    const revoked = await one.session.request(`${API.tokens}/${token.id}`, { method: 'DELETE' });
+    const revoked = await on.session.request(`${API.tokens}/${token.id}`, { method: 'DELETE' });
     order.push('DELETE answered');
     expect(revoked.status).toBe(200);
   };
 
   beforeAll(async () => {
-    const databaseUrl = await postgres.newDatabase();
+    databaseUrl = await postgres.newDatabase();
     one = await startSiteBridge({
       name: 'acks one',
       databaseUrl,
@@ -153,6 +157,26 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
     holdType = 'tokens_invalidated';
   });
 
+  test('a bridge that joins learns the others as it says it is here: its first revocation waits for them', async () => {
+    const two = await startSiteBridge({
+      name: 'acks two',
+      databaseUrl,
+      site: { servers: [n.address], token: n.token },
+    });
+    try {
+      // The slow member said nothing since two joined but its answer to two's bridge_here.
+      order.length = 0;
+      heldEvents = 0;
+      holdMs = APPLIED_WAIT_MS / 4;
+      await revoke('first on two', two);
+      expect(heldEvents).toBe(1);
+      expect(order).toEqual(['applied on the slow member', 'DELETE answered']);
+    } finally {
+      holdMs = 0;
+      await two.close();
+    }
+  });
+
   test('a captured broadcast sent with another reply subject opens on no member', async () => {
     holdMs = 0;
     const siteId = (await one.access.store.settings.get('site_id')) as string;
@@ -216,5 +240,44 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
     await revoke('alone again');
     // Nobody answered: only NATS's "no responders" ended the waits before their deadline.
     expect(one.log.text().slice(before)).not.toContain('in time');
+  });
+});
+
+describe.runIf(missing === undefined)('a bridge alone, with someone listening in silence', () => {
+  let alone: SiteBridge;
+  let listener: NatsConnection;
+  let heardBroadcasts = 0;
+
+  beforeAll(async () => {
+    // Someone with the site's NATS credentials (not its key) listens to every site's broadcasts
+    // and never answers: NATS then never says "no responders".
+    listener = await connect({ servers: nats.address, token: nats.token });
+    listener.subscribe('oc.*.events', { callback: () => void (heardBroadcasts += 1) });
+    await listener.flush();
+    alone = await startSiteBridge({
+      name: 'acks alone',
+      databaseUrl: await postgres.newDatabase(),
+      site: { servers: [nats.address], token: nats.token },
+    });
+  });
+  afterAll(async () => {
+    await listener?.close();
+    await alone?.close();
+  });
+
+  test('waits for nobody: no other bridge said it is here', async () => {
+    const before = alone.log.text().length;
+    const heardBefore = heardBroadcasts;
+    for (const name of ['alone one', 'alone two']) {
+      const made = await alone.session.request(API.tokens, { body: { name } });
+      const { token } = (await made.json()) as { token: { id: string } };
+      const revoked = await alone.session.request(`${API.tokens}/${token.id}`, {
+        method: 'DELETE',
+      });
+      expect(revoked.status).toBe(200);
+    }
+    await waitUntil(() => heardBroadcasts > heardBefore);
+    // The revocations were broadcast (the listener heard them), and no wait ran to its deadline.
+    expect(alone.log.text().slice(before)).not.toContain('in time');
   });
 });

@@ -10,14 +10,19 @@
 // this run's own (a random part: a restarted bridge never asks at a subject it asked at before,
 // so an answer captured then ends no wait now), and a bridge answers only to the sender's own
 // `applied` subjects (named after the sealed `from`).
-// What cannot be sealed: NATS's own "no responders" status, which anyone with the credentials can
-// also send. It ends a wait at once only while no other bridge was heard from lately (a bridge
-// alone); otherwise it is ignored and the answers, or the deadline, end the wait.
-// The wait ends when NATS says nobody listens (a bridge alone: at once), at APPLIED_WAIT_MS, or
-// once every bridge this one has heard from lately has answered and no new answer came for
-// APPLIED_STALL_MS. A known bridge that does not answer is named in a warning and forgotten until
-// heard from again (so a dead bridge slows one revocation, not each); its token cache ends on
-// its own within CACHE_MS (auth/apiTokens.ts).
+// Whether a bridge is alone is told by the site's own sealed presence, not by NATS: each bridge
+// says `bridge_here` as it joins (an acked broadcast: every other bridge marks it and answers, so
+// it learns them, before it serves anything) and every HERE_EVERY_MS after. A bridge that heard
+// no other lately ends its waits at once — a process holding the NATS credentials but not the
+// site's key, listening to the broadcasts in silence (NATS then sends no "no responders"), cannot
+// make it wait. NATS's "no responders" status, which cannot be sealed and anyone with the
+// credentials can send, ends a wait at once only while no bridge is waited for (one that missed
+// a deadline is still present, and may answer); otherwise it is ignored.
+// The wait ends at once for a bridge alone, when NATS says nobody listens (as above), at
+// APPLIED_WAIT_MS, or once every bridge this one has heard from lately has answered and no new
+// answer came for APPLIED_STALL_MS. A known bridge that does not answer is named in a warning
+// and not waited for until heard from again (so a dead bridge slows one revocation, not each);
+// its token cache ends on its own within CACHE_MS (auth/apiTokens.ts).
 import { randomBytes } from 'node:crypto';
 import type { Msg, Subscription } from 'nats';
 import type { Logger } from 'pino';
@@ -31,9 +36,12 @@ export const APPLIED_WAIT_MS = 100;
 export const APPLIED_STALL_MS = 15;
 /** A bridge not heard from for this long is not waited for (it may have left). */
 const KNOWN_FOR_MS = 10 * 60_000;
+/** How often a bridge says it is in the site (well within KNOWN_FOR_MS). */
+export const HERE_EVERY_MS = 60_000;
 
 /** The broadcasts whose sender waits until the others applied them. */
 const ACKED: ReadonlySet<SiteEvent['type']> = new Set<SiteEvent['type']>([
+  'bridge_here',
   'tokens_invalidated',
   'mcp_sessions_ended',
   'sign_in_sessions_ended',
@@ -53,8 +61,13 @@ interface Gathering {
 }
 
 export class SiteAcks {
-  /** Bridges heard from (any broadcast or answer), by when. */
+  /** Bridges waited for: heard from (any broadcast or answer), by when. */
   private readonly known = new Map<string, number>();
+  /** Bridges in the site: heard from, by when (kept when one misses a deadline). */
+  private readonly present = new Map<string, number>();
+  private readonly saying: NodeJS.Timeout;
+  /** This bridge's first `bridge_here`, answered by the bridges there (or the wait over). */
+  readonly announced: Promise<void>;
   private readonly gathering = new Map<string, Gathering>();
   /** This bridge's `applied` subjects (`<subjects><run><counter>`). */
   private readonly subjects: string;
@@ -73,6 +86,9 @@ export class SiteAcks {
     this.subscription = bus.nc.subscribe(`${this.subjects}*`, {
       callback: (_err, msg) => this.answered(msg),
     });
+    this.announced = this.publish({ type: 'bridge_here' });
+    this.saying = setInterval(() => void bus.publish({ type: 'bridge_here' }), HERE_EVERY_MS);
+    this.saying.unref();
   }
 
   /**
@@ -90,7 +106,9 @@ export class SiteAcks {
 
   /** A bridge of the site said something (it is alive: wait for its answers). */
   heard(from: string): void {
-    this.known.set(from, Date.now());
+    const now = Date.now();
+    this.known.set(from, now);
+    this.present.set(from, now);
   }
 
   /**
@@ -110,11 +128,15 @@ export class SiteAcks {
   }
 
   close(): void {
+    clearInterval(this.saying);
     for (const waiting of [...this.gathering.values()]) waiting.end('closed');
     this.subscription.unsubscribe();
   }
 
   private gather(reply: string, type: SiteEvent['type']): Promise<void> {
+    // Alone (no bridge said it is here lately): nobody to wait for. Not for `bridge_here`
+    // itself, whose answers are how a joining bridge learns the others.
+    if (type !== 'bridge_here' && !this.anyPresent()) return Promise.resolve();
     return new Promise((resolve) => {
       const waiting: Gathering = {
         answered: new Set(),
@@ -157,6 +179,16 @@ export class SiteAcks {
     clearTimeout(waiting.stall);
     if (this.waitingFor(waiting.answered).length === 0)
       waiting.stall = setTimeout(() => waiting.end('all'), APPLIED_STALL_MS);
+  }
+
+  /** Whether any other bridge was heard from lately. */
+  private anyPresent(): boolean {
+    const since = Date.now() - KNOWN_FOR_MS;
+    for (const [bridge, at] of this.present) {
+      if (at >= since) return true;
+      this.present.delete(bridge);
+    }
+    return false;
   }
 
   /** The bridges heard from lately that have not answered yet. */
