@@ -7,15 +7,14 @@
 // users: guacd 1.6 and our gateway both keep it while someone is joined, whether or not the
 // first (owner) user is still there, so the remaining windows keep working when the first one
 // closes; a join that races the end of the connection (the last window just left) opens a fresh
-// one instead.
+// one instead. A desktop whose RDP account another open desktop uses is refused, not opened over
+// it (rdpSessionTakeover.ts).
 //
-// The desktop's size is decided here (see desktops/desktopSize.ts): at open, from the operator's size or
-// the desktop's provider (its owner's layout; RDP: the session is opened at that size; VNC: the
-// desktop is resized once it shows a different one), and later through resizeDesktop(). Browser
-// `size` instructions never reach the server (tunnelSession.ts drops them). The size each
-// desktop last reported is kept for the layout editor, and the size it had before the bridge
-// first resized it, to go back to when nothing decides its size any more (restoreDesktopSize:
-// a layout cleared).
+// The desktop's size is decided with its connection (desktopSizes.ts decides and applies it): at
+// open, from the operator's size or the desktop's provider (its owner's layout; RDP: the session
+// is opened at that size; VNC: the desktop is resized once it shows a different one), and later
+// through resizeDesktop(), or restoreDesktopSize() when a layout is cleared. Browser `size`
+// instructions never reach the server (tunnelSession.ts drops them).
 //
 // With a gateway pool (--gateways, gatewayPool.ts), a desktop the pool can reach (all but local
 // desktops on Unix sockets) is opened on the pool's least-loaded healthy member instead, and joined where the site's places say its
@@ -26,12 +25,12 @@ import { describeGuacd, type ConnectionConfig } from '../config.js';
 import type { TunnelTarget } from './tunnelSession.js';
 import {
   FALLBACK_DESKTOP_SIZE,
-  desktopSizeSchema,
-  describeSize,
   sameSize,
   type DesktopSize,
   type DesktopSizeProvider,
 } from '../desktops/desktopSize.js';
+import { DesktopSizes, type ResizePlace } from './desktopSizes.js';
+import { refuseSessionTakeover } from './rdpSessionTakeover.js';
 import { GuacStatus } from '@overlay-companion/guac';
 import type { GatewayPool } from './gatewayPool.js';
 import { memberKey } from './gatewayPool.js';
@@ -42,18 +41,9 @@ import {
   openUpstream,
   type OpenedUpstream,
 } from './upstream.js';
-import {
-  RESIZE_TIMEOUT_MS,
-  resizeVncDesktop,
-  sharedVncParams,
-  type ResizeOutcome,
-  type VncResizeOutcome,
-} from './vncResizer.js';
+import { sharedVncParams, type ResizeOutcome } from './vncResizer.js';
 
 export type { ResizeOutcome } from './vncResizer.js';
-
-/** How often an RDP resize is said again until the desktop reports a size. */
-const RDP_RESIZE_RESEND_MS = 1_000;
 
 /** What a desktop's connection needs from each tunnel on it. */
 export interface ConnectionMember {
@@ -117,17 +107,11 @@ interface Entry {
   held: GatewayPlace | undefined;
 }
 
-type SizeWaiter = (size: DesktopSize) => void;
-
 export class DesktopConnections {
   /** Connections by desktop id. */
   private readonly desktops = new Map<string, Entry>();
-  private readonly seen = new Map<string, DesktopSize>();
-  /**
-   * The size each desktop had before the bridge first resized it (its own: the server's, or the
-   * local desktop's start size), kept in memory until it is restored.
-   */
-  private readonly ownSizes = new Map<string, DesktopSize>();
+  /** Each desktop's size: decided, applied, last seen, its own (desktopSizes.ts). */
+  private readonly sizes: DesktopSizes;
   /**
    * New connections to one server are opened one at a time, each once the last one is `ready`:
    * guacd forks a process per connection from a multithreaded daemon, and two `select`s in the
@@ -136,9 +120,10 @@ export class DesktopConnections {
    * forever). Joins are not forks and are not held back.
    */
   private readonly opening = new Map<string, Promise<unknown>>();
-  private readonly sizeWaiters = new Map<string, Set<SizeWaiter>>();
 
-  constructor(private readonly options: DesktopConnectionsOptions) {}
+  constructor(private readonly options: DesktopConnectionsOptions) {
+    this.sizes = new DesktopSizes(options);
+  }
 
   /** Opens the desktop's connection, or joins it when there is one. */
   async open(desktopId: string): Promise<OpenedForDesktop> {
@@ -163,7 +148,7 @@ export class DesktopConnections {
           const opened = await openUpstream(target.guacd, {
             select: id,
             params: this.params(target.connection),
-            size: this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE,
+            size: this.sizes.last(desktopId) ?? FALLBACK_DESKTOP_SIZE,
             timeoutMs: this.options.handshakeTimeoutMs,
           });
           this.hold(desktopId, entry, target, id);
@@ -213,8 +198,7 @@ export class DesktopConnections {
 
   /** The desktop reported its size (`size` for layer 0) on one of the desktop's tunnels. */
   sawSize(desktopId: string, size: DesktopSize): void {
-    this.seen.set(desktopId, size);
-    for (const waiter of this.sizeWaiters.get(desktopId) ?? []) waiter(size);
+    this.sizes.saw(desktopId, size);
     const entry = this.desktops.get(desktopId);
     const wanted = entry?.sizeToApply;
     if (entry === undefined || wanted === undefined) return;
@@ -234,13 +218,13 @@ export class DesktopConnections {
     entry.unannounced = undefined;
     this.options.observer?.connectionOpened(desktopId, {
       ...join,
-      size: this.seen.get(desktopId) ?? join.size,
+      size: this.sizes.last(desktopId) ?? join.size,
     });
   }
 
   /** The desktop's size as the bridge last saw it on this desktop's connection. */
   desktopSize(desktopId: string): DesktopSize | undefined {
-    return this.seen.get(desktopId);
+    return this.sizes.last(desktopId);
   }
 
   /** Whether any tunnel relays on the desktop's connection now. */
@@ -255,22 +239,9 @@ export class DesktopConnections {
    * connection opens at the provider's size.
    */
   async resizeDesktop(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
-    const valid = desktopSizeSchema.safeParse(size);
-    if (!valid.success) {
-      return {
-        applied: false,
-        reason: `Not a desktop size: ${valid.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}.`,
-      };
-    }
-    const operator = this.options.operatorSize;
-    if (operator !== undefined) {
-      return {
-        applied: false,
-        reason: `The operator fixed the desktop size at ${describeSize(operator)} (--desktop-size / OC_DESKTOP_SIZE).`,
-        size: operator,
-      };
-    }
-    return this.apply(desktopId, valid.data);
+    const checked = this.sizes.check(size);
+    if ('outcome' in checked) return checked.outcome;
+    return this.apply(desktopId, checked.apply);
   }
 
   /**
@@ -279,89 +250,28 @@ export class DesktopConnections {
    * provider (a record's fixed size) still decides one, which it takes instead.
    */
   async restoreDesktopSize(desktopId: string): Promise<ResizeOutcome> {
-    const size = (await this.decidedSize(desktopId)) ?? this.ownSizes.get(desktopId);
+    const size = await this.sizes.toRestore(desktopId);
     if (size === undefined)
       return {
         applied: false,
         reason: 'The bridge has not resized this desktop since it started: it keeps its size.',
       };
     const outcome = await this.resizeDesktop(desktopId, size);
-    if (outcome.applied) this.ownSizes.delete(desktopId);
+    if (outcome.applied) this.sizes.restored(desktopId);
     return outcome;
   }
 
-  private async apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
-    const seenBefore = this.seen.get(desktopId);
-    const { before, ...outcome } = await this.resize(desktopId, size);
-    // The first resize remembers the desktop's own size (a VNC resize saw it on its own
-    // connection, fresher than the last size a window saw).
-    const own = before ?? seenBefore;
-    if (!this.ownSizes.has(desktopId) && own !== undefined && !sameSize(own, size))
-      this.ownSizes.set(desktopId, own);
-    return outcome;
-  }
-
-  private async resize(desktopId: string, size: DesktopSize): Promise<VncResizeOutcome> {
-    const { logger } = this.options;
-    const target = this.desktops.get(desktopId)?.target ?? (await this.placedTarget(desktopId));
-    const { connection } = target;
-    if (connection.protocol === 'vnc') {
-      return resizeVncDesktop(
-        {
-          guacd: target.guacd,
-          connection,
-          handshakeTimeoutMs: this.options.handshakeTimeoutMs,
-        },
-        size,
-        logger,
-      );
-    }
-    // RDP: guacd sends a Display Update for any user's `size` (its resize-method).
-    const current = this.seen.get(desktopId);
-    if (sameSize(current, size)) return { applied: true, size };
-    const members = [...(this.desktops.get(desktopId)?.members ?? [])];
-    const reported = this.nextSize(desktopId);
-    const send = () => members.some((m) => m.sendUpstream('size', size.width, size.height));
-    if (!send()) {
-      reported.cancel();
-      return {
-        applied: false,
-        reason: 'Nobody has this desktop open; its next connection opens at the decided size.',
-      };
-    }
-    // guacd drops a Display Update while the session's display channel is still coming up
-    // (right after a connect, seen under load): say it again until the desktop reports a size.
-    const resend = setInterval(send, RDP_RESIZE_RESEND_MS);
-    const reached = await reported.promise.finally(() => clearInterval(resend));
-    if (reached === undefined) {
-      return {
-        applied: false,
-        reason: `The RDP server did not take the size ${describeSize(size)} within ${RESIZE_TIMEOUT_MS / 1000} s.`,
-      };
-    }
-    // guacd rounds RDP widths down to an even number: report what the desktop took.
-    logger.info({ size: describeSize(reached) }, 'desktop resized');
-    return { applied: true, size: reached };
-  }
-
-  /** The next size the desktop reports, or undefined after the resize timeout. */
-  private nextSize(desktopId: string): {
-    promise: Promise<DesktopSize | undefined>;
-    cancel(): void;
-  } {
-    let settle: (size: DesktopSize | undefined) => void = () => undefined;
-    const promise = new Promise<DesktopSize | undefined>((resolve) => (settle = resolve));
-    const waiters = this.sizeWaiters.get(desktopId) ?? new Set<SizeWaiter>();
-    this.sizeWaiters.set(desktopId, waiters);
-    const done = (size: DesktopSize | undefined) => {
-      clearTimeout(timer);
-      waiters.delete(done);
-      if (waiters.size === 0) this.sizeWaiters.delete(desktopId);
-      settle(size);
+  /** Applies a checked size over the desktop's connection, or one of the bridge's own. */
+  private apply(desktopId: string, size: DesktopSize): Promise<ResizeOutcome> {
+    const place: ResizePlace = {
+      target: this.desktops.get(desktopId)?.target,
+      placed: () => this.placedTarget(desktopId),
+      sizeSender: () => {
+        const members = [...(this.desktops.get(desktopId)?.members ?? [])];
+        return (to) => members.some((m) => m.sendUpstream('size', to.width, to.height));
+      },
     };
-    const timer = setTimeout(() => done(undefined), RESIZE_TIMEOUT_MS);
-    waiters.add(done);
-    return { promise, cancel: () => done(undefined) };
+    return this.sizes.apply(desktopId, size, place);
   }
 
   private entryFor(key: string): Entry {
@@ -384,7 +294,7 @@ export class DesktopConnections {
 
   private async openNew(desktopId: string, entry: Entry): Promise<OpenedForDesktop> {
     const asked = await this.options.target(desktopId);
-    this.refuseSessionTakeover(desktopId, asked);
+    refuseSessionTakeover(desktopId, asked, this.desktops);
     const pool = this.options.pool;
     if (pool === undefined || !pool.covers(asked)) return this.openNewOn(desktopId, entry, asked);
     // The pool's least-loaded healthy member; one that refuses is out, and the next one tried.
@@ -411,10 +321,10 @@ export class DesktopConnections {
     entry: Entry,
     target: TunnelTarget,
   ): Promise<OpenedForDesktop> {
-    const decided = await this.decidedSize(desktopId);
+    const decided = await this.sizes.decided(desktopId);
     const { protocol } = target.connection;
     // An RDP session is opened at the decided size, else at the size it last had.
-    const size = decided ?? this.seen.get(desktopId) ?? FALLBACK_DESKTOP_SIZE;
+    const size = decided ?? this.sizes.last(desktopId) ?? FALLBACK_DESKTOP_SIZE;
     const server = describeGuacd(target.guacd);
     const previous = this.opening.get(server) ?? Promise.resolve();
     const attempt = previous.then(() =>
@@ -497,26 +407,6 @@ export class DesktopConnections {
     return this.desktops.get(desktopId)?.target;
   }
 
-  /**
-   * xrdp gives one account one session: a second RDP connection with the same account takes
-   * the first session over, leaving the first connection frozen without an error (xrdp
-   * 0.9.21). Two desktop records with the same server and account open at once would do that
-   * to each other, silently; refuse the second with a message that says why instead.
-   */
-  private refuseSessionTakeover(desktopId: string, target: TunnelTarget): void {
-    const account = rdpAccount(target.connection);
-    if (account === undefined) return;
-    for (const [otherId, other] of this.desktops) {
-      if (otherId === desktopId || other.connectionId === undefined || other.target === undefined)
-        continue;
-      if (rdpAccount(other.target.connection) === account)
-        throw new TunnelStartError(
-          'Another desktop is open with the same RDP server and account, and opening this one would take its session over (xrdp gives an account one session). Give each desktop its own account on the Desktops page, or close the other desktop first.',
-          GuacStatus.SESSION_CONFLICT,
-        );
-    }
-  }
-
   private params(connection: ConnectionConfig, rdpSize?: DesktopSize): Record<string, string> {
     if (connection.protocol === 'vnc') return sharedVncParams(connection);
     const params = { ...connection.params };
@@ -526,32 +416,4 @@ export class DesktopConnections {
     }
     return params;
   }
-
-  private async decidedSize(desktopId: string): Promise<DesktopSize | undefined> {
-    if (this.options.operatorSize !== undefined) return this.options.operatorSize;
-    const provider = this.options.desiredDesktopSize;
-    if (provider === undefined) return undefined;
-    try {
-      const wanted = await provider(desktopId);
-      if (wanted === undefined) return undefined;
-      const valid = desktopSizeSchema.safeParse(wanted);
-      if (valid.success) return valid.data;
-      this.options.logger.warn(
-        { wanted: `${String(wanted.width)}x${String(wanted.height)}` },
-        'the desired desktop size is out of range; keeping the current size',
-      );
-      return undefined;
-    } catch (err) {
-      // A broken layout must not keep the person off their desktop: keep its current size.
-      this.options.logger.warn({ err }, 'the desired desktop size could not be read');
-      return undefined;
-    }
-  }
-}
-
-/** "host:port/domain\\user" of an RDP connection (the session xrdp keys by account), else undefined. */
-function rdpAccount(connection: ConnectionConfig): string | undefined {
-  if (connection.protocol !== 'rdp') return undefined;
-  const { hostname = '', port = '3389', domain = '', username = '' } = connection.params;
-  return `${hostname.toLowerCase()}:${port}/${domain.toLowerCase()}\\${username.toLowerCase()}`;
 }
