@@ -15,7 +15,19 @@ interface TraceEvent {
   dur?: number;
   pid: number;
   tid: number;
-  args?: { name?: string; data?: { functionName?: string; url?: string; lineNumber?: number } };
+  args?: {
+    name?: string;
+    data?: {
+      functionName?: string;
+      url?: string;
+      lineNumber?: number;
+      /** TracingStartedInBrowser: the frames there are and the renderer process of each. */
+      frames?: { frame?: string; processId?: number }[];
+      /** FrameCommittedInBrowser: a frame now runs in this renderer process. */
+      frame?: string;
+      processId?: number;
+    };
+  };
 }
 
 /** A frame interval of the page's main thread and the work in it. */
@@ -69,15 +81,36 @@ function describe(e: TraceEvent): string {
   return `${e.name}${where} ${((e.dur ?? 0) / 1000).toFixed(1)}ms`;
 }
 
+/** The renderer processes the trace says run frame `frameId` (several windows: one each). */
+function processesOf(events: readonly TraceEvent[], frameId: string): Set<number> {
+  const pids = new Set<number>();
+  for (const e of events) {
+    const data = e.args?.data;
+    if (data === undefined) continue;
+    for (const f of data.frames ?? [])
+      if (f.frame === frameId && f.processId !== undefined) pids.add(f.processId);
+    if (data.frame === frameId && data.processId !== undefined) pids.add(data.processId);
+  }
+  return pids;
+}
+
 /**
- * The frames of the renderer main thread that began the most frames (the page being measured;
- * a worker is another thread), each with its main-thread task time.
+ * The frames of a renderer main thread, each with its main-thread task time: the thread of the
+ * renderer that runs `frameId` (the page being measured, when other windows run beside it), or
+ * without one, the renderer main thread that began the most frames (a worker is another thread).
  */
-export function mainThreadFrames(events: readonly TraceEvent[], explain = false): TracedFrame[] {
+export function mainThreadFrames(
+  events: readonly TraceEvent[],
+  options: { explain?: boolean | undefined; frameId?: string } = {},
+): TracedFrame[] {
+  const explain = options.explain ?? false;
+  const pids = options.frameId === undefined ? null : processesOf(events, options.frameId);
+  if (pids !== null && pids.size === 0)
+    throw new Error(`The trace names no renderer process for frame ${options.frameId}.`);
   const mains = new Set<string>();
   for (const e of events)
     if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
-      mains.add(`${e.pid}:${e.tid}`);
+      if (pids === null || pids.has(e.pid)) mains.add(`${e.pid}:${e.tid}`);
   const starts = new Map<string, number[]>();
   for (const e of events) {
     const key = `${e.pid}:${e.tid}`;

@@ -4,15 +4,18 @@
 // beside the page's own frame probe, and the longest frames with what ran in them. With --css,
 // the same load again with that style sheet added to the page, runs alternating with the page as
 // it is (what a CSS change would save, under the same machine load); with --label-every N, the
-// same with every Nth overlay labelled instead of every tenth. Not part of `npm run bench` (it
-// explains the bench's number):
-//   OC_GUACD=/opt/guacd-1.6.0/sbin/guacd npx tsx --conditions=overlay-source bench/overlayFramesExplain.ts [--seconds 6] [--rounds 2] [--css '.overlay-label { … }'] [--label-every 50] [--worst 8]
+// same with every Nth overlay labelled instead of every tenth. With --window mirror (or part),
+// the window traced is a mirror of the whole desktop (or a second monitor's window showing its
+// right half) opened beside the control window. Not part of `npm run bench` (it explains the
+// bench's number):
+//   OC_GUACD=/opt/guacd-1.6.0/sbin/guacd npx tsx --conditions=overlay-source bench/overlayFramesExplain.ts [--window control|mirror|part] [--seconds 6] [--rounds 2] [--css '.overlay-label { … }'] [--label-every 50] [--worst 8]
 import { parseArgs } from 'node:util';
 import { closeHttp, connectHttp } from './mcpClient.js';
 import { startMcpStack } from './mcpStack.js';
 import type { TracedFrame } from './overlayFrameTrace.js';
+import { DESKTOP, updateWhileRecording } from './overlayLoad.js';
+import { openMirror, RIGHT_HALF } from './overlayMirrors.js';
 import { installOverlayProbes, type FrameRecord } from './overlayPages.js';
-import { updateWhileRecording } from './overlays.js';
 import { summarize } from './stats.js';
 
 const { values } = parseArgs({
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     css: { type: 'string', multiple: true, default: [] },
     worst: { type: 'string', default: '8' },
+    window: { type: 'string', default: 'control' },
     'label-every': { type: 'string', multiple: true, default: [] },
   },
 });
@@ -43,16 +47,23 @@ try {
   const client = await connectHttp(stack.mcpUrl, stack.token, 'oc-overlay-frames');
   try {
     await installOverlayProbes(stack.page);
+    const page =
+      values.window === 'control'
+        ? stack.page
+        : await openMirror(stack, {
+            ...DESKTOP,
+            ...(values.window === 'part' ? { crop: RIGHT_HALF } : {}),
+          });
     const results = variants.map(() => ({
       probe: [] as FrameRecord[],
       traced: [] as TracedFrame[],
     }));
     for (let round = 0; round < Number(values.rounds); round++) {
       for (const [i, { css, labelEvery }] of variants.entries()) {
-        await stack.page.evaluate(setCss(css));
-        const { frames, traced } = await updateWhileRecording(client, seconds, [stack.page], {
+        await page.evaluate(setCss(css));
+        const { frames, traced } = await updateWhileRecording(client, seconds, [page], {
           labelEvery,
-          trace: stack.page,
+          trace: page,
           explain: true,
         });
         results[i]!.probe.push(...(frames[0] ?? []));
