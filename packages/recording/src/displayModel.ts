@@ -22,7 +22,7 @@
 // `msg`, `required`, `argv`, `error`, `disconnect`, and any opcode not named here.
 import sharp, { type OutputInfo } from 'sharp';
 import type { GuacInstruction } from '@overlay-companion/guac';
-import type { ImageSize } from './imageHeader.js';
+import { imageSize, type ImageSize } from './imageHeader.js';
 import {
   CompositeMask,
   copyGeometry,
@@ -68,6 +68,12 @@ const int = (value: string | undefined): number => {
 
 export class DisplayModel {
   readonly surfaces = new Map<number, Surface>();
+  /**
+   * Images drawn whose header said one size and that decoded to another, or not at all (drawn as
+   * a browser would: at their decoded size, or not). A model that skipped draws by their headers
+   * (visibleDraws.ts) may then differ from one that drew everything.
+   */
+  mismatches = 0;
   /** What of layer 0 changed since the last takeDirty(). */
   private dirty: Rect | undefined;
   private readonly images = new Map<number, PendingImage>();
@@ -90,6 +96,15 @@ export class DisplayModel {
   /** Marks a region of layer 0 changed (e.g. because a mask moved over it). */
   markDirty(rect: Rect): void {
     this.dirty = union(this.dirty, rect);
+  }
+
+  /** Starts over from `surfaces` (copies of a keyframe's pictures), nothing pending. */
+  reset(surfaces: ReadonlyMap<number, Surface>): void {
+    this.surfaces.clear();
+    this.images.clear();
+    this.paths.clear();
+    for (const [index, s] of surfaces)
+      this.setSurface(index, { width: s.width, height: s.height, rgba: Buffer.from(s.rgba) });
   }
 
   /** Replaces a surface outright (a keyframe's picture). */
@@ -202,14 +217,21 @@ export class DisplayModel {
 
   private async drawImage(image: PendingImage): Promise<void> {
     const bytes = Buffer.from(image.chunks.join(''), 'base64');
+    const declared = imageSize(image.mimetype, bytes);
     let decoded: { data: Buffer; info: OutputInfo };
     try {
       decoded = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     } catch {
       // A browser skips an image it cannot decode; so does the model.
+      if (declared !== undefined) this.mismatches++;
       return;
     }
     const { data, info } = decoded;
+    if (
+      declared !== undefined &&
+      (declared.width !== info.width || declared.height !== info.height)
+    )
+      this.mismatches++;
     const rect = { x: image.x, y: image.y, width: info.width, height: info.height };
     const surface = this.surfaceFor(image.layer, rect);
     const opaque = withoutAlpha(image.mimetype, bytes);

@@ -1,9 +1,9 @@
-// What the recording file holds from a byte offset on, as instructions, for the writer's model to
-// catch up with (writer.ts: while no mask is in force the model is not kept current on the live
-// path; it follows the file later). The bytes come from the disk up to where the writer's own
-// copies of chunks not yet confirmed begin, then from those copies — so bytes the disk accepted
-// and then lost (ENOSPC, EIO) still reach the model, which must know the picture the live
-// desktop showed when the gap began.
+// What the recording file holds, as instructions, for a model to be built from: from a byte offset
+// on, or the byte ranges a keyframe names (drawReferences.ts). For the writer's model (while no
+// mask is in force it is not kept current; it is built from the file when it is needed) the bytes
+// come from the disk up to where the writer's own copies of chunks not yet confirmed begin, then
+// from those copies — so bytes the disk accepted and then lost (ENOSPC, EIO) still reach the
+// model, which must know the picture the live desktop showed when the gap began.
 import { open } from 'node:fs/promises';
 import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
 
@@ -46,4 +46,50 @@ export async function* instructionsFrom(
     }
   }
   for (const { chunk } of unconfirmed) yield parser.push(chunk);
+}
+
+/** A byte range of the recording file, [start, end). */
+export type ByteRange = readonly [number, number];
+
+/**
+ * The instructions in `ranges` of `path`, in order (each range holds whole instructions): from the
+ * disk below the first of `unconfirmed`, from those chunks above it (the last chunk holding an
+ * offset wins: a chunk dropped in a gap was kept at the offset the next one took).
+ */
+export async function instructionsIn(
+  path: string,
+  ranges: readonly ByteRange[],
+  unconfirmed: readonly UnconfirmedChunk[] = [],
+): Promise<GuacInstruction[]> {
+  const diskEnd = unconfirmed[0]?.start ?? Number.POSITIVE_INFINITY;
+  const total = ranges.reduce((sum, [start, end]) => sum + end - start, 0);
+  const bytes = Buffer.alloc(total);
+  let at = 0;
+  const handle = ranges.some(([start]) => start < diskEnd) ? await open(path, 'r') : undefined;
+  try {
+    for (const [start, end] of ranges) {
+      for (let offset = start; offset < end;) {
+        if (offset < diskEnd && handle !== undefined) {
+          const length = Math.min(end, diskEnd) - offset;
+          const { bytesRead } = await handle.read(bytes, at, length, offset);
+          if (bytesRead === 0)
+            throw new Error(`the recording file ends at ${offset}, before ${end}`);
+          offset += bytesRead;
+          at += bytesRead;
+          continue;
+        }
+        const chunk = unconfirmed.findLast(
+          (c) => c.start <= offset && offset < c.start + c.chunk.length,
+        );
+        if (chunk === undefined) throw new Error(`no copy of the recording's byte ${offset}`);
+        const length = Math.min(end, chunk.start + chunk.chunk.length) - offset;
+        chunk.chunk.copy(bytes, at, offset - chunk.start, offset - chunk.start + length);
+        offset += length;
+        at += length;
+      }
+    }
+  } finally {
+    await handle?.close();
+  }
+  return new GuacParser().push(bytes);
 }

@@ -4,14 +4,19 @@
 // - `start`: the recording began;
 // - `keyframe`: at time `t`, the picture of every surface (layer 0 with the masks of the moment
 //   painted black, and the buffers a replay may copy from) as PNGs stored in `<id>.keys`, and the
-//   byte `offset` in the recording right after that frame's `sync` — replay continues from there;
+//   byte `offset` in the recording right after that frame's `sync` — replay continues from there.
+//   A reference keyframe (version 2; written while no mask is in force and no gap is open) also
+//   has `draws`: byte ranges of the recording, before `offset`, whose instructions drawn in order
+//   over its PNGs (none at the recording's start, else the picture at offset `base`) make the
+//   picture at `t` (drawReferences.ts); were the ranges' images to decode to other sizes than
+//   their headers say, the picture is the PNGs and the recording from `base` on, drawn in full;
 // - `gap`: no picture from `from` to `to` (`to` null while the gap is still open; the closing
 //   line for the same `from` comes later);
 // - `end`: the recording was closed at `t` with `bytes` in the file.
 import { join } from 'node:path';
 import { z } from 'zod';
 
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 const surfaceEntry = z.object({
   index: z.number().int(),
@@ -29,6 +34,10 @@ export const IndexEntrySchema = z.discriminatedUnion('type', [
     t: z.number(),
     offset: z.number().int().nonnegative(),
     surfaces: z.array(surfaceEntry),
+    base: z.number().int().nonnegative().optional(),
+    draws: z
+      .array(z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]))
+      .optional(),
   }),
   z.object({
     type: z.literal('gap'),

@@ -17,6 +17,11 @@ export class MaskTaint {
     return this.taint.get(index) ?? [];
   }
 
+  /** Every surface starts over from pixels that never were under a mask (the file's own). */
+  forgetAll(): void {
+    this.taint.clear();
+  }
+
   /** Surface `index` was disposed of: nothing of it is left. */
   forget(index: number): void {
     this.taint.delete(index);

@@ -1,14 +1,19 @@
 // Opens a recording written by RecordingWriter and answers what the player and the export need:
 // its start, end and gaps, the picture of the desktop at any moment, every frame in order, and
 // the event track. The picture at `t` comes from the nearest keyframe at or before `t` (its
-// surfaces decoded from `<id>.keys`), then the recording replayed from the keyframe's byte
-// offset through a display model up to the last frame that ended at or before `t` — so a seek
-// reads at most one keyframe interval of the file, however long the recording is.
+// surfaces decoded from `<id>.keys`, and for a reference keyframe the draws it names replayed over
+// them), then the recording replayed from the keyframe's byte offset through a display model up
+// to the last frame that ended at or before `t` — so a seek reads at most one keyframe interval
+// of the file and one screenful of draws, however long the recording is. Should an image drawn on
+// the way decode to another size than its header said (the draws skipped were chosen by their
+// headers: visibleDraws.ts), the picture is drawn again in full from the keyframe's pixels — from
+// its base for a reference keyframe — exactly as the browser would show it.
 import { createReadStream } from 'node:fs';
 import { open, readFile, stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
 import { DisplayModel } from './displayModel.js';
+import { instructionsIn } from './fileTail.js';
 import { RecordingEventSchema, type RecordingEvent } from './events.js';
 import { IndexEntrySchema, recordingPaths, type Gap, type KeyframeEntry } from './indexFormat.js';
 import { parseJsonLines } from './jsonLinesFile.js';
@@ -72,12 +77,30 @@ export class RecordingReader {
    * seconds of heavy scrolling decodes a screenful of images, not every one sent.
    */
   async pictureAt(t: number): Promise<Surface> {
-    const model = new DisplayModel();
     const keyframe = this.keyframeAtOrBefore(t);
-    if (keyframe) await this.loadKeyframe(keyframe, model);
+    const model = new DisplayModel();
+    if (
+      (keyframe === undefined || (await this.loadKeyframe(keyframe, model))) &&
+      (await this.drawVisible(model, keyframe?.offset ?? 0, t))
+    )
+      return model.screen;
+    // An image whose header lied: everything from the keyframe's pixels on, drawn in full.
+    const exact = new DisplayModel();
+    if (keyframe) await this.loadKeyframe(keyframe, exact, false);
+    for await (const step of this.replay(exact, keyframe ? startOf(keyframe) : 0)) {
+      if (step.next !== undefined && step.next > t) break;
+    }
+    return exact.screen;
+  }
+
+  /**
+   * Draws into `model` the frames from `offset` that ended at or before `t`, only what of them
+   * still shows at `t`; false when an image decoded to another size than its header said.
+   */
+  private async drawVisible(model: DisplayModel, offset: number, t: number): Promise<boolean> {
     const parser = new GuacParser();
     const stream = createReadStream(this.paths.recording, {
-      start: keyframe?.offset ?? 0,
+      start: offset,
       highWaterMark: READ_CHUNK,
     });
     let stretch: GuacInstruction[] = [];
@@ -100,7 +123,7 @@ export class RecordingReader {
           frame = [];
           // Exact at every stretch's end, so a long one is drawn in parts (bounded memory).
           if (stretch.length >= MAX_STRETCH) {
-            await applyVisible(model, stretch);
+            if (!(await applyVisible(model, stretch))) return false;
             stretch = [];
           }
         }
@@ -108,17 +131,23 @@ export class RecordingReader {
     } finally {
       stream.destroy();
     }
-    await applyVisible(model, stretch);
-    return model.screen;
+    return applyVisible(model, stretch);
   }
 
   /** Every frame in order, from the start (or from the keyframe at or before `from`). */
   async *frames(from?: number): AsyncGenerator<ReplayFrame> {
-    const model = new DisplayModel();
+    let model = new DisplayModel();
     const keyframe = from === undefined ? undefined : this.keyframeAtOrBefore(from);
-    if (keyframe) await this.loadKeyframe(keyframe, model);
-    for await (const frame of this.replay(model, keyframe?.offset ?? 0, true)) {
-      if (frame.t !== undefined) yield { t: frame.t, model };
+    let offset = keyframe?.offset ?? 0;
+    if (keyframe && !(await this.loadKeyframe(keyframe, model))) {
+      // An image whose header lied: from the keyframe's pixels, every frame since drawn in full.
+      model = new DisplayModel();
+      await this.loadKeyframe(keyframe, model, false);
+      offset = startOf(keyframe);
+    }
+    for await (const frame of this.replay(model, offset, true)) {
+      if (frame.t !== undefined && (keyframe === undefined || frame.t >= keyframe.t))
+        yield { t: frame.t, model };
     }
   }
 
@@ -159,7 +188,27 @@ export class RecordingReader {
     return found;
   }
 
-  private async loadKeyframe(keyframe: KeyframeEntry, model: DisplayModel): Promise<void> {
+  /**
+   * `keyframe`'s picture in `model`: its PNGs, and (with `draws`) the draws it names replayed over
+   * them; false when one of those images decoded to another size than its header said.
+   */
+  private async loadKeyframe(
+    keyframe: KeyframeEntry,
+    model: DisplayModel,
+    draws = true,
+  ): Promise<boolean> {
+    await this.loadPictures(keyframe, model);
+    if (!draws || keyframe.draws === undefined) return true;
+    const mismatches = model.mismatches;
+    for (const instruction of await instructionsIn(this.paths.recording, keyframe.draws)) {
+      const pending = model.apply(instruction);
+      if (pending) await pending;
+    }
+    return model.mismatches === mismatches;
+  }
+
+  private async loadPictures(keyframe: KeyframeEntry, model: DisplayModel): Promise<void> {
+    if (keyframe.surfaces.length === 0) return;
     const handle = await open(this.paths.keys, 'r');
     try {
       for (const s of keyframe.surfaces) {
@@ -220,6 +269,11 @@ export class RecordingReader {
       stream.destroy();
     }
   }
+}
+
+/** Where replaying the file in full starts from under `keyframe`'s pixels. */
+function startOf(keyframe: KeyframeEntry): number {
+  return keyframe.draws === undefined ? keyframe.offset : (keyframe.base ?? 0);
 }
 
 /** The timestamp of the last `sync` in the file's tail, if any. */

@@ -10,8 +10,10 @@ import sharp from 'sharp';
 import { GuacParser, type GuacInstruction } from '@overlay-companion/guac';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DisplayModel } from './displayModel.js';
+import type { KeyframeEntry } from './indexFormat.js';
 import type { Rect, Surface } from './layers.js';
 import { RecordingReader } from './reader.js';
+import { record, sameRgb } from './testing/recordFrames.js';
 import { countColourIn, imageStream, ins, solidPng } from './testing/streams.js';
 import { RecordingWriter } from './writer.js';
 import type { RecordingStatus } from './writerOptions.js';
@@ -26,38 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Feeds frames to a writer and to a live model; returns the live picture after each frame. */
-async function record(
-  writer: RecordingWriter,
-  frames: { t: number; instructions: GuacInstruction[]; masks?: Rect[] }[],
-): Promise<{ t: number; picture: Surface }[]> {
-  const live = new DisplayModel();
-  const out: { t: number; picture: Surface }[] = [];
-  for (const frame of frames) {
-    if (frame.masks) writer.setMasks(frame.masks, frame.t);
-    for (const instruction of [...frame.instructions, ins('sync', frame.t, 1)]) {
-      writer.feed(instruction, frame.t);
-      await live.apply(instruction);
-    }
-    const screen = live.screen;
-    out.push({ t: frame.t, picture: { ...screen, rgba: Buffer.from(screen.rgba) } });
-  }
-  return out;
-}
-
-function sameRgb(a: Surface, b: Surface): number {
-  expect([a.width, a.height]).toEqual([b.width, b.height]);
-  let diff = 0;
-  for (let o = 0; o < a.rgba.length; o += 4)
-    if (
-      a.rgba[o] !== b.rgba[o] ||
-      a.rgba[o + 1] !== b.rgba[o + 1] ||
-      a.rgba[o + 2] !== b.rgba[o + 2]
-    )
-      diff++;
-  return diff;
-}
 
 /** Every image in the recording file, decoded, with the time of the frame it belongs to. */
 async function imagesInFile(path: string): Promise<{ t: number; layer: number; image: Surface }[]> {
@@ -157,12 +127,12 @@ describe('RecordingWriter and RecordingReader', () => {
     expect(i).toBe(live.length);
   });
 
-  it('decodes nothing on the live path while no mask is in force: the keyframes come once the desktop is still, at the frames the rule picks', async () => {
-    const index = async (id: string) =>
+  it('keeps no picture while no mask is in force: its keyframes name the draws that make the picture, at the frames the rule picks', async () => {
+    const keyframes = async (id: string) =>
       (await readFile(join(dir, `${id}.index.jsonl`), 'utf8'))
         .split('\n')
         .filter((line) => line.includes('"keyframe"'))
-        .map((line) => (JSON.parse(line) as { t: number }).t);
+        .map((line) => JSON.parse(line) as KeyframeEntry);
     const frames = async (t0: number) => {
       const blue = await solidPng(120, 80, [0, 0, 200]);
       const list = [
@@ -172,6 +142,9 @@ describe('RecordingWriter and RecordingReader', () => {
         const dot = await solidPng(10, 10, [i * 20, 200, 0]);
         list.push({ t: t0 + i * 100, instructions: imageStream(i + 1, 0, i * 10, 30, dot) });
       }
+      // The whole screen again: everything before it is covered.
+      list.push({ t: t0 + 1100, instructions: imageStream(20, 0, 0, 0, blue) });
+      list.push({ t: t0 + 1400, instructions: imageStream(21, 0, 50, 50, blue) });
       return list;
     };
     const t0 = 1_700_000_050_000;
@@ -185,25 +158,28 @@ describe('RecordingWriter and RecordingReader', () => {
     await record(masked, await frames(t0));
     await masked.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const liveKeyframes = await index(masked.id);
+    const pixelKeyframes = await keyframes(masked.id);
     await masked.close();
-    // ... and once without (the model follows the file, later).
+    // ... and once without: no model, no PNG; each keyframe names byte ranges of the file.
     const writer = await RecordingWriter.create({
       dir,
       keyframeIntervalMs: 250,
       maxKeyframeIntervalMs: 250,
-      quietMs: 2_000,
     });
     const live = await record(writer, await frames(t0));
     await writer.idle();
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(liveKeyframes.length).toBeGreaterThanOrEqual(3);
-    expect(await index(writer.id), 'no keyframe while the desktop is busy').toEqual([]);
-    // Still for quietMs: the model catches up, and the keyframes are those it would have written live.
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    await writer.idle();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await index(writer.id)).toEqual(liveKeyframes);
+    expect(pixelKeyframes.length).toBeGreaterThanOrEqual(4);
+    expect(pixelKeyframes.every((k) => k.draws === undefined)).toBe(true);
+    const references = await keyframes(writer.id);
+    expect(references.map((k) => k.t)).toEqual(pixelKeyframes.map((k) => k.t));
+    expect(references.every((k) => k.draws !== undefined && k.surfaces.length === 0)).toBe(true);
+    expect((await stat(join(dir, `${writer.id}.keys`))).size).toBe(0);
+    // After the screen was drawn again, only that draw (and the size before it) makes the picture.
+    const last = references.at(-1)!;
+    expect(last.t).toBeGreaterThanOrEqual(t0 + 1100);
+    const bytes = (k: KeyframeEntry) => k.draws!.reduce((sum, [a, b]) => sum + b - a, 0);
+    expect(bytes(last)).toBeLessThan(bytes(references[1]!));
     const summary = await writer.close();
     const reader = await RecordingReader.open(dir, summary.id);
     for (const { t, picture } of live)

@@ -16,11 +16,10 @@ export interface RecordingWriterOptions {
    * 1280×800 (bench/recording.ts): keyframes every 5 s regardless cost 12× the recording's own
    * size; one keyframe's worth, at most 60 s apart, 1× but a seek of ~500 ms on a loaded
    * machine; this rule sits between (an office session's keyframes come every 30 s). Heavy
-   * scrolling grows the file fast enough for a keyframe at every interval: each costs the
-   * recorder a screenful of images decoded and one PNG encoded (a 57 s heavy scroll replayed:
-   * 30 ms of CPU per second of scrolling at 5 s, 24 at 15 s), while a seek draws only what still
-   * shows at its moment (reader.ts), so 15 s of scrolling to replay stays well under the 500 ms
-   * target (~240 ms at 5 s, ~400 ms at 15 s on a machine loaded to 15).
+   * scrolling grows the file fast enough for a keyframe at every interval; while no mask is in
+   * force each is a reference keyframe (drawReferences.ts: no pixels decoded or encoded, the
+   * visible draws weighed by their rectangles), and a seek draws only what still shows at its
+   * moment (reader.ts), so 15 s of scrolling to replay stays well under the 500 ms target.
    */
   keyframeIntervalMs?: number;
   maxKeyframeIntervalMs?: number;
@@ -29,13 +28,13 @@ export interface RecordingWriterOptions {
   /** Instructions queued for the model, at most, before the recording stops (default 200 000). */
   maxBacklog?: number;
   /**
-   * The model catches up with the file (writing the keyframes due) once no frame came for this
-   * long (default 1000 ms; wall clock), once the file has run `maxLagBytes` (default 32 MiB)
-   * ahead of it…
+   * @deprecated Ignored: the writer's model no longer follows the file later (its keyframes are
+   * written as they fall due, as references to the file's draws). Accepted so older callers work.
    */
   quietMs?: number;
+  /** @deprecated Ignored (see quietMs). */
   maxLagBytes?: number;
-  /** …or once its oldest frame not yet caught up is this old (default 60 000; the recording's clock). */
+  /** @deprecated Ignored (see quietMs). */
   maxLagMs?: number;
   /** After a disk failure, how often to try again (default 2000 ms). */
   retryAfterMs?: number;
@@ -83,8 +82,5 @@ export const WRITER_DEFAULTS = {
   /** The keyframes' file may fall this far behind (keyframes are rare, and large). */
   maxPendingKeyBytes: 64 * 1024 * 1024,
   maxBacklog: 200_000,
-  quietMs: 1000,
-  maxLagBytes: 32 * 1024 * 1024,
-  maxLagMs: 60_000,
   retryAfterMs: 2000,
 } as const;

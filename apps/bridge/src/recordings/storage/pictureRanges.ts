@@ -6,7 +6,9 @@
 // - the picture file from that keyframe's offset up to the next keyframe's offset. The next
 //   keyframe is later than `t`, and its offset is right after the `sync` that ends its frame, so
 //   that `sync` — where the reader stops — is inside the range; after the last keyframe, to the
-//   end of the file.
+//   end of the file;
+// - for a reference keyframe, the byte ranges of the picture file it names (its draws, replayed
+//   over its PNGs), those close together fetched as one.
 import { IndexEntrySchema, type KeyframeEntry } from '@overlay-companion/recording';
 
 /** A byte range: `end` exclusive, undefined for "to the end of the file". */
@@ -18,7 +20,12 @@ export interface ByteRange {
 export interface PictureRanges {
   keys: ByteRange | undefined;
   recording: ByteRange;
+  /** More of the picture file: a reference keyframe's draws (none for a pixel keyframe). */
+  draws: ByteRange[];
 }
+
+/** Draws this close together are fetched in one request. */
+const DRAWS_GAP = 256 * 1024;
 
 /** The keyframes listed in an index file's text (lines that do not parse are skipped). */
 export function keyframesOf(indexText: string): KeyframeEntry[] {
@@ -53,5 +60,16 @@ export function pictureRanges(keyframes: readonly KeyframeEntry[], t: number): P
             end: Math.max(...surfaces.map((s) => s.keysOffset + s.keysLength)),
           },
     recording: { start: keyframe?.offset ?? 0, end: next?.offset },
+    draws: coalesced(keyframe?.draws ?? []),
   };
+}
+
+function coalesced(draws: readonly (readonly [number, number])[]): ByteRange[] {
+  const out: { start: number; end: number }[] = [];
+  for (const [start, end] of [...draws].sort((a, b) => a[0] - b[0])) {
+    const last = out.at(-1);
+    if (last !== undefined && start - last.end <= DRAWS_GAP) last.end = Math.max(last.end, end);
+    else out.push({ start, end });
+  }
+  return out;
 }

@@ -267,7 +267,7 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     }
   });
 
-  it('seeks with ranged reads: one keyframe and the stretch after it, not the whole recording', async () => {
+  it('seeks with ranged reads: one keyframe (its PNGs, or the draws it names) and the stretch after it, not the whole recording', async () => {
     const sizes = new Map((await objectsOf(recordingId)).map((o) => [o.key, o.size]));
     const guac = `${PREFIX}${recordingId}.guac`;
     const keys = `${PREFIX}${recordingId}.keys`;
@@ -278,16 +278,17 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
     const gets = s3.log.filter((r) => r.method === 'GET');
     const picture = gets.filter((r) => r.key === guac);
     const keyframe = gets.filter((r) => r.key === keys);
-    expect(picture).toHaveLength(1);
-    expect(keyframe).toHaveLength(1);
-    expect(picture[0]?.range).toMatch(/^bytes=\d+-\d*$/);
-    expect(keyframe[0]?.range).toMatch(/^bytes=\d+-\d+$/);
-    expect(picture[0]?.bytes ?? Infinity).toBeLessThan(sizes.get(guac) ?? 0);
-    expect(keyframe[0]?.bytes ?? Infinity).toBeLessThan(sizes.get(keys) ?? 0);
+    // A reference keyframe (no mask was in force) is byte ranges of the picture file, no PNG.
+    expect(picture.length).toBeGreaterThanOrEqual(1);
+    expect(keyframe.length).toBeLessThanOrEqual(1);
+    for (const get of picture) expect(get.range).toMatch(/^bytes=\d+-\d*$/);
+    for (const get of keyframe) expect(get.range).toMatch(/^bytes=\d+-\d+$/);
+    const fetched = picture.reduce((sum, get) => sum + (get.bytes ?? Infinity), 0);
+    expect(fetched).toBeLessThan(sizes.get(guac) ?? 0);
+    for (const get of keyframe) expect(get.bytes ?? Infinity).toBeLessThan(sizes.get(keys) ?? 0);
     // No other object but the index is read for a picture.
-    expect(new Set(gets.map((r) => r.key))).toEqual(
-      new Set([guac, keys, `${PREFIX}${recordingId}.index.jsonl`]),
-    );
+    const read = new Set([guac, keys, `${PREFIX}${recordingId}.index.jsonl`]);
+    expect(gets.filter((r) => !read.has(r.key))).toEqual([]);
   });
 
   it('exports the video from the bucket', async () => {

@@ -237,6 +237,9 @@ export class S3Files implements RecordingFiles {
         if (end !== undefined && end <= start)
           await writeFile(paths.recording, '', { mode: 0o600 });
         else await this.fetchPart(id, 'recording', paths.recording, ranges.recording);
+        // A reference keyframe's draws, into the same file at their offsets.
+        for (const draws of ranges.draws)
+          await this.fetchPart(id, 'recording', paths.recording, draws, true);
       } else {
         for (const part of ['recording', 'keys', 'events'] as const)
           await this.fetchPart(id, part, paths[part]);
@@ -252,11 +255,17 @@ export class S3Files implements RecordingFiles {
    * Writes one object (or the range of it) into `path` at the same byte offsets, so the file is
    * the object's own bytes where they were fetched and a hole elsewhere. Missing: no file.
    */
-  private async fetchPart(id: string, part: Part, path: string, range?: ByteRange): Promise<void> {
+  private async fetchPart(
+    id: string,
+    part: Part,
+    path: string,
+    range?: ByteRange,
+    more = false,
+  ): Promise<void> {
     const got = await this.get(id, part, range);
     // The file exists even when nothing was fetched (a range past the end: no picture after
-    // the keyframe), so the reader finds what it opens.
-    const handle = await open(path, 'w', 0o600);
+    // the keyframe), so the reader finds what it opens; `more` adds to what was fetched.
+    const handle = await open(path, more ? 'r+' : 'w', 0o600);
     try {
       if (got === undefined) return;
       let position = range?.start ?? 0;
