@@ -7,12 +7,12 @@
 import { stat } from 'node:fs/promises';
 import { recordingPaths } from '@overlay-companion/recording';
 import type { Hono } from 'hono';
-import { accessOf } from '../desktops/desktopAccess.js';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { PersonRecord, RecordingRecord } from '../store/types.js';
 import {
   RECORDINGS_BASE as BASE,
+  recordingSeen,
   type RecordingRoutesDeps,
   type RouteAccess,
 } from './routeAccess.js';
@@ -61,11 +61,7 @@ export function mountReadRoutes(
     const out = [];
     for (const recording of await store.recordings.list()) {
       const desktop = desktops.get(recording.desktopId);
-      const sees =
-        desktop === undefined
-          ? person.role === 'admin' || recording.ownerId === person.id
-          : accessOf(person, desktop, grants) !== null;
-      if (!sees) continue;
+      if (recordingSeen(person, recording, desktop, grants) === undefined) continue;
       const row = live.has(recording.id)
         ? { ...recording, bytes: await fileSize(recordings.dir, recording.id) }
         : recording;

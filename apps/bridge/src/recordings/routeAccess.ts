@@ -1,6 +1,7 @@
 // What the recordings' routes share: who may see which recording (of a desktop they may view; a
-// removed desktop's, its owner's at the time and admins'; anything else answers 404, like a
-// recording that does not exist), who may delete it (the desktop's owner or an admin), and how a
+// removed desktop's, or one made before the desktop was given to someone else, its owner's at the
+// time and admins'; anything else answers 404, like a recording that does not exist), who may
+// delete it (the desktop's owner or an admin), and how a
 // person's viewing, exporting and deleting and their changes to a desktop's recording setting
 // are audited. A recording out of this bridge's reach is refused to every read with a 503 saying
 // why — where it is to an admin, only that an admin can help to anyone else.
@@ -13,7 +14,7 @@ import { accessOf, mayManage } from '../desktops/desktopAccess.js';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
-import type { DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
+import type { DesktopGrant, DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
 import type { Recordings } from './recordings.js';
 import { UNREACHABLE_FOR_MEMBERS } from './storage/unreachable.js';
 
@@ -43,6 +44,29 @@ export interface Found {
 
 export type RouteAccess = ReturnType<typeof routeAccess>;
 
+/**
+ * Whether `person` sees `recording` (of `desktop`, with the grants on it that concern them), and
+ * may delete it; undefined: not theirs to see. One made while another person owned the desktop
+ * (given away since) is treated as a removed desktop's: its owner at the time and admins — the
+ * new owner and the desktop's grantees never saw those screens, and its owner then still does.
+ */
+export function recordingSeen(
+  person: PersonRecord,
+  recording: RecordingRecord,
+  desktop: DesktopRecord | undefined,
+  grants: readonly DesktopGrant[],
+): { mayDelete: boolean } | undefined {
+  if (
+    desktop === undefined ||
+    (recording.ownerId !== null && recording.ownerId !== desktop.ownerId)
+  ) {
+    const mine = person.role === 'admin' || recording.ownerId === person.id;
+    return mine ? { mayDelete: true } : undefined;
+  }
+  const level = accessOf(person, desktop, grants);
+  return level === null ? undefined : { mayDelete: mayManage(level) };
+}
+
 export function routeAccess(deps: RecordingRoutesDeps) {
   const { access, recordings } = deps;
   const store = access.store;
@@ -57,17 +81,15 @@ export function routeAccess(deps: RecordingRoutesDeps) {
     return { desktop, access: accessOf(person, desktop, await store.desktops.grants(desktopId)) };
   };
 
-  /** Whether the person sees the recording: they may view its desktop (or owned it, if gone). */
+  /** Whether the person sees the recording (recordingSeen), with its desktop. */
   const visible = async (
     person: PersonRecord,
     recording: RecordingRecord,
   ): Promise<{ desktop: DesktopRecord | undefined; mayDelete: boolean } | undefined> => {
-    const { desktop, access: level } = await desktopFor(person, recording.desktopId);
-    if (desktop === undefined) {
-      const mine = person.role === 'admin' || recording.ownerId === person.id;
-      return mine ? { desktop, mayDelete: true } : undefined;
-    }
-    return level === null ? undefined : { desktop, mayDelete: mayManage(level) };
+    const desktop = await store.desktops.byId(recording.desktopId);
+    const grants = desktop === undefined ? [] : await store.desktops.grants(desktop.id);
+    const seen = recordingSeen(person, recording, desktop, grants);
+    return seen === undefined ? undefined : { desktop, ...seen };
   };
 
   /**
