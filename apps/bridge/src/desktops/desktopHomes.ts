@@ -14,6 +14,12 @@
 //   desktop-homes/<uid>/home.img  as root: the HOME's size-limited file system (homeQuota.ts)
 // The folder names are numbers: they tell nobody which person or desktop they belong to.
 //
+// As root, a uid is also taken host-wide (desktopUids.ts), so another bridge's data dir on this
+// machine never hands out the same one. A claim made before that record existed whose uid another
+// data dir took first moves to a fresh uid at its next start (folder renamed, files chowned).
+// A claim without an owner (made before owners were written) is nobody's known HOME: it is
+// deleted like another owner's, never given to whoever owns the desktop now.
+//
 // The homes dir is 0700 and the bridge's, so nobody else can even reach a HOME; bwrap, run by
 // the bridge (root), bind-mounts it before setpriv drops to the desktop's uid (sandbox.ts). When
 // the bridge is not root, HOMEs are the bridge's own and `user` is undefined (the sandbox then
@@ -28,10 +34,10 @@ import {
   rename,
   rm,
   stat,
-  writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { DesktopUidRegistry, processUids, writeAtomically } from './desktopUids.js';
 import {
   isMounted,
   mountedElsewhere,
@@ -65,7 +71,10 @@ export interface DesktopHome {
   user: { uid: number; gid: number } | undefined;
   /** How its size limit is kept; `measured` comes with why the hard limit could not be had. */
   limit: { kind: 'image' } | { kind: Extract<HomeLimit, 'measured'>; why: string };
-  /** True when an earlier owner's HOME was deleted to make this one. */
+  /**
+   * True when a HOME made for someone else (or for nobody known: a claim from before owners were
+   * written) was deleted to make this one.
+   */
   replacedEarlierOwners: boolean;
 }
 
@@ -79,11 +88,17 @@ export class DesktopHomes {
   /** One change at a time: two askers for one desktop must get one uid, not two. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  /** `measureOnly`: no file system per HOME even as root (the pool then measures them). */
+  private readonly uids: DesktopUidRegistry;
+
+  /**
+   * `measureOnly`: no file system per HOME even as root (the pool then measures them). `uids`:
+   * the host-wide uid record (default DESKTOP_UID_REGISTRY; used only as root).
+   */
   constructor(
     readonly root: string,
-    private readonly options: { measureOnly?: boolean } = {},
+    private readonly options: { measureOnly?: boolean; uids?: DesktopUidRegistry } = {},
   ) {
+    this.uids = options.uids ?? new DesktopUidRegistry();
     // First in the queue: what a killed bridge left mounted goes before anything is started.
     this.queue = this.unmountStale().catch(() => undefined);
   }
@@ -98,15 +113,19 @@ export class DesktopHomes {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       await chmod(this.root, 0o700);
       let claim = (await this.claims()).get(desktopId);
-      const replacedEarlierOwners = claim?.ownerId !== undefined && claim.ownerId !== ownerId;
+      // Owner-less (from before owners were written): whose it is cannot be known, so not theirs.
+      const replacedEarlierOwners = claim !== undefined && claim.ownerId !== ownerId;
       if (replacedEarlierOwners && claim !== undefined) {
         await this.deleteClaim(claim.uid);
         claim = undefined;
       }
-      const uid = claim?.uid ?? (await this.allocate(desktopId, ownerId));
-      // A claim from before owners were written is its current owner's (nothing else to go by).
-      if (claim !== undefined && claim.ownerId === undefined) {
-        await writeAtomically(join(this.root, String(uid), PERSON_FILE), ownerId);
+      let uid = claim?.uid ?? (await this.allocate(desktopId, ownerId));
+      // Taken host-wide before this record existed by another data dir: a fresh uid.
+      let movedFrom: number | undefined;
+      if (claim !== undefined && isRoot() && !(await this.uids.take(claim.uid, this.root))) {
+        movedFrom = claim.uid;
+        uid = await this.freshUid();
+        await rename(join(this.root, String(movedFrom)), join(this.root, String(uid)));
       }
       const dir = join(this.root, String(uid), HOME_DIR);
       await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -117,28 +136,35 @@ export class DesktopHomes {
       }
       await chown(dir, uid, uid);
       const user = { uid, gid: uid };
-      if (this.options.measureOnly === true) {
-        const why = 'measuring was asked for';
-        return { dir, user, limit: { kind: 'measured', why }, replacedEarlierOwners };
+      const limit = await this.limit(uid, dir, quotaBytes);
+      if (movedFrom !== undefined) {
+        const [from, to] = [String(movedFrom), String(uid)];
+        await run('chown', ['-R', `--from=${from}:${from}`, `${to}:${to}`, '--', dir]);
       }
-      const image = join(this.root, String(uid), IMAGE_FILE);
-      const limit = await mountImageHome(dir, image, quotaBytes, uid).then(
-        () => ({ kind: 'image' as const }),
-        async (err: unknown) => {
-          const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
-          // Its files are in the image: never start it on the empty folder under it instead.
-          if (
-            await stat(image).then(
-              () => true,
-              () => false,
-            )
-          )
-            throw new Error(`The desktop's home (${image}) could not be mounted: ${why}`);
-          return { kind: 'measured' as const, why };
-        },
-      );
       return { dir, user, limit, replacedEarlierOwners };
     });
+  }
+
+  /** As root: the HOME's file system mounted with its limit, or why it is measured instead. */
+  private async limit(uid: number, dir: string, quotaBytes: number): Promise<DesktopHome['limit']> {
+    if (this.options.measureOnly === true)
+      return { kind: 'measured', why: 'measuring was asked for' };
+    const image = join(this.root, String(uid), IMAGE_FILE);
+    return mountImageHome(dir, image, quotaBytes, uid).then(
+      () => ({ kind: 'image' as const }),
+      async (err: unknown) => {
+        const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
+        // Its files are in the image: never start it on the empty folder under it instead.
+        if (
+          await stat(image).then(
+            () => true,
+            () => false,
+          )
+        )
+          throw new Error(`The desktop's home (${image}) could not be mounted: ${why}`);
+        return { kind: 'measured' as const, why };
+      },
+    );
   }
 
   /** The desktop stopped: its HOME's file system is unmounted (its files stay in the image). */
@@ -160,13 +186,13 @@ export class DesktopHomes {
   }
 
   /**
-   * Deletes the desktop's HOME when it was made for someone other than `ownerId` (checked and
-   * deleted in one step, after any ensure already asked for); true when it did.
+   * Deletes the desktop's HOME when it was made for someone other than `ownerId`, or for nobody
+   * known (checked and deleted in one step, after any ensure already asked for); true when it did.
    */
   removeIfNotOwnedBy(desktopId: string, ownerId: string): Promise<boolean> {
     return this.serial(async () => {
       const claim = (await this.claims()).get(desktopId);
-      if (claim?.ownerId === undefined || claim.ownerId === ownerId) return false;
+      if (claim === undefined || claim.ownerId === ownerId) return false;
       await this.deleteClaim(claim.uid);
       return true;
     });
@@ -232,18 +258,32 @@ export class DesktopHomes {
     return claims;
   }
 
-  /**
-   * The next uid after the last one handed out, never one handed out before (a deleted
-   * desktop's uid could still own something the kernel keeps per uid, such as its keyring), nor
-   * one the host's users or groups have.
-   */
+  /** A fresh uid for `desktopId`, its folder made and its owner written. */
   private async allocate(desktopId: string, ownerId: string): Promise<number> {
+    const uid = await this.freshUid();
+    // The owner before the desktop: a claim is found by its desktop file, never without owner.
+    await writeAtomically(join(this.root, String(uid), PERSON_FILE), ownerId);
+    await writeAtomically(join(this.root, String(uid), OWNER_FILE), desktopId);
+    return uid;
+  }
+
+  /**
+   * The next uid after the last one handed out, here and (as root) on the host, its empty folder
+   * made: never one handed out before (a deleted desktop's uid could still own something the
+   * kernel keeps per uid, such as its keyring), nor one the host's users or groups have or a
+   * process runs as, nor (as root) one another data dir took (desktopUids.ts).
+   */
+  private async freshUid(): Promise<number> {
     const lastFile = join(this.root, LAST_UID_FILE);
-    const last = Number(await readFile(lastFile, 'utf8').catch(() => ''));
-    let uid =
-      Number.isSafeInteger(last) && last >= DESKTOP_UID_FIRST ? last + 1 : DESKTOP_UID_FIRST;
+    const last = Math.max(
+      Number(await readFile(lastFile, 'utf8').catch(() => '')) || 0,
+      isRoot() ? await this.uids.last() : 0,
+    );
+    const busy = isRoot() ? await processUids() : new Set<number>();
+    let uid = last >= DESKTOP_UID_FIRST ? last + 1 : DESKTOP_UID_FIRST;
     for (; uid <= DESKTOP_UID_LAST; uid++) {
-      if (await hostHasId(uid)) continue;
+      if (busy.has(uid) || (await hostHasId(uid))) continue;
+      if (isRoot() && !(await this.uids.take(uid, this.root))) continue;
       const claimed = await mkdir(join(this.root, String(uid)), { mode: 0o700 }).then(
         () => true,
         (err: NodeJS.ErrnoException) => {
@@ -253,9 +293,6 @@ export class DesktopHomes {
       );
       if (!claimed) continue;
       await writeAtomically(lastFile, String(uid));
-      // The owner before the desktop: a claim is found by its desktop file, never without owner.
-      await writeAtomically(join(this.root, String(uid), PERSON_FILE), ownerId);
-      await writeAtomically(join(this.root, String(uid), OWNER_FILE), desktopId);
       return uid;
     }
     throw new Error(
@@ -277,10 +314,4 @@ async function hostHasId(id: number): Promise<boolean> {
     if (found) return true;
   }
   return false;
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.new`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
 }
