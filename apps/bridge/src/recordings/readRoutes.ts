@@ -1,7 +1,8 @@
 // The recordings themselves over HTTP: the list of those the person may see (routeAccess.ts;
 // one kept where this bridge cannot reach says why it cannot be played), each one's Guacamole
 // stream (for Guacamole.SessionRecording; viewing is audited), its event track, and its deletion
-// by the desktop's owner or an admin (audited; refused while it is being made). One out of this
+// by the desktop's owner or an admin (audited; refused while it is being made, and to all but an
+// admin while its row has no end: being made on another bridge of the site). One out of this
 // bridge's reach (storage/unreachable.ts) an admin alone removes from the list: its objects stay
 // where they are, which the audit says.
 import { stat } from 'node:fs/promises';
@@ -109,6 +110,16 @@ export function mountReadRoutes(
         'Only an admin can remove this recording from the list: this bridge cannot reach its files to delete them, so they would stay where they are.',
       );
     if (recordings.liveIds().has(found.recording.id)) return apiError(c, 409, STILL_BEING_MADE);
+    // Not ended: being made on another bridge of the site (which shares the store), or left open
+    // by a bridge that stopped, which ends it when it starts again. Its owner deleting its row
+    // here would erase a recording being made through any other bridge; an admin may (a row whose
+    // bridge is gone for good would stay listed otherwise).
+    if (found.recording.endedAt === null && found.person.role !== 'admin')
+      return apiError(
+        c,
+        409,
+        `${STILL_BEING_MADE} It may be being made on another bridge of the site; one whose bridge stopped is ended when that bridge starts again.`,
+      );
     if (!(await recordings.remove(found.recording))) return apiError(c, 409, STILL_BEING_MADE);
     const where = placeText(found.recording) ?? 'on the S3 store it was moved to';
     audit(
