@@ -24,6 +24,11 @@ export interface VideoExportOptions {
   annotate?: boolean;
   /** The ffmpeg binary (default `ffmpeg` on PATH). */
   ffmpeg?: string;
+  /**
+   * Stops the export before its next frame (ffmpeg is killed, an ExportError with the signal's
+   * reason thrown): the person who asked went away, or it ran too long.
+   */
+  signal?: AbortSignal;
 }
 
 export interface VideoExportResult {
@@ -76,6 +81,12 @@ export async function exportVideo(
 
   const emit = async (screen: Surface, until: number): Promise<void> => {
     while (next < until && next <= reader.end) {
+      if (options.signal?.aborted === true)
+        throw new ExportError(
+          typeof options.signal.reason === 'string'
+            ? options.signal.reason
+            : 'The export was stopped.',
+        );
       if (screen.width === 0 || screen.height === 0) {
         next += step;
         continue;

@@ -1,6 +1,8 @@
 // A recording's exports over HTTP, both audited: its event track as JSON lines, and a WebM video
 // rendered on this machine (the package's exportVideo: overlays and the AI's pointer composited)
-// — one video export at a time for the whole bridge, and only once the recording has ended.
+// — one video export at a time for the whole bridge, and only once the recording has ended. A
+// video export stops when its request goes away (nobody would get the file, and it holds the one
+// export of the bridge) and after EXPORT_MAX_MS (a day-long recording would hold it for hours).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,9 @@ import {
   type RecordingRoutesDeps,
   type RouteAccess,
 } from './routeAccess.js';
+
+/** The longest one video export runs before it is stopped (the others wait for it meanwhile). */
+export const EXPORT_MAX_MS = 30 * 60_000;
 
 export function mountExportRoutes(
   app: Hono<BridgeEnv>,
@@ -50,13 +55,23 @@ export function mountExportRoutes(
     exporting = true;
     let work: string | undefined;
     let out: string;
+    const stop = new AbortController();
+    const gone = (): void => stop.abort('The video export was stopped: its request went away.');
+    const timer = setTimeout(
+      () =>
+        stop.abort(
+          `The video export ran longer than ${EXPORT_MAX_MS / 60_000} minutes and was stopped (the recording is long): play it on the recordings page, or export its event track.`,
+        ),
+      EXPORT_MAX_MS,
+    );
+    c.req.raw.signal.addEventListener('abort', gone, { once: true });
     try {
       work = await mkdtemp(join(tmpdir(), 'oc-export-'));
       const target = join(work, 'recording.webm');
       const rendered = await recordings
         .files(found.recording)
         .read(found.recording.id, { kind: 'all' }, (reader) =>
-          exportVideo(reader, target, { format: 'webm' }),
+          exportVideo(reader, target, { format: 'webm', signal: stop.signal }),
         );
       if (rendered === undefined) {
         await rm(work, { recursive: true, force: true });
@@ -68,6 +83,8 @@ export function mountExportRoutes(
       if (err instanceof ExportError) return apiError(c, 503, err.message);
       throw err;
     } finally {
+      clearTimeout(timer);
+      c.req.raw.signal.removeEventListener('abort', gone);
       exporting = false;
     }
     const done = work;
