@@ -13,15 +13,14 @@ import { join } from 'node:path';
 import { RecordingWriter, recordingPaths } from '@overlay-companion/recording';
 import { afterAll, describe, expect, it, test } from 'vitest';
 import type { AuditInput } from '../audit/auditLog.js';
-import { hashPassword } from '../auth/passwords.js';
 import { silentLogger } from '../logger.js';
-import { newId } from '../store/ids.js';
 import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/types.js';
 import { postgresRequired, startTestPostgres } from '../store/testing/postgres.js';
 import { RECORDING_RETENTION_KEY } from './recordingPolicy.js';
 import { Recordings } from './recordings.js';
 import { DAY_MS } from './retention.js';
+import { seedOwnerAndDesktop } from './storage/testing/spoolStore.js';
 import { writeNoiseRecording } from './testing/sampleRecording.js';
 
 const KiB = 1024;
@@ -77,20 +76,7 @@ describe.skipIf(!('url' in postgres))('keeping recordings on a site of two bridg
     };
     const a = await bridge();
     const b = await bridge();
-    const owner = await a.store.people.add({
-      username: 'ada',
-      displayName: 'Ada',
-      passwordHash: await hashPassword('another-password-0123456789'),
-      role: 'admin',
-    });
-    const desktop = await a.store.desktops.add({
-      id: newId('dsk'),
-      name: 'Office PC',
-      kind: 'vnc',
-      params: {},
-      secret: null,
-      ownerId: owner.id,
-    });
+    const { owner, desktop } = await seedOwnerAndDesktop(a.store);
     /** A finished recording made on `on` (its files in that bridge's data dir). */
     const write = (on: SiteBridge, t0: number) =>
       writeNoiseRecording(on.store, on.dir, {

@@ -1,6 +1,7 @@
 // Test support: a data dir of its own with a store (SQLite) holding one admin and one desktop of
 // theirs, and the recordings folder inside it — where the S3 tests put a recording a bridge left
-// (its row and files) before they start a Recordings on it.
+// (its row and files) before they start a Recordings on it; and that admin and desktop alone, for
+// a store opened otherwise (the site tests: PostgreSQL).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,23 @@ export interface SpoolStore {
 export async function openSpoolStore(name: string): Promise<SpoolStore> {
   const dataDir = await mkdtemp(join(tmpdir(), `oc-${name}-`));
   const store = await openStore({ dataDir });
+  const { owner, desktop } = await seedOwnerAndDesktop(store);
+  return {
+    store,
+    dir: join(dataDir, 'recordings'),
+    owner,
+    desktop,
+    close: async () => {
+      await store.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One admin, Ada, and one desktop of hers, "Office PC", in `store`. */
+export async function seedOwnerAndDesktop(
+  store: Store,
+): Promise<{ owner: PersonRecord; desktop: DesktopRecord }> {
   const owner = await store.people.add({
     username: 'ada',
     displayName: 'Ada',
@@ -36,14 +54,5 @@ export async function openSpoolStore(name: string): Promise<SpoolStore> {
     secret: null,
     ownerId: owner.id,
   });
-  return {
-    store,
-    dir: join(dataDir, 'recordings'),
-    owner,
-    desktop,
-    close: async () => {
-      await store.close();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { owner, desktop };
 }

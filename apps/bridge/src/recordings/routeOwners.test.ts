@@ -1,24 +1,23 @@
-// A desktop given to someone else (an admin changes its owner): the recordings made while its
-// earlier owner had it show that person's screens, which the new owner and the desktop's grantees
-// never saw. They stay with the owner at the time and the admins — listed, played and deleted by
-// them — like a removed desktop's; everyone else is told they do not exist (404, word for word as
-// for no recording). What is recorded after the change is the new owner's, as usual. A real
-// bridge, real sign-ins over HTTP.
+// Who may see and delete a recording when its desktop changes hands, or when it is being made on
+// another bridge of the site. A real bridge, real sign-ins over HTTP.
+// - A desktop given to someone else (an admin changes its owner): the recordings made while its
+//   earlier owner had it show that person's screens, which the new owner and the desktop's
+//   grantees never saw. They stay with the owner at the time and the admins — listed, played and
+//   deleted by them — like a removed desktop's; everyone else is told they do not exist (404,
+//   word for word as for no recording). What is recorded after the change is the new owner's.
+// - A recording being made on another bridge of the site (the store is shared; its files are in
+//   that bridge's data dir, and only that bridge knows it is live): its row has no end yet. Its
+//   desktop's owner cannot delete it through this bridge — a recording being made is never
+//   deleted, wherever it is made — while an admin can remove a row whose bridge is gone for good.
+//   The other bridge's row is written into the store as that bridge would.
 import { API } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
-import type { BrowserSession } from '../testing/browserSession.js';
+import { desktopOwnedBy, listedRecordings as listed } from './testing/ownedDesktops.js';
 import { writeSampleRecording } from './testing/sampleRecording.js';
 
-const listed = async (session: BrowserSession): Promise<string[]> => {
-  const res = await session.request('/api/recordings');
-  expect(res.status).toBe(200);
-  const { recordings } = (await res.json()) as { recordings: Array<{ id: string }> };
-  return recordings.map((r) => r.id).sort();
-};
-
-describe('recordings of a desktop given to someone else', () => {
+describe('recordings as desktops change hands and bridges', () => {
   let bridge: TestBridge;
   let carol: OtherPerson;
   let dan: OtherPerson;
@@ -35,17 +34,8 @@ describe('recordings of a desktop given to someone else', () => {
     await bridge?.close();
   });
 
-  it('stay with the owner at the time and the admins; the new owner and the grantees get 404', async () => {
-    const made = await bridge.session.request(API.desktops, {
-      body: {
-        name: 'Carol’s',
-        kind: 'vnc',
-        params: { host: 'vnc.example', port: 5900 },
-        owner_id: carol.person.id,
-      },
-    });
-    expect(made.status).toBe(201);
-    const desktop = ((await made.json()) as { id: string }).id;
+  it('given away: they stay with the owner at the time and the admins; the new owner and the grantees get 404', async () => {
+    const desktop = await desktopOwnedBy(bridge.session, carol.person.id, 'Carol’s');
     const granted = await bridge.session.request(
       `${API.desktops}/${desktop}/grants/${vic.person.id}`,
       { method: 'PUT', body: { level: 'view' } },
@@ -87,5 +77,31 @@ describe('recordings of a desktop given to someone else', () => {
     });
     expect(deleted.status).toBe(204);
     expect(await listed(bridge.session)).not.toContain(carols);
+  });
+
+  /** The row another bridge writes as its recording of `desktop` starts. */
+  const beingMadeElsewhere = async (id: string, desktop: string): Promise<void> =>
+    bridge.access.store.recordings.add({
+      id,
+      desktopId: desktop,
+      ownerId: carol.person.id,
+      startedAt: Date.now() - 5_000,
+    });
+
+  it('being made on another bridge: not deleted by its desktop’s owner through this one (409, the row stays); an admin may remove one whose bridge is gone for good', async () => {
+    const desktop = await desktopOwnedBy(bridge.session, carol.person.id, 'Carol’s second');
+    await beingMadeElsewhere('elsewhere-being-made-1', desktop);
+    const res = await carol.session.request('/api/recordings/elsewhere-being-made-1', {
+      method: 'DELETE',
+    });
+    expect(res.status).toBe(409);
+    expect(((await res.json()) as { error: string }).error).toContain('another bridge');
+    expect(await bridge.access.store.recordings.byId('elsewhere-being-made-1')).toBeDefined();
+
+    const removed = await bridge.session.request('/api/recordings/elsewhere-being-made-1', {
+      method: 'DELETE',
+    });
+    expect(removed.status).toBe(204);
+    expect(await bridge.access.store.recordings.byId('elsewhere-being-made-1')).toBeUndefined();
   });
 });
