@@ -37,6 +37,7 @@ import { ViewerController } from './controller.js';
 import { desktopNotShown } from './desktopAway.js';
 import { ClipboardWatch } from './handlers/clipboard.js';
 import { OverlayService } from './handlers/overlay.js';
+import { channelBurst } from './overlaySync.js';
 import { currentMonitors, type DesktopSize } from './monitors.js';
 import { FrameWatch } from './screen/frameWatch.js';
 import { sleep } from './sleep.js';
@@ -216,6 +217,7 @@ function startBrowserControl(): BrowserControl {
     giveUp: (detail) => channel.giveUp(detail),
     control: controlStore,
     overlayStore,
+    overlayBurst: channelBurst(),
     confirmations,
     env: {
       overlays,

@@ -16,7 +16,12 @@ import type { OverlayState } from '../store/overlays.js';
 import type { LayoutState } from '../store/layout.js';
 import type { DesktopState } from '../store/desktopState.js';
 import { aiActionSeen } from '../activity/aiActivity.js';
-import { overlaySyncMessage, overlaysOnHello, type OverlaySyncDeps } from './overlaySync.js';
+import {
+  overlaySyncMessage,
+  overlaysOnHello,
+  type Burst,
+  type OverlaySyncDeps,
+} from './overlaySync.js';
 import { waitingElsewhere } from '../confirm/answerElsewhere.js';
 import { ToolCalls, type ToolCallDeps } from './toolCalls.js';
 
@@ -24,6 +29,8 @@ export interface ControllerDeps extends ToolCallDeps {
   /** Close the link for good (protocol version mismatch). */
   giveUp: (detail: string) => void;
   overlayStore: StoreApi<OverlayState>;
+  /** As a mirror, apply a burst of relayed overlay changes at once (overlaySync.ts Burst). */
+  overlayBurst?: Burst;
   /** The person's monitor layout and privacy masks, as the bridge sends them. */
   layout?: StoreApi<LayoutState>;
   /** desktop_state: the desktop's name, who is in charge of its AI and who watches. */
@@ -41,8 +48,8 @@ export class ViewerController {
   constructor(deps: ControllerDeps) {
     this.#deps = deps;
     // Made once: a mirror handles one overlay message per AI change, thousands at a time.
-    const { send, overlayStore, env } = deps;
-    this.#overlaySync = { send, overlayStore, overlays: env.overlays };
+    const { send, overlayStore, env, overlayBurst } = deps;
+    this.#overlaySync = { send, overlayStore, overlays: env.overlays, burst: overlayBurst };
     this.#calls = new ToolCalls(deps);
   }
 

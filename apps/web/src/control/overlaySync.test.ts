@@ -161,4 +161,42 @@ describe('overlay store sync between windows', () => {
     expect(overlayStore.getState()).toMatchObject({ seq: 0, overlays: [] });
     expect(sent).toHaveLength(before);
   });
+
+  it('a mirror with a Burst applies a burst of changes in one store update, before what follows', () => {
+    let later: (() => void) | undefined;
+    const burst = { later: (apply: () => void) => void (later = apply), gathered: [] };
+    const { controller, sent, overlayStore } = setup({ overlayBurst: burst });
+    controller.handle(hello('mirror'));
+    const drawn = (id: string) => ({ ...BRIDGE_DRAWN, overlay_id: id, expires_at: undefined });
+    controller.handle(msg({ type: 'sync_state', seq: 2, overlays: [drawn('a')] }));
+    let updates = 0;
+    const stop = overlayStore.subscribe(() => updates++);
+    for (let i = 0; i < 20; i++)
+      controller.handle(msg({ type: 'overlay_created', overlay: drawn(`b${i}`), seq: 3 + i }));
+    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'a', seq: 23 }));
+    // Nothing yet: the burst waits for the messages queued behind it.
+    expect(overlayStore.getState().seq).toBe(2);
+    later?.();
+    expect(updates).toBe(1);
+    expect(overlayStore.getState().seq).toBe(23);
+    expect(overlayStore.getState().overlays.map((o) => o.overlay_id)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `b${i}`),
+    );
+    // A change gathered before a snapshot is applied before it (the snapshot then wins)…
+    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'b0', seq: 24 }));
+    controller.handle(msg({ type: 'sync_state', seq: 30, overlays: [drawn('z')] }));
+    const shown = () => overlayStore.getState().overlays.map((o) => o.overlay_id);
+    expect(overlayStore.getState().seq).toBe(30);
+    expect(shown()).toEqual(['z']);
+    later?.(); // …and is not applied again
+    expect(overlayStore.getState().seq).toBe(30);
+    expect(shown()).toEqual(['z']);
+    // A gap in a burst asks for a snapshot once.
+    const asked = sent.length;
+    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'z', seq: 32 }));
+    controller.handle(msg({ type: 'overlay_removed', overlay_id: 'z', seq: 33 }));
+    later?.();
+    expect(sent.slice(asked)).toEqual([{ type: 'request_sync' }]);
+    stop();
+  });
 });

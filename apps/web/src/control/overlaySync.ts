@@ -3,17 +3,61 @@
 // one and ask for the whole store (request_sync → sync_state) when they see a gap; a window
 // handed control keeps the newer of its own store and the bridge's copy. An overlay the bridge
 // drew itself (overlay_put) goes into the control window's store like one drawn here.
+// A mirror gets one message per overlay (a batch of 20 is 20 messages, each its own task): with
+// a Burst (the browser's: channelBurst), the changes of a burst are gathered and applied in one
+// store update once the messages already waiting have run (store/remoteChanges.ts), instead of
+// rebuilding a store of thousands per message; any other overlay message, and a hello, apply what
+// is gathered first, so the order holds.
 import type { BridgeToViewer, ViewerToBridge } from '@overlay-companion/protocol';
 import type { StoreApi } from 'zustand/vanilla';
+import { afterQueued } from '../overlay/afterQueued.js';
 import type { ViewerRole } from '../store/control.js';
-import { applyRemote, overlayData, type OverlayState } from '../store/overlays.js';
+import {
+  applyRemote,
+  overlayData,
+  type OverlayState,
+  type RemoteChange,
+} from '../store/overlays.js';
+import { applyRemoteChanges } from '../store/remoteChanges.js';
 import type { OverlayService } from './handlers/overlay.js';
 
 export interface OverlaySyncDeps {
   send: (message: ViewerToBridge) => boolean;
   overlayStore: StoreApi<OverlayState>;
   overlays: OverlayService;
+  /** Without one, a mirror applies each change at once. */
+  burst?: Burst;
 }
+
+/** Where a mirror gathers a burst of changes, and when it applies them. */
+export interface Burst {
+  /** Runs `apply` after the tasks already queued (the rest of the burst's messages). */
+  later: (apply: () => void) => void;
+  gathered: RemoteChange[];
+}
+
+/** The browser's Burst: the socket's burst is applied once, before the next frame's paint. */
+export function channelBurst(): Burst {
+  return { later: afterQueued(), gathered: [] };
+}
+
+/** A mirror's gathered changes, applied in one store update (a gap asks for a snapshot). */
+function applyGathered(deps: OverlaySyncDeps): void {
+  const changes = deps.burst?.gathered;
+  if (changes === undefined || changes.length === 0) return;
+  const { overlayStore } = deps;
+  const before = overlayData(overlayStore);
+  const { data, gap } = applyRemoteChanges(before, changes.splice(0));
+  if (data !== before) overlayStore.getState().replaced(data);
+  if (gap) deps.send({ type: 'request_sync' });
+}
+
+const isRemoteChange = (
+  message: OverlaySyncMessage,
+): message is OverlaySyncMessage & RemoteChange =>
+  message.type === 'overlay_created' ||
+  message.type === 'overlay_removed' ||
+  message.type === 'clear_overlays';
 
 export type OverlaySyncMessage = Extract<
   BridgeToViewer,
@@ -34,6 +78,7 @@ export function overlaysOnHello(
   role: ViewerRole,
   wasControl: boolean,
 ): void {
+  applyGathered(deps);
   if (role === 'mirror') {
     if (wasControl) deps.overlays.dispose();
     deps.send({ type: 'request_sync' });
@@ -53,6 +98,12 @@ export function overlaySyncMessage(
   message: OverlaySyncMessage,
 ): void {
   const { overlayStore } = deps;
+  const { burst } = deps;
+  if (burst !== undefined && role !== 'control' && isRemoteChange(message)) {
+    if (burst.gathered.push(message) === 1) burst.later(() => applyGathered(deps));
+    return;
+  }
+  applyGathered(deps);
   switch (message.type) {
     case 'request_sync':
       if (role === 'control') deps.send(deps.overlays.snapshot());

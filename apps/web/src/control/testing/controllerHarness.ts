@@ -65,6 +65,8 @@ export function setup(
     /** With it, the person's take-over rules too (PersonActivity and held actions). */
     takeOver?: ControllerDeps['takeOver'];
     desktopState?: ControllerDeps['desktopState'];
+    /** A mirror gathers bursts of relayed overlay changes here (overlaySync.ts Burst). */
+    overlayBurst?: ControllerDeps['overlayBurst'];
   } = {},
 ) {
   const sent: ViewerToBridge[] = [];
@@ -119,6 +121,7 @@ export function setup(
     ...(options.takeOver ? { takeOver: options.takeOver, held } : {}),
     ...(person ? { person } : {}),
     ...(options.desktopState ? { desktopState: options.desktopState } : {}),
+    ...(options.overlayBurst ? { overlayBurst: options.overlayBurst } : {}),
     warn: () => {},
   });
   const pending = () => confirmationStore.getState().pending;
