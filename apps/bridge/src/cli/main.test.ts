@@ -54,6 +54,17 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
+/** `serve --desktop local --port 0`, once it says it is ready (or has exited). */
+async function serveLocal(dataDir: string): Promise<CliProcess> {
+  const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
+  await eventually(
+    'the bridge to be ready',
+    () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
+    40_000,
+  );
+  return serve;
+}
+
 const cmdlineOf = (pid: string) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
 const parentOf = async (pid: string) =>
   /^PPid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''))?.[1];
@@ -143,12 +154,7 @@ describe('overlay-companion', () => {
     { timeout: 60_000 },
     async () => {
       const dataDir = join(dataRoot, 'data');
-      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
-      await eventually(
-        'the bridge to be ready',
-        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
-        40_000,
-      );
+      const serve = await serveLocal(dataDir);
       const stdout = serve.stdout();
       const url = /Open: +(http:\/\/\S+)/.exec(stdout)?.[1];
       expect(url, serve.stderr()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
@@ -217,12 +223,7 @@ describe('overlay-companion', () => {
     { timeout: 60_000 },
     async (signal) => {
       const dataDir = join(dataRoot, `gone-${signal}`);
-      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
-      await eventually(
-        'the bridge to be ready',
-        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
-        40_000,
-      );
+      const serve = await serveLocal(dataDir);
       const { xauthority } = desktopLine(serve.stdout());
       expect(await xvncFor(xauthority), serve.stderr()).toBeDefined();
       const clients = await eventually(
@@ -258,12 +259,7 @@ describe('overlay-companion', () => {
     { timeout: 60_000 },
     async () => {
       const dataDir = join(dataRoot, 'dies');
-      const serve = cli(['serve', '--desktop', 'local', '--port', '0', '--data-dir', dataDir]);
-      await eventually(
-        'the bridge to be ready',
-        () => /Press Ctrl-C to stop/.test(serve.stdout()) || serve.child.exitCode !== null,
-        40_000,
-      );
+      const serve = await serveLocal(dataDir);
       const url = /Open: +(http:\/\/\S+)/.exec(serve.stdout())?.[1] ?? '';
       const readyz = async () => (await fetch(new URL('readyz', url))).status;
       await eventually('/readyz to answer 200', async () => (await readyz()) === 200, 10_000);
