@@ -35,8 +35,9 @@ describe('CallReceipts', () => {
     const { receipts, receipt, delivered } = issued();
     const mine = tunnel();
     receipts.asked(receipt.token, mine);
-    receipts.answered(receipt.token, mine, 'desktop');
-    receipts.answered(receipt.token, mine, 'desktop');
+    // True only for the answer that settled it: the tunnel then tells the browser a turn later.
+    expect(receipts.answered(receipt.token, mine, 'desktop')).toBe(true);
+    expect(receipts.answered(receipt.token, mine, 'desktop')).toBe(false);
     expect(delivered()).toBe(1);
     expect(receipts.size).toBe(0);
   });
@@ -51,7 +52,7 @@ describe('CallReceipts', () => {
   it.each(['lost', 'refused'] as const)('`%s` settles nothing (the viewer answers)', (o) => {
     const { receipts, receipt, delivered } = issued();
     receipts.asked(receipt.token, tunnel());
-    receipts.answered(receipt.token, tunnel(), o);
+    expect(receipts.answered(receipt.token, tunnel(), o)).toBe(false);
     expect(delivered()).toBe(0);
     expect(receipts.size).toBe(0);
   });
@@ -64,7 +65,7 @@ describe('CallReceipts', () => {
     const { receipts, receipt, delivered } = issued();
     const other = tunnel({ uuid: 'tunnel-b', ...over });
     receipts.asked(receipt.token, other);
-    receipts.answered(receipt.token, other, 'desktop');
+    expect(receipts.answered(receipt.token, other, 'desktop')).toBe(false);
     expect(delivered()).toBe(0);
     const mine = tunnel();
     receipts.asked(receipt.token, mine);

@@ -69,13 +69,15 @@ export class CallReceipts {
     claim.tunnel = tunnel.uuid;
   }
 
-  /** `tunnel` answered the receipt `id` with `outcome`. */
-  answered(id: string, tunnel: ReceiptTunnel, outcome: InputReceiptOutcome): void {
+  /** `tunnel` answered the receipt `id` with `outcome`; true when that settled its call. */
+  answered(id: string, tunnel: ReceiptTunnel, outcome: InputReceiptOutcome): boolean {
     const claim = this.claims.get(id);
-    if (claim === undefined || claim.tunnel !== tunnel.uuid) return;
+    if (claim === undefined || claim.tunnel !== tunnel.uuid) return false;
     this.claims.delete(id);
     // lost / refused: the viewer hears it too and answers the call with the error, as before.
-    if (receiptDelivered(outcome)) claim.delivered();
+    if (!receiptDelivered(outcome)) return false;
+    claim.delivered();
+    return true;
   }
 }
 
