@@ -16,7 +16,7 @@ import type {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeChangeSource, ModeSnapshot, ModeState } from '../policy/modeState.js';
-import type { OverlayChange } from '../relay/overlayRelay.js';
+import type { OverlayChange, OverlayPut } from '../relay/overlayRelay.js';
 import type { ApprovalOutcome } from '../relay/hubWiring.js';
 import type { HeadlessLauncher } from '../relay/noViewer.js';
 import type { DesktopReceipts } from '../relay/earlySettlement.js';
@@ -110,8 +110,8 @@ export interface DesktopPlanesOptions {
   /** With serve --headless-viewer: the launcher that brings the headless viewer back. */
   headlessLauncher?: () => HeadlessLauncher | undefined;
   observer?: PlaneObserver;
-  /** Every change to a desktop's overlays (the recording's event track). */
-  overlaysChanged?: (desktopId: string, change: OverlayChange) => void;
+  /** A desktop's overlays changed, or the bridge drew one (the recording's event track). */
+  overlaysChanged?: (desktopId: string, change: OverlayChange | OverlayPut) => void;
   /** A person took the desktop from the AI or handed it back (the recording's event track). */
   takeOverChanged?: (desktopId: string, on: boolean, byName: string | undefined) => void;
   /** What a window is told about the desktop's recording (recordings/recordings.ts). */

@@ -150,7 +150,7 @@ export class Plane implements DesktopPlane {
       // An overlay the bridge drew counts from when it was handed to the window (its echo,
       // later, changes nothing there: the track keeps one event per drawn overlay).
       this.hub.overlayFeed.subscribePuts((overlay) =>
-        overlaysChanged(this.desktopId, { type: 'overlay_created', overlay, seq: -1 }),
+        overlaysChanged(this.desktopId, { type: 'overlay_put', overlay }),
       );
     }
     // What a window here changed is told to the site; what the site told is not told back.

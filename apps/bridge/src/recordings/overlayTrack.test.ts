@@ -20,7 +20,7 @@ describe('OverlayTrack', () => {
   it('marks an overlay the bridge handed out once: the window echoing it later adds nothing', () => {
     const track = new OverlayTrack();
     const put = overlay('p', 10, 'Here');
-    expect(track.changed('d', { seq: -1, type: 'overlay_created', overlay: put })).toHaveLength(1);
+    expect(track.changed('d', { type: 'overlay_put', overlay: put })).toHaveLength(1);
     // The window's echo carries its own clock; what the player draws is the same.
     const echo = { ...put, created_at: 99 };
     expect(track.changed('d', { seq: 4, type: 'overlay_created', overlay: echo })).toEqual([]);

@@ -4,13 +4,13 @@
 // recording that starts gets the overlays already on screen, drawn from its first moment.
 import type { Overlay } from '@overlay-companion/protocol';
 import type { RecordingEventInput } from '@overlay-companion/recording';
-import type { OverlayChange } from '../relay/overlayRelay.js';
+import type { OverlayChange, OverlayPut } from '../relay/overlayRelay.js';
 
 export class OverlayTrack {
   private readonly overlays = new Map<string, Map<string, Overlay>>();
 
   /** The events `change` makes on desktop `desktopId`, in order; its copy follows the change. */
-  changed(desktopId: string, change: OverlayChange): RecordingEventInput[] {
+  changed(desktopId: string, change: OverlayChange | OverlayPut): RecordingEventInput[] {
     const current = this.overlays.get(desktopId) ?? new Map<string, Overlay>();
     this.overlays.set(desktopId, current);
     const events: RecordingEventInput[] = [];
@@ -25,6 +25,7 @@ export class OverlayTrack {
       if (current.delete(id)) events.push({ kind: 'overlay.removed', id });
     };
     switch (change.type) {
+      case 'overlay_put':
       case 'overlay_created':
         drawn(change.overlay);
         break;

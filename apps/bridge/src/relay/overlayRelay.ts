@@ -35,6 +35,15 @@ export type OverlayChange =
   | { type: 'clear_overlays'; seq: number }
   | { type: 'sync_state'; overlays: readonly Overlay[]; seq: number };
 
+/**
+ * An overlay the bridge drew, at the moment it is handed to the control window (put): it has no
+ * seq yet (the window gives it one, and its overlay_created follows as an OverlayChange).
+ */
+export interface OverlayPut {
+  type: 'overlay_put';
+  overlay: Overlay;
+}
+
 /** How the relay reaches viewers; the hub keeps the sockets and the roles. */
 export interface OverlayRoutes {
   toViewer(viewerId: string, text: string): void;
