@@ -17,35 +17,31 @@
 // and gets what changed scaled down into a thumbnail that fits THUMBNAIL_BOX, as one
 // low-quality image per frame, encoded once for all such browsers of the connection
 // (thumbnailFrames.ts); its display is then thumbnail-sized, so its pointer input is dropped
-// (tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size, every pixel and
-// the cursor again. A passive watcher (the bridge's recorder, which says `x-oc-passive`) never
-// makes frames be encoded for it alone while a viewer takes frames: in step it gets the shared
-// stream's frames, which only viewers pace (sharedFrames.ts); out of step it takes its own frames
-// when the stream takes one (takeAligned), never founds a stream, and otherwise takes its own
-// at most once per PASSIVE_FRAME_INTERVAL_MS (a recorder-only connection, or one whose viewers are
-// slow while the screen is still: that interval also bounds how late its last frame is).
+// (userInput.ts; tiles are watch-only anyway). Leaving `thumbnail` sends the desktop's size,
+// every pixel and the cursor again. A passive watcher (the bridge's recorder, which says
+// `x-oc-passive`) never makes frames be encoded for it alone while a viewer takes frames: in step
+// it gets the shared stream's frames, which only viewers pace (sharedFrames.ts); out of step it
+// takes its own frames when the stream takes one (takeAligned), never founds a stream, and
+// otherwise takes its own at most once per PASSIVE_FRAME_INTERVAL_MS (a recorder-only connection,
+// or one whose viewers are slow while the screen is still: that interval also bounds how late its
+// last frame is).
+// What the browser sends (input, delivery requests, keep-alive) is handled in userInput.ts.
 import type { Logger } from 'pino';
-import {
-  DELIVERY_OPCODE,
-  GuacStatus,
-  type AttentionLevel,
-  type GuacInstruction,
-} from '@overlay-companion/guac';
+import { GuacStatus, type AttentionLevel } from '@overlay-companion/guac';
 import { clipboardInstructions, type CopyOp, type OutInstruction } from '../encode/instructions.js';
 import type { Rect } from '../encode/rect.js';
 import type { GuacSocket } from '../server/guacSocket.js';
-import { dispatchBrowserInstruction } from './browserInstructions.js';
 import { FrameEncoder, type FrameSource, type StreamingOptions } from './frameEncoder.js';
 import { SLOW_ROUND_TRIP_MS } from './encodePolicy.js';
 import { FramePacing } from './framePacing.js';
 import { FrameState, type CursorImage, type PendingFrame } from './frameState.js';
-import { InputError, InputHandler, type DesktopInput, type InputPolicy } from './input.js';
-import { KeepAlive } from './keepAlive.js';
+import type { DesktopInput, InputPolicy } from './input.js';
 import { ThumbnailFrames } from './thumbnailFrames.js';
 import type { LossyRegions } from './lossyRegions.js';
 import { STEP_WAIT_MS, type SharedFrames, type StepMember } from './sharedFrames.js';
 import { StreamIndexes } from './streamIndexes.js';
 import { SyncWindow } from './syncWindow.js';
+import { UserInput } from './userInput.js';
 
 export type { FrameSource, StreamingOptions } from './frameEncoder.js';
 export { MAX_FRAMES_IN_FLIGHT } from './syncWindow.js';
@@ -58,9 +54,6 @@ export interface GuacUserSource extends FrameSource {
   /** The desktop's cursor as last set, resent when a thumbnail becomes a full picture. */
   readonly cursorImage: CursorImage | undefined;
 }
-
-/** Input that carries desktop coordinates (dropped from a thumbnail, whose display is smaller). */
-const POINTER_OPCODES = new Set(['mouse', 'touch']);
 
 export interface GuacUserOptions extends InputPolicy {
   disableCopy: boolean;
@@ -88,7 +81,8 @@ export interface GuacUserHooks {
 export class GuacUser implements StepMember {
   private readonly state: FrameState;
   private readonly encoder: FrameEncoder;
-  private readonly input: InputHandler;
+  /** What the browser sends: input, delivery requests, keep-alive. */
+  private readonly input: UserInput;
   /** Frames sent and not yet acknowledged, and the browser's lag they measure. */
   private readonly window = new SyncWindow();
   /** The shared stream this browser is in step with (undefined: its own pipeline). */
@@ -104,7 +98,6 @@ export class GuacUser implements StepMember {
   private paceTimer: NodeJS.Timeout | undefined;
   private encoding = false;
   private readonly streams = new StreamIndexes();
-  private readonly keepAlive: KeepAlive;
   private gone = false;
 
   constructor(
@@ -119,19 +112,21 @@ export class GuacUser implements StepMember {
       this.streams.take(),
     );
     this.thumbnails = new ThumbnailFrames(source, options.imageTypes, () => this.streams.take());
-    this.input = new InputHandler(
-      () => source.desktop,
+    this.input = new UserInput(
+      source,
       options,
-      () => source,
+      {
+        send: (out) => this.socket.send(out),
+        abort: (message, status) => this.abort(message, status),
+        gone: () => this.gone,
+        attention: () => this.attention,
+        sync: (timestamp) => this.onSync(timestamp),
+        disconnect: () => this.close(),
+        setAttention: (level) => this.setAttention(level),
+        becomePassive: () => this.becomePassive(),
+      },
+      logger,
     );
-    this.keepAlive = new KeepAlive(options, {
-      nop: () => this.socket.send([['nop']]),
-      idle: () =>
-        this.abort(
-          'The client sent nothing for too long (it must send nop or sync at least every few seconds).',
-          GuacStatus.CLIENT_TIMEOUT,
-        ),
-    });
   }
 
   /**
@@ -145,7 +140,7 @@ export class GuacUser implements StepMember {
       if (error !== undefined) this.logger.info({ err: error }, 'browser connection failed');
       this.leave();
     });
-    this.socket.setHandler((instruction) => this.receive(instruction));
+    this.socket.setHandler((instruction) => this.input.receive(instruction));
   }
 
   /** True when this browser has a frame in flight and more already waiting. */
@@ -411,61 +406,6 @@ export class GuacUser implements StepMember {
     if (!this.encoding) this.scheduleSettle();
   }
 
-  /**
-   * Answers the bridge's delivery request `id` (packages/guac's delivery.ts) once the input this
-   * browser sent before it has reached the desktop server. Answers leave in request order: the
-   * desktop's confirmations do.
-   */
-  private confirmDelivery(id: string): void {
-    const desktop = this.source.desktop;
-    const answer = (outcome: string): void => {
-      if (!this.gone) this.socket.send([[DELIVERY_OPCODE, id, outcome]]);
-    };
-    if (desktop === undefined) {
-      answer('lost');
-      return;
-    }
-    desktop.confirmDelivery().then(answer, () => answer('lost'));
-  }
-
-  private receive(instruction: GuacInstruction): void {
-    if (this.gone) return;
-    this.keepAlive.received();
-    try {
-      dispatchBrowserInstruction(instruction, {
-        sync: (timestamp) => this.onSync(timestamp),
-        disconnect: () => this.close(),
-        delivery: (id) => this.confirmDelivery(id),
-        attention: (level) => this.setAttention(level),
-        passive: () => this.becomePassive(),
-        input: (input) => this.onInput(input),
-      });
-    } catch (error) {
-      if (error instanceof InputError) {
-        this.abort(
-          `Malformed "${instruction.opcode}" instruction: ${error.message}`,
-          GuacStatus.CLIENT_BAD_REQUEST,
-        );
-        return;
-      }
-      // A bug of ours must end this browser's connection, never the whole gateway.
-      this.logger.error({ err: error, opcode: instruction.opcode }, 'input handling failed');
-      this.abort(
-        'The gateway failed to handle input; reconnect, and report it if it repeats.',
-        GuacStatus.SERVER_ERROR,
-      );
-    }
-  }
-
-  private onInput(instruction: GuacInstruction): void {
-    // A thumbnail's pointer is in thumbnail pixels, not the desktop's: it goes nowhere.
-    if (this.attention === 'thumbnail' && POINTER_OPCODES.has(instruction.opcode)) return;
-    const reply = this.input.handle(instruction);
-    if (reply.ack !== undefined) {
-      this.socket.send([['ack', reply.ack.stream, reply.ack.message, reply.ack.status]]);
-    }
-  }
-
   /** A `sync` acknowledges its frame and every earlier one; a stray one acknowledges nothing. */
   private onSync(timestamp: number): void {
     if (!this.window.acknowledge(timestamp)) return;
@@ -541,7 +481,7 @@ export class GuacUser implements StepMember {
   private leave(): void {
     if (this.gone) return;
     this.gone = true;
-    this.keepAlive.stop();
+    this.input.stop();
     clearTimeout(this.settleTimer);
     clearTimeout(this.paceTimer);
     this.hooks.left(this);
