@@ -6,6 +6,9 @@
 import {
   DrawOverlayInput,
   MAX_OVERLAYS,
+  MODES,
+  PERMISSION_NAMES,
+  decideCall,
   parseBridgeMessage,
   type BridgeToViewer,
   type MonitorLayout,
@@ -257,5 +260,31 @@ describe('the copy and the control window', () => {
       message: { type: 'overlay_removed', overlay_id: 'ov_e', seq: 2 },
     });
     expect(relay.syncMessage().seq).toBe(2);
+  });
+
+  it("the viewer's gate could not refuse a draw the bridge settles: decideCall allows a plain draw_overlay in every state", () => {
+    // The bridge settles only what the one policy allowed (toolCall.ts → decideCall, then
+    // overlayDraw.ts with decision 'allow'); the viewer's policyGate re-runs the same decideCall
+    // over its own view of the mode and toggles — unknown ones included — so for a plain draw it
+    // would say run every time. Should draw_overlay ever need a toggle or a mode, this fails: a
+    // settled draw would then skip a check the window could make, and must be relayed instead.
+    const toggles = [
+      undefined,
+      Object.fromEntries(PERMISSION_NAMES.map((n) => [n, false])),
+      Object.fromEntries(PERMISSION_NAMES.map((n) => [n, true])),
+    ];
+    const metadata = [undefined, null, { deny: ['draw_overlay'] }, 'not a policy'];
+    for (const mode of MODES)
+      for (const permissions of toggles)
+        for (const meta of metadata) {
+          const verdict = decideCall({
+            mode,
+            metadata: meta,
+            permissions: permissions as Parameters<typeof decideCall>[0]['permissions'],
+            tool: 'draw_overlay',
+            args: args({ x: 1, y: 2, width: 3, height: 4 }),
+          });
+          expect(verdict.decision, `${mode} ${JSON.stringify(meta)}`).toBe('allow');
+        }
   });
 });

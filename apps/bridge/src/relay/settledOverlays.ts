@@ -11,6 +11,10 @@
 // layout not loaded, a monitor_index the layout does not have, no room for one more overlay, or
 // too many overlays the control window has not yet taken (it is slow or gone: the AI waits for it
 // again rather than running ahead).
+// The policy decided before this (toolCall.ts: decideCall, the one decision, fail-closed), and
+// only an 'allow' is settled here; the control window's policyGate, which a settled draw skips,
+// re-runs that same decideCall and allows a plain draw_overlay in every mode and with any toggles
+// (settledOverlays.test.ts pins it), so skipping it refuses nothing it would have refused.
 import {
   MAX_OVERLAYS,
   layoutMonitorRects,
