@@ -163,7 +163,8 @@ export class DrawReferences {
       if (model.mismatches === mismatches) return;
       model.reset(this.base.surfaces);
     }
-    for await (const batch of instructionsFrom(this.path, this.base.offset, end, this.unconfirmed))
+    const unconfirmed = [...this.unconfirmed];
+    for await (const batch of instructionsFrom(this.path, this.base.offset, end, unconfirmed))
       await applyAll(model, batch);
   }
 

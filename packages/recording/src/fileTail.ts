@@ -59,8 +59,10 @@ export type ByteRange = readonly [number, number];
 export async function instructionsIn(
   path: string,
   ranges: readonly ByteRange[],
-  unconfirmed: readonly UnconfirmedChunk[] = [],
+  unconfirmedNow: readonly UnconfirmedChunk[] = [],
 ): Promise<GuacInstruction[]> {
+  // As they are now: the disk confirming a chunk while this reads takes it off the caller's list.
+  const unconfirmed = [...unconfirmedNow];
   const diskEnd = unconfirmed[0]?.start ?? Number.POSITIVE_INFINITY;
   const total = ranges.reduce((sum, [start, end]) => sum + end - start, 0);
   const bytes = Buffer.alloc(total);
