@@ -99,6 +99,36 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
 
     // Local desktops' HOMEs and uids, the command line's among them (desktops/desktopHomes.ts).
     const homes = new DesktopHomes(join(dataDir, DESKTOP_HOMES_DIR));
+    /** What happened to a local desktop's HOME, in the audit (the pool's and the command line's). */
+    const auditHome = (desktopId: string, outcome: 'ok' | 'denied', detail: string): void =>
+      void store.desktops
+        .byId(desktopId)
+        .then((record) =>
+          access.audit.record({
+            kind: 'desktop_changed',
+            actor: 'system',
+            personId: null,
+            personName: null,
+            summary: `desktop "${record?.name ?? desktopId}" (${desktopId})`,
+            outcome,
+            detail,
+          }),
+        )
+        .catch(() => undefined); // logged where it happened
+    const homeEvents = {
+      onOverQuota: (desktopId: string, used: number, quota: number) =>
+        auditHome(
+          desktopId,
+          'denied',
+          `stopped: its home folder holds ${String(used)} bytes, over its quota of ${String(quota)} (OC_DESKTOP_HOME_QUOTA)`,
+        ),
+      onHomeReplaced: (desktopId: string) =>
+        auditHome(
+          desktopId,
+          'ok',
+          'started on an empty home: the home kept for it was made for someone else, or before owners were recorded, and was deleted',
+        ),
+    };
     const cliHome =
       options.source.kind === 'local'
         ? new CliDesktopHome({
@@ -106,6 +136,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
             store,
             quotaBytes: options.desktopHomeQuotaBytes ?? DEFAULT_DESKTOP_HOME_QUOTA_BYTES,
             logger: logger.child({ part: 'local-desktop' }),
+            ...homeEvents,
           })
         : undefined;
     if (cliHome !== undefined) {
@@ -129,6 +160,11 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
     );
     const { supervisor } = source;
     if (supervisor) stops.push(() => supervisor.stop());
+    // Given away, removed or over its quota, it starts again (also with --guacd: no pool then).
+    if (supervisor && cliHome) {
+      const unwatch = cliHome.watch((reason, needed) => supervisor.restartNow(reason, needed));
+      stops.push(() => Promise.resolve(unwatch()));
+    }
 
     let guacd: GuacdAddress | undefined = options.guacd;
     let connection = source.connection;
@@ -182,21 +218,7 @@ export async function runServe(options: ServeOptions, logger: Logger): Promise<S
                 },
           recordOwner: async (desktopId) => (await store.desktops.byId(desktopId))?.ownerId,
           homeQuotaBytes: options.desktopHomeQuotaBytes,
-          onOverQuota: (desktopId, used, quota) =>
-            void store.desktops
-              .byId(desktopId)
-              .then((record) =>
-                access.audit.record({
-                  kind: 'desktop_changed',
-                  actor: 'system',
-                  personId: null,
-                  personName: null,
-                  summary: `desktop "${record?.name ?? desktopId}" (${desktopId})`,
-                  outcome: 'denied',
-                  detail: `stopped: its home folder holds ${String(used)} bytes, over its quota of ${String(quota)} (OC_DESKTOP_HOME_QUOTA)`,
-                }),
-              )
-              .catch(() => undefined), // the pool logged it
+          ...homeEvents,
         });
       } catch (err) {
         throw new StartupError(`The embedded gateway could not start: ${errorMessage(err)}`);

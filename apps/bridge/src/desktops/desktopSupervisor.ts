@@ -33,6 +33,8 @@ export class DesktopSupervisor {
   private readonly restartsAt: number[] = [];
   private stopping = false;
   private restarting: Promise<void> | undefined;
+  /** Why the desktop is down when its start was refused in words (e.g. its HOME's quota). */
+  private downReason: string | undefined;
 
   private constructor(
     first: LocalDesktop,
@@ -59,6 +61,9 @@ export class DesktopSupervisor {
   /** The running desktop, or why there is none (in words for the person). */
   running(): LocalDesktop {
     if (this.stateNow === 'running') return this.desktop;
+    if (this.stateNow === 'down' && this.downReason !== undefined) {
+      throw new DesktopReachError(this.downReason);
+    }
     throw new DesktopReachError(
       this.stateNow === 'restarting'
         ? 'The local desktop stopped and is being started again; the viewer reconnects by itself in a moment.'
@@ -141,10 +146,12 @@ export class DesktopSupervisor {
       previousRevoke?.();
       this.desktop = fresh;
       this.stateNow = 'running';
+      this.downReason = undefined;
       logger.info({ display: fresh.display }, 'the local desktop runs again');
       this.watch(fresh);
     } catch (err) {
       logger.error({ err }, 'the local desktop could not be started again');
+      this.downReason = err instanceof DesktopReachError ? err.message : undefined;
       this.stateNow = 'down';
     }
   }

@@ -68,8 +68,8 @@ export async function mountImageHome(
 
 /**
  * Whether the file system mounted at `dir` is also mounted in another mount namespace: a running
- * desktop's sandbox has its HOME bind-mounted in its own. (Not "a process runs as its uid": uids
- * are handed out per data dir, so another bridge's desktop on this machine may have the same.)
+ * desktop's sandbox has its HOME bind-mounted in its own. (The mount says it, whatever runs as
+ * the desktop's uid.)
  */
 export async function mountedElsewhere(dir: string): Promise<boolean> {
   // mountinfo field 3 is the file system's device (major:minor), field 5 the mount point.
@@ -93,6 +93,12 @@ export async function mountedElsewhere(dir: string): Promise<boolean> {
 export async function unmountHome(dir: string): Promise<void> {
   if (!(await isMounted(dir))) return;
   await run('umount', [dir]).catch(() => run('umount', ['-l', dir]));
+}
+
+/** Why a desktop measured over its quota is not started, for the person who opened it. */
+export function overQuotaMessage(usedBytes: number, quotaBytes: number): string {
+  const mib = (bytes: number): string => `${String(Math.ceil(bytes / (1024 * 1024)))} MiB`;
+  return `This desktop's files take ${mib(usedBytes)}, more than the ${mib(quotaBytes)} a desktop may keep, so it was not started. An admin can raise OC_DESKTOP_HOME_QUOTA, or remove the desktop (its files go with it).`;
 }
 
 /** Bytes under `dir`, on its own file system (what the measured limit counts). */

@@ -19,7 +19,7 @@ import { startLocalDesktop, type LocalDesktop } from '@overlay-companion/gateway
 import type { Logger } from 'pino';
 import { DESKTOP_HOMES_DIR, DesktopHomes, type DesktopHome } from './desktopHomes.js';
 import { DesktopReachError } from './errors.js';
-import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES, usedBytes } from './homeQuota.js';
+import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES, overQuotaMessage, usedBytes } from './homeQuota.js';
 
 /** A local desktop nobody used for this long is stopped (it starts again when opened). */
 export const DEFAULT_IDLE_STOP_MINUTES = 30;
@@ -67,6 +67,11 @@ export interface LocalDesktopPoolOptions {
     | undefined;
   /** Measure HOMEs against the quota even as root, instead of a file system each (tests). */
   measureHomes?: boolean | undefined;
+  /**
+   * A desktop's kept HOME was made for someone else, or for nobody known (from before owners were
+   * recorded): deleted, the desktop starts on an empty one (serve audits it).
+   */
+  onHomeReplaced?: ((desktopId: string) => void) | undefined;
   /** A desktop whose HOME was measured over its quota was stopped (serve audits it). */
   onOverQuota?: ((desktopId: string, usedBytes: number, quotaBytes: number) => void) | undefined;
   /** Starts a desktop; tests may replace it. */
@@ -267,6 +272,13 @@ export class LocalDesktopPool {
         : undefined);
     const started = Date.now();
     const home = await this.homes?.ensure(desktopId, ownerId, this.quotaBytes);
+    if (home?.replacedEarlierOwners === true) {
+      this.options.logger.warn(
+        { desktopId },
+        'a local desktop’s kept home was made for someone else (or before owners were recorded): deleted, it starts empty',
+      );
+      this.options.onHomeReplaced?.(desktopId);
+    }
     if (home !== undefined) {
       gotHome(home);
       await this.checkMeasured(desktopId, home);
@@ -301,10 +313,6 @@ export class LocalDesktopPool {
     const used = await usedBytes(home.dir);
     if (used <= this.quotaBytes) return;
     await this.homes?.release(desktopId);
-    throw new DesktopReachError(
-      `This desktop's files take ${mib(used)}, more than the ${mib(this.quotaBytes)} a desktop may keep, so it was not started. An admin can raise OC_DESKTOP_HOME_QUOTA, or remove the desktop (its files go with it).`,
-    );
+    throw new DesktopReachError(overQuotaMessage(used, this.quotaBytes));
   }
 }
-
-const mib = (bytes: number): string => `${String(Math.ceil(bytes / (1024 * 1024)))} MiB`;
