@@ -13,7 +13,7 @@ import { DisplayModel } from './displayModel.js';
 import { DrawReferences } from './drawReferences.js';
 import { instructionsIn } from './fileTail.js';
 import type { Surface } from './layers.js';
-import { noisyPng, randomStream } from './testing/randomStreams.js';
+import { applyAll, expectSameSurfaces, noisyPng, randomStream } from './testing/randomStreams.js';
 import { imageStream, ins } from './testing/streams.js';
 
 let dir: string;
@@ -24,13 +24,6 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function applyAll(model: DisplayModel, stream: readonly GuacInstruction[]): Promise<void> {
-  for (const instruction of stream) {
-    const pending = model.apply(instruction);
-    if (pending) await pending;
-  }
-}
-
 function copies(surfaces: ReadonlyMap<number, Surface>): Map<number, Surface> {
   return new Map(
     [...surfaces].map(([i, s]) => [
@@ -38,16 +31,6 @@ function copies(surfaces: ReadonlyMap<number, Surface>): Map<number, Surface> {
       { width: s.width, height: s.height, rgba: Buffer.from(s.rgba) },
     ]),
   );
-}
-
-function expectSameSurfaces(a: DisplayModel, b: DisplayModel): void {
-  expect([...b.surfaces.keys()].sort()).toEqual([...a.surfaces.keys()].sort());
-  for (const [index, surface] of a.surfaces) {
-    const other = b.surfaces.get(index)!;
-    expect([index, other.width, other.height]).toEqual([index, surface.width, surface.height]);
-    const diff = surface.rgba.findIndex((v, i) => other.rgba[i] !== v);
-    expect({ index, diff }).toEqual({ index, diff: -1 });
-  }
 }
 
 /** The stretch written as a file at `path` from offset `base`, told to `references` as it goes. */

@@ -62,24 +62,21 @@ async function expectEveryMoment(
   expect(i).toBeGreaterThan(0);
 }
 
+/** Keyframes every 150 ms: several in the few frames of a test. */
+function newWriter(): Promise<RecordingWriter> {
+  return RecordingWriter.create({ dir, keyframeIntervalMs: 150, maxKeyframeIntervalMs: 150 });
+}
+
 describe('an image whose header lies', () => {
   it('shows what is under it at every moment, through reference keyframes', async () => {
-    const writer = await RecordingWriter.create({
-      dir,
-      keyframeIntervalMs: 150,
-      maxKeyframeIntervalMs: 150,
-    });
+    const writer = await newWriter();
     const live = await record(writer, await frames());
     const summary = await writer.close();
     await expectEveryMoment(summary.id, live);
   });
 
   it('shows what is under it at every moment, through pixel keyframes (a mask in force)', async () => {
-    const writer = await RecordingWriter.create({
-      dir,
-      keyframeIntervalMs: 150,
-      maxKeyframeIntervalMs: 150,
-    });
+    const writer = await newWriter();
     // A mask off the picture: the writer keeps its model and writes pixel keyframes.
     writer.setMasks([{ x: 200, y: 200, width: 4, height: 4 }], T0);
     const live = await record(writer, await frames());
@@ -88,11 +85,7 @@ describe('an image whose header lies', () => {
   });
 
   it('the writer builds its model for a mask as the browser shows the picture', async () => {
-    const writer = await RecordingWriter.create({
-      dir,
-      keyframeIntervalMs: 150,
-      maxKeyframeIntervalMs: 150,
-    });
+    const writer = await newWriter();
     const mask = { x: 10, y: 10, width: 30, height: 20 };
     // A mask comes (the model is built from the file) and goes: the file then shows the
     // model's picture of what was under it.

@@ -11,7 +11,7 @@ import type { GuacInstruction } from '@overlay-companion/guac';
 import { describe, expect, it } from 'vitest';
 import { DisplayModel, type DrawObserver } from './displayModel.js';
 import { imageSize } from './imageHeader.js';
-import { noisyPng, randomStream } from './testing/randomStreams.js';
+import { applyAll, expectSameSurfaces, noisyPng, randomStream } from './testing/randomStreams.js';
 import { imageStream, ins } from './testing/streams.js';
 import { invisibleDraws } from './visibleDraws.js';
 
@@ -28,13 +28,6 @@ function recorder(): { observer: DrawObserver; calls: string[] } {
   };
 }
 
-async function applyAll(model: DisplayModel, stream: readonly GuacInstruction[]): Promise<void> {
-  for (const instruction of stream) {
-    const pending = model.apply(instruction);
-    if (pending) await pending;
-  }
-}
-
 async function applyVisible(
   model: DisplayModel,
   stream: readonly GuacInstruction[],
@@ -46,17 +39,6 @@ async function applyVisible(
     if (pending) await pending;
   }
   return skips.size;
-}
-
-function expectSameSurfaces(a: DisplayModel, b: DisplayModel): void {
-  expect([...b.surfaces.keys()].sort()).toEqual([...a.surfaces.keys()].sort());
-  for (const [index, surface] of a.surfaces) {
-    const other = b.surfaces.get(index)!;
-    expect([index, other.width, other.height]).toEqual([index, surface.width, surface.height]);
-    // One assertion per surface (a mismatch names the first differing byte).
-    const diff = surface.rgba.findIndex((v, i) => other.rgba[i] !== v);
-    expect({ index, diff }).toEqual({ index, diff: -1 });
-  }
 }
 
 describe('drawing only what is still visible', () => {

@@ -15,11 +15,13 @@ export interface RecordingWriterOptions {
    * `maxKeyframeIntervalMs` (default 30 000). Measured on a one-hour office session at
    * 1280×800 (bench/recording.ts): keyframes every 5 s regardless cost 12× the recording's own
    * size; one keyframe's worth, at most 60 s apart, 1× but a seek of ~500 ms on a loaded
-   * machine; this rule sits between (an office session's keyframes come every 30 s). Heavy
+   * machine; this rule sits between. Heavy
    * scrolling grows the file fast enough for a keyframe at every interval; while no mask is in
    * force each is a reference keyframe (drawReferences.ts: no pixels decoded or encoded, the
    * visible draws weighed by their rectangles), and a seek draws only what still shows at its
-   * moment (reader.ts), so 15 s of scrolling to replay stays well under the 500 ms target.
+   * moment (reader.ts), so 15 s of scrolling to replay stays well under the 500 ms target. A
+   * reference keyframe takes only the bytes of the draws it names, so an office session's come
+   * about every 15 s (every 30 s when they were pictures).
    */
   keyframeIntervalMs?: number;
   maxKeyframeIntervalMs?: number;

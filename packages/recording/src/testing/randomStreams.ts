@@ -1,10 +1,36 @@
 // Random server→client streams for the visible-draw analysis' tests: images (opaque, palette,
 // translucent PNG, JPEG; SRC and OVER), copies and moves through buffers (SRC and OVER, between
 // surfaces and within one, clipped at every edge), fills (opaque, translucent, clearing),
-// transfers, resizes and disposals, on layers 0 and 1 and buffers -1 and -2.
+// transfers, resizes and disposals, on layers 0 and 1 and buffers -1 and -2; and the models they
+// make, drawn and compared.
 import sharp from 'sharp';
 import type { GuacInstruction } from '@overlay-companion/guac';
+import { expect } from 'vitest';
+import type { DisplayModel } from '../displayModel.js';
 import { imageStream, ins, solidPng } from './streams.js';
+
+/** Every instruction of `stream` applied to `model`, in order. */
+export async function applyAll(
+  model: DisplayModel,
+  stream: readonly GuacInstruction[],
+): Promise<void> {
+  for (const instruction of stream) {
+    const pending = model.apply(instruction);
+    if (pending) await pending;
+  }
+}
+
+/** Both models hold the same surfaces, pixel for pixel. */
+export function expectSameSurfaces(a: DisplayModel, b: DisplayModel): void {
+  expect([...b.surfaces.keys()].sort()).toEqual([...a.surfaces.keys()].sort());
+  for (const [index, surface] of a.surfaces) {
+    const other = b.surfaces.get(index)!;
+    expect([index, other.width, other.height]).toEqual([index, surface.width, surface.height]);
+    // One assertion per surface (a mismatch names the first differing byte).
+    const diff = surface.rgba.findIndex((v, i) => other.rgba[i] !== v);
+    expect({ index, diff }).toEqual({ index, diff: -1 });
+  }
+}
 
 export async function noisyPng(
   width: number,
