@@ -5,7 +5,7 @@
 // connection) and with none (the bridge resizes through a connection of its own).
 import { API, type MonitorLayout } from '@overlay-companion/protocol';
 import { eventually } from '@overlay-companion/gateway/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
 import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
 import { skipOrFail } from '../testing/guacd.js';
@@ -28,10 +28,7 @@ describe.each(['gateway-xvnc', 'guacd-xvnc'] as const)('a layout on %s', (name) 
 
   beforeAll(async () => {
     const started = await startDesktopPath(name);
-    if ('skip' in started) {
-      skipped = skipOrFail(`The ${name} path`, started.skip);
-      return;
-    }
+    if ('skip' in started) return void (skipped = skipOrFail(`The ${name} path`, started.skip));
     path = started;
     xEnv = await path.startSession();
     own = sizeText(await screenSize(xEnv));
@@ -49,10 +46,6 @@ describe.each(['gateway-xvnc', 'guacd-xvnc'] as const)('a layout on %s', (name) 
     await path?.stop();
   }, 60_000);
 
-  function skipIfMissing(ctx: TestContext): void {
-    if (skipped !== undefined) ctx.skip(skipped);
-  }
-
   const xSizeBecomes = (text: string) => screenSizeBecomes(xEnv, text);
 
   async function save(layout: MonitorLayout | null): Promise<void> {
@@ -64,7 +57,7 @@ describe.each(['gateway-xvnc', 'guacd-xvnc'] as const)('a layout on %s', (name) 
   }
 
   it('sizes the desktop to a saved layout and back when it is cleared, a window open', async (ctx) => {
-    skipIfMissing(ctx);
+    if (skipped !== undefined) ctx.skip(skipped);
     const window = await TunnelClient.open(bridge.url, await bridge.session.ticket('tunnel'));
     windows.push(window);
     await window.waitFor((i) => i.opcode === 'size' && i.args[0] === '0', {
@@ -92,7 +85,7 @@ describe.each(['gateway-xvnc', 'guacd-xvnc'] as const)('a layout on %s', (name) 
   }, 90_000);
 
   it('sizes the desktop and back with no window open', async (ctx) => {
-    skipIfMissing(ctx);
+    if (skipped !== undefined) ctx.skip(skipped);
     expect(bridge.tunnels.size).toBe(0);
     await save(ONE_SCREEN);
     await xSizeBecomes('1024x640');
