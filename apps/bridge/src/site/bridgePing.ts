@@ -45,7 +45,7 @@ export async function pingBridge(
     for await (const reply of replies) {
       const pong = bus.openReply(BridgePong, reply);
       if (pong.ok && pong.message.from === bridge) return 'alive';
-      logger.warn(
+      bus.dropped.warn(
         { bridge, error: pong.ok ? 'from another bridge' : pong.error },
         'site: dropped an answer to a ping that failed its seal or schema',
       );

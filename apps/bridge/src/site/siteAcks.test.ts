@@ -10,7 +10,8 @@
 // ends no wait while a member is known. A sign-out and ended MCP sessions (a token's DELETE) also
 // answer only once the other member applied them. A bridge alone waits for nobody even while
 // someone with the NATS credentials listens in silence (so NATS never says "no responders"):
-// alone is told by the site's sealed presence (bridge_here), not by NATS.
+// alone is told by the site's sealed presence (bridge_here), not by NATS; and a flood of forged
+// broadcasts from there is dropped with a bounded number of warning lines, not one each.
 import { API } from '@overlay-companion/protocol';
 import { connect, headers, type Msg, type NatsConnection } from 'nats';
 import { pino } from 'pino';
@@ -19,6 +20,7 @@ import { silentLogger } from '../logger.js';
 import { signIn } from '../testing/browserSession.js';
 import { ADMIN_PASSWORD, ADMIN_USERNAME } from '../testing/testAccess.js';
 import type { SiteEvent } from './messages.js';
+import { DROP_WARNINGS_PER_MINUTE } from './dropWarnings.js';
 import { APPLIED_WAIT_MS, SiteAcks } from './siteAcks.js';
 import { SiteBus } from './siteBus.js';
 import { SiteKeys } from './siteKeys.js';
@@ -243,7 +245,7 @@ describe.runIf(missing === undefined)('a revocation is applied everywhere when i
   });
 });
 
-describe.runIf(missing === undefined)('a bridge alone, with someone listening in silence', () => {
+describe.runIf(missing === undefined)('a bridge alone, with someone else on its NATS', () => {
   let alone: SiteBridge;
   let listener: NatsConnection;
   let heardBroadcasts = 0;
@@ -279,5 +281,40 @@ describe.runIf(missing === undefined)('a bridge alone, with someone listening in
     await waitUntil(() => heardBroadcasts > heardBefore);
     // The revocations were broadcast (the listener heard them), and no wait ran to its deadline.
     expect(alone.log.text().slice(before)).not.toContain('in time');
+  });
+
+  test('a flood of forged broadcasts is dropped without a warning line for each', async () => {
+    const siteId = (await alone.access.store.settings.get('site_id')) as string;
+    const dropLines = () =>
+      alone.log
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('dropped a message that failed its seal or schema'));
+    const before = dropLines().length;
+    const forged = 2_000;
+    for (let i = 0; i < forged; i++)
+      listener.publish(`oc.${siteId}.events`, badlySealed({ type: 'resync', from: 'bintruder' }));
+    await listener.flush();
+    // A member's genuine broadcast after the flood: once the bridge says it applied it, it has
+    // read every forged one before it (one NATS server delivers in the order it received).
+    const member = await SiteBus.join({
+      config: { servers: [nats.address], token: nats.token },
+      siteId,
+      logger: silentLogger(),
+      keys: await SiteKeys.load(alone.access.store.settings, siteId),
+    });
+    try {
+      const reply = `${member.bridgeSubject(member.bridgeId, 'applied')}.afterflood`;
+      let applied = false;
+      member.nc.subscribe(reply, { callback: () => void (applied = true) });
+      await member.nc.flush();
+      await member.publish({ type: 'tokens_invalidated', tokenId: 'after-the-flood' }, reply);
+      await waitUntil(() => applied);
+    } finally {
+      await member.close();
+    }
+    // At most two minutes' worth one by one (the flood may straddle a minute), not one each.
+    expect(dropLines().length - before).toBeLessThanOrEqual(2 * DROP_WARNINGS_PER_MINUTE);
+    expect(alone.log.text()).toContain('site: dropped a message that failed its seal or schema');
   });
 });

@@ -167,7 +167,7 @@ export class SiteAcks {
     }
     const opened = this.bus.openReply(EventApplied, msg);
     if (!opened.ok) {
-      this.logger.warn(
+      this.bus.dropped.warn(
         { error: opened.error, bytes: msg.data.byteLength },
         'site: dropped an "applied" that failed its seal or schema',
       );

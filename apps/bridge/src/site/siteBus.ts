@@ -5,7 +5,8 @@
 // leases, gateway places), each kept on as many nodes of the NATS cluster as it has, up to three,
 // so losing one node loses no bucket. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
 // schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too old,
-// malformed) is dropped and logged, never acted on. A bridge does not hear its own broadcasts
+// malformed) is dropped and logged (a bounded number of lines a minute: dropWarnings.ts), never
+// acted on. A bridge does not hear its own broadcasts
 // (noEcho, and `from` is checked too). Requests to another bridge (request()) are answered at
 // this bridge's own reply subjects (`oc.<site>.bridge.<id>.reply.<n>`, one subscription for all):
 // a request waits for the first answer that opens and parses, so someone with the NATS
@@ -26,6 +27,7 @@ import {
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { StartupError, errorMessage } from '../errors.js';
+import { DropWarnings } from './dropWarnings.js';
 import { SiteEvent, type SiteEventInput } from './messages.js';
 import type { SiteConfig } from './siteConfig.js';
 import type { SiteKeys } from './siteKeys.js';
@@ -118,6 +120,8 @@ export class SiteBus {
   private readonly sealer: SiteSeal;
   /** Replies to this bridge's requests seen so far (each subscription keeps its own). */
   private readonly seenReplies = new SeenSeals();
+  /** Warnings of dropped messages, bounded per minute (siteAcks.ts and bridgePing.ts use it too). */
+  readonly dropped: DropWarnings;
   /** This bridge's reply subjects' prefix (`….reply.`), and the requests waiting there. */
   private readonly replyPrefix: string;
   private readonly waiting = new Map<string, Waiting>();
@@ -130,6 +134,7 @@ export class SiteBus {
     this.prefix = `oc.${options.siteId}`;
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     this.sealer = new SiteSeal(options.keys);
+    this.dropped = new DropWarnings(options.logger);
     this.replyPrefix = `${this.bridgeSubject(this.bridgeId, 'reply')}.`;
     this.subscriptions.push(
       nc.subscribe(`${this.replyPrefix}*`, { callback: (_err, msg) => this.replied(msg) }),
@@ -268,7 +273,7 @@ export class SiteBus {
       seen: this.seenReplies,
     });
     if (!opened.ok) {
-      this.options.logger.warn(
+      this.dropped.warn(
         { error: opened.error, bytes: msg.data.byteLength },
         'site: dropped an answer that failed its seal or schema',
       );
@@ -338,7 +343,7 @@ export class SiteBus {
         }
         const parsed = this.sealer.open(whereOf(msg), schema, msg.data, { seen });
         if (!parsed.ok) {
-          this.options.logger.warn(
+          this.dropped.warn(
             { subject, error: parsed.error, bytes: msg.data.byteLength },
             'site: dropped a message that failed its seal or schema',
           );
@@ -436,6 +441,7 @@ export class SiteBus {
     this.closed = true;
     for (const waiting of [...this.waiting.values()]) waiting.settle(new NoAnswer('closed'));
     for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.dropped.close();
     await this.nc.drain().catch(() => this.nc.close());
   }
 
