@@ -4,12 +4,14 @@
 // with server-side connection parameters, then relays whole instructions both ways:
 //   guacd → browser: parsed, re-batched into messages of whole instructions, sent at once; the
 //   desktop's size (layer 0) is noted for the person; frames before the desktop is drawn are
-//   acknowledged here instead (firstPaint.ts);
+//   acknowledged here instead (firstPaint.ts); what the server's instructions say (an error, the
+//   size, whether the desktop answered) is read by upstreamInstructions.ts;
 //   the link to the desktop behind guacd is watched for a stall guacd would not report
 //   (linkWatch.ts), which ends the tunnel with 514;
-//   browser → guacd: parsed (malformed input ends only this tunnel with 768), internal `ping`
-//   answered here, the rest filtered by browserInput.ts (`size` dropped: the desktop's size is
-//   the bridge's decision, never a window's) and forwarded.
+//   browser → guacd: parsed (browserParser.ts; malformed input ends only this tunnel with 768),
+//   internal `ping` answered here, input receipts to inputReceipts.ts, attention to
+//   tunnelAttention.ts, the rest filtered by browserInput.ts (`size` dropped: the desktop's size
+//   is the bridge's decision, never a window's) and forwarded.
 // Either side ending ends the other; the browser learns the Guacamole status from the close
 // reason (see closeStatus.ts).
 import { randomUUID } from 'node:crypto';
@@ -20,20 +22,15 @@ import {
   ATTENTION_OPCODE,
   DELIVERY_OPCODE,
   GuacConnection,
-  GuacParser,
-  GuacProtocolError,
   GuacStatus,
   encodeInstruction,
   encodeInstructionUtf16 as encodeForBrowser,
   type GuacInstruction,
 } from '@overlay-companion/guac';
 import type { ConnectionConfig, GuacdAddress, TunnelConfig } from '../config.js';
-import {
-  ATTENTION_TUNNEL_OPCODE,
-  INPUT_RECEIPT_OPCODE,
-  TunnelAttention,
-} from '@overlay-companion/protocol';
+import { ATTENTION_TUNNEL_OPCODE, INPUT_RECEIPT_OPCODE } from '@overlay-companion/protocol';
 import { BrowserInput } from './browserInput.js';
+import { BrowserParser } from './browserParser.js';
 import type { CallReceipts, ReceiptTunnel } from './callReceipts.js';
 import { InputReceiptDesk } from './inputReceipts.js';
 import { closeCodeFor, closeReasonFor } from './closeStatus.js';
@@ -43,7 +40,9 @@ import { probeTargetOf, type SharedProbes } from './linkProbe.js';
 import { MessageBatcher } from './messageBatcher.js';
 import type { ConnectionMember, DesktopConnections } from './desktopConnections.js';
 import type { RegisteredTunnel } from './registry.js';
+import { TunnelAttentionPass } from './tunnelAttention.js';
 import { describeStartFailure } from './upstream.js';
+import { desktopSizeOf, fromTheDesktop, upstreamErrorOf } from './upstreamInstructions.js';
 
 export interface TunnelTarget {
   guacd: GuacdAddress;
@@ -83,29 +82,7 @@ export interface TunnelMetrics {
   tunnelTraffic(direction: 'to_browser' | 'to_desktop', bytes: number): void;
 }
 
-// The browser only sends input, sizes, clipboard chunks and acks: far below these.
-// guacamole-common-js 1.5.0 counts element lengths in UTF-16 units (String#length), in what it
-// sends and in what it parses, so the browser leg uses UTF-16 lengths both ways while the guacd
-// leg keeps the protocol's code points; otherwise an emoji in a clipboard or a window title
-// would misframe the stream.
-const BROWSER_PARSER_LIMITS = {
-  lengthUnit: 'utf16' as const,
-  maxElementCodePoints: 1 << 20,
-  maxInstructionCodePoints: 1 << 21,
-  maxElements: 64,
-};
-
 type Side = 'browser' | 'upstream' | 'bridge';
-
-/**
- * Whether an instruction shows the desktop behind the server answering: anything but the
- * server's own keep-alives (`nop`), its words about the connection (`error`, `disconnect`), and
- * what guacd 1.6 greets each new user with at once — a `sync`, and a `cursor` and `mouse` — all
- * sent with the desktop silent (tunnel.guacdStallReopen.test.ts). A frame the desktop drew
- * always has drawing instructions before its `sync`.
- */
-const NOT_FROM_THE_DESKTOP = new Set(['nop', 'error', 'disconnect', 'sync', 'cursor', 'mouse']);
-const FROM_THE_DESKTOP = (opcode: string): boolean => !NOT_FROM_THE_DESKTOP.has(opcode);
 
 export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   readonly uuid = randomUUID();
@@ -116,7 +93,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
 
   private readonly log: Logger;
   private readonly batcher: MessageBatcher;
-  private readonly browserParser = new GuacParser(BROWSER_PARSER_LIMITS);
+  private readonly browserParser = new BrowserParser();
   private socket: Socket | undefined;
   private conn: GuacConnection | undefined;
   /** Encoded browser instructions that arrived before the handshake finished. */
@@ -136,10 +113,10 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private readonly receipts: InputReceiptDesk;
   /** This tunnel as call receipts see it (callReceipts.ts). */
   private readonly receiptTunnel: ReceiptTunnel;
-  /** The browser's attention (packages/protocol's attention.ts), and what the server was told. */
-  private attentionWanted: TunnelAttention = 'full';
-  private attentionSent: TunnelAttention = 'full';
-  private serverHonoursAttention = false;
+  /** The browser's attention, passed on to a server that honours it (tunnelAttention.ts). */
+  private readonly attention = new TunnelAttentionPass((opcode, level) =>
+    this.sendUpstream(opcode, level),
+  );
 
   constructor(
     private readonly ws: WebSocket,
@@ -273,8 +250,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private onUpstreamInstruction(instruction: GuacInstruction): void {
     if (instruction.opcode === ATTENTION_OPCODE) {
       // Our gateway's announcement (packages/guac's attention.ts); never for the browser.
-      this.serverHonoursAttention = true;
-      this.passAttention();
+      this.attention.serverAnnounced();
       return;
     }
     if (instruction.opcode === DELIVERY_OPCODE) {
@@ -283,16 +259,13 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       if (confirmedByServer) this.linkWatch?.heard();
       return;
     }
-    if (FROM_THE_DESKTOP(instruction.opcode)) {
+    if (fromTheDesktop(instruction.opcode)) {
       this.linkWatch?.heard();
       this.options.link?.desktopAnswered();
     }
-    if (instruction.opcode === 'error') {
-      const [message = '', statusText = ''] = instruction.args;
-      const status = /^\d{1,4}$/.test(statusText) ? Number(statusText) : GuacStatus.SERVER_ERROR;
-      this.upstreamError = { status, message };
-    }
-    if (instruction.opcode === 'size' && instruction.args[0] === '0') this.noteSize(instruction);
+    if (instruction.opcode === 'error') this.upstreamError = upstreamErrorOf(instruction);
+    const size = desktopSizeOf(instruction);
+    if (size !== undefined) this.options.connections.sawSize(this.options.desktopId, size);
     if (!this.firstPaint.passes(instruction)) {
       // A frame before the desktop was drawn: acknowledged here, never shown (firstPaint.ts).
       this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
@@ -328,18 +301,15 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       );
       return;
     }
-    let instructions: GuacInstruction[];
-    try {
-      instructions = this.browserParser.push(rawToBytes(data));
-    } catch (err) {
-      const status = err instanceof GuacProtocolError ? err.status : GuacStatus.CLIENT_BAD_REQUEST;
-      const why = err instanceof Error ? err.message : String(err);
+    const read = this.browserParser.read(data);
+    if (!read.ok) {
+      const { status, why } = read;
       this.log.info({ status, why }, 'malformed instruction from the browser');
       this.close(status, `Malformed Guacamole instruction from the browser: ${why}`);
       return;
     }
     let forward = '';
-    for (const instruction of instructions) {
+    for (const instruction of read.instructions) {
       if (instruction.opcode === '') this.onInternal(instruction);
       else if (instruction.opcode === INPUT_RECEIPT_OPCODE) {
         // The input before it goes first: the receipt is about that input.
@@ -356,27 +326,14 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
           return;
         }
       } else if (instruction.opcode === ATTENTION_TUNNEL_OPCODE) {
-        const level = TunnelAttention.safeParse(instruction.args[0]);
-        if (instruction.args.length !== 1 || !level.success) {
-          this.close(
-            GuacStatus.CLIENT_BAD_REQUEST,
-            `Malformed "${ATTENTION_TUNNEL_OPCODE}" instruction: it takes one level, one of ${TunnelAttention.options.join(', ')}.`,
-          );
+        const malformed = this.attention.fromBrowser(instruction.args);
+        if (malformed !== undefined) {
+          this.close(GuacStatus.CLIENT_BAD_REQUEST, malformed);
           return;
         }
-        this.attentionWanted = level.data;
-        this.passAttention();
       } else forward += this.input.toUpstream(instruction);
     }
     this.forwardInput(forward);
-  }
-
-  /** Tells a server that honours attention what the browser last asked for, once it differs. */
-  private passAttention(): void {
-    if (!this.serverHonoursAttention || this.attentionWanted === this.attentionSent) return;
-    if (this.sendUpstream(ATTENTION_OPCODE, this.attentionWanted)) {
-      this.attentionSent = this.attentionWanted;
-    }
   }
 
   /** Sends the browser's encoded input on, or holds it until the connection is ready. */
@@ -393,14 +350,6 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     } else {
       this.early.push(forward);
     }
-  }
-
-  /** The desktop's size, from the server's `size` for the default layer. */
-  private noteSize(instruction: GuacInstruction): void {
-    const width = Number(instruction.args[1]);
-    const height = Number(instruction.args[2]);
-    if (Number.isInteger(width) && Number.isInteger(height) && width > 0 && height > 0)
-      this.options.connections.sawSize(this.options.desktopId, { width, height });
   }
 
   /** Tunnel-internal instructions (empty opcode) are for the bridge, never for guacd. */
@@ -498,10 +447,4 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (this.member) this.options.connections.release(this.options.desktopId, this);
     this.options.onEnd(this);
   }
-}
-
-function rawToBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return data;
 }
