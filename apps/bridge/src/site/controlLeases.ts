@@ -93,7 +93,7 @@ export class ControlLeases {
       if (entry === null || entry.operation !== 'PUT') return undefined;
       const parsed = this.options.bus.openValue(ControlLease, entry, this.options.bus.leaseTtlMs);
       if (!parsed.ok) {
-        this.options.logger.warn(
+        this.options.bus.dropped.warn(
           { desktopId, error: parsed.error },
           'site: a lease failed its seal or schema',
         );

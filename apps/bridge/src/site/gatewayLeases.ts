@@ -104,7 +104,7 @@ export class GatewayLeases implements GatewayPlaces {
   private parse(entry: KvEntry): GatewayPlace | undefined {
     const parsed = this.bus.openValue(GatewayPlace, entry, this.ttlMs);
     if (parsed.ok) return parsed.message;
-    this.logger.warn(
+    this.bus.dropped.warn(
       { key: entry.key, error: parsed.error },
       'site: a gateway place failed its seal or schema',
     );
