@@ -350,6 +350,9 @@ describe('sandboxArgv', () => {
     expect(argv).not.toContain('/etc/passwd'); // oc-desktop has the host's entry
     expect(argv.slice(argv.indexOf('--'))).toEqual([
       '--',
+      'prlimit',
+      '--nproc=1024:1024',
+      '--',
       'setpriv',
       '--reuid=995',
       '--regid=994',

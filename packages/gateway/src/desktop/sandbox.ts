@@ -32,7 +32,8 @@
 //   bridge's) are never reachable from inside. Likewise /etc/passwd and /etc/group when the
 //   desktop runs as a uid of its own that the host has no entry for (the host's plus its line).
 // - When we are root: `setpriv` to the desktop's own unprivileged user with no capabilities,
-//   no supplementary groups and no_new_privs (so no setuid program can give root back).
+//   no supplementary groups and no_new_privs (so no setuid program can give root back), under
+//   `prlimit --nproc` (SANDBOX_MAX_TASKS: no fork bomb).
 // - Once Xvnc's sockets exist, and before anything but Xvnc runs (the launcher waits for a line
 //   on its stdin), the bridge locks the sandbox from outside (lockSandbox in sandboxProcess.ts):
 //   the X socket and RFB dirs become read-only (Unix sockets still connect on a read-only
@@ -63,6 +64,14 @@ export const SANDBOX_SHM_BYTES = 256 * 1024 * 1024;
 export const SANDBOX_TMP_INODES = 32_768;
 /** Files the sandbox's /dev/shm may hold: shared-memory segments, a few per program. */
 export const SANDBOX_SHM_INODES = 4_096;
+
+/**
+ * Processes and threads the desktop's user may have at once (RLIMIT_NPROC, counted per uid by
+ * the kernel), set as root, where the user is the desktop's own: without it a fork bomb typed
+ * into the xterm takes every pid and the host's memory with them. A browser's hundreds of
+ * threads fit.
+ */
+export const SANDBOX_MAX_TASKS = 1024;
 
 /** System directories the desktop's programs need, read-only; absent ones are skipped. */
 export const SANDBOX_READ_ONLY_DIRS = ['/usr', '/etc', '/var/cache/fontconfig'] as const;
@@ -194,6 +203,9 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
   ];
   if (user !== undefined) {
     args.push(
+      'prlimit',
+      `--nproc=${String(SANDBOX_MAX_TASKS)}:${String(SANDBOX_MAX_TASKS)}`,
+      '--',
       'setpriv',
       `--reuid=${String(user.uid)}`,
       `--regid=${String(user.gid)}`,

@@ -2,9 +2,10 @@
 // from its own xterm: the X socket and RFB dirs take no file and keep their sockets (the host's
 // disk cannot be filled there, and no socket of the AI's can stand in for Xvnc's), and /tmp and
 // /dev/shm stop at their number of files with "No space left on device" while the host's /tmp
-// goes on. X clients inside and out, and RFB on its socket, still work afterwards.
+// goes on; and a fork bomb stops at SANDBOX_MAX_TASKS. X clients inside and out, and RFB on its
+// socket, still work afterwards.
 import { execFile } from 'node:child_process';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,7 +13,32 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RfbClient } from '../rfb/index.js';
 import { status, typeInXterm } from '../testing/sandboxShell.js';
 import { startLocalDesktop, type LocalDesktop } from './localDesktop.js';
-import { SANDBOX_RFB_DIR, SANDBOX_SHM_INODES, SANDBOX_TMP_INODES } from './sandbox.js';
+import {
+  SANDBOX_MAX_TASKS,
+  SANDBOX_RFB_DIR,
+  SANDBOX_SHM_INODES,
+  SANDBOX_TMP_INODES,
+} from './sandbox.js';
+
+/** Forks sleeping children until the kernel refuses (or a cap past the limit), then ends them. */
+const FORK_BOMB = `import os, signal, time
+children = []
+error = ''
+try:
+    while len(children) < ${String(SANDBOX_MAX_TASKS + 64)}:
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(60)
+            os._exit(0)
+        children.append(pid)
+except OSError as e:
+    error = e.strerror
+for pid in children:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print('forked=%d' % len(children))
+print('error=%s' % error)
+`;
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -84,5 +110,18 @@ describe.skipIf(!isRoot)('a locked sandbox, attacked from its own xterm', () => 
     await rm(probe);
     // The desktop is still usable: a typed line still runs and writes to HOME.
     await typeInXterm(desktop, 'rm -rf /tmp/many /dev/shm/many', 'cleaned.done');
+  }, 90_000);
+
+  it('stops a fork bomb at its number of tasks; the desktop goes on', async () => {
+    await writeFile(home('bomb.py'), FORK_BOMB);
+    await chmod(home('bomb.py'), 0o644);
+    await typeInXterm(desktop, 'python3 ~/bomb.py > ~/bomb.txt 2>&1', 'bomb.done');
+    const report = await readFile(home('bomb.txt'), 'utf8');
+    expect(status(report, 'error'), report).toBe('Resource temporarily unavailable');
+    // Xvnc, openbox, the xterm and its shells count too.
+    expect(Number(status(report, 'forked'))).toBeLessThan(SANDBOX_MAX_TASKS);
+    expect(Number(status(report, 'forked'))).toBeGreaterThan(SANDBOX_MAX_TASKS - 64);
+    await typeInXterm(desktop, 'echo still here > ~/after.txt', 'after.done');
+    expect(await readFile(home('after.txt'), 'utf8')).toBe('still here\n');
   }, 90_000);
 });
