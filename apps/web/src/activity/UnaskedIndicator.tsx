@@ -11,6 +11,7 @@ import { desktopStateStore } from '../store/desktopState.js';
 import { useNow } from '../ui/useNow.js';
 import { activityStore } from './aiActivity.js';
 import { toolsAllowedUnasked } from './unasked.js';
+import { BarWords } from '../ui/BarWords.js';
 import './indicator.css';
 
 function timeLeft(expiresAt: number | null, now: number): string {
@@ -42,13 +43,12 @@ export function UnaskedIndicator({ onRevoke }: { onRevoke: (id: string) => void 
       data-acting={acting ? 'true' : 'false'}
     >
       <span className="unasked__label" title={`Without asking: ${tools.join(', ')}`}>
-        <span className="unasked__long">
-          {acting ? 'AI is acting' : 'AI may act without asking'}
-        </span>
-        {/* A phone's or a laptop's bar has room for two words (indicator.css); screen readers get the long ones. */}
-        <span className="unasked__short" aria-hidden="true">
-          {acting ? 'AI acting' : 'No asking'}
-        </span>
+        {/* A phone's or a laptop's bar has room for two words; screen readers get the long ones. */}
+        <BarWords
+          long={acting ? 'AI is acting' : 'AI may act without asking'}
+          short={acting ? 'AI acting' : 'No asking'}
+          narrow="laptop"
+        />
       </span>
       {standing.map((s) => (
         <span key={s.id} className="unasked__standing" data-testid="standing-permission">

@@ -9,6 +9,7 @@ import { useStore } from 'zustand';
 import { controlStore } from '../store/control.js';
 import { useNow } from '../ui/useNow.js';
 import { aiClientsLabel, aiClientsTitle } from '../activity/aiClientsText.js';
+import { BarWords } from '../ui/BarWords.js';
 
 const MODE_LABELS: Record<Mode, string> = {
   passive: 'Passive',
@@ -73,7 +74,7 @@ export function ControlControls({ onStop, onChooseMode }: ControlControlsProps) 
         {ready && role === 'mirror' ? ' · mirror' : ''}
       </span>
       <label className="control-controls__mode">
-        <span>Mode</span>
+        <BarWords long="Mode" narrow="laptop" />
         <select
           data-testid="mode-select"
           value={mode ?? ''}

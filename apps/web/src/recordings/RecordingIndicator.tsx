@@ -8,6 +8,7 @@ import type { DesktopRecordingState } from '@overlay-companion/protocol';
 import { useStore } from 'zustand';
 import { clockTime } from '../pages/common/time.js';
 import { desktopStateStore } from '../store/desktopState.js';
+import { BarWords } from '../ui/BarWords.js';
 import './indicator.css';
 
 export function RecordingIndicator() {
@@ -39,10 +40,7 @@ export function RecordingIndicatorView({ status }: { status: DesktopRecordingSta
       title={`This desktop is being recorded${since}: the screen, the AI's overlays and actions.${status.may_change ? ' Your policy lets you turn it off.' : ''}`}
     >
       <span className="recording-indicator__dot" aria-hidden="true" />
-      <span className="recording-indicator__long">Recording</span>
-      <span className="recording-indicator__short" aria-hidden="true">
-        Rec
-      </span>
+      <BarWords long="Recording" short="Rec" narrow="laptop" />
     </span>
   );
 }

@@ -199,7 +199,10 @@ function PlayerControls({
       </button>
       <span className="player__time" data-testid="player-time">
         <span className="player__elapsed">{position}</span>{' '}
-        <span className="muted">({clockTime(at)})</span>
+        {/* The time of day this moment happened: "(13:37)" alone read like a second length. */}
+        <span className="muted" title="The time of day this moment was recorded">
+          · at {clockTime(at)}
+        </span>
       </span>
       <div className="seekbar">
         <div className="seekbar__markers" aria-hidden="true">

@@ -13,6 +13,7 @@ import { useNow } from './useNow.js';
 import { HOTKEY_HELP, MENU_BUTTON_ATTRIBUTE } from '../display/hotkeys.js';
 import { useFloatingChrome } from '../viewport/floatingChrome.js';
 import { viewerPrefsStore } from '../store/viewerPrefs.js';
+import { BarWords } from './BarWords.js';
 
 export interface StatusBarProps {
   onReconnectNow: () => void;
@@ -77,7 +78,12 @@ export function StatusBar({
         aria-live="polite"
       >
         <span className="status-bar__dot" aria-hidden="true" />
-        <span data-testid="connection-label">{status.label}</span>
+        {/* A phone's bar shows a good connection as its green dot alone. */}
+        <BarWords
+          long={status.label}
+          narrow={status.tone === 'ok' ? 'phone' : 'never'}
+          testId="connection-label"
+        />
         {status.detail && (
           <span
             className="status-bar__detail"

@@ -18,6 +18,19 @@ import { SettingsPage } from './settings/SettingsPage.js';
 import { RecordingsPage } from '../../recordings/RecordingsPage.js';
 import { FleetPage } from '../../fleet/FleetPage.js';
 
+/**
+ * Pages that use a wide screen's width: tables (a narrow column wraps their cells line after
+ * line), the layout editor's picture of the desktop, the player and the fleet's tiles.
+ */
+const WIDE_PAGES: ReadonlySet<ConsolePage> = new Set([
+  'audit',
+  'desktops',
+  'fleet',
+  'layout',
+  'people',
+  'recordings',
+]);
+
 function PageBody({ page, me }: { page: ConsolePage | null; me: Me }) {
   switch (page) {
     case 'config':
@@ -125,11 +138,10 @@ export function ConsoleApp() {
           <SignOutButton />
         </div>
       </header>
-      {/* The layout editor's picture of the desktop and the player use the width of wide screens. */}
       <main
         id="main"
         className={
-          page === 'layout' || page === 'recordings'
+          page !== null && WIDE_PAGES.has(page)
             ? 'console__main console__main--wide'
             : 'console__main'
         }

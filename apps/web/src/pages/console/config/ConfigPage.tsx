@@ -96,7 +96,7 @@ export function ConfigPage() {
             />
           </>
         )}
-        <div className="field">
+        <div className="field endpoint-field">
           <span className="field__label" id="endpoint-label">
             MCP endpoint
           </span>
