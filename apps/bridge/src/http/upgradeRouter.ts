@@ -91,3 +91,9 @@ export function rawText(data: Buffer | ArrayBuffer | Buffer[]): string {
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
 }
+
+/** The bytes of a WebSocket frame, whichever shape `ws` delivered them in (no copy for one Buffer). */
+export function rawBytes(data: Buffer | ArrayBuffer | Buffer[]): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Access } from '../auth/access.js';
 import type { TicketClaims } from '../auth/tickets.js';
-import { rawText, rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
+import { rawBytes, rawText, rejectUpgrade, type UpgradeHandler } from '../http/upgradeRouter.js';
 import { claimSocketTicket } from '../perimeter/socketTickets.js';
 import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
@@ -37,12 +37,6 @@ export const BAD_MESSAGE_LIMIT = { ratePerSecond: 1, burst: 20 };
  * calls): a viewer streaming pointer events stays far below this.
  */
 export const MESSAGE_LIMIT = { ratePerSecond: 500, burst: 1000 };
-
-/** The bytes of a binary frame, whichever shape ws delivered them in (no copy for one Buffer). */
-function rawBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
-}
 
 /** Message types that answer something the bridge asked (tool_call, approval_request). */
 const ANSWERS: ReadonlySet<string> = new Set([

@@ -11,6 +11,7 @@ import {
   GuacStatus,
   type GuacInstruction,
 } from '@overlay-companion/guac';
+import { rawBytes } from '../http/upgradeRouter.js';
 
 // The browser only sends input, sizes, clipboard chunks and acks: far below these.
 const BROWSER_PARSER_LIMITS = {
@@ -29,17 +30,11 @@ export class BrowserParser {
   /** The whole instructions a text message completes, or why it is malformed. */
   read(data: RawData): BrowserRead {
     try {
-      return { ok: true, instructions: this.parser.push(rawToBytes(data)) };
+      return { ok: true, instructions: this.parser.push(rawBytes(data)) };
     } catch (err) {
       const status = err instanceof GuacProtocolError ? err.status : GuacStatus.CLIENT_BAD_REQUEST;
       const why = err instanceof Error ? err.message : String(err);
       return { ok: false, status, why };
     }
   }
-}
-
-function rawToBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  if (data instanceof ArrayBuffer) return new Uint8Array(data);
-  return data;
 }
