@@ -105,6 +105,11 @@ export interface SandboxArgvOptions {
   user?: { name: string; uid: number; gid: number };
   /** Read-only system dirs that exist on this host (default: SANDBOX_READ_ONLY_DIRS). */
   readOnlyDirs?: readonly string[];
+  /**
+   * RLIMIT_NPROC as root (default SANDBOX_MAX_TASKS): never above the bridge's own hard limit,
+   * which bwrap's root, without CAP_SYS_RESOURCE, could not raise.
+   */
+  maxTasks?: number;
   /** The program and its arguments to run inside. */
   command: string[];
 }
@@ -112,6 +117,7 @@ export interface SandboxArgvOptions {
 /** The arguments for `bwrap` (without the program name itself). */
 export function sandboxArgv(options: SandboxArgvOptions): string[] {
   const user = options.user;
+  const maxTasks = options.maxTasks ?? SANDBOX_MAX_TASKS;
   const env: Record<string, string> = {
     HOME: SANDBOX_HOME,
     USER: user?.name ?? SANDBOX_USER_DEFAULT,
@@ -204,7 +210,7 @@ export function sandboxArgv(options: SandboxArgvOptions): string[] {
   if (user !== undefined) {
     args.push(
       'prlimit',
-      `--nproc=${String(SANDBOX_MAX_TASKS)}:${String(SANDBOX_MAX_TASKS)}`,
+      `--nproc=${String(maxTasks)}:${String(maxTasks)}`,
       '--',
       'setpriv',
       `--reuid=${String(user.uid)}`,

@@ -21,6 +21,7 @@ import { ensureDesktopUser, type DesktopUser } from './desktopUser.js';
 import {
   launcherCommand,
   SANDBOX_HOME,
+  SANDBOX_MAX_TASKS,
   SANDBOX_READ_ONLY_DIRS,
   SANDBOX_RFB_DIR,
   SANDBOX_SHM_INODES,
@@ -117,6 +118,7 @@ export async function spawnSandbox(
           : { passwd: fdOf(accounts.passwd), group: fdOf(accounts.group) },
       user: box.user,
       readOnlyDirs,
+      maxTasks: Math.min(SANDBOX_MAX_TASKS, await hardTaskLimit()),
       command: launcherCommand(box.display, options.windowManager, options.xterm, xvncArgs),
     });
     const bwrap = spawn('bwrap', argv, {
@@ -208,6 +210,13 @@ async function writeAccountFiles(
     mode: 0o600,
   });
   return { passwd: await open(passwd, 'r'), group: await open(group, 'r') };
+}
+
+/** This process's hard RLIMIT_NPROC (Infinity when unlimited or unreadable). */
+async function hardTaskLimit(): Promise<number> {
+  const limits = await readFile('/proc/self/limits', 'utf8').catch(() => '');
+  const hard = /^Max processes\s+\S+\s+(\d+)/m.exec(limits)?.[1];
+  return hard === undefined ? Infinity : Number(hard);
 }
 
 export async function onPath(program: string): Promise<boolean> {
