@@ -29,15 +29,6 @@ export interface RecordingWriterOptions {
   maxPendingBytes?: number;
   /** Instructions queued for the model, at most, before the recording stops (default 200 000). */
   maxBacklog?: number;
-  /**
-   * @deprecated Ignored: the writer's model no longer follows the file later (its keyframes are
-   * written as they fall due, as references to the file's draws). Accepted so older callers work.
-   */
-  quietMs?: number;
-  /** @deprecated Ignored (see quietMs). */
-  maxLagBytes?: number;
-  /** @deprecated Ignored (see quietMs). */
-  maxLagMs?: number;
   /** After a disk failure, how often to try again (default 2000 ms). */
   retryAfterMs?: number;
   /** The clock for instructions fed without a time (default Date.now). */

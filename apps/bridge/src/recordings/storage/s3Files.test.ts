@@ -93,7 +93,7 @@ describe('recordings on an S3 store (s3rver, a fake S3 server)', () => {
       recording: {
         recordByDefault: true,
         // Keyframes often, so the recording has several to seek between.
-        writer: { keyframeIntervalMs: 200, maxKeyframeIntervalMs: 300, quietMs: 100 },
+        writer: { keyframeIntervalMs: 200, maxKeyframeIntervalMs: 300 },
         retention: { intervalMs: 3_600_000 },
         s3: target,
       },
