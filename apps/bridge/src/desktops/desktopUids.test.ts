@@ -52,13 +52,13 @@ describe.skipIf(!isRoot)('desktop uids on a host with two data dirs', () => {
   it('two bridges’ desktops run as two different uids, each recorded host-wide for its data dir', async () => {
     const running = [];
     for (const dataDir of [await newDataDir(), await newDataDir()]) {
+      const allowSocket = () => () => undefined;
       const pool = new LocalDesktopPool({
-        logger: silentLogger(),
-        allowSocket: () => () => undefined,
-        inUse: () => true,
         dataDir,
-        homeQuotaBytes: QUOTA,
         measureHomes: true,
+        allowSocket,
+        inUse: () => true,
+        logger: silentLogger(),
       });
       pools.push(pool);
       await pool.ensure('dsk_same_id', {}, 'prs_same_owner');

@@ -27,7 +27,8 @@
 //   (a bridge not run as root) they belong to the desktop's user, who could otherwise fill
 //   memory through /run or /home as well as /tmp.
 // - `--bind` HOME, the X socket dir (onto /tmp/.X11-unix, where Xvnc puts its socket) and the
-//   RFB socket dir: the only host dirs it can write, all in the desktop's own 0700 work dir.
+//   RFB socket dir: the only host dirs it can write, all in the desktop's own 0700 work dir (the
+//   two socket dirs only until the lock below, as root).
 // - `--ro-bind-data` for the cookie and the VNC password: copies, so the host files (0600, the
 //   bridge's) are never reachable from inside. Likewise /etc/passwd and /etc/group when the
 //   desktop runs as a uid of its own that the host has no entry for (the host's plus its line).
