@@ -25,16 +25,7 @@
 // the bridge is not root, HOMEs are the bridge's own and `user` is undefined (the sandbox then
 // runs as the bridge's user in a user namespace).
 import { execFile } from 'node:child_process';
-import {
-  chmod,
-  chown,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-} from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DesktopUidRegistry, processUids, writeAtomically } from './desktopUids.js';
