@@ -101,10 +101,24 @@ export function overQuotaMessage(usedBytes: number, quotaBytes: number): string 
   return `This desktop's files take ${mib(usedBytes)}, more than the ${mib(quotaBytes)} a desktop may keep, so it was not started. An admin can raise OC_DESKTOP_HOME_QUOTA, or remove the desktop (its files go with it).`;
 }
 
-/** Bytes under `dir`, on its own file system (what the measured limit counts). */
+/**
+ * What one file costs the measured limit at least: an empty file holds no bytes but takes an inode
+ * of the data dir's disk, and ext4's inodes are fixed at mkfs (a loop of `touch` could take them
+ * all, and SQLite could then make no file). A block each bounds the files to quota / 4 KiB.
+ */
+export const MEASURED_BYTES_PER_FILE = 4096;
+
+/**
+ * Bytes under `dir`, on its own file system, each file and folder counted as at least
+ * MEASURED_BYTES_PER_FILE (what the measured limit counts).
+ */
 export async function usedBytes(dir: string): Promise<number> {
-  const { stdout } = await run('du', ['-sxb', dir]);
-  return Number(stdout.split('\t')[0]);
+  const [bytes, inodes] = await Promise.all([
+    run('du', ['-sxb', dir]),
+    run('du', ['-sx', '--inodes', dir]),
+  ]);
+  const count = (out: { stdout: string }): number => Number(out.stdout.split('\t')[0]);
+  return Math.max(count(bytes), count(inodes) * MEASURED_BYTES_PER_FILE);
 }
 
 async function makeImage(dir: string, image: string, bytes: number, uid: number): Promise<void> {
