@@ -43,6 +43,8 @@ export const RecordingEventSchema = z.discriminatedUnion('kind', [
     args: z.record(z.string(), z.unknown()),
     intent: z.string().optional(),
     decision: z.enum(['allowed', 'approved', 'denied', 'stopped', 'failed']),
+    /** The audit's own decision (allow, standing, confirm, deny), so a card words it as the audit does. */
+    auditDecision: z.enum(['allow', 'standing', 'confirm', 'deny']).optional(),
     approvedBy: z.string().optional(),
     /** Where the action clicked or pointed, in desktop pixels. */
     point: z.object({ x: z.number(), y: z.number() }).optional(),

@@ -51,6 +51,16 @@ describe('recordingEventsOf', () => {
     expect(argsOf(call('click_at', '{"x":1,"y":2}'))).toEqual({ x: 1, y: 2 });
   });
 
+  it("keeps the audit's own decision beside the collapsed one, so a card words it as the audit row does", () => {
+    const [standing] = recordingEventsOf(
+      { ...call('click_at', '{}'), decision: 'standing' },
+      undefined,
+    );
+    expect(standing).toMatchObject({ decision: 'allowed', auditDecision: 'standing' });
+    const [mode] = recordingEventsOf(call('click_at', '{}'), undefined);
+    expect(mode).toMatchObject({ decision: 'allowed', auditDecision: 'allow' });
+  });
+
   it('puts a move of the charge on the track, from whom to whom and by whom; other desktop changes not', () => {
     const moved = (detail: string): NewAuditEntry => ({
       at: 2_000,

@@ -44,6 +44,7 @@ export function recordingEventsOf(
           args,
           ...(intent === undefined ? {} : { intent }),
           decision: decisionOf(entry),
+          ...(entry.decision == null ? {} : { auditDecision: entry.decision }),
           ...(entry.approvedBy == null ? {} : { approvedBy: entry.approvedBy }),
           ...(point === undefined ? {} : { point }),
           ...(entry.durationMs == null ? {} : { durationMs: Math.max(0, entry.durationMs) }),

@@ -1,11 +1,9 @@
 // The action log in words: what the AI did, as a sentence made from the audit entry's argument
-// summary ("Click (left) at 120, 340 on monitor 1", "Type “hello”"), and how it was decided
-// ("Asked you · approved by Ada", "Allowed by a standing permission"). What the AI typed is
+// summary ("Click (left) at 120, 340 on monitor 1", "Type “hello”"); how it was decided is
+// decisionWords.ts, shared with the AI's timeline cards. What the AI typed is
 // shown when the person keeps typed text in the audit log (Settings); otherwise its length. A
 // summary that is not the JSON the bridge writes (cut at its length limit, or an unknown tool)
 // is shown as it is.
-import type { AuditEntryView } from '@overlay-companion/protocol';
-
 type Args = Record<string, unknown>;
 
 const num = (v: unknown): string => (typeof v === 'number' ? String(v) : '?');
@@ -52,36 +50,4 @@ export function actionSentence(tool: string | null, summary: string | null): str
   if (sentence === undefined || typeof args !== 'object' || args === null)
     return `${tool} ${summary ?? ''}`.trim();
   return sentence(args as Args);
-}
-
-/** How the audit outcome of an asked call reads (the bridge's ASK_OUTCOMES and error kinds). */
-const ASKED: Readonly<Record<string, string>> = {
-  denied_by_person: 'denied by the person',
-  no_answer: 'no answer in time, so denied',
-  withdrawn: 'withdrawn before an answer',
-  stopped: 'ended by Stop',
-  cancelled: 'cancelled',
-  timeout: 'timed out',
-};
-
-/** How a tool call was decided, in words: by the mode, a standing permission, the person, or refused. */
-export function decisionSentence(
-  entry: Pick<AuditEntryView, 'kind' | 'decision' | 'approved_by' | 'outcome'>,
-): string {
-  if (entry.decision === null) return '—';
-  if (entry.kind !== 'tool_call') return entry.decision === 'deny' ? 'Denied' : 'Allowed';
-  switch (entry.decision) {
-    case 'allow':
-      return 'Allowed by the mode';
-    case 'standing':
-      return 'Allowed by a standing permission';
-    case 'deny':
-      return 'Refused by the policy';
-    case 'confirm': {
-      if (entry.outcome === 'ok' || entry.approved_by !== null)
-        return `Asked · approved by ${entry.approved_by ?? 'the person'}`;
-      const how = entry.outcome === null ? undefined : ASKED[entry.outcome];
-      return how === undefined ? 'Asked the person' : `Asked · ${how}`;
-    }
-  }
 }

@@ -17,6 +17,7 @@ const click: AiActionEvent = {
   args: { x: 100, y: 50 },
   intent: 'Press Save',
   decision: 'approved',
+  auditDecision: 'confirm',
   approvedBy: 'Ada',
   point: { x: 100, y: 50 },
   durationMs: 41.6,
@@ -29,6 +30,8 @@ const overlay: AiActionEvent = {
   tool: 'draw_overlay',
   args: { x: 0, y: 0, width: 100, height: 100 },
   decision: 'denied',
+  auditDecision: 'confirm',
+  outcome: 'denied_by_person',
 };
 
 function render(width = 200, height = 100): string {
@@ -48,7 +51,10 @@ describe('AiActionCards', () => {
     const html = render();
     expect(html).toContain(`src="/api/recordings/rec%2F1/frame?t=${click.t}&amp;width=240"`);
     expect(html).toContain('<q>Press Save</q>');
-    expect(html).toContain('approved by Ada · ok · 42 ms');
+    // Worded as the audit log words it (decisionWords), never the raw codes ("ok · 42 ms").
+    expect(html).toContain('Asked · approved by Ada · done in 42 ms');
+    expect(html).toContain('>Asked · denied by the person</p>');
+    expect(html).not.toContain('· ok');
     expect(html).toContain('data-decision="denied"');
     expect(html).toContain('Go a1');
     expect(html).toContain('Go a2');

@@ -9,17 +9,12 @@ import type { ReactNode } from 'react';
 import { clockTime } from '../pages/common/time.js';
 import type { AiActionEvent, TeachAnswerEvent } from './recordingsWire.js';
 import { recordingPath } from './recordingsWire.js';
+import { decisionText } from './actionDecision.js';
 import { cardMark, teachAnswerText, teachMarks, type CardMark } from './timeline.js';
 import './aiCards.css';
 
 /** Thumbnails are asked of the bridge at this width (CSS scales them down where space is short). */
 export const THUMB_WIDTH = 240;
-
-export function decisionText(action: AiActionEvent): string {
-  return action.approvedBy !== undefined
-    ? `${action.decision} by ${action.approvedBy}`
-    : action.decision;
-}
 
 /** The bridge's picture of recording `recordingId` at `t`, THUMB_WIDTH wide. */
 export function thumbnailPath(recordingId: string, t: number): string {
@@ -106,8 +101,6 @@ export function AiActionCards({
             ) : null}
             <p className={`ai-card__decision ai-card__decision--${action.decision}`}>
               {decisionText(action)}
-              {action.outcome !== undefined ? ` · ${action.outcome}` : ''}
-              {action.durationMs !== undefined ? ` · ${Math.round(action.durationMs)} ms` : ''}
             </p>
             {answer === undefined ? null : (
               <p

@@ -3,6 +3,7 @@
 // in packages/recording (events.ts), which the web may not import (the import fences): this is the
 // reader's view of it — only the fields the player shows, and an event of a kind it does not know
 // (a newer bridge) is kept as `other` instead of failing the whole track.
+import { AuditDecision } from '@overlay-companion/protocol';
 import { z } from 'zod';
 
 /** The recordings API (the bridge's side is apps/bridge's recordings routes). */
@@ -66,6 +67,8 @@ const KnownEvent = z.discriminatedUnion('kind', [
     args: z.record(z.string(), z.unknown()).optional(),
     intent: z.string().optional(),
     decision: z.string(),
+    /** The audit's decision (absent in recordings made before it was kept; unknown: dropped). */
+    auditDecision: AuditDecision.optional().catch(undefined),
     approvedBy: z.string().optional(),
     point: Point.optional(),
     durationMs: z.number().optional(),

@@ -26,6 +26,7 @@ const events: PlayerEvent[] = [
     id: 'act1',
     tool: 'click_at',
     decision: 'approved',
+    auditDecision: 'confirm',
     approvedBy: 'Ada',
     point: { x: 40, y: 45 },
   },
@@ -79,7 +80,7 @@ describe('seekMarkers', () => {
       ['denied', 0.6],
       ['stop', 0.7],
     ]);
-    expect(markers[0]?.label).toBe('AI: click_at at 40, 45 — approved by Ada');
+    expect(markers[0]?.label).toBe('AI: click_at at 40, 45 — Asked · approved by Ada');
   });
 
   it('keeps markers on the bar when events fall outside the loaded span', () => {
@@ -120,10 +121,11 @@ describe('the event list', () => {
     expect(events.map(eventSentence)).toEqual([
       'Overlay drawn: “Save”',
       'Overlay drawn',
-      'AI: click_at at 40, 45 — approved by Ada',
+      'AI: click_at at 40, 45 — Asked · approved by Ada',
       'Approval: approved by Ada',
       'Overlay removed',
-      'AI: type_text — denied',
+      // A recording made before the track kept the audit's decision: its own word.
+      'AI: type_text — Denied',
       'Stop by Ada',
       'masks',
     ]);

@@ -5,6 +5,7 @@
 // which AI request each teach answer of the person answered (its timeline card shows it).
 import type { Overlay } from '@overlay-companion/protocol';
 import type { AiActionEvent, PlayerEvent, TeachAnswerEvent } from './recordingsWire.js';
+import { decisionText } from './actionDecision.js';
 
 /** How long an AI click or point stays marked after it happened. */
 export const POINTER_MS = 1_000;
@@ -239,7 +240,7 @@ export function eventSentence(event: PlayerEvent): string {
       return 'Overlay removed';
     case 'ai.action': {
       const where = event.point !== undefined ? ` at ${event.point.x}, ${event.point.y}` : '';
-      return `AI: ${event.tool}${where} — ${event.decision}${byWhom(event.approvedBy)}`;
+      return `AI: ${event.tool}${where} — ${decisionText(event)}`;
     }
     case 'approval':
       return `Approval: ${event.decision}${byWhom(event.by)}`;

@@ -4,7 +4,7 @@ import type { AuditEntryView } from '@overlay-companion/protocol';
 import { Fragment, type ReactNode } from 'react';
 import { formatDateTime, isoTime } from '../../common/time.js';
 import { KIND_LABELS, describeActor, describeDuration, screenshotPath } from './auditQuery.js';
-import { decisionSentence } from '../../../activity/actionSentence.js';
+import { auditDecisionSentence } from '../../../activity/decisionWords.js';
 import { ShowMeLink } from '../../../recordings/ShowMeLink.js';
 import { desktopNameOfDetail } from '../../../recordings/showMe.js';
 
@@ -49,7 +49,7 @@ export function AuditTable({ entries }: { entries: readonly AuditEntryView[] }) 
                   <span className="table__detail">{entry.detail}</span>
                 ) : null}
               </td>
-              <td>{decisionSentence(entry)}</td>
+              <td>{auditDecisionSentence(entry)}</td>
               <td>{entry.approved_by ?? '—'}</td>
               <td>{entry.outcome === null ? '—' : breakAtUnderscores(entry.outcome)}</td>
               <td className="table__nowrap">{describeDuration(entry.duration_ms)}</td>

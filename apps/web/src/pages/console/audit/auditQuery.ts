@@ -3,6 +3,7 @@
 // so the query the page sends is tested against the protocol's AuditQuery schema.
 import { API, type AuditEntryView, type AuditKind } from '@overlay-companion/protocol';
 import { dayEnd, dayStart } from '../../common/time.js';
+import { durationText } from '../../../activity/decisionWords.js';
 
 /** The filter form's fields, as typed ('' = no filter; dates as the date inputs give them). */
 export interface AuditFilters {
@@ -129,6 +130,5 @@ export function describeActor(
 }
 
 export function describeDuration(ms: number | null): string {
-  if (ms === null) return '—';
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms === null ? '—' : durationText(ms);
 }
