@@ -1,0 +1,101 @@
+// Where a toast goes on a phone (390×844) and beside it at 1280 and 4K, measured as drawn on the
+// real stack: a "Denied: …" toast (the person denied an AI click) never covers the open viewer
+// menu, the approval panel (with its Deny and Stop) or the bar's Stop. On a phone those panels
+// are as wide as the desktop area and, with their content, as tall, so the toasts' band at the
+// bottom is theirs only because the panels end above it (ui/Toasts.tsx's --toasts-room).
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.js';
+import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
+import { UI_SIZES, intersecting, shot, sizeTag, type Box } from './support/uiShots.js';
+
+test.describe.configure({ mode: 'serial' });
+
+let ai: Client | undefined;
+
+test.afterAll(async () => {
+  await ai?.close();
+});
+
+/** The boxes of what is drawn for `testid` (and the bar's Stop), named for the report. */
+async function boxesOf(page: Page, testIds: readonly string[]): Promise<Box[]> {
+  const boxes: Box[] = [];
+  for (const id of testIds) {
+    const all = page.getByTestId(id);
+    for (let i = 0; i < (await all.count()); i++) {
+      const box = await all.nth(i).boundingBox();
+      if (box !== null) boxes.push({ name: `${id}[${i}]`, ...box });
+    }
+  }
+  const stop = await page.getByRole('button', { name: 'Stop', exact: true }).boundingBox();
+  if (stop !== null) boxes.push({ name: 'Stop', ...stop });
+  return boxes;
+}
+
+/** Overlaps of a toast with anything else (the panels and Stop may touch one another). */
+function toastOverlaps(boxes: readonly Box[]): string[] {
+  return intersecting(boxes).filter((pair) => pair.includes('toast['));
+}
+
+/** The AI asks to click; the person denies it: the panel closes and "Denied: …" shows. */
+async function denyOneClick(page: Page, client: Client): Promise<void> {
+  const asked = callTool(client, 'click_at', { x: 20, y: 20 });
+  await expect(page.getByTestId('confirm-panel')).toBeVisible();
+  await page.getByRole('button', { name: 'Deny', exact: true }).click();
+  expect((await asked).isError).toBe(true);
+  await expect(page.getByTestId('toast').last()).toContainText('Denied:');
+}
+
+test('a toast never covers the open menu, the approval panel or Stop, on a phone and beside it', async ({
+  page,
+  stack,
+}) => {
+  test.setTimeout(150_000);
+  await openControlViewer(page, stack, 'assist');
+  ai = await connectMcp(stack);
+  const menuButton = page.getByRole('button', { name: 'Menu', exact: true });
+  for (const size of UI_SIZES) {
+    const tag = sizeTag(size);
+    await page.setViewportSize(size);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => done(null))));
+
+    // The menu open with two toasts under it (two denials: a taller band than one).
+    await denyOneClick(page, ai);
+    await denyOneClick(page, ai);
+    await menuButton.click();
+    const menu = page.getByTestId('client-menu');
+    await expect(menu).toBeVisible();
+    await expect(page.getByTestId('toast')).toHaveCount(2);
+    // The menu on a phone is taller than the window with its sections: it reaches the bottom.
+    if (size.width === 390) {
+      const box = await menu.boundingBox();
+      const scroll = await menu.evaluate((el) => el.scrollHeight > el.clientHeight);
+      expect(scroll, 'the menu at 390×844 holds more than fits (else this measures nothing)').toBe(
+        true,
+      );
+      expect(box).not.toBeNull();
+    }
+    await shot(page, `toast-menu-${tag}`);
+    const withMenu = await boxesOf(page, ['toast', 'client-menu']);
+    expect(toastOverlaps(withMenu), `toasts over the menu or Stop at ${tag}`).toEqual([]);
+    await page.keyboard.press('Escape');
+    await expect(menu).toHaveCount(0);
+
+    // The approval panel open while the toasts show: Deny and Stop stay clear of them.
+    const asked = callTool(ai, 'click_at', { x: 20, y: 20 });
+    const panel = page.getByTestId('confirm-panel');
+    await expect(panel).toBeVisible();
+    await expect(page.getByTestId('toast').first()).toBeVisible();
+    await shot(page, `toast-approval-${tag}`);
+    const withPanel = await boxesOf(page, ['toast', 'confirm-panel']);
+    expect(toastOverlaps(withPanel), `toasts over the approval panel or Stop at ${tag}`).toEqual(
+      [],
+    );
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect((await asked).isError).toBe(true);
+    // Clear the toasts before the next size (each is dismissed by its own button).
+    for (let left = await page.getByTestId('toast').count(); left > 0; left--)
+      await page.getByTestId('toast').first().getByRole('button', { name: 'Dismiss' }).click();
+    await expect(page.getByTestId('toast')).toHaveCount(0);
+  }
+});
