@@ -5,8 +5,10 @@
 //   share of this 2-core machine): one showing the whole desktop, one showing a part of it as a
 //   second monitor's window does (the layout's crop parameters), both painting their boxes in
 //   the worker, each with its main-thread work per frame from the page's probe and from
-//   Chromium's trace; and, for before and after, a whole-desktop mirror painting its boxes on
-//   its main thread (a browser that cannot hand a canvas to a worker, as before issue 23).
+//   Chromium's trace, and the control window's probe in the same run (the mirror's comparison:
+//   two windows doing the same work share the 2 cores); and, for before and after, a
+//   whole-desktop mirror painting its boxes on its main thread (a browser that cannot hand a
+//   canvas to a worker, as before issue 23).
 // - A draw_overlay reaching a second window (within one frame of the call's return), and the
 //   largest batch reaching it as one sync_state.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -84,6 +86,12 @@ export interface MirrorFrames {
   paints: number;
   /** Boxes the window's layer showed at the end (a part of the desktop shows fewer). */
   shown: number;
+  /**
+   * The control window's main-thread work per frame (probe) in the same run, beside this mirror:
+   * what the mirror is compared with. The control window's own numbers are measured with no
+   * other window open; two windows doing the same work share the machine's 2 cores.
+   */
+  control_beside_work_ms: Summary;
 }
 
 export interface MirrorResults {
@@ -93,6 +101,8 @@ export interface MirrorResults {
   part: MirrorFrames;
   /** Before: a whole-desktop mirror painting its boxes on its main thread (probe only). */
   whole_main_thread_painting_work_ms: Summary;
+  /** The control window's probe beside that main-thread-painting mirror. */
+  whole_main_thread_painting_control_beside_work_ms: Summary;
 }
 
 /** One mirror, alone beside the control window, through the load (traced when painting in the worker). */
@@ -109,9 +119,14 @@ async function oneMirror(
     if (painting !== path) throw new Error(`The mirror paints in '${painting}', not '${path}'.`);
     const traced = path === 'worker';
     const {
-      frames: [frames = []],
+      frames: [frames = [], control = []],
       traced: frameTrace,
-    } = await updateWhileRecording(client, seconds, [page], traced ? { trace: page } : {});
+    } = await updateWhileRecording(
+      client,
+      seconds,
+      [page, stack.page],
+      traced ? { trace: page } : {},
+    );
     const paints = await takePaints(page);
     const shown = await page.evaluate<number>(
       `Number(document.querySelector('[data-testid="overlay-layer"]').dataset.overlayCount)`,
@@ -120,7 +135,13 @@ async function oneMirror(
     const main = summarize(frameTrace.map((f) => f.work));
     if (traced && main.n < frames.length / 2)
       throw new Error(`The mirror's trace held ${main.n} frames of the ${frames.length} recorded.`);
-    return { work_ms: work, main_thread_ms: main, paints: paints.length, shown };
+    return {
+      work_ms: work,
+      main_thread_ms: main,
+      paints: paints.length,
+      shown,
+      control_beside_work_ms: summarize(control.map((f) => f.work)),
+    };
   } finally {
     await page.close();
   }
@@ -137,7 +158,12 @@ export async function mirrorsWhileUpdating(
     path: 'main',
     initScript: NO_CANVAS_TRANSFER,
   });
-  return { whole, part, whole_main_thread_painting_work_ms: before.work_ms };
+  return {
+    whole,
+    part,
+    whole_main_thread_painting_work_ms: before.work_ms,
+    whole_main_thread_painting_control_beside_work_ms: before.control_beside_work_ms,
+  };
 }
 
 /**
