@@ -1,6 +1,7 @@
 // Where a toast goes on a phone (390×844) and beside it at 1280 and 4K, measured as drawn on the
 // real stack: a "Denied: …" toast (the person denied an AI click) never covers the open viewer
-// menu, the approval panel (with its Deny and Stop) or the bar's Stop. On a phone those panels
+// menu, the approval panel (with its Deny and Stop), the action log or the bar's Stop (the live
+// timeline: aiCardWords.spec). On a phone those panels
 // are as wide as the desktop area and, with their content, as tall, so the toasts' band at the
 // bottom is theirs only because the panels end above it (ui/Toasts.tsx's --toasts-room).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -93,6 +94,26 @@ test('a toast never covers the open menu, the approval panel or Stop, on a phone
     );
     await page.getByRole('button', { name: 'Deny', exact: true }).click();
     expect((await asked).isError).toBe(true);
+
+    // The action log (from the bar, or from the menu where the bar has no room for it).
+    const logButton = page.getByTestId('action-log-button');
+    if (await logButton.isVisible()) await logButton.click();
+    else {
+      await menuButton.click();
+      await page.getByTestId('client-menu').getByRole('button', { name: 'Action log' }).click();
+    }
+    const log = page.getByTestId('action-log');
+    await expect(log).toBeVisible();
+    await expect(page.getByTestId('toast').first()).toBeVisible();
+    await shot(page, `toast-action-log-${tag}`);
+    const withLog = await boxesOf(page, ['toast', 'action-log']);
+    expect(toastOverlaps(withLog), `toasts over the action log or Stop at ${tag}`).toEqual([]);
+    // Opened from the menu, the menu stays open over it: close the menu first.
+    const openMenu = page.getByTestId('client-menu');
+    if (await openMenu.isVisible())
+      await openMenu.getByRole('button', { name: 'Close', exact: true }).click();
+    await log.getByRole('button', { name: 'Close', exact: true }).click();
+    await expect(log).toHaveCount(0);
     // Clear the toasts before the next size (each is dismissed by its own button).
     for (let left = await page.getByTestId('toast').count(); left > 0; left--)
       await page.getByTestId('toast').first().getByRole('button', { name: 'Dismiss' }).click();

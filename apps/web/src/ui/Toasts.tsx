@@ -1,9 +1,11 @@
 // The toast stack (store/toasts.ts): bottom centre over the desktop area, announced politely to
 // screen readers, each with a Dismiss button reachable by keyboard. The stack's band at the
-// bottom is its own while it shows: its height (with the gaps) is published on the desktop area
-// as --toasts-room, and the panels that must never be covered — the viewer menu, the approval
-// panel with its Deny and Stop — end above it (menu.css, confirmPanel.css), so on a phone, where
-// a panel is as wide and as tall as the area, a "Denied: …" toast does not hide its last rows.
+// bottom is its own while it shows: its height (with the gaps) is published on the page as
+// --toasts-room, and the panels a toast must never cover — the viewer menu, the approval panel
+// with its Deny and Stop, the action log, the live timeline — end above it (menu.css,
+// confirmPanel.css, liveTimeline.css), so on a phone, where a panel is as wide as the window, a
+// "Denied: …" toast does not hide its last rows. The bar (and its Stop) is above the desktop
+// area the stack lives in.
 import { useLayoutEffect, useRef, type RefObject } from 'react';
 import { useStore } from 'zustand';
 import { toastStore } from '../store/toasts.js';
@@ -12,12 +14,16 @@ import { toastStore } from '../store/toasts.js';
 const CLEARANCE_PX = 8;
 const BOTTOM_PX = 12;
 
-/** Keeps --toasts-room on the stack's parent equal to the band the stack takes (0 when empty). */
+/**
+ * Keeps --toasts-room on the page equal to the band the stack takes (0 when empty): on the root,
+ * since the live timeline opens from the bar, outside the desktop area. The desktop area ends at
+ * the window's bottom, so the band is the same measured from either.
+ */
 function usePublishedRoom(stack: RefObject<HTMLDivElement | null>): void {
   useLayoutEffect(() => {
     const element = stack.current;
-    const area = element?.parentElement;
-    if (element == null || area == null) return undefined;
+    const area = document.documentElement;
+    if (element == null) return undefined;
     const publish = () => {
       const height = element.getBoundingClientRect().height;
       const room = height > 0 ? Math.ceil(height) + BOTTOM_PX + CLEARANCE_PX : 0;
