@@ -360,16 +360,20 @@ test('an AI session of 50 actions: 50 cards with their decisions, Show me within
       'stopped',
     );
 
-    // End the recording, and export it as video.
+    // End the recording, and export it as video the way a person does: the recording's page
+    // offers "Export video (MP4)" once it has ended.
     const recording = await endRecording(admin, recordingId);
     const stream = await (await admin.request(`/api/recordings/${recordingId}/stream`)).text();
     const start = firstSync(stream);
-    const exported = await admin.request(`/api/recordings/${recordingId}/export.webm`);
-    expect(exported.status).toBe(200);
+    await page.goto(new URL(`/recordings/${recordingId}`, stack.url).toString());
+    const exportLink = page.getByRole('link', { name: 'Export video (MP4)' });
+    await expect(exportLink).toHaveAttribute('href', `/api/recordings/${recordingId}/export.mp4`);
     const dir = await mkdtemp(join(tmpdir(), 'oc-e2e-export-'));
     try {
-      const file = join(dir, 'recording.webm');
-      await writeFile(file, Buffer.from(await exported.arrayBuffer()));
+      const file = join(dir, 'recording.mp4');
+      const [download] = await Promise.all([page.waitForEvent('download'), exportLink.click()]);
+      await download.saveAs(file);
+      expect(download.suggestedFilename()).toBe(`recording-${recordingId}.mp4`);
       // As large as the desktop: the clicked pixel is the video's pixel.
       const sizes = [...stream.matchAll(/4\.size,1\.0,\d+\.(\d+),\d+\.(\d+);/g)].map(
         (m) => `${m[1]}x${m[2]}`,
@@ -444,7 +448,7 @@ test("the cockpit's live AI timeline: cards as the AI acts, thumbnails with the 
     const cards = panel.getByTestId('ai-card');
     await expect(cards).toHaveCount(3, { timeout: 15_000 });
     await expect(cards.nth(1)).toContainText('Press the button in the box');
-    await expect(cards.nth(1)).toContainText('allowed');
+    await expect(cards.nth(1)).toContainText('Allowed by the mode');
     await expect(cards.nth(1)).toHaveAttribute('data-decision', 'allowed');
     await expect(cards.nth(0).locator('.ai-card__area')).toHaveCount(1);
     await expect(cards.nth(1).locator('.ai-card__point')).toHaveCount(1);

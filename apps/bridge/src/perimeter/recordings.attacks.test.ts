@@ -58,6 +58,7 @@ function recordingRoutes(id: string, t: number): Array<{ method: 'GET' | 'DELETE
     { method: 'GET', path: `/api/recordings/${id}/frame?t=${t}&width=32` },
     { method: 'GET', path: `/api/recordings/${id}/export.jsonl` },
     { method: 'GET', path: `/api/recordings/${id}/export.webm` },
+    { method: 'GET', path: `/api/recordings/${id}/export.mp4` },
     { method: 'DELETE', path: `/api/recordings/${id}` },
   ];
 }

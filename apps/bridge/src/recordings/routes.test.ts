@@ -64,6 +64,7 @@ describe('the recordings API', () => {
     `/api/recordings/${recordingId}/frame?t=${t0 + 100}`,
     `/api/recordings/${recordingId}/export.jsonl`,
     `/api/recordings/${recordingId}/export.webm`,
+    `/api/recordings/${recordingId}/export.mp4`,
   ];
 
   it('lists the recording for the owner and a viewer, newest first, with its desktop', async () => {
@@ -145,6 +146,16 @@ describe('the recordings API', () => {
     expect(bytes.subarray(0, 4).toString('hex')).toBe('1a45dfa3');
   });
 
+  it('exports the recording as an MP4 video, the format the recordings page offers', async () => {
+    const res = await watcher.request(`/api/recordings/${recordingId}/export.mp4`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('video/mp4');
+    expect(res.headers.get('content-disposition')).toContain(`recording-${recordingId}.mp4`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    // An ISO media file: its first box is 'ftyp'.
+    expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
+  });
+
   it('renders one video export at a time, and frames in turns, however many arrive together', async () => {
     const exports = await Promise.all(
       [1, 2, 3].map(() => watcher.request(`/api/recordings/${recordingId}/export.webm`)),
@@ -171,6 +182,7 @@ describe('the recordings API', () => {
         ['recording_viewed', 'recording viewed'],
         ['recording_exported', 'recording exported (event track, JSON lines)'],
         ['recording_exported', 'recording exported (video, WebM)'],
+        ['recording_exported', 'recording exported (video, MP4)'],
       ]),
     );
     // Kinds of their own, so the audit page filters them: none goes as a desktop change.

@@ -256,6 +256,13 @@ function RecordingView({
     <div className="recording-view">
       <h2 className="recording-view__title">{label}</h2>
       <p className="recording-view__actions">
+        {recording.live ? null : (
+          <>
+            <a className="button" href={recordingPath(recording.id, '/export.mp4')} download>
+              Export video (MP4)
+            </a>{' '}
+          </>
+        )}
         <a className="button" href={recordingPath(recording.id, '/export.jsonl')} download>
           Export events (JSON lines)
         </a>{' '}
