@@ -33,7 +33,14 @@ test('shows the reason when the tunnel drops and reconnects with backoff', async
     if (!status) throw new Error('no status element');
     const seen: string[] = [];
     (window as unknown as { seenStatus: string[] }).seenStatus = seen;
-    new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, {
+    // What the live region says: the bar draws its words in a long and a short copy, hidden from
+    // screen readers (aria-hidden), beside one visually hidden copy that is read (ui/BarWords).
+    const spoken = (): string => {
+      const copy = status.cloneNode(true) as Element;
+      for (const hidden of copy.querySelectorAll('[aria-hidden="true"]')) hidden.remove();
+      return copy.textContent ?? '';
+    };
+    new MutationObserver(() => seen.push(spoken())).observe(status, {
       subtree: true,
       childList: true,
       characterData: true,
