@@ -37,7 +37,7 @@ test('shows the reason when the tunnel drops and reconnects with backoff', async
     // screen readers (aria-hidden), beside one visually hidden copy that is read (ui/BarWords).
     const spoken = (): string => {
       const copy = status.cloneNode(true) as Element;
-      for (const hidden of copy.querySelectorAll('[aria-hidden="true"]')) hidden.remove();
+      copy.querySelectorAll('[aria-hidden="true"]').forEach((hidden) => hidden.remove());
       return copy.textContent ?? '';
     };
     new MutationObserver(() => seen.push(spoken())).observe(status, {
