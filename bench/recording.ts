@@ -122,7 +122,7 @@ async function settled(pid: number): Promise<void> {
 /** The one recording in `dir` (still being made) exported as video: times real time. */
 async function exportRecording(
   dir: string,
-  format: 'webm' | 'mp4',
+  format: Parameters<typeof exportSpeed>[2],
   log: (line: string) => void,
 ): Promise<number> {
   const names = await readdir(dir);

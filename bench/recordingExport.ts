@@ -8,7 +8,11 @@
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportVideo, RecordingReader } from '@overlay-companion/recording';
+import {
+  exportVideo,
+  RecordingReader,
+  type VideoExportOptions,
+} from '@overlay-companion/recording';
 
 export interface ExportSpeed {
   /** The video's length, ms. */
@@ -23,7 +27,7 @@ export interface ExportSpeed {
 export async function exportSpeed(
   dir: string,
   id: string,
-  format: 'webm' | 'mp4',
+  format: NonNullable<VideoExportOptions['format']>,
 ): Promise<ExportSpeed> {
   const reader = await RecordingReader.open(dir, id);
   const out = join(tmpdir(), `oc-bench-export-${String(process.pid)}-${id}.${format}`);

@@ -10,7 +10,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ExportError, exportVideo } from '@overlay-companion/recording';
+import { ExportError, exportVideo, type VideoExportOptions } from '@overlay-companion/recording';
 import type { Context, Hono } from 'hono';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
@@ -21,11 +21,11 @@ import {
 } from './routeAccess.js';
 
 /** The video files a recording exports as: the name the audit gives each, and its media type. */
-const VIDEO_FORMATS = {
+type VideoFormat = NonNullable<VideoExportOptions['format']>;
+const VIDEO_FORMATS: Record<VideoFormat, { name: string; mime: string }> = {
   mp4: { name: 'MP4', mime: 'video/mp4' },
   webm: { name: 'WebM', mime: 'video/webm' },
-} as const;
-type VideoFormat = keyof typeof VIDEO_FORMATS;
+};
 
 /** The longest one video export runs before it is stopped (the others wait for it meanwhile). */
 export const EXPORT_MAX_MS = 30 * 60_000;
