@@ -30,7 +30,8 @@ export class DropWarnings {
       return;
     }
     this.unsaid += 1;
-    this.timer ??= setTimeout(() => this.sayUnsaid(), this.minuteStart + MINUTE_MS - now);
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => this.sayUnsaid(), this.minuteStart + MINUTE_MS - now);
     this.timer.unref();
   }
 
