@@ -48,13 +48,15 @@ test('a recording in a bucket this bridge is not configured for: an admin remove
   // What another bridge of the site, configured for another bucket, wrote: a finished recording
   // moved to its bucket (none of whose objects this bridge can reach).
   const id = `away${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const startedAt = Date.now() - 3_600_000;
+  // Started a minute ago, so that it is the newest row of the admin's list even when the whole
+  // suite has recorded in this stack before it (the list is newest first, and Tab walks it).
+  const startedAt = Date.now() - 60_000;
   let store = await stackStore(stack);
   try {
     const desktop = await store.desktops.byId(desktopId);
     await store.recordings.add({ id, desktopId, ownerId: desktop?.ownerId ?? null, startedAt });
     await store.recordings.update(id, {
-      endedAt: startedAt + 60_000,
+      endedAt: startedAt + 30_000,
       bytes: 123_456,
       storedBytes: 234_567,
       location: 's3',
