@@ -38,7 +38,8 @@ import {
   ForwardedModeApproval,
 } from './messages.js';
 import { answerPings, pingBridge } from './bridgePing.js';
-import { BUS_AWAY_RETRY_MS, NoAnswer, type SiteBus } from './siteBus.js';
+import { BUS_AWAY_RETRY_MS, type SiteBus } from './siteBus.js';
+import { NoAnswer } from './siteRequest.js';
 
 /**
  * How long a call finding no control window anywhere waits for one's lease before it fails

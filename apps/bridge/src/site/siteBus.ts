@@ -1,17 +1,12 @@
 // One bridge's link to its site's NATS: the connection (reconnecting by itself, forever, while the
 // bridge runs), the subjects (every one under `oc.<site id>.`, the site id being the database's,
 // so two sites never hear each other on one NATS), the broadcasts every bridge acts on, the
-// subjects where this bridge takes forwarded calls, and the site's key-value buckets (control
-// leases, gateway places), each kept on as many nodes of the NATS cluster as it has, up to three,
-// so losing one node loses no bucket. Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with its
-// schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too old,
-// malformed) is dropped and logged (a bounded number of lines a minute: dropWarnings.ts), never
-// acted on. A bridge does not hear its own broadcasts
-// (noEcho, and `from` is checked too). Requests to another bridge (request()) are answered at
-// this bridge's own reply subjects (`oc.<site>.bridge.<id>.reply.<n>`, one subscription for all):
-// a request waits for the first answer that opens and parses, so someone with the NATS
-// credentials answering first cannot end it, and no per-request inbox, timer promise or error
-// object of the client's request() is made on the way of every forwarded call.
+// subjects where this bridge takes forwarded calls, requests to another bridge (their waits:
+// siteRequest.ts), and the site's key-value buckets (siteBuckets.ts: control leases, gateway
+// places). Every payload is sealed with the site's key (siteSeal.ts) and opened and parsed with
+// its schema (messages.ts) where it arrives; a message that fails either (forged, replayed, too
+// old, malformed) is dropped and logged (a bounded number of lines a minute: dropWarnings.ts),
+// never acted on. A bridge does not hear its own broadcasts (noEcho, and `from` is checked too).
 import { randomBytes } from 'node:crypto';
 import {
   connect,
@@ -19,7 +14,6 @@ import {
   Events,
   NatsError,
   type KV,
-  type KvOptions,
   type Msg,
   type NatsConnection,
   type Subscription,
@@ -31,6 +25,8 @@ import { DropWarnings } from './dropWarnings.js';
 import { SiteEvent, type SiteEventInput } from './messages.js';
 import type { SiteConfig } from './siteConfig.js';
 import type { SiteKeys } from './siteKeys.js';
+import { openSiteBucket } from './siteBuckets.js';
+import { NoAnswer, PendingRequests, type Asked } from './siteRequest.js';
 import { SeenSeals, SITE_CLOCK_SKEW_MS, SiteSeal, type Opened } from './siteSeal.js';
 
 export interface SiteBusOptions {
@@ -57,12 +53,6 @@ export const BUS_AWAY_RETRY_MS = 1_000;
 export const DEFAULT_LEASE_TTL_MS = 3_000;
 
 /**
- * Copies of each key-value bucket a NATS cluster keeps at most: three survive one node's death
- * (two would lose their quorum with it; JetStream takes 1, 3 or 5, and 5 costs more than it buys).
- */
-export const MAX_BUCKET_REPLICAS = 3;
-
-/**
  * What a bridge takes at its own subjects (each parsed with its schema in messages.ts); `reply`
  * is the prefix of the subjects where its requests are answered (request()).
  */
@@ -80,29 +70,6 @@ export function broadcastWhere(subject: string, reply: string | undefined): stri
 
 /** `msg` is the broadcast as it came (its reply subject asks for "applied": siteAcks.ts). */
 export type SiteEventHandler = (event: SiteEvent, msg: Msg) => void | Promise<void>;
-
-/** Why a request of this bridge got no answer. */
-export class NoAnswer extends Error {
-  constructor(
-    readonly why: 'timeout' | 'no responders' | 'closed',
-    message = `no answer: ${why}`,
-  ) {
-    super(message);
-  }
-}
-
-/** A request on its way: its answer (opened and parsed), and a way to end the wait early. */
-export interface Asked<T> {
-  answer: Promise<T>;
-  /** Ends the wait with `error` (the caller knows no answer can come); no-op once settled. */
-  fail(error: Error): void;
-}
-
-interface Waiting {
-  schema: z.ZodType;
-  timer: NodeJS.Timeout;
-  settle(error: Error | undefined, answer?: unknown): void;
-}
 
 export class SiteBus {
   /** This bridge's id in the site for this run (lease values and forwarded calls name it). */
@@ -122,10 +89,8 @@ export class SiteBus {
   private readonly seenReplies = new SeenSeals();
   /** Warnings of dropped messages, bounded per minute (siteAcks.ts and bridgePing.ts use it too). */
   readonly dropped: DropWarnings;
-  /** This bridge's reply subjects' prefix (`….reply.`), and the requests waiting there. */
-  private readonly replyPrefix: string;
-  private readonly waiting = new Map<string, Waiting>();
-  private requests = 0;
+  /** This bridge's requests waiting for answers at its reply subjects. */
+  private readonly requests: PendingRequests;
 
   private constructor(
     readonly nc: NatsConnection,
@@ -135,9 +100,10 @@ export class SiteBus {
     this.leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     this.sealer = new SiteSeal(options.keys);
     this.dropped = new DropWarnings(options.logger);
-    this.replyPrefix = `${this.bridgeSubject(this.bridgeId, 'reply')}.`;
+    const replyPrefix = `${this.bridgeSubject(this.bridgeId, 'reply')}.`;
+    this.requests = new PendingRequests(replyPrefix, this.sealer, this.seenReplies, this.dropped);
     this.subscriptions.push(
-      nc.subscribe(`${this.replyPrefix}*`, { callback: (_err, msg) => this.replied(msg) }),
+      nc.subscribe(`${replyPrefix}*`, { callback: (_err, msg) => this.requests.replied(msg) }),
     );
     void this.watchStatus();
   }
@@ -235,51 +201,9 @@ export class SiteBus {
   ): Asked<z.output<S>> {
     if (this.closed)
       return { answer: Promise.reject(new NoAnswer('closed')), fail: () => undefined };
-    this.requests = (this.requests + 1) % Number.MAX_SAFE_INTEGER;
-    const reply = this.replyPrefix + this.requests.toString(36);
-    let settle: Waiting['settle'] = () => undefined;
-    const answer = new Promise<z.output<S>>((resolve, reject) => {
-      settle = (error, value) => {
-        const waiting = this.waiting.get(reply);
-        if (waiting === undefined) return;
-        this.waiting.delete(reply);
-        clearTimeout(waiting.timer);
-        if (error === undefined) resolve(value as z.output<S>);
-        else reject(error);
-      };
-    });
-    const timer = setTimeout(() => settle(new NoAnswer('timeout')), timeoutMs);
-    this.waiting.set(reply, { schema, timer, settle });
-    try {
-      this.nc.publish(subject, this.seal(subject, message), { reply });
-    } catch (err) {
-      settle(err instanceof Error ? err : new Error(errorMessage(err)));
-    }
-    return { answer, fail: (error) => settle(error) };
-  }
-
-  /** An answer at one of this bridge's reply subjects, for the request waiting there. */
-  private replied(msg: Msg): void {
-    const waiting = this.waiting.get(msg.subject);
-    // Late (the request timed out or failed), answered twice, or made up: nothing waits for it.
-    if (waiting === undefined) return;
-    // NATS's status for a request nobody listens for (the connection asks for it: headers and
-    // no_responders are on by default).
-    if (msg.data.byteLength === 0 && msg.headers?.code === 503) {
-      waiting.settle(new NoAnswer('no responders'));
-      return;
-    }
-    const opened = this.sealer.open(msg.subject, waiting.schema, msg.data, {
-      seen: this.seenReplies,
-    });
-    if (!opened.ok) {
-      this.dropped.warn(
-        { error: opened.error, bytes: msg.data.byteLength },
-        'site: dropped an answer that failed its seal or schema',
-      );
-      return;
-    }
-    waiting.settle(undefined, opened.message);
+    return this.requests.ask(schema, timeoutMs, (reply) =>
+      this.nc.publish(subject, this.seal(subject, message), { reply }),
+    );
   }
 
   /** The payload of the reply `message` to the request `msg`, sealed for its reply inbox. */
@@ -378,13 +302,17 @@ export class SiteBus {
 
   /**
    * The site's key-value bucket `name` (`oc_<site id>_<name>`, entries living `ttlMs`), created on
-   * first use with siteBucketReplicas copies. A bucket made with fewer (by an older bridge, or
-   * while a node was down) is given more once the cluster can hold them.
+   * first use with as many copies as the cluster can keep (siteBuckets.ts).
    */
   bucket(name: string, ttlMs: number): Promise<KV> {
     let opened = this.buckets.get(name);
     if (opened === undefined) {
-      opened = this.openBucket(`oc_${this.options.siteId}_${name}`, ttlMs);
+      opened = openSiteBucket(
+        this.nc,
+        `oc_${this.options.siteId}_${name}`,
+        ttlMs,
+        this.options.logger,
+      );
       this.buckets.set(name, opened);
       opened.catch(() => this.buckets.delete(name));
     }
@@ -396,50 +324,10 @@ export class SiteBus {
     return this.closed ? Date.now() : this.lostAt;
   }
 
-  private async openBucket(bucket: string, ttlMs: number): Promise<KV> {
-    const options: Partial<KvOptions> = { ttl: ttlMs, history: 1 };
-    // A cluster of fewer nodes than asked for refuses the bucket ("insufficient resources"): one
-    // copy fewer, down to one. A server alone refuses more than one copy.
-    for (let replicas = this.clustered() ? MAX_BUCKET_REPLICAS : 1; ; replicas -= 1) {
-      try {
-        const kv = await this.nc.jetstream().views.kv(bucket, { ...options, replicas });
-        await this.addReplicas(bucket, replicas);
-        return kv;
-      } catch (err) {
-        if (replicas <= 1 || !tooFewNodes(err)) throw err;
-      }
-    }
-  }
-
-  /** Gives an existing bucket with fewer than `replicas` copies that many (best effort). */
-  private async addReplicas(bucket: string, replicas: number): Promise<void> {
-    if (replicas <= 1) return;
-    try {
-      const jsm = await this.nc.jetstreamManager();
-      const info = await jsm.streams.info(`KV_${bucket}`);
-      if (info.config.num_replicas >= replicas) return;
-      await jsm.streams.update(`KV_${bucket}`, { ...info.config, num_replicas: replicas });
-      this.options.logger.info(
-        { bucket, from: info.config.num_replicas, to: replicas },
-        'site: a key-value bucket now keeps more copies',
-      );
-    } catch (err) {
-      this.options.logger.warn(
-        { bucket, err: errorMessage(err) },
-        'site: a key-value bucket keeps fewer copies than the cluster could hold',
-      );
-    }
-  }
-
-  /** Whether the NATS server this bridge is connected to is one node of a cluster. */
-  private clustered(): boolean {
-    return this.nc.info?.cluster !== undefined && this.nc.info.cluster !== '';
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const waiting of [...this.waiting.values()]) waiting.settle(new NoAnswer('closed'));
+    this.requests.closeAll();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.dropped.close();
     await this.nc.drain().catch(() => this.nc.close());
@@ -466,12 +354,6 @@ export class SiteBus {
       }
     }
   }
-}
-
-/** JetStream refused the copies asked for: the cluster has fewer nodes (or fewer up) than that. */
-function tooFewNodes(err: unknown): boolean {
-  const message = errorMessage(err);
-  return /insufficient resources|replicas > 1 not supported|no suitable peers/i.test(message);
 }
 
 function joinFailure(err: unknown, where: string): string {

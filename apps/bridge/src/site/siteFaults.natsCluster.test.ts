@@ -11,7 +11,7 @@ import { callTool } from '../mcp/testing/calls.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
 import { ScriptedViewer } from '../mcp/testing/scriptedViewer.js';
 import { postgresRequired, startTestPostgres } from '../store/testing/postgres.js';
-import { MAX_BUCKET_REPLICAS } from './siteBus.js';
+import { MAX_BUCKET_REPLICAS } from './siteBuckets.js';
 import { startTestNatsCluster, type TestNatsCluster } from './testing/natsCluster.js';
 import { natsRequired } from './testing/natsServer.js';
 import { argX } from './testing/relayedArgs.js';

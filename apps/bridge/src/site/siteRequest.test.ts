@@ -14,8 +14,9 @@ import { z } from 'zod';
 import type { SettingsRepo } from '../store/types.js';
 import { natsRequired, startTestNats, type TestNats } from './testing/natsServer.js';
 import { badlySealed } from './testing/sealed.js';
-import { NoAnswer, SiteBus } from './siteBus.js';
+import { SiteBus } from './siteBus.js';
 import { SiteKeys } from './siteKeys.js';
+import { NoAnswer } from './siteRequest.js';
 
 const SITE_ID = 'reqtest';
 const Echo = z.strictObject({ echo: z.string() });
