@@ -2,11 +2,11 @@
 // whenever the recordings being written have grown by another step, the recordings past the
 // admin's limits (age, total size, size per desktop) are deleted, oldest first and audited; a
 // recording being written is never deleted but rotated (recordings.ts ends it and starts the
-// next piece). Below the free space to keep, every recording being written is held (a gap, and
-// the windows say why) until there is room again — including one that takes its place while the
-// hold is decided. At start, the rows a previous run left open are closed and files no row lists
-// removed; at start and at each pass, the multipart uploads a killed bridge left in the S3 store
-// are aborted. Where the files are kept (the data dir, an S3 store) is storage/keptFiles.ts's.
+// next piece). Below the free space to keep, every recording being written is held until there
+// is room again (freeSpaceHold.ts). At start, the rows a previous run left open are closed and
+// files no row lists removed (leftovers.ts); at start and at each pass, the multipart uploads a
+// killed bridge left in the S3 store are aborted. Where the files are kept (the data dir, an S3
+// store) is storage/keptFiles.ts's.
 //
 // On a site (bridges sharing the store, each with a data dir of its own) every bridge plans over
 // every row, so the caps are the site's, and deletes only what it can delete completely: the
@@ -14,18 +14,13 @@
 // left to that bridge, which runs the same plan — deleting its row here would leave its files
 // there, unlisted. Files in this data dir whose row is gone (deleted through another bridge's
 // API, which cannot reach them) are removed at the next pass.
-import { readdir, stat, statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import {
-  RecordingReader,
-  recordingPaths,
-  type RecordingWriter,
-} from '@overlay-companion/recording';
 import type { AuditInput } from '../audit/auditLog.js';
 import type { RecordingRecord, Store } from '../store/types.js';
+import { FreeSpaceHold, type DiskSpace, type HeldRecording } from './freeSpaceHold.js';
+import { closeRowsLeftOpen, removeUnlistedFiles } from './leftovers.js';
 import type { RecordingPolicy } from './recordingPolicy.js';
 import type { KeptFiles } from './storage/keptFiles.js';
-import { recordingIdOf } from './storage/recordingFiles.js';
 import {
   MIN_PIECE_MS,
   formatBytes,
@@ -42,11 +37,6 @@ export interface RetentionTiming {
   minPieceMs?: number | undefined;
 }
 
-export interface DiskSpace {
-  freeBytes: number;
-  sizeBytes: number;
-}
-
 /** What one retention pass did. */
 export interface RetentionOutcome {
   removed: { id: string; desktopId: string; bytes: number; reason: string }[];
@@ -56,16 +46,13 @@ export interface RetentionOutcome {
 }
 
 /** A recording being written, as keeping sees it. */
-export interface WrittenRecording {
+export interface WrittenRecording extends HeldRecording {
   readonly id: string;
   readonly since: number;
-  readonly writer: Pick<RecordingWriter, 'hold' | 'release'>;
   /** Bytes its files take, as the writer last said. */
   bytes: number;
   /** A rotation of it is queued or under way. */
   rotating: boolean;
-  /** Held for lack of free space (writer.hold). */
-  held: boolean;
 }
 
 /** The recordings being written, which keeping measures, holds and has rotated. */
@@ -92,7 +79,7 @@ export interface KeepingOptions {
 }
 
 const RETENTION_INTERVAL_MS = 60_000;
-/** Files no row lists are removed by a pass only once unchanged this long (see removeUnlisted). */
+/** Files no row lists are removed by a pass only once unchanged this long (removeUnlistedFiles). */
 const UNLISTED_MIN_AGE_MS = 60_000;
 
 export class Keeping {
@@ -104,17 +91,18 @@ export class Keeping {
   private stopped = false;
   /** Bytes the recordings being written have grown by since the last pass. */
   private grown = 0;
-  /** Why recordings are held for lack of free space (null: they are not). */
-  private heldFor: string | null = null;
+  private readonly hold: FreeSpaceHold;
 
   constructor(
     private readonly options: KeepingOptions,
     private readonly writing: BeingWritten,
-  ) {}
+  ) {
+    this.hold = new FreeSpaceHold(options.dir, options.logger, options.diskSpace);
+  }
 
   /** Why recordings are not writing for lack of free space now (null: they may write). */
   heldReason(): string | null {
-    return this.heldFor;
+    return this.hold.reason;
   }
 
   /**
@@ -124,33 +112,11 @@ export class Keeping {
    * that did not count every file) and every minute from now on.
    */
   async recover(): Promise<void> {
-    const { store, dir, kept } = this.options;
+    const { store, kept } = this.options;
     const rows = await store.recordings.list();
     await kept.placeOlderRows(rows);
-    for (const row of rows) {
-      if (this.writing.liveIds().has(row.id) || row.location !== 'local' || row.endedAt !== null)
-        continue;
-      // Its files are not here: another bridge of the site (sharing the store, with a data dir
-      // of its own) is writing it, and closes it itself; or they are gone, and nothing can say
-      // where it ended.
-      if (!(await kept.local.has(row.id))) continue;
-      const reader = await RecordingReader.open(dir, row.id).catch(() => undefined);
-      const end = Math.max(reader?.end ?? row.startedAt, row.startedAt);
-      await store.recordings.update(row.id, {
-        endedAt: end,
-        bytes: await stat(recordingPaths(dir, row.id).recording).then(
-          (s) => s.size,
-          () => 0,
-        ),
-        gaps: (reader?.gaps ?? []).map((g) => ({
-          from: g.from,
-          to: g.to ?? end,
-          reason: g.reason,
-        })),
-        storedBytes: await kept.local.bytes(row.id),
-      });
-    }
-    await this.removeUnlisted(new Set(rows.map((r) => r.id)));
+    await closeRowsLeftOpen(this.options, rows, this.isLive);
+    await removeUnlistedFiles(this.options, new Set(rows.map((r) => r.id)), this.isLive);
     const unreachable = rows.filter((r) => kept.unreachable(r) !== undefined).length;
     if (unreachable > 0)
       this.options.logger.warn(
@@ -190,7 +156,7 @@ export class Keeping {
         this.grown = 0;
         outcome = await this.retentionPass().catch((err: unknown) => {
           this.options.logger.warn({ err }, 'recordings retention failed; it runs again later');
-          return { removed: [], rotated: [], held: this.heldFor };
+          return { removed: [], rotated: [], held: this.hold.reason };
         });
       } while (this.passAgain && !this.writing.isClosed());
       return outcome;
@@ -209,9 +175,8 @@ export class Keeping {
   }
 
   /** Free and total bytes of the recordings' disk (undefined when it cannot be read). */
-  async diskSpace(): Promise<DiskSpace | undefined> {
-    const read = this.options.diskSpace ?? statfsSpace;
-    return read(this.options.dir).catch(() => undefined);
+  diskSpace(): Promise<DiskSpace | undefined> {
+    return this.hold.diskSpace();
   }
 
   /**
@@ -225,18 +190,12 @@ export class Keeping {
   }
 
   /**
-   * Holds or releases one recording being written to match the disk's free space now. Called for
-   * every one by each pass, and by recordings.ts for one as it becomes the desktop's (`t`: its
-   * start, so its gap covers it from its first moment).
+   * Holds or releases one recording being written to match the disk's free space now; called
+   * by recordings.ts for one as it becomes the desktop's (`t`: its start, so its gap covers it
+   * from its first moment).
    */
   applyHold(active: WrittenRecording, t?: number): void {
-    if (this.heldFor !== null && !active.held) {
-      active.held = true;
-      active.writer.hold(this.heldFor, t);
-    } else if (this.heldFor === null && active.held) {
-      active.held = false;
-      active.writer.release(t);
-    }
+    this.hold.apply(active, t);
   }
 
   /** A recording being written took more room: rotate it, or run retention, when due. */
@@ -264,6 +223,9 @@ export class Keeping {
     this.timer = undefined;
     await this.pass?.catch(() => undefined);
   }
+
+  /** Whether the recording is being made now (or being finished): never a leftover. */
+  private readonly isLive = (id: string): boolean => this.writing.liveIds().has(id);
 
   private minPieceMs(): number {
     return this.options.retention?.minPieceMs ?? MIN_PIECE_MS;
@@ -339,79 +301,17 @@ export class Keeping {
       outcome.rotated.push({ desktopId, reason });
       this.writing.rotate(desktopId, active, reason);
     }
-    outcome.held = await this.watchFreeSpace(limits);
-    await this.removeUnlisted(new Set(listed.map((r) => r.id)), UNLISTED_MIN_AGE_MS);
+    outcome.held = await this.hold.check(limits, this.writing.active().values());
+    await removeUnlistedFiles(
+      this.options,
+      new Set(listed.map((r) => r.id)),
+      this.isLive,
+      UNLISTED_MIN_AGE_MS,
+    );
     // After the moves are queued: an upload of one of them is this bridge's own, left alone.
     await kept.sweepUploads();
     return outcome;
   }
-
-  /**
-   * Holds every recording while the disk has less free than the limit keeps (and any that starts
-   * meanwhile), and lets them write again once it has the limit and a tenth more.
-   */
-  private async watchFreeSpace(limits: RetentionLimits): Promise<string | null> {
-    const space = limits.minFreeBytes > 0 ? await this.diskSpace() : undefined;
-    if (space !== undefined && space.freeBytes < limits.minFreeBytes) {
-      const reason = `the disk is nearly full (${formatBytes(space.freeBytes)} free; recordings keep ${formatBytes(limits.minFreeBytes)} free)`;
-      if (this.heldFor === null)
-        this.options.logger.warn(
-          { free: space.freeBytes },
-          'recordings held: the disk is nearly full',
-        );
-      this.heldFor = reason;
-    } else if (
-      this.heldFor !== null &&
-      (space === undefined || space.freeBytes >= limits.minFreeBytes * 1.1)
-    ) {
-      this.heldFor = null;
-      this.options.logger.info('recordings write again: the disk has room');
-    }
-    for (const active of this.writing.active().values()) this.applyHold(active);
-    return this.heldFor;
-  }
-
-  /**
-   * Files in the folder that no row lists: a start cut short before its row was written, or a
-   * recording deleted through another bridge of the site (which could delete its row only).
-   * One listed meanwhile (a recording that began and ended since `listed` was read) is kept, and
-   * so is one whose files changed less than `minAgeMs` ago (a writer creates its files before its
-   * row is written: a pass between the two must not take them for a deleted recording's).
-   */
-  private async removeUnlisted(listed: ReadonlySet<string>, minAgeMs = 0): Promise<void> {
-    const names = await readdir(this.options.dir).catch(() => [] as string[]);
-    const orphans = new Set<string>();
-    for (const name of names) {
-      const id = recordingIdOf(name);
-      if (id !== undefined && !listed.has(id) && !this.writing.liveIds().has(id)) orphans.add(id);
-    }
-    for (const id of orphans) {
-      if (this.writing.liveIds().has(id)) continue;
-      if (minAgeMs > 0 && Date.now() - (await lastChange(this.options.dir, id)) < minAgeMs)
-        continue;
-      if ((await this.options.store.recordings.byId(id)) !== undefined) continue;
-      await this.options.kept.local.remove(id);
-      this.options.logger.info({ recording: id }, 'removed the files of a recording never listed');
-    }
-  }
-}
-
-/** When any file of the recording last changed (ms; 0 when none is there). */
-async function lastChange(dir: string, id: string): Promise<number> {
-  const times = await Promise.all(
-    Object.values(recordingPaths(dir, id)).map((p) =>
-      stat(p).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      ),
-    ),
-  );
-  return Math.max(0, ...times);
-}
-
-async function statfsSpace(dir: string): Promise<DiskSpace> {
-  const s = await statfs(dir);
-  return { freeBytes: s.bavail * s.bsize, sizeBytes: s.blocks * s.bsize };
 }
 
 /** Growth of the recordings being written between two passes: 1/32 of the smallest cap. */

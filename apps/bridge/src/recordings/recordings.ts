@@ -24,9 +24,9 @@ import {
 import type { AuditInput } from '../audit/auditLog.js';
 import type { RecordingRecord, Store } from '../store/types.js';
 import type { ConnectionJoin, ConnectionObserver } from '../tunnel/desktopConnections.js';
+import type { DiskSpace } from './freeSpaceHold.js';
 import {
   Keeping,
-  type DiskSpace,
   type RetentionOutcome,
   type RetentionTiming,
   type WrittenRecording,
@@ -40,7 +40,8 @@ import type { RecordingFiles } from './storage/recordingFiles.js';
 import type { S3Files } from './storage/s3Files.js';
 import type { Place } from './storage/unreachable.js';
 
-export type { DiskSpace, RetentionOutcome, RetentionTiming } from './keeping.js';
+export type { DiskSpace } from './freeSpaceHold.js';
+export type { RetentionOutcome, RetentionTiming } from './keeping.js';
 
 export type RecordingIndicator = NonNullable<DesktopStateMessage['recording']>;
 
