@@ -118,3 +118,9 @@ export class RecordingPolicy {
     return this.decisions.get(desktopId);
   }
 }
+
+/** Whether the person in charge may switch the recording (the setting is theirs to choose). */
+export function mayPersonChange(decision: RecordingDecision | undefined): boolean {
+  if (decision === undefined || decision.mode !== 'person') return false;
+  return decision.personMayTurnOff || !decision.on;
+}

@@ -31,10 +31,12 @@ import {
   type RetentionTiming,
   type WrittenRecording,
 } from './keeping.js';
+import { DesktopWorkQueue } from './desktopWorkQueue.js';
 import { OverlayTrack } from './overlayTrack.js';
 import { ConnectionRecorder } from './recorder.js';
-import { RecordingPolicy, type RecordingDecision } from './recordingPolicy.js';
+import { mayPersonChange, RecordingPolicy } from './recordingPolicy.js';
 import type { RetentionLimits } from './retention.js';
+import { SavedMasks } from './savedMasks.js';
 import { KeptFiles } from './storage/keptFiles.js';
 import type { RecordingFiles } from './storage/recordingFiles.js';
 import type { S3Files } from './storage/s3Files.js';
@@ -87,20 +89,22 @@ export class Recordings implements ConnectionObserver {
    * otherwise take their files for those of a recording deleted through another bridge.
    */
   private readonly starting = new Set<string>();
-  /** Per desktop, the work in flight (start, stop), so they happen one after the other. */
-  private readonly queues = new Map<string, Promise<void>>();
+  /** Per desktop, the work in flight (start, stop, rotation), so they happen one after the other. */
+  private readonly queue: DesktopWorkQueue;
   private readonly listeners = new Set<(desktopId: string) => void>();
   /** Each desktop's overlays as its windows show them (a recording starts with these drawn). */
   private readonly overlays = new OverlayTrack();
-  /** Masks set per desktop (a count, and the last), so one saved while a recording starts holds. */
-  private readonly maskChanges = new Map<string, number>();
-  private readonly latestMasks = new Map<string, readonly Rect[]>();
+  /** Masks saved per desktop, so one saved while a recording starts holds. */
+  private readonly masks = new SavedMasks();
   private closed = false;
   private readonly kept: KeptFiles;
   private readonly keeping: Keeping;
 
   constructor(private readonly options: RecordingsOptions) {
     this.policy = new RecordingPolicy(options.store, options.recordByDefault === true);
+    this.queue = new DesktopWorkQueue((err, desktopId) =>
+      options.logger.warn({ err, desktopId }, 'recording could not be started or stopped'),
+    );
     this.kept = new KeptFiles(options.dir, options.store, options.logger, options.s3);
     // What keeping sees of the recordings being written (and may have rotated).
     this.keeping = new Keeping(
@@ -213,33 +217,17 @@ export class Recordings implements ConnectionObserver {
 
   /** The desktop's setting or the bridge's changed: start or stop its recording to match. */
   reconsider(desktopId: string): Promise<void> {
-    return this.enqueue(desktopId, () => this.apply(desktopId));
-  }
-
-  /** Runs `work` after the desktop's earlier starts, stops and rotations. */
-  private enqueue(desktopId: string, work: () => Promise<void>): Promise<void> {
-    const previous = this.queues.get(desktopId) ?? Promise.resolve();
-    const next = previous
-      .then(work)
-      .catch((err: unknown) =>
-        this.options.logger.warn({ err, desktopId }, 'recording could not be started or stopped'),
-      );
-    this.queues.set(desktopId, next);
-    void next.then(() => {
-      if (this.queues.get(desktopId) === next) this.queues.delete(desktopId);
-    });
-    return next;
+    return this.queue.run(desktopId, () => this.apply(desktopId));
   }
 
   /** Settles every start and stop asked for so far (tests). */
-  async settled(): Promise<void> {
-    while (this.queues.size > 0) await Promise.all([...this.queues.values()]);
+  settled(): Promise<void> {
+    return this.queue.settled();
   }
 
   /** The privacy masks of a desktop changed (its owner saved a layout). */
   setMasks(desktopId: string, rects: readonly Rect[]): void {
-    this.latestMasks.set(desktopId, rects);
-    this.maskChanges.set(desktopId, (this.maskChanges.get(desktopId) ?? 0) + 1);
+    this.masks.saved(desktopId, rects);
     this.active.get(desktopId)?.writer.setMasks(rects);
   }
 
@@ -315,7 +303,7 @@ export class Recordings implements ConnectionObserver {
     if (join === undefined) return;
     const { store, logger } = this.options;
     const log = logger.child({ desktopId });
-    const maskChangesBefore = this.maskChanges.get(desktopId) ?? 0;
+    const maskSavesBefore = this.masks.count(desktopId);
     const made: { active?: Active } = {};
     const writer = await RecordingWriter.create({
       ...this.options.writer,
@@ -356,8 +344,8 @@ export class Recordings implements ConnectionObserver {
     }
     // A layout saved while this was starting found no recording to tell: its masks win over
     // the ones read above (still before the writer has seen anything of the desktop).
-    if ((this.maskChanges.get(desktopId) ?? 0) !== maskChangesBefore)
-      writer.setMasks(this.latestMasks.get(desktopId) ?? []);
+    if (this.masks.count(desktopId) !== maskSavesBefore)
+      writer.setMasks(this.masks.latestOf(desktopId));
     if (previous !== undefined)
       this.event(desktopId, { kind: 'recording.rotated', t: since, previous: previous.id });
     // The overlays on screen as it starts are part of the picture from its first moment.
@@ -428,7 +416,7 @@ export class Recordings implements ConnectionObserver {
   private rotate(desktopId: string, active: Active, reason: string): Promise<void> {
     if (active.rotating) return Promise.resolve();
     active.rotating = true;
-    return this.enqueue(desktopId, async () => {
+    return this.queue.run(desktopId, async () => {
       // Live to the API all along: once the new one is in its place, until its files are done.
       this.finishing.add(active.id);
       try {
@@ -472,10 +460,4 @@ export class Recordings implements ConnectionObserver {
   private changed(desktopId: string): void {
     for (const listener of this.listeners) listener(desktopId);
   }
-}
-
-/** Whether the person in charge may switch the recording (the setting is theirs to choose). */
-function mayPersonChange(decision: RecordingDecision | undefined): boolean {
-  if (decision === undefined || decision.mode !== 'person') return false;
-  return decision.personMayTurnOff || !decision.on;
 }
