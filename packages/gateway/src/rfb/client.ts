@@ -1,17 +1,18 @@
 // RfbClient: one RFB 3.8 connection to a VNC server, as the gateway session sees it. Owns the
-// socket, the handshake, the server-message loop and the client-to-server messages; the
-// clipboard exchange is RfbClipboard's (clipboard.ts). Anything the server does wrong ends this
+// connection once dialled (the socket and the handshake are rfbDial.ts's), the server-message loop
+// and the client-to-server messages; the clipboard exchange is RfbClipboard's (clipboard.ts). Anything the server does wrong ends this
 // connection with an RfbError ('error' then 'close') and never throws out of the process. Flow
 // control is the owner's: it asks for updates.
 import { EventEmitter } from 'node:events';
-import { connect as netConnect, type Socket } from 'node:net';
-import { ByteReader } from './byteReader.js';
+import type { Socket } from 'node:net';
+import type { ByteReader } from './byteReader.js';
 import { RfbClipboard } from './clipboard.js';
 import { FENCE_MESSAGE, RfbFences } from './fence.js';
 import * as msg from './clientMessages.js';
 import type { RfbScreen } from './clientMessages.js';
 import { DEFAULT_ENCODINGS, Encoding } from './encodings.js';
 import { RfbError, protocolError } from './errors.js';
+import { dialRfb, RFB_LIMITS, type RfbConnectOptions } from './rfbDial.js';
 import { Framebuffer } from './framebuffer.js';
 import {
   readFramebufferUpdate,
@@ -19,50 +20,12 @@ import {
   type RfbRect,
   type UpdateContext,
 } from './framebufferUpdate.js';
-import { handshake } from './handshake.js';
 import { SILENCE_DEADLINE_MS, SILENCE_PROBE_AFTER_MS, SilenceWatch } from './silenceWatch.js';
 import { ZrleDecoder } from './zrle.js';
 
 export { RfbError } from './errors.js';
 export type { RfbErrorCode } from './errors.js';
 export type { RfbCursor, RfbRect } from './framebufferUpdate.js';
-
-/**
- * Where the VNC server listens: a TCP host and port, or a Unix socket path (TigerVNC's
- * `-rfbunixpath`, which keeps a local desktop off the network entirely).
- */
-export type RfbTarget =
-  | { host: string; port: number; path?: undefined }
-  | { path: string; host?: undefined; port?: undefined };
-
-/** How messages name a target: `host:port`, or the socket path. */
-export function describeRfbTarget(target: RfbTarget): string {
-  return target.path ?? `${target.host}:${String(target.port)}`;
-}
-
-export type RfbConnectOptions = RfbTarget & {
-  /** For VNC authentication (security type 2). */
-  password?: string;
-  /** ClientInit shared flag, default true. */
-  shared?: boolean;
-  /** Default 10 000. Covers TCP connect and the whole handshake. */
-  connectTimeoutMs?: number;
-  /**
-   * Encodings to offer, most preferred first (default: ZRLE, CopyRect, Raw and every
-   * pseudo-encoding this client knows). For tests and diagnostics, e.g. Raw only.
-   */
-  encodings?: readonly number[];
-  /**
-   * After this long with nothing from the server, ask it for one pixel (it must answer);
-   * default 2000. See silenceWatch.ts.
-   */
-  silenceProbeMs?: number;
-  /**
-   * Time the server has to answer that probe before the connection ends with a 'timeout'
-   * RfbError (the gateway's 514); default 4000.
-   */
-  silenceTimeoutMs?: number;
-};
 
 export interface RfbClientEvents {
   /** Pixels in `framebuffer` changed (already written). */
@@ -94,19 +57,6 @@ export interface RfbStats {
   updates: number;
 }
 
-/** Largest desktop accepted: 8K UHD worth of pixels, 16384 on a side. */
-const LIMITS = { maxPixels: 7680 * 4320, maxSide: 16384 };
-
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOENT', // a Unix socket path with nothing there
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EADDRNOTAVAIL',
-]);
-
 const SERVER_FRAMEBUFFER_UPDATE = 0;
 const SERVER_SET_COLOUR_MAP = 1;
 const SERVER_BELL = 2;
@@ -118,7 +68,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   readonly stats: RfbStats = { decodeMs: 0, rects: 0, raw: 0, copyRect: 0, zrle: 0, updates: 0 };
 
   private readonly fb: Framebuffer;
-  private readonly zrle = new ZrleDecoder(LIMITS.maxPixels * 5);
+  private readonly zrle = new ZrleDecoder(RFB_LIMITS.maxPixels * 5);
   private readonly clipboard: RfbClipboard;
   private readonly fences: RfbFences;
   private screens: RfbScreen[] = [];
@@ -173,92 +123,13 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
 
   /** Connects, authenticates, and sets pixel format and encodings. Rejects with RfbError. */
   static connect(options: RfbConnectOptions): Promise<RfbClient> {
-    const where = describeRfbTarget(options);
-    const checkAddress =
-      options.path === undefined
-        ? 'the host and port are right'
-        : 'the socket path is right and this process may open it';
-    const timeoutMs = options.connectTimeoutMs ?? 10_000;
-    return new Promise<RfbClient>((resolve, reject) => {
-      const socket =
-        options.path === undefined
-          ? netConnect({ host: options.host, port: options.port }).setNoDelay(true)
-          : netConnect({ path: options.path });
-      let connected = false;
-      let settled = false;
-      const reader = new ByteReader(socket);
-      const fail = (error: RfbError) => {
-        reader.fail(error);
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        socket.destroy();
-        reject(error);
-      };
-      const timer = setTimeout(() => {
-        fail(
-          new RfbError(
-            'timeout',
-            connected
-              ? `VNC server at ${where} did not finish the RFB handshake within ${timeoutMs} ms. Check that ${where} is a VNC server and that it is not overloaded.`
-              : `Could not connect to VNC server at ${where} within ${timeoutMs} ms. ${
-                  options.path === undefined
-                    ? 'Check the host and port, and any firewall between the gateway and the server.'
-                    : 'Check that the VNC server is running and not overloaded.'
-                }`,
-          ),
-        );
-      }, timeoutMs);
-      socket.on('connect', () => (connected = true));
-      socket.on('data', (chunk: Buffer) => reader.push(chunk));
-      socket.on('error', (error: NodeJS.ErrnoException) => {
-        if (!connected && NETWORK_CODES.has(error.code ?? '')) {
-          fail(
-            new RfbError(
-              'unreachable',
-              `Could not reach VNC server at ${where} (${error.code}). Check that the VNC server is running and ${checkAddress}.`,
-              { cause: error },
-            ),
-          );
-        } else {
-          fail(
-            new RfbError(
-              'closed',
-              `Connection to VNC server at ${where} failed (${error.message}).`,
-              { cause: error },
-            ),
-          );
-        }
+    return dialRfb(options, (socket, reader, init, where) => {
+      const client = new RfbClient(socket, reader, init);
+      client.start(where, options.encodings ?? DEFAULT_ENCODINGS, {
+        probeAfterMs: options.silenceProbeMs ?? SILENCE_PROBE_AFTER_MS,
+        deadlineMs: options.silenceTimeoutMs ?? SILENCE_DEADLINE_MS,
       });
-      socket.on('close', () => {
-        fail(
-          new RfbError(
-            'closed',
-            `VNC server at ${where} closed the connection during the handshake. Check the server's log (it may refuse or blacklist this client).`,
-          ),
-        );
-      });
-
-      handshake(reader, (data) => socket.write(data), {
-        password: options.password,
-        shared: options.shared ?? true,
-        where,
-        ...LIMITS,
-      }).then(
-        (init) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          socket.removeAllListeners();
-          const client = new RfbClient(socket, reader, init);
-          client.start(where, options.encodings ?? DEFAULT_ENCODINGS, {
-            probeAfterMs: options.silenceProbeMs ?? SILENCE_PROBE_AFTER_MS,
-            deadlineMs: options.silenceTimeoutMs ?? SILENCE_DEADLINE_MS,
-          });
-          resolve(client);
-        },
-        (error: unknown) => fail(error instanceof RfbError ? error : protocolError(String(error))),
-      );
+      return client;
     });
   }
 
@@ -285,8 +156,8 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
   /** SetDesktopSize (251) when the server supports it, else nothing. The result arrives as 'resize'. */
   setDesktopSize(width: number, height: number): void {
     if (!this.supportsSetDesktopSize) return;
-    const w = clamp(width, 1, LIMITS.maxSide);
-    const h = clamp(height, 1, LIMITS.maxSide);
+    const w = clamp(width, 1, RFB_LIMITS.maxSide);
+    const h = clamp(height, 1, RFB_LIMITS.maxSide);
     // Keep the first screen's id and flags (the spec asks clients to preserve them); one screen
     // covering the whole desktop is what a browser window maps to.
     const first = this.screens[0];
@@ -413,7 +284,7 @@ export class RfbClient extends EventEmitter<RfbClientEvents> {
       reader: this.reader,
       fb: this.fb,
       zrle: this.zrle,
-      limits: LIMITS,
+      limits: RFB_LIMITS,
       stats: this.stats,
       rect: (rect) => this.emit('rect', rect),
       copy: (copy) => this.emit('copy', copy),
