@@ -1,7 +1,8 @@
 // The AI's timeline cards word a call as the action log does, on the real stack: with recording
 // on, the AI takes a screenshot (allowed by the assist mode) and asks to click (the person
-// denies); the live timeline's cards then read "Allowed by the mode · done in … ms" and "Asked ·
-// denied by the person" — never the raw codes ("allowed · ok · 4 ms") — and the action log's
+// denies); the live timeline's cards then read "Allowed by the mode assist · done in … ms" and
+// "Asked · denied by admin" (who denied, as the audit names them) — never the raw codes
+// ("allowed · ok · 4 ms") — and the action log's
 // line for the same call holds the card's very words. At a phone's, a laptop's and 4K size (with
 // screenshots) a "Denied: …" toast does not cover the open timeline (ui/Toasts.tsx).
 import { expect, test } from './fixtures.js';
@@ -39,10 +40,14 @@ test("a timeline card reads like the action log's line for the same call", async
   const shotCard = timeline.getByTestId('ai-card').filter({ hasText: 'take_screenshot' }).last();
   const clickCard = timeline.getByTestId('ai-card').filter({ hasText: 'click_at' }).last();
   const decision = (card: typeof shotCard) => card.locator('.ai-card__decision');
-  await expect(decision(shotCard)).toHaveText(/^Allowed by the mode · done in \d+(\.\d)? m?s$/, {
-    timeout: 15_000,
-  });
-  await expect(decision(clickCard)).toHaveText('Asked · denied by the person');
+  await expect(decision(shotCard)).toHaveText(
+    /^Allowed by the mode assist · done in \d+(\.\d)? m?s$/,
+    {
+      timeout: 15_000,
+    },
+  );
+  const deniedBy = `Asked · denied by ${stack.admin.username}`;
+  await expect(decision(clickCard)).toHaveText(deniedBy);
   const cardWords = (await decision(shotCard).textContent()) ?? '';
 
   // At each size, with a fresh "Denied: …" toast: the panel ends above the toasts' band.
@@ -83,6 +88,6 @@ test("a timeline card reads like the action log's line for the same call", async
       .filter({ hasText: 'Click (left) at 20, 20' })
       .first()
       .locator('.action-log__facts'),
-  ).toContainText('Asked · denied by the person');
+  ).toContainText(deniedBy);
   await shot(page, 'action-log-1280x800');
 });

@@ -46,6 +46,8 @@ export const RecordingEventSchema = z.discriminatedUnion('kind', [
     /** The audit's own decision (allow, standing, confirm, deny), so a card words it as the audit does. */
     auditDecision: z.enum(['allow', 'standing', 'confirm', 'deny']).optional(),
     approvedBy: z.string().optional(),
+    /** Who or what decided it, as the audit names them (a person, or the rule in words). */
+    decidedBy: z.string().optional(),
     /** Where the action clicked or pointed, in desktop pixels. */
     point: z.object({ x: z.number(), y: z.number() }).optional(),
     durationMs: z.number().nonnegative().optional(),

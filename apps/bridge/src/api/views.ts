@@ -56,6 +56,8 @@ export function auditView(entry: AuditRecord): AuditEntryView {
     summary: entry.summary,
     decision: entry.decision,
     approved_by: entry.approvedBy,
+    decided_by: entry.decidedBy,
+    decided_by_person_id: entry.decidedByPersonId,
     outcome: entry.outcome,
     duration_ms: entry.durationMs,
     detail: entry.detail,

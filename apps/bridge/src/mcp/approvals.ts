@@ -6,6 +6,7 @@
 // mode (tools/mode.ts). Declines, cancels, timeouts, Stop and a malformed answer all deny (fail
 // closed). What the client answered is recorded as the client's answer, not the person's.
 import { APPROVAL_WINDOW_MS, PERMISSION_LABELS, ProtocolError } from '@overlay-companion/protocol';
+import { ruleDecider } from '../audit/decider.js';
 import type { ToolContext } from './toolkit.js';
 
 export interface ApprovalQuestion {
@@ -22,6 +23,9 @@ export async function approveThroughClient(
 ): Promise<void> {
   const server = ctx.session.server.server;
   if (!ctx.plane.permissions().approvals_through_client) {
+    ctx.note.decidedBy = ruleDecider(
+      `the setting “${PERMISSION_LABELS.approvals_through_client}” (off), with no window of the person’s open`,
+    );
     throw new ProtocolError(
       'permission_denied',
       `${question.what} needs the person's approval, and no window of theirs is open to ask in (only the headless viewer). Approving through the MCP client is off: the person can open the viewer, or turn on "${PERMISSION_LABELS.approvals_through_client}" in Settings.`,
@@ -29,6 +33,9 @@ export async function approveThroughClient(
   }
   const capabilities = server.getClientCapabilities();
   if (capabilities?.elicitation === undefined) {
+    ctx.note.decidedBy = ruleDecider(
+      'no window of the person’s open, and the MCP client cannot ask (no elicitation)',
+    );
     throw new ProtocolError(
       'permission_denied',
       `${question.what} needs the person's approval, but the control viewer is headless (nobody can answer there) and this MCP client did not declare the elicitation capability, so it cannot ask either. Use a client that supports elicitation, or have the person change the mode in a viewer.`,
@@ -65,12 +72,14 @@ export async function approveThroughClient(
         `${question.what} was not approved: the request was stopped or cancelled.`,
       );
     }
+    ctx.note.decidedBy = ruleDecider(`${clientApprover(ctx)}: asking it failed`);
     throw new ProtocolError(
       'permission_denied',
       `${question.what} was not approved: asking through the MCP client failed (${err instanceof Error ? err.message : String(err)}).`,
     );
   }
   if (!approved) {
+    ctx.note.decidedBy = ruleDecider(clientApprover(ctx));
     throw new ProtocolError(
       'permission_denied',
       `The MCP client's answer declined ${question.what} (asked through the client because no window of the person's is open).`,

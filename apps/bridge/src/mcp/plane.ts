@@ -15,6 +15,7 @@ import {
   type UiEvent,
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
+import { stopCause } from '../audit/decider.js';
 import { ModeState } from '../policy/modeState.js';
 import { ViewerHub } from '../relay/viewerHub.js';
 import type { ViewerPeer } from '../relay/viewerPeer.js';
@@ -167,7 +168,13 @@ export class Plane implements DesktopPlane {
       },
       stop: (byPersonId) => {
         this.standing.endAll('stop', byPersonId);
-        this.stopController.abort();
+        // The reason names who pressed Stop, for the audit of the calls it ended (audit/decider.ts).
+        const by = byPersonId === undefined ? undefined : this.names.get(byPersonId);
+        this.stopController.abort(
+          stopCause(
+            byPersonId === undefined ? undefined : { id: byPersonId, name: by ?? byPersonId },
+          ),
+        );
         this.stopController = new AbortController();
         if (this.fromSite.active) return;
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName, this.desktopId);

@@ -14,6 +14,7 @@ import {
 import type { CallOptions } from '../relay/callRelay.js';
 import { callBudgetMs } from '../relay/timeouts.js';
 import type { DesktopPlane } from './desktopPlanes.js';
+import { policyDecider, ruleDecider } from '../audit/decider.js';
 import { approveThroughClient, clientApprover } from './approvals.js';
 import { decideOnPlane } from './planeDecision.js';
 import type { ToolContext } from './toolkit.js';
@@ -74,12 +75,16 @@ export async function relayWithPolicy<N extends ViewerToolName>(
       });
       // The mode or the toggles may have changed (Stop) while the client was asking: decide again.
       const again = decideOnPlane(ctx.plane, name, args);
-      if (again.decision === 'deny') throw new ProtocolError('permission_denied', again.message);
+      if (again.decision === 'deny') {
+        ctx.note.decidedBy = policyDecider(again, ctx.plane.mode.mode);
+        throw new ProtocolError('permission_denied', again.message);
+      }
       // The client approved (for the person, who allowed that); the headless viewer must not ask
       // (nobody would answer). The client's answer is not the person's: was_confirmed stays
       // false, and the audit names the client.
       policy = 'allow';
       ctx.note.approvedBy = clientApprover(ctx);
+      ctx.note.decidedBy = ruleDecider(ctx.note.approvedBy);
     }
   }
   const { principal } = ctx.session;

@@ -19,6 +19,7 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/auditLog.js';
+import { decidedEnding, policyDecider } from '../audit/decider.js';
 import { summarizeArgs } from '../audit/summarize.js';
 import type { SharedRateLimits } from '../limits/rateLimit.js';
 import { asProtocolError, errorResult, successResult } from './results.js';
@@ -65,6 +66,8 @@ export async function runToolCall(
   let outcome = 'ok';
   let screenshot: { mimeType: string; data: Buffer } | null = null;
   let plane: DesktopPlane | undefined;
+  /** The desktop's stop signal when the call began: its reason names who pressed Stop since. */
+  const stop: { signal?: AbortSignal } = {};
   /** The AI's intent, once the arguments parsed: kept on the audit entry's detail line. */
   const said: { intent?: string | undefined } = {};
   const finish = (result: CallToolResult): CallToolResult => {
@@ -72,6 +75,13 @@ export async function runToolCall(
     // Before a desktop is known, the person's own toggles decide what the audit keeps.
     const permissions = plane?.permissions() ?? ctx.fallbackPermissions;
     if (permissions.audit_screenshots) screenshot = imageOf(result.content);
+    const ended = decidedEnding({
+      decision: note.decision,
+      noted: note.decidedBy,
+      outcome,
+      inCharge: plane?.inCharge(),
+      stopReason: stop.signal?.aborted === true ? (stop.signal.reason as unknown) : undefined,
+    });
     services.audit.record({
       at: startedAt,
       kind: 'tool_call',
@@ -96,7 +106,9 @@ export async function runToolCall(
       ),
       decision: note.decision,
       approvedBy: note.approvedBy,
-      outcome,
+      decidedBy: ended.decidedBy?.name ?? null,
+      decidedByPersonId: ended.decidedBy?.personId ?? null,
+      outcome: ended.outcome,
       durationMs: Math.round(performance.now() - started),
       screenshot,
       desktopId: plane?.desktopId,
@@ -161,8 +173,11 @@ export async function runToolCall(
   } catch (err) {
     return fail(asProtocolError(err));
   }
+  stop.signal = plane.stopSignal();
   const verdict = decideOnPlane(plane, tool.name, parsed.data);
   note.decision = verdict.decision;
+  // Asked: whoever answers decides (noted on the way, or read off how the question ended).
+  if (verdict.decision !== 'confirm') note.decidedBy = policyDecider(verdict, plane.mode.mode);
   if (verdict.decision === 'deny') {
     return fail(new ProtocolError('permission_denied', verdict.message));
   }
@@ -175,6 +190,8 @@ export async function runToolCall(
   if (standing !== undefined) {
     note.decision = 'standing';
     note.standing = `allowed by ${describeStanding(standing)}`;
+    // Given by a person beforehand: the audit names the permission and, by id, who gave it.
+    note.decidedBy = { name: describeStanding(standing), personId: standing.grantedBy.id };
   }
   try {
     const reply = await tool.handle(parsed.data, {

@@ -16,6 +16,7 @@ import {
   type ToolResult,
 } from '@overlay-companion/protocol';
 import type { AuditLog } from '../audit/auditLog.js';
+import type { Decider } from '../audit/decider.js';
 import type { McpPrincipal } from '../auth/apiTokens.js';
 import type { SessionRateLimiter } from '../limits/rateLimit.js';
 import type { EventSubscriptions } from './events/subscriptions.js';
@@ -52,6 +53,8 @@ export interface CallNote {
   decision: AuditDecision | null;
   /** Who approved it, when someone had to. */
   approvedBy: string | null;
+  /** Who or what decided it, where that is known on the way (audit/decider.ts derives the rest). */
+  decidedBy?: Decider;
   /** The standing permission that allowed it without asking (for the audit's detail line). */
   standing?: string;
   /** How the question to the person ended, when it ended the call (tool_error.asked). */

@@ -46,6 +46,7 @@ export function recordingEventsOf(
           decision: decisionOf(entry),
           ...(entry.decision == null ? {} : { auditDecision: entry.decision }),
           ...(entry.approvedBy == null ? {} : { approvedBy: entry.approvedBy }),
+          ...(entry.decidedBy == null ? {} : { decidedBy: entry.decidedBy }),
           ...(point === undefined ? {} : { point }),
           ...(entry.durationMs == null ? {} : { durationMs: Math.max(0, entry.durationMs) }),
           ...(entry.outcome == null ? {} : { outcome: entry.outcome }),

@@ -27,6 +27,8 @@ const LISTED_COLUMNS = [
   'outcome',
   'duration_ms',
   'detail',
+  'decided_by',
+  'decided_by_person_id',
   'screenshot_mime',
 ] as const;
 
@@ -51,6 +53,8 @@ function toRecord(row: ListedRow): AuditRecord {
     outcome: row.outcome,
     durationMs: row.duration_ms,
     detail: row.detail,
+    decidedBy: row.decided_by,
+    decidedByPersonId: row.decided_by_person_id,
     hasScreenshot: row.screenshot_mime !== null,
   };
 }
@@ -72,6 +76,8 @@ function toRow(entry: NewAuditEntry) {
     outcome: entry.outcome ?? null,
     duration_ms: entry.durationMs ?? null,
     detail: entry.detail ?? null,
+    decided_by: entry.decidedBy ?? null,
+    decided_by_person_id: entry.decidedByPersonId ?? null,
     screenshot_mime: entry.screenshot?.mimeType ?? null,
     screenshot: entry.screenshot?.data ?? null,
   };

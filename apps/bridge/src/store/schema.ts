@@ -96,6 +96,9 @@ export interface AuditLogTable {
   outcome: string | null;
   duration_ms: number | null;
   detail: string | null;
+  /** Migration 0010: who or what decided a tool call, and the person's id when a person did. */
+  decided_by: string | null;
+  decided_by_person_id: string | null;
   screenshot_mime: string | null;
   /** Last column, and never selected by query(), so listing never reads image bytes. */
   screenshot: ColumnType<Buffer | null, Buffer | null, never>;

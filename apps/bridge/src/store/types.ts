@@ -168,6 +168,13 @@ export interface NewAuditEntry {
   summary?: string | null;
   decision?: AuditDecision | null;
   approvedBy?: string | null;
+  /**
+   * Who or what decided an AI tool call (audit/decider.ts): a person's display name, or the rule
+   * in words ("the mode autopilot", "no answer within 30 s"); null when nothing was decided.
+   */
+  decidedBy?: string | null;
+  /** The person who decided, when a person did (their answer, their Stop, their standing permission). */
+  decidedByPersonId?: string | null;
   outcome?: string | null;
   durationMs?: number | null;
   detail?: string | null;

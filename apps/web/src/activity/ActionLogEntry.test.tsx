@@ -22,6 +22,8 @@ function entry(detail: string | null): AuditEntryView {
     detail,
     decision: 'confirm',
     approved_by: 'Ada',
+    decided_by: 'Ada',
+    decided_by_person_id: 'p1',
     outcome: 'ok',
     duration_ms: 3,
     has_screenshot: false,
@@ -48,21 +50,33 @@ describe('ActionLogEntry', () => {
           entry={{ ...entry(null), tool: 'type_text', summary: JSON.stringify({ text }), ...over }}
         />,
       );
-    expect(typed('hello', { decision: 'standing', approved_by: null })).toContain('Type “hello”');
-    expect(typed('hello', { decision: 'standing', approved_by: null })).toContain(
-      'Allowed by a standing permission',
-    );
-    const redacted = typed('[redacted: 5 characters]', { decision: 'allow', approved_by: null });
+    const standing = { decision: 'standing', approved_by: null, decided_by: null } as const;
+    expect(typed('hello', standing)).toContain('Type “hello”');
+    expect(typed('hello', standing)).toContain('Allowed by a standing permission');
+    const redacted = typed('[redacted: 5 characters]', {
+      decision: 'allow',
+      approved_by: null,
+      decided_by: null,
+    });
     expect(redacted).toContain('Type 5 characters (not kept)');
     expect(redacted).toContain('Allowed by the mode');
-    expect(typed('x', { approved_by: null, outcome: 'denied_by_person' })).toContain(
-      'Asked · denied by the person',
-    );
+    // Who denied, as the audit names them; an entry from before it was kept reads as before.
+    expect(
+      typed('x', { approved_by: null, decided_by: 'Bo', outcome: 'denied_by_person' }),
+    ).toContain('Asked · denied by Bo');
+    expect(
+      typed('x', { approved_by: null, decided_by: null, outcome: 'denied_by_person' }),
+    ).toContain('Asked · denied by the person');
     expect(typed('x', { approved_by: null, outcome: 'no_answer' })).toContain(
       'Asked · no answer in time, so denied',
     );
     expect(
-      typed('x', { decision: 'deny', approved_by: null, outcome: 'permission_denied' }),
+      typed('x', {
+        decision: 'deny',
+        approved_by: null,
+        decided_by: null,
+        outcome: 'permission_denied',
+      }),
     ).toContain('Refused by the policy');
     // Not JSON (cut at the summary's limit): shown as it is, never thrown.
     expect(typed('x', { summary: '{"text":"abc… [5 more characters]' })).toContain('type_text');

@@ -1,14 +1,18 @@
 // How a tool call was decided and how it ended, in words — the one definition the audit log's
 // rows (ActionLogEntry, AuditTable) and the AI's timeline cards (recordings/AiActionCards) both
-// show, so a person reading both reads one wording: "Allowed by the mode · done in 4 ms",
-// "Asked · denied by the person", "Allowed by a standing permission · ended by Stop".
+// show, so a person reading both reads one wording, naming who or what decided (the audit's
+// decided_by): "Allowed by the mode autopilot · done in 4 ms", "Asked · denied by Ada",
+// "Asked · ended by Stop, pressed by Bo", "Refused by the mode passive". Entries written before the
+// audit kept decided_by read as before ("Asked · denied by the person").
 import type { AuditDecision, AuditEntryView } from '@overlay-companion/protocol';
 
-/** What a wording needs of a call: the audit's decision, who approved it, how it ended. */
+/** What a wording needs of a call: the audit's decision, who decided and approved it, how it ended. */
 export interface DecidedCall {
   /** The audit's decision (null: not a decided call, or a recording made before it was kept). */
   decision: AuditDecision | null;
   approvedBy: string | null;
+  /** Who or what decided it, in words (null: an entry from before the audit kept it). */
+  decidedBy: string | null;
   /** The audit's outcome code ("ok", "stopped", "timeout", …; null: still running). */
   outcome: string | null;
   durationMs: number | null;
@@ -23,6 +27,7 @@ const ENDED: Readonly<Record<string, string>> = {
   stopped: 'ended by Stop',
   cancelled: 'cancelled',
   timeout: 'timed out',
+  viewer_unavailable: 'no viewer window to ask in, so denied',
 };
 
 /** "4 ms", "1.2 s" — how long a call took, as the audit table shows it. */
@@ -31,22 +36,31 @@ export function durationText(ms: number): string {
   return rounded < 1000 ? `${rounded} ms` : `${(rounded / 1000).toFixed(1)} s`;
 }
 
-/** How a tool call was decided: by the mode, a standing permission, the person, or refused. */
+/** How a question's ending reads when the audit names who decided it ("denied by Ada"). */
+const ENDED_BY: Readonly<Record<string, (who: string) => string>> = {
+  denied_by_person: (who) => `denied by ${who}`,
+  stopped: (who) => `ended by ${who}`,
+};
+
+/** How a tool call was decided, and by whom: the mode, a standing permission, a person, a rule. */
 export function decisionSentence(
-  call: Pick<DecidedCall, 'decision' | 'approvedBy' | 'outcome'>,
+  call: Pick<DecidedCall, 'decision' | 'approvedBy' | 'decidedBy' | 'outcome'>,
 ): string {
+  const { decidedBy } = call;
   switch (call.decision) {
     case null:
       return '—';
     case 'allow':
-      return 'Allowed by the mode';
+      return `Allowed by ${decidedBy ?? 'the mode'}`;
     case 'standing':
-      return 'Allowed by a standing permission';
+      return `Allowed by ${decidedBy ?? 'a standing permission'}`;
     case 'deny':
-      return 'Refused by the policy';
+      return `Refused by ${decidedBy ?? 'the policy'}`;
     case 'confirm': {
       if (call.outcome === 'ok' || call.approvedBy !== null)
-        return `Asked · approved by ${call.approvedBy ?? 'the person'}`;
+        return `Asked · approved by ${call.approvedBy ?? decidedBy ?? 'the person'}`;
+      const named = call.outcome === null ? undefined : ENDED_BY[call.outcome];
+      if (named !== undefined && decidedBy !== null) return `Asked · ${named(decidedBy)}`;
       const how = call.outcome === null ? undefined : ENDED[call.outcome];
       return how === undefined ? 'Asked the person' : `Asked · ${how}`;
     }
@@ -76,7 +90,7 @@ export function callSentence(call: DecidedCall): string {
 
 type AuditFacts = Pick<
   AuditEntryView,
-  'kind' | 'decision' | 'approved_by' | 'outcome' | 'duration_ms'
+  'kind' | 'decision' | 'approved_by' | 'decided_by' | 'outcome' | 'duration_ms'
 >;
 
 /** An audit entry as a decided call (an entry that is not a tool call keeps no decision here). */
@@ -84,6 +98,7 @@ export function auditCall(entry: AuditFacts): DecidedCall {
   return {
     decision: entry.kind === 'tool_call' ? entry.decision : null,
     approvedBy: entry.approved_by,
+    decidedBy: entry.kind === 'tool_call' ? entry.decided_by : null,
     outcome: entry.outcome,
     durationMs: entry.duration_ms,
   };

@@ -80,6 +80,8 @@ describe('rendered as text', () => {
       summary: `label ${HOSTILE}`,
       decision: 'allow',
       approved_by: HOSTILE,
+      decided_by: HOSTILE,
+      decided_by_person_id: null,
       outcome: 'ok',
       duration_ms: 3,
       detail: HOSTILE,

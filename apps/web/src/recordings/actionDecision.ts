@@ -13,6 +13,7 @@ export function decisionText(action: AiActionEvent): string {
   const call: DecidedCall = {
     decision: action.auditDecision ?? null,
     approvedBy: action.approvedBy ?? null,
+    decidedBy: action.decidedBy ?? null,
     outcome: action.outcome ?? null,
     durationMs: action.durationMs ?? null,
   };

@@ -2,7 +2,7 @@
 // action log (the audit entry): both must word its decision and outcome the same way. Each case
 // is an audit entry and the ai.action event the bridge writes of it (apps/bridge's
 // recordings/auditEvents.ts: the collapsed decision, the audit's own decision, approved_by,
-// outcome and duration), rendered by the real components.
+// decided_by, outcome and duration), rendered by the real components.
 import type { AuditDecision, AuditEntryView } from '@overlay-companion/protocol';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +13,8 @@ import type { AiActionEvent } from './recordingsWire.js';
 interface Case {
   decision: AuditDecision;
   approvedBy: string | null;
+  /** The audit's decided_by (null: an entry from before it was kept). */
+  decidedBy?: string;
   outcome: string;
   durationMs: number;
   /** The event track's collapsed decision for it (auditEvents.ts decisionOf). */
@@ -85,6 +87,60 @@ const CASES: Case[] = [
     collapsed: 'failed',
     reads: 'Allowed by the mode · ended: no_viewer',
   },
+  {
+    decision: 'allow',
+    approvedBy: null,
+    decidedBy: 'the mode autopilot',
+    outcome: 'ok',
+    durationMs: 4,
+    collapsed: 'allowed',
+    reads: 'Allowed by the mode autopilot · done in 4 ms',
+  },
+  {
+    decision: 'standing',
+    approvedBy: null,
+    decidedBy: 'standing permission 2 (click_at for claude, given by Ada)',
+    outcome: 'ok',
+    durationMs: 4,
+    collapsed: 'allowed',
+    reads: 'Allowed by standing permission 2 (click_at for claude, given by Ada) · done in 4 ms',
+  },
+  {
+    decision: 'confirm',
+    approvedBy: null,
+    decidedBy: 'Ada',
+    outcome: 'denied_by_person',
+    durationMs: 900,
+    collapsed: 'denied',
+    reads: 'Asked · denied by Ada',
+  },
+  {
+    decision: 'confirm',
+    approvedBy: null,
+    decidedBy: 'Stop, pressed by Bo',
+    outcome: 'stopped',
+    durationMs: 900,
+    collapsed: 'stopped',
+    reads: 'Asked · ended by Stop, pressed by Bo',
+  },
+  {
+    decision: 'confirm',
+    approvedBy: null,
+    decidedBy: 'no viewer window open to ask in',
+    outcome: 'viewer_unavailable',
+    durationMs: 1,
+    collapsed: 'failed',
+    reads: 'Asked · no viewer window to ask in, so denied',
+  },
+  {
+    decision: 'deny',
+    approvedBy: null,
+    decidedBy: 'the mode passive',
+    outcome: 'permission_denied',
+    durationMs: 0,
+    collapsed: 'denied',
+    reads: 'Refused by the mode passive',
+  },
 ];
 
 function auditRow(c: Case): string {
@@ -102,6 +158,8 @@ function auditRow(c: Case): string {
     detail: null,
     decision: c.decision,
     approved_by: c.approvedBy,
+    decided_by: c.decidedBy ?? null,
+    decided_by_person_id: null,
     outcome: c.outcome,
     duration_ms: c.durationMs,
     has_screenshot: false,
@@ -119,6 +177,7 @@ function card(c: Case): string {
     decision: c.collapsed,
     auditDecision: c.decision,
     ...(c.approvedBy === null ? {} : { approvedBy: c.approvedBy }),
+    ...(c.decidedBy === undefined ? {} : { decidedBy: c.decidedBy }),
     outcome: c.outcome,
     durationMs: c.durationMs,
   };

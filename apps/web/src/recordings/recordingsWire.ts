@@ -70,6 +70,7 @@ const KnownEvent = z.discriminatedUnion('kind', [
     /** The audit's decision (absent in recordings made before it was kept; unknown: dropped). */
     auditDecision: AuditDecision.optional().catch(undefined),
     approvedBy: z.string().optional(),
+    decidedBy: z.string().optional(),
     point: Point.optional(),
     durationMs: z.number().optional(),
     outcome: z.string().optional(),

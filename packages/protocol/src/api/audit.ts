@@ -70,6 +70,14 @@ export const AuditEntryView = z.object({
   summary: z.string().nullable(),
   decision: AuditDecision.nullable(),
   approved_by: z.string().nullable(),
+  /**
+   * Who or what decided a tool call: a person's display name (their answer, their Stop, their
+   * standing permission, named), or the rule in words ("the mode autopilot", "no answer within
+   * 30 s"); null for other entries and calls that failed before a decision.
+   */
+  decided_by: z.string().nullable(),
+  /** The person who decided, when a person did. */
+  decided_by_person_id: z.string().nullable(),
   /** ok, or the error kind (permission_denied, timeout, …). */
   outcome: z.string().nullable(),
   duration_ms: z.int().min(0).nullable(),

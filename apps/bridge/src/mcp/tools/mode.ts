@@ -4,6 +4,7 @@
 // the control window may be on another bridge, which asks there (site/remoteControl.ts). A
 // malformed custom policy is stored as given and denies every input tool (decidePolicy fails closed).
 import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
+import { personDecider, ruleDecider } from '../../audit/decider.js';
 import { implementTool } from '../toolkit.js';
 
 export const setMode = implementTool('set_mode', async (args, ctx) => {
@@ -38,6 +39,10 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
           ? await hub.requestModeApproval({ from, to, metadata, requestedBy: 'ai' }, options)
           : await ctx.remote.approveMode(remote, ctx.plane, { from, to, metadata }, options);
       if (!approved) {
+        // The approval's own entry says which (declined, or no answer).
+        ctx.note.decidedBy = ruleDecider(
+          `${ctx.plane.inCharge().name}’s answer to the raise, or no answer within ${APPROVAL_WINDOW_MS / 1000} s`,
+        );
         throw new ProtocolError(
           'permission_denied',
           `The person did not approve ${what} (declined, or no answer within ${APPROVAL_WINDOW_MS / 1000} s). The mode stays ${mode.mode}.`,
@@ -45,6 +50,7 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
       }
     }
     ctx.note.approvedBy = ctx.session.principal.personName;
+    ctx.note.decidedBy = personDecider(ctx.plane.inCharge());
     // Stop (or the person picking a mode) while we waited wins over this approval.
     if (mode.mode !== from) {
       throw new ProtocolError(

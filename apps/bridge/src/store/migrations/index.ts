@@ -11,6 +11,7 @@ import { recordingStorageMigration } from './0006_recording_storage.js';
 import { siteSecretMigration } from './0007_site_secret.js';
 import { transferPolicyMigration } from './0008_transfer_policy.js';
 import { recordingS3PlaceMigration } from './0009_recording_s3_place.js';
+import { auditDecidedByMigration } from './0010_audit_decided_by.js';
 
 export type StoreDialect = 'sqlite' | 'postgres';
 
@@ -27,6 +28,7 @@ export function migrationProvider(dialect: StoreDialect): MigrationProvider {
         '0007_site_secret': siteSecretMigration(),
         '0008_transfer_policy': transferPolicyMigration(),
         '0009_recording_s3_place': recordingS3PlaceMigration(),
+        '0010_audit_decided_by': auditDecidedByMigration(dialect),
       });
     },
   };

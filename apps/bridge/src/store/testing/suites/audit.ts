@@ -21,6 +21,8 @@ const FULL: Required<Omit<NewAuditEntry, 'screenshot'>> = {
   outcome: 'ok',
   durationMs: 1234,
   detail: 'approved in the viewer',
+  decidedBy: 'Alice',
+  decidedByPersonId: 'p_alice',
 };
 
 /** Entries that differ in person, kind, tool, outcome and time, oldest first. */
@@ -86,6 +88,8 @@ export function auditSuite(backend: Backend): void {
         outcome: null,
         durationMs: null,
         detail: null,
+        decidedBy: null,
+        decidedByPersonId: null,
         hasScreenshot: false,
       },
       { ...FULL, id: first, hasScreenshot: false },
