@@ -3,20 +3,21 @@
 // --desktop local` and by every test that needs a real desktop.
 //
 // The desktop reaches nobody but its creator: the RFB server listens only on a Unix socket
-// (0600, in a 0700 work dir; `-rfbport -1`, because with `-rfbunixpath` alone Xvnc 1.12 still
-// opens TCP 5900 on every interface), with VNC authentication when a password is given, and
-// the X display needs the cookie in `xauthority` (see xauthority.ts). A loopback TCP port is
-// opened only on request (`rfbTcp`), for VNC clients that cannot use a Unix socket.
+// (0600, in a 0700 work dir; Xvnc's command line is xvncCommand.ts's), with VNC authentication
+// when a password is given, and the X display needs the cookie in `xauthority` (see
+// xauthority.ts). A loopback TCP port is opened only on request (`rfbTcp`), for VNC clients that
+// cannot use a Unix socket. The window manager and the xterm: desktopClients.ts.
 //
 // With `sandbox`, Xvnc, the window manager and the xterm run in one bubblewrap sandbox (see
 // sandbox.ts, started and ended by sandboxProcess.ts), when we are root as the unprivileged user
 // the caller names (one per desktop) or else the shared desktop user (desktopUser.ts), on a
 // display number claimed on the host (displayClaim.ts).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { encryptStoredVncPassword } from '../rfb/vncAuth.js';
+import { waitForWindowManager, xtermArgs } from './desktopClients.js';
 import { claimDisplay } from './displayClaim.js';
 import { freePort } from './freePort.js';
 import {
@@ -35,6 +36,7 @@ import {
   waitUntilGone,
 } from './sandboxProcess.js';
 import { newCookie, writeXauthority } from './xauthority.js';
+import { xvncArgs } from './xvncCommand.js';
 
 export interface LocalDesktopOptions {
   width?: number;
@@ -213,36 +215,24 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
       box.display = claim.display;
     }
     await writeXauthority(xauthority, box?.display ?? PLACEHOLDER_DISPLAY, cookie);
-    // Inside the sandbox Xvnc sees its files where sandbox.ts mounts them.
-    const args = [
-      '-geometry',
-      `${width}x${height}`,
-      '-depth',
-      '24',
-      '-displayfd',
-      '3',
-      '-AlwaysShared',
-      '-nolisten',
-      'tcp',
-      '-auth',
-      box === undefined ? xauthority : SANDBOX_XAUTHORITY,
-      '-rfbunixpath',
-      box === undefined ? rfbPath : `${SANDBOX_RFB_DIR}/rfb.sock`,
-      '-rfbunixmode',
-      '384', // 0600
-      ...(tcp === undefined ? ['-rfbport', '-1'] : ['-localhost', '-rfbport', String(tcp.port)]),
-    ];
     let passwordFile: string | undefined;
     if (options.password !== undefined) {
       const file = join(workDir, 'passwd');
       passwordFile = file;
       // TigerVNC's password file is exactly the 8 bytes `vncpasswd -f` writes.
       await writeFile(file, encryptStoredVncPassword(options.password), { mode: 0o600 });
-      args.push('-SecurityTypes', 'VncAuth', '-PasswordFile', box ? SANDBOX_PASSWORD_FILE : file);
-    } else {
-      args.push('-SecurityTypes', 'None');
     }
-    args.push(...(options.extraArgs ?? []));
+    // Inside the sandbox Xvnc sees its files where sandbox.ts mounts them.
+    const args = xvncArgs({
+      width,
+      height,
+      auth: box === undefined ? xauthority : SANDBOX_XAUTHORITY,
+      rfbUnixPath: box === undefined ? rfbPath : `${SANDBOX_RFB_DIR}/rfb.sock`,
+      tcpPort: tcp?.port,
+      passwordFile:
+        passwordFile === undefined ? undefined : box ? SANDBOX_PASSWORD_FILE : passwordFile,
+      extraArgs: options.extraArgs ?? [],
+    });
 
     const xvnc =
       box === undefined
@@ -375,18 +365,6 @@ export async function startLocalDesktop(options: LocalDesktopOptions = {}): Prom
   }
 }
 
-function xtermArgs(xterm: true | { command: string[]; geometry?: string }): string[] {
-  // waitForWM off: Xt otherwise waits up to 5 s for the window manager's first answer.
-  const args = ['-fa', 'DejaVu Sans Mono', '-fs', '11', '-xrm', 'XTerm*waitForWM: false'];
-  if (typeof xterm === 'object') {
-    return [...args, '-geometry', xterm.geometry ?? '100x30+40+40', '-e', ...xterm.command];
-  }
-  // A plain interactive bash without startup files: the person's .bashrc can take seconds
-  // (seen: pyenv rehash), and keys typed meanwhile are lost, so the desktop would not be
-  // ready when it says it is.
-  return [...args, '-geometry', '100x30+40+40', '-e', 'bash', '--noprofile', '--norc', '-i'];
-}
-
 function isSocket(path: string): Promise<boolean> {
   return stat(path).then(
     (info) => info.isSocket(),
@@ -404,21 +382,4 @@ function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGTERM');
     setTimeout(() => child.kill('SIGKILL'), 3000).unref();
   });
-}
-
-/**
- * Resolves once a window manager has set _NET_SUPPORTING_WM_CHECK on the root window, or when
- * it has exited or not appeared within 5 s (the desktop still works without one).
- */
-async function waitForWindowManager(env: NodeJS.ProcessEnv, wm: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline && wm.exitCode === null && wm.signalCode === null) {
-    const announced = await new Promise<boolean>((resolve) => {
-      execFile('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, timeout: 2000 }, (err, out) =>
-        resolve(err === null && out.includes('window id')),
-      );
-    });
-    if (announced) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
