@@ -16,10 +16,11 @@
 // through resizeDesktop(), or restoreDesktopSize() when a layout is cleared. Browser `size`
 // instructions never reach the server (tunnelSession.ts drops them).
 //
-// With a gateway pool (--gateways, gatewayPool.ts), a desktop the pool can reach (all but local
-// desktops on Unix sockets) is opened on the pool's least-loaded healthy member instead, and joined where the site's places say its
-// connection lives (another bridge may have opened it); a member that refuses is taken out of
-// the pool and the connection opened on another.
+// With a gateway pool (--gateways), a desktop the pool can reach (all but local desktops on Unix
+// sockets) is opened on the pool's least-loaded healthy member instead, and joined where the
+// site's places say its connection lives (another bridge may have opened it); a member that
+// refuses is taken out of the pool and the connection opened on another (gatewayPool.ts picks
+// the member and takes it out).
 import type { Logger } from 'pino';
 import { describeGuacd, type ConnectionConfig } from '../config.js';
 import type { TunnelTarget } from './tunnelSession.js';
@@ -31,16 +32,10 @@ import {
 } from '../desktops/desktopSize.js';
 import { DesktopSizes, type ResizePlace } from './desktopSizes.js';
 import { refuseSessionTakeover } from './rdpSessionTakeover.js';
-import { GuacStatus } from '@overlay-companion/guac';
 import type { GatewayPool } from './gatewayPool.js';
 import { memberKey } from './gatewayPool.js';
 import type { GatewayPlace } from './gatewayPlaces.js';
-import {
-  TunnelStartError,
-  isGoneConnection,
-  openUpstream,
-  type OpenedUpstream,
-} from './upstream.js';
+import { isGoneConnection, openUpstream, type OpenedUpstream } from './upstream.js';
 import { sharedVncParams, type ResizeOutcome } from './vncResizer.js';
 
 export type { ResizeOutcome } from './vncResizer.js';
@@ -156,7 +151,7 @@ export class DesktopConnections {
         } catch (err) {
           // The connection ended between our last look and the join (or, in a pool, its
           // gateway died: taken out of the pool): open a fresh one.
-          const unreachable = this.poolMemberUnreachable(target, err);
+          const unreachable = this.options.pool?.refused(target, err) ?? false;
           const gone = isGoneConnection(err);
           if (gone && !('path' in target.guacd))
             this.options.pool?.forget(desktopId, target.guacd, id);
@@ -297,23 +292,11 @@ export class DesktopConnections {
     refuseSessionTakeover(desktopId, asked, this.desktops);
     const pool = this.options.pool;
     if (pool === undefined || !pool.covers(asked)) return this.openNewOn(desktopId, entry, asked);
-    // The pool's least-loaded healthy member; one that refuses is out, and the next one tried.
-    const tried = new Set<string>();
-    for (;;) {
-      const member = await pool.pick(asked.connection.protocol, tried);
-      const target: TunnelTarget = { ...asked, guacd: pool.addressOf(member) };
-      const done = pool.opened(member);
-      try {
-        const opened = await this.openNewOn(desktopId, entry, target);
-        this.hold(desktopId, entry, target, opened.connectionId);
-        return opened;
-      } catch (err) {
-        if (!this.poolMemberUnreachable(target, err)) throw err;
-        tried.add(memberKey(member));
-      } finally {
-        done();
-      }
-    }
+    return pool.openOnLeastLoaded(asked, async (target) => {
+      const opened = await this.openNewOn(desktopId, entry, target);
+      this.hold(desktopId, entry, target, opened.connectionId);
+      return opened;
+    });
   }
 
   private async openNewOn(
@@ -376,10 +359,7 @@ export class DesktopConnections {
   /** A desktop without a connection, placed for a short connection of the bridge's own (resize). */
   private async placedTarget(desktopId: string): Promise<TunnelTarget> {
     const asked = await this.options.target(desktopId);
-    const pool = this.options.pool;
-    if (pool === undefined || !pool.covers(asked)) return asked;
-    const member = await pool.pick(asked.connection.protocol, new Set());
-    return { ...asked, guacd: pool.addressOf(member) };
+    return this.options.pool?.place(asked) ?? asked;
   }
 
   /** Records that this bridge's windows are on the connection at its pool member. */
@@ -389,17 +369,6 @@ export class DesktopConnections {
     if (entry.held?.connectionId === connectionId) return;
     entry.held = { member: memberKey(target.guacd), connectionId };
     void pool.hold(desktopId, entry.held);
-  }
-
-  /** True when a pool member could not be reached (and is now out of the pool). */
-  private poolMemberUnreachable(target: TunnelTarget, err: unknown): boolean {
-    const pool = this.options.pool;
-    if (pool === undefined || 'path' in target.guacd) return false;
-    const unreachable =
-      err instanceof TunnelStartError &&
-      (err.status === GuacStatus.UPSTREAM_NOT_FOUND || err.status === GuacStatus.UPSTREAM_TIMEOUT);
-    if (unreachable) pool.markDown(target.guacd, err);
-    return unreachable;
   }
 
   /** Where a desktop's running connection leads (the link watch probes it); undefined if none. */

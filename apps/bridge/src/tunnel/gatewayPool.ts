@@ -148,6 +148,50 @@ export class GatewayPool {
     };
   }
 
+  /**
+   * Opens a desktop's new connection with `open` on the least-loaded healthy member that speaks
+   * its protocol; a member that refuses is out of the pool, and the next one is tried.
+   */
+  async openOnLeastLoaded<T>(
+    asked: TunnelTarget,
+    open: (target: TunnelTarget) => Promise<T>,
+  ): Promise<T> {
+    const tried = new Set<string>();
+    for (;;) {
+      const member = await this.pick(asked.connection.protocol, tried);
+      const target: TunnelTarget = { ...asked, guacd: this.addressOf(member) };
+      const done = this.opened(member);
+      try {
+        return await open(target);
+      } catch (err) {
+        if (!this.refused(target, err)) throw err;
+        tried.add(memberKey(member));
+      } finally {
+        done();
+      }
+    }
+  }
+
+  /**
+   * Where a desktop with no connection is placed for a short connection of the bridge's own (a
+   * resize): a member, when the pool covers it; else where its record says.
+   */
+  async place(asked: TunnelTarget): Promise<TunnelTarget> {
+    if (!this.covers(asked)) return asked;
+    const member = await this.pick(asked.connection.protocol, new Set());
+    return { ...asked, guacd: this.addressOf(member) };
+  }
+
+  /** True when `err` says a pool member could not be reached (and it is now out of the pool). */
+  refused(target: TunnelTarget, err: unknown): boolean {
+    if ('path' in target.guacd) return false;
+    const unreachable =
+      err instanceof TunnelStartError &&
+      (err.status === GuacStatus.UPSTREAM_NOT_FOUND || err.status === GuacStatus.UPSTREAM_TIMEOUT);
+    if (unreachable) this.markDown(target.guacd, err);
+    return unreachable;
+  }
+
   /** A desktop's connection runs on a member (opened or joined here): kept while windows are on it. */
   async hold(desktopId: string, place: GatewayPlace): Promise<void> {
     const mac = this.mac(desktopId, place);
