@@ -45,6 +45,7 @@ import { installTestApi } from './testApi.js';
 import { AnnotationRequests } from '../teach/annotationRequests.js';
 import { UiEventStream } from './uiEvents.js';
 import { inputDelivered } from '../display/inputReceipts.js';
+import { moveLocalCursor, sendPointer } from '../display/pointerInput.js';
 
 /** How often a waiting question's preview square is read again for the other windows. */
 const PREVIEW_REFRESH_MS = 1_000;
@@ -225,6 +226,7 @@ function startBrowserControl(): BrowserControl {
       frames,
       client: requireClient,
       delivered: inputDelivered,
+      pointer: { send: sendPointer, cursor: moveLocalCursor },
       desktop: requireDesktop,
       monitors,
       masks: () => currentMasks(),

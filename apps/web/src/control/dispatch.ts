@@ -30,7 +30,16 @@ import { resolveMonitor, type DesktopSize } from './monitors.js';
 import { takeScreenshot } from './screen/capture.js';
 import type { FrameWatch } from './screen/frameWatch.js';
 import { waitForScreen } from './screen/waitForScreen.js';
+import type { ShownLater } from './shownLater.js';
 import type { Sleep } from './sleep.js';
+
+/** How AI pointer input reaches a client when its showing is held (display/pointerInput.ts). */
+export interface PointerOutput {
+  /** Sends the pointer state to the desktop without moving the local cursor. */
+  send(client: Guacamole.Client, state: Guacamole.Mouse.State): void;
+  /** Moves the client's local cursor to desktop pixel x, y. */
+  cursor(client: Guacamole.Client, x: number, y: number): void;
+}
 
 export interface ToolEnv {
   signal: AbortSignal;
@@ -51,6 +60,13 @@ export interface ToolEnv {
    * the bridge, as the input leaves, the answer the call gets once it is delivered (input_sent).
    */
   receipt?: { token: string; sent: (result: AnyViewerResult) => void } | undefined;
+  /**
+   * The call's showing, held until its input is confirmed (shownLater.ts; runShown.ts makes it):
+   * the local cursor moves to the AI's pointer then. Without it, or without `pointer`, input goes
+   * through the client's own sendMouseState, which moves the cursor at once.
+   */
+  shown?: ShownLater | undefined;
+  pointer?: PointerOutput | undefined;
   /** The desktop size; throws when it is not known yet. */
   desktop: () => DesktopSize;
   monitors: () => Monitor[];
@@ -79,6 +95,34 @@ function input(env: ToolEnv): InputDeps {
 }
 
 /**
+ * The client as the input handlers see it while the call's showing is held: pointer states leave
+ * at once, and the local cursor moves to the last of them when the call is shown (and at once
+ * after that, e.g. through the rest of a long drag).
+ */
+function cursorShownLater(env: ToolEnv, client: Guacamole.Client): InputDeps['client'] {
+  const { shown, pointer } = env;
+  if (shown === undefined || pointer === undefined) return client;
+  let last: { x: number; y: number } | undefined;
+  return {
+    sendKeyEvent: (pressed, keysym) => client.sendKeyEvent(pressed, keysym),
+    sendMouseState: (state) => {
+      pointer.send(client, state);
+      const at = { x: Math.floor(state.x), y: Math.floor(state.y) };
+      if (!shown.held) {
+        pointer.cursor(client, at.x, at.y);
+        return;
+      }
+      const queued = last !== undefined;
+      last = at;
+      if (queued) return;
+      shown.show(() => {
+        if (last !== undefined) pointer.cursor(client, last.x, last.y);
+      });
+    },
+  };
+}
+
+/**
  * Runs an input tool, then holds its result until the desktop has the input: an input tool
  * reports ok only once its input got there (or fails saying it did not).
  */
@@ -90,7 +134,7 @@ function delivered<R>(
     // The receipt must travel the tunnel the input went on, even if the viewer reconnects
     // meanwhile.
     const client = env.client();
-    const acted = act({ ...input(env), client }, client);
+    const acted = act({ ...input(env), client: cursorShownLater(env, client) }, client);
     // The receipt request goes first, right behind the input; then the bridge hears the answer
     // the call gets once it is delivered, so it can settle the call from the receipt itself.
     const receipted = (result: R): Promise<R> => {

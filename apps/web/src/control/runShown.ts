@@ -15,6 +15,7 @@ import type { HeldActions } from '../takeover/heldActions.js';
 import type { PersonActivity } from '../takeover/personActivity.js';
 import { confirmDetails } from '../confirm/previewDetails.js';
 import { runTool, type AnyViewerResult, type ToolEnv } from './dispatch.js';
+import { ShownLater } from './shownLater.js';
 
 const WAITS_FOR_PERSON: ReadonlySet<ToolName> = new Set(DESKTOP_INPUT_TOOLS);
 
@@ -104,18 +105,32 @@ async function inputTurn(
 }
 
 /**
- * Runs `call` and shows it. The input leaves first and the action is announced right after, in
- * the same task: the person sees both in the same frame either way, but announced first, the
- * pointer, the indicator's store change and the ai_action message to the bridge all went ahead
- * of the input on the call's critical path (the bridge read ai_action before the tunnel's input).
- * An input refused before it left (off the desktop) is not shown.
+ * Runs `call` and shows it: the input leaves first, and the action (the AI pointer, ripple,
+ * indicator, the local cursor, the ai_action to the other windows) is shown once the desktop
+ * confirmed it or the call failed, or SHOW_WITHIN_MS into a longer input (shownLater.ts says
+ * why). Shown earlier, its frame and messages were on the call's critical path. A call that
+ * throws before it runs is not shown.
  */
 function runShown(call: TypedToolCall, env: ToolEnv): AnyViewerResult | Promise<AnyViewerResult> {
   if (!needsInputPolicy(call.name)) return runTool(call, env);
-  const outcome = runTool(call, env);
-  const done = aiActionStarted(confirmDetails(call, monitorsOrNone(env.monitors)));
-  if (outcome instanceof Promise) return outcome.finally(done);
-  done();
+  const shown = new ShownLater();
+  let outcome: AnyViewerResult | Promise<AnyViewerResult>;
+  try {
+    outcome = runTool(call, { ...env, shown });
+  } catch (err) {
+    shown.drop();
+    throw err;
+  }
+  let done: (() => void) | undefined;
+  shown.show(() => {
+    done = aiActionStarted(confirmDetails(call, monitorsOrNone(env.monitors)));
+  });
+  const settled = () => {
+    shown.release();
+    done?.();
+  };
+  if (outcome instanceof Promise) return outcome.finally(settled);
+  settled();
   return outcome;
 }
 

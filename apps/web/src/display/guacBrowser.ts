@@ -6,6 +6,7 @@ import Guacamole from 'guacamole-common-js';
 import { GuacSession, type ConnectSize } from './guacSession.js';
 import { getActiveClient, setActiveClient } from './activeClient.js';
 import { attachInputReceipts, endInputReceipts } from './inputReceipts.js';
+import { attachPointerInput } from './pointerInput.js';
 import { followWindowAttention } from './windowAttention.js';
 import { controlStore } from '../store/control.js';
 import { connectionEvents } from '../store/connection.js';
@@ -43,6 +44,7 @@ export function browserSession(): GuacSession<Guacamole.Client> {
       const tunnel = new Guacamole.WebSocketTunnel(wsUrl(TUNNEL_SOCKET_PATH));
       const client = new Guacamole.Client(tunnel);
       attachInputReceipts(client, tunnel);
+      attachPointerInput(client, tunnel);
       currentTunnel = tunnel;
       return { tunnel, client };
     },

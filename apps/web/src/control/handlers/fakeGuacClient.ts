@@ -3,6 +3,7 @@
 // 1.5.0's sendMouseState), so handler tests can assert the exact instruction sequence. The real
 // client is exercised by the e2e tests against a real desktop.
 import type Guacamole from 'guacamole-common-js';
+import { mouseMask } from '../../display/pointerInput.js';
 import type { InputClient } from './input.js';
 
 export class FakeGuacClient implements InputClient {
@@ -13,13 +14,7 @@ export class FakeGuacClient implements InputClient {
 
   sendMouseState(state: Guacamole.Mouse.State, applyDisplayScale?: boolean): void {
     this.scaleFlags.push(applyDisplayScale);
-    let mask = 0;
-    if (state.left) mask |= 1;
-    if (state.middle) mask |= 2;
-    if (state.right) mask |= 4;
-    if (state.up) mask |= 8;
-    if (state.down) mask |= 16;
-    this.sent.push(`mouse,${Math.floor(state.x)},${Math.floor(state.y)},${mask}`);
+    this.sent.push(`mouse,${Math.floor(state.x)},${Math.floor(state.y)},${mouseMask(state)}`);
   }
 
   sendKeyEvent(pressed: 0 | 1 | boolean, keysym: number): void {

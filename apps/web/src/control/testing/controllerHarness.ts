@@ -67,6 +67,8 @@ export function setup(
     desktopState?: ControllerDeps['desktopState'];
     /** A mirror gathers bursts of relayed overlay changes here (overlaySync.ts Burst). */
     overlayBurst?: ControllerDeps['overlayBurst'];
+    /** When input counts as delivered (default: at once). */
+    delivered?: ControllerDeps['env']['delivered'];
   } = {},
 ) {
   const sent: ViewerToBridge[] = [];
@@ -81,6 +83,8 @@ export function setup(
   const confirmationStore = createConfirmationStore();
   const confirmations = new Confirmations(confirmationStore);
   const client = new FakeGuacClient();
+  /** "x,y" of each move of the viewer's local cursor, in order. */
+  const cursor: string[] = [];
   const desktop = { width: 1280, height: 800 };
   const overlays = new OverlayService({
     store: overlayStore,
@@ -109,7 +113,12 @@ export function setup(
       frames: new FrameWatch(),
       client: () => client as unknown as Guacamole.Client,
       // A fake: these tests have no tunnel; receipts are tested in display/inputReceipts.test.ts.
-      delivered: () => Promise.resolve(),
+      delivered: options.delivered ?? (() => Promise.resolve()),
+      // The fake client records the instruction; the local cursor's moves are recorded apart.
+      pointer: {
+        send: (c, state) => (c as unknown as FakeGuacClient).sendMouseState(state),
+        cursor: (_c, x, y) => cursor.push(`${x},${y}`),
+      },
       desktop: options.desktop ?? (() => desktop),
       monitors: () => currentMonitors(desktop, 1),
       masks: () => [],
@@ -131,6 +140,7 @@ export function setup(
     overlayStore,
     confirmations,
     client,
+    cursor,
     controller,
     pending,
     held,

@@ -1,0 +1,51 @@
+// What the page shows of one AI input call — the viewer's own cursor moved to the AI's pointer,
+// the AI pointer, ripple and "AI is acting" indicator, the ai_action to the person's other
+// windows — held until the desktop has confirmed the input (the call settled), or SHOW_WITHIN_MS
+// for input that takes longer (typing, a drag, a paced click), then shown, and from then on at
+// once. Why: showing costs the page a frame (style, layout, software raster on this 2-core
+// machine) and the call's answer is still on its way through Chromium's network process, the
+// bridge, the gateway and Xvnc meanwhile; shown after, a mouse_move's round trip is ~2.5 ms
+// shorter at p50 (bench, paired runs). A held show is a few ms late, far below what a person sees.
+
+/** Longest a running input goes unshown (a person does not notice less than ~100 ms). */
+export const SHOW_WITHIN_MS = 50;
+
+export class ShownLater {
+  /** Shows waiting for release; undefined once released (or dropped). */
+  #queue: Array<() => void> | undefined = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #dropped = false;
+
+  constructor(private readonly withinMs = SHOW_WITHIN_MS) {}
+
+  /** True while shows wait (the call's input is not confirmed yet). */
+  get held(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /** Runs `show` now when released, else at the release (in the order asked). */
+  show(show: () => void): void {
+    if (this.#dropped) return;
+    if (this.#queue === undefined) {
+      show();
+      return;
+    }
+    this.#queue.push(show);
+    this.#timer ??= setTimeout(() => this.release(), this.withinMs);
+  }
+
+  /** The call settled (or has run SHOW_WITHIN_MS): show what waits, and anything later at once. */
+  release(): void {
+    const queue = this.#queue;
+    this.#queue = undefined;
+    clearTimeout(this.#timer);
+    for (const show of queue ?? []) show();
+  }
+
+  /** The call failed before its input left: nothing it asked to show is shown. */
+  drop(): void {
+    this.#dropped = true;
+    this.#queue = undefined;
+    clearTimeout(this.#timer);
+  }
+}
