@@ -2,9 +2,9 @@
 // rendered on this machine (the package's exportVideo: overlays and the AI's pointer composited),
 // as H.264 MP4 (`export.mp4`, what the recordings page offers: about four times faster to encode
 // here than VP8) or WebM (`export.webm`)
-// — one video export at a time for the whole bridge, and only once the recording has ended. A
-// video export stops when its request goes away (nobody would get the file, and it holds the one
-// export of the bridge) and after EXPORT_MAX_MS (a day-long recording would hold it for hours).
+// — a few at a time (exportSlots.ts: one per person, a small number per bridge), and only once
+// the recording has ended. A video export stops when its request goes away (nobody would get the
+// file, and it holds a slot) and after EXPORT_MAX_MS (a day-long recording would hold it for hours).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { ExportError, exportVideo, type VideoExportOptions } from '@overlay-comp
 import type { Context, Hono } from 'hono';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
+import { EXPORT_RETRY_MS, ExportSlots } from './exportSlots.js';
 import {
   RECORDINGS_BASE as BASE,
   type RecordingRoutesDeps,
@@ -27,7 +28,7 @@ const VIDEO_FORMATS: Record<VideoFormat, { name: string; mime: string }> = {
   webm: { name: 'WebM', mime: 'video/webm' },
 };
 
-/** The longest one video export runs before it is stopped (the others wait for it meanwhile). */
+/** The longest one video export runs before it is stopped (it holds a slot meanwhile). */
 export const EXPORT_MAX_MS = 30 * 60_000;
 
 export function mountExportRoutes(
@@ -49,20 +50,17 @@ export function mountExportRoutes(
     });
   });
 
-  // A video export renders every frame on this machine: one at a time for the whole bridge.
-  let exporting = false;
+  // A video export renders every frame on this machine: a few at a time (exportSlots.ts).
+  const slots = new ExportSlots();
   const exportAs = (format: VideoFormat) => async (c: Context<BridgeEnv>) => {
     const { name, mime } = VIDEO_FORMATS[format];
     const found = await load(c);
     if (!found.ok) return found.response;
     if (recordings.liveIds().has(found.recording.id))
       return apiError(c, 409, 'This recording is still being made: export it once it has ended.');
-    if (exporting)
-      return apiError(c, 429, 'Another video export is running; try again when it has finished.', {
-        retryAfterMs: 10_000,
-      });
-    // Taken before the first await, so requests arriving together cannot all pass the check.
-    exporting = true;
+    // Taken before the next await, so requests arriving together cannot all pass the check.
+    const slot = slots.take(found.person.id);
+    if (!slot.ok) return apiError(c, 429, slot.message, { retryAfterMs: EXPORT_RETRY_MS });
     let work: string | undefined;
     let out: string;
     const stop = new AbortController();
@@ -95,7 +93,7 @@ export function mountExportRoutes(
     } finally {
       clearTimeout(timer);
       c.req.raw.signal.removeEventListener('abort', gone);
-      exporting = false;
+      slot.release();
     }
     const done = work;
     audit(found, 'recording_exported', `exported (video, ${name})`);

@@ -1,15 +1,12 @@
-// A video export whose request goes away is stopped: the bridge renders one export at a time, so
-// an export nobody will receive (a person who closed the tab, a script that asked and hung up)
-// of a long recording held every other export of the bridge at "try again later" for as long as
-// it took to render — hours for a day-long recording. A real bridge over HTTP, real ffmpeg, and a
+// A video export whose request goes away is stopped: the bridge renders a few exports at a time
+// (exportSlots.ts), so an export nobody will receive (a person who closed the tab, a script that
+// asked and hung up) of a long recording held its slot at "try again later" for as long as it
+// took to render — hours for a day-long recording. A real bridge over HTTP, real ffmpeg, and a
 // recording six hours long (its render would take far longer than this test).
-import { RecordingWriter } from '@overlay-companion/recording';
 import { eventually } from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
-import { writeSampleRecording } from './testing/sampleRecording.js';
-
-const HOUR = 3_600_000;
+import { writeSampleRecording, writeSixHourRecording } from './testing/sampleRecording.js';
 
 describe('a video export whose request goes away', () => {
   let bridge: TestBridge;
@@ -19,20 +16,7 @@ describe('a video export whose request goes away', () => {
   beforeAll(async () => {
     bridge = await startTestBridge();
     const desktopId = (await bridge.desktopControl.directory.cliDesktopId()) ?? '';
-    const t0 = Date.now() - 7 * HOUR;
-    // Red at its start, then nothing changes for six hours: every tenth of a second a frame.
-    const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
-    writer.feed({ opcode: 'size', args: ['0', '320', '240'] }, t0);
-    writer.feed({ opcode: 'rect', args: ['0', '0', '0', '320', '240'] }, t0);
-    writer.feed({ opcode: 'cfill', args: ['14', '0', '255', '0', '0', '255'] }, t0);
-    writer.feed({ opcode: 'sync', args: [String(t0)] }, t0);
-    writer.feed({ opcode: 'sync', args: [String(t0 + 6 * HOUR)] }, t0 + 6 * HOUR);
-    const summary = await writer.close();
-    const { store } = bridge.access;
-    const owner = (await store.desktops.byId(desktopId))?.ownerId ?? null;
-    await store.recordings.add({ id: summary.id, desktopId, ownerId: owner, startedAt: t0 });
-    await store.recordings.update(summary.id, { endedAt: summary.end, bytes: summary.bytes });
-    long = summary.id;
+    long = await writeSixHourRecording(bridge, desktopId);
     short = await writeSampleRecording(bridge, desktopId, Date.now() - 10_000);
   });
   afterAll(async () => {
@@ -48,7 +32,7 @@ describe('a video export whose request goes away', () => {
   it('is stopped, and the next export runs', async () => {
     const hangUp = new AbortController();
     const first = exportOf(long, hangUp.signal).catch(() => undefined);
-    // Under way: it holds the bridge's one export.
+    // Under way: it holds its slot (the person's one export).
     await eventually('the long export holds the export', async () => {
       const res = await exportOf(short);
       await res.arrayBuffer();

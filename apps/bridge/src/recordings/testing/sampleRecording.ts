@@ -43,6 +43,31 @@ export async function writeSampleRecording(
 }
 
 /**
+ * A finished 320×240 recording six hours long that ended an hour ago: red at its start, then
+ * nothing changes (a video export of it renders a frame every tenth of a second, which takes far
+ * longer than a test runs: it holds its export slot until stopped).
+ */
+export async function writeSixHourRecording(
+  bridge: TestBridge,
+  desktopId: string,
+): Promise<string> {
+  const HOUR = 3_600_000;
+  const t0 = Date.now() - 7 * HOUR;
+  const writer = await RecordingWriter.create({ dir: bridge.recordings.dir });
+  writer.feed({ opcode: 'size', args: ['0', '320', '240'] }, t0);
+  writer.feed({ opcode: 'rect', args: ['0', '0', '0', '320', '240'] }, t0);
+  writer.feed({ opcode: 'cfill', args: ['14', '0', '255', '0', '0', '255'] }, t0);
+  writer.feed({ opcode: 'sync', args: [String(t0)] }, t0);
+  writer.feed({ opcode: 'sync', args: [String(t0 + 6 * HOUR)] }, t0 + 6 * HOUR);
+  const summary = await writer.close();
+  const { store } = bridge.access;
+  const owner = (await store.desktops.byId(desktopId))?.ownerId ?? null;
+  await store.recordings.add({ id: summary.id, desktopId, ownerId: owner, startedAt: t0 });
+  await store.recordings.update(summary.id, { endedAt: summary.end, bytes: summary.bytes });
+  return summary.id;
+}
+
+/**
  * A finished recording of about `approxBytes` on disk in all (picture and keyframe: random
  * pixels, which do not compress), started at `t0` and a minute long, listed in `store` as the
  * recorder lists one (its size in all measured from the files). Returns its id and size.
