@@ -8,7 +8,8 @@
 // or Tab from the bar's last control — with its focus ring drawn, and answered by Enter (the
 // click reaches Second's X) or Space (denied); Stop all stops both (nothing more reaches
 // either X); a tile opens the full viewer; tiles and buttons are reached by Tab; axe finds nothing
-// serious at 390, 1280 and 3840 px, and screenshots of the page at those widths are attached.
+// serious at 390, 1280 and 3840 px, where the tiles fill their row's width and Stop all sits
+// beside the summary, and screenshots of the page at those widths are attached.
 /// <reference lib="dom" />
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -283,7 +284,39 @@ test('tiles and their buttons are reached by Tab; a tile opens the full viewer',
   await opened.close();
 });
 
-test('axe finds nothing serious at 390, 1280 and 3840 px; screenshots at each', async () => {
+/**
+ * The two tiles share their row's whole width (two on a 4K screen used its left third), and Stop
+ * all sits right after the summary it acts on, in its row (it sat at the far right, detached).
+ */
+async function expectFleetFillsItsRow(page: Page, width: number): Promise<void> {
+  const list = await page.getByRole('list', { name: /^Desktops/ }).boundingBox();
+  const tiles = await page.getByTestId('fleet-tile').evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top };
+    }),
+  );
+  expect(list).not.toBeNull();
+  expect(tiles).toHaveLength(2);
+  const firstRow = tiles.filter((t) => Math.abs(t.top - tiles[0]!.top) < 2);
+  const rightmost = Math.max(...firstRow.map((t) => t.right));
+  expect(
+    list!.x + list!.width - rightmost,
+    `room left empty right of the tiles at ${width} px`,
+  ).toBeLessThan(2);
+  if (width >= 1280) expect(firstRow, `both tiles in one row at ${width} px`).toHaveLength(2);
+  const summary = await page.locator('.fleet__summary').boundingBox();
+  const stopAll = await page.getByTestId('fleet-stop-all').boundingBox();
+  const gap = stopAll!.x - (summary!.x + summary!.width);
+  expect(gap, `Stop all right after the summary at ${width} px`).toBeGreaterThanOrEqual(0);
+  expect(gap, `Stop all right after the summary at ${width} px`).toBeLessThan(48);
+  expect(
+    Math.abs(stopAll!.y + stopAll!.height / 2 - (summary!.y + summary!.height / 2)),
+    `Stop all in the summary's row at ${width} px`,
+  ).toBeLessThan(8);
+}
+
+test('axe finds nothing serious at 390, 1280 and 3840 px, the tiles fill their row; screenshots at each', async () => {
   await fleet.bringToFront();
   // An approval waiting, so the queue is checked too.
   const pending = callTool(ai1, 'click_at', { x: 50, y: 60 });
@@ -292,6 +325,7 @@ test('axe finds nothing serious at 390, 1280 and 3840 px; screenshots at each', 
     await fleet.setViewportSize({ width, height: width === 3840 ? 2160 : 844 });
     await fleet.waitForTimeout(300);
     await expectNoSeriousViolations(fleet, `the fleet page at ${width} px`);
+    await expectFleetFillsItsRow(fleet, width);
     const path = test.info().outputPath(`fleet-${width}.png`);
     await fleet.screenshot({ path, fullPage: true });
     await test.info().attach(`fleet at ${width} px`, { path, contentType: 'image/png' });

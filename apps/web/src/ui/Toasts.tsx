@@ -2,10 +2,11 @@
 // screen readers, each with a Dismiss button reachable by keyboard. The stack's band at the
 // bottom is its own while it shows: its height (with the gaps) is published on the page as
 // --toasts-room, and the panels a toast must never cover — the viewer menu, the approval panel
-// with its Deny and Stop, the action log, the live timeline — end above it (menu.css,
-// confirmPanel.css, liveTimeline.css), so on a phone, where a panel is as wide as the window, a
-// "Denied: …" toast does not hide its last rows. The bar (and its Stop) is above the desktop
-// area the stack lives in.
+// with its Deny and Stop (and the held actions, which wear its styles), the action log, the live
+// timeline, the files panel, the approvals waiting on the person's other desktops — end
+// above it (menu.css, confirmPanel.css, liveTimeline.css, files.css, fleet.css), so on
+// a phone, where a panel is as wide as the window, a "Denied: …" toast does not hide its last
+// rows. The bar (and its Stop) is above the desktop area the stack lives in.
 import { useLayoutEffect, useRef, type RefObject } from 'react';
 import { useStore } from 'zustand';
 import { toastStore } from '../store/toasts.js';
