@@ -11,15 +11,19 @@ import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
 import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
-import { adminSession } from './support/signIn.js';
+import { recordingOn } from './support/recordingOn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import { MIN_PICTURE_LIT, playerPictureLit } from './support/uiShots.js';
 
 let mcp: Client | undefined;
 
+let recordingBack: (() => Promise<void>) | undefined;
+
 test.afterEach(async () => {
   await mcp?.close();
   mcp = undefined;
+  await recordingBack?.();
+  recordingBack = undefined;
 });
 
 async function ok(client: Client, name: string, args: Record<string, unknown>) {
@@ -34,12 +38,7 @@ async function ok(client: Client, name: string, args: Record<string, unknown>) {
  * click's moment; returns the player's seek bar.
  */
 async function recordAndShowClick(page: Page, stack: RunningStack): Promise<Locator> {
-  const admin = await adminSession(stack);
-  const on = await admin.request('/api/settings/recording', {
-    method: 'PUT',
-    body: { default_mode: 'on' },
-  });
-  expect(on.ok, `PUT /api/settings/recording: ${on.status}`).toBe(true);
+  recordingBack = await recordingOn(stack);
 
   await openControlViewer(page, stack, 'autopilot');
   await expect(page.getByTestId('recording-indicator')).toHaveText(/Recording/, {

@@ -17,6 +17,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { dragBetween, displayMapping, spot } from './support/pageMapping.js';
+import { recordingOn } from './support/recordingOn.js';
 import { adminSession, signInContext } from './support/signIn.js';
 import { screenSize } from './support/xdesktop.js';
 
@@ -39,9 +40,6 @@ test("the person's teach answer is in the audit, the player's event list and the
 }) => {
   test.setTimeout(120_000);
   const admin = await adminSession(stack);
-  const found = (await (await admin.request('/api/settings/recording')).json()) as {
-    default_mode: string;
-  };
   const listed = async () =>
     ((await (await admin.request('/api/recordings')).json()) as { recordings: Listed[] })
       .recordings;
@@ -51,12 +49,9 @@ test("the person's teach answer is in the audit, the player's event list and the
   await openViewerAt(page, stack, '/');
   await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
   const modeFound = await page.getByTestId('mode-select').inputValue();
+  let recordingBack: (() => Promise<void>) | undefined;
   try {
-    const on = await admin.request('/api/settings/recording', {
-      method: 'PUT',
-      body: { default_mode: 'on' },
-    });
-    expect(on.ok).toBe(true);
+    recordingBack = await recordingOn(stack);
     await expect(page.getByTestId('recording-indicator')).toHaveText(/Recording/, {
       timeout: 15_000,
     });
@@ -131,10 +126,7 @@ test("the person's teach answer is in the audit, the player's event list and the
     // The note's words are nowhere on the page.
     await expect(page.getByText('Okafor')).toHaveCount(0);
   } finally {
-    await admin.request('/api/settings/recording', {
-      method: 'PUT',
-      body: { default_mode: found.default_mode },
-    });
+    await recordingBack?.();
     await openViewerAt(page, stack, '/');
     await expect.poll(() => viewerRole(page), { timeout: 10_000 }).toBe('control');
     await setViewerMode(page, modeFound);

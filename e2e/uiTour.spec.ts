@@ -14,7 +14,7 @@ import type { BrowserContext, Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import type { RunningStack } from './support/bridgeProcess.js';
 import { callTool, setViewerMode } from './support/controlPlane.js';
-import { adminSession } from './support/signIn.js';
+import { recordingOn } from './support/recordingOn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
 import {
@@ -34,20 +34,14 @@ let ai1: Client;
 let ai2: Client;
 let context: BrowserContext;
 let viewer1: Page;
-let recordingWas: unknown;
+let recordingBack: (() => Promise<void>) | undefined;
 
 let two: TwoDesktops | undefined;
 
 test.beforeAll(async ({ browser, stack: running }) => {
   test.setTimeout(150_000);
   stack = running;
-  const admin = await adminSession(stack);
-  recordingWas = await (await admin.request('/api/settings/recording')).json();
-  const on = await admin.request('/api/settings/recording', {
-    method: 'PUT',
-    body: { default_mode: 'on' },
-  });
-  expect(on.ok).toBe(true);
+  recordingBack = await recordingOn(stack);
   two = await openTwoDesktops(browser, stack, { password: 'tour!pw', viewport: SIZES[1] });
   ({ ai1, ai2, context, viewer1 } = two);
   await setViewerMode(two.viewer2, 'assist');
@@ -55,8 +49,7 @@ test.beforeAll(async ({ browser, stack: running }) => {
 
 test.afterAll(async () => {
   await two?.close();
-  const admin = await adminSession(stack);
-  await admin.request('/api/settings/recording', { method: 'PUT', body: recordingWas });
+  await recordingBack?.();
 });
 
 /** Stop is whole inside the window. */

@@ -9,7 +9,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expect, test } from './fixtures.js';
 import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
-import { adminSession } from './support/signIn.js';
+import { recordingOn } from './support/recordingOn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import {
   UI_SIZES,
@@ -22,13 +22,12 @@ import {
 
 test.describe.configure({ mode: 'serial' });
 
-let recordingWas: unknown;
+let recordingBack: (() => Promise<void>) | undefined;
 let ai: Client | undefined;
 
-test.afterAll(async ({ stack }) => {
+test.afterAll(async () => {
   await ai?.close();
-  const admin = await adminSession(stack);
-  await admin.request('/api/settings/recording', { method: 'PUT', body: recordingWas });
+  await recordingBack?.();
 });
 
 test('the bar: its rows, nothing cut off, type that reads at 4K, and the Menu as a disclosure at each size', async ({
@@ -36,16 +35,7 @@ test('the bar: its rows, nothing cut off, type that reads at 4K, and the Menu as
   stack,
 }) => {
   test.setTimeout(120_000);
-  const admin = await adminSession(stack);
-  recordingWas = await (await admin.request('/api/settings/recording')).json();
-  expect(
-    (
-      await admin.request('/api/settings/recording', {
-        method: 'PUT',
-        body: { default_mode: 'on' },
-      })
-    ).ok,
-  ).toBe(true);
+  recordingBack = await recordingOn(stack);
   await openControlViewer(page, stack, 'autopilot');
   ai = await connectMcp(stack);
   expect((await callTool(ai, 'get_display_info', {})).isError).toBe(false);
