@@ -13,7 +13,7 @@
 //   tunnelAttention.ts, the rest filtered by browserInput.ts (`size` dropped: the desktop's size
 //   is the bridge's decision, never a window's) and forwarded.
 // Either side ending ends the other; the browser learns the Guacamole status from the close
-// reason (see closeStatus.ts).
+// reason (see closeStatus.ts). Backpressure both ways is tunnelFlow.ts's.
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -41,6 +41,7 @@ import { MessageBatcher } from './messageBatcher.js';
 import type { ConnectionMember, DesktopConnections } from './desktopConnections.js';
 import type { RegisteredTunnel } from './registry.js';
 import { TunnelAttentionPass } from './tunnelAttention.js';
+import { TunnelFlow } from './tunnelFlow.js';
 import { describeStartFailure } from './upstream.js';
 import { desktopSizeOf, fromTheDesktop, upstreamErrorOf } from './upstreamInstructions.js';
 
@@ -100,8 +101,8 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   private readonly early: string[] = [];
   private relaying = false;
   private ended = false;
-  private upstreamPaused = false;
-  private browserPaused = false;
+  /** Backpressure both ways, and the bytes each way for /metrics. */
+  private readonly flow: TunnelFlow;
   /** The last `error` instruction guacd sent, reported again in the close reason. */
   private upstreamError: { status: number; message: string } | undefined;
   private upstreamFault: Error | undefined;
@@ -123,8 +124,14 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     private readonly options: TunnelSessionOptions,
   ) {
     this.log = options.logger.child({ tunnel: this.uuid });
+    this.flow = new TunnelFlow(ws, {
+      limits: options.limits,
+      metrics: options.metrics,
+      log: this.log,
+      ended: () => this.ended,
+    });
     this.batcher = new MessageBatcher(
-      (message) => this.sendToBrowser(message),
+      (message) => this.flow.toBrowser(message),
       options.limits.maxMessageChars,
     );
     ws.on('message', (data, isBinary) => this.onBrowserMessage(data, isBinary));
@@ -169,6 +176,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       const opened = await connections.open(desktopId);
       this.socket = opened.socket;
       this.conn = opened.conn;
+      this.flow.connected(opened.socket, opened.conn);
       this.joined = opened.joined;
       if (this.ended) {
         // The browser left while the connection opened: leave it too.
@@ -189,7 +197,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
   /** For the person's connection: one instruction to the desktop server (resizes). */
   sendUpstream(opcode: string, ...args: (string | number)[]): boolean {
     if (!this.relaying || this.ended) return false;
-    this.writeUpstream(encodeInstruction(opcode, ...args));
+    this.flow.toDesktop(encodeInstruction(opcode, ...args));
     return true;
   }
 
@@ -220,7 +228,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.upstreamFault = err;
     });
     conn.on('close', () => this.onUpstreamClose());
-    if (this.early.length > 0) this.writeUpstream(this.early.splice(0).join(''));
+    if (this.early.length > 0) this.flow.toDesktop(this.early.splice(0).join(''));
   }
 
   /**
@@ -268,7 +276,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (size !== undefined) this.options.connections.sawSize(this.options.desktopId, size);
     if (!this.firstPaint.passes(instruction)) {
       // A frame before the desktop was drawn: acknowledged here, never shown (firstPaint.ts).
-      this.writeUpstream(encodeInstruction('sync', instruction.args[0] ?? '0'));
+      this.flow.toDesktop(encodeInstruction('sync', instruction.args[0] ?? '0'));
       return;
     }
     if (instruction.opcode === 'sync') {
@@ -341,7 +349,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (forward === '' || this.ended) return;
     if (this.relaying) {
       this.linkWatch?.inputSent();
-      this.writeUpstream(forward);
+      this.flow.toDesktop(forward);
     } else if (this.early.length >= this.options.limits.maxEarlyMessages) {
       this.close(
         GuacStatus.CLIENT_OVERRUN,
@@ -360,42 +368,6 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
       this.batcher.push(encodeForBrowser('', ...instruction.args));
       this.batcher.flush();
     }
-  }
-
-  private writeUpstream(encoded: string): void {
-    const conn = this.conn;
-    if (!conn || conn.isClosed) return;
-    this.options.metrics?.tunnelTraffic('to_desktop', Buffer.byteLength(encoded));
-    if (!conn.sendRaw(encoded) && !this.browserPaused && !conn.isClosed) {
-      // guacd is not keeping up with input: stop reading the browser until it drains.
-      this.browserPaused = true;
-      this.ws.pause();
-      this.socket?.once('drain', () => {
-        this.browserPaused = false;
-        if (!this.ended) this.ws.resume();
-      });
-    }
-  }
-
-  private sendToBrowser(message: string): void {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    this.options.metrics?.tunnelTraffic('to_browser', Buffer.byteLength(message));
-    this.ws.send(message, (err) => {
-      if (!err) this.maybeResumeUpstream();
-    });
-    if (!this.upstreamPaused && this.ws.bufferedAmount > this.options.limits.highWaterBytes) {
-      // The browser (or its network) is slower than the desktop: stop reading guacd so frames
-      // queue in guacd/the gateway, which coalesce them, instead of in our memory.
-      this.upstreamPaused = true;
-      this.socket?.pause();
-      this.log.debug({ buffered: this.ws.bufferedAmount }, 'paused guacd reads for a slow browser');
-    }
-  }
-
-  private maybeResumeUpstream(): void {
-    if (!this.upstreamPaused || this.ws.bufferedAmount > this.options.limits.lowWaterBytes) return;
-    this.upstreamPaused = false;
-    if (!this.ended) this.socket?.resume();
   }
 
   private sendErrorToBrowser(status: number, message: string): void {
@@ -423,13 +395,7 @@ export class TunnelSession implements RegisteredTunnel, ConnectionMember {
     if (status === GuacStatus.UPSTREAM_TIMEOUT && side === 'upstream') {
       this.options.link?.linkTimedOut();
     }
-    if (this.browserPaused) {
-      // Reading the browser was paused for a guacd that is now gone (its 'drain' never comes):
-      // resume, or the browser's answer to our close frame is never read and its socket hangs
-      // until ws's 30 s close timeout. Messages that still arrive are dropped (ended).
-      this.browserPaused = false;
-      this.ws.resume();
-    }
+    this.flow.ending();
     if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) {
       this.batcher.flush();
       this.ws.close(closeCodeFor(status), closeReasonFor(status, message));
