@@ -90,8 +90,11 @@ export class DesktopHomes {
     private readonly options: { measureOnly?: boolean; uids?: DesktopUidRegistry } = {},
   ) {
     this.uids = options.uids ?? new DesktopUidRegistry();
-    // First in the queue: what a killed bridge left mounted goes before anything is started.
-    this.queue = this.unmountStale().catch(() => undefined);
+    // First in the queue: what a killed bridge left mounted goes before anything is started,
+    // then the host-wide uid record's entries of desktops that are gone (desktopUids.ts).
+    this.queue = this.unmountStale()
+      .then(() => this.pruneUids())
+      .catch(() => undefined);
   }
 
   /**
@@ -225,7 +228,21 @@ export class DesktopHomes {
     }
   }
 
-  /** Unmounts and deletes a claimed folder (its uid stays used: see allocate). */
+  /** As root: the host-wide record's entries of this data dir whose claim folder is gone, and of data dirs that are gone. */
+  private async pruneUids(): Promise<void> {
+    if (!isRoot()) return;
+    await this.uids.prune(this.root, (uid) =>
+      stat(join(this.root, String(uid))).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => err.code !== 'ENOENT',
+      ),
+    );
+  }
+
+  /**
+   * Unmounts and deletes a claimed folder, then gives its uid's host-wide entry back (the uid is
+   * still never handed out again: see freshUid).
+   */
   private async deleteClaim(uid: number): Promise<void> {
     const home = join(this.root, String(uid), HOME_DIR);
     await unmountHome(home);
@@ -234,6 +251,7 @@ export class DesktopHomes {
     await rm(join(this.root, String(uid), IMAGE_FILE), { force: true });
     await rm(home, { recursive: true, force: true });
     await rm(join(this.root, String(uid)), { recursive: true, force: true });
+    if (isRoot()) await this.uids.release(uid, this.root);
   }
 
   /** Each claim by the desktop id it was claimed for. */

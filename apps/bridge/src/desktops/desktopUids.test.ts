@@ -3,7 +3,7 @@
 // the host-wide record for its own data dir; a claim made before that record whose uid another
 // data dir holds moves to a fresh uid with its files; a claim without a recorded owner is never
 // handed to whoever owns the desktop now (its HOME is deleted and it starts empty).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,8 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../logger.js';
 import { removeDataDir } from '../testing/dataDirs.js';
 import { DESKTOP_HOMES_DIR, DesktopHomes } from './desktopHomes.js';
-import { DESKTOP_UID_REGISTRY } from './desktopUids.js';
+import { DESKTOP_UID_REGISTRY, DesktopUidRegistry, processUids } from './desktopUids.js';
 import { LocalDesktopPool } from './localDesktopPool.js';
+import { eventually } from '@overlay-companion/gateway/testing';
 
 const run = promisify(execFile);
 const isRoot = process.getuid?.() === 0;
@@ -115,5 +116,72 @@ describe.skipIf(!isRoot)('desktop uids on a host with two data dirs', () => {
     await oldClaim(homesDir, uid + 1, 'dsk_ownerless2', undefined);
     expect(await homes.removeIfNotOwnedBy('dsk_ownerless2', 'prs_now')).toBe(true);
     expect(await homes.owners()).not.toContain('dsk_ownerless2');
+  });
+});
+
+describe.skipIf(!isRoot)('the host-wide uid record is pruned', () => {
+  /** A record of its own (not the machine's), so other tests' entries are not touched. */
+  async function registry(): Promise<DesktopUidRegistry> {
+    const dir = join(await newDataDir(), 'desktop-uids');
+    return new DesktopUidRegistry(dir);
+  }
+
+  /** Writes an entry as another bridge's take() would: `<uid>/holder`. */
+  async function entry(uids: DesktopUidRegistry, uid: number, holder: string | undefined) {
+    await mkdir(join(uids.dir, String(uid)), { recursive: true, mode: 0o700 });
+    if (holder !== undefined) await writeFile(join(uids.dir, String(uid), 'holder'), holder);
+  }
+
+  const entries = async (uids: DesktopUidRegistry) =>
+    (await readdir(uids.dir)).filter((name) => /^\d+$/.test(name)).map(Number);
+
+  it('gives a deleted desktop’s uid back to the record, and never hands the uid out again', async () => {
+    const uids = await registry();
+    const homes = new DesktopHomes(join(await newDataDir(), DESKTOP_HOMES_DIR), {
+      measureOnly: true,
+      uids,
+    });
+    const uid = (await homes.ensure('dsk_gone', 'prs_a', QUOTA)).user?.uid ?? 0;
+    const kept = (await homes.ensure('dsk_kept', 'prs_a', QUOTA)).user?.uid ?? 0;
+    expect(await entries(uids)).toEqual(expect.arrayContaining([uid, kept]));
+    expect(await homes.remove('dsk_gone')).toBe(true);
+    expect(await entries(uids)).not.toContain(uid);
+    expect(await entries(uids)).toContain(kept);
+    const next = (await homes.ensure('dsk_new', 'prs_a', QUOTA)).user?.uid ?? 0;
+    expect(next).toBeGreaterThan(kept);
+  });
+
+  it('at start prunes its own entries without a claim and those of data dirs that are gone; keeps the rest', async () => {
+    const uids = await registry();
+    const homesDir = join(await newDataDir(), DESKTOP_HOMES_DIR);
+    const homes = new DesktopHomes(homesDir, { measureOnly: true, uids });
+    const claimed = (await homes.ensure('dsk_claimed', 'prs_a', QUOTA)).user?.uid ?? 0;
+    const other = join(await newDataDir(), DESKTOP_HOMES_DIR);
+    await mkdir(other, { recursive: true });
+    const base = claimed + 100;
+    await entry(uids, base + 1, homesDir); // this data dir's, its claim folder gone (a crash)
+    await entry(uids, base + 2, '/var/tmp/oc-uids-test-no-such-data-dir/desktop-homes');
+    await entry(uids, base + 3, other); // another bridge's data dir, still there
+    await entry(uids, base + 4, undefined); // its taker is between mkdir and the holder
+    await entry(uids, base + 5, '/var/tmp/oc-uids-test-no-such-data-dir/desktop-homes');
+    // A process still runs as the last one's uid: kept, though its data dir is gone.
+    const sleeper = spawn('setpriv', [
+      `--reuid=${String(base + 5)}`,
+      `--regid=${String(base + 5)}`,
+      '--clear-groups',
+      'sleep',
+      '60',
+    ]);
+    try {
+      await eventually('the process runs as its uid', async () =>
+        (await processUids()).has(base + 5),
+      );
+      // A bridge starting on this data dir again.
+      const restarted = new DesktopHomes(homesDir, { measureOnly: true, uids });
+      expect((await restarted.ensure('dsk_claimed', 'prs_a', QUOTA)).user?.uid).toBe(claimed);
+      expect((await entries(uids)).sort()).toEqual([claimed, base + 3, base + 4, base + 5]);
+    } finally {
+      sleeper.kill();
+    }
   });
 });
