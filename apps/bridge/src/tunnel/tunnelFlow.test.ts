@@ -72,6 +72,19 @@ async function tunnel() {
   return { ...guacd, ...link, flow, end: () => (ended = true) };
 }
 
+type Tunnel = Awaited<ReturnType<typeof tunnel>>;
+
+/** guacd stops reading; input is sent until the tunnel stops reading the browser. */
+function stallGuacd(t: Tunnel): void {
+  t.guacdEnd.pause();
+  let sent = 0;
+  while (!t.bridgeWs.isPaused && sent < MAX_BYTES) {
+    t.flow.toDesktop(CHUNK);
+    sent += CHUNK.length;
+  }
+  expect(t.bridgeWs.isPaused).toBe(true);
+}
+
 describe('a tunnel’s flow control', () => {
   test('a browser that stops reading stops the reads from guacd until it catches up', async () => {
     const t = await tunnel();
@@ -92,26 +105,14 @@ describe('a tunnel’s flow control', () => {
 
   test('a guacd that stops reading stops the reads from the browser until it drains', async () => {
     const t = await tunnel();
-    t.guacdEnd.pause();
-    let sent = 0;
-    while (!t.bridgeWs.isPaused && sent < MAX_BYTES) {
-      t.flow.toDesktop(CHUNK);
-      sent += CHUNK.length;
-    }
-    expect(t.bridgeWs.isPaused).toBe(true);
+    stallGuacd(t);
     t.guacdEnd.resume();
     await eventually('the browser is read again', () => !t.bridgeWs.isPaused);
   });
 
   test('a tunnel ending while guacd holds the browser back reads the browser again', async () => {
     const t = await tunnel();
-    t.guacdEnd.pause();
-    let sent = 0;
-    while (!t.bridgeWs.isPaused && sent < MAX_BYTES) {
-      t.flow.toDesktop(CHUNK);
-      sent += CHUNK.length;
-    }
-    expect(t.bridgeWs.isPaused).toBe(true);
+    stallGuacd(t);
     t.end();
     t.flow.ending();
     expect(t.bridgeWs.isPaused).toBe(false);
