@@ -106,9 +106,9 @@ async function inputTurn(
 
 /**
  * Runs `call` and shows it: the input leaves first, and the action (the AI pointer, ripple,
- * indicator, the local cursor, the ai_action to the other windows) is shown once the desktop
- * confirmed it or the call failed, or SHOW_WITHIN_MS into a longer input (shownLater.ts says
- * why). Shown earlier, its frame and messages were on the call's critical path. A call that
+ * indicator, the local cursor, the ai_action to the other windows) is shown just after the
+ * desktop confirmed it or the call failed, or SHOW_WITHIN_MS into a longer input (shownLater.ts
+ * says why). Shown earlier, its frame and messages were on the call's critical path. A call that
  * throws before it runs is not shown.
  */
 function runShown(call: TypedToolCall, env: ToolEnv): AnyViewerResult | Promise<AnyViewerResult> {
@@ -125,10 +125,7 @@ function runShown(call: TypedToolCall, env: ToolEnv): AnyViewerResult | Promise<
   shown.show(() => {
     done = aiActionStarted(confirmDetails(call, monitorsOrNone(env.monitors)));
   });
-  const settled = () => {
-    shown.release();
-    done?.();
-  };
+  const settled = () => shown.settled(() => done?.());
   if (outcome instanceof Promise) return outcome.finally(settled);
   settled();
   return outcome;

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { onAiAction, onAiActionRun } from '../activity/aiActivity.js';
 import type { ConfirmDetails } from '../store/pendingConfirmations.js';
-import { SHOW_WITHIN_MS } from './shownLater.js';
+import { SHOW_AFTER_SETTLED_MS, SHOW_WITHIN_MS } from './shownLater.js';
 import { call, hello, setup } from './testing/controllerHarness.js';
 
 function shownSetup() {
@@ -44,12 +44,15 @@ describe('showing an AI input call', () => {
 
     receipts[0]?.();
     await vi.advanceTimersByTimeAsync(0);
-    expect(cursor).toEqual(['10,20']);
-    expect(drawn).toHaveLength(1);
-    expect(told).toHaveLength(1);
+    // Answered at once; shown a moment later, once the AI client's answer is on its way.
     expect(sent.filter((m) => m.type === 'tool_result')).toEqual([
       { type: 'tool_result', id: 'm1', result: { success: true } },
     ]);
+    expect(drawn).toEqual([]);
+    await vi.advanceTimersByTimeAsync(SHOW_AFTER_SETTLED_MS);
+    expect(cursor).toEqual(['10,20']);
+    expect(drawn).toHaveLength(1);
+    expect(told).toHaveLength(1);
   });
 
   it('an input still unconfirmed after SHOW_WITHIN_MS is shown then; later moves move the cursor at once', async () => {
@@ -74,7 +77,7 @@ describe('showing an AI input call', () => {
     expect(cursor.at(-1)).toBe('300,100');
     expect(cursor.length).toBeGreaterThan(2);
     receipts[0]?.();
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(SHOW_AFTER_SETTLED_MS);
     expect(drawn).toHaveLength(1);
   });
 
