@@ -73,8 +73,10 @@ const VIEWER_TIMING = `(() => {
 export async function startMcpStack(
   options: { nodeArgs?: string[]; timeoutMs?: number } = {},
 ): Promise<McpStack> {
+  // OC_BENCH_WEB_ROOT: another build of the viewer (an A/B of two builds on the same machine).
+  const webRoot = process.env.OC_BENCH_WEB_ROOT;
   const stack = await startStack({
-    flags: ['--mode', 'autopilot'],
+    flags: ['--mode', 'autopilot', ...(webRoot ? ['--web-root', webRoot] : [])],
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
   });

@@ -28,7 +28,7 @@ import { signInContext } from './support/signIn.js';
 import { comparePngWithRgba } from './support/pixels.js';
 import { chooseScaling } from './pages/ViewerPage.js';
 import { screenSize } from './support/xdesktop.js';
-import { paintedOverlay } from './support/overlays.js';
+import { paintedLabel, paintedLabelTexts, paintedOverlay } from './support/overlays.js';
 
 async function pressMenuChord(page: Page, extra?: string): Promise<void> {
   await page.keyboard.down('Control');
@@ -606,10 +606,9 @@ test('an overlay label never covers its 16×12 target: placed outside, whole on 
     });
     expect(drawn.isError).toBe(false);
     const id = String(drawn.structured?.overlay_id);
-    const tag = page.locator(`[data-overlay-label="${id}"]`);
-    await expect(tag).toHaveAttribute('data-side', 'above');
+    await expect.poll(async () => (await paintedLabel(page, id))?.side).toBe('above');
     const box = await paintedOverlay(page, id);
-    const tagBox = await tag.boundingBox();
+    const tagBox = await paintedLabel(page, id);
     if (!box || !tagBox) throw new Error('overlay or label not shown');
     const overlap =
       tagBox.x < box.x + box.width &&
@@ -624,15 +623,19 @@ test('an overlay label never covers its 16×12 target: placed outside, whole on 
     const inner = await pixelAt(pixelPage, png, 1, 1);
     expect(inner).toEqual([0, 255, 0]);
     const tagWidth = tagBox.width;
-    expect(await tag.evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true); // cut short
+    expect(tagBox.cut).toBe(true); // cut short
 
-    // Pointing at the overlay shows the whole label.
+    // Pointing at the overlay shows the whole label: a page tag, wrapped, in place of the
+    // painted one.
+    const tag = page.locator(`[data-overlay-label="${id}"]`);
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     await expect(tag).toHaveClass(/overlay-label--whole/);
+    await expect(tag).toHaveText(label);
     expect((await tag.boundingBox())?.height ?? 0).toBeGreaterThan(tagBox.height);
+    await expect.poll(() => paintedLabel(page, id)).toBeNull();
     await page.mouse.move(5, 200);
-    await expect(tag).not.toHaveClass(/overlay-label--whole/);
-    expect((await tag.boundingBox())?.width).toBeCloseTo(tagWidth, 0);
+    await expect(tag).toHaveCount(0);
+    await expect.poll(async () => (await paintedLabel(page, id))?.width).toBe(tagWidth);
 
     // Focusing it in the menu's overlay list does the same, by keyboard.
     await page.getByRole('button', { name: 'Menu' }).click();
@@ -654,9 +657,9 @@ test('an overlay label never covers its 16×12 target: placed outside, whole on 
       overlays: [{ ...step(1), temporary_ms: 800 }, { ...step(2), temporary_ms: 800 }, step(3)],
       one_at_a_time: true,
     });
-    await expect(page.locator('.overlay-label')).toHaveText(['step 1']);
-    await expect(page.locator('.overlay-label')).toHaveText(['step 2']);
-    await expect(page.locator('.overlay-label')).toHaveText(['step 3']);
+    await expect.poll(() => paintedLabelTexts(page)).toEqual(['step 1']);
+    await expect.poll(() => paintedLabelTexts(page)).toEqual(['step 2']);
+    await expect.poll(() => paintedLabelTexts(page)).toEqual(['step 3']);
     expect((await walk).isError).toBe(false);
     await callTool(mcp, 'clear_overlays', {});
   } finally {

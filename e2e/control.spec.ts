@@ -20,7 +20,7 @@ import {
   viewerRole,
 } from './support/controlPlane.js';
 import { pointerLocation, screenSize } from './support/xdesktop.js';
-import { paintedCount, paintedOverlay } from './support/overlays.js';
+import { paintedCount, paintedLabel, paintedOverlay } from './support/overlays.js';
 
 let mcp: Client;
 
@@ -80,9 +80,9 @@ test('draw_overlay shows the overlay at its desktop position; remove_overlay tak
   });
 
   // Painted on the overlay layer's canvas; the label is its own tag beside the box (placed
-  // outside it when there is room).
+  // outside it when there is room), painted there too.
   await expect.poll(() => paintedOverlay(page, id)).not.toBeNull();
-  await expect(page.locator(`[data-overlay-label="${id}"]`)).toHaveText('Here');
+  await expect.poll(async () => (await paintedLabel(page, id))?.text).toBe('Here');
   const box = await paintedOverlay(page, id);
   const topLeft = await pageOf(page, desktop.width, 100, 120);
   expect(box?.x).toBeCloseTo(topLeft.x - 0.5 * topLeft.scale, 0);

@@ -10,7 +10,7 @@ import { expect, test, type Locator } from '@playwright/test';
 import { ConsolePage } from './pages/ConsolePage.js';
 import { startFirstRunStack, type FirstRunStack } from './support/bridgeProcess.js';
 import { callTool, connectMcpWithToken } from './support/controlPlane.js';
-import { paintedCount, paintedOverlay } from './support/overlays.js';
+import { paintedCount, paintedLabel, paintedOverlay } from './support/overlays.js';
 
 let stack: FirstRunStack;
 
@@ -133,9 +133,9 @@ test('setup link → admin → sign in → token → MCP client → audit log �
       await expect
         .poll(() => paintedOverlay(viewer, String(drawn.structured?.overlay_id)))
         .not.toBeNull();
-      await expect(
-        viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
-      ).toHaveText('First call');
+      await expect
+        .poll(async () => (await paintedLabel(viewer, String(drawn.structured?.overlay_id)))?.text)
+        .toBe('First call');
 
       const shot = await callTool(client, 'take_screenshot', {});
       expect(shot.isError, shot.text).toBe(false);

@@ -27,7 +27,9 @@ import {
   colourShare,
   paintPath,
   paintedCount,
+  paintedLabel,
   paintedOverlay,
+  pointAt,
   type PageRect,
 } from './support/overlays.js';
 import { screenSize } from './support/xdesktop.js';
@@ -467,6 +469,9 @@ test('labels with HTML and script are shown as text in every window: no element 
   const second = await openSecondWindow(context, stack);
   try {
     for (const p of [page, second]) {
+      // Painted on the canvas as its text; pointed at, shown whole as a page tag's text.
+      await expect.poll(async () => (await paintedLabel(p, id))?.text).toBe(label);
+      await pointAt(p, id);
       const tag = p.locator(`[data-overlay-label="${id}"]`);
       await expect(tag).toHaveCount(1);
       expect(await tag.evaluate((el) => el.textContent)).toBe(label);

@@ -28,7 +28,7 @@ import {
 } from './support/pageProbes.js';
 import { signInContext, signInContextAs } from './support/signIn.js';
 import { pointerLocation } from './support/xdesktop.js';
-import { paintedOverlay } from './support/overlays.js';
+import { paintedLabel, paintedOverlay, pointAt } from './support/overlays.js';
 
 let stack: RunningStack;
 /** Run after each test, last first: closes what the test opened (contexts, clients, servers). */
@@ -188,12 +188,12 @@ test('HTML and script in names, token names and overlay labels are shown as text
     label: LABEL,
   });
   expect(drawn.isError, drawn.text).toBe(false);
-  await expect
-    .poll(() => paintedOverlay(viewer, String(drawn.structured?.overlay_id)))
-    .not.toBeNull();
-  await expect(
-    viewer.locator(`[data-overlay-label="${String(drawn.structured?.overlay_id)}"]`),
-  ).toHaveText(LABEL);
+  const overlayId = String(drawn.structured?.overlay_id);
+  await expect.poll(() => paintedOverlay(viewer, overlayId)).not.toBeNull();
+  await expect.poll(async () => (await paintedLabel(viewer, overlayId))?.text).toBe(LABEL);
+  // The tag is painted; pointed at, it is shown whole as page text.
+  await pointAt(viewer, overlayId);
+  await expect(viewer.locator(`[data-overlay-label="${overlayId}"]`)).toHaveText(LABEL);
   await expectShownAsText(viewer, [LABEL]);
 
   // Mallory signs in on the form; her own viewer and console greet her by that name, as text.
@@ -230,6 +230,8 @@ test('HTML and script in names, token names and overlay labels are shown as text
   // A second viewer window gets the overlays as a snapshot from the first (sync_state).
   const mirror = await admin.newPage();
   await openViewer(mirror);
+  await expect.poll(async () => (await paintedLabel(mirror, overlayId))?.text).toBe(LABEL);
+  await pointAt(mirror, overlayId);
   await expect(mirror.locator('.overlay-label')).toHaveText(LABEL);
   await expectShownAsText(mirror, [LABEL]);
 });

@@ -1,10 +1,11 @@
-// Reading the viewer's overlay layer from a test. The layer paints every box on one canvas
-// (apps/web/src/overlay/overlayPainter.ts), so there is no element per overlay: a test asks
-// where an overlay is painted (the store's overlay through the window's viewport, once the layer
-// says it painted the store's latest change — with the painting worker, once the worker
-// acknowledged it) and checks the pixels there.
+// Reading the viewer's overlay layer from a test. The layer paints every box and label tag on
+// one canvas (apps/web/src/overlay/overlayPainter.ts), so there is no element per overlay: a
+// test asks where an overlay or its tag is painted (the store's overlay through the window's
+// viewport, or the tag the layer handed to its painting, once the layer says it painted the
+// store's latest change — with the painting worker, once the worker acknowledged it) and checks
+// the pixels there. Only the tag the person points at is an element (`[data-overlay-label]`).
 /// <reference lib="dom" />
-import type { Page } from '@playwright/test';
+import { expect, type Page } from '@playwright/test';
 
 export interface PageRect {
   x: number;
@@ -43,6 +44,78 @@ export async function paintedOverlay(page: Page, id: string): Promise<PageRect |
       height: b.height * v.scale,
     };
   }, id);
+}
+
+/** A label's tag as the layer painted it on its canvas (labelTags.ts ShownLabel), in page pixels. */
+export interface PaintedLabel extends PageRect {
+  text: string;
+  side: string;
+  /** The text is cut with an ellipsis on the tag (whole while the person points at it). */
+  cut: boolean;
+}
+
+interface LabelApi extends LayerApi {
+  overlayPaint(): {
+    painted: { seq: number; frame: number };
+    labels: {
+      frame: number;
+      shown: Array<PageRect & { overlay_id: string; text: string; side: string; cut: boolean }>;
+    };
+  };
+}
+
+/**
+ * Where the layer painted overlay `id`'s label tag on its canvas (page CSS pixels), once the
+ * painting acknowledged the frame that handed it over and shows the store's latest change; null
+ * otherwise, and while the person points at it (then it is a DOM tag, whole:
+ * `[data-overlay-label]`).
+ */
+export async function paintedLabel(page: Page, id: string): Promise<PaintedLabel | null> {
+  return page.evaluate((overlayId) => {
+    const api = (window as unknown as { __overlayCompanion: LabelApi }).__overlayCompanion;
+    const layer = document.querySelector<HTMLElement>('[data-testid="overlay-layer"]');
+    const { painted, labels } = api.overlayPaint();
+    if (layer === null || painted.seq !== api.overlaySeq() || painted.frame < labels.frame)
+      return null;
+    const tag = labels.shown.find((l) => l.overlay_id === overlayId);
+    if (tag === undefined) return null;
+    const r = layer.getBoundingClientRect();
+    const { text, side, cut } = tag;
+    return {
+      x: r.left + tag.x,
+      y: r.top + tag.y,
+      width: tag.width,
+      height: tag.height,
+      text,
+      side,
+      cut,
+    };
+  }, id);
+}
+
+/** Overlay `id`'s painted tag, once painted (paintedLabel, polled). */
+export async function labelWhenPainted(page: Page, id: string): Promise<PaintedLabel> {
+  let tag: PaintedLabel | null = null;
+  await expect.poll(async () => (tag = await paintedLabel(page, id))).not.toBeNull();
+  return tag as unknown as PaintedLabel;
+}
+
+/** Points the mouse at overlay `id`'s painted box (its middle): its label shows whole. */
+export async function pointAt(page: Page, id: string): Promise<void> {
+  let box: PageRect | null = null;
+  await expect.poll(async () => (box = await paintedOverlay(page, id))).not.toBeNull();
+  const { x, y, width, height } = box as unknown as PageRect;
+  await page.mouse.move(x + width / 2, y + height / 2);
+}
+
+/** The texts of the label tags the layer painted, in drawing order, once painted (else null). */
+export async function paintedLabelTexts(page: Page): Promise<string[] | null> {
+  return page.evaluate(() => {
+    const api = (window as unknown as { __overlayCompanion: LabelApi }).__overlayCompanion;
+    const { painted, labels } = api.overlayPaint();
+    if (painted.seq !== api.overlaySeq() || painted.frame < labels.frame) return null;
+    return labels.shown.map((l) => l.text);
+  });
 }
 
 /** How many overlays the layer painted in its last frame, once it shows the latest change. */

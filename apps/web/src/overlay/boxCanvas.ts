@@ -1,12 +1,14 @@
-// The overlay layer's boxes on its one canvas: the single definition of that painting, run in
-// the painting worker on the layer's OffscreenCanvas (overlayWorker.ts) and on the main thread
-// where a browser cannot hand a canvas to a worker (overlayPainter.ts). Each box is drawn by
-// overlaysOnCanvas.ts paintShape, as in screenshots. A paint where a few boxes came or went
-// repaints only the pixels they cover (overlayDiff.ts): cleared there and repainted from every
-// box touching them, in order, which gives exactly the pixels a full repaint would.
+// The overlay layer's boxes and label tags on its one canvas: the single definition of that
+// painting, run in the painting worker on the layer's OffscreenCanvas (overlayWorker.ts) and on
+// the main thread where a browser cannot hand a canvas to a worker (overlayPainter.ts). Each box
+// is drawn by overlaysOnCanvas.ts paintShape, as in screenshots, and the tags above all boxes by
+// labelCanvas.ts. A paint where a few boxes or tags came or went repaints only the pixels they
+// cover (overlayDiff.ts, labelCanvas.ts labelChanges): cleared there and repainted from every box
+// and tag touching them, in order, which gives exactly the pixels a full repaint would.
 import type { Overlay } from '@overlay-companion/protocol';
 import type { Viewport } from '../viewport/viewport.js';
 import { devicePixels, overlayChanges, touches, type PixelRect } from './overlayDiff.js';
+import { labelChanges, labelPixels, paintLabels, type PaintLabel } from './labelCanvas.js';
 import { forEachVisible } from './overlayFrame.js';
 import { paintShape, shapeStroke } from './overlaysOnCanvas.js';
 
@@ -20,6 +22,7 @@ type Context2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
 interface Shown {
   boxes: readonly PaintBox[];
   members: ReadonlySet<PaintBox>;
+  labels: readonly PaintLabel[];
   view: Viewport;
   ratio: number;
   count: number;
@@ -39,12 +42,13 @@ export class BoxCanvas {
   }
 
   /**
-   * Shows `boxes` (drawing order; arrays never mutated, a changed box a new object) through
-   * `view` at device pixel `ratio` on a canvas of `width`×`height` device pixels; returns how
-   * many boxes are in view.
+   * Shows `boxes` (drawing order; arrays never mutated, a changed box a new object) and above
+   * them the tags `labels` (layer CSS pixels, drawing order) through `view` at device pixel
+   * `ratio` on a canvas of `width`×`height` device pixels; returns how many boxes are in view.
    */
   paint(
     boxes: readonly PaintBox[],
+    labels: readonly PaintLabel[],
     view: Viewport,
     ratio: number,
     width: number,
@@ -59,30 +63,61 @@ export class BoxCanvas {
       resized = true;
     }
     const shown = this.#shown;
-    if (shown !== null && !resized && shown.boxes === boxes && shown.ratio === ratio) {
-      if (sameView(shown.view, view)) return shown.count;
-    }
-    const members = new Set(boxes);
+    const same = shown !== null && !resized && shown.ratio === ratio;
+    if (same && shown.boxes === boxes && shown.labels === labels && sameView(shown.view, view))
+      return shown.count;
+    const members = shown?.boxes === boxes ? shown.members : new Set(boxes);
     const dirty =
-      shown === null || resized || shown.ratio !== ratio || !sameView(shown.view, view)
+      shown === null || !same || !sameView(shown.view, view)
         ? 'all'
-        : this.#dirtyPixels(shown, boxes, members);
+        : this.#dirtyPixels(shown, boxes, members, labels);
     const count = this.#paintBoxes(boxes, view, ratio, dirty);
-    this.#shown = { boxes, members, view, ratio, count };
+    if (this.#context !== null && (dirty === 'all' || dirty.length > 0))
+      this.#paintLabels(this.#context, labels, ratio, dirty);
+    this.#shown = { boxes, members, labels, view, ratio, count };
     return count;
   }
 
-  /** The device pixels of the boxes that came or went, or 'all'. */
-  #dirtyPixels(before: Shown, boxes: readonly PaintBox[], members: Set<PaintBox>) {
+  /** The device pixels of the boxes and tags that came or went, or 'all'. */
+  #dirtyPixels(
+    before: Shown,
+    boxes: readonly PaintBox[],
+    members: ReadonlySet<PaintBox>,
+    labels: readonly PaintLabel[],
+  ): PixelRect[] | 'all' {
     const changed = overlayChanges(before.boxes, before.members, boxes, members);
-    if (changed === 'all') return 'all';
+    const tags = labelChanges(before.labels, labels);
+    if (changed === 'all' || tags === 'all') return 'all';
     const { width, height } = this.#canvas;
     const pixels: PixelRect[] = [];
     forEachVisible(changed, before.view, (_o, x, y, w, h) => {
       const r = devicePixels(x, y, w, h, before.ratio, width, height);
       if (r !== undefined) pixels.push(r);
     });
+    for (const tag of tags) {
+      const r = labelPixels(tag, before.ratio, width, height);
+      if (r !== undefined) pixels.push(r);
+    }
     return pixels;
+  }
+
+  /** Paints the tags touching `dirty` (all when 'all'), in the clip #paintBoxes cleared. */
+  #paintLabels(
+    context: Context2D,
+    labels: readonly PaintLabel[],
+    ratio: number,
+    dirty: PixelRect[] | 'all',
+  ): void {
+    context.save();
+    context.setTransform(1, 0, 0, 1, 0, 0);
+    if (dirty !== 'all') {
+      context.beginPath();
+      for (const r of dirty) context.rect(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+      context.clip();
+    }
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    paintLabels(context, labels, ratio, dirty);
+    context.restore();
   }
 
   /** Paints the boxes that touch `dirty` (all of them when 'all') after clearing those pixels. */

@@ -1,11 +1,13 @@
 // Where the overlay layer's boxes get painted, chosen by what the browser can do: in the painting
 // worker on the layer's canvas handed over as an OffscreenCanvas (workerSurface: the main thread
-// only sends what changed, so thousands of boxes changing cost it next to nothing), or on the
-// main thread where a canvas cannot be handed to a worker (mainSurface). Both paint through
+// only sends what changed, so thousands of boxes changing cost it next to nothing; the label
+// tags are painted there too), or on the main thread where a canvas cannot be handed to a worker
+// (mainSurface). Both paint through
 // boxCanvas.ts and report each painted frame the same way (onPainted).
 import type { Overlay } from '@overlay-companion/protocol';
 import type { Viewport } from '../viewport/viewport.js';
 import { BoxCanvas, type PaintBox } from './boxCanvas.js';
+import type { PaintLabel } from './labelCanvas.js';
 import { overlayDelta } from './overlayDiff.js';
 import {
   FromWorker,
@@ -20,6 +22,8 @@ export interface BoxFrame {
   frame: number;
   seq: number;
   boxes: readonly Overlay[];
+  /** The label tags above the boxes; the same array while they stay the same. */
+  labels: readonly PaintLabel[];
   view: Viewport;
   ratio: number;
   /** The canvas in device pixels. */
@@ -53,7 +57,7 @@ export function mainSurface(
     path: 'main',
     show(f) {
       const started = performance.now();
-      const count = boxes.paint(f.boxes, f.view, f.ratio, f.width, f.height);
+      const count = boxes.paint(f.boxes, f.labels, f.view, f.ratio, f.width, f.height);
       onPainted({ frame: f.frame, seq: f.seq, count, ms: performance.now() - started });
     },
     stop() {},
@@ -66,6 +70,17 @@ const toBox = (o: Overlay): PaintBox => ({
   bounds: o.bounds,
   color: o.color,
   opacity: o.opacity,
+});
+
+/** What the worker gets of a tag (overlayWorkerProtocol.ts WorkerLabel). */
+const toLabel = ({ overlay_id, text, x, y, width, height, fontSize }: PaintLabel): PaintLabel => ({
+  overlay_id,
+  text,
+  x,
+  y,
+  width,
+  height,
+  fontSize,
 });
 
 /**
@@ -101,6 +116,7 @@ export function workerSurface(
 
   // What the worker holds, so each frame sends only the edit.
   let sent: readonly Overlay[] = [];
+  let sentLabels: readonly PaintLabel[] | null = null;
   const changeTo = (boxes: readonly Overlay[]): BoxChange => {
     const { removed, added } = overlayDelta(sent, boxes);
     sent = boxes;
@@ -120,7 +136,9 @@ export function workerSurface(
         width: f.width,
         height: f.height,
         change: changeTo(f.boxes),
+        labels: f.labels === sentLabels ? null : f.labels.map(toLabel),
       });
+      sentLabels = f.labels;
     },
     stop() {
       worker.terminate();

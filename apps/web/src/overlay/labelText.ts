@@ -1,5 +1,5 @@
 // Measuring label text the way it will be drawn (canvas measureText with the label font), so
-// placement knows the tag's size before it is in the page; widths are cached per font and text.
+// placement knows the tag's size before it is painted; widths are cached per font and text.
 // Also how wide a tag may grow before its text is cut with an ellipsis: a share of the room the
 // labels are drawn in, so a wide screen shows long labels whole and a phone keeps them short
 // (the whole text stays in the tag and shows while the person points at it, hoverOverlay.ts).
@@ -14,17 +14,19 @@ const LABEL_MIN_WIDTH = 240;
 const LABEL_MAX_WIDTH = 960;
 /** Horizontal padding inside a tag, each side (overlays.css .overlay-label). */
 export const LABEL_PADDING_X = 6;
-const PADDING_Y = 2;
+export const LABEL_PADDING_Y = 2;
 /** The tag's frame, each side (overlays.css .overlay-label). */
-const BORDER = 1;
+export const LABEL_BORDER = 1;
+/** The line's height per pixel of font size a tag is placed with (room for a tall font's line). */
+const LABEL_LINE_HEIGHT = 1.35;
 /**
  * The mark before every tag's text, saying the words are the AI's (labelTags.ts puts it in the
  * tag's data-mark; overlays.css draws it as a badge in the same font).
  */
 export const AI_MARK = 'AI';
 /** The badge's padding each side, and the gap after it (overlays.css .overlay-label::before). */
-const MARK_PADDING_X = 4;
-const MARK_GAP = 6;
+export const MARK_PADDING_X = 4;
+export const MARK_GAP = 6;
 
 /** The widest a tag may be (CSS pixels, padding included) in an area `areaWidth` wide. */
 export function labelMaxWidth(areaWidth: number): number {
@@ -41,7 +43,8 @@ export function labelFont(size: number): string {
 let context: CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D | null | undefined;
 const widths = new Map<string, number>();
 
-function measure(text: string, font: string): number {
+/** `text`'s width in `font` (CSS pixels), as the canvas draws it. */
+export function measure(text: string, font: string): number {
   const key = `${font}\u0000${text}`;
   const cached = widths.get(key);
   if (cached !== undefined) return cached;
@@ -59,17 +62,19 @@ function measure(text: string, font: string): number {
 
 /**
  * The tag's size for `text` at view `scale` in an area `areaWidth` wide: capped at
- * labelMaxWidth(areaWidth) unless `whole`.
+ * labelMaxWidth(areaWidth) unless `whole`; `cut` when the cap leaves the text too little room.
  */
 export function labelSize(text: string, scale: number, areaWidth: number, whole = false) {
   const size = labelFontSize(scale);
   const font = labelFont(size);
   const mark = Math.ceil(measure(AI_MARK, font)) + 2 * MARK_PADDING_X + MARK_GAP;
-  const width = Math.ceil(measure(text, font)) + mark + 2 * (LABEL_PADDING_X + BORDER);
+  const width = Math.ceil(measure(text, font)) + mark + 2 * (LABEL_PADDING_X + LABEL_BORDER);
+  const cap = whole ? width : Math.min(width, labelMaxWidth(areaWidth));
   return {
     fontSize: size,
-    width: whole ? width : Math.min(width, labelMaxWidth(areaWidth)),
-    height: Math.ceil(size * 1.35) + 2 * (PADDING_Y + BORDER),
+    width: cap,
+    height: Math.ceil(size * LABEL_LINE_HEIGHT) + 2 * (LABEL_PADDING_Y + LABEL_BORDER),
+    cut: cap < width,
   };
 }
 

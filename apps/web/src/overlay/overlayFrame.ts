@@ -8,14 +8,16 @@ import type { RectLike, Viewport } from '../viewport/viewport.js';
 import { CoverGrid } from './coverLimit.js';
 
 /**
- * At most this many label tags are in the page at once: the topmost labelled overlays in view
- * (and always the one the person points at); the boxes themselves are all painted. A typical tag
- * (an "AI" badge and a few words, ~90×24 CSS px) takes ~2,000 px²: 200 of them cover about 40% of
- * a 1280×800 desktop, and more only pile on each other unread (past half covered the layer is
- * veiled anyway, coverLimit.ts). Each tag is laid-out text the main thread styles, lays out,
- * paints and commits whenever the labels change: with 5,000 overlays changing 20 times a second
- * on a busy 2-core machine (bench/overlayFramesExplain.ts), the p99 frame's main-thread work was
- * 22 ms with 500 tags, 14 ms with 100 and 11 ms with none.
+ * At most this many label tags are shown at once: the topmost labelled overlays in view (and
+ * always the one the person points at); the boxes themselves are all painted. A typical tag (an
+ * "AI" badge and a few words, ~90×24 CSS px) takes ~2,000 px²: 200 of them cover about 40% of a
+ * 1280×800 desktop, and more only pile on each other unread (past half covered the layer is
+ * veiled anyway, coverLimit.ts). The tags are painted on the layer's canvas (labelCanvas.ts, in
+ * the painting worker where it runs); the cap also bounds what a frame sends the worker. When
+ * they were DOM elements, each laid out, painted and committed by the main thread, the p99
+ * frame's main-thread work with 5,000 overlays changing 20 times a second on a busy 2-core
+ * machine (bench/overlayFramesExplain.ts) was 22 ms with 500 tags, 14 ms with 100 and 11 ms
+ * with none.
  */
 export const MAX_LABEL_TAGS = 200;
 

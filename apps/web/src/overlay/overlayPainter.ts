@@ -1,11 +1,13 @@
 // Paints the overlay layer outside React: in one requestAnimationFrame after any change of the
 // overlays, the viewport or the pointed-at overlay — however many changes came in between — the
-// boxes go to their canvas (boxSurface.ts: painted by a worker on an OffscreenCanvas where the
-// browser can hand the canvas over, so the main thread only sends what changed; on the main
-// thread otherwise) and the labels are DOM tags (labelTags.ts, touched only where they changed).
+// boxes and the label tags above them go to their canvas (boxSurface.ts: painted by a worker on
+// an OffscreenCanvas where the browser can hand the canvas over, so the main thread only sends
+// what changed; on the main thread otherwise). Where each tag goes is worked out here
+// (labelTags.ts, again only where something changed); the tag pointed at is a DOM tag, whole.
 // The remote display is another element and never repainted for an overlay change. The layer
 // says which store change it shows once its boxes are painted — the worker's acknowledgement, or
-// at once on the main thread — (data-painted-seq, and paintAck.ts for the test API), how many
+// at once on the main thread — (data-painted-seq, and paintAck.ts for the test API, with the
+// tags it handed over), how many
 // overlays it drew (data-overlay-count), and how long its last animation frame took on the main
 // thread (data-paint-ms), for tests and the bench.
 // When the boxes and labels together cover most of the layer, both are veiled (coverLimit.ts):
@@ -23,7 +25,7 @@ import {
 } from './boxSurface.js';
 import { CoverGrid, VEIL_OPACITY } from './coverLimit.js';
 import { hoverStore } from './hoverOverlay.js';
-import { LabelTags } from './labelTags.js';
+import { LabelTags, type ShownLabel } from './labelTags.js';
 import { frameContent, layerSize, pickLabels, type LabelItem } from './overlayFrame.js';
 import { paintAckStore } from './paintAck.js';
 
@@ -47,6 +49,7 @@ interface Shown {
   width: number;
   height: number;
   labelled: LabelItem[];
+  labels: readonly ShownLabel[];
   /** The boxes in view, sampled over the layer (labels are added per frame). */
   boxes: CoverGrid;
 }
@@ -109,6 +112,16 @@ export function mountOverlayPainter({ layer, canvas: given, labels }: PainterTar
     const area = layerSize(viewport);
     const width = Math.min(MAX_CANVAS_PX, Math.max(0, Math.round(area.width * ratio)));
     const height = Math.min(MAX_CANVAS_PX, Math.max(0, Math.round(area.height * ratio)));
+    const content =
+      shown !== null && shown.overlays === overlays && shown.viewport === viewport
+        ? shown
+        : frameContent(overlays, viewport);
+    const tagged = tags.update(
+      pickLabels(content.labelled, hovered),
+      viewport.scale,
+      area,
+      hovered,
+    );
     if (
       shown === null ||
       shown.overlays !== overlays ||
@@ -116,22 +129,33 @@ export function mountOverlayPainter({ layer, canvas: given, labels }: PainterTar
       shown.viewport !== viewport ||
       shown.ratio !== ratio ||
       shown.width !== width ||
-      shown.height !== height
+      shown.height !== height ||
+      shown.labels !== tagged.painted
     ) {
-      const content =
-        shown !== null && shown.overlays === overlays && shown.viewport === viewport
-          ? shown
-          : frameContent(overlays, viewport);
-      shown = { overlays, seq, viewport, ratio, width, height, ...content };
-      paintAckStore.setState({ posted: { seq, frame: frames } });
-      surface.show({ frame: frames, seq, boxes: overlays, view: viewport, ratio, width, height });
+      const labels = tagged.painted;
+      shown = { overlays, seq, viewport, ratio, width, height, ...content, labels };
+      const posted = { seq, frame: frames };
+      paintAckStore.setState(
+        shown.labels === paintAckStore.getState().labels.shown
+          ? { posted }
+          : { posted, labels: { frame: frames, shown: labels } },
+      );
+      surface.show({
+        frame: frames,
+        seq,
+        boxes: overlays,
+        labels,
+        view: viewport,
+        ratio,
+        width,
+        height,
+      });
     }
-    const placed = tags.update(pickLabels(shown.labelled, hovered), viewport.scale, area, hovered);
     const cover = new CoverGrid(
       { x: 0, y: 0, width: area.width, height: area.height },
       shown.boxes,
     );
-    for (const r of placed) cover.add(r.x, r.y, r.width, r.height);
+    for (const r of tagged.boxes) cover.add(r.x, r.y, r.width, r.height);
     const veiled = cover.exceeds();
     // CSS opacity on the layer's parts, not each box's alpha: stacked boxes cannot add up past it.
     const opacity = veiled ? String(VEIL_OPACITY) : '';

@@ -3,13 +3,15 @@
 // (testing/workerHarness.ts), the worker's acknowledgement arrives for each frame with the
 // state it painted, and what it painted is, pixel for pixel on screen, what the main-thread
 // painting gives for the same frames — a full paint, a partial repaint after boxes came and
-// went, and a cropped, scaled view — with the colours where the boxes are.
+// went, and a cropped, scaled view — with the colours where the boxes are; and the label tags
+// above the boxes, in the AI's badge and frame, repainted only where tags came or went.
 import { accessSync, constants } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Overlay } from '@overlay-companion/protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaintLabel } from './labelCanvas.js';
 
 const CHROMIUM = process.env.OC_CHROMIUM?.trim() || '/usr/bin/chromium';
 const HARNESS = '/overlay-worker-harness.html';
@@ -64,6 +66,29 @@ async function shownPixels(page: Page) {
   }, png.toString('base64'));
 }
 
+/**
+ * Where two paints differ: how many pixels, and by how much at most (a channel). Text drawn in
+ * the worker and on the main thread may differ in a glyph edge's antialiasing, nothing else.
+ */
+function difference(a: number[], b: number[]) {
+  let pixels = 0;
+  let most = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    let d = 0;
+    for (let k = 0; k < 4; k++) d = Math.max(d, Math.abs((a[i + k] ?? 0) - (b[i + k] ?? 0)));
+    if (d > 0) pixels++;
+    most = Math.max(most, d);
+  }
+  return { pixels, most };
+}
+
+/** The worker's paint is the main thread's but for the glyph edges of `tags` tags' text. */
+function likeMain(px: { worker: number[]; main: number[] }, tags: number) {
+  const d = difference(px.worker, px.main);
+  expect(d.pixels, JSON.stringify(d)).toBeLessThanOrEqual(30 * tags);
+  expect(d.most, JSON.stringify(d)).toBeLessThanOrEqual(64);
+}
+
 const at = (rgba: number[], x: number, y: number): Rgba => {
   const i = (y * 320 + x) * 4;
   return rgba.slice(i, i + 4) as Rgba;
@@ -114,15 +139,16 @@ describe('the overlay painting worker in Chromium', () => {
     await server?.close();
   });
 
-  const show = (boxes: Overlay[], view: object, seq: number) =>
+  /** `labels` left out: the last frame's tags, unchanged (the page sends the worker none). */
+  const show = (boxes: Overlay[], view: object, seq: number, labels?: PaintLabel[]) =>
     page.evaluate(
-      ([b, v, s]) =>
+      ([b, v, s, l]) =>
         (
           window as unknown as {
-            harness: { show(b: unknown, v: unknown, s: number): Promise<Ack> };
+            harness: { show(b: unknown, v: unknown, s: number, l?: unknown): Promise<Ack> };
           }
-        ).harness.show(b, v, s),
-      [boxes, view, seq] as const,
+        ).harness.show(b, v, s, l ?? undefined),
+      [boxes, view, seq, labels ?? null] as const,
     );
 
   it('acknowledges each frame and paints the pixels the main thread paints', async (ctx) => {
@@ -167,5 +193,53 @@ describe('the overlay painting worker in Chromium', () => {
         () => (window as unknown as { harness: { failures: string[] } }).harness.failures,
       ),
     ).toEqual([]);
+  });
+
+  it('paints the label tags above the boxes, in the AI badge and frame, as the main thread does', async (ctx) => {
+    if (missing !== undefined) return ctx.skip(missing);
+    const whole = { vx: 0, vy: 0, vw: 320, vh: 240, scale: 1 };
+    const tag = (id: string, x: number, y: number, width: number, text: string): PaintLabel => ({
+      overlay_id: id,
+      text,
+      x,
+      y,
+      width,
+      height: 24,
+      fontSize: 13,
+    });
+    const white = [255, 255, 255, 255];
+    const badge = [124, 58, 237, 255]; // --ai-mark
+    const edge = [179, 107, 255, 255]; // --ai-mark-edge
+    const green = overlay('g', 20, 100, 200, 60, '#00ff00');
+    const save = tag('s', 20, 40, 150, 'Save the invoice');
+    await show([green], whole, 10, [save]);
+    let px = await shownPixels(page);
+    expect(at(px.worker, save.x + 8, save.y + 12)).toEqual(badge); // the badge's left padding
+    expect(at(px.worker, save.x + 75, save.y)).toEqual(edge); // the frame's top edge
+    const inside = at(px.worker, save.x + 140, save.y + 12); // the dark tag, past the text
+    expect(Math.max(...inside.slice(0, 3))).toBeLessThan(60);
+    likeMain(px, 1);
+
+    // A long label cut to its tag, over the box: only its pixels repaint, the box under it too.
+    const long = tag('l', 60, 110, 120, 'Click this tiny checkbox to accept the terms');
+    await show([green], whole, 11, [save, long]);
+    px = await shownPixels(page);
+    expect(at(px.worker, long.x + 8, long.y + 12)).toEqual(badge);
+    expect(at(px.worker, 40, 150)).toEqual([0, 255, 0, 255]); // the box beside the tag
+    likeMain(px, 2);
+
+    // The box under a tag goes; the tags stay as they were (no tags sent to the worker).
+    await show([], whole, 12);
+    px = await shownPixels(page);
+    expect(at(px.worker, 40, 150)).toEqual(white);
+    expect(at(px.worker, long.x + 8, long.y + 12)).toEqual(badge);
+    likeMain(px, 2);
+
+    // A tag goes: its pixels are clear again.
+    await show([], whole, 13, [long]);
+    px = await shownPixels(page);
+    expect(at(px.worker, save.x + 8, save.y + 12)).toEqual(white);
+    expect(at(px.worker, save.x + 75, save.y)).toEqual(white);
+    likeMain(px, 1);
   });
 });

@@ -1,12 +1,14 @@
 // The messages between the overlay layer (overlayPainter.ts, main thread) and its painting worker
 // (overlayWorker.ts), each parsed with its schema where it arrives. The page hands the worker its
 // canvas once ('init'), then per animation frame in which something changed one 'frame': the
-// view, the canvas size and the boxes as an edit of the last frame's: those that went by id,
-// those that came on top (overlayDiff.ts overlayDelta). The worker answers each
+// view, the canvas size, the boxes as an edit of the last frame's: those that went by id,
+// those that came on top (overlayDiff.ts overlayDelta), and the label tags to paint above them
+// when they changed (labelCanvas.ts; at most MAX_LABEL_TAGS). The worker answers each
 // painted frame with 'painted' — the acknowledgement the page reports as the layer's painted
 // state (data-painted-seq, the test API's overlayPaint) — or says it cannot paint ('failed').
 import { Overlay } from '@overlay-companion/protocol';
 import { z } from 'zod';
+import { MAX_LABEL_TAGS } from './overlayFrame.js';
 
 /** What the worker gets of an overlay: enough to paint its box, nothing else (boxCanvas.ts). */
 export const WorkerBox = Overlay.pick({
@@ -35,6 +37,17 @@ export const BoxChange = z.strictObject({
 });
 export type BoxChange = z.infer<typeof BoxChange>;
 
+/** A label's tag as placed by the page (labelTags.ts): the worker cuts and paints the text. */
+export const WorkerLabel = z.strictObject({
+  overlay_id: Overlay.shape.overlay_id,
+  text: z.string().max(1_000),
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+  fontSize: z.number().positive().max(100),
+});
+
 const isOffscreenCanvas = (value: unknown): value is OffscreenCanvas =>
   typeof OffscreenCanvas !== 'undefined' && value instanceof OffscreenCanvas;
 
@@ -54,6 +67,8 @@ export const ToWorker = z.discriminatedUnion('type', [
     width: DevicePixels,
     height: DevicePixels,
     change: BoxChange,
+    /** The tags, in drawing order; null: the same as the last frame's. */
+    labels: z.array(WorkerLabel).max(MAX_LABEL_TAGS).nullable(),
   }),
 ]);
 export type ToWorker = z.infer<typeof ToWorker>;

@@ -5,6 +5,7 @@
 // schema. The pixels are checked in Chromium (overlayWorker.browser.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaintBox } from './boxCanvas.js';
+import { MAX_LABEL_TAGS } from './overlayFrame.js';
 import { FromWorker, ToWorker, type FrameMessage } from './overlayWorkerProtocol.js';
 import { PaintingWorker, applyBoxChange } from './paintingWorker.js';
 
@@ -34,7 +35,17 @@ const box = (id: string, x = 10, y = 10): PaintBox => ({
 const view = { vx: 0, vy: 0, vw: 640, vh: 480, scale: 1 };
 
 function frame(n: number, seq: number, change: FrameMessage['change']): FrameMessage {
-  return { type: 'frame', frame: n, seq, view, ratio: 1, width: 640, height: 480, change };
+  return {
+    type: 'frame',
+    frame: n,
+    seq,
+    view,
+    ratio: 1,
+    width: 640,
+    height: 480,
+    change,
+    labels: null,
+  };
 }
 
 /** A worker whose answers are parsed as the page parses them, and whose paints run on demand. */
@@ -76,7 +87,7 @@ describe('PaintingWorker', () => {
     expect(answers[0]).toMatchObject({ type: 'painted', frame: 3, seq: 3, count: 2 });
   });
 
-  it('answers failed to junk, to a frame before the canvas and to a box that is not CSS', () => {
+  it('answers failed to junk, to a frame before the canvas, to a box that is not CSS and to too many tags', () => {
     const { worker, answers, canvas, flush } = harness();
     worker.receive(frame(1, 1, { removed: [], added: [box('a')] }));
     worker.receive({ type: 'init', canvas: { width: 1, height: 1 } }); // not an OffscreenCanvas
@@ -85,10 +96,13 @@ describe('PaintingWorker', () => {
     worker.receive(frame(2, 2, { removed: [], added: [hostile] }));
     worker.receive({ ...frame(3, 3, { removed: [], added: [] }), width: 1e9 });
     worker.receive({ ...frame(4, 4, { removed: [], added: [] }), extra: 1 });
+    const tag = { overlay_id: 't', text: 'hi', x: 0, y: 0, width: 40, height: 20, fontSize: 13 };
+    const tooMany = Array.from({ length: MAX_LABEL_TAGS + 1 }, () => tag);
+    worker.receive({ ...frame(5, 5, { removed: [], added: [] }), labels: tooMany });
     worker.receive({ type: 'paint-everything' });
     worker.receive('frame');
     flush();
-    expect(answers.map((a) => a.type)).toEqual(Array(7).fill('failed'));
+    expect(answers.map((a) => a.type)).toEqual(Array(8).fill('failed'));
     expect(answers[0]).toEqual({ type: 'failed', message: 'A frame came before the canvas.' });
     expect(canvas.width).toBe(0); // nothing was painted
   });

@@ -1,9 +1,11 @@
 // What the overlay painting worker does with each message (overlayWorker.ts only binds it to the
 // worker's global scope, so this runs in unit tests too): parses it (overlayWorkerProtocol.ts),
 // keeps the boxes as the page's edits leave them — the same objects while they stay, so the
-// canvas repaints only where boxes came or went (boxCanvas.ts) — and paints once for all frames
+// canvas repaints only where boxes came or went (boxCanvas.ts) — and the last label tags it was
+// given, and paints once for all frames
 // that arrived while it was busy, then acknowledges the latest one.
 import { BoxCanvas, type PaintBox } from './boxCanvas.js';
+import type { PaintLabel } from './labelCanvas.js';
 import {
   ToWorker,
   type BoxChange,
@@ -25,6 +27,7 @@ export class PaintingWorker {
   readonly #later: (paint: () => void) => void;
   #canvas: BoxCanvas | null = null;
   #boxes: readonly PaintBox[] = [];
+  #labels: readonly PaintLabel[] = [];
   #latest: FrameMessage | null = null;
   #scheduled = false;
 
@@ -50,6 +53,7 @@ export class PaintingWorker {
       return;
     }
     this.#boxes = applyBoxChange(this.#boxes, message.change);
+    if (message.labels !== null) this.#labels = message.labels;
     this.#latest = message;
     if (this.#scheduled) return;
     this.#scheduled = true;
@@ -62,7 +66,14 @@ export class PaintingWorker {
     const canvas = this.#canvas;
     if (frame === null || canvas === null) return;
     const started = performance.now();
-    const count = canvas.paint(this.#boxes, frame.view, frame.ratio, frame.width, frame.height);
+    const count = canvas.paint(
+      this.#boxes,
+      this.#labels,
+      frame.view,
+      frame.ratio,
+      frame.width,
+      frame.height,
+    );
     this.#post({
       type: 'painted',
       frame: frame.frame,

@@ -6,6 +6,7 @@
 import type { Overlay } from '@overlay-companion/protocol';
 import type { Viewport } from '../../viewport/viewport.js';
 import { canPaintInWorker, mainSurface, workerSurface, type Painted } from '../boxSurface.js';
+import type { PaintLabel } from '../labelCanvas.js';
 
 const make = (id: string) => {
   const canvas = document.createElement('canvas');
@@ -27,15 +28,21 @@ const inWorker = canPaintInWorker(onWorker);
 const worker = workerSurface(onWorker, workerPainted, (why) => failures.push(why));
 const main = mainSurface(onMain, () => undefined);
 let frame = 0;
+let lastLabels: PaintLabel[] = [];
 
 Object.assign(window, {
   harness: {
     inWorker,
     failures,
-    /** Shows `boxes` through `view` on both canvases; resolves with the worker's ack. */
-    show(boxes: Overlay[], view: Viewport, seq: number): Promise<Painted> {
+    /**
+     * Shows `boxes` and the tags `labels` (left out: the last frame's, the same array) through
+     * `view` on both canvases; resolves with the worker's ack.
+     */
+    show(boxes: Overlay[], view: Viewport, seq: number, given?: PaintLabel[]): Promise<Painted> {
       frame++;
-      const f = { frame, seq, boxes, view, ratio: 1, width: 320, height: 240 };
+      const labels = given ?? lastLabels;
+      lastLabels = labels;
+      const f = { frame, seq, boxes, labels, view, ratio: 1, width: 320, height: 240 };
       const acked = new Promise<Painted>((resolve) => waiting.set(frame, resolve));
       worker.show(f);
       main.show(f);
