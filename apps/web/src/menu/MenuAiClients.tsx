@@ -1,4 +1,4 @@
-// The connected AI clients, written out in the menu's "The AI" section: below 1600 px the bar has
+// The connected AI clients, written out in the menu's "The AI" section: below 2560 px the bar has
 // no room for them (styles.css), so this is where the person reads who is connected — every
 // client on its own line, with its last call, rather than the bar's one cut-short label.
 import { useStore } from 'zustand';

@@ -4,8 +4,8 @@
 // only switches which copy is drawn and "visually hidden" keeps one definition (theme.css).
 
 /**
- * Below which width the bar stops drawing the long words: `laptop` (under 1600 px; the short
- * words, if any, are drawn instead), `phone` (up to 720 px, where a good connection is its
+ * Below which width the bar stops drawing the long words: `laptop` (under 2560 px, or 3840 px
+ * where the type is scaled up; the short words, if any, are drawn instead), `phone` (up to 720 px, where a good connection is its
  * green dot) or `never`.
  */
 export type BarWordsNarrow = 'laptop' | 'phone' | 'never';
