@@ -26,6 +26,7 @@ export type {
 export { DESKTOP_USER } from './desktop/desktopUser.js';
 export { freePort } from './desktop/freePort.js';
 export { SANDBOX_SHM_BYTES, SANDBOX_TMP_BYTES } from './desktop/sandbox.js';
+export { SANDBOX_MEMORY_BYTES, SANDBOX_OOM_SCORE_ADJ } from './desktop/desktopMemory.js';
 export { encodeRegionPng, encodePng, extractRegion } from './encode/png.js';
 export type { PngOptions } from './encode/png.js';
 export { measureRegionEncode } from './encode/measure.js';

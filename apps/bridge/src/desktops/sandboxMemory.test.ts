@@ -2,10 +2,18 @@
 // typed into the desktop's xterm as its AI would): /tmp and /dev/shm are memory with a size, so
 // `dd if=/dev/zero of=/tmp/x` stops at it with ENOSPC ("No space left on device") instead of
 // filling the machine's memory; /, /run, /home and /dev take nothing; the desktop, another one
-// and the bridge go on.
+// and the bridge go on. And the desktop's memory as a whole (desktopMemory.ts in the gateway):
+// its programs are the OOM killer's first choice (oom_score_adj 1000, which they cannot lower
+// when the bridge is root) and, where this machine offers a memory cgroup to a root bridge, a
+// program that allocates past SANDBOX_MEMORY_BYTES is killed inside the desktop alone.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SANDBOX_SHM_BYTES, SANDBOX_TMP_BYTES } from '@overlay-companion/gateway';
+import {
+  SANDBOX_MEMORY_BYTES,
+  SANDBOX_OOM_SCORE_ADJ,
+  SANDBOX_SHM_BYTES,
+  SANDBOX_TMP_BYTES,
+} from '@overlay-companion/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { typeInDesktop } from '../files/testing/desktopShell.js';
 import { silentLogger } from '../logger.js';
@@ -47,7 +55,12 @@ async function shellOf(id: string) {
   await pool.ensure(id, {}, 'prs_owner');
   const desktop = await pool.get(id);
   if (desktop?.sandbox === undefined) throw new Error('the local desktop did not start sandboxed');
-  return { env: desktop.env, homeOnHost: desktop.sandbox.homeDir, pid: desktop.pid };
+  return {
+    env: desktop.env,
+    homeOnHost: desktop.sandbox.homeDir,
+    pid: desktop.pid,
+    bwrapPid: desktop.sandbox.bwrapPid,
+  };
 }
 
 it('stops a write past /tmp’s and /dev/shm’s size with ENOSPC; nothing else outside HOME takes a byte; the desktops and the bridge go on', async () => {
@@ -86,4 +99,64 @@ it('stops a write past /tmp’s and /dev/shm’s size with ENOSPC; nothing else 
   await writeFile(join(dataDir, 'bridge-writes.txt'), 'the bridge still writes');
   expect((await pool.get('dsk_tmp_full'))?.pid).toBe(full.pid);
   expect((await pool.get('dsk_tmp_other'))?.pid).toBe(other.pid);
+}, 180_000);
+
+const isRoot = process.getuid?.() === 0;
+
+/** Whether this process has CAP_SYS_RESOURCE (bit 24 of its effective capabilities). */
+async function mayRaiseLimits(): Promise<boolean> {
+  const status = await readFile('/proc/self/status', 'utf8');
+  const effective = BigInt(`0x${/^CapEff:\s*([0-9a-f]+)/m.exec(status)?.[1] ?? '0'}`);
+  return (effective & (1n << 24n)) !== 0n;
+}
+
+/** Whether this machine gives a root bridge a cgroup v1 memory hierarchy (as this one does). */
+async function memoryHierarchy(): Promise<boolean> {
+  const lines = (await readFile('/proc/self/cgroup', 'utf8')).split('\n');
+  return lines.some((line) => line.split(':')[1]?.split(',').includes('memory') === true);
+}
+
+it('makes the desktop’s programs the OOM killer’s first choice and caps their memory together', async () => {
+  const desktop = await shellOf('dsk_memory');
+  // Typed into the xterm: its shell's oom_score_adj, and whether it can lower it.
+  await typeInDesktop(
+    desktop,
+    'cat /proc/self/oom_score_adj > ~/oom.txt; (echo 0 > /proc/self/oom_score_adj) 2>/dev/null; echo lowered=$? >> ~/oom.txt; cat /proc/self/oom_score_adj >> ~/oom.txt',
+  );
+  const [before, lowered, after] = (await readFile(join(desktop.homeOnHost, 'oom.txt'), 'utf8'))
+    .trim()
+    .split('\n');
+  expect(before).toBe(String(SANDBOX_OOM_SCORE_ADJ));
+  // A bridge with CAP_SYS_RESOURCE (root, usually) set the floor too: the desktop's user cannot
+  // lower it. (This machine's root lacks it: there the desktop could go back to 0, never below.)
+  if (await mayRaiseLimits()) {
+    expect(lowered).toBe('lowered=1');
+    expect(after).toBe(String(SANDBOX_OOM_SCORE_ADJ));
+  }
+  expect(await readFile(`/proc/${String(desktop.pid)}/oom_score_adj`, 'utf8')).toBe(
+    `${String(SANDBOX_OOM_SCORE_ADJ)}\n`,
+  );
+  expect(await readFile('/proc/self/oom_score_adj', 'utf8')).toBe('0\n');
+  if (!isRoot || !(await memoryHierarchy())) return;
+
+  // Xvnc is in the desktop's own memory cgroup, limited to SANDBOX_MEMORY_BYTES.
+  const cgroups = await readFile(`/proc/${String(desktop.pid)}/cgroup`, 'utf8');
+  const path = /^\d+:[^:]*\bmemory\b[^:]*:(.*)$/m.exec(cgroups)?.[1] ?? '';
+  expect(path).toMatch(new RegExp(`/oc-desktop-${String(desktop.bwrapPid)}$`));
+  const limit = await readFile(
+    join('/sys/fs/cgroup/memory', path, 'memory.limit_in_bytes'),
+    'utf8',
+  );
+  expect(Number(limit)).toBe(SANDBOX_MEMORY_BYTES);
+  // A program that holds more than that (tail keeps a line without end) is killed (SIGKILL: 137);
+  // the desktop, its shell and the bridge go on.
+  const mib = SANDBOX_MEMORY_BYTES / MiB + 512;
+  await typeInDesktop(
+    desktop,
+    `head -c ${String(mib)}M /dev/zero | tail > /dev/null; echo tail=\${PIPESTATUS[1]} > ~/alloc.txt`,
+  );
+  expect(await readFile(join(desktop.homeOnHost, 'alloc.txt'), 'utf8')).toBe('tail=137\n');
+  await typeInDesktop(desktop, 'echo alive > ~/alive.txt');
+  expect(await readFile(join(desktop.homeOnHost, 'alive.txt'), 'utf8')).toBe('alive\n');
+  expect((await pool.get('dsk_memory'))?.pid).toBe(desktop.pid);
 }, 180_000);

@@ -18,6 +18,7 @@ import {
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureDesktopUser, type DesktopUser } from './desktopUser.js';
+import { confineDesktopMemory } from './desktopMemory.js';
 import {
   launcherCommand,
   SANDBOX_HOME,
@@ -145,7 +146,8 @@ export async function spawnSandbox(
  * Without root there is no lock: bwrap puts the sandbox's mounts in a user namespace of its
  * own that nothing outside can enter with util-linux 2.38's nsenter (2.39 has --user-parent),
  * and the desktop's programs run as the bridge's user, the dirs' owner. The launcher is let go
- * all the same. Returns whether it locked.
+ * all the same. Either way its processes become the OOM killer's first choice, and as root get
+ * a memory limit where the kernel allows (desktopMemory.ts). Returns whether it locked.
  */
 export async function lockSandbox(
   bwrap: ChildProcess,
@@ -173,6 +175,9 @@ export async function lockSandbox(
       }
     }
   }
+  // The OOM killer's first choice, and (as root, where the kernel lets us) a memory limit of its
+  // own, before anything but Xvnc runs: all it starts later inherits both (desktopMemory.ts).
+  await confineDesktopMemory(bwrap.pid ?? 0, { cap: locked });
   bwrap.stdin?.end('locked\n');
   return locked;
 }
