@@ -1,8 +1,11 @@
 // Video exports are limited (exportSlots.ts): one rendering per person — a second tab or a script
 // with their session is refused with a 429 saying to wait for the first — and a few for the whole
 // bridge (a quarter of the CPUs, at least one), refused with a 429 saying to try again later or
-// take the event track now. The slots themselves, then a real bridge over HTTP with real ffmpeg
-// rendering a six-hour recording (it holds its slot far longer than the test runs).
+// take the event track now. And an export whose request goes away is stopped: an export nobody
+// will receive (a person who closed the tab, a script that asked and hung up) of a long recording
+// held its slot at "try again later" for as long as it took to render — hours for a day-long
+// recording. The slots themselves, then a real bridge over HTTP with real ffmpeg rendering a
+// six-hour recording (its render would take far longer than this test).
 import { eventually } from '@overlay-companion/gateway/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestBridge, type TestBridge } from '../mcp/testing/fixtures.js';
@@ -57,6 +60,27 @@ describe('video exports over HTTP', () => {
     const body = await res.arrayBuffer();
     return { status: res.status, body, text: new TextDecoder().decode(body) };
   };
+
+  it('stops an export whose request went away, and the next export runs', async () => {
+    const hangUp = new AbortController();
+    const first = exportAs(bridge.session, long, hangUp.signal).catch(() => undefined);
+    // Under way: it holds its slot (the person's one export).
+    await eventually('the long export holds its slot', async () => {
+      return (await exportAs(bridge.session, short)).status === 429;
+    });
+    hangUp.abort();
+    await first;
+    const next = await eventually(
+      'the next export runs',
+      async () => {
+        const res = await exportAs(bridge.session, short);
+        return res.status === 200 ? res.body : false;
+      },
+      20_000,
+    );
+    // A WebM file (EBML magic).
+    expect([...new Uint8Array(next.slice(0, 4))]).toEqual([0x1a, 0x45, 0xdf, 0xa3]);
+  });
 
   it('refuses a person’s second export while the first renders; the bridge’s limit holds for others', async () => {
     const hangUp = new AbortController();

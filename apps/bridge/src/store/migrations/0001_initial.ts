@@ -162,19 +162,26 @@ export function initialMigration(dialect: StoreDialect): Migration {
         .addColumn('screenshot_mime', 'text')
         .addColumn('screenshot', dialect === 'sqlite' ? 'blob' : 'bytea')
         .execute();
-      // Each index costs the hot-path append a little; these are the ones the audit page uses:
-      // a person's entries newest first, a time window (and purgeBefore), one kind.
-      await db.schema
-        .createIndex('audit_log_person_idx')
-        .on('audit_log')
-        .columns(['person_id', 'id desc'])
-        .execute();
-      await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute();
-      await db.schema
-        .createIndex('audit_log_kind_idx')
-        .on('audit_log')
-        .columns(['kind', 'id desc'])
-        .execute();
+      await createAuditLogIndexes(db);
     },
   };
+}
+
+/**
+ * The audit log's indexes (also made again by 0010, which rebuilds the table on SQLite). Each
+ * costs the hot-path append a little; these are the ones the audit page uses: a person's entries
+ * newest first, a time window (and purgeBefore), one kind.
+ */
+export async function createAuditLogIndexes(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createIndex('audit_log_person_idx')
+    .on('audit_log')
+    .columns(['person_id', 'id desc'])
+    .execute();
+  await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute();
+  await db.schema
+    .createIndex('audit_log_kind_idx')
+    .on('audit_log')
+    .columns(['kind', 'id desc'])
+    .execute();
 }

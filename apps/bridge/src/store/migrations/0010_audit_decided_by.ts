@@ -10,6 +10,7 @@
 // values out of line (TOAST), so there the columns are simply added.
 // A migration never changes after it shipped: later changes are new files in index.ts's list.
 import { sql, type Kysely, type Migration } from 'kysely';
+import { createAuditLogIndexes } from './0001_initial.js';
 import type { StoreDialect } from './index.js';
 
 export function auditDecidedByMigration(dialect: StoreDialect): Migration {
@@ -41,17 +42,7 @@ export function auditDecidedByMigration(dialect: StoreDialect): Migration {
       await sql`DROP TABLE audit_log`.execute(db);
       await sql`ALTER TABLE audit_log_new RENAME TO audit_log`.execute(db);
       // The indexes of 0001_initial.ts (dropped with the old table).
-      await db.schema
-        .createIndex('audit_log_person_idx')
-        .on('audit_log')
-        .columns(['person_id', 'id desc'])
-        .execute();
-      await db.schema.createIndex('audit_log_at_idx').on('audit_log').column('at').execute();
-      await db.schema
-        .createIndex('audit_log_kind_idx')
-        .on('audit_log')
-        .columns(['kind', 'id desc'])
-        .execute();
+      await createAuditLogIndexes(db);
     },
   };
 }
