@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { onAiAction, onAiActionRun } from '../activity/aiActivity.js';
 import type { ConfirmDetails } from '../store/pendingConfirmations.js';
-import { SHOW_AFTER_SETTLED_MS, SHOW_WITHIN_MS } from './shownLater.js';
+import { SHOW_AFTER_SETTLED_MS, SHOW_WITHIN_MS, ShownLater } from './shownLater.js';
 import { call, hello, setup } from './testing/controllerHarness.js';
 
 function shownSetup() {
@@ -88,5 +88,16 @@ describe('showing an AI input call', () => {
     expect(client.sent).toEqual([]);
     expect(receipts).toEqual([]);
     expect(cursor).toEqual([]);
+  });
+});
+
+describe('ShownLater in a hidden page', () => {
+  it('holds nothing: a background tab paints nothing and its timers fire late', () => {
+    const shown = new ShownLater(false);
+    const seen: string[] = [];
+    shown.show(() => seen.push('pointer'));
+    expect(shown.held).toBe(false);
+    shown.settled(() => seen.push('done'));
+    expect(seen).toEqual(['pointer', 'done']);
   });
 });

@@ -16,13 +16,30 @@ export const SHOW_WITHIN_MS = 50;
  */
 export const SHOW_AFTER_SETTLED_MS = 5;
 
+/** False in a hidden page (a background tab): it paints nothing, and its timers are throttled. */
+export function pageVisible(): boolean {
+  return typeof document === 'undefined' || !document.hidden;
+}
+
 export class ShownLater {
+  readonly #holds: boolean;
   /** Shows waiting for release; undefined once released (or dropped). */
-  #queue: Array<() => void> | undefined = [];
+  #queue: Array<() => void> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #dropped = false;
 
-  constructor(private readonly withinMs = SHOW_WITHIN_MS) {}
+  /**
+   * `holds` false (a hidden page): everything is shown at once — there is no frame to keep off
+   * the critical path, and a background tab's timers fire a second late, which would hold the
+   * ai_action the person's other windows draw.
+   */
+  constructor(
+    holds = pageVisible(),
+    private readonly withinMs = SHOW_WITHIN_MS,
+  ) {
+    this.#holds = holds;
+    this.#queue = holds ? [] : undefined;
+  }
 
   /** True while shows wait (the call's input is not confirmed yet). */
   get held(): boolean {
@@ -45,6 +62,10 @@ export class ShownLater {
    * when everything was shown already).
    */
   settled(after: () => void): void {
+    if (!this.#holds) {
+      after();
+      return;
+    }
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.release();
