@@ -259,6 +259,9 @@ export const LAUNCHER_SCRIPT = [
   // windows; an xterm mapped in between waits 5 s for it (seen: 5 starts in 6). _NET_WORKAREA
   // comes once it is.
   "    xprop -root _NET_WORKAREA 2>/dev/null | grep -q ' = ' && break",
+  // Xvnc gone meanwhile: no answer can come, and the sandbox must end with it now, not after
+  // this loop's 5 s (seen: a killed desktop noticed 6 s late while openbox was still starting).
+  '    kill -0 "$xvnc" 2>/dev/null || break',
   '    sleep 0.02',
   '  done',
   'fi',
