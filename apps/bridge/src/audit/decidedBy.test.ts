@@ -1,11 +1,11 @@
 // The audit names who or what decided every AI tool call (ARCHITECTURE: "The audit records who
 // or what decided"), on every path: allowed by the mode, approved and denied by the person in
-// charge (by id and name — a denial named nobody before), no answer in time, Stop pressed by
+// charge (by id and name — a denial named nobody before), refused by a toggle, no answer in time, Stop pressed by
 // another person with access while the call waited, allowed by a standing permission (and who
 // gave it), refused by the mode, a mode raise the person approved, and no window to ask in. Real
 // bridge, real MCP client, SCRIPTED VIEWERS (the person's answers as their window sends them).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { ToolCallMessage } from '@overlay-companion/protocol';
+import { PERMISSION_LABELS, type ToolCallMessage } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callTool } from '../mcp/testing/calls.js';
 import {
@@ -74,6 +74,14 @@ it('names who or what decided each call, a person by id and name', async () => {
   expect(await lastCall('take_screenshot')).toMatchObject({
     decision: 'allow',
     decidedBy: 'the mode assist',
+    decidedByPersonId: null,
+  });
+
+  // A toggle that is off (reading the clipboard starts off) refuses without asking anyone.
+  await callTool(client, 'get_clipboard', {});
+  expect(await lastCall('get_clipboard')).toMatchObject({
+    decision: 'deny',
+    decidedBy: `the toggle “${PERMISSION_LABELS.clipboard_read}” (off)`,
     decidedByPersonId: null,
   });
 
