@@ -9,7 +9,8 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { callTool, setViewerMode } from './support/controlPlane.js';
 import { openTwoDesktops, type TwoDesktops } from './support/twoDesktops.js';
-import { intersecting, shot, sizeTag, type Box } from './support/uiShots.js';
+import { boxesOf, denyOneClick, toastOverlaps } from './support/toastBoxes.js';
+import { shot, sizeTag } from './support/uiShots.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -34,21 +35,8 @@ test.afterAll(async () => {
   await two?.close();
 });
 
-/** The boxes of everything drawn for each test id, named for the report. */
-async function boxesOf(page: Page, testIds: readonly string[]): Promise<Box[]> {
-  const boxes: Box[] = [];
-  for (const id of testIds) {
-    const all = page.getByTestId(id);
-    for (let i = 0; i < (await all.count()); i++) {
-      const box = await all.nth(i).boundingBox();
-      if (box !== null) boxes.push({ name: `${id}[${i}]`, ...box });
-    }
-  }
-  return boxes;
-}
-
-/** Overlaps of a toast with anything else (the panels may overlap one another). */
-async function toastOverlaps(page: Page, panels: readonly string[]): Promise<string[]> {
+/** Overlaps of a toast with anything else, once the toasts and each panel are drawn. */
+async function toastsOver(page: Page, panels: readonly string[]): Promise<string[]> {
   const boxes = await boxesOf(page, ['toast', ...panels]);
   expect(boxes.filter((b) => b.name.startsWith('toast[')).length, 'toasts drawn').toBeGreaterThan(
     0,
@@ -58,16 +46,7 @@ async function toastOverlaps(page: Page, panels: readonly string[]): Promise<str
       boxes.some((b) => b.name.startsWith(`${panel}[`)),
       `${panel} drawn`,
     ).toBe(true);
-  return intersecting(boxes).filter((pair) => pair.includes('toast['));
-}
-
-/** The AI asks to click; the person denies it: "Denied: …" shows. */
-async function denyOneClick(page: Page, client: Client): Promise<void> {
-  const asked = callTool(client, 'click_at', { x: 20, y: 20 });
-  await expect(page.getByTestId('confirm-panel')).toBeVisible();
-  await page.getByRole('button', { name: 'Deny', exact: true }).click();
-  expect((await asked).isError).toBe(true);
-  await expect(page.getByTestId('toast').last()).toContainText('Denied:');
+  return toastOverlaps(boxes);
 }
 
 async function dismissToasts(page: Page): Promise<void> {
@@ -110,14 +89,14 @@ test('toasts leave the files panel clear, with an approval sheet open too, on a 
     await expect(viewer.getByTestId('files-panel')).toBeVisible();
     await expect(viewer.getByTestId('toast')).toHaveCount(3);
     await shot(viewer, `toast-files-${tag}`);
-    expect(await toastOverlaps(viewer, ['files-panel']), `toasts over files at ${tag}`).toEqual([]);
+    expect(await toastsOver(viewer, ['files-panel']), `toasts over files at ${tag}`).toEqual([]);
 
     // The AI asks while the files panel is open: the sheet (on a phone) and the files panel.
     const asked = callTool(ai1, 'click_at', { x: 30, y: 30 });
     await expect(viewer.getByTestId('confirm-panel')).toBeVisible();
     await shot(viewer, `toast-files-approval-${tag}`);
     expect(
-      await toastOverlaps(viewer, ['files-panel', 'confirm-panel']),
+      await toastsOver(viewer, ['files-panel', 'confirm-panel']),
       `toasts over files or the approval at ${tag}`,
     ).toEqual([]);
     await viewer.getByRole('button', { name: 'Deny', exact: true }).click();
@@ -138,7 +117,7 @@ test("toasts leave the other desktop's approvals clear on a phone", async () => 
   await expect(floating.getByTestId('fleet-approval')).toHaveCount(1, { timeout: 10_000 });
   await expect(viewer.getByTestId('toast')).toHaveCount(2);
   await shot(viewer, `toast-other-desktop-${sizeTag(PHONE)}`);
-  expect(await toastOverlaps(viewer, ['fleet-approvals']), 'toasts over the approvals').toEqual([]);
+  expect(await toastsOver(viewer, ['fleet-approvals']), 'toasts over the approvals').toEqual([]);
   await floating.getByTestId('fleet-approval-deny').click();
   expect((await elsewhere).isError).toBe(true);
   await dismissToasts(viewer);
@@ -172,9 +151,7 @@ test('toasts leave the actions held at the hand back clear on a phone', async ()
     await expect(offer).toContainText('1 approved action waiting');
     await expect(viewer.getByTestId('toast')).toHaveCount(2);
     await shot(viewer, `toast-held-${sizeTag(PHONE)}`);
-    expect(await toastOverlaps(viewer, ['held-actions']), 'toasts over the held actions').toEqual(
-      [],
-    );
+    expect(await toastsOver(viewer, ['held-actions']), 'toasts over the held actions').toEqual([]);
     await offer.getByRole('button', { name: 'Discard' }).click();
     expect((await held).isError).toBe(true);
     await dismissToasts(viewer);

@@ -5,10 +5,10 @@
 // are as wide as the desktop area and, with their content, as tall, so the toasts' band at the
 // bottom is theirs only because the panels end above it (ui/Toasts.tsx's --toasts-room).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { callTool, connectMcp, openControlViewer } from './support/controlPlane.js';
-import { UI_SIZES, intersecting, shot, sizeTag, type Box } from './support/uiShots.js';
+import { boxesOf, denyOneClick, toastOverlaps } from './support/toastBoxes.js';
+import { UI_SIZES, shot, sizeTag } from './support/uiShots.js';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -17,35 +17,6 @@ let ai: Client | undefined;
 test.afterAll(async () => {
   await ai?.close();
 });
-
-/** The boxes of what is drawn for `testid` (and the bar's Stop), named for the report. */
-async function boxesOf(page: Page, testIds: readonly string[]): Promise<Box[]> {
-  const boxes: Box[] = [];
-  for (const id of testIds) {
-    const all = page.getByTestId(id);
-    for (let i = 0; i < (await all.count()); i++) {
-      const box = await all.nth(i).boundingBox();
-      if (box !== null) boxes.push({ name: `${id}[${i}]`, ...box });
-    }
-  }
-  const stop = await page.getByRole('button', { name: 'Stop', exact: true }).boundingBox();
-  if (stop !== null) boxes.push({ name: 'Stop', ...stop });
-  return boxes;
-}
-
-/** Overlaps of a toast with anything else (the panels and Stop may touch one another). */
-function toastOverlaps(boxes: readonly Box[]): string[] {
-  return intersecting(boxes).filter((pair) => pair.includes('toast['));
-}
-
-/** The AI asks to click; the person denies it: the panel closes and "Denied: …" shows. */
-async function denyOneClick(page: Page, client: Client): Promise<void> {
-  const asked = callTool(client, 'click_at', { x: 20, y: 20 });
-  await expect(page.getByTestId('confirm-panel')).toBeVisible();
-  await page.getByRole('button', { name: 'Deny', exact: true }).click();
-  expect((await asked).isError).toBe(true);
-  await expect(page.getByTestId('toast').last()).toContainText('Denied:');
-}
 
 test('a toast never covers the open menu, the approval panel or Stop, on a phone and beside it', async ({
   page,
