@@ -184,6 +184,18 @@ for (const size of SIZES) {
         .toBeGreaterThan(MIN_PICTURE_LIT);
       await shot(page, `player-${tag}`);
       await expectNoSeriousViolations(page, `the player (${tag})`);
+      // The speed and "Skip idle" read like their words: at 4K the browser's own select and
+      // checkbox stayed at 13 px beside 20 px type.
+      const speed = page.getByTestId('player-speed');
+      const [speedPx, speedLabelPx] = await speed.evaluate((el) => [
+        parseFloat(getComputedStyle(el).fontSize),
+        parseFloat(getComputedStyle(el.closest('label') ?? el).fontSize),
+      ]);
+      expect(speedPx, `the speed's type at ${tag}`).toBeGreaterThanOrEqual(speedLabelPx - 0.5);
+      const skip = await page.getByRole('checkbox', { name: 'Skip idle' }).boundingBox();
+      expect(skip!.height, `"Skip idle"'s box at ${tag}`).toBeGreaterThanOrEqual(
+        speedLabelPx * 0.9,
+      );
       // Play and the seek bar are on screen without scrolling.
       for (const control of [page.getByTestId('player-play'), page.getByTestId('player-seek')]) {
         const box = await control.boundingBox();
