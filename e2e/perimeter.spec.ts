@@ -334,9 +334,14 @@ test('another person watching the desktop never sees the approval of the person 
     label: 'for the admin',
   });
   expect(drawn.isError, drawn.text).toBe(false);
-  await expect(adminViewer.getByText('for the admin')).toBeVisible();
+  const drawnId = String(drawn.structured?.overlay_id);
+  await expect
+    .poll(async () => (await paintedLabel(adminViewer, drawnId))?.text)
+    .toBe('for the admin');
   // Bob watches the same desktop: he sees what the AI draws there, never its questions.
-  await expect(bobViewer.getByText('for the admin')).toBeVisible();
+  await expect
+    .poll(async () => (await paintedLabel(bobViewer, drawnId))?.text)
+    .toBe('for the admin');
 
   const target = { x: xev.rect.x + 20, y: xev.rect.y + 20 };
   const pending = callTool(mcp, 'click_at', target);
