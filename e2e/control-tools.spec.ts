@@ -131,6 +131,23 @@ test('take_screenshot returns the sizes and formats asked for, with overlays whe
   expect((await mean(withOverlays.buffer)).slice(0, 3)).toEqual([0, 0, 255]);
   const without = await call({ region: inner });
   expect((await mean(without.buffer))[2]).toBeLessThan(200);
+
+  // A label is the layer's tag, AI badge included (labelCanvas.ts), not a tag of its own look.
+  const labelled = { x: 200, y: 200, width: 200, height: 60 };
+  await ok('draw_overlay', { ...labelled, color: '#00aa00', label: 'Save the invoice' });
+  const badgePixels = async (buffer: Buffer) => {
+    const { data, info } = await sharp(buffer).raw().toBuffer({ resolveWithObject: true });
+    let count = 0;
+    for (let i = 0; i < data.length; i += info.channels) {
+      if (data[i] === 124 && data[i + 1] === 58 && data[i + 2] === 237) count++; // --ai-mark
+    }
+    return count;
+  };
+  const around = { x: 150, y: 130, width: 320, height: 160 };
+  expect(
+    await badgePixels((await call({ region: around, include_overlays: true })).buffer),
+  ).toBeGreaterThan(20);
+  expect(await badgePixels((await call({ region: around })).buffer)).toBe(0);
   await ok('clear_overlays', {});
 });
 

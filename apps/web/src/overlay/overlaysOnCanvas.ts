@@ -1,10 +1,12 @@
 // Draws overlays onto a given 2D canvas — take_screenshot's include_overlays and the recordings
-// player — with the same look as the live overlay layer (overlayPainter.ts, which uses this
-// file's paintShape too: fill at the overlay's opacity, a solid 2 px outline; the label on a dark
-// tag), placed through a region and scale instead of the window's viewport.
+// player — with the same look as the live overlay layer (boxCanvas.ts, which uses this file's
+// paintShape too: fill at the overlay's opacity, a solid 2 px outline; the label as the layer's
+// painted tag, labelCanvas.ts, with its "AI" badge), placed through a region and scale instead of
+// the window's viewport.
 import type { Overlay, Rect } from '@overlay-companion/protocol';
-import { labelFontSize, placeLabel } from './labelPlacement.js';
-import { LABEL_PADDING_X, fitLabelText, labelFont, labelMaxWidth } from './labelText.js';
+import { paintLabels, type PaintLabel } from './labelCanvas.js';
+import { placeLabel } from './labelPlacement.js';
+import { labelSize } from './labelText.js';
 
 /** Outline width in the canvas's own pixels (CSS pixels on the layer). */
 const OUTLINE_PX = 2;
@@ -47,37 +49,37 @@ export function drawOverlaysOnCanvas(
   scale: number,
 ): void {
   const area = { width: region.width * scale, height: region.height * scale };
-  const maxTextWidth = labelMaxWidth(area.width) - 2 * LABEL_PADDING_X;
+  const labels: PaintLabel[] = [];
+  context.save();
+  shapeStroke(context);
   for (const overlay of overlays) {
     const b = overlay.bounds;
     if (b.width <= 0 || b.height <= 0) continue;
-    const x = (b.x - region.x) * scale;
-    const y = (b.y - region.y) * scale;
-    const w = b.width * scale;
-    const h = b.height * scale;
-    context.save();
+    const box = {
+      x: (b.x - region.x) * scale,
+      y: (b.y - region.y) * scale,
+      width: b.width * scale,
+      height: b.height * scale,
+    };
     context.fillStyle = overlay.color;
     context.strokeStyle = overlay.color;
-    shapeStroke(context);
-    paintShape(context, x, y, w, h, overlay.opacity);
+    paintShape(context, box.x, box.y, box.width, box.height, overlay.opacity);
     if (overlay.label !== undefined && overlay.label !== '') {
-      // The same tag and placement as the overlay layer (labelPlacement.ts).
-      const size = labelFontSize(scale);
-      context.font = labelFont(size);
-      const text = fitLabelText(
-        overlay.label,
-        maxTextWidth,
-        (candidate) => context.measureText(candidate).width,
-      );
-      const textWidth = Math.min(context.measureText(text).width, maxTextWidth);
-      const tag = { width: textWidth + 2 * LABEL_PADDING_X, height: Math.ceil(size * 1.35) + 4 };
-      const at = placeLabel({ x, y, width: w, height: h }, tag, area);
-      context.fillStyle = 'rgba(15, 17, 20, 0.88)';
-      context.fillRect(at.x, at.y, tag.width, tag.height);
-      context.fillStyle = '#ffffff';
-      context.textBaseline = 'top';
-      context.fillText(text, at.x + LABEL_PADDING_X, at.y + 2, textWidth);
+      // The layer's tag, sized and placed as labelTags.ts does it.
+      const size = labelSize(overlay.label, scale, area.width);
+      const at = placeLabel(box, size, area);
+      labels.push({
+        overlay_id: overlay.overlay_id,
+        text: overlay.label,
+        x: at.x,
+        y: at.y,
+        width: size.width,
+        height: size.height,
+        fontSize: size.fontSize,
+      });
     }
-    context.restore();
   }
+  // Tags above every box, as on the layer (boxCanvas.ts).
+  paintLabels(context, labels, 1, 'all');
+  context.restore();
 }
