@@ -59,7 +59,7 @@ import {
 } from './perimeter/hostGuard.js';
 import { createFleetEndpoint } from './fleet/fleetSocket.js';
 import { requestDeadlineButUploads } from './files/requestDeadline.js';
-import type { Recordings } from './recordings/recordings.js';
+import type { Recordings } from './recordings/recordingLifecycle.js';
 import { CallReceipts } from './tunnel/callReceipts.js';
 import type { ConnectionObserver } from './tunnel/desktopConnections.js';
 import type { TunnelRegistry } from './tunnel/registry.js';
@@ -195,7 +195,7 @@ export interface ControlledBridge extends RunningBridge {
   /** The site this bridge joined (OC_NATS_URL), if any. */
   site: Site | undefined;
   access: Access;
-  /** Session recordings (recordings/recordings.ts). */
+  /** Session recordings (recordings/recordingLifecycle.ts). */
   recordings: Recordings;
   /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
   mcpUrl: string;

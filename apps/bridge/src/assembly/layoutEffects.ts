@@ -11,7 +11,7 @@ import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import type { DesktopSizeProvider } from '../desktops/desktopSize.js';
 import { readLayout } from '../layouts/storedLayouts.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
-import type { Recordings } from '../recordings/recordings.js';
+import type { Recordings } from '../recordings/recordingLifecycle.js';
 import type { TunnelRegistry } from '../tunnel/registry.js';
 
 interface LayoutDeps {

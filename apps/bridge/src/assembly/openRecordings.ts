@@ -10,7 +10,7 @@ import type { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { readLayout } from '../layouts/storedLayouts.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import { recordingEventsOf } from '../recordings/auditEvents.js';
-import { Recordings, type RecordingsOptions } from '../recordings/recordings.js';
+import { Recordings, type RecordingsOptions } from '../recordings/recordingLifecycle.js';
 import type { S3Target } from '../recordings/storage/s3Config.js';
 import { S3Files } from '../recordings/storage/s3Files.js';
 

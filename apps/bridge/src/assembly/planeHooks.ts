@@ -3,7 +3,7 @@
 // this bridge's tunnels answer, and the size a tunnel in use shows. recordings/ imports mcp/, not
 // back: so these are wired here, not inside the desktop control.
 import type { DesktopControlOptions } from '../mcp/desktopControl.js';
-import type { Recordings } from '../recordings/recordings.js';
+import type { Recordings } from '../recordings/recordingLifecycle.js';
 import type { CallReceipts } from '../tunnel/callReceipts.js';
 import type { TunnelRegistry } from '../tunnel/registry.js';
 

@@ -11,7 +11,7 @@ import { mountFileRoutes } from '../files/routes.js';
 import { TransferPolicies } from '../files/transferPermission.js';
 import { transferTargets } from '../files/transferTargets.js';
 import type { BridgeEnv } from '../http/env.js';
-import type { Recordings } from '../recordings/recordings.js';
+import type { Recordings } from '../recordings/recordingLifecycle.js';
 import { mountRecordingRoutes } from '../recordings/routes.js';
 
 /** File transfer: tests lower the size limit and raise the space kept free. */

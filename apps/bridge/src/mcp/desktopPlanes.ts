@@ -114,7 +114,7 @@ export interface DesktopPlanesOptions {
   overlaysChanged?: (desktopId: string, change: OverlayChange | OverlayPut) => void;
   /** A person took the desktop from the AI or handed it back (the recording's event track). */
   takeOverChanged?: (desktopId: string, on: boolean, byName: string | undefined) => void;
-  /** What a window is told about the desktop's recording (recordings/recordings.ts). */
+  /** What a window is told about the desktop's recording (recordings/recordingLifecycle.ts). */
   recording?: (desktopId: string, viewer: { inCharge: boolean }) => DesktopRecordingState;
   /** The desktop's size on a tunnel in use now (relay/settledOverlays.ts settles draws with it). */
   desktopSize?: (desktopId: string) => { width: number; height: number } | undefined;

@@ -17,7 +17,7 @@ export interface DesktopFacts {
   watchers: ReadonlyArray<{ personId: string; access: DesktopAccessLevel }>;
   /** A display name of a person seen here. */
   nameOf(personId: string): string | undefined;
-  /** What this window is told about the recording (recordings/recordings.ts), if anything. */
+  /** What this window is told about the recording (recordings/recordingLifecycle.ts), if anything. */
   recording: (viewer: { inCharge: boolean }) => DesktopRecordingState | undefined;
 }
 

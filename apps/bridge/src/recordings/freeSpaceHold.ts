@@ -1,7 +1,7 @@
 // Holding the recordings being written for the disk's free space: below the free space the
 // admin's limits keep, every recording being written is held (a gap, and the windows say why)
 // until the disk has that and a tenth more again — including one that takes its place while the
-// hold is decided (recordings.ts hands each new one to apply()). Keeping (keeping.ts) checks the
+// hold is decided (recordingLifecycle.ts hands each new one to apply()). Keeping (keeping.ts) checks the
 // disk at each retention pass.
 import { statfs } from 'node:fs/promises';
 import type { Logger } from 'pino';
@@ -45,7 +45,7 @@ export class FreeSpaceHold {
 
   /**
    * Holds or releases one recording being written to match the disk's free space as last
-   * checked. Called for every one by check(), and by recordings.ts for one as it becomes the
+   * checked. Called for every one by check(), and by recordingLifecycle.ts for one as it becomes the
    * desktop's (`t`: its start, so its gap covers it from its first moment).
    */
   apply(active: HeldRecording, t?: number): void {

@@ -27,7 +27,7 @@ import { startDesktopPath, type DesktopPath } from '../testing/desktopPaths.js';
 import { TunnelClient } from '../testing/tunnelClient.js';
 import { eventually } from '@overlay-companion/gateway/testing';
 import { RECORDING_RETENTION_KEY } from './recordingPolicy.js';
-import { Recordings, type DiskSpace } from './recordings.js';
+import { Recordings, type DiskSpace } from './recordingLifecycle.js';
 import { DAY_MS } from './retention.js';
 import { writeNoiseRecording } from './testing/sampleRecording.js';
 

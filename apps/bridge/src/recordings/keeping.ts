@@ -1,7 +1,7 @@
 // Keeping the recordings (retention.ts has the rules, this runs them): at start, every minute and
 // whenever the recordings being written have grown by another step, the recordings past the
 // admin's limits (age, total size, size per desktop) are deleted, oldest first and audited; a
-// recording being written is never deleted but rotated (recordings.ts ends it and starts the
+// recording being written is never deleted but rotated (recordingLifecycle.ts ends it and starts the
 // next piece). Below the free space to keep, every recording being written is held until there
 // is room again (freeSpaceHold.ts). At start, the rows a previous run left open are closed and
 // files no row lists removed (leftovers.ts); at start and at each pass, the multipart uploads a
@@ -191,7 +191,7 @@ export class Keeping {
 
   /**
    * Holds or releases one recording being written to match the disk's free space now; called
-   * by recordings.ts for one as it becomes the desktop's (`t`: its start, so its gap covers it
+   * by recordingLifecycle.ts for one as it becomes the desktop's (`t`: its start, so its gap covers it
    * from its first moment).
    */
   applyHold(active: WrittenRecording, t?: number): void {

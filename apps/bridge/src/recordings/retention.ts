@@ -1,5 +1,5 @@
 // Keeping recordings: how long and how much (the admin's retention settings), and which
-// recordings go when a limit is passed. Pure: recordings.ts measures, asks planRetention() what
+// recordings go when a limit is passed. Pure: recordingLifecycle.ts measures, asks planRetention() what
 // to do, and does it (deletes files and rows, audited; rotates a recording being written).
 //
 // The rules:

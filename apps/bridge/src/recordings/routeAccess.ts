@@ -15,7 +15,7 @@ import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import type { DesktopGrant, DesktopRecord, PersonRecord, RecordingRecord } from '../store/types.js';
-import type { Recordings } from './recordings.js';
+import type { Recordings } from './recordingLifecycle.js';
 import { UNREACHABLE_FOR_MEMBERS } from './storage/unreachable.js';
 
 export interface RecordingRoutesDeps {

@@ -1,7 +1,7 @@
 // The privacy masks last saved per desktop, with how many times they were saved. A recording
 // that starts reads its desktop's masks before the writer sees anything; a layout saved while it
 // starts finds no recording to tell yet. The count says that happened, so the start takes the
-// latest masks instead of the ones it read (recordings.ts).
+// latest masks instead of the ones it read (recordingLifecycle.ts).
 import type { Rect } from '@overlay-companion/recording';
 
 export class SavedMasks {

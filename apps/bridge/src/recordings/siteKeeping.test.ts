@@ -18,7 +18,7 @@ import { openStore } from '../store/openStore.js';
 import type { Store } from '../store/types.js';
 import { postgresRequired, startTestPostgres } from '../store/testing/postgres.js';
 import { RECORDING_RETENTION_KEY } from './recordingPolicy.js';
-import { Recordings } from './recordings.js';
+import { Recordings } from './recordingLifecycle.js';
 import { DAY_MS } from './retention.js';
 import { seedOwnerAndDesktop } from './storage/testing/spoolStore.js';
 import { writeNoiseRecording } from './testing/sampleRecording.js';

@@ -20,7 +20,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../logger.js';
-import { Recordings } from '../recordings.js';
+import { Recordings } from '../recordingLifecycle.js';
 import { writeNoiseRecording } from '../testing/sampleRecording.js';
 import { ABANDONED_UPLOAD_AGE_MS } from './abandonedUploads.js';
 import type { S3Target } from './s3Config.js';

@@ -34,7 +34,7 @@ import { signIn, type BrowserSession } from '../../testing/browserSession.js';
 import { startDesktopPath, type DesktopPath } from '../../testing/desktopPaths.js';
 import { TunnelClient } from '../../testing/tunnelClient.js';
 import { eventually } from '@overlay-companion/gateway/testing';
-import { Recordings } from '../recordings.js';
+import { Recordings } from '../recordingLifecycle.js';
 import { writeSampleRecording } from '../testing/sampleRecording.js';
 import { DAY_MS } from '../retention.js';
 import { parseS3Target, type S3Target } from './s3Config.js';

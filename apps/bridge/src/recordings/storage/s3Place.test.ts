@@ -18,7 +18,7 @@ import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
 import { newId } from '../../store/ids.js';
 import { signIn, type BrowserSession } from '../../testing/browserSession.js';
-import { Recordings } from '../recordings.js';
+import { Recordings } from '../recordingLifecycle.js';
 import { DAY_MS } from '../retention.js';
 import { writeNoiseRecording, writeSampleRecording } from '../testing/sampleRecording.js';
 import { LocalFiles } from './localFiles.js';

@@ -24,7 +24,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../logger.js';
 import { startTestBridge, type TestBridge } from '../../mcp/testing/fixtures.js';
-import { Recordings } from '../recordings.js';
+import { Recordings } from '../recordingLifecycle.js';
 import { DAY_MS } from '../retention.js';
 import { writeNoiseRecording, writeSampleRecording } from '../testing/sampleRecording.js';
 import { LocalFiles } from './localFiles.js';
