@@ -29,6 +29,12 @@ export interface VideoExportOptions {
    * reason thrown): the person who asked went away, or it ran too long.
    */
   signal?: AbortSignal;
+  /**
+   * Called with ffmpeg's pid as soon as it is spawned, and awaited before it is sent its first
+   * frame: what it sets on the process (the bridge lowers its CPU and I/O priority) holds for
+   * every thread ffmpeg starts, since ffmpeg starts its encoder threads only once it has input.
+   */
+  spawned?: (pid: number) => void | Promise<void>;
 }
 
 export interface VideoExportResult {
@@ -101,6 +107,7 @@ export async function exportVideo(
           rgba: Buffer.alloc(0),
         };
         ffmpeg = startFfmpeg(options.ffmpeg ?? 'ffmpeg', canvas, fps, format, outPath);
+        if (ffmpeg.child.pid !== undefined) await options.spawned?.(ffmpeg.child.pid);
       }
       const frame = fit(screen, canvas);
       for (const a of annotations) if (a.from <= next && next < a.to) a.draw(frame);

@@ -19,7 +19,10 @@ import { S3Files } from '../recordings/storage/s3Files.js';
  * start: a bucket that cannot be written fails the start); tests tune the writer.
  */
 export type RecordingSetup = Partial<
-  Pick<RecordingsOptions, 'recordByDefault' | 'writer' | 'dir' | 'retention' | 'diskSpace'>
+  Pick<
+    RecordingsOptions,
+    'recordByDefault' | 'writer' | 'dir' | 'retention' | 'diskSpace' | 'exportSlots'
+  >
 > & { s3?: S3Target | undefined };
 
 export async function openRecordings(deps: {
@@ -44,6 +47,7 @@ export async function openRecordings(deps: {
     writer: setup?.writer,
     retention: setup?.retention,
     diskSpace: setup?.diskSpace,
+    exportSlots: setup?.exportSlots,
     // What retention deletes is audited like a deletion by a person.
     audit: (entry) => access.audit.record(entry),
     // The desktop's privacy masks are its owner's layout's, as its windows are shown them.

@@ -2,9 +2,10 @@
 // rendered on this machine (the package's exportVideo: overlays and the AI's pointer composited),
 // as H.264 MP4 (`export.mp4`, what the recordings page offers: about four times faster to encode
 // here than VP8) or WebM (`export.webm`)
-// — a few at a time (exportSlots.ts: one per person, a small number per bridge), and only once
-// the recording has ended. A video export stops when its request goes away (nobody would get the
-// file, and it holds a slot) and after EXPORT_MAX_MS (a day-long recording would hold it for hours).
+// — a few at a time (exportSlots.ts: one per person, a small number for the whole machine), with
+// ffmpeg at a low CPU and I/O priority (exportPriority.ts), and only once the recording has
+// ended. A video export stops when its request goes away (nobody would get the file, and it holds
+// a slot) and after EXPORT_MAX_MS (a day-long recording would hold it for hours).
 import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { ExportError, exportVideo, type VideoExportOptions } from '@overlay-comp
 import type { Context, Hono } from 'hono';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
+import { lowerExportPriority } from './exportPriority.js';
 import { EXPORT_RETRY_MS, ExportSlots } from './exportSlots.js';
 import {
   RECORDINGS_BASE as BASE,
@@ -33,7 +35,7 @@ export const EXPORT_MAX_MS = 30 * 60_000;
 
 export function mountExportRoutes(
   app: Hono<BridgeEnv>,
-  { recordings }: RecordingRoutesDeps,
+  { recordings, logger }: RecordingRoutesDeps,
   { load, audit, eventsOf }: RouteAccess,
 ): void {
   app.get(`${BASE}/:id/export.jsonl`, async (c) => {
@@ -51,7 +53,8 @@ export function mountExportRoutes(
   });
 
   // A video export renders every frame on this machine: a few at a time (exportSlots.ts).
-  const slots = new ExportSlots();
+  const slots = new ExportSlots(recordings.exportSlotsDir);
+  const spawned = (pid: number): Promise<void> => lowerExportPriority(pid, logger);
   const exportAs = (format: VideoFormat) => async (c: Context<BridgeEnv>) => {
     const { name, mime } = VIDEO_FORMATS[format];
     const found = await load(c);
@@ -60,7 +63,13 @@ export function mountExportRoutes(
       return apiError(c, 409, 'This recording is still being made: export it once it has ended.');
     // Taken before the next await, so requests arriving together cannot all pass the check.
     const slot = slots.take(found.person.id);
-    if (!slot.ok) return apiError(c, 429, slot.message, { retryAfterMs: EXPORT_RETRY_MS });
+    if (!slot.ok) {
+      if (slot.status === 503) {
+        logger.warn({ reason: slot.message }, 'a video export was refused: no export slots folder');
+        return apiError(c, 503, slot.message);
+      }
+      return apiError(c, 429, slot.message, { retryAfterMs: EXPORT_RETRY_MS });
+    }
     let work: string | undefined;
     let out: string;
     const stop = new AbortController();
@@ -79,7 +88,7 @@ export function mountExportRoutes(
       const rendered = await recordings
         .files(found.recording)
         .read(found.recording.id, { kind: 'all' }, (reader) =>
-          exportVideo(reader, target, { format, signal: stop.signal }),
+          exportVideo(reader, target, { format, signal: stop.signal, spawned }),
         );
       if (rendered === undefined) {
         await rm(work, { recursive: true, force: true });

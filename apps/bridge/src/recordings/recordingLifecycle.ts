@@ -66,6 +66,11 @@ export interface RecordingsOptions {
   diskSpace?: ((dir: string) => Promise<DiskSpace>) | undefined;
   /** The S3 store finished recordings are moved to (connected); absent: they stay in `dir`. */
   s3?: S3Files | undefined;
+  /**
+   * The folder of video export slots (exportSlotFiles.ts); absent: the machine's, shared by every
+   * bridge on it. Tests give a bridge one of its own, or several bridges one to share.
+   */
+  exportSlots?: string | undefined;
 }
 
 interface Active extends WrittenRecording {
@@ -130,6 +135,11 @@ export class Recordings implements ConnectionObserver {
 
   get dir(): string {
     return this.options.dir;
+  }
+
+  /** The folder of video export slots this bridge takes from (undefined: the machine's). */
+  get exportSlotsDir(): string | undefined {
+    return this.options.exportSlots;
   }
 
   /** Where finished recordings are kept: the data dir ('local'), or an S3 bucket ('s3'). */

@@ -107,7 +107,13 @@ export async function startTestBridge(
         guacd: desktop?.guacd ?? { host: '127.0.0.1', port: 9 },
         connection: desktop?.connection ?? { protocol: 'vnc', params: {} },
       },
-      { access, ...rest },
+      {
+        access,
+        ...rest,
+        // Video export slots of its own: the machine's are shared by every bridge on it, and
+        // this test's exports must not wait on another test's (or a bridge's running here).
+        recording: { exportSlots: join(dataDir, 'export-slots'), ...rest.recording },
+      },
       // The run's log dir gets every line (for the log scan) unless the test captures them.
       { logger: logger ?? fixture.logger },
     );
