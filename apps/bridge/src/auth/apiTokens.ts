@@ -73,6 +73,7 @@ export class ApiTokenAuth {
   /** Bumped by every invalidate(), so a lookup that overlapped one does not cache its answer. */
   private generation = 0;
   private readonly invalidated = new Set<(match: TokenMatch) => Promise<void>>();
+  private readonly changedListeners = new Set<() => void>();
   /** OC_MCP_TOKEN's SHA-256, compared in constant time with the presented token's. */
   private readonly envHash: Buffer | undefined;
 
@@ -187,6 +188,7 @@ export class ApiTokenAuth {
    */
   invalidate(match: TokenMatch, origin: 'here' | 'site' = 'here'): Promise<void> {
     this.generation += 1;
+    for (const listener of this.changedListeners) listener();
     const told = origin === 'here' ? [...this.invalidated].map((listener) => listener(match)) : [];
     for (const [hash, entry] of this.cache) {
       if (
@@ -202,7 +204,17 @@ export class ApiTokenAuth {
   /** Forget every cached lookup (the site's bus was away: what it said meanwhile is unknown). */
   forgetAll(): void {
     this.generation += 1;
+    for (const listener of this.changedListeners) listener();
     this.cache.clear();
+  }
+
+  /**
+   * Told at every invalidate() (here or from the site) and forgetAll(): a person's role or account
+   * may have changed (the fleet feed re-reads which desktops they may see).
+   */
+  onChanged(listener: () => void): () => void {
+    this.changedListeners.add(listener);
+    return () => this.changedListeners.delete(listener);
   }
 
   /** Told of every invalidation made in this bridge (the site tells the other bridges). */

@@ -62,12 +62,20 @@ export class DesktopDirectory {
   private entries: Promise<Map<string, DesktopEntry>> | undefined;
   private cliId: string | undefined;
   private readonly making = new Map<string, Promise<DesktopEntry | undefined>>();
+  private readonly invalidated = new Set<() => void>();
 
   constructor(private readonly options: DesktopDirectoryOptions) {}
 
   /** Forget what was loaded (a desktop or grant changed); the next question reloads. */
   invalidate(): void {
     this.entries = undefined;
+    for (const listener of this.invalidated) listener();
+  }
+
+  /** Told at every invalidate(): who may see what may have changed (the fleet feed re-reads). */
+  onInvalidated(listener: () => void): () => void {
+    this.invalidated.add(listener);
+    return () => this.invalidated.delete(listener);
   }
 
   /** The record the command line's desktop is (undefined before an admin exists). */
@@ -188,8 +196,11 @@ export class DesktopDirectory {
     }
     const admin = await firstActiveAdmin(store);
     if (admin === undefined) {
-      // Not yet (first run: setup makes the admin); the next question looks again.
-      queueMicrotask(() => this.invalidate());
+      // Not yet (first run: setup makes the admin); the next question looks again. Nothing
+      // changed, so no listener is told (one that re-reads would ask again, and again).
+      queueMicrotask(() => {
+        this.entries = undefined;
+      });
       return;
     }
     const id = newId('dsk');

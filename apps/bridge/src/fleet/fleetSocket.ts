@@ -1,12 +1,12 @@
 // The /ws/fleet WebSocket (Host/Origin are checked by the server's upgrade router): a signed-in
 // page's single-use `fleet` ticket names the person and their sign-in session (signing out
 // closes it, SocketRegistry). It sends fleet_state on connect and again whenever it changes
-// (each open feed re-reads the planes, in memory, every FLEET_REFRESH_MS and sends only a changed
-// state; which desktops the person may see, from the store, every ACCESS_REFRESH_MS), and
-// takes fleet_stop, fleet_stop_all and fleet_answer, each parsed with its schema and checked
-// against the person's access now: Stop is the plane's own Stop (ViewerHub.stop, as a viewer's
-// stop_pressed: anyone who may see the desktop), an answer is the hub's approval_answer path
-// (only the person in charge; relayed to the control window, which settles it).
+// (fleetFeed.ts: pushed when a desktop's hub, the directory or a person changes; nothing is read
+// while nothing changes), and takes fleet_stop, fleet_stop_all and fleet_answer, each parsed with
+// its schema and checked against the person's access now: Stop is the plane's own Stop
+// (ViewerHub.stop, as a viewer's stop_pressed: anyone who may see the desktop), an answer is the
+// hub's approval_answer path (only the person in charge; relayed to the control window, which
+// settles it).
 import {
   parseFleetRequest,
   type BridgeToFleet,
@@ -21,12 +21,9 @@ import { rawText, rejectUpgrade, type UpgradeHandler } from '../http/upgradeRout
 import { TokenBucket } from '../limits/rateLimit.js';
 import type { DesktopPlanes } from '../mcp/desktopPlanes.js';
 import { claimSocketTicket } from '../perimeter/socketTickets.js';
-import { fleetDesktop, fleetDesktops } from './fleetState.js';
+import { FleetFeed } from './fleetFeed.js';
+import { fleetDesktops } from './fleetState.js';
 
-/** How often an open feed re-reads the planes (the approval → shown latency is at most this). */
-export const FLEET_REFRESH_MS = 100;
-/** How often an open feed re-reads which desktops the person may see (a store query). */
-export const ACCESS_REFRESH_MS = 2000;
 /** Requests a page may send: a burst of 30 (Stop all, answers), 5 per second after. */
 export const FLEET_REQUEST_LIMIT = { ratePerSecond: 5, burst: 30 };
 /**
@@ -52,7 +49,12 @@ export interface FleetEndpoint {
 export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint {
   const { planes, directory, access, logger } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
-  const sources = { store: access.store, directory, planes };
+  const sources = {
+    store: access.store,
+    directory,
+    planes,
+    peopleChanged: (listener: () => void) => access.tokens.onChanged(listener),
+  };
 
   const handleUpgrade: UpgradeHandler = (request, socket, head) => {
     const admitted = claimSocketTicket(access, request, 'fleet');
@@ -60,7 +62,7 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
     if (admitted.claims.headless)
       return rejectUpgrade(socket, 403, 'The headless viewer has no fleet page.');
     const { claims } = admitted;
-    // Each feed costs a re-read of the planes ten times a second: one person's are bounded.
+    // Each feed re-reads at every change of the desktops it shows: one person's are bounded.
     const open = access.sockets.count(claims.personId, 'fleet');
     if (open >= MAX_FLEET_FEEDS_PER_PERSON)
       return rejectUpgrade(
@@ -81,8 +83,6 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
       close: (reason) => ws.close(4401, reason.slice(0, 120)),
     });
     const requests = new TokenBucket(FLEET_REQUEST_LIMIT);
-    let last = '';
-    let reading = false;
     const send = (message: BridgeToFleet): void => {
       if (ws.readyState !== ws.OPEN) return;
       const text = JSON.stringify(message);
@@ -93,33 +93,13 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
       }
       ws.send(text);
     };
-    // Which desktops the person may see is re-read from the store every ACCESS_REFRESH_MS (and
-    // for every request); the planes' state in between, from memory.
-    let seen: { at: number; found: Awaited<ReturnType<typeof fleetDesktops>> } | undefined;
-    const refresh = async (fresh = false): Promise<void> => {
-      if (reading) return;
-      reading = true;
-      try {
-        if (fresh || seen === undefined || Date.now() - seen.at >= ACCESS_REFRESH_MS)
-          seen = { at: Date.now(), found: await fleetDesktops(sources, personId) };
-        const { found } = seen;
-        if (found === undefined) {
-          ws.close(4403, 'Your account is not active; sign in again.');
-          return;
-        }
-        const desktops = found.map(({ desktop, plane }) => fleetDesktop(personId, desktop, plane));
-        const text = JSON.stringify(desktops);
-        if (text === last) return;
-        last = text;
-        send({ type: 'fleet_state', desktops });
-      } finally {
-        reading = false;
-      }
-    };
-    const timer = setInterval(() => {
-      refresh().catch((err: unknown) => log.warn({ err }, 'fleet state not read'));
-    }, FLEET_REFRESH_MS);
-    timer.unref();
+    const feed = new FleetFeed({
+      sources,
+      personId,
+      send: (desktops) => send({ type: 'fleet_state', desktops }),
+      inactive: () => ws.close(4403, 'Your account is not active; sign in again.'),
+      failed: (err) => log.warn({ err }, 'fleet state not read'),
+    });
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
       if (ws.readyState !== ws.OPEN) return;
@@ -140,8 +120,8 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
       handle(parsed.message)
         .then((problem) => {
           if (problem !== undefined) send({ type: 'fleet_error', message: problem.slice(0, 500) });
-          // Show the effect at once rather than at the next tick.
-          return refresh(true);
+          // What the person may see is read again too (the request found it changed, perhaps).
+          feed.changed('access');
         })
         .catch((err: unknown) => {
           log.error({ err }, 'fleet request failed');
@@ -190,11 +170,10 @@ export function createFleetEndpoint(options: FleetSocketOptions): FleetEndpoint 
     }
 
     ws.on('close', () => {
-      clearInterval(timer);
+      feed.close();
       unregister();
     });
     ws.on('error', (err) => log.warn({ err }, 'fleet socket error'));
-    refresh().catch((err: unknown) => log.warn({ err }, 'fleet state not read'));
   }
 
   return {

@@ -17,8 +17,31 @@ import type { Store } from '../store/types.js';
 
 export interface FleetSources {
   store: Pick<Store, 'people'>;
-  directory: DesktopDirectory;
+  directory: Pick<DesktopDirectory, 'listFor' | 'onInvalidated'>;
   planes: Pick<DesktopPlanes, 'get'>;
+}
+
+/** The desktops `personId` may see (at most MAX_FLEET_DESKTOPS); undefined when not active. */
+export async function visibleDesktops(
+  sources: Pick<FleetSources, 'store' | 'directory'>,
+  personId: string,
+): Promise<PersonDesktop[] | undefined> {
+  const person = await sources.store.people.byId(personId);
+  if (person === undefined || person.disabled) return undefined;
+  return (await sources.directory.listFor(person)).slice(0, MAX_FLEET_DESKTOPS);
+}
+
+/** Each desktop with its plane (made on first use); desktops without one are left out. */
+export async function withPlanes(
+  planes: FleetSources['planes'],
+  desktops: PersonDesktop[],
+): Promise<Array<{ desktop: PersonDesktop; plane: DesktopPlane }>> {
+  const found: Array<{ desktop: PersonDesktop; plane: DesktopPlane }> = [];
+  for (const desktop of desktops) {
+    const plane = await planes.get(desktop.entry.record.id);
+    if (plane !== undefined) found.push({ desktop, plane });
+  }
+  return found;
 }
 
 /** The desktops `personId` may see, with their planes; undefined when the person is not active. */
@@ -26,14 +49,8 @@ export async function fleetDesktops(
   sources: FleetSources,
   personId: string,
 ): Promise<Array<{ desktop: PersonDesktop; plane: DesktopPlane }> | undefined> {
-  const person = await sources.store.people.byId(personId);
-  if (person === undefined || person.disabled) return undefined;
-  const found: Array<{ desktop: PersonDesktop; plane: DesktopPlane }> = [];
-  for (const desktop of (await sources.directory.listFor(person)).slice(0, MAX_FLEET_DESKTOPS)) {
-    const plane = await sources.planes.get(desktop.entry.record.id);
-    if (plane !== undefined) found.push({ desktop, plane });
-  }
-  return found;
+  const visible = await visibleDesktops(sources, personId);
+  return visible === undefined ? undefined : withPlanes(sources.planes, visible);
 }
 
 /** One tile's state, as `personId` may see it. */

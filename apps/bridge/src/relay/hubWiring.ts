@@ -92,4 +92,10 @@ export type HubListener = {
   approvalsListed?: (message: Extract<BridgeToViewer, { type: 'approvals_waiting' }>) => void;
   /** The person at `byPersonId`'s window took the desktop from the AI (on) or handed it back. */
   takeOver?: (on: boolean, byPersonId: string | undefined) => void;
+  /**
+   * Something the windows are shown of the desktop may have changed — the mode, who is in charge
+   * or controls, the windows, the approvals listed, the AI clients — (the fleet feed re-reads:
+   * fleet/fleetFeed.ts; with approvalsListed, it hears every change it shows).
+   */
+  shownChanged?: () => void;
 };

@@ -287,6 +287,7 @@ export class ViewerHub {
     control.send(encodeBridgeMessage(message));
     // The first answer wins: the other windows close the request now, not after a round trip.
     this.windows.toOthers(control.id, verdict.waiting);
+    this.shownChanged();
     return undefined;
   }
 
@@ -315,6 +316,7 @@ export class ViewerHub {
 
   /** Tells every window the desktop_state as it is now (each its own: `you` differs). */
   desktopChanged(): void {
+    this.shownChanged();
     const describe = this.options.describeDesktop;
     if (describe === undefined) return;
     for (const v of this.windows.all) {
@@ -333,6 +335,12 @@ export class ViewerHub {
 
   private windowsChanged(): void {
     for (const listener of this.listeners) listener.windowsChanged?.();
+    this.shownChanged();
+  }
+
+  /** Tells the listeners what the windows are shown may have changed (see HubListener). */
+  private shownChanged(): void {
+    for (const listener of this.listeners) listener.shownChanged?.();
   }
 
   detach(viewerId: string): void {
@@ -472,7 +480,10 @@ export class ViewerHub {
     return this.windows.peer(id);
   }
 
+  /** Every window is told (the mode, the approvals, the AI clients, Stop…): so is the fleet. */
   private broadcast(message: BridgeToViewer): void {
     this.windows.broadcast(message);
+    // What the AI did (a site's, drawn here) is shown in no tile: not worth a re-read per input.
+    if (message.type !== 'ai_action') this.shownChanged();
   }
 }
