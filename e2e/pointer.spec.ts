@@ -2,7 +2,23 @@
 // draws the desktop scaled to fit, and sendMouseState(state, true) must undo exactly that scale.
 // Checked from the X side with xdotool.
 import { expect, test } from './fixtures.js';
+import type { Page } from '@playwright/test';
 import { pointerLocation, screenSize } from './support/xdesktop.js';
+
+/** What the page has at `point` and its connection, for a failure to say where moves went. */
+function underPointer(page: Page, point: { x: number; y: number }): Promise<unknown> {
+  return page.evaluate(({ x, y }) => {
+    const el = document.elementFromPoint(x, y);
+    const name = (e: Element | null) =>
+      e === null ? 'nothing' : `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`;
+    return {
+      element: name(el),
+      parent: name(el?.parentElement ?? null),
+      status: document.querySelector('[data-testid="connection-label"]')?.textContent,
+      toasts: [...document.querySelectorAll('[data-testid="toast"]')].map((t) => t.textContent),
+    };
+  }, point);
+}
 
 const TARGETS = [
   { x: 700, y: 700 },
@@ -34,13 +50,17 @@ for (const viewport of [
       await expect
         .poll(
           async () => {
-            // Moved again on each look: a move made while the page was still binding its input
-            // (a loaded machine, right after Connected) is lost, which is not what this checks.
-            // CI once saw no move arrive for 5 s right after the overlay specs (the next window
-            // size passed at once): up to 15 s, as the other first-input waits allow.
+            // Moved again on each look, off by a pixel and back: the page sends the desktop no
+            // move that repeats its last one (inputBindings.ts), so looking again at the same spot
+            // would send nothing. CI twice saw the pointer stay put for the whole wait: the point
+            // had been worked out from the display's box before the display had a size (see
+            // support/displayBox.ts), so every move went to the middle of the window; what the
+            // page has under the pointer is in the failure.
+            await page.mouse.move(point.x + 1, point.y);
             await page.mouse.move(point.x, point.y);
             const at = await pointerLocation(stack.xEnv);
-            return Math.abs(at.x - x) <= slack && Math.abs(at.y - y) <= slack ? 'on target' : at;
+            if (Math.abs(at.x - x) <= slack && Math.abs(at.y - y) <= slack) return 'on target';
+            return { desktopPointer: at, page: await underPointer(page, point) };
           },
           { timeout: 15_000 },
         )

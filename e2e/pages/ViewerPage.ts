@@ -3,6 +3,7 @@
 // converting desktop pixels to page coordinates through the scale the viewer applied.
 import { expect, type Locator, type Page } from '@playwright/test';
 import { signInContext, type SignInTarget } from '../support/signIn.js';
+import { DISPLAY_SELECTOR, shownDisplayBox } from '../support/displayBox.js';
 import type { Rect } from '../support/xdesktop.js';
 
 /** Picks a scaling mode in the viewer's menu: "Fit to window" or "1:1, scroll". */
@@ -31,7 +32,7 @@ export class ViewerPage {
     this.status = page.getByTestId('connection-label');
     this.statusDetail = page.getByTestId('connection-detail');
     this.keyboardTarget = page.getByTestId('keyboard-target');
-    this.display = page.locator('.remote-display__canvas');
+    this.display = page.locator(DISPLAY_SELECTOR);
     this.area = page.locator('[data-remote-display]');
   }
 
@@ -61,9 +62,7 @@ export class ViewerPage {
 
   /** Bounding box of the displayed desktop in page CSS pixels. */
   async displayBox(): Promise<Rect> {
-    const box = await this.display.boundingBox();
-    if (!box) throw new Error('The remote display element is not visible.');
-    return box;
+    return shownDisplayBox(this.page);
   }
 
   async areaSize(): Promise<{ width: number; height: number }> {

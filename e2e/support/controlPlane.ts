@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect, type Locator, type Page } from '@playwright/test';
 import type { RemoteStack } from './bridgeProcess.js';
+import { shownDisplayBox } from './displayBox.js';
 import { signInContext } from './signIn.js';
 
 const run = promisify(execFile);
@@ -177,8 +178,7 @@ export async function centre(locator: Locator): Promise<{ x: number; y: number }
 
 /** Page position of the centre of desktop pixel (x, y). */
 export async function pageOf(page: Page, desktopWidth: number, x: number, y: number) {
-  const box = await page.locator('.remote-display__canvas').boundingBox();
-  if (!box) throw new Error('The remote display is not visible.');
+  const box = await shownDisplayBox(page);
   const scale = box.width / desktopWidth;
   return { x: box.x + (x + 0.5) * scale, y: box.y + (y + 0.5) * scale, scale };
 }

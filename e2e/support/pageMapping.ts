@@ -3,6 +3,7 @@
 // chosen well inside the pixel so no rounding anywhere can move it. For tests that draw on the
 // desktop area with the mouse and expect exact desktop pixels back (teach mode).
 import type { Page } from '@playwright/test';
+import { shownDisplayBox } from './displayBox.js';
 import type { Rect } from './xdesktop.js';
 
 export interface Mapping {
@@ -13,8 +14,7 @@ export interface Mapping {
 
 /** The page's mapping as the display element shows it: its box and the desktop's size. */
 export async function displayMapping(page: Page, desktopWidth: number): Promise<Mapping> {
-  const box = await page.locator('.remote-display__canvas').boundingBox();
-  if (!box) throw new Error('The remote display is not visible.');
+  const box = await shownDisplayBox(page);
   return { box, scale: box.width / desktopWidth };
 }
 
