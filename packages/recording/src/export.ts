@@ -127,6 +127,9 @@ export async function exportVideo(
     if (last) await emit(last, reader.end + step / 2);
   } catch (error) {
     ffmpeg?.child.kill();
+    // Killed, ffmpeg exits non-zero (an MP4's trailer cannot be written): `error` says why the
+    // export stopped, and that rejection, awaited by no one, would end the whole process.
+    ffmpeg?.done.catch(() => undefined);
     throw error;
   }
   if (ffmpeg === undefined || canvas === undefined)

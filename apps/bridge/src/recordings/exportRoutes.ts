@@ -16,7 +16,7 @@ import type { Context, Hono } from 'hono';
 import { apiError } from '../http/apiError.js';
 import type { BridgeEnv } from '../http/env.js';
 import { lowerExportPriority } from './exportPriority.js';
-import { EXPORT_RETRY_MS, ExportSlots } from './exportSlots.js';
+import { EXPORT_RETRY_MS, ExportSlots, SLOTS_FOLDER_FOR_MEMBERS } from './exportSlots.js';
 import {
   RECORDINGS_BASE as BASE,
   type RecordingRoutesDeps,
@@ -66,7 +66,11 @@ export function mountExportRoutes(
     if (!slot.ok) {
       if (slot.status === 503) {
         logger.warn({ reason: slot.message }, 'a video export was refused: no export slots folder');
-        return apiError(c, 503, slot.message);
+        return apiError(
+          c,
+          503,
+          found.person.role === 'admin' ? slot.message : SLOTS_FOLDER_FOR_MEMBERS,
+        );
       }
       return apiError(c, 429, slot.message, { retryAfterMs: EXPORT_RETRY_MS });
     }

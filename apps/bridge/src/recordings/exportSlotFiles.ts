@@ -74,7 +74,7 @@ export class ExportSlotFiles {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     } catch (err) {
       throw new SlotFolderError(
-        `Video exports need the folder ${this.dir} (this machine's export slots), which could not be made: ${(err as Error).message}.`,
+        `Video exports are off: they need the folder ${this.dir} (this machine's export slots, a folder of this user's alone), which could not be made (${(err as Error).message}). Remove what is in its way, and the bridge makes it at the next export.`,
       );
     }
     // The folder and, unless this is root, the one above it (/tmp/overlay-companion-<uid>, which

@@ -234,6 +234,30 @@ describe('video exports over HTTP', () => {
     expect([...new Uint8Array(next.slice(0, 4))]).toEqual(WEBM);
   }, 60_000);
 
+  it('answers 503 while the slots folder is not the bridge’s alone: how to fix it to an admin only', async () => {
+    const open = join(slotsDir, 'open');
+    await mkdir(open, { mode: 0o755 });
+    await chmod(open, 0o755);
+    const misplaced = await startTestBridge({ recording: { exportSlots: open } });
+    try {
+      const desktopId = (await misplaced.desktopControl.directory.cliDesktopId()) ?? '';
+      const id = await writeSampleRecording(misplaced, desktopId, Date.now() - 10_000);
+      const admins = await exportAs(misplaced.session, id);
+      expect(admins.status).toBe(503);
+      expect(admins.text).toContain(`${open} (this machine's export slots) is not a folder`);
+      const { session: member } = await addPerson(misplaced.session, 'di', { grant: 'view' });
+      const members = await exportAs(member, id);
+      expect(members.status).toBe(503);
+      expect(members.text).toContain('an admin who exports a video is told why');
+      expect(members.text).not.toContain(open);
+      // Put right, it exports.
+      await chmod(open, 0o700);
+      expect((await exportAs(misplaced.session, id)).status).toBe(200);
+    } finally {
+      await misplaced.close();
+    }
+  });
+
   it('runs ffmpeg at a low CPU and I/O priority, every one of its threads', async () => {
     const hangUp = await holdLong(bridge.session);
     try {

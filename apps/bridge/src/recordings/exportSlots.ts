@@ -14,6 +14,13 @@ export const VIDEO_EXPORTS_PER_PERSON = 1;
 /** Video exports the whole machine renders at once: a quarter of the CPUs, at least one. */
 export const VIDEO_EXPORTS_PER_MACHINE = Math.max(1, Math.floor(availableParallelism() / 4));
 
+/**
+ * What a person who is not an admin is told when the slots folder cannot be used (the folder
+ * and how to fix it are an admin's to see).
+ */
+export const SLOTS_FOLDER_FOR_MEMBERS =
+  'Video exports are off on this machine for now; an admin who exports a video is told why and how to fix it. You can export the event track (JSON lines) meanwhile.';
+
 /** When to suggest trying again (the 429's Retry-After): exports take minutes. */
 export const EXPORT_RETRY_MS = 30_000;
 
