@@ -8,6 +8,7 @@ import { DEFAULT_AUDIT_RETENTION_DAYS } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ProtocolError } from '@overlay-companion/protocol';
 import type { NewAuditEntry, Store } from '../store/types.js';
+import type { Decider } from './decider.js';
 import {
   AuditQueue,
   DEFAULT_AUDIT_QUEUE,
@@ -83,19 +84,58 @@ export class AuditLog {
   }
 
   /**
+   * A person's display name as the audit names them (one definition): as the people table has it
+   * now — in a site, the table every bridge shares, so a person whose windows are all on another
+   * bridge is named too; null for someone no longer there.
+   */
+  async displayName(personId: string): Promise<string | null> {
+    return (await this.store.people.byId(personId))?.displayName ?? null;
+  }
+
+  /**
    * Queues an entry that names a person by their display name as it is now, once `name` is read
    * — stamped with the time of this call, not of the read, and waited for by flush(), so an
-   * entry recorded before a read of the log or a shutdown is never missed by it.
+   * entry recorded before a read of the log or a shutdown is never missed by it. `named` puts
+   * the name in (the entry's person by default); a name that cannot be read leaves the entry as
+   * it is.
    */
-  recordNaming(entry: AuditInput, name: Promise<string | null>): void {
+  recordNaming(
+    entry: AuditInput,
+    name: Promise<string | null>,
+    named: (name: string) => Partial<AuditInput> = (personName) => ({ personName }),
+  ): void {
     const at = entry.at ?? this.now();
-    const named: Promise<void> = name
+    const recorded: Promise<void> = name
       .then(
-        (personName) => this.record({ ...entry, at, personName }),
+        (read) => this.record({ ...entry, at, ...(read === null ? {} : named(read)) }),
         () => this.record({ ...entry, at }),
       )
-      .finally(() => this.naming.delete(named));
-    this.naming.add(named);
+      .finally(() => this.naming.delete(recorded));
+    this.naming.add(recorded);
+  }
+
+  /**
+   * Queues a tool call's entry with who or what decided it (audit/decider.ts; null: nothing was
+   * decided, e.g. its arguments were bad); a person the decider names by id only (Stop, pressed
+   * in a window on any bridge of the site) is named from the store first.
+   */
+  recordCall(
+    call: Omit<AuditInput, 'decidedBy' | 'decidedByPersonId'> & { decider: Decider | null },
+  ): void {
+    const { decider, ...entry } = call;
+    const decided: AuditInput = {
+      ...entry,
+      decidedBy: decider?.name ?? null,
+      decidedByPersonId: decider?.personId ?? null,
+    };
+    const words = decider?.named;
+    if (words === undefined || decider?.personId == null) {
+      this.record(decided);
+      return;
+    }
+    this.recordNaming(decided, this.displayName(decider.personId), (name) => ({
+      decidedBy: words(name),
+    }));
   }
 
   /** Waits for every entry recorded so far (tests, shutdown; through an outage, until it ends). */

@@ -3,7 +3,9 @@
 // or gave the standing permission that allowed it — by id and display name — or the rule that
 // decided without anyone: the mode, a permission toggle, no answer in time, no window to ask in,
 // the MCP client that answered for the person. One place for the words, so the audit table, the
-// action log and the recording's event track (all read the entry) say the same.
+// action log and the recording's event track (all read the entry) say the same. A person is named
+// as the audit names everyone (AuditLog.displayName): Stop's presser by the store's people table,
+// which every bridge of a site shares, so one whose windows are all on another bridge is named too.
 import {
   APPROVAL_WINDOW_MS,
   PERMISSION_LABELS,
@@ -17,6 +19,11 @@ export interface Decider {
   name: string;
   /** The person who decided, when a person did; null for a rule or an MCP client. */
   personId: string | null;
+  /**
+   * The words with the person's display name, for a decider named once the audit has read it
+   * (AuditLog.recordCall); `name` holds the words with their id, kept if the read fails.
+   */
+  named?: (displayName: string) => string;
 }
 
 /** The person (in charge, pressing Stop, giving a standing permission) who decided. */
@@ -31,15 +38,16 @@ export function ruleDecider(name: string): Decider {
 
 /**
  * Why the desktop's stop signal aborted (its `reason`): Stop, pressed by this person (undefined:
- * the bridge stopped everything, e.g. the desktop closed).
+ * the bridge stopped everything, e.g. the desktop closed). By id only: the window may be on
+ * another bridge of the site, which alone saw the person; the audit reads the name.
  */
 export interface StopCause {
   kind: 'stop';
-  by: { id: string; name: string } | undefined;
+  byPersonId: string | undefined;
 }
 
-export function stopCause(by: StopCause['by']): StopCause {
-  return { kind: 'stop', by };
+export function stopCause(byPersonId: string | undefined): StopCause {
+  return { kind: 'stop', byPersonId };
 }
 
 function isStopCause(reason: unknown): reason is StopCause {
@@ -48,11 +56,26 @@ function isStopCause(reason: unknown): reason is StopCause {
   );
 }
 
-/** Stop, and who pressed it. */
+/** "Stop, pressed by Bo". */
+const stopPressedBy = (who: string): string => `Stop, pressed by ${who}`;
+
+/** Stop, and who pressed it (named from the store: AuditLog.recordCall). */
 function stopDecider(cause: StopCause): Decider {
-  return cause.by === undefined
+  const id = cause.byPersonId;
+  return id === undefined
     ? ruleDecider('Stop (by the bridge)')
-    : { name: `Stop, pressed by ${cause.by.name}`, personId: cause.by.id };
+    : { name: stopPressedBy(id), personId: id, named: stopPressedBy };
+}
+
+/** How the audit words a question nobody answered in time. */
+const NO_ANSWER = `no answer within ${String(APPROVAL_WINDOW_MS / 1000)} s`;
+
+/**
+ * A refused mode raise whose answer does not say whether the person declined or nobody answered:
+ * asked on a bridge of the site older than that answer (site/messages.ts ForwardedAnswer).
+ */
+export function raiseRefusedDecider(inCharge: { name: string }): Decider {
+  return ruleDecider(`${inCharge.name}’s answer to the raise, or ${NO_ANSWER}`);
 }
 
 /** The policy's own decision (allow or deny, no one asked), as the mode and toggles made it. */
@@ -110,7 +133,7 @@ function deciderOf(call: CallEnding, stopped: StopCause | undefined): Decider | 
       // Only the windows of the person in charge can answer.
       return call.inCharge === undefined ? null : personDecider(call.inCharge);
     case 'no_answer':
-      return ruleDecider(`no answer within ${String(APPROVAL_WINDOW_MS / 1000)} s`);
+      return ruleDecider(NO_ANSWER);
     case 'withdrawn':
       return ruleDecider('withdrawn before an answer');
     case 'viewer_unavailable':

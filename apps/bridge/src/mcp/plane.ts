@@ -169,12 +169,7 @@ export class Plane implements DesktopPlane {
       stop: (byPersonId) => {
         this.standing.endAll('stop', byPersonId);
         // The reason names who pressed Stop, for the audit of the calls it ended (audit/decider.ts).
-        const by = byPersonId === undefined ? undefined : this.names.get(byPersonId);
-        this.stopController.abort(
-          stopCause(
-            byPersonId === undefined ? undefined : { id: byPersonId, name: by ?? byPersonId },
-          ),
-        );
+        this.stopController.abort(stopCause(byPersonId));
         this.stopController = new AbortController();
         if (this.fromSite.active) return;
         options.observer?.stopped?.(byPersonId ?? this.charge.id, this.desktopName, this.desktopId);

@@ -31,10 +31,7 @@ export function describeStanding(permission: StandingRecord): string {
 export function observePlanes(access: Access): PlaneObserver {
   /** With the person's display name as it is now (these events are rare; no cache to go stale). */
   const record = (personId: string, entry: Parameters<Access['audit']['record']>[0]): void => {
-    access.audit.recordNaming(
-      entry,
-      access.store.people.byId(personId).then((person) => person?.displayName ?? null),
-    );
+    access.audit.recordNaming(entry, access.audit.displayName(personId));
   };
   return {
     modeChanged(personId, snapshot, from, source, desktopName, desktopId) {

@@ -11,7 +11,7 @@ import {
   type ToolViewerResult,
   type ViewerToolName,
 } from '@overlay-companion/protocol';
-import type { CallOptions } from '../relay/callRelay.js';
+import type { CallOptions, ModeApprovalAnswer } from '../relay/callRelay.js';
 import { callBudgetMs } from '../relay/timeouts.js';
 import type { DesktopPlane } from './desktopPlanes.js';
 import { policyDecider, ruleDecider } from '../audit/decider.js';
@@ -50,7 +50,13 @@ export interface RemoteControlRoute {
     plane: DesktopPlane,
     request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
     options: CallOptions,
-  ): Promise<boolean>;
+  ): Promise<RemoteModeAnswer>;
+}
+
+/** The answer of a mode raise asked on another bridge (see ModeApprovalAnswer). */
+export interface RemoteModeAnswer extends Omit<ModeApprovalAnswer, 'answered'> {
+  /** Undefined: the window's bridge is older than this part of the answer and did not say. */
+  answered: boolean | undefined;
 }
 
 export async function relayWithPolicy<N extends ViewerToolName>(

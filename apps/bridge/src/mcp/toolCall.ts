@@ -82,7 +82,7 @@ export async function runToolCall(
       inCharge: plane?.inCharge(),
       stopReason: stop.signal?.aborted === true ? (stop.signal.reason as unknown) : undefined,
     });
-    services.audit.record({
+    services.audit.recordCall({
       at: startedAt,
       kind: 'tool_call',
       actor: 'ai',
@@ -106,22 +106,20 @@ export async function runToolCall(
       ),
       decision: note.decision,
       approvedBy: note.approvedBy,
-      decidedBy: ended.decidedBy?.name ?? null,
-      decidedByPersonId: ended.decidedBy?.personId ?? null,
       outcome: ended.outcome,
       durationMs: Math.round(performance.now() - started),
       screenshot,
       desktopId: plane?.desktopId,
       intent: said.intent,
+      decider: ended.decidedBy,
     });
     return result;
   };
   const fail = (error: ProtocolError): CallToolResult => {
-    // A question to the person that ended the call says how it ended (denied, no answer, …).
-    outcome =
-      error instanceof ViewerReportedError && error.asked !== undefined
-        ? ASK_OUTCOMES[error.asked]
-        : error.kind;
+    // A question to the person that ended the call says how it ended (denied, no answer, …):
+    // the window's report, or the handler's note (a mode raise, asked by the bridge).
+    const asked = (error instanceof ViewerReportedError ? error.asked : undefined) ?? note.asked;
+    outcome = asked === undefined ? error.kind : ASK_OUTCOMES[asked];
     return finish(errorResult(error));
   };
 

@@ -57,7 +57,10 @@ export interface CallNote {
   decidedBy?: Decider;
   /** The standing permission that allowed it without asking (for the audit's detail line). */
   standing?: string;
-  /** How the question to the person ended, when it ended the call (tool_error.asked). */
+  /**
+   * How the question to the person ended, when it ended the call and no window reported it
+   * (tool_error.asked does): the AI's mode raise, asked by the bridge (tools/mode.ts).
+   */
   asked?: AskEnding;
 }
 

@@ -40,6 +40,13 @@ export class ViewerReportedError extends ProtocolError {
   asked: AskEnding | undefined;
 }
 
+/** The person's answer to a mode raise. */
+export interface ModeApprovalAnswer {
+  approved: boolean;
+  /** The person answered before the deadline (not approved and not answered: nobody did). */
+  answered: boolean;
+}
+
 /** A call waiting at a viewer, as relayed. */
 export interface PendingCallInfo {
   name: ViewerToolName;
@@ -168,7 +175,7 @@ export class CallRelay {
       requestedBy: 'ai' | 'person';
     },
     options: CallOptions,
-  ): Promise<{ approved: boolean; answered: boolean }> {
+  ): Promise<ModeApprovalAnswer> {
     const control = this.routes.control();
     if (control === undefined) {
       return Promise.reject(

@@ -11,7 +11,7 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeSnapshot, ModeState } from '../policy/modeState.js';
-import type { CallOptions } from './callRelay.js';
+import type { CallOptions, ModeApprovalAnswer } from './callRelay.js';
 
 export interface ModeSetContext {
   mode: ModeState;
@@ -27,7 +27,7 @@ export interface ModeSetContext {
       requestedBy: 'person';
     },
     options: CallOptions,
-  ): Promise<boolean>;
+  ): Promise<ModeApprovalAnswer>;
 }
 
 /** Handles one `mode_set`; returns an error text to send back to the window, if any. */
@@ -56,7 +56,7 @@ export function handleModeSet(
       { timeoutMs: APPROVAL_WINDOW_MS },
     )
     .then(
-      (approved) => {
+      ({ approved }) => {
         // Stop (or another choice) while the panel was open wins over this approval.
         if (approved && mode.mode === from) mode.set(message.mode, metadata, 'person');
       },

@@ -27,7 +27,7 @@ import {
   type ViewerToBridge,
   type ToolViewerResult,
 } from '@overlay-companion/protocol';
-import { CallRelay, type CallOptions } from './callRelay.js';
+import { CallRelay, type CallOptions, type ModeApprovalAnswer } from './callRelay.js';
 import { EventInterest } from './eventInterest.js';
 import { modeChangedMessage } from './modeSetRequest.js';
 import { HubSite } from './hubSite.js';
@@ -403,7 +403,7 @@ export class ViewerHub {
       requestedBy: 'ai' | 'person';
     },
     options: CallOptions,
-  ): Promise<boolean> {
+  ): Promise<ModeApprovalAnswer> {
     const report = (approved: boolean, how: ApprovalOutcome['how']): void => {
       const outcome: ApprovalOutcome = {
         requestedBy: request.requestedBy,
@@ -417,7 +417,7 @@ export class ViewerHub {
     try {
       const answer = await this.calls.requestModeApproval(request, options);
       report(answer.approved, answer.answered ? 'answered' : 'timeout');
-      return answer.approved;
+      return answer;
     } catch (err) {
       report(false, 'failed');
       throw err;

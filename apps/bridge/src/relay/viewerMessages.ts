@@ -13,7 +13,7 @@ import {
 } from '@overlay-companion/protocol';
 import type { Logger } from 'pino';
 import type { ModeState } from '../policy/modeState.js';
-import type { CallOptions, CallRelay } from './callRelay.js';
+import type { CallOptions, CallRelay, ModeApprovalAnswer } from './callRelay.js';
 import type { EventInterest } from './eventInterest.js';
 import { handleModeSet } from './modeSetRequest.js';
 import type { OverlayRelay } from './overlayRelay.js';
@@ -48,7 +48,7 @@ export interface MessageRoutes {
       requestedBy: 'ai' | 'person';
     },
     options: CallOptions,
-  ) => Promise<boolean>;
+  ) => Promise<ModeApprovalAnswer>;
   broadcast: (message: BridgeToViewer) => void;
 }
 

@@ -111,11 +111,11 @@ export class ForwardedCallsHere {
     const controller = new AbortController();
     this.running.set(key, controller);
     try {
-      const approved = await plane.hub.requestModeApproval(
+      const { approved, answered } = await plane.hub.requestModeApproval(
         { from: ask.fromMode, to: ask.toMode, metadata: ask.metadata, requestedBy: 'ai' },
         { timeoutMs: ask.timeoutMs, signal: controller.signal },
       );
-      respond({ ok: true, approved });
+      respond({ ok: true, approved, answered });
     } catch (err) {
       respond(failure(err));
     } finally {

@@ -238,8 +238,11 @@ export type ForwardedCancel = z.infer<typeof ForwardedCancel>;
 
 export const ForwardedAnswer = z.union([
   z.strictObject({ ok: z.literal(true), result: z.unknown() }),
-  /** A mode approval's answer. */
-  z.strictObject({ ok: z.literal(true), approved: z.boolean() }),
+  /**
+   * A mode approval's answer; `answered` false: nobody answered in time (for the audit; optional,
+   * so the answer of a bridge from before it still parses).
+   */
+  z.strictObject({ ok: z.literal(true), approved: z.boolean(), answered: z.boolean().optional() }),
   z.strictObject({
     ok: z.literal(false),
     error: z.strictObject({

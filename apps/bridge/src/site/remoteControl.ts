@@ -23,7 +23,7 @@ import {
 import type { Logger } from 'pino';
 import { errorMessage } from '../errors.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
-import type { RemoteControlRoute, RemoteHolder } from '../mcp/relayCall.js';
+import type { RemoteControlRoute, RemoteHolder, RemoteModeAnswer } from '../mcp/relayCall.js';
 import { ViewerReportedError, type CallOptions } from '../relay/callRelay.js';
 import { busAwayError } from '../relay/noViewer.js';
 import { pingBridge } from './bridgePing.js';
@@ -144,7 +144,7 @@ export class RemoteControl implements RemoteControlRoute {
     plane: DesktopPlane,
     request: { from: Mode; to: Mode; metadata: Record<string, unknown> | undefined },
     options: CallOptions,
-  ): Promise<boolean> {
+  ): Promise<RemoteModeAnswer> {
     const { bus } = this.options;
     const message: ForwardedModeApproval = {
       type: 'mode_approval',
@@ -158,7 +158,7 @@ export class RemoteControl implements RemoteControlRoute {
     };
     const answer = await this.ask(holder, plane, 'approve', message, 'set_mode', options);
     if (!('approved' in answer)) throw new ProtocolError('system_error', 'Not an approval.');
-    return answer.approved;
+    return { approved: answer.approved, answered: answer.answered };
   }
 
   /**

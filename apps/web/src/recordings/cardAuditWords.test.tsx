@@ -115,6 +115,16 @@ const CASES: Case[] = [
     reads: 'Asked · denied by Ada',
   },
   {
+    // A question nobody answered (a click, or the AI's mode raise): the rule, not a person.
+    decision: 'confirm',
+    approvedBy: null,
+    decidedBy: 'no answer within 30 s',
+    outcome: 'no_answer',
+    durationMs: 30_000,
+    collapsed: 'denied',
+    reads: 'Asked · no answer in time, so denied',
+  },
+  {
     decision: 'confirm',
     approvedBy: null,
     decidedBy: 'Stop, pressed by Bo',

@@ -3,8 +3,10 @@
 // client: with only the headless viewer there, a raise is refused. In a site of several bridges
 // the control window may be on another bridge, which asks there (site/remoteControl.ts). A
 // malformed custom policy is stored as given and denies every input tool (decidePolicy fails closed).
+// A raise is audited as a question to the person (decision confirm), worded as any other
+// (audit/decider.ts): approved or denied by the person in charge, or no answer in time.
 import { APPROVAL_WINDOW_MS, ProtocolError, decideModeChange } from '@overlay-companion/protocol';
-import { personDecider, ruleDecider } from '../../audit/decider.js';
+import { raiseRefusedDecider, ruleDecider } from '../../audit/decider.js';
 import { implementTool } from '../toolkit.js';
 
 export const setMode = implementTool('set_mode', async (args, ctx) => {
@@ -13,6 +15,9 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
   const to = args.mode;
   const metadata = to === 'custom' ? (args.metadata ?? {}) : undefined;
   if (decideModeChange(from, to, 'ai') === 'approve') {
+    // The person must be asked: whoever answers decides, read off how the question ended.
+    ctx.note.decision = 'confirm';
+    delete ctx.note.decidedBy;
     const remote =
       hub.control === undefined && ctx.remote !== undefined
         ? await ctx.remote.holder(ctx.plane.desktopId, ctx.signal)
@@ -27,6 +32,7 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
     const what = `switching the mode from ${from} to ${to}`;
     if (control.headless) {
       // The AI's own client must never be what raises its power: only the person, in a window.
+      ctx.note.decidedBy = ruleDecider('the rule that only a person’s window raises the mode');
       throw new ProtocolError(
         'permission_denied',
         `${what} needs the person in one of their viewer windows; it is never approved through the MCP client. ${hub.noViewerGuidance()}`,
@@ -34,23 +40,23 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
     }
     {
       const options = { timeoutMs: APPROVAL_WINDOW_MS, signal: ctx.signal };
-      const approved =
+      const { approved, answered } =
         remote === undefined || ctx.remote === undefined
           ? await hub.requestModeApproval({ from, to, metadata, requestedBy: 'ai' }, options)
           : await ctx.remote.approveMode(remote, ctx.plane, { from, to, metadata }, options);
       if (!approved) {
-        // The approval's own entry says which (declined, or no answer).
-        ctx.note.decidedBy = ruleDecider(
-          `${ctx.plane.inCharge().name}’s answer to the raise, or no answer within ${APPROVAL_WINDOW_MS / 1000} s`,
-        );
+        const noAnswer = `no answer within ${APPROVAL_WINDOW_MS / 1000} s`;
+        if (answered === undefined) ctx.note.decidedBy = raiseRefusedDecider(ctx.plane.inCharge());
+        else ctx.note.asked = answered ? 'denied' : 'timeout';
+        const why =
+          answered === undefined ? `declined, or ${noAnswer}` : answered ? 'declined' : noAnswer;
         throw new ProtocolError(
           'permission_denied',
-          `The person did not approve ${what} (declined, or no answer within ${APPROVAL_WINDOW_MS / 1000} s). The mode stays ${mode.mode}.`,
+          `The person did not approve ${what} (${why}). The mode stays ${mode.mode}.`,
         );
       }
     }
     ctx.note.approvedBy = ctx.session.principal.personName;
-    ctx.note.decidedBy = personDecider(ctx.plane.inCharge());
     // Stop (or the person picking a mode) while we waited wins over this approval.
     if (mode.mode !== from) {
       throw new ProtocolError(
