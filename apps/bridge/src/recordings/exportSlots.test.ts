@@ -141,50 +141,44 @@ describe('video exports over HTTP', () => {
     const body = await res.arrayBuffer();
     return { status: res.status, body, text: new TextDecoder().decode(body) };
   };
-  /** WebM's first bytes (EBML magic). */
-  const WEBM = [0x1a, 0x45, 0xdf, 0xa3];
   /** `session`'s long export, started and holding its slot (their next one is refused). */
   const holdLong = async (session: BrowserSession) => {
     const hangUp = new AbortController();
     const done = exportAs(session, long, hangUp.signal, 'mp4').catch(() => undefined);
-    await eventually('the long export holds its slot', async () => {
-      return MINE.test((await exportAs(session, short)).text);
+    const again = await eventually('the long export holds its slot', async () => {
+      const res = await exportAs(session, short);
+      return MINE.test(res.text) ? res : false;
     });
+    expect(again.status).toBe(429);
+    expect(JSON.parse(again.text)).toMatchObject({ retry_after_ms: EXPORT_RETRY_MS });
     return async () => {
       hangUp.abort();
       await done;
     };
   };
-
-  it('stops an export whose request went away, and the next export runs', async () => {
-    const hangUp = new AbortController();
-    const first = exportAs(bridge.session, long, hangUp.signal).catch(() => undefined);
-    // Under way: it holds its slot (the person's one export).
-    await eventually('the long export holds its slot', async () => {
-      return (await exportAs(bridge.session, short)).status === 429;
-    });
-    hangUp.abort();
-    await first;
-    const next = await eventually(
-      'the next export runs',
+  /** `session`'s export of `id`, once a slot is free for it: a WebM file. */
+  const exportedOnceFree = async (what: string, session: BrowserSession, id: string) => {
+    const body = await eventually(
+      what,
       async () => {
-        const res = await exportAs(bridge.session, short);
+        const res = await exportAs(session, id);
         return res.status === 200 ? res.body : false;
       },
       20_000,
     );
-    expect([...new Uint8Array(next.slice(0, 4))]).toEqual(WEBM);
+    // A WebM file (EBML magic).
+    expect([...new Uint8Array(body.slice(0, 4))]).toEqual([0x1a, 0x45, 0xdf, 0xa3]);
+  };
+
+  it('stops an export whose request went away, and the next export runs', async () => {
+    // Under way, it holds its slot (the person's one export), until its request goes away.
+    const hangUp = await holdLong(bridge.session);
+    await hangUp();
+    await exportedOnceFree('the next export runs', bridge.session, short);
   });
 
   it('refuses a person’s second export while the first renders; the machine’s limit holds for others', async () => {
-    const hangUp = new AbortController();
-    const first = exportAs(bridge.session, long, hangUp.signal).catch(() => undefined);
-    const again = await eventually('the admin’s second export is refused', async () => {
-      const res = await exportAs(bridge.session, short);
-      return res.status === 429 ? res : false;
-    });
-    expect(again.text).toMatch(MINE);
-    expect(JSON.parse(again.text)).toMatchObject({ retry_after_ms: EXPORT_RETRY_MS });
+    const hangUp = await holdLong(bridge.session);
     // Another person: refused while the machine is at its limit (one on a machine of up to 7
     // CPUs, like this one), rendered where it has room for more.
     const theirs = await exportAs(watcher, short);
@@ -194,17 +188,8 @@ describe('video exports over HTTP', () => {
     } else {
       expect(theirs.status).toBe(200);
     }
-    hangUp.abort();
-    await first;
-    const next = await eventually(
-      'the watcher’s export runs once the slot is free',
-      async () => {
-        const res = await exportAs(watcher, short);
-        return res.status === 200 ? res.body : false;
-      },
-      20_000,
-    );
-    expect([...new Uint8Array(next.slice(0, 4))]).toEqual(WEBM);
+    await hangUp();
+    await exportedOnceFree('the watcher’s export runs once the slot is free', watcher, short);
   }, 60_000);
 
   it('shares the machine’s limit with another bridge on it', async () => {
@@ -223,15 +208,11 @@ describe('video exports over HTTP', () => {
     expect(refused.text).toMatch(FULL);
     expect(JSON.parse(refused.text)).toMatchObject({ retry_after_ms: EXPORT_RETRY_MS });
     for (const hangUp of hangUps) await hangUp();
-    const next = await eventually(
+    await exportedOnceFree(
       'the neighbour’s export runs once a slot is free',
-      async () => {
-        const res = await exportAs(neighbour.session, neighbours);
-        return res.status === 200 ? res.body : false;
-      },
-      20_000,
+      neighbour.session,
+      neighbours,
     );
-    expect([...new Uint8Array(next.slice(0, 4))]).toEqual(WEBM);
   }, 60_000);
 
   it('answers 503 while the slots folder is not the bridge’s alone: how to fix it to an admin only', async () => {
