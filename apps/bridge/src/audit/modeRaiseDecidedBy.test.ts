@@ -1,7 +1,8 @@
 // The AI's mode raise is audited as a question to the person, in the words of every other
 // question (audit/decider.ts): denied by the person in charge, named, is told from nobody
 // answering within the approval window (the audit row said "Ada's answer, or no answer" for
-// both), and matches the approval's own entry. Real bridge, real MCP client, a SCRIPTED VIEWER
+// both), and matches the approval's own entry; with only the headless viewer to ask, the rule
+// refuses it (it read "allowed by the mode"). Real bridge, real MCP client, a SCRIPTED VIEWER
 // (the person's window, answering as it sends). The unanswered raise waits the real window
 // (APPROVAL_WINDOW_MS, 30 s): the deadline is the bridge's, not the window's.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -87,4 +88,19 @@ it('a raise the person approves: approved by them, by name', async () => {
     decidedByPersonId: bridge.admin.id,
   });
   expect(await latest('approval')).toMatchObject({ outcome: 'approved' });
+});
+
+it('a raise with only the headless viewer open: refused by the rule, nobody asked', async () => {
+  const headless = await ScriptedViewer.connect(bridge, { headless: true });
+  await window.close();
+  await headless.waitFor((m) => m.type === 'hello' && m.role === 'control');
+  const refused = await callTool(client, 'set_mode', { mode: 'autopilot' });
+  expect(errorOf(refused).message).toMatch(/never approved through the MCP client/);
+  expect(await latest('tool_call', 'set_mode')).toMatchObject({
+    decision: 'deny',
+    outcome: 'permission_denied',
+    decidedBy: 'the rule that only a person raises the mode, in a window',
+    decidedByPersonId: null,
+  });
+  await headless.close();
 });

@@ -32,7 +32,9 @@ export const setMode = implementTool('set_mode', async (args, ctx) => {
     const what = `switching the mode from ${from} to ${to}`;
     if (control.headless) {
       // The AI's own client must never be what raises its power: only the person, in a window.
-      ctx.note.decidedBy = ruleDecider('the rule that only a person’s window raises the mode');
+      // Nobody is asked: refused by that rule.
+      ctx.note.decision = 'deny';
+      ctx.note.decidedBy = ruleDecider('the rule that only a person raises the mode, in a window');
       throw new ProtocolError(
         'permission_denied',
         `${what} needs the person in one of their viewer windows; it is never approved through the MCP client. ${hub.noViewerGuidance()}`,
