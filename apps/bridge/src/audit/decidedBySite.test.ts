@@ -1,9 +1,12 @@
 // The audit names who decided an AI call across the bridges of a site (ARCHITECTURE: "The audit
 // records who or what decided"): Stop pressed by a person whose windows are all on another bridge
 // is named by their display name on the bridge that audits the call (it showed their id), and the
-// AI's mode raise asked in a window on another bridge tells "denied by <name>" from "no answer".
-// Real site: nats-server and PostgreSQL (site/testing/siteServers.ts), two bridges in this
-// process, the AI's MCP SDK client on bridge 2, SCRIPTED VIEWERS (the people's windows) on bridge 1.
+// AI's mode raise asked in a window on another bridge tells "denied by <name>" from "no answer"
+// (the words claim neither when the window's bridge is older than that part of its answer). Real site:
+// nats-server and PostgreSQL (site/testing/siteServers.ts), two bridges in this process, the AI's
+// MCP SDK client on bridge 2, SCRIPTED VIEWERS (the people's windows) on bridge 1; the older
+// bridge is a FAKE on the bus.
+import { connect } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
 import { connectClient } from '../mcp/testing/fixtures.js';
@@ -12,6 +15,7 @@ import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import { nextOf } from '../perimeter/testing/viewers.js';
 import { postgresRequired } from '../store/testing/postgres.js';
 import { natsRequired } from '../site/testing/natsServer.js';
+import { leaseKey } from '../site/controlLeases.js';
 import { startSiteServers } from '../site/testing/siteServers.js';
 import { startSiteBridge, TOKEN, type SiteBridge } from '../site/testing/siteBridges.js';
 import { waitUntil } from '../site/testing/waitUntil.js';
@@ -109,6 +113,38 @@ describe.runIf(missing === undefined)('who decided, across the bridges of a site
       outcome: 'denied_by_person',
       decidedBy: one.admin.displayName,
       decidedByPersonId: one.admin.id,
+    });
+  });
+
+  test("a mode raise refused by a bridge older than 'answered': the old words, not a guess", async () => {
+    // A FAKE older bridge (the one protocol edge no test reaches otherwise): it holds the
+    // desktop's control lease, answers pings, and refuses the raise without saying whether the
+    // person declined or nobody answered — sealed with the site's key, as any bridge of the site.
+    const bus = one.site!.bus;
+    const older = 'bOlderBridge';
+    const nc = await connect({ servers: nats.address, token: nats.token });
+    opened.push({ close: () => nc.close() });
+    nc.subscribe(bus.bridgeSubject(older, 'ping'), {
+      callback: (_err, msg) => msg.respond(bus.sealReply(msg, { type: 'pong', from: older })),
+    });
+    nc.subscribe(bus.bridgeSubject(older, 'approve'), {
+      callback: (_err, msg) => msg.respond(bus.sealReply(msg, { ok: true, approved: false })),
+    });
+    const key = leaseKey(two.desktopId);
+    const leases = await bus.leases();
+    await leases.put(key, bus.seal(key, { bridge: older, headless: false }));
+    opened.push({ close: () => leases.delete(key).then(() => undefined) });
+    await waitUntil(async () => (await two.site!.remote.holder(two.desktopId))?.bridge === older);
+    const plane2 = await two.desktopControl.planes.get(two.desktopId);
+    plane2?.mode.set('passive', undefined, 'person');
+    const client = await aiOnTwo();
+    const refused = await callTool(client, 'set_mode', { mode: 'assist' });
+    expect(errorOf(refused).message).toMatch(/\(declined, or no answer within 30 s\)/);
+    expect(await lastCall('set_mode')).toMatchObject({
+      decision: 'confirm',
+      outcome: 'permission_denied',
+      decidedBy: `${two.admin.displayName}’s answer to the raise, or no answer within 30 s`,
+      decidedByPersonId: null,
     });
   });
 });
