@@ -2,10 +2,10 @@
 // records who or what decided"): Stop pressed by a person whose windows are all on another bridge
 // is named by their display name on the bridge that audits the call (it showed their id), and the
 // AI's mode raise asked in a window on another bridge tells "denied by <name>" from "no answer"
-// (the words claim neither when the window's bridge is older than that part of its answer). Real site:
-// nats-server and PostgreSQL (site/testing/siteServers.ts), two bridges in this process, the AI's
-// MCP SDK client on bridge 2, SCRIPTED VIEWERS (the people's windows) on bridge 1; the older
-// bridge is a FAKE on the bus.
+// (the words claim neither when the window's bridge is older than that part of its answer).
+// Real site: nats-server and PostgreSQL (site/testing/siteServers.ts), two bridges in this
+// process, the AI's MCP SDK client on bridge 2, SCRIPTED VIEWERS (the people's windows) on
+// bridge 1; the older bridge is a FAKE on the bus.
 import { connect } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { callTool, errorOf } from '../mcp/testing/calls.js';
