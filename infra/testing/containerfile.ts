@@ -45,3 +45,22 @@ export async function readFinalStage(path: string): Promise<FinalStage> {
     command: [...jsonArgs(lastOf('ENTRYPOINT'), 'ENTRYPOINT'), ...jsonArgs(lastOf('CMD'), 'CMD')],
   };
 }
+
+/** One stage of a Containerfile: its FROM image and its instructions' keywords and arguments. */
+export interface Stage {
+  image: string;
+  instructions: Array<{ keyword: string; args: string[] }>;
+}
+
+/** Every stage of the Containerfile at `path`, in order. */
+export async function readStages(path: string): Promise<Stage[]> {
+  const file = DockerfileParser.parse(await readFile(path, 'utf8'));
+  const stages: Stage[] = [];
+  for (const instruction of file.getInstructions()) {
+    const keyword = instruction.getKeyword();
+    const args = instruction.getArguments().map((a) => a.getValue());
+    if (keyword === 'FROM') stages.push({ image: args[0] ?? '', instructions: [] });
+    else stages.at(-1)?.instructions.push({ keyword, args });
+  }
+  return stages;
+}
