@@ -3,9 +3,10 @@
 // or gave the standing permission that allowed it — by id and display name — or the rule that
 // decided without anyone: the mode, a permission toggle, no answer in time, no window to ask in,
 // the MCP client that answered for the person. One place for the words, so the audit table, the
-// action log and the recording's event track (all read the entry) say the same. A person is named
-// as the audit names everyone (AuditLog.displayName): Stop's presser by the store's people table,
-// which every bridge of a site shares, so one whose windows are all on another bridge is named too.
+// action log and the recording's event track (all read the entry) say the same. Stop's presser is
+// named as the audit's other entries name people (AuditLog.displayName: the store's people table,
+// which every bridge of a site shares), so one whose windows are all on another bridge is named
+// too; the person in charge by the name their desktop's plane holds.
 import {
   APPROVAL_WINDOW_MS,
   PERMISSION_LABELS,
