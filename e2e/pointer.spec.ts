@@ -10,12 +10,12 @@ function underPointer(page: Page, point: { x: number; y: number }): Promise<unkn
   return page.evaluate(({ x, y }) => {
     const el = document.elementFromPoint(x, y);
     const name = (e: Element | null) =>
-      e === null ? 'nothing' : `${e.tagName.toLowerCase()}.${[...e.classList].join('.')}`;
+      e === null ? 'nothing' : `${e.tagName.toLowerCase()}.${Array.from(e.classList).join('.')}`;
     return {
       element: name(el),
       parent: name(el?.parentElement ?? null),
       status: document.querySelector('[data-testid="connection-label"]')?.textContent,
-      toasts: [...document.querySelectorAll('[data-testid="toast"]')].map((t) => t.textContent),
+      toasts: Array.from(document.querySelectorAll('[data-testid="toast"]'), (t) => t.textContent),
     };
   }, point);
 }
