@@ -1,9 +1,11 @@
 // What one open fleet feed (/ws/fleet, fleetSocket.ts) shows, pushed when it changes and never
 // polled: the feed listens to the sources of everything a tile shows — each desktop's viewer hub
 // (mode, who is in charge, the control window, the approvals, the AI clients: what its windows are
-// told, HubListener.shownChanged and approvalsListed), the desktop directory (a desktop or grant
-// added, changed or removed: DesktopDirectory.onInvalidated) and the people (a role changed, an
-// account disabled: ApiTokenAuth.onChanged) — and re-reads when one fires. Many changes in one turn
+// told, HubListener.shownChanged and approvalsListed; in a site, the other bridges' AI clients and
+// the control window's lease moving reach the hub too: Plane.controlPlaceChanged), the desktop
+// directory (a desktop or grant added, changed or removed: DesktopDirectory.onInvalidated) and the
+// people (a role changed, an account disabled: ApiTokenAuth.onChanged) — and re-reads when one
+// fires. Many changes in one turn
 // of the event loop make one re-read (setImmediate), and a re-read that finds nothing new sends
 // nothing. While nothing changes it does no work at all.
 import type { FleetDesktop } from '@overlay-companion/protocol';

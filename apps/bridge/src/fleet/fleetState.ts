@@ -2,7 +2,10 @@
 // desktops' planes (who is in charge, mode, AI clients, the control window's approval queue), the
 // same state their viewer windows are told. Approvals are listed only to the person in charge —
 // the questions are theirs (as the viewer hub's mayHear) — and Stop / answers go through the
-// planes' own paths (fleetSocket.ts), never a copy of their policy.
+// planes' own paths (fleetSocket.ts), never a copy of their policy. In a site the tile is the
+// site's, not this bridge's: the AI clients are the merged list the windows show (this bridge's
+// sessions and the other bridges' lists, mcp/planeAiClients.ts), and the control window counts
+// wherever it is open (its lease, site/controlLeases.ts), since the AI's calls are forwarded there.
 import {
   aiClientRef,
   MAX_FLEET_AI_CLIENTS,
@@ -12,7 +15,6 @@ import {
 } from '@overlay-companion/protocol';
 import type { DesktopDirectory, PersonDesktop } from '../desktops/desktopDirectory.js';
 import type { DesktopPlane, DesktopPlanes } from '../mcp/desktopPlanes.js';
-import { aiClientsMessage } from '../mcp/aiClients.js';
 import type { Store } from '../store/types.js';
 
 export interface FleetSources {
@@ -62,15 +64,18 @@ export function fleetDesktop(
   const inCharge = plane.inCharge();
   const youInCharge = inCharge.id === personId && desktop.access !== 'view';
   const lastTool = new Map<string, string>();
+  // The site's AI clients (this bridge's sessions and the other bridges' lists), as the windows
+  // show them; the latest tool is known of this bridge's sessions only (the site does not list it).
+  const clients = plane.aiClientsShown().slice(0, MAX_FLEET_AI_CLIENTS);
   const byLatest = [...plane.sessions].sort((a, b) => (a.lastCallAt ?? 0) - (b.lastCallAt ?? 0));
-  const clients = aiClientsMessage(byLatest).clients.slice(0, MAX_FLEET_AI_CLIENTS);
   // The latest call's tool per client (sessions sorted oldest call first: the last one wins).
   for (const session of byLatest) {
     if (session.lastTool === undefined) continue;
     const { tokenId, tokenName } = session.principal;
     lastTool.set(aiClientRef(tokenId, tokenName, session.clientName()).key, session.lastTool);
   }
-  const controlWindow = plane.hub.control !== undefined;
+  // On any bridge of the site: the AI's calls are forwarded to it from here.
+  const controlWindow = plane.controlWindowOnSite();
   const approvals = youInCharge
     ? plane.hub
         .listedApprovals()

@@ -30,7 +30,7 @@ import type {
   StandingPermissions,
   StandingRecord,
 } from '../policy/standingPermissions.js';
-import type { PlaneSite, SitePlane } from './planeSite.js';
+import type { AiClientsList, PlaneSite, SitePlane } from './planeSite.js';
 import { Plane } from './plane.js';
 
 export type { PlaneSite, SitePlane } from './planeSite.js';
@@ -62,6 +62,10 @@ export interface DesktopPlane {
   updateEventInterest(): void;
   /** A session began, ended or made a call: the windows' AI-clients list follows (coalesced). */
   aiClientsChanged(): void;
+  /** The AI clients of the whole site on the desktop, as the windows show them (the fleet tile). */
+  aiClientsShown(): AiClientsList;
+  /** Whether the control window is open on any bridge of the site (this one included). */
+  controlWindowOnSite(): boolean;
   /** The display name of a person with a window here (for the watchers list). */
   noteName(personId: string, name: string): void;
 }

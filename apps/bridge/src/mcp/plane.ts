@@ -296,6 +296,24 @@ export class Plane implements DesktopPlane {
     this.aiClients.elsewhere(clients);
   }
 
+  /** The AI clients of the whole site on the desktop, as the windows show them (the fleet tile). */
+  aiClientsShown(): AiClientsList {
+    return this.aiClients.shown();
+  }
+
+  /** Whether the control window is open on any bridge: here, or (its lease says) another one. */
+  controlWindowOnSite(): boolean {
+    return this.hub.control !== undefined || this.site()?.controlElsewhere(this.desktopId) === true;
+  }
+
+  /**
+   * Another bridge took or gave up the control window: what the windows and the fleet are shown
+   * is told again (desktop_state, and HubListener.shownChanged for the fleet feed).
+   */
+  controlPlaceChanged(): void {
+    this.hub.desktopChanged();
+  }
+
   aiClientsChanged(): void {
     this.aiClients.changed();
   }

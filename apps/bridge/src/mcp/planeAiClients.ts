@@ -29,7 +29,12 @@ export class PlaneAiClients {
   /** AI clients that had a session here (see changed()). */
   private readonly seen = new Set<string>();
 
-  constructor(private readonly sources: PlaneAiClientsSources) {}
+  constructor(private readonly sources: PlaneAiClientsSources) {
+    // What the other bridges listed before this plane was made here (they tell it again only
+    // every AI_CLIENTS_REFRESH_MS).
+    const told = sources.site()?.aiClientsListedElsewhere(sources.desktopId) ?? [];
+    if (told.length > 0) this.elsewhere(told);
+  }
 
   /** This bridge's AI clients on the desktop, as last listed (a site tells them again). */
   get here(): AiClientsList {
@@ -39,7 +44,20 @@ export class PlaneAiClients {
   /** The AI clients of the other bridges of the site changed: the windows here show them too. */
   elsewhere(clients: AiClientsList): void {
     this.remote = clients;
-    this.sources.hub.setAiClients(mergeAiClients([this.local, clients]));
+    this.sources.hub.setAiClients(this.withElsewhere(this.local));
+  }
+
+  /**
+   * The list the windows show, with this bridge's sessions as they are now (not as last listed):
+   * what the fleet tile shows (fleet/fleetState.ts).
+   */
+  shown(): AiClientsList {
+    return this.withElsewhere(aiClientsMessage(this.sources.sessions).clients).clients;
+  }
+
+  /** This bridge's list merged with the other bridges' (the one merge the windows get). */
+  private withElsewhere(here: AiClientsList): ReturnType<typeof mergeAiClients> {
+    return mergeAiClients([here, this.remote]);
   }
 
   /** A session began, ended or made a call: the list follows (coalesced). */
@@ -61,7 +79,7 @@ export class PlaneAiClients {
     const message = aiClientsMessage(sessions);
     this.local = message.clients;
     site()?.aiClientsListed(desktopId, message);
-    hub.setAiClients(mergeAiClients([message.clients, this.remote]));
+    hub.setAiClients(this.withElsewhere(message.clients));
     // "Allow for this AI session" ends with the client's last session here. Clients that never
     // had a session on this bridge are another bridge's to end (a site).
     const live = new Set(

@@ -54,6 +54,8 @@ export interface PlaneSite {
   overlaysWanted(desktopId: string): void;
   /** Whether another bridge holds the desktop's control window (as its lease says). */
   controlElsewhere(desktopId: string): boolean;
+  /** The AI clients the other bridges listed for the desktop so far (for a plane made later). */
+  aiClientsListedElsewhere(desktopId: string): AiClientsList;
 }
 
 export type AiClientsList = Extract<BridgeToViewer, { type: 'ai_clients' }>['clients'];
@@ -65,6 +67,8 @@ export interface SitePlane {
   readonly aiClientsHere: AiClientsList;
   /** The AI clients of the other bridges of the site changed: the windows here show them too. */
   aiClientsElsewhere(clients: AiClientsList): void;
+  /** Another bridge took or gave up the control window (the fleet tile shows where it is). */
+  controlPlaceChanged(): void;
 }
 
 /** The parts of its plane that what other bridges told changes. */

@@ -43,6 +43,11 @@ export interface ControlLeasesOptions {
   bus: SiteBus;
   planes: DesktopPlanes;
   logger: Logger;
+  /**
+   * Another bridge took, gave up or lost a desktop's control window, as the watch told it (what
+   * the site shows of where the person's control window is: the fleet tile, fleet/fleetState.ts).
+   */
+  holderChanged?: ((desktopId: string) => void) | undefined;
 }
 
 export class ControlLeases {
@@ -155,7 +160,23 @@ export class ControlLeases {
 
   /** The holder of this desktop's lease did not answer: ask the bucket next time. */
   forget(desktopId: string): void {
-    this.known.delete(leaseKey(desktopId));
+    this.tell(leaseKey(desktopId), undefined);
+  }
+
+  /**
+   * Keeps (or, undefined, forgets) another bridge's lease of a key; says whether the desktop's
+   * control window changed place (a refresh by the same bridge does not), telling holderChanged.
+   */
+  private tell(key: string, holder: RemoteHolder | undefined): boolean {
+    const before = this.known.get(key);
+    if (holder === undefined) {
+      if (!this.known.delete(key)) return false;
+    } else {
+      this.known.set(key, holder);
+      if (before?.bridge === holder.bridge) return false;
+    }
+    this.options.holderChanged?.(desktopOfKey(key));
+    return true;
   }
 
   /** Gives up every lease at once: another bridge's window can take over without waiting. */
@@ -188,17 +209,17 @@ export class ControlLeases {
               ? bus.openValue(ControlLease, entry, bus.leaseTtlMs)
               : undefined;
           if (parsed?.ok === true && parsed.message.bridge !== bus.bridgeId) {
-            this.known.set(entry.key, {
+            this.tell(entry.key, {
               bridge: parsed.message.bridge,
               headless: parsed.message.headless,
             });
             for (const wake of [...(this.waiting.get(entry.key) ?? [])]) wake();
-          } else if (this.known.delete(entry.key)) this.sync(); // given up: a window here may take it
+          } else if (this.tell(entry.key, undefined)) this.sync(); // given up: a window here may take it
         }
       } catch (err) {
         if (!this.closed) logger.warn({ err: errorMessage(err) }, 'site: lease watch ended');
       }
-      this.known.clear();
+      for (const key of [...this.known.keys()]) this.tell(key, undefined);
       if (!this.closed) await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -285,7 +306,7 @@ export class ControlLeases {
         free = true;
       }
     }
-    if (free) this.known.delete(key);
+    if (free) this.tell(key, undefined);
     return free;
   }
 
@@ -344,4 +365,9 @@ export class ControlLeases {
 /** The lease's key: the desktop id in hex (ids are base64url; keys take fewer characters). */
 export function leaseKey(desktopId: string): string {
   return `control.${Buffer.from(desktopId).toString('hex')}`;
+}
+
+/** The desktop id of a lease's key (leaseKey's inverse). */
+function desktopOfKey(key: string): string {
+  return Buffer.from(key.slice('control.'.length), 'hex').toString();
 }

@@ -125,7 +125,14 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
   const caps = new SharedCapsOnBus(bus, sessions, access.sockets);
   // Tool calls whose control window is on another bridge go there, and this bridge's windows
   // take the calls of the others; the windows of every bridge show what that window lists.
-  const remote = new RemoteControl({ bus, planes, logger });
+  const remote = new RemoteControl({
+    bus,
+    planes,
+    logger,
+    // Where the control window is shows on every bridge (the fleet tile), at once.
+    holderChanged: (desktopId) =>
+      void planes.ifLoaded(desktopId).then((plane) => plane?.controlPlaceChanged()),
+  });
   const windows = new WindowsAcrossSite({ bus, planes, remote, keys, logger });
   planes.site = {
     modeChanged: (desktopId, inChargeId, snapshot) =>
@@ -155,6 +162,7 @@ export async function joinSite(options: SiteOptions): Promise<Site> {
       }),
     answerApproval: (desktopId, person, message) => windows.answer(desktopId, person, message),
     controlElsewhere: (desktopId) => remote.controlElsewhere(desktopId),
+    aiClientsListedElsewhere: (desktopId) => windows.listedElsewhere(desktopId),
     overlaysWanted: (desktopId) => void windows.fetchOverlays(desktopId),
     takeOver: (desktopId, on) => void bus.publish({ type: 'take_over', desktopId, on }),
     aiAction: (desktopId, message) =>

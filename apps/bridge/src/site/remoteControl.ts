@@ -61,6 +61,8 @@ export interface RemoteControlOptions {
   bus: SiteBus;
   planes: DesktopPlanes;
   logger: Logger;
+  /** Another bridge took or gave up a desktop's control window (ControlLeasesOptions). */
+  holderChanged?: ((desktopId: string) => void) | undefined;
 }
 
 export class RemoteControl implements RemoteControlRoute {

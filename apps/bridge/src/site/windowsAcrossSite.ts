@@ -88,12 +88,16 @@ export class WindowsAcrossSite {
     }
   }
 
+  /** The other bridges' AI clients of a desktop, as told so far (one list; merged by the plane). */
+  listedElsewhere(desktopId: string): AiClientsList {
+    return [...(this.clients.get(desktopId)?.values() ?? [])].flatMap((told) => told.list);
+  }
+
   /** The other bridges' AI clients of a desktop, merged into what its windows here show. */
   private async showClients(desktopId: string): Promise<void> {
-    const byBridge = this.clients.get(desktopId);
-    if (byBridge?.size === 0) this.clients.delete(desktopId);
+    if (this.clients.get(desktopId)?.size === 0) this.clients.delete(desktopId);
     const plane = await this.options.planes.ifLoaded(desktopId);
-    plane?.aiClientsElsewhere([...(byBridge?.values() ?? [])].flatMap((told) => told.list));
+    plane?.aiClientsElsewhere(this.listedElsewhere(desktopId));
   }
 
   /** Sends an answer given here to the bridge whose control window lists the request. */
