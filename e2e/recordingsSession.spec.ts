@@ -455,8 +455,11 @@ test("the cockpit's live AI timeline: cards as the AI acts, thumbnails with the 
 
     // The thumbnail is the recording's picture: inside the mask every pixel is black, and the
     // blue root shows around it.
+    // (asked again, with `again=<n>`, if the first asking came before the file held the moment)
     const src = (await cards.nth(1).locator('img').getAttribute('src')) ?? '';
-    expect(src).toMatch(new RegExp(`^/api/recordings/${recordingId}/frame\\?t=\\d+&width=240$`));
+    expect(src).toMatch(
+      new RegExp(`^/api/recordings/${recordingId}/frame\\?t=\\d+&width=240(&again=\\d)?$`),
+    );
     // The browser shows it (the person's own session may read it).
     await expect
       .poll(

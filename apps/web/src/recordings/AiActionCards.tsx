@@ -11,6 +11,7 @@ import type { AiActionEvent, TeachAnswerEvent } from './recordingsWire.js';
 import { recordingPath } from './recordingsWire.js';
 import { decisionText } from './actionDecision.js';
 import { cardMark, teachAnswerText, teachMarks, type CardMark } from './timeline.js';
+import { CardThumbnail } from './CardThumbnail.js';
 import './aiCards.css';
 
 /** Thumbnails are asked of the bridge at this width (CSS scales them down where space is short). */
@@ -76,10 +77,9 @@ export function AiActionCards({
             data-decision={action.decision}
           >
             <div className="ai-card__thumb">
-              <img
+              <CardThumbnail
                 src={thumbnailPath(recordingId, action.t)}
                 width={THUMB_WIDTH}
-                loading="lazy"
                 alt={`The screen at ${clockTime(action.t)}`}
               />
               <Mark mark={cardMark(action, width, height)} />
