@@ -4,8 +4,8 @@
 //   our gateway (it announced delivery confirmation, packages/guac's delivery.ts): the request is
 //     passed on behind the input and the gateway answers once the VNC server confirmed it;
 //   Apache guacd, which acknowledges no input: the input went to guacd, and the desktop must then
-//     show life after it — anything drawn, or a probe of the desktop server begun after it
-//     (LinkWatch.vouch); a stalled link answers `lost`;
+//     show life after it — a probe of the desktop server begun after it answers, or it still
+//     draws a second later (LinkWatch.vouch); a stalled link answers `lost`;
 //   no way to check (no probe target): `sent`.
 // A window with a view grant sends the desktop no input, so its receipts say `refused`.
 import { DELIVERY_OPCODE, deliveryAnswer, type DeliveryOutcome } from '@overlay-companion/guac';

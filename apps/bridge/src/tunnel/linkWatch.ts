@@ -31,10 +31,14 @@ export const LINK_QUIET_MS = 2_000;
 export const LINK_PROBE_EVERY_MS = 5_000;
 export const LINK_PROBE_TIMEOUT_MS = 4_000;
 /**
- * How long a receipt waits for the desktop to draw something before the desktop server is
- * probed instead: input usually changes the picture within a frame or two.
+ * How long after an input the desktop's drawing counts as life for its receipt. Drawing heard
+ * sooner proves nothing: guacd relays what the desktop sent before the input with a lag (it
+ * decodes and encodes every frame, and under load that takes tens of milliseconds), so a link
+ * that stalls just before the input still delivers frames after it — CI's stalled-RDP test saw
+ * such a frame vouch for a mouse move into the stalled link. Until then only a probe of the
+ * desktop server, begun after the input, vouches (it is started at once and costs a few ms).
  */
-export const VOUCH_PROBE_AFTER_MS = 50;
+export const VOUCH_DRAWING_AFTER_MS = 1_000;
 /** The longest a stall goes unnoticed with the defaults (a still desktop, no input). */
 export const LINK_STALL_DEADLINE_MS = LINK_PROBE_EVERY_MS + LINK_PROBE_TIMEOUT_MS + 500;
 
@@ -68,13 +72,13 @@ export class LinkWatch {
   heard(): void {
     this.lastHeard = this.now();
     this.everHeard = true;
-    this.settleVouchers(this.lastHeard);
+    this.settleVouchers(this.lastHeard - VOUCH_DRAWING_AFTER_MS);
   }
 
   /**
-   * Resolves true once the desktop shows life after this moment — it sends anything, or a probe
-   * of its server begun after now answers — and false when the link is found stalled or the
-   * watch stops first. Input receipts through a server that never acknowledges input (Apache
+   * Resolves true once the desktop shows life after this moment — a probe of its server begun
+   * after now answers, or it still sends VOUCH_DRAWING_AFTER_MS later — and false when the link
+   * is found stalled or the watch stops first. Input receipts through a server that never acknowledges input (Apache
    * guacd) rest on this.
    */
   vouch(): Promise<boolean> {
@@ -108,12 +112,13 @@ export class LinkWatch {
     this.vouchers = waiting;
   }
 
+  /** Receipts asked in the same turn share one probe; one asked during a probe gets the next. */
   private scheduleVouchProbe(): void {
     if (this.vouchTimer !== undefined || this.stopped) return;
     this.vouchTimer = setTimeout(() => {
       this.vouchTimer = undefined;
       if (this.vouchers.length > 0 && !this.probing && !this.stopped) void this.probe(this.now());
-    }, VOUCH_PROBE_AFTER_MS);
+    }, 0);
     this.vouchTimer.unref();
   }
 
@@ -141,7 +146,9 @@ export class LinkWatch {
       return;
     }
     // The server answered (or refused us, which it can only do while it runs): the way works.
-    this.settleVouchers(startedAt);
+    // A silent probe while the desktop still drew is no stall, but vouches for nothing either:
+    // those receipts wait for drawing late enough (heard) or the next probe.
+    if (outcome !== 'silent') this.settleVouchers(startedAt);
     if (this.vouchers.length > 0) this.scheduleVouchProbe();
   }
 }
