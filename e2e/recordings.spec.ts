@@ -6,6 +6,8 @@
 // adds: the AI's pointer at the clicked pixel, the overlay composited until it was removed,
 // markers on the seek bar, the events beside the player and the AI's timeline. Everything is
 // real: bridge, gateway, Xvnc, Chromium, the recording the bridge wrote.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures.js';
@@ -15,15 +17,21 @@ import { recordingOn } from './support/recordingOn.js';
 import { expectNoSeriousViolations } from './support/a11y.js';
 import { MIN_PICTURE_LIT, playerPictureLit } from './support/uiShots.js';
 
+const run = promisify(execFile);
+/** The root's colour while this file records: a picture the player's "not black" probes can see. */
+const LIT_ROOT = '#3366cc';
+
 let mcp: Client | undefined;
 
 let recordingBack: (() => Promise<void>) | undefined;
 
-test.afterEach(async () => {
+test.afterEach(async ({ stack }) => {
   await mcp?.close();
   mcp = undefined;
   await recordingBack?.();
   recordingBack = undefined;
+  // Back to the black root the other specs expect (privacy.spec leaves it so too).
+  await run('xsetroot', ['-solid', 'black'], { env: stack.xEnv });
 });
 
 async function ok(client: Client, name: string, args: Record<string, unknown>) {
@@ -38,6 +46,9 @@ async function ok(client: Client, name: string, args: Record<string, unknown>) {
  * click's moment; returns the player's seek bar.
  */
 async function recordAndShowClick(page: Page, stack: RunningStack): Promise<Locator> {
+  // The picture must not depend on what earlier specs left on the shared desktop: an xterm
+  // alone on a black root is almost black, under what the player's probes take for a picture.
+  await run('xsetroot', ['-solid', LIT_ROOT], { env: stack.xEnv });
   recordingBack = await recordingOn(stack);
 
   await openControlViewer(page, stack, 'autopilot');
