@@ -7,6 +7,7 @@ import {
   API,
   DesktopList,
   DesktopView,
+  MAX_DESKTOPS_PER_MEMBER,
   type CreatedToken,
   type DesktopView as DesktopViewType,
 } from '@overlay-companion/protocol';
@@ -16,7 +17,6 @@ import { memoryLogger, type MemoryLog } from '../perimeter/testing/logs.js';
 import { addPerson, type OtherPerson } from '../perimeter/testing/people.js';
 import type { BrowserSession } from '../testing/browserSession.js';
 import { registerSecret } from '../testing/testLogs.js';
-import { MAX_DESKTOPS_PER_MEMBER } from './desktops.js';
 
 const PASSWORD = 'rdp-Passw0rd-never-to-be-shown';
 const NEW_PASSWORD = 'another-rdp-Passw0rd-kept-sealed';

@@ -8,6 +8,7 @@ import {
   API,
   CreateDesktopRequest,
   GrantRequest,
+  MAX_DESKTOPS_PER_MEMBER,
   UpdateDesktopRequest,
   desktopParamsIssues,
   type DesktopAccess,
@@ -37,12 +38,6 @@ const NOT_YOURS = 'No such desktop of yours; reload the list.';
 /** A local desktop given away: its files stay behind, deleted (said in the audit and answer). */
 const LOCAL_FILES_NOT_TRANSFERRED =
   'the files in its home folder were not transferred: they are deleted and the new owner starts with an empty one';
-
-/**
- * Desktops a member (not an admin) may own: enough for the fleet view's twenty agents, few
- * enough that one person cannot exhaust the machine with local desktops (each an X server).
- */
-export const MAX_DESKTOPS_PER_MEMBER = 20;
 
 /** "rdp.example:3389", or "this machine" for a local desktop: where it is, for the audit. */
 function where(desktop: { kind: string; params: DesktopParams }): string {

@@ -5,6 +5,7 @@
 // only when they choose —, filterable, paged and exportable as JSON lines; retention purges.
 import {
   API,
+  DEFAULT_MEMBER_RUNNING_LOCAL_DESKTOPS,
   type AuditPage,
   type CreatedToken,
   type TokenView,
@@ -194,7 +195,11 @@ describe('the audit log', () => {
       method: 'PUT',
       body: { audit_retention_days: 7 },
     });
-    expect(await res.json()).toEqual({ audit_retention_days: 7, people_may_add_desktops: false });
+    expect(await res.json()).toEqual({
+      audit_retention_days: 7,
+      people_may_add_desktops: false,
+      member_running_local_desktops: DEFAULT_MEMBER_RUNNING_LOCAL_DESKTOPS,
+    });
     expect((await audit(b, '?kind=stop')).entries).toHaveLength(0);
   });
 });

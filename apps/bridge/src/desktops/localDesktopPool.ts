@@ -12,6 +12,8 @@
 // (reconcile, run when a record changes and at every sweep), and ensure() for a new owner never
 // finds the old one's running desktop or HOME. Each HOME is held to homeQuotaBytes (homeQuota.ts):
 // by its own file system as root, else measured, a desktop over it stopped and refused a start.
+// A start may come with a limit on the desktops of the same owner running at once (a member's,
+// an admin's setting): past it the start is refused, saying what to do, and nothing is started.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { DesktopParams } from '@overlay-companion/protocol';
@@ -23,6 +25,11 @@ import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES, overQuotaMessage, usedBytes } from '.
 
 /** A local desktop nobody used for this long is stopped (it starts again when opened). */
 export const DEFAULT_IDLE_STOP_MINUTES = 30;
+/** A start refused by the running limit: why, and what the person can do. */
+export function tooManyRunningMessage(limit: number): string {
+  return `Its owner already has ${String(limit)} local desktop${limit === 1 ? '' : 's'} running, the most a member may at once (an admin sets it in Settings). Close the windows and AI clients of one no longer needed (it stops after its idle time), or ask an admin to raise the limit.`;
+}
+
 /** How often idle desktops are looked for. */
 const IDLE_SWEEP_MS = 30_000;
 
@@ -110,14 +117,29 @@ export class LocalDesktopPool {
   /**
    * The desktop's VNC socket, starting it when it is not running. `ownerId` is the record's owner
    * now: a desktop running for an earlier owner is stopped first, and its HOME is not theirs.
+   * `runningLimit`: how many desktops of that owner may run at once, this one included (none:
+   * unlimited); a start past it is refused. Counted and claimed in one step, so starts asked at
+   * once cannot all pass the check.
    */
-  ensure(desktopId: string, params: DesktopParams, ownerId: string): Promise<RunningLocal> {
+  ensure(
+    desktopId: string,
+    params: DesktopParams,
+    ownerId: string,
+    runningLimit?: number,
+  ): Promise<RunningLocal> {
     const idleMs = (params.idle_stop_minutes ?? DEFAULT_IDLE_STOP_MINUTES) * 60_000;
     const existing = this.running.get(desktopId);
     if (existing !== undefined && existing.ownerId === ownerId) {
       existing.lastUsed = Date.now();
       existing.idleMs = idleMs;
       return existing.ready;
+    }
+    if (runningLimit !== undefined && this.runningOf(ownerId, desktopId) >= runningLimit) {
+      this.options.logger.info(
+        { desktopId, runningLimit },
+        'refused to start a local desktop: its owner has as many running as they may',
+      );
+      return Promise.reject(new DesktopReachError(tooManyRunningMessage(runningLimit)));
     }
     // Stopping takes it out of `running` at once; the new start waits for the old one to end.
     const stopped = existing === undefined ? Promise.resolve() : this.stop(desktopId);
@@ -141,6 +163,13 @@ export class LocalDesktopPool {
     );
     this.running.set(desktopId, entry);
     return entry.ready;
+  }
+
+  /** Desktops of `ownerId` running or starting, other than `except`. */
+  private runningOf(ownerId: string, except: string): number {
+    let count = 0;
+    for (const [id, entry] of this.running) if (id !== except && entry.ownerId === ownerId) count++;
+    return count;
   }
 
   /** The running desktop, if it is (tests observe it from X through its env). */

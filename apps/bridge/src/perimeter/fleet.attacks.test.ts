@@ -388,33 +388,10 @@ describe('"New desktop"', () => {
     expect(desktops.some((d) => d.name === 'Agent 9')).toBe(false);
   });
 
-  // FINDING, left (not small): nothing bounds how many desktops a member adds, nor how many local
-  // desktops of one person run at once. With people_may_add_desktops on, "New desktop" makes a
-  // sandboxed Xvnc desktop per click, and one token naming them all starts each with a single
-  // call (localDesktopPool starts a desktop when a window or its AI first uses it). The cap's size
-  // is a policy decision (admin setting); unskip with it.
-  it.skip('caps the local desktops one member may have running', async () => {
-    await bridge.session.request(API.settings, {
-      method: 'PUT',
-      body: { people_may_add_desktops: true },
-    });
-    const made: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const res = await carol.session.request(API.desktops, {
-        body: { name: `Many ${i}`, kind: 'local', params: { idle_stop_minutes: 30 } },
-      });
-      if (res.status === 201) made.push(DesktopView.parse(await res.json()).id);
-    }
-    const answer = await carol.session.request(API.tokens, {
-      body: { name: 'all of them', desktops: made },
-    });
-    const { secret } = (await answer.json()) as { secret: string };
-    const { client: agent } = await connectClient(bridge, { token: secret });
-    const results = [];
-    for (const id of made) results.push(await callTool(agent, 'get_display_info', { desktop: id }));
-    await agent.close();
-    expect(results.some((r) => r.isError === true)).toBe(true);
-  });
+  // How many of a member's local desktops run at once is bounded where every start passes (the
+  // tunnel's target, whoever opens it: a window, a headless viewer for a token): tested on real
+  // sandboxed desktops in tunnel/desktopTargets.test.ts; how many a member owns, in
+  // api/desktops.test.ts.
 
   it('makes a token that reaches only its desktop, and none that names another’s', async () => {
     // A token naming a desktop its maker may not see is refused, like a missing one.

@@ -2,7 +2,10 @@
 // a `vnc` record through the embedded gateway (with its join secret and the unsealed password), a
 // `guacd-rdp` record through guacd with its own account, domain, security and keyboard, read-only
 // records asking the server for read-only too, and clear refusals when the bridge lacks guacd or
-// a gateway. Which desktop a tunnel ticket opens, and read-only for a view grant.
+// a gateway. Which desktop a tunnel ticket opens, and read-only for a view grant. Local records
+// start real sandboxed Xvnc desktops, a member's no more at once than the admin's setting allows
+// (runningLimit.ts): a start past it is refused, an admin's desktops are not counted.
+import { DEFAULT_MEMBER_RUNNING_LOCAL_DESKTOPS } from '@overlay-companion/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RDP_DEFAULTS } from './upstream.js';
 import { silentLogger } from '../logger.js';
@@ -11,6 +14,8 @@ import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { DesktopSecretBox } from '../desktops/credentials.js';
 import { DesktopDirectory } from '../desktops/desktopDirectory.js';
 import { desktopTargets } from './desktopTargets.js';
+import { LocalDesktopPool, tooManyRunningMessage } from '../desktops/localDesktopPool.js';
+import { MEMBER_RUNNING_LOCAL_DESKTOPS_KEY } from '../desktops/runningLimit.js';
 
 let fixture: TestAccess;
 let box: DesktopSecretBox;
@@ -22,11 +27,13 @@ const gateway = {
 };
 const guacd = { host: '127.0.0.1', port: 4822 };
 
+/** A desktop record (the admin's unless `ownerId` says whose), its id. */
 async function record(
-  kind: 'vnc' | 'guacd-vnc' | 'guacd-rdp',
+  kind: 'local' | 'vnc' | 'guacd-vnc' | 'guacd-rdp',
   params: Record<string, unknown>,
-  password?: string,
+  options: { password?: string; ownerId?: string; targetSetByMember?: boolean } = {},
 ): Promise<string> {
+  const { password, ownerId = fixture.admin.id, targetSetByMember } = options;
   const id = newId('dsk');
   await fixture.store.desktops.add({
     id,
@@ -34,7 +41,8 @@ async function record(
     kind,
     params,
     secret: password === undefined ? null : box.seal(id, { password }),
-    ownerId: fixture.admin.id,
+    ownerId,
+    ...(targetSetByMember === undefined ? {} : { targetSetByMember }),
   });
   directory.invalidate();
   return id;
@@ -49,7 +57,11 @@ afterAll(() => fixture.close());
 
 describe('desktopTargets', () => {
   it('connects a vnc record through the gateway with its unsealed password', async () => {
-    const id = await record('vnc', { host: 'vnc.internal', port: 5901 }, 'vnc-secret');
+    const id = await record(
+      'vnc',
+      { host: 'vnc.internal', port: 5901 },
+      { password: 'vnc-secret' },
+    );
     const targets = desktopTargets({
       store: fixture.store,
       directory,
@@ -83,7 +95,7 @@ describe('desktopTargets', () => {
         keyboard: 'de-de-qwertz',
         read_only: true,
       },
-      'bea-secret',
+      { password: 'bea-secret' },
     );
     const targets = desktopTargets({
       store: fixture.store,
@@ -141,20 +153,8 @@ describe('desktopTargets', () => {
       secretBox: box,
       gateway,
     });
-    const own = async (host: string): Promise<string> => {
-      const id = newId('dsk');
-      await fixture.store.desktops.add({
-        id,
-        name: `mel ${host}`,
-        kind: 'vnc',
-        params: { host, port: 5900 },
-        secret: null,
-        ownerId: member.id,
-        targetSetByMember: true,
-      });
-      directory.invalidate();
-      return id;
-    };
+    const own = (host: string): Promise<string> =>
+      record('vnc', { host, port: 5900 }, { ownerId: member.id, targetSetByMember: true });
     await expect(targets.target(await own('localhost'))).rejects.toThrow(/may not reach/);
     await expect(targets.target(await own('169.254.169.254'))).rejects.toThrow(/may not reach/);
     const fine = await targets.target(await own('192.0.2.10'));
@@ -194,4 +194,73 @@ describe('desktopTargets', () => {
       readOnly: false,
     });
   });
+
+  it('starts no more of a member’s local desktops at once than the setting allows; an admin’s are not counted', async () => {
+    const pool = new LocalDesktopPool({
+      logger: silentLogger(),
+      allowSocket: () => () => undefined,
+      inUse: () => true,
+    });
+    try {
+      const member = await fixture.store.people.add({
+        username: 'many',
+        displayName: 'Manny',
+        passwordHash: null,
+        role: 'member',
+      });
+      const local = (ownerId: string): Promise<string> =>
+        record('local', { idle_stop_minutes: 5 }, { ownerId });
+      const targets = desktopTargets({
+        store: fixture.store,
+        directory,
+        logger: silentLogger(),
+        secretBox: box,
+        gateway,
+        localDesktops: pool,
+      });
+      await fixture.store.settings.set(MEMBER_RUNNING_LOCAL_DESKTOPS_KEY, 1);
+      const [first, second, third] = [
+        await local(member.id),
+        await local(member.id),
+        await local(member.id),
+      ];
+      // Asked at the same moment, one starts and the others are refused, saying what to do.
+      const outcomes = await Promise.allSettled([
+        targets.target(first),
+        targets.target(second),
+        targets.target(third),
+      ]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected', 'rejected']);
+      for (const o of outcomes)
+        if (o.status === 'rejected')
+          expect((o.reason as Error).message).toBe(tooManyRunningMessage(1));
+      const started = [first, second, third].filter(
+        (_id, i) => outcomes[i]?.status === 'fulfilled',
+      );
+      expect(started).toHaveLength(1);
+      // Asking again for the one running is no new start.
+      await expect(targets.target(started[0] ?? '')).resolves.toBeDefined();
+      // An admin's local desktops do not count, and are not held to it.
+      const adminsOwn = [await local(fixture.admin.id), await local(fixture.admin.id)];
+      for (const id of adminsOwn) await expect(targets.target(id)).resolves.toBeDefined();
+      // Raised by the admin, one more of the member's starts; the next is refused again.
+      await fixture.store.settings.set(MEMBER_RUNNING_LOCAL_DESKTOPS_KEY, 2);
+      const waiting = [first, second, third].filter((id) => id !== started[0]);
+      await expect(targets.target(waiting[0] ?? '')).resolves.toBeDefined();
+      await expect(targets.target(waiting[1] ?? '')).rejects.toThrow(tooManyRunningMessage(2));
+      // Once one stops, another may start.
+      await pool.stop(waiting[0] ?? '');
+      await expect(targets.target(waiting[1] ?? '')).resolves.toBeDefined();
+      // A stored value the schema refuses is the default, never no limit.
+      await fixture.store.settings.set(MEMBER_RUNNING_LOCAL_DESKTOPS_KEY, 0);
+      const more = [await local(member.id), await local(member.id), await local(member.id)];
+      const refused = await Promise.allSettled(more.map((id) => targets.target(id)));
+      // Two run; the default lets that many more start as it allows beyond them, no more.
+      expect(refused.filter((o) => o.status === 'fulfilled')).toHaveLength(
+        DEFAULT_MEMBER_RUNNING_LOCAL_DESKTOPS - 2,
+      );
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });

@@ -15,10 +15,11 @@ import type { DesktopDirectory, DesktopEntry } from '../desktops/desktopDirector
 import type { LocalDesktopPool } from '../desktops/localDesktopPool.js';
 import { DesktopReachError } from '../desktops/errors.js';
 import { memberDesktopAddress } from '../desktops/memberHosts.js';
+import { runningLimitFor } from '../desktops/runningLimit.js';
 import { socketDesktop } from '../desktops/socketDesktop.js';
 
 export interface DesktopTargetsOptions {
-  store: Pick<Store, 'people'>;
+  store: Pick<Store, 'people' | 'settings'>;
   directory: DesktopDirectory;
   logger: Logger;
   secretBox?: DesktopSecretBox | undefined;
@@ -86,7 +87,9 @@ async function targetOf(
         throw new DesktopTargetError(
           `Local desktops are not available on this bridge (${record.name}).`,
         );
-      const running = await pool.ensure(record.id, params, record.ownerId);
+      // A member's local desktops are limited in number running at once (runningLimit.ts).
+      const limit = await runningLimitFor(options.store, record.ownerId);
+      const running = await pool.ensure(record.id, params, record.ownerId, limit);
       return {
         guacd: gateway.address,
         connection: vnc(gateway, { hostname: running.rfbPath, password: running.password }),

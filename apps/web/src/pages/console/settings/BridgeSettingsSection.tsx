@@ -1,6 +1,7 @@
 // Bridge-wide settings, for admins (GET / PUT /api/settings): how many days the audit log keeps
-// its entries, and whether members may add desktops of their own.
-import { API, BridgeSettings } from '@overlay-companion/protocol';
+// its entries, whether members may add desktops of their own, and how many local desktops of a
+// member's may run at once.
+import { API, BridgeSettings, MAX_DESKTOPS_PER_MEMBER } from '@overlay-companion/protocol';
 import { useRef, useState, type FormEvent } from 'react';
 import { AnyAnswer, api } from '../../../net/api.js';
 import { ErrorMessage, StatusMessage } from '../../common/Alert.js';
@@ -15,6 +16,7 @@ export function BridgeSettingsSection() {
   const settings = useLoad(loadSettings);
   const [days, setDays] = useState<string | null>(null);
   const [mayAdd, setMayAdd] = useState<boolean | null>(null);
+  const [running, setRunning] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [notice, setNotice] = useState<string | null>(null);
@@ -24,6 +26,7 @@ export function BridgeSettingsSection() {
   // Until the person edits the field, it shows what the bridge has.
   const shown = days ?? (loaded ? String(loaded.audit_retention_days) : '');
   const shownMayAdd = mayAdd ?? loaded?.people_may_add_desktops ?? false;
+  const shownRunning = running ?? (loaded ? String(loaded.member_running_local_desktops) : '');
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -32,15 +35,19 @@ export function BridgeSettingsSection() {
       ...loaded,
       audit_retention_days: Number(shown),
       people_may_add_desktops: shownMayAdd,
+      member_running_local_desktops: Number(shownRunning),
     });
     setNotice(null);
-    if (shown.trim() === '' || !parsed.success) {
-      setErrors({
-        form: null,
-        fields: {
-          audit_retention_days: 'Keep audit entries for a whole number of days from 1 to 3650.',
-        },
-      });
+    if (shown.trim() === '' || shownRunning.trim() === '' || !parsed.success) {
+      const fields: Record<string, string> = {};
+      const wrong = (key: keyof BridgeSettings, raw: string) =>
+        raw.trim() === '' || BridgeSettings.shape[key].safeParse(Number(raw)).success === false;
+      if (wrong('audit_retention_days', shown))
+        fields.audit_retention_days =
+          'Keep audit entries for a whole number of days from 1 to 3650.';
+      if (wrong('member_running_local_desktops', shownRunning))
+        fields.member_running_local_desktops = `Let a member run a whole number of local desktops from 1 to ${String(MAX_DESKTOPS_PER_MEMBER)}.`;
+      setErrors({ form: null, fields });
       return;
     }
     setBusy(true);
@@ -51,13 +58,15 @@ export function BridgeSettingsSection() {
         setNotice(
           `Saved: audit entries are kept for ${parsed.data.audit_retention_days} days; ${
             parsed.data.people_may_add_desktops ? 'everyone' : 'only admins'
-          } may add desktops.`,
+          } may add desktops; a member may run ${parsed.data.member_running_local_desktops} local desktops at once.`,
         );
         settings.reload();
       },
       (thrown: unknown) => {
         setBusy(false);
-        setErrors(formErrorsFrom(thrown, ['audit_retention_days']));
+        setErrors(
+          formErrorsFrom(thrown, ['audit_retention_days', 'member_running_local_desktops']),
+        );
       },
     );
   };
@@ -100,6 +109,19 @@ export function BridgeSettingsSection() {
             checked={shownMayAdd}
             onChange={setMayAdd}
             hint="Admins always may. A member's desktop is theirs to change and remove. They can point the bridge (or guacd) at any host and port it reaches."
+          />
+          <TextField
+            id="member_running_local_desktops"
+            label="Local desktops a member may run at once"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={MAX_DESKTOPS_PER_MEMBER}
+            required
+            value={shownRunning}
+            onChange={setRunning}
+            hint="Each is an X server and its programs on this machine. Starting one more is refused until one stops (after its idle time). Admins' desktops are not counted."
+            error={errors.fields.member_running_local_desktops}
           />
           <button type="submit" className="button button--primary" aria-disabled={busy}>
             {busy ? 'Saving…' : 'Save'}
