@@ -13,7 +13,7 @@ import { newId } from '../store/ids.js';
 import { startTestAccess, type TestAccess } from '../testing/testAccess.js';
 import { DesktopSecretBox } from '../desktops/credentials.js';
 import { DesktopDirectory } from '../desktops/desktopDirectory.js';
-import { desktopTargets } from './desktopTargets.js';
+import { desktopTargets, type DesktopTargetsOptions } from './desktopTargets.js';
 import { LocalDesktopPool, tooManyRunningMessage } from '../desktops/localDesktopPool.js';
 import { MEMBER_RUNNING_LOCAL_DESKTOPS_KEY } from '../desktops/runningLimit.js';
 
@@ -55,6 +55,16 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.close());
 
+/** The targets over this file's store and directory, with what the bridge has (`has`). */
+const targetsWith = (has: Partial<DesktopTargetsOptions>) =>
+  desktopTargets({
+    store: fixture.store,
+    directory,
+    logger: silentLogger(),
+    secretBox: box,
+    ...has,
+  });
+
 describe('desktopTargets', () => {
   it('connects a vnc record through the gateway with its unsealed password', async () => {
     const id = await record(
@@ -62,13 +72,7 @@ describe('desktopTargets', () => {
       { host: 'vnc.internal', port: 5901 },
       { password: 'vnc-secret' },
     );
-    const targets = desktopTargets({
-      store: fixture.store,
-      directory,
-      logger: silentLogger(),
-      secretBox: box,
-      gateway,
-    });
+    const targets = targetsWith({ gateway });
     expect(await targets.target(id)).toEqual({
       guacd: gateway.address,
       connection: {
@@ -97,13 +101,7 @@ describe('desktopTargets', () => {
       },
       { password: 'bea-secret' },
     );
-    const targets = desktopTargets({
-      store: fixture.store,
-      directory,
-      logger: silentLogger(),
-      secretBox: box,
-      guacd,
-    });
+    const targets = targetsWith({ guacd });
     expect(await targets.target(id)).toEqual({
       guacd,
       connection: {
@@ -126,12 +124,7 @@ describe('desktopTargets', () => {
   it('says what the bridge lacks instead of connecting somewhere else', async () => {
     const rdp = await record('guacd-rdp', { host: 'rdp.internal', port: 3389, username: 'x' });
     const vnc = await record('vnc', { host: 'vnc.internal', port: 5900 });
-    const bare = desktopTargets({
-      store: fixture.store,
-      directory,
-      logger: silentLogger(),
-      secretBox: box,
-    });
+    const bare = targetsWith({});
     await expect(bare.target(rdp)).rejects.toThrow(
       /needs Apache guacd: start the bridge with --guacd/,
     );
@@ -146,13 +139,7 @@ describe('desktopTargets', () => {
       passwordHash: null,
       role: 'member',
     });
-    const targets = desktopTargets({
-      store: fixture.store,
-      directory,
-      logger: silentLogger(),
-      secretBox: box,
-      gateway,
-    });
+    const targets = targetsWith({ gateway });
     const own = (host: string): Promise<string> =>
       record('vnc', { host, port: 5900 }, { ownerId: member.id, targetSetByMember: true });
     await expect(targets.target(await own('localhost'))).rejects.toThrow(/may not reach/);
@@ -174,13 +161,7 @@ describe('desktopTargets', () => {
       passwordHash: null,
       role: 'member',
     });
-    const targets = desktopTargets({
-      store: fixture.store,
-      directory,
-      logger: silentLogger(),
-      secretBox: box,
-      gateway,
-    });
+    const targets = targetsWith({ gateway });
     expect(await targets.resolve(bea.id, id)).toMatchObject({ ok: false, status: 404 });
     await fixture.store.desktops.setGrant(id, bea.id, 'view');
     directory.invalidate();
@@ -210,14 +191,7 @@ describe('desktopTargets', () => {
       });
       const local = (ownerId: string): Promise<string> =>
         record('local', { idle_stop_minutes: 5 }, { ownerId });
-      const targets = desktopTargets({
-        store: fixture.store,
-        directory,
-        logger: silentLogger(),
-        secretBox: box,
-        gateway,
-        localDesktops: pool,
-      });
+      const targets = targetsWith({ gateway, localDesktops: pool });
       await fixture.store.settings.set(MEMBER_RUNNING_LOCAL_DESKTOPS_KEY, 1);
       const [first, second, third] = [
         await local(member.id),
