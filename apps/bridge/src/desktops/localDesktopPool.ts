@@ -25,6 +25,7 @@ import { DEFAULT_DESKTOP_HOME_QUOTA_BYTES, overQuotaMessage, usedBytes } from '.
 
 /** A local desktop nobody used for this long is stopped (it starts again when opened). */
 export const DEFAULT_IDLE_STOP_MINUTES = 30;
+
 /** A start refused by the running limit: why, and what the person can do. */
 export function tooManyRunningMessage(limit: number): string {
   return `Its owner already has ${String(limit)} local desktop${limit === 1 ? '' : 's'} running, the most a member may at once (an admin sets it in Settings). Close the windows and AI clients of one no longer needed (it stops after its idle time), or ask an admin to raise the limit.`;

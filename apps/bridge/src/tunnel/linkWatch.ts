@@ -78,8 +78,8 @@ export class LinkWatch {
   /**
    * Resolves true once the desktop shows life after this moment — a probe of its server begun
    * after now answers, or it still sends VOUCH_DRAWING_AFTER_MS later — and false when the link
-   * is found stalled or the watch stops first. Input receipts through a server that never acknowledges input (Apache
-   * guacd) rest on this.
+   * is found stalled or the watch stops first. Input receipts through a server that never
+   * acknowledges input (Apache guacd) rest on this.
    */
   vouch(): Promise<boolean> {
     if (this.stopped) return Promise.resolve(false);
